@@ -1,0 +1,402 @@
+/** @file atomic.h
+ *  Atomic operations callable from kernel bodies on every backend (like Kokkos' atomics).
+ *
+ *  For each type suffix i32, i64, u32, u64 (int32_t ... uint64_t), f32 (float) and f64 (double):
+ *
+ *    T    porta_atomic_fetch_<op>_<s>(T *p, T v)   returns the old value     (op: add sub min max)
+ *    T    porta_atomic_<op>_fetch_<s>(T *p, T v)   returns the new value
+ *    void porta_atomic_<op>_<s>(T *p, T v)         returns nothing
+ *    T    porta_atomic_exchange_<s>(T *p, T v)     stores v, returns the old value
+ *    T    porta_atomic_compare_exchange_<s>(T *p, T expected, T desired)
+ *         stores desired if *p equals expected; returns the old value either way (Kokkos semantics)
+ *    int  porta_atomic_compare_exchange_strong_<s>(T *p, T *expected, T desired)
+ *         returns 1 on success; on failure writes the value found into *expected (C11 semantics)
+ *    T    porta_atomic_load_<s>(const T *p),  void porta_atomic_store_<s>(T *p, T v)
+ *
+ *  and for the integer types also the bitwise ops `and` and `or` in the three forms above.
+ *
+ *  Semantics, the same on every backend:
+ *  - Read-modify-write operations, loads and stores are relaxed (atomic, no ordering), as Kokkos'
+ *    atomic_add; exchange and compare-exchange are sequentially consistent on the host and
+ *    device-scope on the GPU. porta_atomic_fence() orders everything else.
+ *  - Integer arithmetic wraps (two's complement, no undefined behaviour on overflow).
+ *  - min/max store `v < old ? v : old` (resp. `old < v`): a NaN argument leaves *p unchanged and a
+ *    NaN already in *p stays. Floating-point compare-exchange compares bit patterns, so NaN
+ *    matches the same NaN and -0.0 does not match +0.0 (this also keeps CAS loops from spinning).
+ *  - Floating-point add/sub/min/max, and the integer min/max on the host, are compare-exchange
+ *    loops on the bit pattern where the hardware has no instruction for them.
+ *
+ *  Objects of any other size or type are updated under a lock: PORTA_ATOMIC_UPDATE(ptr, stmt...)
+ *  takes the lock that `ptr` hashes to in a table of PORTA_ATOMIC_LOCK_COUNT spinlocks, runs the
+ *  statements and releases it (host table in core/src/atomic_lock.c, device table below).
+ *
+ *  The type list is the X-macro PORTA_ATOMIC_TYPES(X); X receives (suffix, T, U, DT, DU): U is the
+ *  unsigned integer type of T's size, DT and DU the CUDA intrinsics' operand types.
+ */
+#ifndef PORTA_ATOMIC_H
+#define PORTA_ATOMIC_H
+
+#include <string.h>
+
+#include "porta/macros.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Type lists                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Integer types: (suffix, T, unsigned of T's size, CUDA min/max type, CUDA bits type). */
+#define PORTA_ATOMIC_INT_TYPES(X)                                                                  \
+  X(i32, int32_t, uint32_t, int, unsigned int)                                                     \
+  X(i64, int64_t, uint64_t, long long, unsigned long long)                                         \
+  X(u32, uint32_t, uint32_t, unsigned int, unsigned int)                                           \
+  X(u64, uint64_t, uint64_t, unsigned long long, unsigned long long)
+
+/** Floating-point types: (suffix, T, bits type, CUDA add type, CUDA bits type). */
+#define PORTA_ATOMIC_FLOAT_TYPES(X)                                                                \
+  X(f32, float, uint32_t, float, unsigned int)                                                     \
+  X(f64, double, uint64_t, double, unsigned long long)
+
+/** Every type with atomics. */
+#define PORTA_ATOMIC_TYPES(X) PORTA_ATOMIC_INT_TYPES(X) PORTA_ATOMIC_FLOAT_TYPES(X)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Combining functions, shared by the CAS loops and the op_fetch forms                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Bit pattern of a value and back: memcpy is the type pun without undefined behaviour (it is a
+ * register move after optimisation, on the host and on the device). */
+#define PORTA_ATOMIC_BITS_(s, T, U, DT, DU)                                                        \
+  PORTA_FORCEINLINE_FUNCTION DU porta_atomic_to_bits_##s##_(T v) {                                 \
+    DU b;                                                                                          \
+    memcpy(&b, &v, sizeof b);                                                                      \
+    return b;                                                                                      \
+  }                                                                                                \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_from_bits_##s##_(DU b) {                               \
+    T v;                                                                                           \
+    memcpy(&v, &b, sizeof v);                                                                      \
+    return v;                                                                                      \
+  }                                                                                                \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_min_op_##s##_(T old, T v) { return v < old ? v : old; } \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_max_op_##s##_(T old, T v) { return old < v ? v : old; }
+
+/* Integer add/sub wrap: computed in the unsigned type, converted back (modulo, as gcc and nvcc
+ * define it). */
+#define PORTA_ATOMIC_INT_OPS_(s, T, U, DT, DU)                                                     \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) {                            \
+    return (T)((U)old + (U)v);                                                                     \
+  }                                                                                                \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) {                            \
+    return (T)((U)old - (U)v);                                                                     \
+  }                                                                                                \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_and_op_##s##_(T old, T v) { return (T)(old & v); }     \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_or_op_##s##_(T old, T v) { return (T)(old | v); }
+
+#define PORTA_ATOMIC_FLOAT_OPS_(s, T, U, DT, DU)                                                   \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) { return old + v; }          \
+  PORTA_FORCEINLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) { return old - v; }
+
+PORTA_ATOMIC_TYPES(PORTA_ATOMIC_BITS_)
+PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_INT_OPS_)
+PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_FLOAT_OPS_)
+
+#if defined(__CUDA_ARCH__)
+/* ------------------------------------------------------------------------------------------ */
+/* Device pass (nvcc): CUDA atomic intrinsics, CAS loops where there is no instruction         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A fetch-op as an atomicCAS loop on the bit pattern. Returns at once, without writing, when the
+ * operation would not change the value (min/max that do not apply). */
+#define PORTA_ATOMIC_CAS_LOOP_(s, T, DU, op)                                                       \
+  PORTA_INLINE_FUNCTION T porta_atomic_cas_##op##_##s##_(T *p, T v) {                              \
+    DU *bp = (DU *)p;                                                                              \
+    DU old = *(volatile DU *)bp, assumed;                                                          \
+    do {                                                                                           \
+      assumed = old;                                                                               \
+      DU next = porta_atomic_to_bits_##s##_(                                                       \
+          porta_atomic_##op##_op_##s##_(porta_atomic_from_bits_##s##_(assumed), v));               \
+      if (next == assumed) break;                                                                  \
+      old = atomicCAS(bp, assumed, next);                                                          \
+    } while (old != assumed);                                                                      \
+    return porta_atomic_from_bits_##s##_(old);                                                     \
+  }
+
+/* Operations every type shares: load, store, exchange, compare-exchange and the CAS loops. */
+#define PORTA_ATOMIC_COMMON_(s, T, U, DT, DU)                                                      \
+  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) { return *(const volatile T *)p; }     \
+  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) { *(volatile T *)p = v; }           \
+  PORTA_INLINE_FUNCTION T porta_atomic_exchange_##s(T *p, T v) {                                   \
+    return porta_atomic_from_bits_##s##_(atomicExch((DU *)p, porta_atomic_to_bits_##s##_(v)));     \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_compare_exchange_##s(T *p, T expected, T desired) {         \
+    return porta_atomic_from_bits_##s##_(atomicCAS((DU *)p, porta_atomic_to_bits_##s##_(expected), \
+                                                   porta_atomic_to_bits_##s##_(desired)));         \
+  }                                                                                                \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, add)                                                            \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, min)                                                            \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, max)
+
+PORTA_ATOMIC_TYPES(PORTA_ATOMIC_COMMON_)
+
+/* Integers: add, and, or and exchange have instructions for 32 and 64 bits; sub is the add of the
+ * two's complement negation (exact in modular arithmetic, so no CAS loop). 64-bit min/max need
+ * sm_35; before that they are CAS loops. */
+#if __CUDA_ARCH__ >= 350
+#define PORTA_ATOMIC_DEV_INT_MINMAX_(s, T, DT)                                                     \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
+    return (T)atomicMin((DT *)p, (DT)v);                                                           \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
+    return (T)atomicMax((DT *)p, (DT)v);                                                           \
+  }
+#else
+#define PORTA_ATOMIC_DEV_INT_MINMAX_(s, T, DT)                                                     \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_min_##s##_(p, v);                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_max_##s##_(p, v);                                                      \
+  }
+#endif
+
+#define PORTA_ATOMIC_ARITH_INT_(s, T, U, DT, DU)                                                   \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
+    return (T)atomicAdd((DU *)p, (DU)v);                                                           \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_sub_##s(T *p, T v) {                                  \
+    return (T)atomicAdd((DU *)p, (DU)0 - (DU)v);                                                   \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_and_##s(T *p, T v) {                                  \
+    return (T)atomicAnd((DU *)p, (DU)v);                                                           \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_or_##s(T *p, T v) {                                   \
+    return (T)atomicOr((DU *)p, (DU)v);                                                            \
+  }                                                                                                \
+  PORTA_ATOMIC_DEV_INT_MINMAX_(s, T, DT)
+
+/* Floating point: add has an instruction (double from sm_60; before that a CAS loop); sub adds the
+ * negation (x - y is exactly x + (-y) in IEEE arithmetic); min/max are CAS loops. */
+#if __CUDA_ARCH__ >= 600
+#define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) { return atomicAdd((DT *)p, v); }
+#else
+#define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_add_##s##_(p, v);                                                      \
+  }
+#endif
+
+#define PORTA_ATOMIC_ARITH_FLOAT_(s, T, U, DT, DU)                                                 \
+  PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                            \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_sub_##s(T *p, T v) {                                  \
+    return porta_atomic_fetch_add_##s(p, -v);                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_min_##s##_(p, v);                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_max_##s##_(p, v);                                                      \
+  }
+
+PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
+PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
+
+/** Sequentially consistent fence (device scope on the GPU). */
+PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __threadfence(); }
+
+#else /* host pass */
+/* ------------------------------------------------------------------------------------------ */
+/* Host pass (gcc, g++, clang, nvcc's host compiler): GCC __atomic builtins                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A fetch-op as a compare-exchange loop. The generic (non-_n) builtins work on float and double
+ * directly and compare bit patterns, so there is no pointer cast and NaN cannot make the loop
+ * spin. Returns at once, without writing, when the operation would not change the value. */
+#define PORTA_ATOMIC_CAS_LOOP_(s, T, DU, op)                                                       \
+  PORTA_INLINE_FUNCTION T porta_atomic_cas_##op##_##s##_(T *p, T v) {                              \
+    T old, next;                                                                                   \
+    __atomic_load(p, &old, __ATOMIC_RELAXED);                                                      \
+    do {                                                                                           \
+      next = porta_atomic_##op##_op_##s##_(old, v);                                                \
+      if (porta_atomic_to_bits_##s##_(next) == porta_atomic_to_bits_##s##_(old)) break;            \
+    } while (!__atomic_compare_exchange(p, &old, &next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));   \
+    return old;                                                                                    \
+  }
+
+#define PORTA_ATOMIC_COMMON_(s, T, U, DT, DU)                                                      \
+  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) {                                      \
+    T v;                                                                                           \
+    __atomic_load(p, &v, __ATOMIC_RELAXED);                                                        \
+    return v;                                                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) {                                   \
+    __atomic_store(p, &v, __ATOMIC_RELAXED);                                                       \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_exchange_##s(T *p, T v) {                                   \
+    T old;                                                                                         \
+    __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);                                              \
+    return old;                                                                                    \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_compare_exchange_##s(T *p, T expected, T desired) {         \
+    __atomic_compare_exchange(p, &expected, &desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
+    return expected; /* unchanged on success (equal to the old value), the old value otherwise */  \
+  }                                                                                                \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, min)                                                            \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, max)                                                            \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_min_##s##_(p, v);                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_max_##s##_(p, v);                                                      \
+  }
+
+PORTA_ATOMIC_TYPES(PORTA_ATOMIC_COMMON_)
+
+/* Integers: native fetch-add/sub/and/or (GCC defines signed overflow in them as wrapping). */
+#define PORTA_ATOMIC_ARITH_INT_(s, T, U, DT, DU)                                                   \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);                                             \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_sub_##s(T *p, T v) {                                  \
+    return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);                                             \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_and_##s(T *p, T v) {                                  \
+    return __atomic_fetch_and(p, v, __ATOMIC_RELAXED);                                             \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_or_##s(T *p, T v) {                                   \
+    return __atomic_fetch_or(p, v, __ATOMIC_RELAXED);                                              \
+  }
+
+/* Floating point: add and sub are CAS loops. */
+#define PORTA_ATOMIC_ARITH_FLOAT_(s, T, U, DT, DU)                                                 \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, add)                                                            \
+  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, sub)                                                            \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_add_##s##_(p, v);                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_sub_##s(T *p, T v) {                                  \
+    return porta_atomic_cas_sub_##s##_(p, v);                                                      \
+  }
+
+PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
+PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
+
+/** Sequentially consistent thread fence. */
+PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+#endif /* host pass */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Forms derived from the fetch-ops, the same in every pass                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+#define PORTA_ATOMIC_DERIVED_OP_(s, T, op)                                                         \
+  PORTA_INLINE_FUNCTION T porta_atomic_##op##_fetch_##s(T *p, T v) {                               \
+    return porta_atomic_##op##_op_##s##_(porta_atomic_fetch_##op##_##s(p, v), v);                  \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION void porta_atomic_##op##_##s(T *p, T v) {                                  \
+    (void)porta_atomic_fetch_##op##_##s(p, v);                                                     \
+  }
+
+#define PORTA_ATOMIC_DERIVED_(s, T, U, DT, DU)                                                     \
+  PORTA_ATOMIC_DERIVED_OP_(s, T, add)                                                              \
+  PORTA_ATOMIC_DERIVED_OP_(s, T, sub)                                                              \
+  PORTA_ATOMIC_DERIVED_OP_(s, T, min)                                                              \
+  PORTA_ATOMIC_DERIVED_OP_(s, T, max)                                                              \
+  PORTA_INLINE_FUNCTION int porta_atomic_compare_exchange_strong_##s(T *p, T *expected,            \
+                                                                     T desired) {                  \
+    T old = porta_atomic_compare_exchange_##s(p, *expected, desired);                              \
+    if (porta_atomic_to_bits_##s##_(old) == porta_atomic_to_bits_##s##_(*expected)) return 1;      \
+    *expected = old;                                                                               \
+    return 0;                                                                                      \
+  }
+
+#define PORTA_ATOMIC_DERIVED_INT_(s, T, U, DT, DU)                                                 \
+  PORTA_ATOMIC_DERIVED_OP_(s, T, and)                                                              \
+  PORTA_ATOMIC_DERIVED_OP_(s, T, or)
+
+PORTA_ATOMIC_TYPES(PORTA_ATOMIC_DERIVED_)
+PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_DERIVED_INT_)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Lock table for objects of any other size                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/** log2 of the number of spinlocks in each lock table. */
+#define PORTA_ATOMIC_LOCK_BITS 12
+/** Number of spinlocks in each lock table (host and device): a power of two. */
+#define PORTA_ATOMIC_LOCK_COUNT (1u << PORTA_ATOMIC_LOCK_BITS)
+
+/** The lock `addr` maps to: Fibonacci hashing of the address, so that neighbouring objects get
+ *  unrelated locks. An object must always be locked through the same address (its first byte). */
+PORTA_INLINE_FUNCTION uint32_t porta_atomic_lock_index(const void *addr) {
+  uint64_t h = (uint64_t)((uintptr_t)addr >> 3) * UINT64_C(0x9E3779B97F4A7C15);
+  return (uint32_t)(h >> (64 - PORTA_ATOMIC_LOCK_BITS));
+}
+
+PORTA_EXTERN_C_BEGIN
+
+/** Take the host spinlock that `addr` hashes to (acquire). Not reentrant: taking a second lock
+ *  while holding one can deadlock, since two addresses may share a lock. */
+void porta_atomic_lock(const void *addr);
+/** Release the host spinlock that `addr` hashes to (release). */
+void porta_atomic_unlock(const void *addr);
+
+PORTA_EXTERN_C_END
+
+#if defined(__CUDACC__)
+/* Device lock table. It is static, so each translation unit compiled by nvcc has its own table:
+ * locks exclude each other only between kernels of one file (enough for every kernel launched
+ * from it, also with -rdc, where a shared table would need one definition in one file).
+ *
+ * Spinning on a lock inside a warp needs care: before Volta the threads of a warp run in lockstep,
+ * so `while (!try_lock()) {}` followed by the critical section deadlocks when two threads of one
+ * warp contend (the winner waits at the reconvergence point for the loser, which spins forever).
+ * The classic cure is a loop with a done flag that runs the critical section inside the iteration
+ * in which the lock was won; PORTA_ATOMIC_UPDATE uses it on the device. */
+static __device__ int porta_atomic_device_locks_[PORTA_ATOMIC_LOCK_COUNT];
+
+/** Try to take the device spinlock of `addr`; 1 if taken (then fenced, so the holder sees the
+ *  previous holder's writes). */
+static inline __device__ int porta_atomic_device_try_lock(const void *addr) {
+  int *l = &porta_atomic_device_locks_[porta_atomic_lock_index(addr)];
+  if (atomicCAS(l, 0, 1) != 0) return 0;
+  __threadfence();
+  return 1;
+}
+
+/** Release the device spinlock of `addr`, after making the critical section's writes visible. */
+static inline __device__ void porta_atomic_device_unlock(const void *addr) {
+  __threadfence();
+  atomicExch(&porta_atomic_device_locks_[porta_atomic_lock_index(addr)], 0);
+}
+#endif
+
+/** Run the statements `...` (they may contain commas) while holding the lock of `ptr`, so that an
+ *  object of any size is updated atomically with respect to every other PORTA_ATOMIC_UPDATE on the
+ *  same pointer. The statements must not leave the block (return, break, goto) and must not take
+ *  another lock. On the device the object should be read through volatile or atomic loads if it
+ *  can be cached in L1 by other kernels' plain reads. */
+#if defined(__CUDA_ARCH__)
+#define PORTA_ATOMIC_UPDATE(ptr, ...)                                                              \
+  do {                                                                                             \
+    const void *porta_au_addr_ = (const void *)(ptr);                                              \
+    int porta_au_done_ = 0;                                                                        \
+    while (!porta_au_done_) {                                                                      \
+      if (porta_atomic_device_try_lock(porta_au_addr_)) {                                          \
+        __VA_ARGS__;                                                                               \
+        porta_atomic_device_unlock(porta_au_addr_);                                                \
+        porta_au_done_ = 1;                                                                        \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+#else
+#define PORTA_ATOMIC_UPDATE(ptr, ...)                                                              \
+  do {                                                                                             \
+    const void *porta_au_addr_ = (const void *)(ptr);                                              \
+    porta_atomic_lock(porta_au_addr_);                                                             \
+    __VA_ARGS__;                                                                                   \
+    porta_atomic_unlock(porta_au_addr_);                                                           \
+  } while (0)
+#endif
+
+#endif /* PORTA_ATOMIC_H */

@@ -1,0 +1,126 @@
+/** @file backend/openmp/range.h
+ *  OpenMP launchers for range for / reduce / scan. Static schedules give each
+ *  thread one contiguous block (porta_partition_); dynamic ones use omp for. */
+#ifndef PORTA_BACKEND_OPENMP_RANGE_H
+#define PORTA_BACKEND_OPENMP_RANGE_H
+
+#if defined(_OPENMP)
+#include <omp.h>
+
+#define PORTA_OPENMP_REF_(NAME) NAME##_porta_openmp_
+
+/** Reduction slots are one cache line apart so threads do not share lines. */
+#define PORTA_SLOT_STRIDE_(T) ((sizeof(T) + 63) & ~(size_t)63)
+
+#define PORTA_OPENMP_FOR_(NAME, ARGS_T)                                                            \
+  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
+    (void)result;                                                                                  \
+    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
+    const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
+    if (L->range.schedule == PORTA_SCHEDULE_DYNAMIC) {                                             \
+      const int64_t ch_ = L->range.chunk > 0 ? L->range.chunk : 1;                                 \
+      PORTA_OMP(parallel num_threads(L->num_threads)) {                                            \
+        const ARGS_T a_ = *ap_;                                                                    \
+        PORTA_OMP(for schedule(dynamic, ch_))                                                      \
+        for (int64_t i_ = b_; i_ < e_; ++i_) NAME##_porta_body_(&a_, i_);                          \
+      }                                                                                            \
+    } else {                                                                                       \
+      PORTA_OMP(parallel num_threads(L->num_threads)) {                                            \
+        const ARGS_T a_ = *ap_;                                                                    \
+        int64_t lo_, hi_;                                                                          \
+        porta_partition_(b_, e_, omp_get_thread_num(), omp_get_num_threads(), &lo_, &hi_);         \
+        for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_);                        \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }
+
+#define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                      \
+  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
+    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
+    const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
+    const int nt_ = L->num_threads;                                                                \
+    R##_value acc_;                                                                                \
+    R##_init(&acc_);                                                                               \
+    if (L->deterministic) {                                                                        \
+      const int64_t nc_ = e_ > b_ ? (e_ - b_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;          \
+      R##_value *p_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
+      if (nc_ > 0 && !p_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
+      PORTA_OMP(parallel num_threads(nt_)) {                                                       \
+        const ARGS_T a_ = *ap_;                                                                    \
+        int64_t clo_, chi_;                                                                        \
+        porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);       \
+        for (int64_t c_ = clo_; c_ < chi_; ++c_) {                                                 \
+          int64_t lo_ = b_ + c_ * PORTA_DET_CHUNK;                                                 \
+          int64_t hi_ = lo_ + PORTA_DET_CHUNK < e_ ? lo_ + PORTA_DET_CHUNK : e_;                   \
+          NAME##_porta_det_chunk_(&a_, lo_, hi_, &p_[c_]);                                         \
+        }                                                                                          \
+      }                                                                                            \
+      NAME##_porta_det_tree_(p_, nc_);                                                             \
+      if (nc_ > 0) acc_ = p_[0];                                                                   \
+    } else {                                                                                       \
+      const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                            \
+      char *slots_ = (char *)porta_host_workspace_((size_t)nt_ * st_);                             \
+      if (!slots_) return PORTA_ERROR_OUT_OF_MEMORY;                                               \
+      int used_ = 1;                                                                               \
+      PORTA_OMP(parallel num_threads(nt_)) {                                                       \
+        const ARGS_T a_ = *ap_;                                                                    \
+        R##_value mine_;                                                                           \
+        R##_init(&mine_);                                                                          \
+        int t_ = omp_get_thread_num();                                                             \
+        if (t_ == 0) used_ = omp_get_num_threads();                                                \
+        int64_t lo_, hi_;                                                                          \
+        porta_partition_(b_, e_, t_, omp_get_num_threads(), &lo_, &hi_);                           \
+        for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &mine_);                \
+        memcpy(slots_ + (size_t)t_ * st_, &mine_, sizeof(R##_value));                              \
+      }                                                                                            \
+      for (int t_ = 0; t_ < used_; ++t_) {                                                         \
+        R##_value x_;                                                                              \
+        memcpy(&x_, slots_ + (size_t)t_ * st_, sizeof(R##_value));                                 \
+        R##_join(&acc_, &x_);                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+    memcpy(result, &acc_, sizeof(R##_value));                                                      \
+    return 0;                                                                                      \
+  }
+
+/** Two passes: each thread sums its block, threads' prefixes are combined in order,
+ *  then each thread rescans its block with FINAL set. */
+#define PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)                                                        \
+  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *total) {          \
+    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
+    const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
+    const int nt_ = L->num_threads;                                                                \
+    const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
+    char *slots_ = (char *)porta_host_workspace_((size_t)(nt_ + 1) * st_);                         \
+    if (!slots_) return PORTA_ERROR_OUT_OF_MEMORY;                                                 \
+    PORTA_OMP(parallel num_threads(nt_)) {                                                         \
+      const ARGS_T a_ = *ap_;                                                                      \
+      const int t_ = omp_get_thread_num(), n_ = omp_get_num_threads();                             \
+      int64_t lo_, hi_;                                                                            \
+      R##_value upd_, x_;                                                                          \
+      porta_partition_(b_, e_, t_, n_, &lo_, &hi_);                                                \
+      R##_init(&upd_);                                                                             \
+      for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &upd_, 0);                \
+      memcpy(slots_ + (size_t)t_ * st_, &upd_, sizeof(R##_value));                                 \
+      PORTA_OMP(barrier)                                                                           \
+      R##_init(&upd_);                                                                             \
+      for (int s_ = 0; s_ < t_; ++s_) {                                                            \
+        memcpy(&x_, slots_ + (size_t)s_ * st_, sizeof(R##_value));                                 \
+        R##_join(&upd_, &x_);                                                                      \
+      }                                                                                            \
+      for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &upd_, 1);                \
+      if (t_ == n_ - 1) memcpy(slots_ + (size_t)nt_ * st_, &upd_, sizeof(R##_value));              \
+    }                                                                                              \
+    if (total) memcpy(total, slots_ + (size_t)nt_ * st_, sizeof(R##_value));                       \
+    return 0;                                                                                      \
+  }
+
+#else /* no OpenMP: the descriptor's OpenMP slot stays empty */
+#define PORTA_OPENMP_REF_(NAME) NULL
+#define PORTA_OPENMP_FOR_(NAME, ARGS_T)
+#define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)
+#define PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)
+#endif
+
+#endif

@@ -1,0 +1,100 @@
+/** @file backend/openmp/team.h
+ *  OpenMP team launchers: the thread pool is cut into num_threads / team_size
+ *  concurrent teams; team g runs league ranks g, g + teams, ... Members
+ *  synchronise through porta_team_barrier_host_; a barrier ends each league
+ *  rank so scratch can be reused. */
+#ifndef PORTA_BACKEND_OPENMP_TEAM_H
+#define PORTA_BACKEND_OPENMP_TEAM_H
+
+#if defined(_OPENMP)
+
+/** Carve the workspace: nteams shared structs, then one block per team. */
+#define PORTA_OPENMP_TEAM_SETUP_(EXTRA_BYTES)                                                      \
+  const int ts_ = L->team.team_size;                                                               \
+  const int nteams_ = L->num_threads / ts_ > 0 ? L->num_threads / ts_ : 1;                         \
+  const size_t bb_ = porta_align64_(porta_host_team_block_bytes_(&L->team));                       \
+  const size_t shb_ = porta_align64_((size_t)nteams_ * sizeof(porta_team_shared));                 \
+  char *ws_ = (char *)porta_host_workspace_(shb_ + (size_t)nteams_ * bb_ + (EXTRA_BYTES));         \
+  if (!ws_) return PORTA_ERROR_OUT_OF_MEMORY;                                                      \
+  porta_team_shared *sh_ = (porta_team_shared *)ws_;                                               \
+  memset(sh_, 0, (size_t)nteams_ * sizeof(porta_team_shared));                                     \
+  char *extra_ = ws_ + shb_ + (size_t)nteams_ * bb_;                                               \
+  (void)extra_;
+
+#define PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)                                                       \
+  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
+    (void)result;                                                                                  \
+    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
+    PORTA_OPENMP_TEAM_SETUP_(0)                                                                    \
+    PORTA_OMP(parallel num_threads(nteams_ * ts_)) {                                               \
+      const ARGS_T a_ = *ap_;                                                                      \
+      const int tid_ = omp_get_thread_num(), g_ = tid_ / ts_, r_ = tid_ % ts_;                     \
+      porta_team t_;                                                                               \
+      if (omp_get_num_threads() == nteams_ * ts_)                                                  \
+        for (int64_t lr_ = g_; lr_ < L->team.league_size; lr_ += nteams_) {                        \
+          porta_host_team_setup_(&t_, &L->team, lr_, r_, &sh_[g_], ws_ + shb_ + (size_t)g_ * bb_); \
+          NAME##_porta_body_(&a_, &t_);                                                            \
+          porta_team_barrier(&t_);                                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }
+
+/** Non-deterministic: one slot per thread, joined in thread order. Deterministic: one
+ *  partial per (league rank, member), combined by the fixed tree. */
+#define PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)                                                 \
+  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
+    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
+    const int64_t nl_ = L->team.league_size;                                                       \
+    const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
+    PORTA_OPENMP_TEAM_SETUP_(L->deterministic                                                      \
+                                 ? (size_t)nl_ * (size_t)L->team.team_size * sizeof(R##_value)     \
+                                 : (size_t)L->num_threads * st_)                                   \
+    R##_value *part_ = (R##_value *)extra_;                                                        \
+    R##_value acc_;                                                                                \
+    R##_init(&acc_);                                                                               \
+    int ok_ = 1;                                                                                   \
+    PORTA_OMP(parallel num_threads(nteams_ * ts_)) {                                               \
+      const ARGS_T a_ = *ap_;                                                                      \
+      const int tid_ = omp_get_thread_num(), g_ = tid_ / ts_, r_ = tid_ % ts_;                     \
+      porta_team t_;                                                                               \
+      R##_value mine_;                                                                             \
+      R##_init(&mine_);                                                                            \
+      if (omp_get_num_threads() != nteams_ * ts_) {                                                \
+        ok_ = 0;                                                                                   \
+      } else {                                                                                     \
+        for (int64_t lr_ = g_; lr_ < nl_; lr_ += nteams_) {                                        \
+          porta_host_team_setup_(&t_, &L->team, lr_, r_, &sh_[g_], ws_ + shb_ + (size_t)g_ * bb_); \
+          if (L->deterministic) {                                                                  \
+            R##_value *pp_ = &part_[lr_ * ts_ + r_];                                               \
+            R##_init(pp_);                                                                         \
+            NAME##_porta_body_(&a_, &t_, pp_);                                                     \
+          } else {                                                                                 \
+            NAME##_porta_body_(&a_, &t_, &mine_);                                                  \
+          }                                                                                        \
+          porta_team_barrier(&t_);                                                                 \
+        }                                                                                          \
+      }                                                                                            \
+      if (!L->deterministic) memcpy(extra_ + (size_t)tid_ * st_, &mine_, sizeof(R##_value));       \
+    }                                                                                              \
+    if (!ok_) return PORTA_ERROR_BACKEND;                                                          \
+    if (L->deterministic) {                                                                        \
+      NAME##_porta_det_tree_(part_, nl_ * ts_);                                                    \
+      if (nl_ > 0) acc_ = part_[0];                                                                \
+    } else {                                                                                       \
+      for (int t2_ = 0; t2_ < nteams_ * ts_; ++t2_) {                                              \
+        R##_value x_;                                                                              \
+        memcpy(&x_, extra_ + (size_t)t2_ * st_, sizeof(R##_value));                                \
+        R##_join(&acc_, &x_);                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+    memcpy(result, &acc_, sizeof(R##_value));                                                      \
+    return 0;                                                                                      \
+  }
+
+#else
+#define PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)
+#define PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)
+#endif
+
+#endif

@@ -1,0 +1,65 @@
+/** @file error.h
+ *  Error codes, the checking macro and the caller-chosen error handler.
+ *
+ *  Every fallible Porta function returns an `int` code (PORTA_SUCCESS is 0).
+ *  Before returning a failure it formats a message naming the operation, the
+ *  object's label and the reason, and hands it to the current handler.
+ */
+#ifndef PORTA_ERROR_H
+#define PORTA_ERROR_H
+
+#include "porta/macros.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Error codes returned by every fallible Porta call. */
+typedef enum porta_error_code {
+  PORTA_SUCCESS = 0,
+  PORTA_ERROR_INVALID_ARGUMENT = 1, /**< bad argument or option value */
+  PORTA_ERROR_OUT_OF_MEMORY = 2,    /**< an allocation failed */
+  PORTA_ERROR_INCOMPATIBLE = 3,     /**< views differ in layout, rank, extents or type */
+  PORTA_ERROR_UNSUPPORTED = 4,      /**< backend or feature not compiled in or not available */
+  PORTA_ERROR_NOT_INITIALIZED = 5,  /**< porta_initialize has not been called */
+  PORTA_ERROR_BOUNDS = 6,           /**< index outside a view's extents (debug builds) */
+  PORTA_ERROR_BACKEND = 7,          /**< a backend (OpenMP, CUDA) reported a failure */
+  PORTA_ERROR_IO = 8                /**< a file could not be read or written */
+} porta_error_code;
+
+/** What happens when a Porta call fails. */
+typedef enum porta_error_mode {
+  PORTA_ERROR_MODE_RETURN = 0, /**< print nothing; return the code (the default) */
+  PORTA_ERROR_MODE_PRINT = 1,  /**< print the message to stderr, then return the code */
+  PORTA_ERROR_MODE_ABORT = 2,  /**< print the message and abort() */
+  PORTA_ERROR_MODE_CALLBACK = 3 /**< call the user's handler */
+} porta_error_mode;
+
+/** A user error handler; its return value is returned by the failing call. */
+typedef int (*porta_error_handler)(int code, const char *message, void *user_data);
+
+/** Choose what failures do. `handler` is only used with PORTA_ERROR_MODE_CALLBACK. */
+void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler, void *user_data);
+
+/** The message of the most recent failure on this thread ("" if none). */
+const char *porta_last_error_message(void);
+
+/** Short name of an error code ("PORTA_ERROR_INCOMPATIBLE"). */
+const char *porta_error_name(int code);
+
+/** Record a failure of operation `op` on the object labelled `label` and
+ *  dispatch it to the handler; returns what the handler returns (normally `code`). */
+int porta_error(int code, const char *op, const char *label, const char *fmt, ...)
+    PORTA_PRINTF_FORMAT(4, 5);
+
+/** Clear the last message (tests use it). */
+void porta_error_clear(void);
+
+PORTA_EXTERN_C_END
+
+/** Evaluate a Porta call; on failure return its code from the enclosing function. */
+#define PORTA_CHECK(call)                                                                          \
+  do {                                                                                             \
+    int porta_check_rc_ = (call);                                                                  \
+    if (PORTA_UNLIKELY(porta_check_rc_ != PORTA_SUCCESS)) return porta_check_rc_;                  \
+  } while (0)
+
+#endif /* PORTA_ERROR_H */

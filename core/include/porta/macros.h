@@ -1,0 +1,69 @@
+/** @file macros.h
+ *  Compiler portability macros shared by every Porta header.
+ *
+ *  Headers are written in the common subset of C11 and C++17 so that a kernel
+ *  file can be compiled by gcc as C, by g++ as C++ and by nvcc as CUDA.
+ */
+#ifndef PORTA_MACROS_H
+#define PORTA_MACROS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "porta/config.h"
+
+#ifdef __cplusplus
+#define PORTA_EXTERN_C_BEGIN extern "C" {
+#define PORTA_EXTERN_C_END }
+#define PORTA_RESTRICT __restrict__
+#else
+#define PORTA_EXTERN_C_BEGIN
+#define PORTA_EXTERN_C_END
+#define PORTA_RESTRICT restrict
+#endif
+
+/** True while nvcc compiles the device pass of a kernel file. */
+#if defined(__CUDA_ARCH__)
+#define PORTA_DEVICE_PASS 1
+#else
+#define PORTA_DEVICE_PASS 0
+#endif
+
+/** Functions callable from kernel bodies on every backend. */
+#if defined(__CUDACC__)
+#define PORTA_INLINE_FUNCTION static inline __host__ __device__
+#define PORTA_FORCEINLINE_FUNCTION static inline __host__ __device__ __forceinline__
+#define PORTA_HOST_DEVICE __host__ __device__
+#else
+#define PORTA_INLINE_FUNCTION static inline
+#define PORTA_FORCEINLINE_FUNCTION static inline __attribute__((always_inline))
+#define PORTA_HOST_DEVICE
+#endif
+
+#define PORTA_STRINGIFY_(x) #x
+#define PORTA_STRINGIFY(x) PORTA_STRINGIFY_(x)
+#define PORTA_CONCAT_(a, b) a##b
+#define PORTA_CONCAT(a, b) PORTA_CONCAT_(a, b)
+
+#if defined(__GNUC__)
+#define PORTA_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PORTA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PORTA_UNUSED __attribute__((unused))
+#define PORTA_PRINTF_FORMAT(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PORTA_LIKELY(x) (x)
+#define PORTA_UNLIKELY(x) (x)
+#define PORTA_UNUSED
+#define PORTA_PRINTF_FORMAT(f, a)
+#endif
+
+/** OpenMP pragmas expand to nothing when OpenMP is not compiled in. */
+#if defined(_OPENMP)
+#define PORTA_PRAGMA(x) _Pragma(#x)
+#define PORTA_OMP(x) _Pragma(PORTA_STRINGIFY(omp x))
+#else
+#define PORTA_PRAGMA(x) _Pragma(#x)
+#define PORTA_OMP(x)
+#endif
+
+#endif /* PORTA_MACROS_H */

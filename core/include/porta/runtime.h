@@ -1,0 +1,91 @@
+/** @file runtime.h
+ *  Initialisation, execution spaces, memory spaces, fences and timers.
+ */
+#ifndef PORTA_RUNTIME_H
+#define PORTA_RUNTIME_H
+
+#include <stdio.h>
+
+#include "porta/error.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Back ends a kernel can run on. Each kernel descriptor holds one launcher per back end. */
+typedef enum porta_backend {
+  PORTA_BACKEND_SERIAL = 0,
+  PORTA_BACKEND_OPENMP = 1,
+  PORTA_BACKEND_CUDA = 2,
+  PORTA_NUM_BACKENDS = 3
+} porta_backend;
+
+/** Memory spaces. Host is the only one on a host-only build; the CUDA spaces
+ *  are reserved so that device, managed and pinned allocations slot in. */
+typedef enum porta_memory_space {
+  PORTA_HOST_SPACE = 0,
+  PORTA_CUDA_SPACE = 1,
+  PORTA_CUDA_UVM_SPACE = 2,
+  PORTA_CUDA_HOST_PINNED_SPACE = 3,
+  PORTA_NUM_MEMORY_SPACES = 4
+} porta_memory_space;
+
+/** An execution space instance: a back end plus an instance id (a CUDA stream
+ *  later; host back ends have a single instance 0). Passed by value. */
+typedef struct porta_exec {
+  porta_backend backend;
+  int instance;
+} porta_exec;
+
+/** Start Porta. Consumes the `--porta-*` options from argc/argv (argc/argv may be NULL);
+ *  also reads PORTA_BACKEND, PORTA_NUM_THREADS, PORTA_DETERMINISTIC, PORTA_PROFILE and
+ *  KOKKOS_TOOLS_LIBS. Command-line options win over the environment. Unknown `--porta-`
+ *  options and bad values are errors. Calling it twice is an error. */
+int porta_initialize(int *argc, char ***argv);
+/** Fence, print the profile table if one was asked for, unload tools, free pools. */
+int porta_finalize(void);
+int porta_is_initialized(void);
+
+/** The default execution space (chosen by --porta-backend / PORTA_BACKEND). */
+porta_exec porta_exec_default(void);
+/** The instance 0 of a given back end. */
+porta_exec porta_exec_backend(porta_backend backend);
+/** The memory space kernels on `exec` use by default. */
+porta_memory_space porta_exec_memory_space(porta_exec exec);
+/** Non-zero if `backend` is compiled in and usable on this machine. */
+int porta_backend_available(porta_backend backend);
+/** Non-zero if code running on `backend` may dereference memory of `space`. */
+int porta_space_accessible(porta_backend backend, porta_memory_space space);
+
+const char *porta_backend_name(porta_backend backend);
+const char *porta_memory_space_name(porta_memory_space space);
+/** Parse "serial" / "openmp" / "cuda" (case-insensitive). */
+int porta_backend_parse(const char *name, porta_backend *backend);
+
+/** Threads the OpenMP back end uses (1 for the other back ends' host work). */
+int porta_num_threads(void);
+/** Change the OpenMP thread count after initialisation (n >= 1). */
+int porta_set_num_threads(int n);
+/** Deterministic reductions: bitwise-identical results for any thread count. */
+int porta_deterministic(void);
+void porta_set_deterministic(int on);
+
+/** Print the build and run configuration (version, back ends, threads, modes). */
+void porta_print_configuration(FILE *out);
+
+/** Wait for all outstanding work on every instance. */
+int porta_fence(const char *label);
+/** Wait for outstanding work on one instance. */
+int porta_exec_fence(porta_exec exec, const char *label);
+
+/** Monotonic wall-clock seconds. */
+double porta_wtime(void);
+
+/** A wall-clock timer (like Kokkos::Timer). */
+typedef struct porta_timer {
+  double start;
+} porta_timer;
+static inline void porta_timer_reset(porta_timer *t) { t->start = porta_wtime(); }
+static inline double porta_timer_seconds(const porta_timer *t) { return porta_wtime() - t->start; }
+
+PORTA_EXTERN_C_END
+
+#endif /* PORTA_RUNTIME_H */

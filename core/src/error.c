@@ -1,0 +1,62 @@
+/** @file error.c
+ *  Error recording and the caller-chosen handler. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "porta/error.h"
+
+static porta_error_mode error_mode = PORTA_ERROR_MODE_RETURN;
+static porta_error_handler error_handler = NULL;
+static void *error_user_data = NULL;
+static _Thread_local char last_message[1024];
+
+void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler, void *user_data) {
+  error_mode = mode;
+  error_handler = handler;
+  error_user_data = user_data;
+}
+
+const char *porta_last_error_message(void) { return last_message; }
+
+void porta_error_clear(void) { last_message[0] = '\0'; }
+
+const char *porta_error_name(int code) {
+  switch (code) {
+  case PORTA_SUCCESS: return "PORTA_SUCCESS";
+  case PORTA_ERROR_INVALID_ARGUMENT: return "PORTA_ERROR_INVALID_ARGUMENT";
+  case PORTA_ERROR_OUT_OF_MEMORY: return "PORTA_ERROR_OUT_OF_MEMORY";
+  case PORTA_ERROR_INCOMPATIBLE: return "PORTA_ERROR_INCOMPATIBLE";
+  case PORTA_ERROR_UNSUPPORTED: return "PORTA_ERROR_UNSUPPORTED";
+  case PORTA_ERROR_NOT_INITIALIZED: return "PORTA_ERROR_NOT_INITIALIZED";
+  case PORTA_ERROR_BOUNDS: return "PORTA_ERROR_BOUNDS";
+  case PORTA_ERROR_BACKEND: return "PORTA_ERROR_BACKEND";
+  case PORTA_ERROR_IO: return "PORTA_ERROR_IO";
+  default: return "PORTA_ERROR_UNKNOWN";
+  }
+}
+
+int porta_error(int code, const char *op, const char *label, const char *fmt, ...) {
+  char reason[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  if (label && label[0])
+    snprintf(last_message, sizeof last_message, "porta: %s('%s'): %s [%s]", op, label, reason,
+             porta_error_name(code));
+  else
+    snprintf(last_message, sizeof last_message, "porta: %s: %s [%s]", op, reason,
+             porta_error_name(code));
+  switch (error_mode) {
+  case PORTA_ERROR_MODE_RETURN: return code;
+  case PORTA_ERROR_MODE_PRINT: fprintf(stderr, "%s\n", last_message); return code;
+  case PORTA_ERROR_MODE_ABORT:
+    fprintf(stderr, "%s\n", last_message);
+    fflush(stderr);
+    abort();
+  case PORTA_ERROR_MODE_CALLBACK:
+    return error_handler ? error_handler(code, last_message, error_user_data) : code;
+  }
+  return code;
+}

@@ -1,0 +1,290 @@
+/** @file runtime.c
+ *  porta_initialize / porta_finalize, options, back-end queries, fences, timers. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "runtime_private.h"
+
+porta_state porta_state_ = {0, PORTA_BACKEND_SERIAL, 1, 0, 0, 0};
+
+static const char *const backend_names[PORTA_NUM_BACKENDS] = {"serial", "openmp", "cuda"};
+static const char *const space_names[PORTA_NUM_MEMORY_SPACES] = {"Host", "Cuda", "CudaUVM",
+                                                                 "CudaHostPinned"};
+
+const char *porta_backend_name(porta_backend b) {
+  return ((int)b >= 0 && b < PORTA_NUM_BACKENDS) ? backend_names[b] : "unknown";
+}
+
+const char *porta_memory_space_name(porta_memory_space s) {
+  return ((int)s >= 0 && s < PORTA_NUM_MEMORY_SPACES) ? space_names[s] : "unknown";
+}
+
+int porta_backend_parse(const char *name, porta_backend *backend) {
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
+    if (name && strcasecmp(name, backend_names[b]) == 0) {
+      *backend = (porta_backend)b;
+      return PORTA_SUCCESS;
+    }
+  return PORTA_ERROR_INVALID_ARGUMENT;
+}
+
+int porta_backend_available(porta_backend backend) {
+  switch (backend) {
+  case PORTA_BACKEND_SERIAL: return 1;
+#if defined(_OPENMP)
+  case PORTA_BACKEND_OPENMP: return 1;
+#endif
+  default: return 0;
+  }
+}
+
+int porta_space_accessible(porta_backend backend, porta_memory_space space) {
+  if (backend == PORTA_BACKEND_CUDA) return space != PORTA_HOST_SPACE;
+  return space == PORTA_HOST_SPACE || space == PORTA_CUDA_UVM_SPACE ||
+         space == PORTA_CUDA_HOST_PINNED_SPACE;
+}
+
+porta_exec porta_exec_backend(porta_backend backend) {
+  porta_exec e;
+  e.backend = backend;
+  e.instance = 0;
+  return e;
+}
+
+porta_exec porta_exec_default(void) { return porta_exec_backend(porta_state_.default_backend); }
+
+porta_memory_space porta_exec_memory_space(porta_exec exec) {
+  return exec.backend == PORTA_BACKEND_CUDA ? PORTA_CUDA_SPACE : PORTA_HOST_SPACE;
+}
+
+int porta_is_initialized(void) { return porta_state_.initialized; }
+int porta_num_threads(void) { return porta_state_.num_threads; }
+int porta_deterministic(void) { return porta_state_.deterministic; }
+void porta_set_deterministic(int on) { porta_state_.deterministic = on != 0; }
+
+int porta_set_num_threads(int n) {
+  if (n < 1)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_set_num_threads", NULL,
+                       "thread count must be >= 1, got %d", n);
+#if defined(_OPENMP)
+  porta_state_.num_threads = n;
+#else
+  if (n != 1)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_set_num_threads", NULL,
+                       "OpenMP is not compiled in; only 1 thread is possible");
+#endif
+  return PORTA_SUCCESS;
+}
+
+double porta_wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- options ---- */
+
+static int parse_int(const char *text, const char *what, int lo, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = text ? strtol(text, &end, 10) : 0;
+  if (!text || !*text || *end || errno || v < lo || v > INT_MAX)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "%s: expected an integer >= %d, got '%s'", what, lo, text ? text : "");
+  *out = (int)v;
+  return PORTA_SUCCESS;
+}
+
+static int parse_bool(const char *text, const char *what, int *out) {
+  if (!text || !*text || !strcmp(text, "1") || !strcasecmp(text, "on") ||
+      !strcasecmp(text, "yes") || !strcasecmp(text, "true")) {
+    *out = 1;
+    return PORTA_SUCCESS;
+  }
+  if (!strcmp(text, "0") || !strcasecmp(text, "off") || !strcasecmp(text, "no") ||
+      !strcasecmp(text, "false")) {
+    *out = 0;
+    return PORTA_SUCCESS;
+  }
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                     "%s: expected 0/1/on/off, got '%s'", what, text);
+}
+
+static int parse_backend(const char *text, const char *what, porta_backend *out) {
+  porta_backend b;
+  if (porta_backend_parse(text, &b) != PORTA_SUCCESS)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "%s: unknown back end '%s' (expected serial, openmp or cuda)", what,
+                       text ? text : "");
+  *out = b;
+  return PORTA_SUCCESS;
+}
+
+static void print_help(void) {
+  printf("Porta options (also as environment variables):\n"
+         "  --porta-backend=serial|openmp|cuda  PORTA_BACKEND      default execution space\n"
+         "  --porta-threads=N                   PORTA_NUM_THREADS  OpenMP threads\n"
+         "  --porta-device=N                    PORTA_DEVICE_ID    GPU to use\n"
+         "  --porta-deterministic[=0|1]         PORTA_DETERMINISTIC bitwise-reproducible "
+         "reductions\n"
+         "  --porta-profile[=0|1]               PORTA_PROFILE      per-kernel time table at exit\n"
+         "  --porta-help                                           this text\n"
+         "  Tools: KOKKOS_TOOLS_LIBS=lib1.so;lib2.so loads Kokkos Tools libraries.\n");
+}
+
+/** Settings gathered from the environment and then the command line. */
+typedef struct options {
+  int have_backend;
+  porta_backend backend;
+  int threads;
+  int deterministic;
+  int profile;
+  int device;
+} options;
+
+static int read_environment(options *o) {
+  const char *v;
+  if ((v = getenv("PORTA_BACKEND")) && *v) {
+    PORTA_CHECK(parse_backend(v, "PORTA_BACKEND", &o->backend));
+    o->have_backend = 1;
+  }
+  if ((v = getenv("PORTA_NUM_THREADS")) && *v)
+    PORTA_CHECK(parse_int(v, "PORTA_NUM_THREADS", 1, &o->threads));
+  if ((v = getenv("PORTA_DETERMINISTIC")) && *v)
+    PORTA_CHECK(parse_bool(v, "PORTA_DETERMINISTIC", &o->deterministic));
+  if ((v = getenv("PORTA_PROFILE")) && *v)
+    PORTA_CHECK(parse_bool(v, "PORTA_PROFILE", &o->profile));
+  if ((v = getenv("PORTA_DEVICE_ID")) && *v)
+    PORTA_CHECK(parse_int(v, "PORTA_DEVICE_ID", 0, &o->device));
+  return PORTA_SUCCESS;
+}
+
+/** Match "--porta-NAME" or "--porta-NAME=VALUE"; *value is NULL without '='. */
+static int match(const char *arg, const char *name, const char **value) {
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0) return 0;
+  if (arg[n] == '\0') {
+    *value = NULL;
+    return 1;
+  }
+  if (arg[n] == '=') {
+    *value = arg + n + 1;
+    return 1;
+  }
+  return 0;
+}
+
+static int read_arguments(int *argc, char ***argv, options *o) {
+  if (!argc || !argv || !*argv) return PORTA_SUCCESS;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const char *arg = (*argv)[i], *v = NULL;
+    if (strncmp(arg, "--porta-", 8) != 0) {
+      (*argv)[kept++] = (*argv)[i];
+      continue;
+    }
+    if (match(arg, "--porta-backend", &v)) {
+      PORTA_CHECK(parse_backend(v, "--porta-backend", &o->backend));
+      o->have_backend = 1;
+    } else if (match(arg, "--porta-threads", &v) || match(arg, "--porta-num-threads", &v)) {
+      PORTA_CHECK(parse_int(v, "--porta-threads", 1, &o->threads));
+    } else if (match(arg, "--porta-device", &v)) {
+      PORTA_CHECK(parse_int(v, "--porta-device", 0, &o->device));
+    } else if (match(arg, "--porta-deterministic", &v)) {
+      PORTA_CHECK(parse_bool(v, "--porta-deterministic", &o->deterministic));
+    } else if (match(arg, "--porta-profile", &v)) {
+      PORTA_CHECK(parse_bool(v, "--porta-profile", &o->profile));
+    } else if (match(arg, "--porta-help", &v)) {
+      print_help();
+    } else {
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                         "unknown option '%s' (see --porta-help)", arg);
+    }
+  }
+  for (int i = kept; i < *argc; ++i) (*argv)[i] = NULL;
+  *argc = kept;
+  return PORTA_SUCCESS;
+}
+
+int porta_initialize(int *argc, char ***argv) {
+  if (porta_state_.initialized)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "Porta is already initialised");
+  options o;
+  memset(&o, 0, sizeof o);
+  o.threads = 0;
+  PORTA_CHECK(read_environment(&o));
+  PORTA_CHECK(read_arguments(argc, argv, &o));
+
+  porta_backend backend = PORTA_BACKEND_SERIAL;
+  if (porta_backend_available(PORTA_BACKEND_OPENMP)) backend = PORTA_BACKEND_OPENMP;
+  if (porta_backend_available(PORTA_BACKEND_CUDA)) backend = PORTA_BACKEND_CUDA;
+  if (o.have_backend) {
+    if (!porta_backend_available(o.backend))
+      return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
+                         "back end '%s' was asked for but is not %s", porta_backend_name(o.backend),
+                         o.backend == PORTA_BACKEND_CUDA && PORTA_ENABLE_CUDA
+                             ? "usable (no GPU found)"
+                             : "compiled into this build");
+    backend = o.backend;
+  }
+  int threads = 1;
+#if defined(_OPENMP)
+  threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+#else
+  if (o.threads > 1)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
+                       "%d threads asked for, but OpenMP is not compiled in", o.threads);
+#endif
+  porta_state_.default_backend = backend;
+  porta_state_.num_threads = threads;
+  porta_state_.deterministic = o.deterministic;
+  porta_state_.profile_table = o.profile;
+  porta_state_.device_id = o.device;
+  PORTA_CHECK(porta_profiling_initialize(NULL, o.profile));
+  porta_state_.initialized = 1;
+  return PORTA_SUCCESS;
+}
+
+int porta_finalize(void) {
+  if (!porta_state_.initialized)
+    return porta_error(PORTA_ERROR_NOT_INITIALIZED, "porta_finalize", NULL,
+                       "Porta is not initialised");
+  porta_fence("porta_finalize");
+  porta_profiling_finalize(stdout);
+  porta_host_workspace_free_();
+  porta_state_.initialized = 0;
+  return PORTA_SUCCESS;
+}
+
+void porta_print_configuration(FILE *out) {
+  fprintf(out, "Porta %s\n", PORTA_VERSION_STRING);
+  fprintf(out, "  back ends compiled: serial%s%s\n", PORTA_ENABLE_OPENMP ? " openmp" : "",
+          PORTA_ENABLE_CUDA ? " cuda" : "");
+  fprintf(out, "  default back end:   %s\n", porta_backend_name(porta_state_.default_backend));
+  fprintf(out, "  OpenMP threads:     %d\n", porta_state_.num_threads);
+  fprintf(out, "  deterministic:      %s\n", porta_state_.deterministic ? "on" : "off");
+  fprintf(out, "  reproducible build: %s\n", PORTA_ENABLE_REPRODUCIBLE ? "on" : "off");
+  fprintf(out, "  debug checks:       %s\n", PORTA_ENABLE_DEBUG ? "on" : "off");
+  fprintf(out, "  profiling:          %s\n",
+          porta_profiling_active_ ? (porta_state_.profile_table ? "table" : "tools") : "off");
+}
+
+int porta_exec_fence(porta_exec exec, const char *label) {
+  uint64_t h = 0;
+  if (PORTA_UNLIKELY(porta_profiling_active_)) h = porta_profile_begin_fence_(label, 0);
+  (void)exec; /* host back ends complete their work before a launch returns */
+  if (PORTA_UNLIKELY(porta_profiling_active_)) porta_profile_end_fence_(h);
+  return PORTA_SUCCESS;
+}
+
+int porta_fence(const char *label) {
+  return porta_exec_fence(porta_exec_backend(porta_state_.default_backend), label);
+}

@@ -1,0 +1,44 @@
+/** @file runtime_private.h
+ *  Run-time state shared by the core's source files (not installed). */
+#ifndef PORTA_RUNTIME_PRIVATE_H
+#define PORTA_RUNTIME_PRIVATE_H
+
+#include "porta/porta.h"
+
+/** Everything porta_initialize decides. */
+typedef struct porta_state {
+  int initialized;
+  porta_backend default_backend;
+  int num_threads;
+  int deterministic;
+  int profile_table;
+  int device_id;
+} porta_state;
+
+extern porta_state porta_state_;
+
+/** Allocation hooks of one memory space; the CUDA back end fills in its spaces. */
+typedef struct porta_space_ops {
+  int (*alloc)(void **ptr, size_t bytes);
+  void (*free)(void *ptr);
+  int (*zero)(void *ptr, size_t bytes);
+  /** Copy between this space (as destination or source) and `other`. */
+  int (*copy)(void *dst, porta_memory_space dst_space, const void *src,
+              porta_memory_space src_space, size_t bytes);
+} porta_space_ops;
+
+extern porta_space_ops porta_space_ops_[PORTA_NUM_MEMORY_SPACES];
+
+int porta_space_alloc_(porta_memory_space space, size_t bytes, const char *label, void **ptr);
+void porta_space_free_(porta_memory_space space, void *ptr);
+int porta_space_copy_(void *dst, porta_memory_space dst_space, const void *src,
+                      porta_memory_space src_space, size_t bytes);
+int porta_space_zero_(porta_memory_space space, void *ptr, size_t bytes);
+
+/** Copy, element by element, the box common to two host views of equal rank. */
+void porta_view_copy_overlap_(porta_view dst, porta_view src);
+
+/** Release the host workspace (at finalize). */
+void porta_host_workspace_free_(void);
+
+#endif

@@ -1,0 +1,92 @@
+/** @file harness.h
+ *  A tiny test harness: every unit test is one program, written once and run by
+ *  CTest once per backend (PORTA_BACKEND / PORTA_NUM_THREADS pick it).
+ *  A failed check prints the file, line and values, and the program's exit
+ *  status is the number of failures.
+ */
+#ifndef PORTA_TEST_HARNESS_H
+#define PORTA_TEST_HARNESS_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "porta/porta.h"
+
+static int pt_failures_ = 0;
+static const char *pt_current_ = "";
+
+static inline void pt_fail_(const char *file, int line, const char *what) {
+  ++pt_failures_;
+  fprintf(stderr, "%s:%d: FAILED in %s: %s\n", file, line, pt_current_, what);
+}
+
+#define PT_CHECK(cond)                                                                             \
+  do {                                                                                             \
+    if (!(cond)) pt_fail_(__FILE__, __LINE__, #cond);                                              \
+  } while (0)
+
+#define PT_EQ_I64(a, b)                                                                            \
+  do {                                                                                             \
+    int64_t pt_a_ = (int64_t)(a), pt_b_ = (int64_t)(b);                                            \
+    if (pt_a_ != pt_b_) {                                                                          \
+      char pt_msg_[256];                                                                           \
+      snprintf(pt_msg_, sizeof pt_msg_, "%s == %s (%" PRId64 " vs %" PRId64 ")", #a, #b, pt_a_,    \
+               pt_b_);                                                                             \
+      pt_fail_(__FILE__, __LINE__, pt_msg_);                                                       \
+    }                                                                                              \
+  } while (0)
+
+/** Exact floating-point equality (use where the answer is exactly representable). */
+#define PT_EQ_F64(a, b)                                                                            \
+  do {                                                                                             \
+    double pt_a_ = (double)(a), pt_b_ = (double)(b);                                               \
+    if (!(pt_a_ == pt_b_)) {                                                                       \
+      char pt_msg_[256];                                                                           \
+      snprintf(pt_msg_, sizeof pt_msg_, "%s == %s (%.17g vs %.17g)", #a, #b, pt_a_, pt_b_);        \
+      pt_fail_(__FILE__, __LINE__, pt_msg_);                                                       \
+    }                                                                                              \
+  } while (0)
+
+/** Relative closeness: |a-b| <= rel * max(|a|,|b|,1e-300). */
+#define PT_NEAR(a, b, rel)                                                                         \
+  do {                                                                                             \
+    double pt_a_ = (double)(a), pt_b_ = (double)(b);                                               \
+    double pt_s_ = fabs(pt_a_) > fabs(pt_b_) ? fabs(pt_a_) : fabs(pt_b_);                          \
+    if (!(fabs(pt_a_ - pt_b_) <= (rel) * (pt_s_ > 1e-300 ? pt_s_ : 1e-300))) {                     \
+      char pt_msg_[256];                                                                           \
+      snprintf(pt_msg_, sizeof pt_msg_, "%s ~ %s (%.17g vs %.17g, rel %g)", #a, #b, pt_a_, pt_b_,  \
+               (double)(rel));                                                                     \
+      pt_fail_(__FILE__, __LINE__, pt_msg_);                                                       \
+    }                                                                                              \
+  } while (0)
+
+/** Check that a Porta call returns `code`. */
+#define PT_EXPECT_CODE(call, code) PT_EQ_I64((call), (code))
+#define PT_OK(call) PT_EQ_I64((call), PORTA_SUCCESS)
+
+#define PT_BEGIN(argc, argv)                                                                       \
+  do {                                                                                             \
+    if (porta_initialize(&(argc), &(argv)) != PORTA_SUCCESS) {                                     \
+      fprintf(stderr, "porta_initialize failed: %s\n", porta_last_error_message());                \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define PT_RUN(fn)                                                                                 \
+  do {                                                                                             \
+    pt_current_ = #fn;                                                                             \
+    int pt_before_ = pt_failures_;                                                                 \
+    fn();                                                                                          \
+    printf("%-40s %s\n", #fn, pt_failures_ == pt_before_ ? "ok" : "FAILED");                       \
+  } while (0)
+
+#define PT_END()                                                                                   \
+  do {                                                                                             \
+    porta_finalize();                                                                              \
+    printf("%d failure(s)\n", pt_failures_);                                                       \
+    return pt_failures_ ? 1 : 0;                                                                   \
+  } while (0)
+
+#endif
