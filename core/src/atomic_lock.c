@@ -22,8 +22,7 @@ static inline void porta_atomic_cpu_relax_(void) {
 void porta_atomic_lock(const void *addr) {
   unsigned char *l = &porta_atomic_host_locks_[porta_atomic_lock_index(addr)];
   while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE)) {
-    while (__atomic_load_n(l, __ATOMIC_RELAXED))
-      porta_atomic_cpu_relax_();
+    while (__atomic_load_n(l, __ATOMIC_RELAXED)) porta_atomic_cpu_relax_();
   }
 }
 

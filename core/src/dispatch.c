@@ -80,13 +80,18 @@ static int check_md(const char *op, const char *label, const porta_kernel *k,
 }
 
 int porta_team_size_max(porta_exec exec, porta_team_policy policy) {
+#if PORTA_ENABLE_CUDA
+  if (exec.backend == PORTA_BACKEND_CUDA) return porta_cuda_team_size_max_(policy.vector_length);
+#endif
   (void)policy;
   return exec.backend == PORTA_BACKEND_OPENMP ? porta_state_.num_threads : 1;
 }
 
 int porta_team_size_recommended(porta_exec exec, porta_team_policy policy) {
-  (void)exec;
-  (void)policy;
+  if (exec.backend == PORTA_BACKEND_CUDA) {
+    int v = policy.vector_length > 0 ? policy.vector_length : 1;
+    return 256 / v > 0 ? 256 / v : 1;
+  }
   return 1;
 }
 
@@ -96,6 +101,9 @@ static int check_team(const char *op, const char *label, porta_exec exec, porta_
                        (long long)p->league_size);
   if (p->team_size == PORTA_AUTO) p->team_size = porta_team_size_recommended(exec, *p);
   if (p->vector_length == PORTA_AUTO) p->vector_length = 1;
+  if (exec.backend == PORTA_BACKEND_CUDA && p->vector_length > 32)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "vector length %d exceeds the warp size 32", (int)p->vector_length);
   int max = porta_team_size_max(exec, *p);
   if (p->team_size < 1 || p->team_size > max)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,

@@ -41,6 +41,9 @@ int porta_backend_available(porta_backend backend) {
 #if defined(_OPENMP)
   case PORTA_BACKEND_OPENMP: return 1;
 #endif
+#if PORTA_ENABLE_CUDA
+  case PORTA_BACKEND_CUDA: return porta_cuda_available_();
+#endif
   default: return 0;
   }
 }
@@ -147,6 +150,7 @@ typedef struct options {
   int deterministic;
   int profile;
   int device;
+  int have_device;
 } options;
 
 static int read_environment(options *o) {
@@ -162,7 +166,10 @@ static int read_environment(options *o) {
   if ((v = getenv("PORTA_PROFILE")) && *v)
     PORTA_CHECK(parse_bool(v, "PORTA_PROFILE", &o->profile));
   if ((v = getenv("PORTA_DEVICE_ID")) && *v)
+  {
     PORTA_CHECK(parse_int(v, "PORTA_DEVICE_ID", 0, &o->device));
+    o->have_device = 1;
+  }
   return PORTA_SUCCESS;
 }
 
@@ -197,6 +204,7 @@ static int read_arguments(int *argc, char ***argv, options *o) {
       PORTA_CHECK(parse_int(v, "--porta-threads", 1, &o->threads));
     } else if (match(arg, "--porta-device", &v)) {
       PORTA_CHECK(parse_int(v, "--porta-device", 0, &o->device));
+      o->have_device = 1;
     } else if (match(arg, "--porta-deterministic", &v)) {
       PORTA_CHECK(parse_bool(v, "--porta-deterministic", &o->deterministic));
     } else if (match(arg, "--porta-profile", &v)) {
@@ -223,6 +231,10 @@ int porta_initialize(int *argc, char ***argv) {
   PORTA_CHECK(read_environment(&o));
   PORTA_CHECK(read_arguments(argc, argv, &o));
 
+#if PORTA_ENABLE_CUDA
+  PORTA_CHECK(porta_cuda_initialize_(o.device, o.have_device,
+                                     o.have_backend && o.backend == PORTA_BACKEND_CUDA));
+#endif
   porta_backend backend = PORTA_BACKEND_SERIAL;
   if (porta_backend_available(PORTA_BACKEND_OPENMP)) backend = PORTA_BACKEND_OPENMP;
   if (porta_backend_available(PORTA_BACKEND_CUDA)) backend = PORTA_BACKEND_CUDA;
@@ -260,6 +272,9 @@ int porta_finalize(void) {
   porta_fence("porta_finalize");
   porta_profiling_finalize(stdout);
   porta_host_workspace_free_();
+#if PORTA_ENABLE_CUDA
+  porta_cuda_finalize_();
+#endif
   porta_state_.initialized = 0;
   return PORTA_SUCCESS;
 }
@@ -270,6 +285,10 @@ void porta_print_configuration(FILE *out) {
           PORTA_ENABLE_CUDA ? " cuda" : "");
   fprintf(out, "  default back end:   %s\n", porta_backend_name(porta_state_.default_backend));
   fprintf(out, "  OpenMP threads:     %d\n", porta_state_.num_threads);
+#if PORTA_ENABLE_CUDA
+  fprintf(out, "  GPU:                %s (device %d)\n", porta_cuda_device_name_(),
+          porta_state_.device_id);
+#endif
   fprintf(out, "  deterministic:      %s\n", porta_state_.deterministic ? "on" : "off");
   fprintf(out, "  reproducible build: %s\n", PORTA_ENABLE_REPRODUCIBLE ? "on" : "off");
   fprintf(out, "  debug checks:       %s\n", PORTA_ENABLE_DEBUG ? "on" : "off");
@@ -280,11 +299,25 @@ void porta_print_configuration(FILE *out) {
 int porta_exec_fence(porta_exec exec, const char *label) {
   uint64_t h = 0;
   if (PORTA_UNLIKELY(porta_profiling_active_)) h = porta_profile_begin_fence_(label, 0);
+  int rc = PORTA_SUCCESS;
+#if PORTA_ENABLE_CUDA
+  if (exec.backend == PORTA_BACKEND_CUDA && porta_cuda_available_())
+    rc = porta_cuda_sync_(exec.instance, label);
+#else
   (void)exec; /* host back ends complete their work before a launch returns */
+#endif
   if (PORTA_UNLIKELY(porta_profiling_active_)) porta_profile_end_fence_(h);
-  return PORTA_SUCCESS;
+  return rc;
 }
 
 int porta_fence(const char *label) {
+#if PORTA_ENABLE_CUDA
+  uint64_t h = 0;
+  if (PORTA_UNLIKELY(porta_profiling_active_)) h = porta_profile_begin_fence_(label, 0);
+  int rc = porta_cuda_device_sync_(label);
+  if (PORTA_UNLIKELY(porta_profiling_active_)) porta_profile_end_fence_(h);
+  return rc;
+#else
   return porta_exec_fence(porta_exec_backend(porta_state_.default_backend), label);
+#endif
 }

@@ -5,6 +5,8 @@
 
 #include "porta/porta.h"
 
+PORTA_EXTERN_C_BEGIN
+
 /** Everything porta_initialize decides. */
 typedef struct porta_state {
   int initialized;
@@ -38,7 +40,20 @@ int porta_space_zero_(porta_memory_space space, void *ptr, size_t bytes);
 /** Copy, element by element, the box common to two host views of equal rank. */
 void porta_view_copy_overlap_(porta_view dst, porta_view src);
 
+#if PORTA_ENABLE_CUDA
+/* The CUDA back end's run time (core/src/cuda/runtime.cu). */
+int porta_cuda_initialize_(int device_id, int device_given, int required);
+void porta_cuda_finalize_(void);
+int porta_cuda_available_(void);
+const char *porta_cuda_device_name_(void);
+int porta_cuda_device_sync_(const char *label);
+int porta_cuda_sync_(int instance, const char *label);
+int porta_cuda_team_size_max_(int vector_length);
+#endif
+
 /** Release the host workspace (at finalize). */
 void porta_host_workspace_free_(void);
+
+PORTA_EXTERN_C_END
 
 #endif

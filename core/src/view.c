@@ -108,7 +108,8 @@ int porta_view_create(porta_view *v, const char *label, porta_type type, size_t 
     return porta_error(PORTA_ERROR_NOT_INITIALIZED, op, label, "porta_initialize has not been called");
   if (value_size == 0 || value_size > UINT32_MAX)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "value size %zu", value_size);
-  porta_memory_space space = opt ? opt->space : PORTA_HOST_SPACE;
+  /* Like Kokkos, views live by default where the default execution space runs. */
+  porta_memory_space space = opt ? opt->space : porta_exec_memory_space(porta_exec_default());
   porta_layout layout = opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout
                                                                      : default_layout(space);
   uint32_t flags = opt ? opt->flags : 0;

@@ -65,7 +65,7 @@ static int pt_threads_(void) {
     PT_EQ_F64(x, 12);                                                                              \
     porta_atomic_max_##s(&x, (T)0);                                                                \
     PT_EQ_F64(x, 12);                                                                              \
-    PT_EQ_F64(porta_atomic_exchange_##s(&x, (T)7), 12);                                           \
+    PT_EQ_F64(porta_atomic_exchange_##s(&x, (T)7), 12);                                            \
     PT_EQ_F64(x, 7);                                                                               \
     PT_EQ_F64(porta_atomic_compare_exchange_##s(&x, (T)7, (T)8), 7);                               \
     PT_EQ_F64(x, 8);                                                                               \
@@ -89,17 +89,17 @@ PORTA_ATOMIC_TYPES(PT_SEQ_TEST_)
 #define PT_BITWISE_TEST_(s, T, U, DT, DU)                                                          \
   static void test_bitwise_##s(void) {                                                             \
     T x = (T)0xF0;                                                                                 \
-    PT_EQ_I64(porta_atomic_fetch_and_##s(&x, (T)0x3C), 0xF0);                                     \
+    PT_EQ_I64(porta_atomic_fetch_and_##s(&x, (T)0x3C), 0xF0);                                      \
     PT_EQ_I64(x, 0x30);                                                                            \
-    PT_EQ_I64(porta_atomic_fetch_or_##s(&x, (T)0x05), 0x30);                                      \
+    PT_EQ_I64(porta_atomic_fetch_or_##s(&x, (T)0x05), 0x30);                                       \
     PT_EQ_I64(x, 0x35);                                                                            \
-    PT_EQ_I64(porta_atomic_and_fetch_##s(&x, (T)0x1F), 0x15);                                     \
-    PT_EQ_I64(porta_atomic_or_fetch_##s(&x, (T)0x40), 0x55);                                      \
+    PT_EQ_I64(porta_atomic_and_fetch_##s(&x, (T)0x1F), 0x15);                                      \
+    PT_EQ_I64(porta_atomic_or_fetch_##s(&x, (T)0x40), 0x55);                                       \
     porta_atomic_and_##s(&x, (T)0x0F);                                                             \
     PT_EQ_I64(x, 0x05);                                                                            \
     porta_atomic_or_##s(&x, (T)0x60);                                                              \
     PT_EQ_I64(x, 0x65);                                                                            \
-    x = (T)~(T)0; /* all bits: -1 or the maximum */                                                \
+    x = (T) ~(T)0; /* all bits: -1 or the maximum */                                               \
     porta_atomic_and_##s(&x, (T)((U)1 << (sizeof(T) * 8 - 1)));                                    \
     PT_CHECK(x == (T)((U)1 << (sizeof(T) * 8 - 1)));                                               \
   }
@@ -328,6 +328,36 @@ static void test_parallel_minmax(void) {
   PT_EQ_F64(mxd, PT_N - 1.25);
 }
 
+/* Counters moved only by fetch_max (up) and fetch_min (down): an iteration counts when the value
+ * it read is the one fetch_max/fetch_min replaced, so a lost update would leave the count short. */
+#define PT_MINMAX_COUNTER_(s, T, U, DT, DU)                                                        \
+  static void pt_minmax_counter_##s(int64_t *up, int64_t *down) {                                  \
+    T hi = (T)0, lo = (T)PT_N;                                                                     \
+    PORTA_OMP(parallel for)                                                                        \
+    for (int64_t i = 0; i < PT_N; ++i) {                                                           \
+      T o;                                                                                         \
+      do o = porta_atomic_load_##s(&hi);                                                           \
+      while (porta_atomic_fetch_max_##s(&hi, (T)(o + 1)) != o);                                    \
+      do o = porta_atomic_load_##s(&lo);                                                           \
+      while (porta_atomic_fetch_min_##s(&lo, (T)(o - 1)) != o);                                    \
+    }                                                                                              \
+    *up = (int64_t)hi;                                                                             \
+    *down = (int64_t)lo;                                                                           \
+  }
+PORTA_ATOMIC_TYPES(PT_MINMAX_COUNTER_)
+
+#define PT_CHECK_MINMAX_COUNTER_(s, T, U, DT, DU)                                                  \
+  {                                                                                                \
+    int64_t up_##s = -1, down_##s = -1;                                                            \
+    pt_minmax_counter_##s(&up_##s, &down_##s);                                                     \
+    PT_EQ_I64(up_##s, PT_N);                                                                       \
+    PT_EQ_I64(down_##s, 0);                                                                        \
+  }
+
+static void test_parallel_minmax_counters(void) {
+  PORTA_ATOMIC_TYPES(PT_CHECK_MINMAX_COUNTER_)
+}
+
 /** Counters incremented only through compare-exchange loops; tokens passed through exchange. */
 static void test_parallel_cas_exchange(void) {
   int64_t c64 = 0, token = -1, token_sum = 0;
@@ -336,8 +366,7 @@ static void test_parallel_cas_exchange(void) {
   PORTA_OMP(parallel for)
   for (int64_t i = 0; i < PT_N; ++i) {
     int64_t old = porta_atomic_load_i64(&c64), seen;
-    while ((seen = porta_atomic_compare_exchange_i64(&c64, old, old + 1)) != old)
-      old = seen;
+    while ((seen = porta_atomic_compare_exchange_i64(&c64, old, old + 1)) != old) old = seen;
     uint32_t e = porta_atomic_load_u32(&cu32);
     while (!porta_atomic_compare_exchange_strong_u32(&cu32, &e, e + 1)) {
     }
@@ -373,8 +402,7 @@ static void test_parallel_fetch_returns(void) {
     float_sum += (int64_t)porta_atomic_fetch_add_f64(&cd, 1.0);
     sub_sum += porta_atomic_fetch_sub_i32(&c32, 1);
   }
-  for (int64_t i = 0; i < PT_N; ++i)
-    missing += seen[i] != 1;
+  for (int64_t i = 0; i < PT_N; ++i) missing += seen[i] != 1;
   PT_EQ_I64(c, PT_N);
   PT_EQ_I64(old_sum, (int64_t)PT_N * (PT_N - 1) / 2);
   PT_EQ_I64(new_sum, (int64_t)PT_N * (PT_N + 1) / 2);
@@ -450,18 +478,15 @@ static void test_parallel_fence(void) {
   int64_t data[64];
   int32_t flag = 0;
   int64_t wrong = 0;
-  for (int k = 0; k < 64; ++k)
-    data[k] = -1;
-  PORTA_OMP(parallel num_threads(2) reduction(+ : wrong))
-  {
+  for (int k = 0; k < 64; ++k) data[k] = -1;
+  PORTA_OMP(parallel num_threads(2) reduction(+ : wrong)) {
     int me = 0, team = 1;
 #ifdef _OPENMP
     me = omp_get_thread_num();
     team = omp_get_num_threads();
 #endif
     if (me == 0) {
-      for (int k = 0; k < 64; ++k)
-        porta_atomic_store_i64(&data[k], k * k);
+      for (int k = 0; k < 64; ++k) porta_atomic_store_i64(&data[k], k * k);
       porta_atomic_fence();
       porta_atomic_store_i32(&flag, 1);
     }
@@ -469,8 +494,7 @@ static void test_parallel_fence(void) {
       while (porta_atomic_load_i32(&flag) == 0) {
       }
       porta_atomic_fence();
-      for (int k = 0; k < 64; ++k)
-        wrong += porta_atomic_load_i64(&data[k]) != k * k;
+      for (int k = 0; k < 64; ++k) wrong += porta_atomic_load_i64(&data[k]) != k * k;
     }
   }
   PT_EQ_I64(flag, 1);
@@ -492,6 +516,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_parallel_int_sums);
   PT_RUN(test_parallel_float_sums);
   PT_RUN(test_parallel_minmax);
+  PT_RUN(test_parallel_minmax_counters);
   PT_RUN(test_parallel_cas_exchange);
   PT_RUN(test_parallel_fetch_returns);
   PT_RUN(test_parallel_bitwise);

@@ -24,7 +24,9 @@
  *    NaN already in *p stays. Floating-point compare-exchange compares bit patterns, so NaN
  *    matches the same NaN and -0.0 does not match +0.0 (this also keeps CAS loops from spinning).
  *  - Floating-point add/sub/min/max, and the integer min/max on the host, are compare-exchange
- *    loops on the bit pattern where the hardware has no instruction for them.
+ *    loops on the bit pattern where the hardware has no instruction for them. On the GPU, float
+ *    and double add/sub use the hardware's atomic add, which flushes subnormal results to zero
+ *    for float (as CUDA's atomicAdd does); the host loops keep subnormals.
  *
  *  Objects of any other size or type are updated under a lock: PORTA_ATOMIC_UPDATE(ptr, stmt...)
  *  takes the lock that `ptr` hashes to in a table of PORTA_ATOMIC_LOCK_COUNT spinlocks, runs the
@@ -66,34 +68,46 @@
 /* Bit pattern of a value and back: memcpy is the type pun without undefined behaviour (it is a
  * register move after optimisation, on the host and on the device). */
 #define PORTA_ATOMIC_BITS_(s, T, U, DT, DU)                                                        \
-  PORTA_FORCEINLINE_FUNCTION DU porta_atomic_to_bits_##s##_(T v) {                                 \
+  PORTA_INLINE_FUNCTION DU porta_atomic_to_bits_##s##_(T v) {                                      \
     DU b;                                                                                          \
     memcpy(&b, &v, sizeof b);                                                                      \
     return b;                                                                                      \
   }                                                                                                \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_from_bits_##s##_(DU b) {                               \
+  PORTA_INLINE_FUNCTION T porta_atomic_from_bits_##s##_(DU b) {                                    \
     T v;                                                                                           \
     memcpy(&v, &b, sizeof v);                                                                      \
     return v;                                                                                      \
   }                                                                                                \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_min_op_##s##_(T old, T v) { return v < old ? v : old; } \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_max_op_##s##_(T old, T v) { return old < v ? v : old; }
+  PORTA_INLINE_FUNCTION T porta_atomic_min_op_##s##_(T old, T v) {                                 \
+    return v < old ? v : old;                                                                      \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_max_op_##s##_(T old, T v) {                                 \
+    return old < v ? v : old;                                                                      \
+  }
 
 /* Integer add/sub wrap: computed in the unsigned type, converted back (modulo, as gcc and nvcc
  * define it). */
 #define PORTA_ATOMIC_INT_OPS_(s, T, U, DT, DU)                                                     \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) {                            \
+  PORTA_INLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) {                                 \
     return (T)((U)old + (U)v);                                                                     \
   }                                                                                                \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) {                            \
+  PORTA_INLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) {                                 \
     return (T)((U)old - (U)v);                                                                     \
   }                                                                                                \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_and_op_##s##_(T old, T v) { return (T)(old & v); }     \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_or_op_##s##_(T old, T v) { return (T)(old | v); }
+  PORTA_INLINE_FUNCTION T porta_atomic_and_op_##s##_(T old, T v) {                                 \
+    return (T)(old & v);                                                                           \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_or_op_##s##_(T old, T v) {                                  \
+    return (T)(old | v);                                                                           \
+  }
 
 #define PORTA_ATOMIC_FLOAT_OPS_(s, T, U, DT, DU)                                                   \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) { return old + v; }          \
-  PORTA_FORCEINLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) { return old - v; }
+  PORTA_INLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) {                                 \
+    return old + v;                                                                                \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) {                                 \
+    return old - v;                                                                                \
+  }
 
 PORTA_ATOMIC_TYPES(PORTA_ATOMIC_BITS_)
 PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_INT_OPS_)
@@ -122,8 +136,12 @@ PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_FLOAT_OPS_)
 
 /* Operations every type shares: load, store, exchange, compare-exchange and the CAS loops. */
 #define PORTA_ATOMIC_COMMON_(s, T, U, DT, DU)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) { return *(const volatile T *)p; }     \
-  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) { *(volatile T *)p = v; }           \
+  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) {                                      \
+    return *(const volatile T *)p;                                                                 \
+  }                                                                                                \
+  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) {                                   \
+    *(volatile T *)p = v;                                                                          \
+  }                                                                                                \
   PORTA_INLINE_FUNCTION T porta_atomic_exchange_##s(T *p, T v) {                                   \
     return porta_atomic_from_bits_##s##_(atomicExch((DU *)p, porta_atomic_to_bits_##s##_(v)));     \
   }                                                                                                \
@@ -177,7 +195,9 @@ PORTA_ATOMIC_TYPES(PORTA_ATOMIC_COMMON_)
  * negation (x - y is exactly x + (-y) in IEEE arithmetic); min/max are CAS loops. */
 #if __CUDA_ARCH__ >= 600
 #define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) { return atomicAdd((DT *)p, v); }
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
+    return atomicAdd((DT *)p, v);                                                                  \
+  }
 #else
 #define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
   PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
@@ -201,7 +221,9 @@ PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
 PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
 
 /** Sequentially consistent fence (device scope on the GPU). */
-PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __threadfence(); }
+PORTA_INLINE_FUNCTION void porta_atomic_fence(void) {
+  __threadfence();
+}
 
 #else /* host pass */
 /* ------------------------------------------------------------------------------------------ */
@@ -281,7 +303,9 @@ PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
 PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
 
 /** Sequentially consistent thread fence. */
-PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+PORTA_INLINE_FUNCTION void porta_atomic_fence(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
 #endif /* host pass */
 
@@ -344,9 +368,10 @@ void porta_atomic_unlock(const void *addr);
 PORTA_EXTERN_C_END
 
 #if defined(__CUDACC__)
-/* Device lock table. It is static, so each translation unit compiled by nvcc has its own table:
- * locks exclude each other only between kernels of one file (enough for every kernel launched
- * from it, also with -rdc, where a shared table would need one definition in one file).
+/* Device lock table. It is static, so each translation unit compiled by nvcc has its own table
+ * (this also links with -rdc, where a non-static table would be defined in every file): locks
+ * exclude each other only among kernels of the same file. Updates of one object from kernels of
+ * different files that run at the same time need a shared table (not provided).
  *
  * Spinning on a lock inside a warp needs care: before Volta the threads of a warp run in lockstep,
  * so `while (!try_lock()) {}` followed by the critical section deadlocks when two threads of one
@@ -374,8 +399,8 @@ static inline __device__ void porta_atomic_device_unlock(const void *addr) {
 /** Run the statements `...` (they may contain commas) while holding the lock of `ptr`, so that an
  *  object of any size is updated atomically with respect to every other PORTA_ATOMIC_UPDATE on the
  *  same pointer. The statements must not leave the block (return, break, goto) and must not take
- *  another lock. On the device the object should be read through volatile or atomic loads if it
- *  can be cached in L1 by other kernels' plain reads. */
+ *  another lock. Taking and releasing the lock are fenced (acquire/release on the host,
+ *  __threadfence() on the device), so the statements may use plain loads and stores. */
 #if defined(__CUDA_ARCH__)
 #define PORTA_ATOMIC_UPDATE(ptr, ...)                                                              \
   do {                                                                                             \

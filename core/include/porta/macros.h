@@ -32,7 +32,7 @@
 /** Functions callable from kernel bodies on every backend. */
 #if defined(__CUDACC__)
 #define PORTA_INLINE_FUNCTION static inline __host__ __device__
-#define PORTA_FORCEINLINE_FUNCTION static inline __host__ __device__ __forceinline__
+#define PORTA_FORCEINLINE_FUNCTION static __host__ __device__ __forceinline__
 #define PORTA_HOST_DEVICE __host__ __device__
 #else
 #define PORTA_INLINE_FUNCTION static inline

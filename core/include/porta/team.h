@@ -49,6 +49,19 @@ void porta_team_barrier_host_(porta_team *team);
 
 PORTA_EXTERN_C_END
 
+#if defined(__CUDACC__)
+/** Butterfly-exchange any trivially copyable value between vector lanes. */
+template <typename T> __device__ __forceinline__ T porta_cuda_shfl_xor_(T v, int mask, int width) {
+  T out;
+  const int nw = (int)((sizeof(T) + 3) / 4);
+  int w[(sizeof(T) + 3) / 4];
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < nw; ++k) w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask, width);
+  memcpy(&out, w, sizeof(T));
+  return out;
+}
+#endif
+
 /** Wait until every member of the team arrives. */
 PORTA_FORCEINLINE_FUNCTION void porta_team_barrier(porta_team *team) {
 #if defined(__CUDA_ARCH__)
@@ -77,20 +90,20 @@ PORTA_INLINE_FUNCTION void *porta_thread_scratch(porta_team *team, int level, si
   return team->thread_scratch[level] + off;
 }
 
-/** Host: copy `bytes` at `value` from member `root` to every member. */
-PORTA_INLINE_FUNCTION void porta_team_broadcast_host_(porta_team *team, void *value, size_t bytes,
-                                                      int root) {
+/** Copy `bytes` at `value` from member `root` to every member (through the slots). */
+PORTA_INLINE_FUNCTION void porta_team_broadcast_(porta_team *team, void *value, size_t bytes,
+                                                 int root) {
   if (team->team_size == 1) return;
-  if (team->team_rank == root) memcpy(team->shared->slots, value, bytes);
-  porta_team_barrier_host_(team);
+  if (team->team_rank == root && team->vector_lane == 0) memcpy(team->shared->slots, value, bytes);
+  porta_team_barrier(team);
   if (team->team_rank != root) memcpy(value, team->shared->slots, bytes);
-  porta_team_barrier_host_(team);
+  porta_team_barrier(team);
 }
 
 /** Give every member the value `var` has on member `root` (var: an lvalue, at most
  *  PORTA_TEAM_SLOT_BYTES * team_size bytes). */
 #define PORTA_TEAM_BROADCAST(team, var, root)                                                      \
-  porta_team_broadcast_host_((team), &(var), sizeof(var), (root))
+  porta_team_broadcast_((team), &(var), sizeof(var), (root))
 
 /* ---- nested ranges ---- */
 
@@ -110,6 +123,18 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_host_(porta_team *team, void *va
 /** The body runs once per thread (on its lane 0). */
 #define PORTA_SINGLE_PER_THREAD(team) if ((team)->vector_lane == 0)
 
+#if defined(__CUDA_ARCH__)
+#define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
+  for (int s_ = (team)->vector_length / 2; s_ > 0; s_ >>= 1) {                                     \
+    R##_value o_ = porta_cuda_shfl_xor_(*(v), s_, (team)->vector_length);                          \
+    R##_join((v), &o_);                                                                            \
+  }
+#else /* host: one lane runs the whole vector loop */
+#define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
+  (void)(team);                                                                                    \
+  (void)(v);
+#endif
+
 /** Stamp team collectives for reducer R:
  *  R_team_reduce(team, &v)        v becomes the team-wide reduction on every member;
  *  R_vector_reduce(team, &v)      across the calling thread's vector lanes;
@@ -119,8 +144,9 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_host_(porta_team *team, void *va
   typedef char R##_porta_fits_team_slot_[(sizeof(R##_value) <= PORTA_TEAM_SLOT_BYTES) ? 1 : -1];   \
   PORTA_INLINE_FUNCTION void R##_team_reduce(porta_team *team, R##_value *v) {                     \
     if (team->team_size == 1) return;                                                              \
-    memcpy(team->shared->slots + (size_t)team->team_rank * PORTA_TEAM_SLOT_BYTES, v,               \
-           sizeof(R##_value));                                                                     \
+    if (team->vector_lane == 0)                                                                    \
+      memcpy(team->shared->slots + (size_t)team->team_rank * PORTA_TEAM_SLOT_BYTES, v,             \
+             sizeof(R##_value));                                                                   \
     porta_team_barrier(team);                                                                      \
     R##_value acc, x;                                                                              \
     R##_init(&acc);                                                                                \
@@ -132,8 +158,7 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_host_(porta_team *team, void *va
     *v = acc;                                                                                      \
   }                                                                                                \
   PORTA_INLINE_FUNCTION void R##_vector_reduce(porta_team *team, R##_value *v) {                   \
-    (void)team;                                                                                    \
-    (void)v;                                                                                       \
+    PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                          \
   }                                                                                                \
   PORTA_INLINE_FUNCTION void R##_team_vector_reduce(porta_team *team, R##_value *v) {              \
     R##_vector_reduce(team, v);                                                                    \
@@ -147,8 +172,9 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_host_(porta_team *team, void *va
       *v = excl;                                                                                   \
       return;                                                                                      \
     }                                                                                              \
-    memcpy(team->shared->slots + (size_t)team->team_rank * PORTA_TEAM_SLOT_BYTES, v,               \
-           sizeof(R##_value));                                                                     \
+    if (team->vector_lane == 0)                                                                    \
+      memcpy(team->shared->slots + (size_t)team->team_rank * PORTA_TEAM_SLOT_BYTES, v,             \
+             sizeof(R##_value));                                                                   \
     porta_team_barrier(team);                                                                      \
     R##_init(&all);                                                                                \
     for (int r = 0; r < team->team_size; ++r) {                                                    \

@@ -71,7 +71,8 @@ typedef struct porta_view {
   porta_view_meta m;
 } porta_view;
 
-/** Options for create / wrap; NULL means defaults (host space, default layout, zeroed). */
+/** Options for create / wrap; NULL means defaults: the default execution space's memory
+ *  space, its default layout, zero-filled (wrap: host space). */
 typedef struct porta_view_options {
   porta_memory_space space;
   porta_layout layout;

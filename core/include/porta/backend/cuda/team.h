@@ -1,0 +1,159 @@
+/** @file backend/cuda/team.h
+ *  CUDA team launchers: one block per team (grid-stride over the league),
+ *  vector lanes on threadIdx.x, team threads on threadIdx.y. Level-0 scratch and
+ *  the exchange slots live in dynamic shared memory (opting in above 48 KiB);
+ *  level-1 scratch in a global pool, one region per block. In a team reduction
+ *  each thread's lane 0 contributes its value. */
+#ifndef PORTA_BACKEND_CUDA_TEAM_H
+#define PORTA_BACKEND_CUDA_TEAM_H
+
+/** Dynamic shared memory of a team block: slots, level-0 team and per-thread scratch. */
+static inline size_t porta_cuda_team_smem_(const porta_team_policy *p, size_t extra) {
+  size_t ts = (size_t)p->team_size;
+  return porta_align64_(ts * PORTA_TEAM_SLOT_BYTES) + porta_align64_(p->scratch_team[0]) +
+         ts * porta_align64_(p->scratch_thread[0]) + extra;
+}
+
+static inline size_t porta_cuda_team_l1_(const porta_team_policy *p) {
+  return porta_align64_(p->scratch_team[1]) +
+         (size_t)p->team_size * porta_align64_(p->scratch_thread[1]);
+}
+
+__device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const porta_team_policy *p,
+                                                       int64_t lr, porta_team_shared *sh,
+                                                       char *smem, char *l1) {
+  size_t ts = (size_t)p->team_size, off = porta_align64_(ts * PORTA_TEAM_SLOT_BYTES);
+  t->league_rank = lr;
+  t->league_size = p->league_size;
+  t->team_rank = (int32_t)threadIdx.y;
+  t->team_size = p->team_size;
+  t->vector_length = (int32_t)blockDim.x;
+  t->vector_lane = (int32_t)threadIdx.x;
+  sh->slots = smem;
+  t->shared = sh;
+  size_t tb0 = porta_align64_(p->scratch_team[0]), pb0 = porta_align64_(p->scratch_thread[0]);
+  t->scratch[0] = smem + off;
+  t->thread_scratch[0] = smem + off + tb0 + threadIdx.y * pb0;
+  size_t tb1 = porta_align64_(p->scratch_team[1]), pb1 = porta_align64_(p->scratch_thread[1]);
+  t->scratch[1] = l1;
+  t->thread_scratch[1] = l1 + tb1 + threadIdx.y * pb1;
+  for (int l = 0; l < 2; ++l) {
+    t->scratch_size[l] = p->scratch_team[l];
+    t->thread_scratch_size[l] = p->scratch_thread[l];
+    t->scratch_used[l] = 0;
+    t->thread_scratch_used[l] = 0;
+  }
+}
+
+/** Launch-time checks and the level-1 pool shared by team for and reduce. */
+#define PORTA_CUDA_TEAM_PREPARE_(KERNEL, EXTRA)                                                    \
+  const porta_team_policy *p = &L->team;                                                           \
+  if (p->league_size <= 0) {                                                                       \
+    (void)args;                                                                                    \
+  }                                                                                                \
+  const unsigned grid = porta_cuda_grid_(p->league_size > 0 ? p->league_size : 1, 1);              \
+  const size_t smem = porta_cuda_team_smem_(p, (EXTRA));                                           \
+  const size_t l1b = porta_align64_(porta_cuda_team_l1_(p));                                       \
+  int rc_ = porta_cuda_shared_opt_in_((const void *)KERNEL, smem, L->label);                       \
+  if (rc_) return rc_;                                                                             \
+  char *l1 = NULL;                                                                                 \
+  if (l1b) {                                                                                       \
+    l1 = (char *)porta_cuda_workspace_(l1b * grid);                                                \
+    if (!l1) return PORTA_ERROR_OUT_OF_MEMORY;                                                     \
+  }                                                                                                \
+  dim3 blk((unsigned)p->vector_length, (unsigned)p->team_size, 1);
+
+#define PORTA_CUDA_TEAM_FOR_(NAME, ARGS_T)                                                         \
+  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_team_policy p, char *l1,       \
+                                              size_t l1b) {                                        \
+    extern __shared__ __align__(64) char porta_smem_[];                                            \
+    __shared__ porta_team_shared sh;                                                               \
+    porta_team t;                                                                                  \
+    for (int64_t lr = blockIdx.x; lr < p.league_size; lr += gridDim.x) {                           \
+      porta_cuda_team_setup_(&t, &p, lr, &sh, porta_smem_, l1 + blockIdx.x * l1b);                 \
+      NAME##_porta_body_(&a, &t);                                                                  \
+      __syncthreads();                                                                             \
+    }                                                                                              \
+  }                                                                                                \
+  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    (void)result;                                                                                  \
+    PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_, 0)                                              \
+    if (p->league_size <= 0) return 0;                                                             \
+    NAME##_porta_cuda_k_<<<grid, blk, smem, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p,    \
+                                                                     l1, l1b);                     \
+    return porta_cuda_launched_(L->label);                                                         \
+  }
+
+/** Team reduction: lane-0 values of every thread, reduced per block in shared memory
+ *  (after the scratch), then across blocks by the last block; deterministic mode keeps
+ *  one partial per (league rank, team thread) and combines them with the host's tree. */
+#define PORTA_CUDA_TEAM_REDUCE_(NAME, ARGS_T, R)                                                   \
+  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_team_policy p, char *l1,       \
+                                              size_t l1b, int det, R##_value *part,                \
+                                              unsigned *counter, R##_value *out) {                 \
+    extern __shared__ __align__(64) char porta_smem_[];                                            \
+    __shared__ porta_team_shared sh;                                                               \
+    __shared__ int last;                                                                           \
+    porta_team t;                                                                                  \
+    R##_value acc;                                                                                 \
+    R##_init(&acc);                                                                                \
+    for (int64_t lr = blockIdx.x; lr < p.league_size; lr += gridDim.x) {                           \
+      porta_cuda_team_setup_(&t, &p, lr, &sh, porta_smem_, l1 + blockIdx.x * l1b);                 \
+      if (det) {                                                                                   \
+        R##_value mine;                                                                            \
+        R##_init(&mine);                                                                           \
+        NAME##_porta_body_(&a, &t, &mine);                                                         \
+        if (threadIdx.x == 0) part[lr * p.team_size + threadIdx.y] = mine;                         \
+      } else {                                                                                     \
+        NAME##_porta_body_(&a, &t, &acc);                                                          \
+      }                                                                                            \
+      __syncthreads();                                                                             \
+    }                                                                                              \
+    if (det) return;                                                                               \
+    R##_value *red = (R##_value *)(porta_smem_ + porta_cuda_team_smem_(&p, 0));                    \
+    const int n = p.team_size, r = threadIdx.y;                                                    \
+    if (threadIdx.x == 0) red[r] = acc;                                                            \
+    __syncthreads();                                                                               \
+    int s = 1;                                                                                     \
+    while (s < n) s <<= 1;                                                                         \
+    for (s >>= 1; s > 0; s >>= 1) {                                                                \
+      if (threadIdx.x == 0 && r < s && r + s < n) R##_join(&red[r], &red[r + s]);                  \
+      __syncthreads();                                                                             \
+    }                                                                                              \
+    if (threadIdx.x == 0 && r == 0) {                                                              \
+      part[blockIdx.x] = red[0];                                                                   \
+      __threadfence();                                                                             \
+      last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;                                   \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    if (last && threadIdx.x == 0 && r == 0) {                                                      \
+      __threadfence();                                                                             \
+      R##_value x;                                                                                 \
+      R##_init(&x);                                                                                \
+      for (unsigned j = 0; j < gridDim.x; ++j) {                                                   \
+        R##_value q = porta_cuda_load_cg_(&part[j]);                                               \
+        R##_join(&x, &q);                                                                          \
+      }                                                                                            \
+      *out = x;                                                                                    \
+    }                                                                                              \
+  }                                                                                                \
+  PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
+  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_,                                                 \
+                             (size_t)L->team.team_size * sizeof(R##_value))                        \
+    R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
+    if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
+    const int det = L->deterministic;                                                              \
+    const int64_t np = det ? p->league_size * p->team_size : (int64_t)grid;                        \
+    R##_value *part = (R##_value *)porta_cuda_workspace_(                                          \
+        l1b * grid + (size_t)(np > 0 ? np : 1) * sizeof(R##_value) + 64);                          \
+    if (!part) return PORTA_ERROR_OUT_OF_MEMORY;                                                   \
+    if (l1b) l1 = (char *)part;                                                                    \
+    part = (R##_value *)((char *)part + porta_align64_(l1b * grid));                               \
+    NAME##_porta_cuda_k_<<<grid, blk, smem, PORTA_CUDA_STREAM_(L)>>>(                              \
+        *(const ARGS_T *)args, *p, l1, l1b, det, part, porta_cuda_counter_(), out);                \
+    if (det) NAME##_porta_cuda_tree_<<<1, 1024, 0, PORTA_CUDA_STREAM_(L)>>>(part, np, out);        \
+    PORTA_CUDA_FINISH_REDUCE_(L, R, out, result)                                                   \
+  }
+
+#endif

@@ -1,0 +1,202 @@
+/** @file cuda/runtime.cu
+ *  The CUDA back end's run time: device selection, memory spaces (device,
+ *  managed, pinned), streams, fences, the launch workspace and fault reports
+ *  that name the last kernel launched. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime_private.h"
+
+static int cuda_usable = 0;
+static cudaDeviceProp props;
+static char last_label[128] = "(none)";
+static void *workspace = NULL;
+static size_t workspace_bytes = 0;
+static unsigned *counter = NULL;
+static void *result_buffer = NULL;
+static size_t result_bytes = 0;
+
+/** Report a failed CUDA call of operation `op`. */
+static int fail(cudaError_t err, const char *op, const char *label) {
+  return porta_error(PORTA_ERROR_BACKEND, op, label, "CUDA error %s: %s (last kernel launched: '%s')",
+                     cudaGetErrorName(err), cudaGetErrorString(err), last_label);
+}
+
+#define CUDA_TRY(call, op, label)                                                                  \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) return fail(e_, op, label);                                             \
+  } while (0)
+
+static int dev_alloc(void **p, size_t bytes) {
+  return cudaMalloc(p, bytes ? bytes : 1) == cudaSuccess ? PORTA_SUCCESS : PORTA_ERROR_OUT_OF_MEMORY;
+}
+static int uvm_alloc(void **p, size_t bytes) {
+  return cudaMallocManaged(p, bytes ? bytes : 1, cudaMemAttachGlobal) == cudaSuccess
+             ? PORTA_SUCCESS
+             : PORTA_ERROR_OUT_OF_MEMORY;
+}
+static int pinned_alloc(void **p, size_t bytes) {
+  return cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocMapped) == cudaSuccess
+             ? PORTA_SUCCESS
+             : PORTA_ERROR_OUT_OF_MEMORY;
+}
+static void dev_free(void *p) { cudaFree(p); }
+static void pinned_free(void *p) { cudaFreeHost(p); }
+static int any_zero(void *p, size_t bytes) {
+  CUDA_TRY(cudaMemset(p, 0, bytes), "zero", NULL);
+  CUDA_TRY(cudaDeviceSynchronize(), "zero", NULL);
+  return PORTA_SUCCESS;
+}
+static int any_copy(void *dst, porta_memory_space ds, const void *src, porta_memory_space ss,
+                    size_t bytes) {
+  (void)ds;
+  (void)ss;
+  CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "deep_copy", NULL);
+  return PORTA_SUCCESS;
+}
+
+/** Local rank on the node from the MPI launcher's environment, or -1. */
+static int local_rank(void) {
+  const char *names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
+                         "MPI_LOCALRANKID", "SLURM_LOCALID"};
+  for (unsigned k = 0; k < sizeof names / sizeof names[0]; ++k) {
+    const char *v = getenv(names[k]);
+    if (v && *v) return atoi(v);
+  }
+  return -1;
+}
+
+extern "C" int porta_cuda_initialize_(int device_id, int device_given, int required) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    cuda_usable = 0;
+    if (required)
+      return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
+                         "the CUDA back end was asked for, but no GPU is usable (%s)",
+                         err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
+    return PORTA_SUCCESS;
+  }
+  int dev = device_given ? device_id : (local_rank() >= 0 ? local_rank() % count : 0);
+  if (dev < 0 || dev >= count)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "GPU %d asked for, but this node has %d", dev, count);
+  CUDA_TRY(cudaSetDevice(dev), "porta_initialize", NULL);
+  CUDA_TRY(cudaGetDeviceProperties(&props, dev), "porta_initialize", NULL);
+  CUDA_TRY(cudaMalloc((void **)&counter, sizeof(unsigned)), "porta_initialize", NULL);
+  CUDA_TRY(cudaMemset(counter, 0, sizeof(unsigned)), "porta_initialize", NULL);
+  porta_space_ops ops_dev = {dev_alloc, dev_free, any_zero, any_copy};
+  porta_space_ops ops_uvm = {uvm_alloc, dev_free, any_zero, any_copy};
+  porta_space_ops ops_pin = {pinned_alloc, pinned_free, any_zero, any_copy};
+  porta_space_ops_[PORTA_CUDA_SPACE] = ops_dev;
+  porta_space_ops_[PORTA_CUDA_UVM_SPACE] = ops_uvm;
+  porta_space_ops_[PORTA_CUDA_HOST_PINNED_SPACE] = ops_pin;
+  porta_state_.device_id = dev;
+  cuda_usable = 1;
+  return PORTA_SUCCESS;
+}
+
+extern "C" void porta_cuda_finalize_(void) {
+  if (!cuda_usable) return;
+  cudaDeviceSynchronize();
+  cudaFree(workspace);
+  cudaFree(counter);
+  cudaFreeHost(result_buffer);
+  workspace = NULL;
+  workspace_bytes = 0;
+  result_buffer = NULL;
+  result_bytes = 0;
+  counter = NULL;
+  for (int s = PORTA_CUDA_SPACE; s <= PORTA_CUDA_HOST_PINNED_SPACE; ++s)
+    memset(&porta_space_ops_[s], 0, sizeof porta_space_ops_[s]);
+  cuda_usable = 0;
+}
+
+extern "C" int porta_cuda_available_(void) { return cuda_usable; }
+
+extern "C" const char *porta_cuda_device_name_(void) { return cuda_usable ? props.name : "none"; }
+
+extern "C" void *porta_cuda_stream_(int instance) {
+  (void)instance;
+  return (void *)0; /* instance 0: the legacy default stream */
+}
+
+extern "C" void *porta_cuda_workspace_(size_t bytes) {
+  if (bytes <= workspace_bytes && workspace) return workspace;
+  cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
+  cudaFree(workspace);
+  size_t want = bytes < 65536 ? 65536 : bytes + bytes / 2;
+  if (cudaMalloc(&workspace, want) != cudaSuccess) {
+    workspace = NULL;
+    workspace_bytes = 0;
+    return NULL;
+  }
+  workspace_bytes = want;
+  return workspace;
+}
+
+extern "C" unsigned *porta_cuda_counter_(void) { return counter; }
+
+extern "C" void *porta_cuda_result_(size_t bytes) {
+  if (bytes <= result_bytes && result_buffer) return result_buffer;
+  cudaDeviceSynchronize();
+  cudaFreeHost(result_buffer);
+  size_t want = bytes < 4096 ? 4096 : bytes;
+  if (cudaHostAlloc(&result_buffer, want, cudaHostAllocMapped) != cudaSuccess) {
+    result_buffer = NULL;
+    result_bytes = 0;
+    return NULL;
+  }
+  result_bytes = want;
+  return result_buffer;
+}
+
+extern "C" int porta_cuda_launched_(const char *label) {
+  snprintf(last_label, sizeof last_label, "%s", label ? label : "");
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return fail(err, "kernel launch", label);
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_sync_(int instance, const char *label) {
+  (void)instance;
+  cudaError_t err = cudaStreamSynchronize(0);
+  if (err != cudaSuccess)
+    return porta_error(PORTA_ERROR_BACKEND, "fence", label,
+                       "asynchronous CUDA fault %s: %s; last kernel launched: '%s'",
+                       cudaGetErrorName(err), cudaGetErrorString(err), last_label);
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_device_sync_(const char *label) {
+  if (!cuda_usable) return PORTA_SUCCESS;
+  cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess)
+    return porta_error(PORTA_ERROR_BACKEND, "fence", label,
+                       "asynchronous CUDA fault %s: %s; last kernel launched: '%s'",
+                       cudaGetErrorName(err), cudaGetErrorString(err), last_label);
+  return PORTA_SUCCESS;
+}
+
+extern "C" int64_t porta_cuda_max_grid_(void) {
+  return cuda_usable ? (int64_t)props.maxGridSize[0] : 65535;
+}
+
+extern "C" int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label) {
+  if (bytes <= 48 * 1024) return PORTA_SUCCESS;
+  if (bytes > props.sharedMemPerBlockOptin)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "team launch", label,
+                       "%zu bytes of level-0 scratch exceed the GPU's %zu bytes of shared memory",
+                       bytes, (size_t)props.sharedMemPerBlockOptin);
+  CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+           "team launch", label);
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_team_size_max_(int vector_length) {
+  return 1024 / (vector_length > 0 ? vector_length : 1);
+}

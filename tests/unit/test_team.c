@@ -1,0 +1,814 @@
+/** @file test_team.c
+ *  Team policies: every league rank is run once by team_size members; the team barrier; team
+ *  and thread scratch at levels 0 and 1 (values survive, NULL past the request); nested
+ *  TEAM_THREAD / THREAD_VECTOR / TEAM_VECTOR ranges, reductions and scans; SINGLE per team and
+ *  per thread; broadcast; the stamped R_team_reduce / R_team_scan collectives; parallel_reduce
+ *  over a team policy (normal and deterministic); and the policy errors. Each test runs with
+ *  team size 1, the largest team size (2 with two OpenMP threads) and PORTA_AUTO.
+ */
+#include <stdint.h>
+
+#include "harness.h"
+
+/** League sizes: none, one, and counts that divide no team count. */
+static const int64_t pt_leagues[] = {0, 1, 5, 1001};
+#define PT_NLEAGUES ((int)(sizeof pt_leagues / sizeof pt_leagues[0]))
+
+/** A (team size, vector length) request and the team size it resolves to. */
+typedef struct {
+  int32_t team_size, vector_length, resolved;
+} pt_shape;
+
+/** The shapes every test runs: 1, the largest team, AUTO, and the largest with 4 lanes. */
+static int pt_shapes(pt_shape *s) {
+  porta_exec ex = porta_exec_default();
+  int max = porta_team_size_max(ex, porta_team_policy_make(1, 1, 1));
+  int auto_ts = porta_team_size_recommended(ex, porta_team_policy_make(1, PORTA_AUTO, PORTA_AUTO));
+  int n = 0;
+  s[n].team_size = 1, s[n].vector_length = 1, s[n].resolved = 1, ++n;
+  s[n].team_size = max, s[n].vector_length = 1, s[n].resolved = max, ++n;
+  s[n].team_size = PORTA_AUTO, s[n].vector_length = PORTA_AUTO, s[n].resolved = auto_ts, ++n;
+  s[n].team_size = max, s[n].vector_length = 4, s[n].resolved = max, ++n;
+  return n;
+}
+
+/** A pseudo-random value per index. */
+static int64_t pt_rand(int64_t i) {
+  uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + 12345;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (int64_t)((z ^ (z >> 31)) % 1000) - 400;
+}
+
+static void report_bad(const char *what, int64_t bad, const pt_shape *s, int64_t league) {
+  if (bad)
+    fprintf(stderr, "  %s: %lld bad (team size %d, vector length %d, league %lld)\n", what,
+            (long long)bad, (int)s->team_size, (int)s->vector_length, (long long)league);
+  PT_EQ_I64(bad, 0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* League ranks, team ranks, sizes                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  porta_view_i64 visits, mask, info, errors;
+  int32_t ts;
+} league_args;
+
+PORTA_TEAM_FOR(league_k, league_args, a, t) {
+  const int64_t lr = t->league_rank;
+  if (t->team_rank < 0 || t->team_rank >= t->team_size || t->team_size != a->ts || lr < 0 ||
+      lr >= t->league_size || t->vector_lane != 0) {
+    porta_atomic_add_i64(&PORTA_AT1(a->errors, 0), 1);
+    return;
+  }
+  porta_atomic_add_i64(&PORTA_AT1(a->visits, lr), 1);
+  porta_atomic_or_i64(&PORTA_AT1(a->mask, lr), (int64_t)1 << t->team_rank);
+  PORTA_AT3(a->info, lr, t->team_rank, 0) = t->league_size;
+  PORTA_AT3(a->info, lr, t->team_rank, 1) = t->vector_length;
+}
+
+static void test_league(void) {
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l) {
+      const int64_t L = pt_leagues[l];
+      const int ts = shapes[s].resolved;
+      league_args a;
+      a.ts = ts;
+      PT_OK(porta_view_i64_create1(&a.visits, "visits", L + 1));
+      PT_OK(porta_view_i64_create1(&a.mask, "mask", L + 1));
+      PT_OK(porta_view_i64_create3(&a.info, "info", L + 1, ts, 2));
+      PT_OK(porta_view_i64_create1(&a.errors, "errors", 1));
+      porta_team_policy p =
+          porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+      PT_OK(porta_parallel_for_team("league", porta_exec_default(), p, &league_k, &a));
+      PT_EQ_I64(a.errors.data[0], 0);
+      int64_t bad = 0;
+      for (int64_t lr = 0; lr < L; ++lr) {
+        bad += a.visits.data[lr] != ts;
+        bad += a.mask.data[lr] != ((int64_t)1 << ts) - 1;
+        for (int r = 0; r < ts; ++r) {
+          bad += a.info.data[(lr * ts + r) * 2] != L;
+          int64_t vl = a.info.data[(lr * ts + r) * 2 + 1];
+          bad += vl < 1 || (shapes[s].vector_length > 0 && vl > shapes[s].vector_length);
+        }
+      }
+      bad += a.visits.data[L] != 0; /* the guard entry past the league */
+      report_bad("league", bad, &shapes[s], L);
+      porta_view_i64_release(&a.visits);
+      porta_view_i64_release(&a.mask);
+      porta_view_i64_release(&a.info);
+      porta_view_i64_release(&a.errors);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Barrier                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+#define PT_ROUNDS 4
+
+typedef struct {
+  porta_view_i64 out; /**< (league, member, round): the sum of every member's value */
+} barrier_args;
+
+PORTA_TEAM_FOR(barrier_k, barrier_args, a, t) {
+  const int64_t lr = t->league_rank;
+  int64_t *slot = (int64_t *)porta_team_scratch(t, 0, (size_t)t->team_size * sizeof(int64_t));
+  for (int round = 0; round < PT_ROUNDS; ++round) {
+    if (t->team_rank == (lr + round) % t->team_size) { /* one member is late to write */
+      volatile int64_t spin = 0;
+      for (int k = 0; k < 2000; ++k) spin = spin + k;
+    }
+    PORTA_SINGLE_PER_THREAD(t) { slot[t->team_rank] = lr * 1000 + t->team_rank * 10 + round + 1; }
+    porta_team_barrier(t);
+    int64_t s = 0;
+    for (int r = 0; r < t->team_size; ++r) s += slot[r];
+    porta_team_barrier(t); /* nobody overwrites a slot before everyone has read it */
+    PORTA_SINGLE_PER_THREAD(t) { PORTA_AT3(a->out, lr, t->team_rank, round) = s; }
+  }
+}
+
+static void test_barrier(void) {
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l) {
+      const int64_t L = pt_leagues[l];
+      const int ts = shapes[s].resolved;
+      barrier_args a;
+      PT_OK(porta_view_i64_create3(&a.out, "out", L, ts, PT_ROUNDS));
+      porta_team_policy p = porta_team_scratch_request(
+          porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length), 0,
+          (size_t)ts * sizeof(int64_t), 0);
+      PT_OK(porta_parallel_for_team("barrier", porta_exec_default(), p, &barrier_k, &a));
+      int64_t bad = 0;
+      for (int64_t lr = 0; lr < L; ++lr)
+        for (int r = 0; r < ts; ++r)
+          for (int round = 0; round < PT_ROUNDS; ++round) {
+            int64_t want = 0;
+            for (int q = 0; q < ts; ++q) want += lr * 1000 + q * 10 + round + 1;
+            bad += a.out.data[(lr * ts + r) * PT_ROUNDS + round] != want;
+          }
+      report_bad("barrier", bad, &shapes[s], L);
+      porta_view_i64_release(&a.out);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scratch                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Sizes in int64 elements: level-0 team scratch in two pieces, level-0 per thread, level 1. */
+#define PT_T0A 10
+#define PT_T0B 27
+#define PT_P0 5
+#define PT_T1 1000
+#define PT_P1 101
+#define PT_T0_BYTES ((PT_T0A + PT_T0B) * sizeof(int64_t)) /* 296: PT_T0A's 80 bytes stay aligned */
+
+typedef struct {
+  porta_view_i64 flags;  /**< (league, member): bits for the pointers that were as expected */
+  porta_view_i64 errors; /**< (league, member): values not read back */
+  int32_t requested;     /**< 0: the policy asked for no scratch */
+} scratch_args;
+
+#define PT_ALIGNED(p) (((uintptr_t)(p) & 15) == 0)
+
+PORTA_TEAM_FOR(scratch_k, scratch_args, a, t) {
+  const int64_t lr = t->league_rank;
+  const int rank = t->team_rank;
+  int64_t flags = 0, errors = 0;
+  if (!a->requested) {
+    flags |= porta_team_scratch(t, 0, 8) == NULL;
+    flags |= (int64_t)(porta_team_scratch(t, 1, 8) == NULL) << 1;
+    flags |= (int64_t)(porta_thread_scratch(t, 0, 8) == NULL) << 2;
+    flags |= (int64_t)(porta_thread_scratch(t, 1, 8) == NULL) << 3;
+    PORTA_SINGLE_PER_THREAD(t) { PORTA_AT2(a->flags, lr, rank) = flags; }
+    return;
+  }
+  int64_t *t0a = (int64_t *)porta_team_scratch(t, 0, PT_T0A * sizeof(int64_t));
+  int64_t *t0b = (int64_t *)porta_team_scratch(t, 0, PT_T0B * sizeof(int64_t));
+  int64_t *p0 = (int64_t *)porta_thread_scratch(t, 0, PT_P0 * sizeof(int64_t));
+  int64_t *t1 = (int64_t *)porta_team_scratch(t, 1, PT_T1 * sizeof(int64_t));
+  int64_t *p1 = (int64_t *)porta_thread_scratch(t, 1, PT_P1 * sizeof(int64_t));
+  /* every request is used up: one more byte is refused */
+  void *x0 = porta_team_scratch(t, 0, 1);
+  void *x1 = porta_thread_scratch(t, 1, 1);
+  void *x2 = porta_team_scratch(t, 1, 1);
+  void *x3 = porta_thread_scratch(t, 0, 1);
+  flags |= (int64_t)(t0a != NULL && PT_ALIGNED(t0a));
+  flags |= (int64_t)(t0b != NULL && PT_ALIGNED(t0b)) << 1;
+  flags |= (int64_t)(p0 != NULL && PT_ALIGNED(p0)) << 2;
+  flags |= (int64_t)(t1 != NULL && PT_ALIGNED(t1)) << 3;
+  flags |= (int64_t)(p1 != NULL && PT_ALIGNED(p1)) << 4;
+  flags |= (int64_t)(x0 == NULL && x1 == NULL && x2 == NULL && x3 == NULL) << 5;
+  if ((flags & 31) == 31) {
+    /* team scratch: written by whichever member owns the index, read by every member */
+    PORTA_TEAM_THREAD_RANGE(t, k, 0, PT_T0A) { t0a[k] = -(lr * 1000 + k); }
+    PORTA_TEAM_THREAD_RANGE(t, k, 0, PT_T0B) { t0b[k] = lr * 1000 + k; }
+    PORTA_TEAM_THREAD_RANGE(t, k, 0, PT_T1) { t1[k] = lr * 100000 + k; }
+    /* thread scratch: private, so other members' writes must not show */
+    PORTA_SINGLE_PER_THREAD(t) {
+      for (int k = 0; k < PT_P0; ++k) p0[k] = rank * 1000 + k + lr;
+      for (int k = 0; k < PT_P1; ++k) p1[k] = -(rank * 1000 + k + lr);
+    }
+    porta_team_barrier(t);
+    for (int k = 0; k < PT_T0A; ++k) errors += t0a[k] != -(lr * 1000 + k);
+    for (int k = 0; k < PT_T0B; ++k) errors += t0b[k] != lr * 1000 + k;
+    for (int k = 0; k < PT_T1; ++k) errors += t1[k] != lr * 100000 + k;
+    for (int k = 0; k < PT_P0; ++k) errors += p0[k] != rank * 1000 + k + lr;
+    for (int k = 0; k < PT_P1; ++k) errors += p1[k] != -(rank * 1000 + k + lr);
+  }
+  PORTA_SINGLE_PER_THREAD(t) {
+    PORTA_AT2(a->flags, lr, rank) = flags;
+    PORTA_AT2(a->errors, lr, rank) = errors;
+  }
+}
+
+static void test_scratch(void) {
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l)
+      for (int req = 0; req < 2; ++req) {
+        const int64_t L = pt_leagues[l];
+        const int ts = shapes[s].resolved;
+        scratch_args a;
+        a.requested = req;
+        PT_OK(porta_view_i64_create2(&a.flags, "flags", L, ts));
+        PT_OK(porta_view_i64_create2(&a.errors, "errors", L, ts));
+        porta_team_policy p =
+            porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+        if (req) {
+          p = porta_team_scratch_request(p, 0, PT_T0_BYTES, PT_P0 * sizeof(int64_t));
+          p = porta_team_scratch_request(p, 1, PT_T1 * sizeof(int64_t), PT_P1 * sizeof(int64_t));
+        }
+        PT_OK(porta_parallel_for_team("scratch", porta_exec_default(), p, &scratch_k, &a));
+        int64_t bad = 0;
+        for (int64_t k = 0; k < L * ts; ++k) {
+          bad += a.flags.data[k] != (req ? 63 : 15);
+          bad += a.errors.data[k] != 0;
+        }
+        report_bad(req ? "scratch" : "scratch not requested", bad, &shapes[s], L);
+        porta_view_i64_release(&a.flags);
+        porta_view_i64_release(&a.errors);
+      }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Nested ranges                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+#define PT_M 37 /* TEAM_THREAD / TEAM_VECTOR range length */
+#define PT_R 5  /* rows of the nested thread-vector ranges */
+#define PT_C 13 /* columns */
+
+typedef struct {
+  porta_view_i64 tt;  /**< (league, PT_M) visits of TEAM_THREAD_RANGE [3, PT_M + 3) */
+  porta_view_i64 tv;  /**< (league, PT_R, PT_C) TEAM_THREAD over rows, THREAD_VECTOR [2, PT_C + 2) */
+  porta_view_i64 tvr; /**< (league, PT_M) visits of TEAM_VECTOR_RANGE [1, PT_M + 1) */
+} nested_args;
+
+PORTA_TEAM_FOR(nested_k, nested_args, a, t) {
+  const int64_t lr = t->league_rank;
+  PORTA_TEAM_THREAD_RANGE(t, i, 3, PT_M + 3) {
+    porta_atomic_add_i64(&PORTA_AT2(a->tt, lr, i - 3), 1 + 100 * t->team_rank);
+  }
+  PORTA_TEAM_THREAD_RANGE(t, r, 0, PT_R) {
+    PORTA_THREAD_VECTOR_RANGE(t, c, 2, PT_C + 2) {
+      porta_atomic_add_i64(&PORTA_AT3(a->tv, lr, r, c - 2), 1);
+    }
+  }
+  PORTA_TEAM_VECTOR_RANGE(t, i, 1, PT_M + 1) { porta_atomic_add_i64(&PORTA_AT2(a->tvr, lr, i - 1), 1); }
+}
+
+static void test_nested_ranges(void) {
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l) {
+      const int64_t L = pt_leagues[l];
+      const int ts = shapes[s].resolved;
+      nested_args a;
+      PT_OK(porta_view_i64_create2(&a.tt, "tt", L, PT_M));
+      PT_OK(porta_view_i64_create3(&a.tv, "tv", L, PT_R, PT_C));
+      PT_OK(porta_view_i64_create2(&a.tvr, "tvr", L, PT_M));
+      porta_team_policy p =
+          porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+      PT_OK(porta_parallel_for_team("nested", porta_exec_default(), p, &nested_k, &a));
+      int64_t bad = 0;
+      for (int64_t k = 0; k < L * PT_M; ++k) {
+        /* visited once, by member (index mod team size): 1 + 100 * member */
+        bad += a.tt.data[k] != 1 + 100 * ((k % PT_M + 3) % ts);
+        bad += a.tvr.data[k] != 1;
+      }
+      for (int64_t k = 0; k < L * PT_R * PT_C; ++k) bad += a.tv.data[k] != 1;
+      report_bad("nested ranges", bad, &shapes[s], L);
+      porta_view_i64_release(&a.tt);
+      porta_view_i64_release(&a.tv);
+      porta_view_i64_release(&a.tvr);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Nested reductions                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  porta_view_i64 out;    /**< (league, member, 5) results every member sees */
+  porta_view_i64 rowsum; /**< (league, PT_R) THREAD_VECTOR_REDUCE per row */
+} nred_args;
+
+PORTA_TEAM_FOR(nred_k, nred_args, a, t) {
+  const int64_t lr = t->league_rank;
+  const int rank = t->team_rank;
+  int64_t s;
+  double mx;
+  porta_i64_loc ml;
+  int64_t tvs;
+  PORTA_TEAM_THREAD_REDUCE(t, i, 0, PT_M, porta_sum_i64, s) { s += lr * PT_M + i; }
+  PORTA_TEAM_THREAD_REDUCE(t, i, 0, PT_M, porta_max_f64, mx) {
+    double v = (double)((i * 7) % PT_M) + 0.5 * (double)lr;
+    if (v > mx) mx = v;
+  }
+  /* the minimum (0) occurs at every index that is a multiple of 5: the first is 0 */
+  PORTA_TEAM_THREAD_REDUCE(t, i, 0, PT_M, porta_minloc_i64, ml) {
+    int64_t v = (i % 5) + lr;
+    if (v < ml.val || (v == ml.val && i < ml.loc)) {
+      ml.val = v;
+      ml.loc = i;
+    }
+  }
+  PORTA_TEAM_VECTOR_REDUCE(t, i, 0, PT_M, porta_sum_i64, tvs) { tvs += i * i + lr; }
+  PORTA_SINGLE_PER_THREAD(t) {
+    PORTA_AT3(a->out, lr, rank, 0) = s;
+    PORTA_AT3(a->out, lr, rank, 1) = (int64_t)(mx * 2);
+    PORTA_AT3(a->out, lr, rank, 2) = ml.val;
+    PORTA_AT3(a->out, lr, rank, 3) = ml.loc;
+    PORTA_AT3(a->out, lr, rank, 4) = tvs;
+  }
+  PORTA_TEAM_THREAD_RANGE(t, r, 0, PT_R) {
+    int64_t rs;
+    PORTA_THREAD_VECTOR_REDUCE(t, c, 0, PT_C, porta_sum_i64, rs) { rs += r * PT_C + c + lr; }
+    PORTA_SINGLE_PER_THREAD(t) { PORTA_AT2(a->rowsum, lr, r) = rs; }
+  }
+}
+
+static void test_nested_reduce(void) {
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l) {
+      const int64_t L = pt_leagues[l];
+      const int ts = shapes[s].resolved;
+      nred_args a;
+      PT_OK(porta_view_i64_create3(&a.out, "out", L, ts, 5));
+      PT_OK(porta_view_i64_create2(&a.rowsum, "rowsum", L, PT_R));
+      porta_team_policy p =
+          porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+      PT_OK(porta_parallel_for_team("nested_reduce", porta_exec_default(), p, &nred_k, &a));
+      int64_t bad = 0;
+      for (int64_t lr = 0; lr < L; ++lr) {
+        const int64_t want_s = lr * PT_M * PT_M + PT_M * (PT_M - 1) / 2;
+        const int64_t want_mx = (PT_M - 1) * 2 + lr; /* 2 * (PT_M - 1 + lr / 2) */
+        const int64_t want_tvs = (PT_M - 1) * PT_M * (2 * PT_M - 1) / 6 + lr * PT_M;
+        for (int r = 0; r < ts; ++r) {
+          const int64_t *o = a.out.data + (lr * ts + r) * 5;
+          bad += o[0] != want_s;
+          bad += o[1] != want_mx;
+          bad += o[2] != lr;
+          bad += o[3] != 0;
+          bad += o[4] != want_tvs;
+        }
+        for (int r = 0; r < PT_R; ++r)
+          bad += a.rowsum.data[lr * PT_R + r] != r * PT_C * PT_C + PT_C * (PT_C - 1) / 2 + lr * PT_C;
+      }
+      report_bad("nested reductions", bad, &shapes[s], L);
+      porta_view_i64_release(&a.out);
+      porta_view_i64_release(&a.rowsum);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Nested scans                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+#define PT_SCAN_MAX 103
+
+typedef struct {
+  porta_view_i64 in;    /**< (league, PT_SCAN_MAX) */
+  porta_view_i64 ex;    /**< exclusive TEAM_THREAD_SCAN */
+  porta_view_i64 inc;   /**< inclusive TEAM_THREAD_SCAN */
+  porta_view_i64 tot;   /**< (league, member, 2): the totals each member sees */
+  porta_view_i64 vin;   /**< (league, PT_R, PT_C) */
+  porta_view_i64 vex;   /**< exclusive THREAD_VECTOR_SCAN per row */
+  porta_view_i64 vtot;  /**< (league, PT_R) */
+  int64_t n;            /**< TEAM_THREAD_SCAN length */
+} nscan_args;
+
+PORTA_TEAM_FOR(nscan_k, nscan_args, a, t) {
+  const int64_t lr = t->league_rank;
+  int64_t upd, upd2;
+  PORTA_TEAM_THREAD_SCAN(t, i, 0, a->n, porta_sum_i64, upd, fin) {
+    if (fin) PORTA_AT2(a->ex, lr, i) = upd;
+    upd += PORTA_AT2(a->in, lr, i);
+  }
+  PORTA_TEAM_THREAD_SCAN(t, i, 0, a->n, porta_sum_i64, upd2, fin) {
+    upd2 += PORTA_AT2(a->in, lr, i);
+    if (fin) PORTA_AT2(a->inc, lr, i) = upd2;
+  }
+  PORTA_SINGLE_PER_THREAD(t) {
+    PORTA_AT3(a->tot, lr, t->team_rank, 0) = upd;
+    PORTA_AT3(a->tot, lr, t->team_rank, 1) = upd2;
+  }
+  PORTA_TEAM_THREAD_RANGE(t, r, 0, PT_R) {
+    int64_t vu;
+    PORTA_THREAD_VECTOR_SCAN(t, c, 0, PT_C, porta_sum_i64, vu, fin) {
+      if (fin) PORTA_AT3(a->vex, lr, r, c) = vu;
+      vu += PORTA_AT3(a->vin, lr, r, c);
+    }
+    PORTA_SINGLE_PER_THREAD(t) { PORTA_AT2(a->vtot, lr, r) = vu; }
+  }
+}
+
+static void test_nested_scan(void) {
+  static const int64_t lengths[] = {0, 1, 2, 7, PT_SCAN_MAX};
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l)
+      for (int n = 0; n < 5; ++n) {
+        const int64_t L = pt_leagues[l];
+        const int ts = shapes[s].resolved;
+        nscan_args a;
+        a.n = lengths[n];
+        PT_OK(porta_view_i64_create2(&a.in, "in", L, PT_SCAN_MAX));
+        PT_OK(porta_view_i64_create2(&a.ex, "ex", L, PT_SCAN_MAX));
+        PT_OK(porta_view_i64_create2(&a.inc, "inc", L, PT_SCAN_MAX));
+        PT_OK(porta_view_i64_create3(&a.tot, "tot", L, ts, 2));
+        PT_OK(porta_view_i64_create3(&a.vin, "vin", L, PT_R, PT_C));
+        PT_OK(porta_view_i64_create3(&a.vex, "vex", L, PT_R, PT_C));
+        PT_OK(porta_view_i64_create2(&a.vtot, "vtot", L, PT_R));
+        for (int64_t k = 0; k < L * PT_SCAN_MAX; ++k) a.in.data[k] = pt_rand(k);
+        for (int64_t k = 0; k < L * PT_R * PT_C; ++k) a.vin.data[k] = pt_rand(k + 77777);
+        PT_OK(porta_view_i64_fill(a.ex, -1));
+        PT_OK(porta_view_i64_fill(a.inc, -1));
+        porta_team_policy p =
+            porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+        PT_OK(porta_parallel_for_team("nested_scan", porta_exec_default(), p, &nscan_k, &a));
+        int64_t bad = 0;
+        for (int64_t lr = 0; lr < L; ++lr) {
+          int64_t run = 0;
+          for (int64_t i = 0; i < PT_SCAN_MAX; ++i) {
+            const int64_t k = lr * PT_SCAN_MAX + i;
+            if (i < a.n) {
+              bad += a.ex.data[k] != run;
+              run += a.in.data[k];
+              bad += a.inc.data[k] != run;
+            } else {
+              bad += a.ex.data[k] != -1 || a.inc.data[k] != -1; /* untouched */
+            }
+          }
+          for (int r = 0; r < ts; ++r) {
+            bad += a.tot.data[(lr * ts + r) * 2] != run;
+            bad += a.tot.data[(lr * ts + r) * 2 + 1] != run;
+          }
+          for (int r = 0; r < PT_R; ++r) {
+            int64_t vrun = 0;
+            for (int c = 0; c < PT_C; ++c) {
+              const int64_t k = (lr * PT_R + r) * PT_C + c;
+              bad += a.vex.data[k] != vrun;
+              vrun += a.vin.data[k];
+            }
+            bad += a.vtot.data[lr * PT_R + r] != vrun;
+          }
+        }
+        report_bad("nested scans", bad, &shapes[s], L);
+        porta_view_i64_release(&a.in);
+        porta_view_i64_release(&a.ex);
+        porta_view_i64_release(&a.inc);
+        porta_view_i64_release(&a.tot);
+        porta_view_i64_release(&a.vin);
+        porta_view_i64_release(&a.vex);
+        porta_view_i64_release(&a.vtot);
+      }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Single, broadcast, the stamped collectives                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  double a;
+  int64_t b;
+  double c[3];
+} pt_bcast;
+
+/** A custom reducer with team collectives: sum and max at once. */
+typedef struct {
+  int64_t sum, max;
+} sm_value;
+PORTA_INLINE_FUNCTION void sm_init(sm_value *v) {
+  v->sum = 0;
+  v->max = INT64_MIN;
+}
+PORTA_INLINE_FUNCTION void sm_join(sm_value *d, const sm_value *s) {
+  d->sum += s->sum;
+  if (s->max > d->max) d->max = s->max;
+}
+PORTA_REDUCER_TEAM_OPS(sm)
+
+#define PT_NCOLL 14
+
+typedef struct {
+  porta_view_i64 single_team, single_thread; /**< (league) counters */
+  porta_view_i64 totals;                     /**< (2): all SINGLE_PER_TEAM, all PER_THREAD */
+  porta_view_i64 out;                        /**< (league, member, PT_NCOLL) */
+} coll_args;
+
+PORTA_TEAM_FOR(coll_k, coll_args, a, t) {
+  const int64_t lr = t->league_rank;
+  const int rank = t->team_rank, ts = t->team_size;
+  PORTA_SINGLE_PER_TEAM(t) {
+    porta_atomic_add_i64(&PORTA_AT1(a->single_team, lr), 1);
+    porta_atomic_add_i64(&PORTA_AT1(a->totals, 0), 1);
+  }
+  PORTA_SINGLE_PER_THREAD(t) {
+    porta_atomic_add_i64(&PORTA_AT1(a->single_thread, lr), 1);
+    porta_atomic_add_i64(&PORTA_AT1(a->totals, 1), 1);
+  }
+  /* broadcast from the first and from the last member */
+  int64_t x = rank == 0 ? lr * 100 + 7 : -1;
+  PORTA_TEAM_BROADCAST(t, x, 0);
+  int64_t y = rank == ts - 1 ? lr * 100 + 9 : -1;
+  PORTA_TEAM_BROADCAST(t, y, ts - 1);
+  pt_bcast b;
+  b.a = rank == ts - 1 ? 0.5 * (double)lr : -1;
+  b.b = rank == ts - 1 ? lr + 3 : -1;
+  b.c[0] = b.c[1] = b.c[2] = rank == ts - 1 ? (double)lr + 0.25 : -1;
+  PORTA_TEAM_BROADCAST(t, b, ts - 1);
+  /* the stamped collectives */
+  int64_t v = lr + rank + 1;
+  porta_sum_i64_team_reduce(t, &v);
+  double d = 0.5 * rank + (double)lr;
+  porta_max_f64_team_reduce(t, &d);
+  porta_i64_loc loc;
+  loc.val = 3;
+  loc.loc = ts - 1 - rank; /* a tie: the smallest location wins */
+  porta_minloc_i64_team_reduce(t, &loc);
+  int64_t e = lr + rank + 1, total = -1;
+  porta_sum_i64_team_scan(t, &e, &total);
+  int64_t e2 = rank + 1;
+  porta_sum_i64_team_scan(t, &e2, NULL);
+  sm_value sm;
+  sm.sum = rank + 1;
+  sm.max = lr * 10 + rank;
+  sm_team_reduce(t, &sm);
+  int64_t tv = 2 * rank + 1;
+  porta_sum_i64_team_vector_reduce(t, &tv);
+  PORTA_SINGLE_PER_THREAD(t) {
+    int64_t *o = &PORTA_AT3(a->out, lr, rank, 0);
+    o[0] = x;
+    o[1] = y;
+    o[2] = (int64_t)(b.a * 2) + 1000 * b.b;
+    o[3] = (b.c[0] == (double)lr + 0.25 && b.c[1] == b.c[0] && b.c[2] == b.c[0]);
+    o[4] = v;
+    o[5] = (int64_t)(d * 2);
+    o[6] = loc.val;
+    o[7] = loc.loc;
+    o[8] = e;
+    o[9] = total;
+    o[10] = e2;
+    o[11] = sm.sum;
+    o[12] = sm.max;
+    o[13] = tv;
+  }
+}
+
+static void test_single_broadcast_collectives(void) {
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int s = 0; s < ns; ++s)
+    for (int l = 0; l < PT_NLEAGUES; ++l) {
+      const int64_t L = pt_leagues[l];
+      const int ts = shapes[s].resolved;
+      coll_args a;
+      PT_OK(porta_view_i64_create1(&a.single_team, "single_team", L + 1));
+      PT_OK(porta_view_i64_create1(&a.single_thread, "single_thread", L + 1));
+      PT_OK(porta_view_i64_create1(&a.totals, "totals", 2));
+      PT_OK(porta_view_i64_create3(&a.out, "out", L, ts, PT_NCOLL));
+      porta_team_policy p =
+          porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+      PT_OK(porta_parallel_for_team("collectives", porta_exec_default(), p, &coll_k, &a));
+      int64_t bad = 0;
+      PT_EQ_I64(a.totals.data[0], L);
+      PT_EQ_I64(a.totals.data[1], L * ts);
+      for (int64_t lr = 0; lr < L; ++lr) {
+        bad += a.single_team.data[lr] != 1;
+        bad += a.single_thread.data[lr] != ts;
+        int64_t sum = 0;
+        for (int q = 0; q < ts; ++q) sum += lr + q + 1;
+        for (int r = 0; r < ts; ++r) {
+          const int64_t *o = a.out.data + (lr * ts + r) * PT_NCOLL;
+          int64_t excl = 0, excl2 = 0;
+          for (int q = 0; q < r; ++q) {
+            excl += lr + q + 1;
+            excl2 += q + 1;
+          }
+          bad += o[0] != lr * 100 + 7;
+          bad += o[1] != lr * 100 + 9;
+          bad += o[2] != lr + 1000 * (lr + 3);
+          bad += o[3] != 1;
+          bad += o[4] != sum;
+          bad += o[5] != (ts - 1) + 2 * lr;
+          bad += o[6] != 3;
+          bad += o[7] != 0;
+          bad += o[8] != excl;
+          bad += o[9] != sum;
+          bad += o[10] != excl2;
+          bad += o[11] != (int64_t)ts * (ts + 1) / 2;
+          bad += o[12] != lr * 10 + ts - 1;
+          bad += o[13] != (int64_t)ts * ts;
+        }
+      }
+      bad += a.single_team.data[L] != 0;
+      report_bad("single / broadcast / collectives", bad, &shapes[s], L);
+      porta_view_i64_release(&a.single_team);
+      porta_view_i64_release(&a.single_thread);
+      porta_view_i64_release(&a.totals);
+      porta_view_i64_release(&a.out);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* parallel_reduce over a team policy                                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  int64_t m; /**< indices per league rank */
+} tred_args;
+
+/** Every member adds its share of the league rank's indices. */
+PORTA_TEAM_REDUCE(tred_k, tred_args, a, t, porta_sum_i64, acc) {
+  PORTA_TEAM_THREAD_RANGE(t, i, 0, a->m) { *acc += t->league_rank * a->m + i; }
+}
+
+/** A nested team reduction, added once per team. */
+PORTA_TEAM_REDUCE(tred_nested_k, tred_args, a, t, porta_sum_f64, acc) {
+  double s;
+  PORTA_TEAM_THREAD_REDUCE(t, i, 0, a->m, porta_sum_f64, s) {
+    s += 0.5 * (double)(t->league_rank * a->m + i);
+  }
+  PORTA_SINGLE_PER_TEAM(t) { *acc += s; }
+}
+
+/** Location of the maximum over all league ranks (ties: smallest location). */
+PORTA_TEAM_REDUCE(tred_maxloc_k, tred_args, a, t, porta_maxloc_i64, acc) {
+  PORTA_TEAM_THREAD_RANGE(t, i, 0, a->m) {
+    const int64_t k = t->league_rank * a->m + i;
+    const int64_t v = k % 1000; /* maximum 999 first at k = 999 */
+    if (v > acc->val || (v == acc->val && k < acc->loc)) {
+      acc->val = v;
+      acc->loc = k;
+    }
+  }
+}
+
+static void test_team_reduce(void) {
+  static const int64_t ms[] = {0, 1, 7, 129};
+  pt_shape shapes[4];
+  const int ns = pt_shapes(shapes);
+  for (int det = 0; det < 2; ++det) {
+    porta_set_deterministic(det);
+    for (int s = 0; s < ns; ++s)
+      for (int l = 0; l < PT_NLEAGUES; ++l)
+        for (int mi = 0; mi < 4; ++mi) {
+          const int64_t L = pt_leagues[l], n = L * ms[mi];
+          tred_args a;
+          a.m = ms[mi];
+          porta_team_policy p =
+              porta_team_policy_make(L, shapes[s].team_size, shapes[s].vector_length);
+          int64_t got = -1;
+          PT_OK(porta_parallel_reduce_team("team_reduce", porta_exec_default(), p, &tred_k, &a,
+                                           &got));
+          PT_EQ_I64(got, n * (n - 1) / 2);
+          double gd = -1;
+          PT_OK(porta_parallel_reduce_team("team_reduce_nested", porta_exec_default(), p,
+                                           &tred_nested_k, &a, &gd));
+          PT_EQ_F64(gd, 0.25 * (double)(n * (n - 1)));
+          porta_i64_loc ml;
+          PT_OK(porta_parallel_reduce_team("team_maxloc", porta_exec_default(), p, &tred_maxloc_k,
+                                           &a, &ml));
+          if (n == 0) {
+            PT_EQ_I64(ml.val, INT64_MIN);
+            PT_EQ_I64(ml.loc, INT64_MAX);
+          } else {
+            PT_EQ_I64(ml.val, n - 1 < 999 ? n - 1 : 999);
+            PT_EQ_I64(ml.loc, n - 1 < 999 ? n - 1 : 999);
+          }
+        }
+  }
+  porta_set_deterministic(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors and empty leagues                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  porta_view_i64 v;
+} range_args;
+
+PORTA_FOR(range_k, range_args, a, i) { PORTA_AT1(a->v, i) = 1; }
+
+static void test_errors(void) {
+  porta_exec ex = porta_exec_default();
+  const int max = porta_team_size_max(ex, porta_team_policy_make(4, 1, 1));
+  league_args a;
+  a.ts = 1;
+  PT_OK(porta_view_i64_create1(&a.visits, "visits", 4));
+  PT_OK(porta_view_i64_create1(&a.mask, "mask", 4));
+  PT_OK(porta_view_i64_create3(&a.info, "info", 4, max + 1, 2));
+  PT_OK(porta_view_i64_create1(&a.errors, "errors", 1));
+  tred_args ta;
+  ta.m = 3;
+  int64_t r = 0;
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(4, max + 1, 1),
+                                         &league_k, &a),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_reduce_team("bad", ex, porta_team_policy_make(4, max + 1, 1),
+                                            &tred_k, &ta, &r),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(4, 0, 1), &league_k, &a),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(4, 1, 3), &league_k, &a),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(4, 1, 0), &league_k, &a),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(-1, 1, 1), &league_k,
+                                         &a),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_reduce_team("bad", ex, porta_team_policy_make(4, 1, 1), &tred_k,
+                                            &ta, NULL),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  /* a team kernel over a range, a range kernel over a team policy, for vs reduce */
+  range_args ra;
+  PT_OK(porta_view_i64_create1(&ra.v, "r", 4));
+  PT_EXPECT_CODE(porta_parallel_for("bad", ex, porta_range(0, 4), &league_k, &a),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(4, 1, 1), &range_k, &ra),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_for_team("bad", ex, porta_team_policy_make(4, 1, 1), &tred_k, &ta),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(porta_parallel_reduce_team("bad", ex, porta_team_policy_make(4, 1, 1), &league_k,
+                                            &a, &r),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  /* nothing ran */
+  int64_t ran = a.errors.data[0];
+  for (int k = 0; k < 4; ++k) ran += a.visits.data[k] + ra.v.data[k];
+  PT_EQ_I64(ran, 0);
+  /* the largest team size itself is accepted */
+  a.ts = max;
+  PT_OK(porta_parallel_for_team("max", ex, porta_team_policy_make(4, max, 1), &league_k, &a));
+  for (int k = 0; k < 4; ++k) PT_EQ_I64(a.visits.data[k], max);
+  PT_EQ_I64(a.errors.data[0], 0);
+  porta_view_i64_release(&a.visits);
+  porta_view_i64_release(&a.mask);
+  porta_view_i64_release(&a.info);
+  porta_view_i64_release(&a.errors);
+  porta_view_i64_release(&ra.v);
+}
+
+static void test_team_size_queries(void) {
+  porta_exec ex = porta_exec_default();
+  const int max = porta_team_size_max(ex, porta_team_policy_make(10, 1, 1));
+  PT_CHECK(max >= 1);
+  if (ex.backend == PORTA_BACKEND_OPENMP) PT_EQ_I64(max, porta_num_threads());
+  if (ex.backend == PORTA_BACKEND_SERIAL) PT_EQ_I64(max, 1);
+  const int rec = porta_team_size_recommended(ex, porta_team_policy_make(10, PORTA_AUTO, 1));
+  PT_CHECK(rec >= 1 && rec <= max);
+}
+
+int main(int argc, char **argv) {
+  PT_BEGIN(argc, argv);
+  if (porta_exec_default().backend == PORTA_BACKEND_CUDA) {
+    printf("test_team reads views on the host: skipped on the cuda back end\n");
+    porta_finalize();
+    return 77;
+  }
+  PT_RUN(test_team_size_queries);
+  PT_RUN(test_league);
+  PT_RUN(test_barrier);
+  PT_RUN(test_scratch);
+  PT_RUN(test_nested_ranges);
+  PT_RUN(test_nested_reduce);
+  PT_RUN(test_nested_scan);
+  PT_RUN(test_single_broadcast_collectives);
+  PT_RUN(test_team_reduce);
+  PT_RUN(test_errors);
+  PT_END();
+}
