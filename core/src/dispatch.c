@@ -2,6 +2,9 @@
  *  From a launch call to a kernel's back-end launcher: validate the policy,
  *  resolve AUTO sizes, call the tools hooks (one branch when none is loaded). */
 #include <string.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "runtime_private.h"
 
@@ -39,9 +42,12 @@ static int run(porta_launch *L, const char *op, const porta_kernel *k, int patte
                const void *args, void *result) {
   int rc;
   if (PORTA_UNLIKELY(porta_profiling_active_)) {
-    uint64_t h = porta_profile_begin_kernel_((porta_pattern)pattern, L->label, 0);
+    uint32_t dev = porta_profile_device_id(L->exec.backend, (uint32_t)porta_state_.device_id,
+                                           (uint32_t)L->exec.instance);
+    uint64_t h = porta_profile_begin_kernel_((porta_pattern)pattern, L->label, dev);
     rc = k->launch[L->exec.backend](L, args, result);
-    porta_exec_fence(L->exec, L->label);
+    /* The time table needs the kernel finished; tools time launches as Kokkos does. */
+    if (porta_state_.profile_table) porta_fence_quiet_(L->exec);
     porta_profile_end_kernel_((porta_pattern)pattern, h);
   } else {
     rc = k->launch[L->exec.backend](L, args, result);
@@ -84,7 +90,13 @@ int porta_team_size_max(porta_exec exec, porta_team_policy policy) {
   if (exec.backend == PORTA_BACKEND_CUDA) return porta_cuda_team_size_max_(policy.vector_length);
 #endif
   (void)policy;
-  return exec.backend == PORTA_BACKEND_OPENMP ? porta_state_.num_threads : 1;
+#if defined(_OPENMP)
+  if (exec.backend == PORTA_BACKEND_OPENMP) {
+    int limit = omp_get_thread_limit(); /* a team needs all its threads at once */
+    return porta_state_.num_threads < limit ? porta_state_.num_threads : limit;
+  }
+#endif
+  return 1;
 }
 
 int porta_team_size_recommended(porta_exec exec, porta_team_policy policy) {

@@ -12,7 +12,7 @@
 
 #include "runtime_private.h"
 
-porta_state porta_state_ = {0, PORTA_BACKEND_SERIAL, 1, 0, 0, 0};
+porta_state porta_state_ = {0, PORTA_BACKEND_SERIAL, 1, 0, 0, 0, -1};
 
 static const char *const backend_names[PORTA_NUM_BACKENDS] = {"serial", "openmp", "cuda"};
 static const char *const space_names[PORTA_NUM_MEMORY_SPACES] = {"Host", "Cuda", "CudaUVM",
@@ -65,6 +65,19 @@ porta_exec porta_exec_default(void) { return porta_exec_backend(porta_state_.def
 
 porta_memory_space porta_exec_memory_space(porta_exec exec) {
   return exec.backend == PORTA_BACKEND_CUDA ? PORTA_CUDA_SPACE : PORTA_HOST_SPACE;
+}
+
+porta_memory_space porta_default_memory_space(void) {
+  return porta_state_.default_space >= 0 ? (porta_memory_space)porta_state_.default_space
+                                         : porta_exec_memory_space(porta_exec_default());
+}
+
+int porta_set_default_memory_space(porta_memory_space space) {
+  if ((int)space < 0 || space >= PORTA_NUM_MEMORY_SPACES || !porta_space_ops_[space].alloc)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_set_default_memory_space",
+                       porta_memory_space_name(space), "memory space is not available");
+  porta_state_.default_space = (int)space;
+  return PORTA_SUCCESS;
 }
 
 int porta_is_initialized(void) { return porta_state_.initialized; }
@@ -188,15 +201,15 @@ static int match(const char *arg, const char *name, const char **value) {
   return 0;
 }
 
+/** A Porta option (consumed from argv) rather than the program's own. */
+static int is_porta_option(const char *arg) { return arg && strncmp(arg, "--porta-", 8) == 0; }
+
+/** Parse the `--porta-*` options; argc/argv are left as they are (see consume_arguments). */
 static int read_arguments(int *argc, char ***argv, options *o) {
   if (!argc || !argv || !*argv) return PORTA_SUCCESS;
-  int kept = 1;
   for (int i = 1; i < *argc; ++i) {
     const char *arg = (*argv)[i], *v = NULL;
-    if (strncmp(arg, "--porta-", 8) != 0) {
-      (*argv)[kept++] = (*argv)[i];
-      continue;
-    }
+    if (!is_porta_option(arg)) continue;
     if (match(arg, "--porta-backend", &v)) {
       PORTA_CHECK(parse_backend(v, "--porta-backend", &o->backend));
       o->have_backend = 1;
@@ -216,9 +229,18 @@ static int read_arguments(int *argc, char ***argv, options *o) {
                          "unknown option '%s' (see --porta-help)", arg);
     }
   }
+  return PORTA_SUCCESS;
+}
+
+/** Remove the `--porta-*` options from argv, keeping the others in order. Done only once
+ *  initialisation has succeeded, so a failed porta_initialize leaves argc/argv untouched. */
+static void consume_arguments(int *argc, char ***argv) {
+  if (!argc || !argv || !*argv || *argc < 1) return;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i)
+    if (!is_porta_option((*argv)[i])) (*argv)[kept++] = (*argv)[i];
   for (int i = kept; i < *argc; ++i) (*argv)[i] = NULL;
   *argc = kept;
-  return PORTA_SUCCESS;
 }
 
 int porta_initialize(int *argc, char ***argv) {
@@ -261,6 +283,7 @@ int porta_initialize(int *argc, char ***argv) {
   porta_state_.profile_table = o.profile;
   porta_state_.device_id = o.device;
   PORTA_CHECK(porta_profiling_initialize(NULL, o.profile));
+  consume_arguments(argc, argv);
   porta_state_.initialized = 1;
   return PORTA_SUCCESS;
 }
@@ -276,6 +299,7 @@ int porta_finalize(void) {
   porta_cuda_finalize_();
 #endif
   porta_state_.initialized = 0;
+  porta_state_.default_space = -1;
   return PORTA_SUCCESS;
 }
 
@@ -296,9 +320,21 @@ void porta_print_configuration(FILE *out) {
           porta_profiling_active_ ? (porta_state_.profile_table ? "table" : "tools") : "off");
 }
 
+int porta_fence_quiet_(porta_exec exec) {
+#if PORTA_ENABLE_CUDA
+  if (exec.backend == PORTA_BACKEND_CUDA && porta_cuda_available_())
+    return porta_cuda_sync_(exec.instance, "profile table");
+#endif
+  (void)exec;
+  return PORTA_SUCCESS;
+}
+
 int porta_exec_fence(porta_exec exec, const char *label) {
   uint64_t h = 0;
-  if (PORTA_UNLIKELY(porta_profiling_active_)) h = porta_profile_begin_fence_(label, 0);
+  if (PORTA_UNLIKELY(porta_profiling_active_))
+    h = porta_profile_begin_fence_(
+        label, porta_profile_device_id(exec.backend, (uint32_t)porta_state_.device_id,
+                                       (uint32_t)exec.instance));
   int rc = PORTA_SUCCESS;
 #if PORTA_ENABLE_CUDA
   if (exec.backend == PORTA_BACKEND_CUDA && porta_cuda_available_())

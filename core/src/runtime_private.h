@@ -15,6 +15,7 @@ typedef struct porta_state {
   int deterministic;
   int profile_table;
   int device_id;
+  int default_space; /**< -1: the default execution space's */
 } porta_state;
 
 extern porta_state porta_state_;
@@ -50,6 +51,9 @@ int porta_cuda_device_sync_(const char *label);
 int porta_cuda_sync_(int instance, const char *label);
 int porta_cuda_team_size_max_(int vector_length);
 #endif
+
+/** Wait for an instance without reporting a fence to tools (the profile table). */
+int porta_fence_quiet_(porta_exec exec);
 
 /** Release the host workspace (at finalize). */
 void porta_host_workspace_free_(void);

@@ -37,6 +37,20 @@ int porta_view_meta_contiguous(const porta_view_meta *m) {
   return n == 0 || porta_view_meta_span_bytes(m) == n * (int64_t)m->value_size;
 }
 
+/** Non-zero if the bytes spanned by `m` (extents, strides, value size) do not fit in int64_t:
+ *  padding and explicit strides can overflow where the element count alone does not. */
+static int span_overflows(const porta_view_meta *m) {
+  int64_t last = 0, t;
+  for (int r = 0; r < m->rank; ++r)
+    if (m->extent[r] == 0) return 0;
+  for (int r = 0; r < m->rank; ++r)
+    if (__builtin_mul_overflow(m->extent[r] - 1, m->stride[r], &t) ||
+        __builtin_add_overflow(last, t, &last))
+      return 1;
+  return __builtin_add_overflow(last, 1, &last) ||
+         __builtin_mul_overflow(last, (int64_t)m->value_size, &t);
+}
+
 /** Fill extents and strides for `layout`; `pad` rounds the contiguous extent's stride. */
 static int shape(porta_view_meta *m, const char *op, const char *label, int rank,
                  const int64_t *extents, porta_layout layout, int pad, const int64_t *strides) {
@@ -71,26 +85,33 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "stride %d is negative", r);
       m->stride[r] = strides[r];
     }
+    if (span_overflows(m))
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                         "extents and strides overflow a 64-bit byte count");
     return PORTA_SUCCESS;
   }
   int64_t align = pad && rank >= 2 ? (64 + (int64_t)m->value_size - 1) / (int64_t)m->value_size
                                    : 1;
   int64_t s = 1;
+  int overflow = 0;
   if (layout == PORTA_LAYOUT_RIGHT) {
     for (int r = rank - 1; r >= 0; --r) {
       m->stride[r] = s;
       int64_t e = m->extent[r];
       if (r == rank - 1 && align > 1) e = (e + align - 1) / align * align;
-      s *= e;
+      overflow |= __builtin_mul_overflow(s, e, &s);
     }
   } else {
     for (int r = 0; r < rank; ++r) {
       m->stride[r] = s;
       int64_t e = m->extent[r];
       if (r == 0 && align > 1) e = (e + align - 1) / align * align;
-      s *= e;
+      overflow |= __builtin_mul_overflow(s, e, &s);
     }
   }
+  if (overflow || span_overflows(m))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "extents with padding overflow a 64-bit byte count");
   return PORTA_SUCCESS;
 }
 
@@ -109,7 +130,7 @@ int porta_view_create(porta_view *v, const char *label, porta_type type, size_t 
   if (value_size == 0 || value_size > UINT32_MAX)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "value size %zu", value_size);
   /* Like Kokkos, views live by default where the default execution space runs. */
-  porta_memory_space space = opt ? opt->space : porta_exec_memory_space(porta_exec_default());
+  porta_memory_space space = opt ? opt->space : porta_default_memory_space();
   porta_layout layout = opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout
                                                                      : default_layout(space);
   uint32_t flags = opt ? opt->flags : 0;
@@ -191,28 +212,33 @@ void porta_view_release(porta_view *v) {
 int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice *slices) {
   const char *op = "porta_view_subview";
   porta_view s = *src;
-  int rank = 0, contiguous_right = 1, contiguous_left = 1;
+  int rank = 0, contiguous_right = 1, contiguous_left = 1, rc;
+  int64_t ext[PORTA_MAX_RANK], str[PORTA_MAX_RANK];
   char *base = (char *)s.data;
-  if (!slices && s.m.rank > 0)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, s.m.label, "no slices");
+  if (!slices && s.m.rank > 0) {
+    rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, s.m.label, "no slices");
+    goto fail;
+  }
   for (int r = 0; r < s.m.rank; ++r) {
     porta_slice sl = slices[r];
     int64_t b = sl.kind == PORTA_SLICE_ALL ? 0 : sl.begin;
     int64_t e = sl.kind == PORTA_SLICE_ALL ? s.m.extent[r] : sl.end;
-    if (b < 0 || e < b || e > s.m.extent[r] || (sl.kind == PORTA_SLICE_INDEX && b >= e))
-      return porta_error(PORTA_ERROR_BOUNDS, op, s.m.label,
-                         "slice %d [%lld, %lld) is outside the extent %lld", r, (long long)b,
-                         (long long)e, (long long)s.m.extent[r]);
+    if (b < 0 || e < b || e > s.m.extent[r] || (sl.kind == PORTA_SLICE_INDEX && b >= e)) {
+      rc = porta_error(PORTA_ERROR_BOUNDS, op, s.m.label,
+                       "slice %d [%lld, %lld) is outside the extent %lld", r, (long long)b,
+                       (long long)e, (long long)s.m.extent[r]);
+      goto fail;
+    }
     if (s.m.extent[r] > 0) base += b * s.m.stride[r] * (int64_t)s.m.value_size;
     if (sl.kind == PORTA_SLICE_INDEX) continue;
-    out->m.extent[rank] = e - b;
-    out->m.stride[rank] = s.m.stride[r];
+    ext[rank] = e - b;
+    str[rank] = s.m.stride[r];
     ++rank;
   }
   porta_view_meta m = s.m;
   for (int r = 0; r < PORTA_MAX_RANK; ++r) {
-    m.extent[r] = r < rank ? out->m.extent[r] : 1;
-    m.stride[r] = r < rank ? out->m.stride[r] : 0;
+    m.extent[r] = r < rank ? ext[r] : 1;
+    m.stride[r] = r < rank ? str[r] : 0;
   }
   m.rank = rank;
   /* Keep Left/Right only when the subview is still that layout with unit inner stride. */
@@ -250,6 +276,10 @@ int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice
   out->m = m;
   porta_view_retain(out);
   return PORTA_SUCCESS;
+fail:
+  /* A failed subview is an empty handle (safe to release), unless it was asked in place. */
+  if (out != src) memset(out, 0, sizeof *out);
+  return rc;
 }
 
 void porta_view_copy_overlap_(porta_view dst, porta_view src) {
@@ -287,8 +317,8 @@ static int reshape(porta_view *v, int rank, const int64_t *extents, int keep, co
   porta_view_options opt;
   opt.space = (porta_memory_space)v->m.space;
   opt.layout = (porta_layout)v->m.layout;
-  opt.flags = v->m.traits & (PORTA_VIEW_UNINITIALIZED | PORTA_VIEW_CONST | PORTA_VIEW_RANDOM_ACCESS |
-                             PORTA_VIEW_ATOMIC);
+  opt.flags = v->m.traits & (PORTA_VIEW_UNINITIALIZED | PORTA_VIEW_PADDED | PORTA_VIEW_CONST |
+                             PORTA_VIEW_RANDOM_ACCESS | PORTA_VIEW_ATOMIC);
   opt.stride = NULL;
   porta_view fresh;
   PORTA_CHECK(porta_view_create(&fresh, v->m.label, (porta_type)v->m.type, v->m.value_size, rank,
@@ -317,11 +347,22 @@ int porta_view_realloc(porta_view *v, int rank, const int64_t *extents) {
 int porta_view_create_mirror(porta_view *out, const porta_view *src) {
   porta_view_options opt;
   char label[PORTA_LABEL_MAX + 8];
+  int64_t compact[PORTA_MAX_RANK];
   opt.space = PORTA_HOST_SPACE;
   opt.layout = src->m.layout == PORTA_LAYOUT_STRIDE ? PORTA_LAYOUT_DEFAULT
                                                     : (porta_layout)src->m.layout;
   opt.flags = PORTA_VIEW_UNINITIALIZED;
   opt.stride = NULL;
+  if (src->m.layout == PORTA_LAYOUT_STRIDE && src->m.rank >= 2) {
+    /* deep_copy wants equal layouts from rank 2 on: stay Stride, with compact row-major strides */
+    int64_t st = 1;
+    for (int r = src->m.rank - 1; r >= 0; --r) {
+      compact[r] = st;
+      st *= src->m.extent[r] > 0 ? src->m.extent[r] : 1;
+    }
+    opt.layout = PORTA_LAYOUT_STRIDE;
+    opt.stride = compact;
+  }
   snprintf(label, sizeof label, "%s_mirror", src->m.label);
   return porta_view_create(out, label, (porta_type)src->m.type, src->m.value_size, src->m.rank,
                            src->m.extent, &opt);

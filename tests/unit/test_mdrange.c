@@ -34,7 +34,7 @@ PORTA_MDFOR6(fill6, md_args, a, i0, i1, i2, i3, i4, i5) {
       ((((i0 * 100 + i1) * 100 + i2) * 100 + i3) * 100 + i4) * 100 + i5 + 1;
 }
 
-static const porta_kernel *const fill_kernels[7] = {NULL, NULL, &fill2, &fill3,
+static const porta_kernel *const fill_kernels[7] = {NULL,   NULL,   &fill2, &fill3,
                                                     &fill4, &fill5, &fill6};
 
 /** Fill the box [lo, up) of rank `rank` through its kernel, in a view one larger than `up` in
@@ -82,10 +82,10 @@ static void check_fill(int rank, const int64_t *lo, const int64_t *up, const int
 
 static void test_mdfor_all_ranks(void) {
   /* lower bounds non-zero, extents odd / prime so that they divide no thread count */
-  static const int64_t lo[7][6] = {{0}, {0}, {3, 2}, {1, 2, 0}, {1, 0, 2, 1}, {1, 1, 0, 2, 1},
-                                   {1, 0, 1, 0, 2, 1}};
-  static const int64_t up[7][6] = {{0}, {0}, {40, 37}, {12, 9, 13}, {6, 5, 7, 4}, {5, 4, 3, 5, 6},
-                                   {4, 3, 5, 3, 5, 4}};
+  static const int64_t lo[7][6] = {
+      {0}, {0}, {3, 2}, {1, 2, 0}, {1, 0, 2, 1}, {1, 1, 0, 2, 1}, {1, 0, 1, 0, 2, 1}};
+  static const int64_t up[7][6] = {
+      {0}, {0}, {40, 37}, {12, 9, 13}, {6, 5, 7, 4}, {5, 4, 3, 5, 6}, {4, 3, 5, 3, 5, 4}};
   for (int rank = 2; rank <= 6; ++rank) check_fill(rank, lo[rank], up[rank], NULL);
 }
 
@@ -172,8 +172,8 @@ static void test_mdreduce(void) {
   for (int det = 0; det < 2; ++det) {
     porta_set_deterministic(det);
     /* rank 2 */
-    static const int64_t b2[][4] = {{5, 306, 7, 410}, {0, 1, 0, 1}, {3, 4, 0, 2049},
-                                    {0, 2049, 2, 3}, {4, 4, 0, 10}, {0, 10, 6, 6}};
+    static const int64_t b2[][4] = {{5, 306, 7, 410}, {0, 1, 0, 1},  {3, 4, 0, 2049},
+                                    {0, 2049, 2, 3},  {4, 4, 0, 10}, {0, 10, 6, 6}};
     for (int c = 0; c < 6; ++c) {
       const int64_t l0 = b2[c][0], u0 = b2[c][1], l1 = b2[c][2], u1 = b2[c][3];
       double ref = 0, got = -1;
@@ -189,12 +189,13 @@ static void test_mdreduce(void) {
       const double ni = (double)(u0 - l0), nj = (double)(u1 - l1);
       const double si = ni * (double)(l0 + u0 - 1) / 2, sj = nj * (double)(l1 + u1 - 1) / 2;
       PT_EQ_F64(got, 1000 * si * nj + sj * ni);
-      PT_OK(porta_parallel_reduce_md("max2", ex, porta_mdrange2(l0, u0, l1, u1), &max2, &na, &gmax));
+      PT_OK(
+          porta_parallel_reduce_md("max2", ex, porta_mdrange2(l0, u0, l1, u1), &max2, &na, &gmax));
       PT_EQ_I64(gmax, maxref);
     }
     /* rank 3 */
-    static const int64_t b3[][6] = {{1, 38, 2, 43, 3, 50}, {0, 1, 0, 1, 0, 1}, {0, 3, 0, 0, 0, 5},
-                                    {2, 5, 1, 4, 7, 2055}};
+    static const int64_t b3[][6] = {
+        {1, 38, 2, 43, 3, 50}, {0, 1, 0, 1, 0, 1}, {0, 3, 0, 0, 0, 5}, {2, 5, 1, 4, 7, 2055}};
     for (int c = 0; c < 4; ++c) {
       const int64_t *b = b3[c];
       double ref = 0, got = -1;
@@ -239,9 +240,9 @@ static void test_stencil(void) {
   PT_OK(porta_view_f64_create2(&a.u, "u", n, m));
   PT_OK(porta_view_f64_create2(&a.out, "out", n, m));
   PT_OK(porta_view_f64_fill(a.out, -1.0));
-  double *u = a.u.data;
+#define U(i, j) PORTA_S2(a.u, i, j) /* host reads: any layout */
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < m; ++j) u[i * m + j] = (double)((i * 31 + j * 17) % 101) * 0.37 - 3.1;
+    for (int64_t j = 0; j < m; ++j) U(i, j) = (double)((i * 31 + j * 17) % 101) * 0.37 - 3.1;
   PT_OK(porta_parallel_for_md("laplace", porta_exec_default(), porta_mdrange2(1, n - 1, 1, m - 1),
                               &laplace, &a));
   int64_t bad = 0;
@@ -249,21 +250,21 @@ static void test_stencil(void) {
     for (int64_t j = 0; j < m; ++j) {
       double want = -1.0;
       if (i > 0 && i < n - 1 && j > 0 && j < m - 1)
-        want = 4.0 * u[i * m + j] - u[(i - 1) * m + j] - u[(i + 1) * m + j] - u[i * m + j - 1] -
-               u[i * m + j + 1];
-      if (a.out.data[i * m + j] != want) ++bad;
+        want = 4.0 * U(i, j) - U(i - 1, j) - U(i + 1, j) - U(i, j - 1) - U(i, j + 1);
+      if (PORTA_S2(a.out, i, j) != want) ++bad;
     }
   PT_EQ_I64(bad, 0);
   /* a known value: u = i^2 + j^2 has discrete Laplacian -4 everywhere */
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < m; ++j) u[i * m + j] = (double)(i * i + j * j);
+    for (int64_t j = 0; j < m; ++j) U(i, j) = (double)(i * i + j * j);
   PT_OK(porta_parallel_for_md("laplace", porta_exec_default(), porta_mdrange2(1, n - 1, 1, m - 1),
                               &laplace, &a));
   bad = 0;
   for (int64_t i = 1; i < n - 1; ++i)
     for (int64_t j = 1; j < m - 1; ++j)
-      if (a.out.data[i * m + j] != -4.0) ++bad;
+      if (PORTA_S2(a.out, i, j) != -4.0) ++bad;
   PT_EQ_I64(bad, 0);
+#undef U
   porta_view_f64_release(&a.u);
   porta_view_f64_release(&a.out);
 }
@@ -290,9 +291,9 @@ static void test_errors(void) {
                  PORTA_ERROR_INVALID_ARGUMENT);
   PT_EXPECT_CODE(porta_parallel_for_md("bad", ex, porta_mdrange3(0, 4, 0, 4, 0, 4), &fill2, &a),
                  PORTA_ERROR_INVALID_ARGUMENT);
-  PT_EXPECT_CODE(porta_parallel_reduce_md("bad", ex, porta_mdrange3(0, 4, 0, 4, 0, 4), &sum2, &na,
-                                          &d),
-                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(
+      porta_parallel_reduce_md("bad", ex, porta_mdrange3(0, 4, 0, 4, 0, 4), &sum2, &na, &d),
+      PORTA_ERROR_INVALID_ARGUMENT);
   PT_EXPECT_CODE(porta_parallel_reduce_md("bad", ex, porta_mdrange2(0, 4, 0, 4), &sum3, &na, &d),
                  PORTA_ERROR_INVALID_ARGUMENT);
   /* lower > upper in any dimension */
@@ -315,7 +316,7 @@ static void test_errors(void) {
                  PORTA_ERROR_INVALID_ARGUMENT);
   /* nothing ran */
   int64_t nonzero = 0;
-  for (int64_t k = 0; k < 8 * 8 * 8; ++k) nonzero += a.v.data[k] != 0;
+  for (int64_t k = 0; k < 8 * 8 * 8; ++k) nonzero += a.v.data[k] != 0; /* any layout */
   for (int64_t k = 0; k < 8; ++k) nonzero += ra.v.data[k] != 0;
   PT_EQ_I64(nonzero, 0);
   porta_view_i64_release(&a.v);

@@ -95,7 +95,7 @@ static uint64_t kid_of(int i) {
 }
 
 static const char *default_space(void) {
-  return porta_memory_space_name(porta_exec_memory_space(porta_exec_default()));
+  return porta_memory_space_name(porta_default_memory_space());
 }
 
 /* ---- tests ---- */

@@ -51,8 +51,9 @@ static void check_visits(porta_range_policy policy, int64_t b, int64_t n) {
     if (a.value.data[i] != (in ? 3 * i + 1 : -7)) ++bad_value;
   }
   if (bad_count || bad_value)
-    fprintf(stderr, "  visits over [%lld, %lld) schedule %d chunk %lld: %lld bad counts, %lld "
-                    "bad values\n",
+    fprintf(stderr,
+            "  visits over [%lld, %lld) schedule %d chunk %lld: %lld bad counts, %lld "
+            "bad values\n",
             (long long)b, (long long)(b + n), (int)policy.schedule, (long long)policy.chunk,
             (long long)bad_count, (long long)bad_value);
   PT_EQ_I64(bad_count, 0);
@@ -83,8 +84,16 @@ static void test_for_dynamic(void) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* Data sets the reducer tests write into the view before each reduction. */
-enum { PT_GENERAL, PT_PROD, PT_LOC, PT_LOGIC_ALL, PT_LOGIC_ONE_ZERO, PT_LOGIC_NONE, PT_BITS_AND,
-       PT_BITS_OR };
+enum {
+  PT_GENERAL,
+  PT_PROD,
+  PT_LOC,
+  PT_LOGIC_ALL,
+  PT_LOGIC_ONE_ZERO,
+  PT_LOGIC_NONE,
+  PT_BITS_AND,
+  PT_BITS_OR
+};
 
 /** Stamp, for element type T with suffix TN: an args struct and one kernel per arithmetic
  *  reducer, each written the way a user writes the body. */
@@ -92,9 +101,7 @@ enum { PT_GENERAL, PT_PROD, PT_LOC, PT_LOGIC_ALL, PT_LOGIC_ONE_ZERO, PT_LOGIC_NO
   typedef struct {                                                                                 \
     porta_view_##TN x;                                                                             \
   } red_args_##TN;                                                                                 \
-  PORTA_REDUCE(sum_##TN, red_args_##TN, a, i, porta_sum_##TN, acc) {                               \
-    *acc += PORTA_AT1(a->x, i);                                                                    \
-  }                                                                                                \
+  PORTA_REDUCE(sum_##TN, red_args_##TN, a, i, porta_sum_##TN, acc) { *acc += PORTA_AT1(a->x, i); } \
   PORTA_REDUCE(prod_##TN, red_args_##TN, a, i, porta_prod_##TN, acc) {                             \
     *acc *= PORTA_AT1(a->x, i);                                                                    \
   }                                                                                                \
@@ -330,7 +337,7 @@ PT_FILL_(u8, uint8_t, 0)
         const int64_t n = sizes[s];                                                                \
         T got, ref;                                                                                \
         fill_##TN(x, n, PT_BITS_AND);                                                              \
-        ref = (T)~(T)0;                                                                            \
+        ref = (T) ~(T)0;                                                                           \
         for (int64_t i = 0; i < n; ++i) ref = (T)(ref & x[i]);                                     \
         PT_REDUCE_(band_##TN, porta_range(0, n), a, got);                                          \
         PT_EQ_I64(got, ref);                                                                       \
@@ -345,7 +352,7 @@ PT_FILL_(u8, uint8_t, 0)
       {                                                                                            \
         T got;                                                                                     \
         PT_REDUCE_(band_##TN, porta_range(0, 0), a, got);                                          \
-        PT_EQ_I64(got, (T)~(T)0);                                                                  \
+        PT_EQ_I64(got, (T) ~(T)0);                                                                 \
         PT_REDUCE_(bor_##TN, porta_range(0, 0), a, got);                                           \
         PT_EQ_I64(got, 0);                                                                         \
       }                                                                                            \
@@ -572,8 +579,8 @@ static void test_scan_i64(void) {
                             NULL));
   PT_EQ_I64(a.out.data[99], 100 * 101 / 2);
   total = 12345;
-  PT_OK(porta_parallel_scan("empty", porta_exec_default(), porta_range(7, 7), &exscan_k, &a,
-                            &total));
+  PT_OK(
+      porta_parallel_scan("empty", porta_exec_default(), porta_range(7, 7), &exscan_k, &a, &total));
   PT_EQ_I64(total, 0);
   porta_view_i64_release(&a.in);
   porta_view_i64_release(&a.out);
@@ -586,8 +593,8 @@ static void test_scan_f64(void) {
   PT_OK(porta_view_f64_create1(&a.out, "out", n));
   fill_f64(a.in.data, n, PT_GENERAL);
   double total = -1, run = 0;
-  PT_OK(porta_parallel_scan("scan_f64", porta_exec_default(), porta_range(0, n), &exscan_f64_k,
-                            &a, &total));
+  PT_OK(porta_parallel_scan("scan_f64", porta_exec_default(), porta_range(0, n), &exscan_f64_k, &a,
+                            &total));
   int64_t bad = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (a.out.data[i] != run) ++bad;
@@ -615,7 +622,8 @@ static void test_errors(void) {
                  PORTA_ERROR_INVALID_ARGUMENT);
   PT_EXPECT_CODE(porta_parallel_reduce("bad", ex, porta_range(5, 3), &sum_i64, &r, &out),
                  PORTA_ERROR_INVALID_ARGUMENT);
-  PT_EXPECT_CODE(porta_parallel_for("bad", ex, porta_range_schedule(0, 5, PORTA_SCHEDULE_DYNAMIC, -1),
+  PT_EXPECT_CODE(porta_parallel_for("bad", ex,
+                                    porta_range_schedule(0, 5, PORTA_SCHEDULE_DYNAMIC, -1),
                                     &visit_k, &v),
                  PORTA_ERROR_INVALID_ARGUMENT);
   porta_range_policy p = porta_range(0, 5);

@@ -50,6 +50,11 @@ porta_exec porta_exec_default(void);
 porta_exec porta_exec_backend(porta_backend backend);
 /** The memory space kernels on `exec` use by default. */
 porta_memory_space porta_exec_memory_space(porta_exec exec);
+/** The memory space views are created in when no options say otherwise: the default
+ *  execution space's, unless porta_set_default_memory_space chose another (for example
+ *  CudaUVMSpace, so host code can read device results after a fence). */
+porta_memory_space porta_default_memory_space(void);
+int porta_set_default_memory_space(porta_memory_space space);
 /** Non-zero if `backend` is compiled in and usable on this machine. */
 int porta_backend_available(porta_backend backend);
 /** Non-zero if code running on `backend` may dereference memory of `space`. */

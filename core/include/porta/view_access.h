@@ -29,6 +29,10 @@ PORTA_INLINE_FUNCTION int64_t porta_view_checked_offset_(const porta_view_meta *
                                                           const char *file, int line) {
   const char *what = NULL;
   int64_t off = 0;
+#if !defined(__CUDA_ARCH__)
+  if (m->space == PORTA_CUDA_SPACE) what = "host access to device memory (CudaSpace)";
+  else
+#endif
   if (m->rank != n) what = "rank mismatch";
   else if (layout != 0 && m->layout != layout &&
            !(n <= 1 && m->layout != PORTA_LAYOUT_STRIDE && layout != PORTA_LAYOUT_STRIDE))

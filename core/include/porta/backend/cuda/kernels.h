@@ -40,14 +40,21 @@ __device__ __forceinline__ T porta_cuda_shfl_down_(T v, int delta, int width) {
   return out;
 }
 
-/** Load from L2 (bypassing L1): partials written by other blocks of the same kernel. */
+/** Load from L2 (bypassing L1): partials written by other blocks of the same kernel.
+ *  Whole 4-byte words when the type allows, bytes otherwise. */
 template <typename T> __device__ __forceinline__ T porta_cuda_load_cg_(const T *p) {
   T out;
-  const int nw = (int)((sizeof(T) + 3) / 4);
-  unsigned w[(sizeof(T) + 3) / 4];
-  const unsigned *src = (const unsigned *)p;
-  for (int k = 0; k < nw; ++k) w[k] = __ldcg(src + k);
-  memcpy(&out, w, sizeof(T));
+  if (alignof(T) >= 4 && sizeof(T) % 4 == 0) {
+    unsigned w[(sizeof(T) + 3) / 4];
+    const unsigned *src = (const unsigned *)p;
+    for (int k = 0; k < (int)(sizeof(T) / 4); ++k) w[k] = __ldcg(src + k);
+    memcpy(&out, w, sizeof(T));
+  } else {
+    unsigned char b[sizeof(T)];
+    const unsigned char *src = (const unsigned char *)p;
+    for (int k = 0; k < (int)sizeof(T); ++k) b[k] = __ldcg(src + k);
+    memcpy(&out, b, sizeof(T));
+  }
   return out;
 }
 

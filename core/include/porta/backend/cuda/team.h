@@ -8,7 +8,7 @@
 #define PORTA_BACKEND_CUDA_TEAM_H
 
 /** Dynamic shared memory of a team block: slots, level-0 team and per-thread scratch. */
-static inline size_t porta_cuda_team_smem_(const porta_team_policy *p, size_t extra) {
+static inline __host__ __device__ size_t porta_cuda_team_smem_(const porta_team_policy *p, size_t extra) {
   size_t ts = (size_t)p->team_size;
   return porta_align64_(ts * PORTA_TEAM_SLOT_BYTES) + porta_align64_(p->scratch_team[0]) +
          ts * porta_align64_(p->scratch_thread[0]) + extra;

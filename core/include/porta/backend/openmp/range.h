@@ -19,6 +19,7 @@
     const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
     if (L->range.schedule == PORTA_SCHEDULE_DYNAMIC) {                                             \
       const int64_t ch_ = L->range.chunk > 0 ? L->range.chunk : 1;                                 \
+      (void)ch_; /* used only inside the pragma, which nvcc's front end does not read */         \
       PORTA_OMP(parallel num_threads(L->num_threads)) {                                            \
         const ARGS_T a_ = *ap_;                                                                    \
         PORTA_OMP(for schedule(dynamic, ch_))                                                      \

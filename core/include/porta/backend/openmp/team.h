@@ -28,24 +28,29 @@
     (void)result;                                                                                  \
     const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
     PORTA_OPENMP_TEAM_SETUP_(0)                                                                    \
+    int ok_ = 1;                                                                                   \
     PORTA_OMP(parallel num_threads(nteams_ * ts_)) {                                               \
       const ARGS_T a_ = *ap_;                                                                      \
       const int tid_ = omp_get_thread_num(), g_ = tid_ / ts_, r_ = tid_ % ts_;                     \
+      const int ng_ = omp_get_num_threads() / ts_; /* teams the threads granted can form */        \
       porta_team t_;                                                                               \
       int64_t lb_, le_;                                                                            \
-      porta_partition_(0, L->team.league_size, g_, nteams_, &lb_, &le_);                           \
-      if (omp_get_num_threads() == nteams_ * ts_)                                                  \
+      if (tid_ == 0 && ng_ == 0) ok_ = 0;                                                          \
+      porta_partition_(0, L->team.league_size, g_, ng_ > 0 ? ng_ : 1, &lb_, &le_);                 \
+      if (g_ < ng_)                                                                                \
         for (int64_t lr_ = lb_; lr_ < le_; ++lr_) {                                                \
           porta_host_team_setup_(&t_, &L->team, lr_, r_, &sh_[g_], ws_ + shb_ + (size_t)g_ * bb_); \
           NAME##_porta_body_(&a_, &t_);                                                            \
           porta_team_barrier(&t_);                                                                 \
         }                                                                                          \
     }                                                                                              \
-    return 0;                                                                                      \
+    return ok_ ? PORTA_SUCCESS : PORTA_ERROR_BACKEND;                                              \
   }
 
 /** Non-deterministic: one slot per thread, joined in thread order. Deterministic: one
- *  partial per (league rank, member), combined by the fixed tree. */
+ *  partial per (league rank, member), combined by the fixed tree. Both launchers form as
+ *  many teams as the threads OpenMP grants allow (fewer under OMP_THREAD_LIMIT or in a nested
+ *  region) and fail with PORTA_ERROR_BACKEND only when not even one team can be formed. */
 #define PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)                                                 \
   static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
     const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
@@ -57,18 +62,21 @@
     R##_value *part_ = (R##_value *)extra_;                                                        \
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
-    int ok_ = 1;                                                                                   \
+    int ok_ = 1, used_ = nteams_ * ts_;                                                            \
     PORTA_OMP(parallel num_threads(nteams_ * ts_)) {                                               \
       const ARGS_T a_ = *ap_;                                                                      \
       const int tid_ = omp_get_thread_num(), g_ = tid_ / ts_, r_ = tid_ % ts_;                     \
+      const int ng_ = omp_get_num_threads() / ts_; /* teams the threads granted can form */        \
       porta_team t_;                                                                               \
       R##_value mine_;                                                                             \
       R##_init(&mine_);                                                                            \
-      if (omp_get_num_threads() != nteams_ * ts_) {                                                \
-        ok_ = 0;                                                                                   \
-      } else {                                                                                     \
+      if (tid_ == 0) {                                                                             \
+        used_ = omp_get_num_threads();                                                             \
+        ok_ = ng_ > 0;                                                                             \
+      }                                                                                            \
+      if (g_ < ng_) {                                                                              \
         int64_t lb_, le_;                                                                          \
-        porta_partition_(0, nl_, g_, nteams_, &lb_, &le_);                                         \
+        porta_partition_(0, nl_, g_, ng_, &lb_, &le_);                                             \
         for (int64_t lr_ = lb_; lr_ < le_; ++lr_) {                                                \
           porta_host_team_setup_(&t_, &L->team, lr_, r_, &sh_[g_], ws_ + shb_ + (size_t)g_ * bb_); \
           if (L->deterministic) {                                                                  \
@@ -88,7 +96,7 @@
       NAME##_porta_det_tree_(part_, nl_ * ts_);                                                    \
       if (nl_ > 0) acc_ = part_[0];                                                                \
     } else {                                                                                       \
-      for (int t2_ = 0; t2_ < nteams_ * ts_; ++t2_) {                                              \
+      for (int t2_ = 0; t2_ < used_; ++t2_) {                                                      \
         R##_value x_;                                                                              \
         memcpy(&x_, extra_ + (size_t)t2_ * st_, sizeof(R##_value));                                \
         R##_join(&acc_, &x_);                                                                      \
