@@ -16,8 +16,8 @@ static const char *layout_name(int layout) {
   }
 }
 
-static int incompatible(const porta_view *dst, const porta_view *src, const char *fmt,
-                        long long a, long long b) {
+static int incompatible(const porta_view *dst, const porta_view *src, const char *fmt, long long a,
+                        long long b) {
   char reason[256];
   snprintf(reason, sizeof reason, fmt, a, b);
   return porta_error(PORTA_ERROR_INCOMPATIBLE, "porta_deep_copy", dst->m.label,
@@ -39,8 +39,7 @@ static int check_compatible(const porta_view *dst, const porta_view *src) {
     if (dst->m.extent[r] != src->m.extent[r]) {
       char fmt[96];
       snprintf(fmt, sizeof fmt, "extent %d differs (%%lld vs %%lld)", r);
-      return incompatible(dst, src, fmt, (long long)dst->m.extent[r],
-                          (long long)src->m.extent[r]);
+      return incompatible(dst, src, fmt, (long long)dst->m.extent[r], (long long)src->m.extent[r]);
     }
   if (dst->m.rank >= 2 && dst->m.layout != src->m.layout) {
     char reason[160];

@@ -80,8 +80,8 @@ static int check_md(const char *op, const char *label, const porta_kernel *k,
   for (int r = 0; r < p.rank; ++r)
     if (p.lower[r] > p.upper[r])
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                         "mdrange lower[%d] = %lld > upper[%d] = %lld", r,
-                         (long long)p.lower[r], r, (long long)p.upper[r]);
+                         "mdrange lower[%d] = %lld > upper[%d] = %lld", r, (long long)p.lower[r], r,
+                         (long long)p.upper[r]);
   return PORTA_SUCCESS;
 }
 
@@ -119,8 +119,8 @@ static int check_team(const char *op, const char *label, porta_exec exec, porta_
   int max = porta_team_size_max(exec, *p);
   if (p->team_size < 1 || p->team_size > max)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                       "team size %d is outside 1..%d for the %s back end", (int)p->team_size,
-                       max, porta_backend_name(exec.backend));
+                       "team size %d is outside 1..%d for the %s back end", (int)p->team_size, max,
+                       porta_backend_name(exec.backend));
   if (p->vector_length < 1 || (p->vector_length & (p->vector_length - 1)))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                        "vector length %d is not a power of two", (int)p->vector_length);

@@ -55,8 +55,10 @@ static int host_copy(void *dst, porta_memory_space dst_space, const void *src,
 }
 
 porta_space_ops porta_space_ops_[PORTA_NUM_MEMORY_SPACES] = {
-    {host_alloc, host_free, host_zero, host_copy}, {NULL, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}};
+    {host_alloc, host_free, host_zero, host_copy},
+    {NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL}};
 
 static int space_check(porta_memory_space space, const char *op, const char *label) {
   if ((int)space < 0 || space >= PORTA_NUM_MEMORY_SPACES)
@@ -73,8 +75,7 @@ int porta_space_alloc_(porta_memory_space space, size_t bytes, const char *label
   PORTA_CHECK(space_check(space, "allocate", label));
   if (porta_space_ops_[space].alloc(ptr, bytes) != PORTA_SUCCESS)
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "allocate", label,
-                       "could not allocate %zu bytes in %s", bytes,
-                       porta_memory_space_name(space));
+                       "could not allocate %zu bytes in %s", bytes, porta_memory_space_name(space));
   if (PORTA_UNLIKELY(porta_profiling_active_))
     porta_profile_allocate_((int)space, label, *ptr, (uint64_t)bytes);
   return PORTA_SUCCESS;

@@ -176,10 +176,8 @@ static int read_environment(options *o) {
     PORTA_CHECK(parse_int(v, "PORTA_NUM_THREADS", 1, &o->threads));
   if ((v = getenv("PORTA_DETERMINISTIC")) && *v)
     PORTA_CHECK(parse_bool(v, "PORTA_DETERMINISTIC", &o->deterministic));
-  if ((v = getenv("PORTA_PROFILE")) && *v)
-    PORTA_CHECK(parse_bool(v, "PORTA_PROFILE", &o->profile));
-  if ((v = getenv("PORTA_DEVICE_ID")) && *v)
-  {
+  if ((v = getenv("PORTA_PROFILE")) && *v) PORTA_CHECK(parse_bool(v, "PORTA_PROFILE", &o->profile));
+  if ((v = getenv("PORTA_DEVICE_ID")) && *v) {
     PORTA_CHECK(parse_int(v, "PORTA_DEVICE_ID", 0, &o->device));
     o->have_device = 1;
   }
@@ -332,9 +330,9 @@ int porta_fence_quiet_(porta_exec exec) {
 int porta_exec_fence(porta_exec exec, const char *label) {
   uint64_t h = 0;
   if (PORTA_UNLIKELY(porta_profiling_active_))
-    h = porta_profile_begin_fence_(
-        label, porta_profile_device_id(exec.backend, (uint32_t)porta_state_.device_id,
-                                       (uint32_t)exec.instance));
+    h = porta_profile_begin_fence_(label, porta_profile_device_id(exec.backend,
+                                                                  (uint32_t)porta_state_.device_id,
+                                                                  (uint32_t)exec.instance));
   int rc = PORTA_SUCCESS;
 #if PORTA_ENABLE_CUDA
   if (exec.backend == PORTA_BACKEND_CUDA && porta_cuda_available_())

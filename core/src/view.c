@@ -66,8 +66,8 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
   }
   for (int r = 0; r < rank; ++r) {
     if (extents[r] < 0)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "extent %d is negative (%lld)",
-                         r, (long long)extents[r]);
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "extent %d is negative (%lld)", r,
+                         (long long)extents[r]);
     if (extents[r] > 0 && total > INT64_MAX / 2 / extents[r] / (int64_t)m->value_size)
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                          "extents overflow a 64-bit byte count");
@@ -78,8 +78,7 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
   m->layout = layout;
   if (layout == PORTA_LAYOUT_STRIDE) {
     if (rank > 0 && !strides)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                         "layout Stride needs strides");
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "layout Stride needs strides");
     for (int r = 0; r < rank; ++r) {
       if (strides[r] < 0)
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "stride %d is negative", r);
@@ -90,8 +89,7 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
                          "extents and strides overflow a 64-bit byte count");
     return PORTA_SUCCESS;
   }
-  int64_t align = pad && rank >= 2 ? (64 + (int64_t)m->value_size - 1) / (int64_t)m->value_size
-                                   : 1;
+  int64_t align = pad && rank >= 2 ? (64 + (int64_t)m->value_size - 1) / (int64_t)m->value_size : 1;
   int64_t s = 1;
   int overflow = 0;
   if (layout == PORTA_LAYOUT_RIGHT) {
@@ -117,7 +115,7 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
 
 static porta_layout default_layout(porta_memory_space space) {
   return space == PORTA_CUDA_SPACE || space == PORTA_CUDA_UVM_SPACE ? PORTA_LAYOUT_LEFT
-                                                                     : PORTA_LAYOUT_RIGHT;
+                                                                    : PORTA_LAYOUT_RIGHT;
 }
 
 int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,
@@ -126,13 +124,14 @@ int porta_view_create(porta_view *v, const char *label, porta_type type, size_t 
   memset(v, 0, sizeof *v);
   set_label(&v->m, label);
   if (!porta_state_.initialized)
-    return porta_error(PORTA_ERROR_NOT_INITIALIZED, op, label, "porta_initialize has not been called");
+    return porta_error(PORTA_ERROR_NOT_INITIALIZED, op, label,
+                       "porta_initialize has not been called");
   if (value_size == 0 || value_size > UINT32_MAX)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "value size %zu", value_size);
   /* Like Kokkos, views live by default where the default execution space runs. */
   porta_memory_space space = opt ? opt->space : porta_default_memory_space();
-  porta_layout layout = opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout
-                                                                     : default_layout(space);
+  porta_layout layout =
+      opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout : default_layout(space);
   uint32_t flags = opt ? opt->flags : 0;
   v->m.type = type;
   v->m.value_size = (uint32_t)value_size;
@@ -167,17 +166,16 @@ int porta_view_create(porta_view *v, const char *label, porta_type type, size_t 
   return PORTA_SUCCESS;
 }
 
-int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type,
-                    size_t value_size, int rank, const int64_t *extents,
-                    const porta_view_options *opt) {
+int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type, size_t value_size,
+                    int rank, const int64_t *extents, const porta_view_options *opt) {
   const char *op = "porta_view_wrap";
   memset(v, 0, sizeof *v);
   set_label(&v->m, label);
   if (value_size == 0 || value_size > UINT32_MAX)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "value size %zu", value_size);
   porta_memory_space space = opt ? opt->space : PORTA_HOST_SPACE;
-  porta_layout layout = opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout
-                                                                     : default_layout(space);
+  porta_layout layout =
+      opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout : default_layout(space);
   v->m.type = type;
   v->m.value_size = (uint32_t)value_size;
   v->m.space = space;
@@ -249,10 +247,14 @@ int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice
     if (m.extent[r] > 1 && m.stride[r] != right_expect) contiguous_right = 0;
     if (m.extent[r] > 1 && m.stride[r] != left_expect) contiguous_left = 0;
   }
-  if (rank == 0) m.layout = s.m.layout;
-  else if (s.m.layout == PORTA_LAYOUT_RIGHT && contiguous_right) m.layout = PORTA_LAYOUT_RIGHT;
-  else if (s.m.layout == PORTA_LAYOUT_LEFT && contiguous_left) m.layout = PORTA_LAYOUT_LEFT;
-  else if (rank == 1 && m.stride[0] == 1) m.layout = s.m.layout;
+  if (rank == 0)
+    m.layout = s.m.layout;
+  else if (s.m.layout == PORTA_LAYOUT_RIGHT && contiguous_right)
+    m.layout = PORTA_LAYOUT_RIGHT;
+  else if (s.m.layout == PORTA_LAYOUT_LEFT && contiguous_left)
+    m.layout = PORTA_LAYOUT_LEFT;
+  else if (rank == 1 && m.stride[0] == 1)
+    m.layout = s.m.layout;
   else if (rank >= 2 && s.m.layout == PORTA_LAYOUT_RIGHT && m.stride[rank - 1] == 1) {
     m.layout = PORTA_LAYOUT_RIGHT; /* padded rows: still row-major with unit inner stride */
     for (int r = 0; r + 1 < rank; ++r)
@@ -261,7 +263,8 @@ int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice
     m.layout = PORTA_LAYOUT_LEFT;
     for (int r = 1; r < rank; ++r)
       if (m.stride[r] < m.stride[r - 1] * m.extent[r - 1]) m.layout = PORTA_LAYOUT_STRIDE;
-  } else m.layout = PORTA_LAYOUT_STRIDE;
+  } else
+    m.layout = PORTA_LAYOUT_STRIDE;
   /* Unit-extent dimensions have no meaningful stride; give them a consistent one. */
   for (int r = 0; r < rank; ++r)
     if (m.extent[r] == 1 && m.layout != PORTA_LAYOUT_STRIDE) {
@@ -349,8 +352,8 @@ int porta_view_create_mirror(porta_view *out, const porta_view *src) {
   char label[PORTA_LABEL_MAX + 8];
   int64_t compact[PORTA_MAX_RANK];
   opt.space = PORTA_HOST_SPACE;
-  opt.layout = src->m.layout == PORTA_LAYOUT_STRIDE ? PORTA_LAYOUT_DEFAULT
-                                                    : (porta_layout)src->m.layout;
+  opt.layout =
+      src->m.layout == PORTA_LAYOUT_STRIDE ? PORTA_LAYOUT_DEFAULT : (porta_layout)src->m.layout;
   opt.flags = PORTA_VIEW_UNINITIALIZED;
   opt.stride = NULL;
   if (src->m.layout == PORTA_LAYOUT_STRIDE && src->m.rank >= 2) {
@@ -382,8 +385,8 @@ void porta_view_check_failure_(const porta_view_meta *m, const char *what, int n
   char text[512];
   int len = snprintf(text, sizeof text, "%s at %s:%d; index (", what, file, line);
   for (int r = 0; r < nidx && len < (int)sizeof text; ++r)
-    len += snprintf(text + len, sizeof text - (size_t)len, "%s%lld", r ? ", " : "",
-                    (long long)idx[r]);
+    len +=
+        snprintf(text + len, sizeof text - (size_t)len, "%s%lld", r ? ", " : "", (long long)idx[r]);
   if (len < (int)sizeof text)
     len += snprintf(text + len, sizeof text - (size_t)len, ") of rank %d, view extents (", nidx);
   for (int r = 0; r < m->rank && len < (int)sizeof text; ++r)

@@ -72,8 +72,8 @@ static inline void pt_fail_(const char *file, int line, const char *what) {
       fprintf(stderr, "porta_initialize failed: %s\n", porta_last_error_message());                \
       return 1;                                                                                    \
     }                                                                                              \
-    /* Written once for every back end: on the GPU, views are managed memory so the */           \
-    /* checks can read results on the host (CTest sets CUDA_LAUNCH_BLOCKING=1 there). */         \
+    /* Written once for every back end: on the GPU, views are managed memory so the */             \
+    /* checks can read results on the host (CTest sets CUDA_LAUNCH_BLOCKING=1 there). */           \
     if (porta_exec_default().backend == PORTA_BACKEND_CUDA)                                        \
       porta_set_default_memory_space(PORTA_CUDA_UVM_SPACE);                                        \
   } while (0)

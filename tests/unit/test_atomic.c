@@ -354,9 +354,7 @@ PORTA_ATOMIC_TYPES(PT_MINMAX_COUNTER_)
     PT_EQ_I64(down_##s, 0);                                                                        \
   }
 
-static void test_parallel_minmax_counters(void) {
-  PORTA_ATOMIC_TYPES(PT_CHECK_MINMAX_COUNTER_)
-}
+static void test_parallel_minmax_counters(void) { PORTA_ATOMIC_TYPES(PT_CHECK_MINMAX_COUNTER_) }
 
 /** Counters incremented only through compare-exchange loops; tokens passed through exchange. */
 static void test_parallel_cas_exchange(void) {

@@ -108,13 +108,11 @@ typedef struct {
   int64_t cols;
 } mat_args;
 
-PORTA_MDREDUCE2(det_md_sum, mat_args, a, i, j, porta_sum_f64, acc) {
-  *acc += PORTA_AT2(a->u, i, j);
-}
+PORTA_MDREDUCE2(det_md_sum, mat_args, a, i, j, porta_sum_f64, acc) { *acc += PORTA_S2(a->u, i, j); }
 
 /** League rank lr sums row lr + 1 (columns 2 .. cols + 1) across the team's threads. */
 PORTA_TEAM_REDUCE(det_team_sum, mat_args, a, t, porta_sum_f64, acc) {
-  PORTA_TEAM_THREAD_RANGE(t, j, 0, a->cols) { *acc += PORTA_AT2(a->u, t->league_rank + 1, j + 2); }
+  PORTA_TEAM_THREAD_RANGE(t, j, 0, a->cols) { *acc += PORTA_S2(a->u, t->league_rank + 1, j + 2); }
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -88,8 +88,8 @@ static void args_untouched(const fake_args *a, int argc0, const char *what) {
 }
 
 /** Environment variables the runtime reads, saved at start and restored after each test. */
-static const char *const env_names[] = {"PORTA_BACKEND", "PORTA_NUM_THREADS",
-                                        "PORTA_DETERMINISTIC", "PORTA_DEVICE_ID"};
+static const char *const env_names[] = {"PORTA_BACKEND", "PORTA_NUM_THREADS", "PORTA_DETERMINISTIC",
+                                        "PORTA_DEVICE_ID"};
 #define NUM_ENV 4
 static char *env_saved[NUM_ENV];
 
@@ -101,8 +101,10 @@ static void env_save(void) {
 }
 static void env_restore(void) {
   for (int k = 0; k < NUM_ENV; ++k) {
-    if (env_saved[k]) setenv(env_names[k], env_saved[k], 1);
-    else unsetenv(env_names[k]);
+    if (env_saved[k])
+      setenv(env_names[k], env_saved[k], 1);
+    else
+      unsetenv(env_names[k]);
   }
 }
 static void env_clear(void) {
@@ -160,8 +162,8 @@ static void test_consume_options(void) {
                                    "--porta",
                                    "last",
                                    NULL};
-  static const char *const out[] = {"prog", "first", "-x", "--not-porta=1", "--porta", "last",
-                                    NULL};
+  static const char *const out[] = {"prog",    "first", "-x", "--not-porta=1",
+                                    "--porta", "last",  NULL};
   fake_args a;
   args_make(&a, in);
   char *kept_first = a.argv[1];
@@ -425,8 +427,8 @@ static int record_error(int code, const char *message, void *user_data) {
 
 static void test_error_names(void) {
   PT_CHECK(strcmp(porta_error_name(PORTA_SUCCESS), "PORTA_SUCCESS") == 0);
-  PT_CHECK(strcmp(porta_error_name(PORTA_ERROR_INVALID_ARGUMENT),
-                  "PORTA_ERROR_INVALID_ARGUMENT") == 0);
+  PT_CHECK(strcmp(porta_error_name(PORTA_ERROR_INVALID_ARGUMENT), "PORTA_ERROR_INVALID_ARGUMENT") ==
+           0);
   PT_CHECK(strcmp(porta_error_name(PORTA_ERROR_OUT_OF_MEMORY), "PORTA_ERROR_OUT_OF_MEMORY") == 0);
   PT_CHECK(strcmp(porta_error_name(PORTA_ERROR_INCOMPATIBLE), "PORTA_ERROR_INCOMPATIBLE") == 0);
   PT_CHECK(strcmp(porta_error_name(PORTA_ERROR_UNSUPPORTED), "PORTA_ERROR_UNSUPPORTED") == 0);
@@ -451,8 +453,7 @@ static void test_error_messages(void) {
   PT_EQ_I64(porta_error(PORTA_ERROR_BACKEND, "op2", NULL, "plain"), PORTA_ERROR_BACKEND);
   PT_CHECK(strcmp(porta_last_error_message(), "porta: op2: plain [PORTA_ERROR_BACKEND]") == 0);
   PT_EQ_I64(porta_error(PORTA_ERROR_BOUNDS, "op3", "", "empty label"), PORTA_ERROR_BOUNDS);
-  PT_CHECK(strcmp(porta_last_error_message(), "porta: op3: empty label [PORTA_ERROR_BOUNDS]") ==
-           0);
+  PT_CHECK(strcmp(porta_last_error_message(), "porta: op3: empty label [PORTA_ERROR_BOUNDS]") == 0);
   /* a very long reason is cut, not overflowed */
   char longtext[3000];
   memset(longtext, 'z', sizeof longtext - 1);

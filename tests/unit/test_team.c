@@ -176,8 +176,9 @@ static void test_barrier(void) {
 #define PT_P0 5
 #define PT_T1 1000
 #define PT_P1 101
-#define PT_T0_BYTES ((PT_T0A + PT_T0B) * sizeof(int64_t)) /* 296: PT_T0A's 80 bytes stay aligned   \
-                                                           */
+#define PT_T0_BYTES                                                                                \
+  ((PT_T0A + PT_T0B) * sizeof(int64_t)) /* 296: PT_T0A's 80 bytes stay aligned                     \
+                                         */
 
 typedef struct {
   porta_view_i64 flags;  /**< (league, member): bits for the pointers that were as expected */

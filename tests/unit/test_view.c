@@ -294,7 +294,8 @@ static void check_rank(int rank, porta_layout layout) {
   /* the layout's accessor and the any-stride accessor reach the hand-computed element */
   int64_t idx[8] = {0, 0, 0, 0, 0, 0, 0, 0}, bad = 0, visited = 0;
   do {
-    int64_t off = layout == PORTA_LAYOUT_LEFT ? off_left(rank, ext8, idx) : off_right(rank, ext8, idx);
+    int64_t off =
+        layout == PORTA_LAYOUT_LEFT ? off_left(rank, ext8, idx) : off_right(rank, ext8, idx);
     double *p = layout == PORTA_LAYOUT_LEFT ? at_left(v, idx) : at_right(v, idx);
     if (p != v.data + off || at_stride(v, idx) != v.data + off) ++bad;
     *p = (double)off + 0.5;
@@ -369,12 +370,12 @@ static void test_rank8_kernel(void) {
     PT_OK(porta_view_##NAME##_fill(a.v, (T)(FILLV)));                                              \
     for (int64_t k = 0; k < n; ++k) bad += a.v.data[k] != (T)(FILLV);                              \
     PT_EQ_I64(bad, 0);                                                                             \
-    PT_OK(porta_parallel_for("set_" #NAME, porta_exec_default(), porta_range(0, n),                \
-                             &NAME##_set_k, &a));                                                  \
+    PT_OK(porta_parallel_for("set_" #NAME, porta_exec_default(), porta_range(0, n), &NAME##_set_k, \
+                             &a));                                                                 \
     double sum = -1;                                                                               \
     PT_OK(porta_parallel_reduce("sum_" #NAME, porta_exec_default(), porta_range(0, n),             \
                                 &NAME##_sum_k, &a, &sum));                                         \
-    PT_EQ_F64(sum, (double)n * (n + 1) / 2);                                                       \
+    PT_EQ_F64(sum, (double)n *(n + 1) / 2);                                                        \
     PT_OK(porta_deep_copy(w, a.v));                                                                \
     for (int64_t k = 0; k < n; ++k) bad += w.data[k] != (T)(k + 1);                                \
     PT_EQ_I64(bad, 0);                                                                             \
@@ -414,8 +415,8 @@ static void test_user_struct(void) {
   f.id = 77;
   PT_OK(porta_view_particle_fill(a.p, f));
   for (int64_t k = 0; k < n; ++k)
-    bad += a.p.data[k].x != 1.5 || a.p.data[k].y != -2 || a.p.data[k].z != 3 ||
-           a.p.data[k].id != 77;
+    bad +=
+        a.p.data[k].x != 1.5 || a.p.data[k].y != -2 || a.p.data[k].z != 3 || a.p.data[k].id != 77;
   PT_EQ_I64(bad, 0);
   PT_OK(porta_parallel_for("pinit", porta_exec_default(), porta_range(0, n), &particle_init_k, &a));
   double sum = 0;
@@ -613,7 +614,8 @@ static void test_padding(void) {
   PT_EQ_I64(porta_stride(r, 0), 16);
   PT_CHECK((r.m.traits & PORTA_VIEW_PADDED) != 0);
   for (int64_t i = 0; i < 4; ++i)
-    for (int64_t j = 0; j < 9; ++j) bad += PORTA_R2(r, i, j) != (i < 3 && j < 5 ? 100.0 * i + j : 0);
+    for (int64_t j = 0; j < 9; ++j)
+      bad += PORTA_R2(r, i, j) != (i < 3 && j < 5 ? 100.0 * i + j : 0);
   PT_EQ_I64(bad, 0);
 
   PT_OK(porta_view_f64_create(&l, "padded_l", 2, e, &oL));
@@ -1547,20 +1549,20 @@ static void test_launch_errors(void) {
   PT_MSG_HAS("count_k");
   PT_MSG_HAS("mismatch");
   porta_error_clear();
-  PT_EXPECT_CODE(porta_parallel_reduce("mismatch2", ex, porta_range(0, 4), &write_one_k, &a,
-                                       &count),
-                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(
+      porta_parallel_reduce("mismatch2", ex, porta_range(0, 4), &write_one_k, &a, &count),
+      PORTA_ERROR_INVALID_ARGUMENT);
   PT_MSG_HAS("write_one_k");
   PT_EXPECT_CODE(porta_parallel_scan("mismatch3", ex, porta_range(0, 4), &count_k, &a, &count),
                  PORTA_ERROR_INVALID_ARGUMENT);
   /* a range kernel over an mdrange, an mdrange kernel of the wrong rank */
-  PT_EXPECT_CODE(porta_parallel_for_md("mismatch4", ex, porta_mdrange2(0, 1, 0, 1), &write_one_k,
-                                       &a),
-                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(
+      porta_parallel_for_md("mismatch4", ex, porta_mdrange2(0, 1, 0, 1), &write_one_k, &a),
+      PORTA_ERROR_INVALID_ARGUMENT);
   porta_error_clear();
-  PT_EXPECT_CODE(porta_parallel_for_md("mismatch5", ex, porta_mdrange2(0, 1, 0, 1), &write_one3_k,
-                                       &a),
-                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EXPECT_CODE(
+      porta_parallel_for_md("mismatch5", ex, porta_mdrange2(0, 1, 0, 1), &write_one3_k, &a),
+      PORTA_ERROR_INVALID_ARGUMENT);
   PT_MSG_HAS("write_one3_k");
   /* begin > end */
   porta_error_clear();
@@ -1569,8 +1571,8 @@ static void test_launch_errors(void) {
   PT_MSG_HAS("backwards");
   PT_EXPECT_CODE(porta_parallel_reduce("backwards", ex, porta_range(1, 0), &count_k, &a, &count),
                  PORTA_ERROR_INVALID_ARGUMENT);
-  PT_EXPECT_CODE(porta_parallel_reduce_md("backwards_md", ex, porta_mdrange2(0, 2, 3, 1),
-                                          &count2_k, &a, &count),
+  PT_EXPECT_CODE(porta_parallel_reduce_md("backwards_md", ex, porta_mdrange2(0, 2, 3, 1), &count2_k,
+                                          &a, &count),
                  PORTA_ERROR_INVALID_ARGUMENT);
   /* no result pointer */
   PT_EXPECT_CODE(porta_parallel_reduce("no_result", ex, porta_range(0, 4), &count_k, &a, NULL),

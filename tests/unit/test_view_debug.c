@@ -44,7 +44,9 @@ typedef struct {
 /** v(i) = 1 for i in the launch range (one past the end with a range one too long). */
 PORTA_FOR(dbg_write1_k, dbg_args, a, i) { PORTA_AT1(a->v, i) = 1.0; }
 /** Reads v(i + 1): the last index is out of bounds. */
-PORTA_REDUCE(dbg_read_next_k, dbg_args, a, i, porta_sum_f64, acc) { *acc += PORTA_AT1(a->v, i + 1); }
+PORTA_REDUCE(dbg_read_next_k, dbg_args, a, i, porta_sum_f64, acc) {
+  *acc += PORTA_AT1(a->v, i + 1);
+}
 /** A rank-2 box over a 2D view with the Right accessor. */
 PORTA_MDFOR2(dbg_write2_k, dbg_args, a, i, j) { PORTA_R2(a->v, i, j) = 2.0; }
 /** A rank-3 accessor on whatever view it gets. */
@@ -195,8 +197,8 @@ static void kernel_oob_reduce(void) {
   dbg_args a;
   double s = 0;
   a.v = make1("dbg_kern_reduce", 8);
-  porta_parallel_reduce("dbg_reduce", porta_exec_default(), porta_range(0, 8), &dbg_read_next_k,
-                        &a, &s);
+  porta_parallel_reduce("dbg_reduce", porta_exec_default(), porta_range(0, 8), &dbg_read_next_k, &a,
+                        &s);
 }
 static void kernel_oob_md(void) {
   dbg_args a;
@@ -212,8 +214,8 @@ static void kernel_rank(void) {
 static void kernel_layout(void) {
   dbg_args a;
   a.v = make2("dbg_kern_layout", 3, 5, PORTA_LAYOUT_RIGHT);
-  porta_parallel_for_md("dbg_layout", porta_exec_default(), porta_mdrange2(0, 3, 0, 5),
-                        &dbg_left_k, &a);
+  porta_parallel_for_md("dbg_layout", porta_exec_default(), porta_mdrange2(0, 3, 0, 5), &dbg_left_k,
+                        &a);
 }
 
 /* ---- the control: every access valid, up to the last index ---- */

@@ -78,36 +78,20 @@
     memcpy(&v, &b, sizeof v);                                                                      \
     return v;                                                                                      \
   }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_min_op_##s##_(T old, T v) {                                 \
-    return v < old ? v : old;                                                                      \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_max_op_##s##_(T old, T v) {                                 \
-    return old < v ? v : old;                                                                      \
-  }
+  PORTA_INLINE_FUNCTION T porta_atomic_min_op_##s##_(T old, T v) { return v < old ? v : old; }     \
+  PORTA_INLINE_FUNCTION T porta_atomic_max_op_##s##_(T old, T v) { return old < v ? v : old; }
 
 /* Integer add/sub wrap: computed in the unsigned type, converted back (modulo, as gcc and nvcc
  * define it). */
 #define PORTA_ATOMIC_INT_OPS_(s, T, U, DT, DU)                                                     \
-  PORTA_INLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) {                                 \
-    return (T)((U)old + (U)v);                                                                     \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) {                                 \
-    return (T)((U)old - (U)v);                                                                     \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_and_op_##s##_(T old, T v) {                                 \
-    return (T)(old & v);                                                                           \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_or_op_##s##_(T old, T v) {                                  \
-    return (T)(old | v);                                                                           \
-  }
+  PORTA_INLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) { return (T)((U)old + (U)v); }    \
+  PORTA_INLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) { return (T)((U)old - (U)v); }    \
+  PORTA_INLINE_FUNCTION T porta_atomic_and_op_##s##_(T old, T v) { return (T)(old & v); }          \
+  PORTA_INLINE_FUNCTION T porta_atomic_or_op_##s##_(T old, T v) { return (T)(old | v); }
 
 #define PORTA_ATOMIC_FLOAT_OPS_(s, T, U, DT, DU)                                                   \
-  PORTA_INLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) {                                 \
-    return old + v;                                                                                \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) {                                 \
-    return old - v;                                                                                \
-  }
+  PORTA_INLINE_FUNCTION T porta_atomic_add_op_##s##_(T old, T v) { return old + v; }               \
+  PORTA_INLINE_FUNCTION T porta_atomic_sub_op_##s##_(T old, T v) { return old - v; }
 
 PORTA_ATOMIC_TYPES(PORTA_ATOMIC_BITS_)
 PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_INT_OPS_)
@@ -136,12 +120,8 @@ PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_FLOAT_OPS_)
 
 /* Operations every type shares: load, store, exchange, compare-exchange and the CAS loops. */
 #define PORTA_ATOMIC_COMMON_(s, T, U, DT, DU)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) {                                      \
-    return *(const volatile T *)p;                                                                 \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) {                                   \
-    *(volatile T *)p = v;                                                                          \
-  }                                                                                                \
+  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) { return *(const volatile T *)p; }     \
+  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) { *(volatile T *)p = v; }           \
   PORTA_INLINE_FUNCTION T porta_atomic_exchange_##s(T *p, T v) {                                   \
     return porta_atomic_from_bits_##s##_(atomicExch((DU *)p, porta_atomic_to_bits_##s##_(v)));     \
   }                                                                                                \
@@ -195,9 +175,7 @@ PORTA_ATOMIC_TYPES(PORTA_ATOMIC_COMMON_)
  * negation (x - y is exactly x + (-y) in IEEE arithmetic); min/max are CAS loops. */
 #if __CUDA_ARCH__ >= 600
 #define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
-    return atomicAdd((DT *)p, v);                                                                  \
-  }
+  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) { return atomicAdd((DT *)p, v); }
 #else
 #define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
   PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
@@ -221,9 +199,7 @@ PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
 PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
 
 /** Sequentially consistent fence (device scope on the GPU). */
-PORTA_INLINE_FUNCTION void porta_atomic_fence(void) {
-  __threadfence();
-}
+PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __threadfence(); }
 
 #else /* host pass */
 /* ------------------------------------------------------------------------------------------ */
@@ -303,9 +279,7 @@ PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
 PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
 
 /** Sequentially consistent thread fence. */
-PORTA_INLINE_FUNCTION void porta_atomic_fence(void) {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
+PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 #endif /* host pass */
 

@@ -27,9 +27,9 @@ typedef enum porta_error_code {
 
 /** What happens when a Porta call fails. */
 typedef enum porta_error_mode {
-  PORTA_ERROR_MODE_RETURN = 0, /**< print nothing; return the code (the default) */
-  PORTA_ERROR_MODE_PRINT = 1,  /**< print the message to stderr, then return the code */
-  PORTA_ERROR_MODE_ABORT = 2,  /**< print the message and abort() */
+  PORTA_ERROR_MODE_RETURN = 0,  /**< print nothing; return the code (the default) */
+  PORTA_ERROR_MODE_PRINT = 1,   /**< print the message to stderr, then return the code */
+  PORTA_ERROR_MODE_ABORT = 2,   /**< print the message and abort() */
   PORTA_ERROR_MODE_CALLBACK = 3 /**< call the user's handler */
 } porta_error_mode;
 

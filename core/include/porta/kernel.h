@@ -112,12 +112,9 @@ PORTA_EXTERN_C_END
   PORTA_EXTERN_C_BEGIN                                                                             \
   extern const porta_kernel NAME;                                                                  \
   PORTA_EXTERN_C_END                                                                               \
-  const porta_kernel NAME = {#NAME,                                                                \
-                             PATTERN,                                                              \
-                             POLICY,                                                               \
-                             MDRANK,                                                               \
-                             VSIZE,                                                                \
-                             {NAME##_porta_serial_, PORTA_OPENMP_REF_(NAME), PORTA_CUDA_REF_(NAME)}};
+  const porta_kernel NAME = {                                                                      \
+      #NAME,  PATTERN, POLICY,                                                                     \
+      MDRANK, VSIZE,   {NAME##_porta_serial_, PORTA_OPENMP_REF_(NAME), PORTA_CUDA_REF_(NAME)}};
 
 /** Declare a kernel defined in another file. */
 #define PORTA_DECLARE_KERNEL(NAME)                                                                 \
@@ -137,8 +134,7 @@ PORTA_EXTERN_C_END
 
 /** parallel_reduce over a range with reducer R: body(const ARGS_T *A, int64_t I, R_value *ACC). */
 #define PORTA_REDUCE(NAME, ARGS_T, A, I, R, ACC)                                                   \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I,                   \
-                                                     R##_value *ACC);                              \
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I, R##_value *ACC);  \
   PORTA_SERIAL_REDUCE_(NAME, ARGS_T, R)                                                            \
   PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                            \
   PORTA_CUDA_REDUCE_(NAME, ARGS_T, R)                                                              \
@@ -157,8 +153,9 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)                                                              \
   PORTA_CUDA_SCAN_(NAME, ARGS_T, R)                                                                \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_SCAN, PORTA_POLICY_RANGE, 0, sizeof(R##_value))            \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I PORTA_UNUSED, R##_value *UPDATE, int FINAL PORTA_UNUSED)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
+                                                     int64_t I PORTA_UNUSED, R##_value *UPDATE,    \
+                                                     int FINAL PORTA_UNUSED)
 
 /** parallel_for over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1). */
 #define PORTA_MDFOR2(NAME, ARGS_T, A, I0, I1)                                                      \
@@ -197,14 +194,12 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDFOR5_(NAME, ARGS_T)                                                               \
   PORTA_CUDA_MDFOR5_(NAME, ARGS_T)                                                                 \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 5, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1, int64_t I2, int64_t I3,           \
-                                                     int64_t I4)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0, int64_t I1, int64_t I2, int64_t I3, int64_t I4)
 
 #define PORTA_MDFOR6(NAME, ARGS_T, A, I0, I1, I2, I3, I4, I5)                                      \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
-                                                     int64_t I2, int64_t I3, int64_t I4,           \
-                                                     int64_t I5);                                  \
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A, int64_t I0, int64_t I1, int64_t I2, int64_t I3, int64_t I4, int64_t I5);    \
   PORTA_SERIAL_MDFOR6_(NAME, ARGS_T)                                                               \
   PORTA_OPENMP_MDFOR6_(NAME, ARGS_T)                                                               \
   PORTA_CUDA_MDFOR6_(NAME, ARGS_T)                                                                 \
@@ -213,7 +208,8 @@ PORTA_EXTERN_C_END
                                                      int64_t I1, int64_t I2, int64_t I3,           \
                                                      int64_t I4, int64_t I5)
 
-/** parallel_reduce over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1, R_value *ACC). */
+/** parallel_reduce over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1, R_value *ACC).
+ */
 #define PORTA_MDREDUCE2(NAME, ARGS_T, A, I0, I1, R, ACC)                                           \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
                                                      R##_value *ACC);                              \
@@ -241,8 +237,7 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)                                                             \
   PORTA_CUDA_TEAM_FOR_(NAME, ARGS_T)                                                               \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_TEAM, 0, 0)                              \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
-                                                     porta_team *TEAM)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, porta_team *TEAM)
 
 /** parallel_reduce over a team policy: every thread of every team adds to its *ACC. */
 #define PORTA_TEAM_REDUCE(NAME, ARGS_T, A, TEAM, R, ACC)                                           \

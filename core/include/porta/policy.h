@@ -96,7 +96,8 @@ static inline porta_mdrange_policy porta_mdrange3(int64_t l0, int64_t u0, int64_
   return porta_mdrange(3, lo, up, NULL);
 }
 
-static inline porta_team_policy porta_team_policy_make(int64_t league_size, int team_size, int vector_length) {
+static inline porta_team_policy porta_team_policy_make(int64_t league_size, int team_size,
+                                                       int vector_length) {
   porta_team_policy p;
   p.league_size = league_size;
   p.team_size = team_size;

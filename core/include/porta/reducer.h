@@ -27,15 +27,15 @@
 
 #define PORTA_REDUCER_BINARY_(OP, NAME, T, IDENTITY, JOIN_EXPR)                                    \
   typedef T porta_##OP##_##NAME##_value;                                                           \
-  PORTA_FORCEINLINE_FUNCTION void porta_##OP##_##NAME##_init(T *v) { *v = (IDENTITY); }          \
-  PORTA_FORCEINLINE_FUNCTION void porta_##OP##_##NAME##_join(T *d, const T *s) {                  \
+  PORTA_FORCEINLINE_FUNCTION void porta_##OP##_##NAME##_init(T *v) { *v = (IDENTITY); }            \
+  PORTA_FORCEINLINE_FUNCTION void porta_##OP##_##NAME##_join(T *d, const T *s) {                   \
     T a = *d, b = *s;                                                                              \
     *d = (JOIN_EXPR);                                                                              \
   }
 
 #define PORTA_REDUCERS_ARITH_(NAME, T, LOWEST, HIGHEST)                                            \
   PORTA_REDUCER_BINARY_(sum, NAME, T, (T)0, a + b)                                                 \
-  PORTA_REDUCER_BINARY_(prod, NAME, T, (T)1, a * b)                                                \
+  PORTA_REDUCER_BINARY_(prod, NAME, T, (T)1, a *b)                                                 \
   PORTA_REDUCER_BINARY_(min, NAME, T, HIGHEST, (b < a ? b : a))                                    \
   PORTA_REDUCER_BINARY_(max, NAME, T, LOWEST, (b > a ? b : a))                                     \
   PORTA_REDUCER_BINARY_(land, NAME, T, (T)1, (T)(a && b))                                          \
@@ -61,7 +61,7 @@
   }
 
 #define PORTA_REDUCERS_BITS_(NAME, T)                                                              \
-  PORTA_REDUCER_BINARY_(band, NAME, T, (T)~(T)0, (T)(a & b))                                       \
+  PORTA_REDUCER_BINARY_(band, NAME, T, (T) ~(T)0, (T)(a & b))                                      \
   PORTA_REDUCER_BINARY_(bor, NAME, T, (T)0, (T)(a | b))
 
 PORTA_REDUCERS_ARITH_(f64, double, -HUGE_VAL, HUGE_VAL)

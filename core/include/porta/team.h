@@ -157,10 +157,10 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_(porta_team *team, void *value, 
     porta_team_barrier(team);                                                                      \
     *v = acc;                                                                                      \
   }                                                                                                \
-  PORTA_INLINE_FUNCTION void R##_vector_reduce(porta_team *team, R##_value *v) {                   \
-    PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                          \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION void R##_team_vector_reduce(porta_team *team, R##_value *v) {              \
+  PORTA_INLINE_FUNCTION void R##_vector_reduce(porta_team *team,                                   \
+                                               R##_value *v){PORTA_VECTOR_REDUCE_BODY_(            \
+      R, team, v)} PORTA_INLINE_FUNCTION void R##_team_vector_reduce(porta_team *team,             \
+                                                                     R##_value *v) {               \
     R##_vector_reduce(team, v);                                                                    \
     R##_team_reduce(team, v);                                                                      \
   }                                                                                                \

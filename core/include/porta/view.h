@@ -56,10 +56,10 @@ typedef struct porta_view_meta {
   int64_t extent[PORTA_MAX_RANK]; /**< extents; unused ranks are 1 */
   int64_t stride[PORTA_MAX_RANK]; /**< element strides; unused ranks are 0 */
   int32_t rank;
-  int32_t layout;     /**< porta_layout (never DEFAULT once created) */
-  int32_t space;      /**< porta_memory_space */
-  int32_t type;       /**< porta_type */
-  uint32_t traits;    /**< PORTA_VIEW_* bits */
+  int32_t layout;  /**< porta_layout (never DEFAULT once created) */
+  int32_t space;   /**< porta_memory_space */
+  int32_t type;    /**< porta_type */
+  uint32_t traits; /**< PORTA_VIEW_* bits */
   uint32_t value_size;
   struct porta_view_record *record; /**< allocation record, NULL when unmanaged or empty */
   char label[PORTA_LABEL_MAX];      /**< copy of the label, usable in device-side messages */
@@ -109,9 +109,8 @@ static inline porta_slice porta_slice_range(int64_t b, int64_t e) {
 int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,
                       int rank, const int64_t *extents, const porta_view_options *opt);
 /** Wrap memory Porta does not own (an unmanaged view; retain/release do nothing). */
-int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type,
-                    size_t value_size, int rank, const int64_t *extents,
-                    const porta_view_options *opt);
+int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type, size_t value_size,
+                    int rank, const int64_t *extents, const porta_view_options *opt);
 void porta_view_retain(const porta_view *v);
 /** Drop one reference; frees at zero. Leaves `*v` empty. */
 void porta_view_release(porta_view *v);
@@ -235,9 +234,8 @@ PORTA_EXTERN_C_END
     porta_view_release(&g);                                                                        \
     *v = porta_view_##NAME##_from_(g);                                                             \
   }                                                                                                \
-  static inline int porta_view_##NAME##_subview(porta_view_##NAME *out,                            \
-                                                const porta_view_##NAME *src,                      \
-                                                const porta_slice *slices) {                       \
+  static inline int porta_view_##NAME##_subview(                                                   \
+      porta_view_##NAME *out, const porta_view_##NAME *src, const porta_slice *slices) {           \
     porta_view g, s = PORTA_VIEW_ERASE(*src);                                                      \
     int rc = porta_view_subview(&g, &s, slices);                                                   \
     *out = porta_view_##NAME##_from_(g);                                                           \

@@ -25,15 +25,17 @@
 
 /** Verify rank, layout and bounds; report and stop on failure. Layout 0 = any. */
 PORTA_INLINE_FUNCTION int64_t porta_view_checked_offset_(const porta_view_meta *m, int layout,
-                                                          int n, const int64_t *idx,
-                                                          const char *file, int line) {
+                                                         int n, const int64_t *idx,
+                                                         const char *file, int line) {
   const char *what = NULL;
   int64_t off = 0;
 #if !defined(__CUDA_ARCH__)
-  if (m->space == PORTA_CUDA_SPACE) what = "host access to device memory (CudaSpace)";
+  if (m->space == PORTA_CUDA_SPACE)
+    what = "host access to device memory (CudaSpace)";
   else
 #endif
-  if (m->rank != n) what = "rank mismatch";
+      if (m->rank != n)
+    what = "rank mismatch";
   else if (layout != 0 && m->layout != layout &&
            !(n <= 1 && m->layout != PORTA_LAYOUT_STRIDE && layout != PORTA_LAYOUT_STRIDE))
     what = "layout mismatch";
@@ -79,162 +81,252 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l1_(const porta_view_meta *m, in
 PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s1_(const porta_view_meta *m, int64_t i0) {
   return i0 * m->stride[0];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r2_(const porta_view_meta *m, int64_t i0, int64_t i1) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r2_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1) {
   return i0 * m->stride[0] + i1;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l2_(const porta_view_meta *m, int64_t i0, int64_t i1) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l2_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1) {
   return i0 + i1 * m->stride[1];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s2_(const porta_view_meta *m, int64_t i0, int64_t i1) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s2_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1) {
   return i0 * m->stride[0] + i1 * m->stride[1];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r3_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r3_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2) {
   return i0 * m->stride[0] + i1 * m->stride[1] + i2;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l3_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l3_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2) {
   return i0 + i1 * m->stride[1] + i2 * m->stride[2];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s3_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s3_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2) {
   return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r4_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r4_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3) {
   return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l4_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l4_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3) {
   return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s4_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s4_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3) {
   return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r5_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r5_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3,
+                                                    int64_t i4) {
   return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l5_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) {
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l5_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3,
+                                                    int64_t i4) {
   return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s5_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s5_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3,
+                                                    int64_t i4) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r6_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5;
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r6_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4] + i5;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l6_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5) {
-  return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l6_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5) {
+  return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] +
+         i5 * m->stride[5];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s6_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s6_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4] + i5 * m->stride[5];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r7_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5] + i6;
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r7_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5, int64_t i6) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4] + i5 * m->stride[5] + i6;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l7_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6) {
-  return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l7_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5, int64_t i6) {
+  return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] +
+         i5 * m->stride[5] + i6 * m->stride[6];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s7_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s7_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5, int64_t i6) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r8_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6, int64_t i7) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6] + i7;
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_r8_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5, int64_t i6, int64_t i7) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6] + i7;
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l8_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6, int64_t i7) {
-  return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6] + i7 * m->stride[7];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_l8_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5, int64_t i6, int64_t i7) {
+  return i0 + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] +
+         i5 * m->stride[5] + i6 * m->stride[6] + i7 * m->stride[7];
 }
-PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s8_(const porta_view_meta *m, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6, int64_t i7) {
-  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] + i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6] + i7 * m->stride[7];
+PORTA_FORCEINLINE_FUNCTION int64_t porta_offset_s8_(const porta_view_meta *m, int64_t i0,
+                                                    int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                    int64_t i5, int64_t i6, int64_t i7) {
+  return i0 * m->stride[0] + i1 * m->stride[1] + i2 * m->stride[2] + i3 * m->stride[3] +
+         i4 * m->stride[4] + i5 * m->stride[5] + i6 * m->stride[6] + i7 * m->stride[7];
 }
 
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset0_(const porta_view_meta *m, int layout, const char *file, int line) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset0_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line) {
   int64_t idx[1] = {0};
   return porta_view_checked_offset_(m, layout, 0, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset1_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset1_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0) {
   int64_t idx[1] = {i0};
   return porta_view_checked_offset_(m, layout, 1, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset2_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset2_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1) {
   int64_t idx[2] = {i0, i1};
   return porta_view_checked_offset_(m, layout, 2, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset3_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1, int64_t i2) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset3_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1, int64_t i2) {
   int64_t idx[3] = {i0, i1, i2};
   return porta_view_checked_offset_(m, layout, 3, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset4_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset4_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1, int64_t i2, int64_t i3) {
   int64_t idx[4] = {i0, i1, i2, i3};
   return porta_view_checked_offset_(m, layout, 4, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset5_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset5_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1, int64_t i2, int64_t i3,
+                                                     int64_t i4) {
   int64_t idx[5] = {i0, i1, i2, i3, i4};
   return porta_view_checked_offset_(m, layout, 5, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset6_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset6_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                     int64_t i5) {
   int64_t idx[6] = {i0, i1, i2, i3, i4, i5};
   return porta_view_checked_offset_(m, layout, 6, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset7_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset7_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                     int64_t i5, int64_t i6) {
   int64_t idx[7] = {i0, i1, i2, i3, i4, i5, i6};
   return porta_view_checked_offset_(m, layout, 7, idx, file, line);
 }
-PORTA_INLINE_FUNCTION int64_t porta_checked_offset8_(const porta_view_meta *m, int layout, const char *file, int line, int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6, int64_t i7) {
+PORTA_INLINE_FUNCTION int64_t porta_checked_offset8_(const porta_view_meta *m, int layout,
+                                                     const char *file, int line, int64_t i0,
+                                                     int64_t i1, int64_t i2, int64_t i3, int64_t i4,
+                                                     int64_t i5, int64_t i6, int64_t i7) {
   int64_t idx[8] = {i0, i1, i2, i3, i4, i5, i6, i7};
   return porta_view_checked_offset_(m, layout, 8, idx, file, line);
 }
 
 #if PORTA_ENABLE_DEBUG
-#define PORTA_R0(v) \
+#define PORTA_R0(v)                                                                                \
   ((v).data[porta_checked_offset0_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__)])
-#define PORTA_L0(v) \
+#define PORTA_L0(v)                                                                                \
   ((v).data[porta_checked_offset0_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__)])
-#define PORTA_S0(v) \
-  ((v).data[porta_checked_offset0_(&(v).m, 0, __FILE__, __LINE__)])
-#define PORTA_R1(v, i0) \
+#define PORTA_S0(v) ((v).data[porta_checked_offset0_(&(v).m, 0, __FILE__, __LINE__)])
+#define PORTA_R1(v, i0)                                                                            \
   ((v).data[porta_checked_offset1_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0))])
-#define PORTA_L1(v, i0) \
+#define PORTA_L1(v, i0)                                                                            \
   ((v).data[porta_checked_offset1_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0))])
-#define PORTA_S1(v, i0) \
+#define PORTA_S1(v, i0)                                                                            \
   ((v).data[porta_checked_offset1_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0))])
-#define PORTA_R2(v, i0, i1) \
-  ((v).data[porta_checked_offset2_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1))])
-#define PORTA_L2(v, i0, i1) \
-  ((v).data[porta_checked_offset2_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1))])
-#define PORTA_S2(v, i0, i1) \
+#define PORTA_R2(v, i0, i1)                                                                        \
+  ((v).data[porta_checked_offset2_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1))])
+#define PORTA_L2(v, i0, i1)                                                                        \
+  ((v).data[porta_checked_offset2_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1))])
+#define PORTA_S2(v, i0, i1)                                                                        \
   ((v).data[porta_checked_offset2_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1))])
-#define PORTA_R3(v, i0, i1, i2) \
-  ((v).data[porta_checked_offset3_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
-#define PORTA_L3(v, i0, i1, i2) \
-  ((v).data[porta_checked_offset3_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
-#define PORTA_S3(v, i0, i1, i2) \
-  ((v).data[porta_checked_offset3_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
-#define PORTA_R4(v, i0, i1, i2, i3) \
-  ((v).data[porta_checked_offset4_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
-#define PORTA_L4(v, i0, i1, i2, i3) \
-  ((v).data[porta_checked_offset4_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
-#define PORTA_S4(v, i0, i1, i2, i3) \
-  ((v).data[porta_checked_offset4_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
-#define PORTA_R5(v, i0, i1, i2, i3, i4) \
-  ((v).data[porta_checked_offset5_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
-#define PORTA_L5(v, i0, i1, i2, i3, i4) \
-  ((v).data[porta_checked_offset5_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
-#define PORTA_S5(v, i0, i1, i2, i3, i4) \
-  ((v).data[porta_checked_offset5_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
-#define PORTA_R6(v, i0, i1, i2, i3, i4, i5) \
-  ((v).data[porta_checked_offset6_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
-#define PORTA_L6(v, i0, i1, i2, i3, i4, i5) \
-  ((v).data[porta_checked_offset6_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
-#define PORTA_S6(v, i0, i1, i2, i3, i4, i5) \
-  ((v).data[porta_checked_offset6_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
-#define PORTA_R7(v, i0, i1, i2, i3, i4, i5, i6) \
-  ((v).data[porta_checked_offset7_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
-#define PORTA_L7(v, i0, i1, i2, i3, i4, i5, i6) \
-  ((v).data[porta_checked_offset7_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
-#define PORTA_S7(v, i0, i1, i2, i3, i4, i5, i6) \
-  ((v).data[porta_checked_offset7_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
-#define PORTA_R8(v, i0, i1, i2, i3, i4, i5, i6, i7) \
-  ((v).data[porta_checked_offset8_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
-#define PORTA_L8(v, i0, i1, i2, i3, i4, i5, i6, i7) \
-  ((v).data[porta_checked_offset8_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
-#define PORTA_S8(v, i0, i1, i2, i3, i4, i5, i6, i7) \
-  ((v).data[porta_checked_offset8_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
+#define PORTA_R3(v, i0, i1, i2)                                                                    \
+  ((v).data[porta_checked_offset3_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1), (int64_t)(i2))])
+#define PORTA_L3(v, i0, i1, i2)                                                                    \
+  ((v).data[porta_checked_offset3_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1), (int64_t)(i2))])
+#define PORTA_S3(v, i0, i1, i2)                                                                    \
+  ((v).data[porta_checked_offset3_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1),    \
+                                   (int64_t)(i2))])
+#define PORTA_R4(v, i0, i1, i2, i3)                                                                \
+  ((v).data[porta_checked_offset4_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
+#define PORTA_L4(v, i0, i1, i2, i3)                                                                \
+  ((v).data[porta_checked_offset4_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
+#define PORTA_S4(v, i0, i1, i2, i3)                                                                \
+  ((v).data[porta_checked_offset4_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1),    \
+                                   (int64_t)(i2), (int64_t)(i3))])
+#define PORTA_R5(v, i0, i1, i2, i3, i4)                                                            \
+  ((v).data[porta_checked_offset5_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
+#define PORTA_L5(v, i0, i1, i2, i3, i4)                                                            \
+  ((v).data[porta_checked_offset5_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
+#define PORTA_S5(v, i0, i1, i2, i3, i4)                                                            \
+  ((v).data[porta_checked_offset5_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1),    \
+                                   (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
+#define PORTA_R6(v, i0, i1, i2, i3, i4, i5)                                                        \
+  ((v).data[porta_checked_offset6_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4),     \
+                                   (int64_t)(i5))])
+#define PORTA_L6(v, i0, i1, i2, i3, i4, i5)                                                        \
+  ((v).data[porta_checked_offset6_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4),     \
+                                   (int64_t)(i5))])
+#define PORTA_S6(v, i0, i1, i2, i3, i4, i5)                                                        \
+  ((v).data[porta_checked_offset6_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1),    \
+                                   (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
+#define PORTA_R7(v, i0, i1, i2, i3, i4, i5, i6)                                                    \
+  ((v).data[porta_checked_offset7_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4),     \
+                                   (int64_t)(i5), (int64_t)(i6))])
+#define PORTA_L7(v, i0, i1, i2, i3, i4, i5, i6)                                                    \
+  ((v).data[porta_checked_offset7_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4),     \
+                                   (int64_t)(i5), (int64_t)(i6))])
+#define PORTA_S7(v, i0, i1, i2, i3, i4, i5, i6)                                                    \
+  ((v).data[porta_checked_offset7_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1),    \
+                                   (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5),     \
+                                   (int64_t)(i6))])
+#define PORTA_R8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                                \
+  ((v).data[porta_checked_offset8_(&(v).m, PORTA_LAYOUT_RIGHT, __FILE__, __LINE__, (int64_t)(i0),  \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4),     \
+                                   (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
+#define PORTA_L8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                                \
+  ((v).data[porta_checked_offset8_(&(v).m, PORTA_LAYOUT_LEFT, __FILE__, __LINE__, (int64_t)(i0),   \
+                                   (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4),     \
+                                   (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
+#define PORTA_S8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                                \
+  ((v).data[porta_checked_offset8_(&(v).m, 0, __FILE__, __LINE__, (int64_t)(i0), (int64_t)(i1),    \
+                                   (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5),     \
+                                   (int64_t)(i6), (int64_t)(i7))])
 #else
 #define PORTA_R0(v) ((v).data[porta_offset_r0_(&(v).m)])
 #define PORTA_L0(v) ((v).data[porta_offset_l0_(&(v).m)])
@@ -245,24 +337,54 @@ PORTA_INLINE_FUNCTION int64_t porta_checked_offset8_(const porta_view_meta *m, i
 #define PORTA_R2(v, i0, i1) ((v).data[porta_offset_r2_(&(v).m, (int64_t)(i0), (int64_t)(i1))])
 #define PORTA_L2(v, i0, i1) ((v).data[porta_offset_l2_(&(v).m, (int64_t)(i0), (int64_t)(i1))])
 #define PORTA_S2(v, i0, i1) ((v).data[porta_offset_s2_(&(v).m, (int64_t)(i0), (int64_t)(i1))])
-#define PORTA_R3(v, i0, i1, i2) ((v).data[porta_offset_r3_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
-#define PORTA_L3(v, i0, i1, i2) ((v).data[porta_offset_l3_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
-#define PORTA_S3(v, i0, i1, i2) ((v).data[porta_offset_s3_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
-#define PORTA_R4(v, i0, i1, i2, i3) ((v).data[porta_offset_r4_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
-#define PORTA_L4(v, i0, i1, i2, i3) ((v).data[porta_offset_l4_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
-#define PORTA_S4(v, i0, i1, i2, i3) ((v).data[porta_offset_s4_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
-#define PORTA_R5(v, i0, i1, i2, i3, i4) ((v).data[porta_offset_r5_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
-#define PORTA_L5(v, i0, i1, i2, i3, i4) ((v).data[porta_offset_l5_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
-#define PORTA_S5(v, i0, i1, i2, i3, i4) ((v).data[porta_offset_s5_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4))])
-#define PORTA_R6(v, i0, i1, i2, i3, i4, i5) ((v).data[porta_offset_r6_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
-#define PORTA_L6(v, i0, i1, i2, i3, i4, i5) ((v).data[porta_offset_l6_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
-#define PORTA_S6(v, i0, i1, i2, i3, i4, i5) ((v).data[porta_offset_s6_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5))])
-#define PORTA_R7(v, i0, i1, i2, i3, i4, i5, i6) ((v).data[porta_offset_r7_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
-#define PORTA_L7(v, i0, i1, i2, i3, i4, i5, i6) ((v).data[porta_offset_l7_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
-#define PORTA_S7(v, i0, i1, i2, i3, i4, i5, i6) ((v).data[porta_offset_s7_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
-#define PORTA_R8(v, i0, i1, i2, i3, i4, i5, i6, i7) ((v).data[porta_offset_r8_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
-#define PORTA_L8(v, i0, i1, i2, i3, i4, i5, i6, i7) ((v).data[porta_offset_l8_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
-#define PORTA_S8(v, i0, i1, i2, i3, i4, i5, i6, i7) ((v).data[porta_offset_s8_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3), (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
+#define PORTA_R3(v, i0, i1, i2)                                                                    \
+  ((v).data[porta_offset_r3_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
+#define PORTA_L3(v, i0, i1, i2)                                                                    \
+  ((v).data[porta_offset_l3_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
+#define PORTA_S3(v, i0, i1, i2)                                                                    \
+  ((v).data[porta_offset_s3_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2))])
+#define PORTA_R4(v, i0, i1, i2, i3)                                                                \
+  ((v).data[porta_offset_r4_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
+#define PORTA_L4(v, i0, i1, i2, i3)                                                                \
+  ((v).data[porta_offset_l4_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
+#define PORTA_S4(v, i0, i1, i2, i3)                                                                \
+  ((v).data[porta_offset_s4_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3))])
+#define PORTA_R5(v, i0, i1, i2, i3, i4)                                                            \
+  ((v).data[porta_offset_r5_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4))])
+#define PORTA_L5(v, i0, i1, i2, i3, i4)                                                            \
+  ((v).data[porta_offset_l5_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4))])
+#define PORTA_S5(v, i0, i1, i2, i3, i4)                                                            \
+  ((v).data[porta_offset_s5_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4))])
+#define PORTA_R6(v, i0, i1, i2, i3, i4, i5)                                                        \
+  ((v).data[porta_offset_r6_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5))])
+#define PORTA_L6(v, i0, i1, i2, i3, i4, i5)                                                        \
+  ((v).data[porta_offset_l6_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5))])
+#define PORTA_S6(v, i0, i1, i2, i3, i4, i5)                                                        \
+  ((v).data[porta_offset_s6_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5))])
+#define PORTA_R7(v, i0, i1, i2, i3, i4, i5, i6)                                                    \
+  ((v).data[porta_offset_r7_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
+#define PORTA_L7(v, i0, i1, i2, i3, i4, i5, i6)                                                    \
+  ((v).data[porta_offset_l7_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
+#define PORTA_S7(v, i0, i1, i2, i3, i4, i5, i6)                                                    \
+  ((v).data[porta_offset_s7_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5), (int64_t)(i6))])
+#define PORTA_R8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                                \
+  ((v).data[porta_offset_r8_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
+#define PORTA_L8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                                \
+  ((v).data[porta_offset_l8_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
+#define PORTA_S8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                                \
+  ((v).data[porta_offset_s8_(&(v).m, (int64_t)(i0), (int64_t)(i1), (int64_t)(i2), (int64_t)(i3),   \
+                             (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
 #endif
 
 #if defined(__CUDA_ARCH__)

@@ -20,8 +20,9 @@ static size_t result_bytes = 0;
 
 /** Report a failed CUDA call of operation `op`. */
 static int fail(cudaError_t err, const char *op, const char *label) {
-  return porta_error(PORTA_ERROR_BACKEND, op, label, "CUDA error %s: %s (last kernel launched: '%s')",
-                     cudaGetErrorName(err), cudaGetErrorString(err), last_label);
+  return porta_error(PORTA_ERROR_BACKEND, op, label,
+                     "CUDA error %s: %s (last kernel launched: '%s')", cudaGetErrorName(err),
+                     cudaGetErrorString(err), last_label);
 }
 
 #define CUDA_TRY(call, op, label)                                                                  \
@@ -31,7 +32,8 @@ static int fail(cudaError_t err, const char *op, const char *label) {
   } while (0)
 
 static int dev_alloc(void **p, size_t bytes) {
-  return cudaMalloc(p, bytes ? bytes : 1) == cudaSuccess ? PORTA_SUCCESS : PORTA_ERROR_OUT_OF_MEMORY;
+  return cudaMalloc(p, bytes ? bytes : 1) == cudaSuccess ? PORTA_SUCCESS
+                                                         : PORTA_ERROR_OUT_OF_MEMORY;
 }
 static int uvm_alloc(void **p, size_t bytes) {
   return cudaMallocManaged(p, bytes ? bytes : 1, cudaMemAttachGlobal) == cudaSuccess

@@ -19,7 +19,7 @@
     const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
     if (L->range.schedule == PORTA_SCHEDULE_DYNAMIC) {                                             \
       const int64_t ch_ = L->range.chunk > 0 ? L->range.chunk : 1;                                 \
-      (void)ch_; /* used only inside the pragma, which nvcc's front end does not read */         \
+      (void)ch_; /* used only inside the pragma, which nvcc's front end does not read */           \
       PORTA_OMP(parallel num_threads(L->num_threads)) {                                            \
         const ARGS_T a_ = *ap_;                                                                    \
         PORTA_OMP(for schedule(dynamic, ch_))                                                      \
@@ -44,7 +44,7 @@
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
     if (L->deterministic) {                                                                        \
-      const int64_t nc_ = e_ > b_ ? (e_ - b_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;          \
+      const int64_t nc_ = e_ > b_ ? (e_ - b_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;         \
       R##_value *p_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !p_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
       PORTA_OMP(parallel num_threads(nt_)) {                                                       \

@@ -29,7 +29,7 @@
     const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
     PORTA_OPENMP_TEAM_SETUP_(0)                                                                    \
     int ok_ = 1;                                                                                   \
-    PORTA_OMP(parallel num_threads(nteams_ * ts_)) {                                               \
+    PORTA_OMP(parallel num_threads(nteams_ *ts_)) {                                                \
       const ARGS_T a_ = *ap_;                                                                      \
       const int tid_ = omp_get_thread_num(), g_ = tid_ / ts_, r_ = tid_ % ts_;                     \
       const int ng_ = omp_get_num_threads() / ts_; /* teams the threads granted can form */        \
@@ -57,13 +57,13 @@
     const int64_t nl_ = L->team.league_size;                                                       \
     const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
     PORTA_OPENMP_TEAM_SETUP_(L->deterministic                                                      \
-                                 ? (size_t)nl_ * (size_t)L->team.team_size * sizeof(R##_value)     \
-                                 : (size_t)L->num_threads * st_)                                   \
+                                 ? (size_t)nl_ *(size_t)L->team.team_size * sizeof(R##_value)      \
+                                 : (size_t)L->num_threads *st_)                                    \
     R##_value *part_ = (R##_value *)extra_;                                                        \
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
     int ok_ = 1, used_ = nteams_ * ts_;                                                            \
-    PORTA_OMP(parallel num_threads(nteams_ * ts_)) {                                               \
+    PORTA_OMP(parallel num_threads(nteams_ *ts_)) {                                                \
       const ARGS_T a_ = *ap_;                                                                      \
       const int tid_ = omp_get_thread_num(), g_ = tid_ / ts_, r_ = tid_ % ts_;                     \
       const int ng_ = omp_get_num_threads() / ts_; /* teams the threads granted can form */        \
@@ -93,7 +93,7 @@
     }                                                                                              \
     if (!ok_) return PORTA_ERROR_BACKEND;                                                          \
     if (L->deterministic) {                                                                        \
-      NAME##_porta_det_tree_(part_, nl_ * ts_);                                                    \
+      NAME##_porta_det_tree_(part_, nl_ *ts_);                                                     \
       if (nl_ > 0) acc_ = part_[0];                                                                \
     } else {                                                                                       \
       for (int t2_ = 0; t2_ < used_; ++t2_) {                                                      \

@@ -47,7 +47,7 @@
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
     if (L->deterministic) {                                                                        \
-      const int64_t nc_ = e_ > b_ ? (e_ - b_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;          \
+      const int64_t nc_ = e_ > b_ ? (e_ - b_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;         \
       R##_value *p_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !p_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
       for (int64_t c_ = 0; c_ < nc_; ++c_) {                                                       \
