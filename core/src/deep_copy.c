@@ -100,10 +100,25 @@ int porta_view_fill(porta_view dst, const void *value) {
   if (dst.m.traits & PORTA_VIEW_CONST)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_view_fill", dst.m.label,
                        "the destination is a const view");
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)dst.m.space))
-    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_view_fill", dst.m.label,
-                       "fill of %s memory needs the CUDA back end",
-                       porta_memory_space_name((porta_memory_space)dst.m.space));
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)dst.m.space)) {
+    /* Device memory: fill a host copy of the span and copy it over (gaps included). */
+    if (!porta_view_meta_contiguous(&dst.m))
+      return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_view_fill", dst.m.label,
+                         "fill of non-contiguous %s memory",
+                         porta_memory_space_name((porta_memory_space)dst.m.space));
+    porta_view host;
+    porta_view_options opt;
+    opt.space = PORTA_HOST_SPACE;
+    opt.layout = (porta_layout)dst.m.layout;
+    opt.flags = PORTA_VIEW_UNINITIALIZED;
+    opt.stride = NULL;
+    PORTA_CHECK(porta_view_create(&host, dst.m.label, (porta_type)dst.m.type, dst.m.value_size,
+                                  dst.m.rank, dst.m.extent, &opt));
+    int rc = porta_view_fill(host, value);
+    if (rc == PORTA_SUCCESS) rc = porta_view_deep_copy(dst, host);
+    porta_view_release(&host);
+    return rc;
+  }
   int64_t n = porta_view_meta_size(&dst.m);
   size_t vs = dst.m.value_size;
   if (porta_view_meta_contiguous(&dst.m)) {
