@@ -79,7 +79,7 @@ extern "C" int porta_cuda_initialize_(int device_id, int device_given, int requi
     cuda_usable = 0;
     if (required)
       return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
-                         "the CUDA back end was asked for, but no GPU is usable (%s)",
+                         "back end 'cuda' was asked for, but no GPU is usable (%s)",
                          err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
     return PORTA_SUCCESS;
   }
