@@ -49,18 +49,7 @@ void porta_team_barrier_host_(porta_team *team);
 
 PORTA_EXTERN_C_END
 
-#if defined(__CUDACC__)
-/** Butterfly-exchange any trivially copyable value between vector lanes. */
-template <typename T> __device__ __forceinline__ T porta_cuda_shfl_xor_(T v, int mask, int width) {
-  T out;
-  const int nw = (int)((sizeof(T) + 3) / 4);
-  int w[(sizeof(T) + 3) / 4];
-  memcpy(w, &v, sizeof(T));
-  for (int k = 0; k < nw; ++k) w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask, width);
-  memcpy(&out, w, sizeof(T));
-  return out;
-}
-#endif
+#include "porta/backend/cuda/warp.h"
 
 /** Wait until every member of the team arrives. */
 PORTA_FORCEINLINE_FUNCTION void porta_team_barrier(porta_team *team) {

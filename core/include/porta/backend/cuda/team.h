@@ -8,7 +8,8 @@
 #define PORTA_BACKEND_CUDA_TEAM_H
 
 /** Dynamic shared memory of a team block: slots, level-0 team and per-thread scratch. */
-static inline __host__ __device__ size_t porta_cuda_team_smem_(const porta_team_policy *p, size_t extra) {
+static inline __host__ __device__ size_t porta_cuda_team_smem_(const porta_team_policy *p,
+                                                               size_t extra) {
   size_t ts = (size_t)p->team_size;
   return porta_align64_(ts * PORTA_TEAM_SLOT_BYTES) + porta_align64_(p->scratch_team[0]) +
          ts * porta_align64_(p->scratch_thread[0]) + extra;
@@ -139,8 +140,7 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
   }                                                                                                \
   PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_,                                                 \
-                             (size_t)L->team.team_size * sizeof(R##_value))                        \
+    PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_, (size_t)L->team.team_size * sizeof(R##_value))  \
     R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
     if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
     const int det = L->deterministic;                                                              \
