@@ -68,7 +68,7 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
   static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_team_policy p, char *l1,       \
                                               size_t l1b) {                                        \
     extern __shared__ __align__(64) char porta_smem_[];                                            \
-    __shared__ porta_team_shared sh;                                                               \
+    porta_team_shared sh; /* per thread: on the GPU it only points at the slots */                 \
     porta_team t;                                                                                  \
     for (int64_t lr = blockIdx.x; lr < p.league_size; lr += gridDim.x) {                           \
       porta_cuda_team_setup_(&t, &p, lr, &sh, porta_smem_, l1 + blockIdx.x * l1b);                 \
@@ -93,7 +93,7 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
                                               size_t l1b, int det, R##_value *part,                \
                                               unsigned *counter, R##_value *out) {                 \
     extern __shared__ __align__(64) char porta_smem_[];                                            \
-    __shared__ porta_team_shared sh;                                                               \
+    porta_team_shared sh; /* per thread: on the GPU it only points at the slots */                 \
     __shared__ int last;                                                                           \
     porta_team t;                                                                                  \
     R##_value acc;                                                                                 \

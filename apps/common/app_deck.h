@@ -1,0 +1,56 @@
+/** @file app_deck.h
+ *  Input-deck reading shared by the apps: load a text file on rank 0 and broadcast it (every
+ *  rank then parses the same text and reaches the same verdict), split it into lines of
+ *  tokens, and convert values with errors that name the file, the line and the value.
+ */
+#ifndef APP_DECK_H
+#define APP_DECK_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "porta/macros.h"
+
+PORTA_EXTERN_C_BEGIN
+
+#define APP_DECK_ERR_MAX 1600
+
+/** One non-empty line of the deck after comments and separators were removed. */
+typedef struct app_deck_line {
+  int line; /**< 1-based line number in the file */
+  int ntok;
+  char **tok; /**< tokens (lower-cased when asked) */
+} app_deck_line;
+
+typedef struct app_deck {
+  char path[1024]; /**< file name, for messages */
+  char *text;      /**< the whole file as read (NUL-terminated) */
+  size_t size;
+  int nlines;
+  app_deck_line *lines;
+  char err[APP_DECK_ERR_MAX]; /**< the last error: "file:line: message" */
+} app_deck;
+
+/** Rank 0 reads `path`, every rank of `comm` receives the text. Returns 0, or non-zero with
+ *  d->err set on every rank (file missing, unreadable). */
+int app_deck_load(app_deck *d, const char *path, MPI_Comm comm);
+/** Use `text` as the deck (tests, default decks). */
+int app_deck_load_text(app_deck *d, const char *name, const char *text);
+/** Split into lines of tokens: characters in `comment` start a comment to the end of the line,
+ *  characters in `separators` count as white space, `lower` lower-cases everything. */
+int app_deck_tokenize(app_deck *d, const char *comment, const char *separators, int lower);
+void app_deck_free(app_deck *d);
+
+/** Format "file:line: message" into d->err; returns 1 (so `return app_deck_error(...)`). */
+int app_deck_error(app_deck *d, int line, const char *fmt, ...) PORTA_PRINTF_FORMAT(3, 4);
+
+/** Convert `text` (the value of `key` on line `line`): whole string must be a number. On failure
+ *  set d->err ("file:line: bad integer 'x' for 'key'") and return 1. */
+int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *out);
+int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64_t *out);
+int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_DECK_H */

@@ -1,0 +1,59 @@
+/** @file app_decomp.h
+ *  Cartesian domain decomposition (2D and 3D) as the reference codes do it: the rank grid
+ *  comes from MPI_Dims_create, cells are split as evenly as possible and the first
+ *  `n mod parts` ranks along a dimension get one extra cell. Ranks are numbered with the
+ *  first dimension (x) fastest, like TeaLeaf's chunk numbering. Non-periodic: a rank on the
+ *  physical boundary has MPI_PROC_NULL as its neighbour there.
+ */
+#ifndef APP_DECOMP_H
+#define APP_DECOMP_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "porta/macros.h"
+
+PORTA_EXTERN_C_BEGIN
+
+#define APP_DECOMP_MAX_DIMS 3
+#define APP_LOW 0
+#define APP_HIGH 1
+
+/** Part `index` of `parts` of n cells: [*offset, *offset + *count); the first n % parts
+ *  parts get one extra cell. */
+void app_split(int64_t n, int parts, int index, int64_t *offset, int64_t *count);
+
+/** One rank's share of a Cartesian grid of `ndims` dimensions (dimension 0 is x). */
+typedef struct app_decomp {
+  MPI_Comm comm;
+  int rank, nranks, ndims;
+  int dims[APP_DECOMP_MAX_DIMS];         /**< ranks along each dimension */
+  int coords[APP_DECOMP_MAX_DIMS];       /**< this rank's position in the rank grid */
+  int64_t global[APP_DECOMP_MAX_DIMS];   /**< global cells */
+  int64_t offset[APP_DECOMP_MAX_DIMS];   /**< first global cell (0-based) of this rank */
+  int64_t local[APP_DECOMP_MAX_DIMS];    /**< cells owned by this rank */
+  int neighbour[APP_DECOMP_MAX_DIMS][2]; /**< [dim][APP_LOW/APP_HIGH] rank or MPI_PROC_NULL */
+} app_decomp;
+
+/** Rank grid like MPI_Dims_create(nranks, ndims, dims) with dims zeroed first; returns 0, or
+ *  non-zero for bad arguments. */
+int app_dims_create(int nranks, int ndims, int *dims);
+
+/** Decompose `global` cells (ndims entries) over the ranks of `comm`. `dims` may be NULL
+ *  (MPI_Dims_create) or give the rank grid. Fails (returns non-zero, message in err) when a
+ *  rank would get no cells. */
+int app_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,
+                      app_decomp *d, char *err, size_t errlen);
+/** Same for an explicit rank (no communicator needed; for tests and for writers). */
+int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, const int *dims,
+                        app_decomp *d, char *err, size_t errlen);
+
+/** Non-zero when the rank's `side` (APP_LOW/APP_HIGH) of dimension `dim` is the physical
+ *  boundary of the domain. */
+static inline int app_decomp_is_boundary(const app_decomp *d, int dim, int side) {
+  return d->neighbour[dim][side] == MPI_PROC_NULL;
+}
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_DECOMP_H */

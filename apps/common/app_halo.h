@@ -1,0 +1,49 @@
+/** @file app_halo.h
+ *  Halo exchange of any depth for 2D Porta views of doubles over an app_decomp (2D).
+ *
+ *  Every field has `halo` ghost layers on each side: along x its extent is local[0] + 2*halo,
+ *  along y local[1] + 2*halo, and owned cell (i, j) (0-based, local) is at view index
+ *  (halo + i, halo + j), x being view dimension `x_dim` (0 or 1). Any layout works (the pack
+ *  kernels use the views' strides).
+ *
+ *  An exchange of depth d (1 <= d <= halo) fills ghost layers 1..d from the neighbours, in two
+ *  phases like the reference codes: first x (the y range includes the ghost rows), then y (the
+ *  x range includes the ghost columns just received), so corners are correct too. Physical
+ *  boundaries are left to the caller (their neighbour is MPI_PROC_NULL).
+ *
+ *  Buffers are packed and unpacked with Porta kernels on the exchange's execution space. When
+ *  that space's memory is not host-accessible (CUDA), they are staged through host mirrors;
+ *  a CUDA-aware MPI could take the device buffers directly (see `direct` below - the hook).
+ */
+#ifndef APP_HALO_H
+#define APP_HALO_H
+
+#include "app_decomp.h"
+#include "porta/porta.h"
+
+PORTA_EXTERN_C_BEGIN
+
+typedef struct app_halo2d {
+  app_decomp d;   /**< copy of the decomposition (2D) */
+  int halo;       /**< ghost layers allocated in every field */
+  int x_dim;      /**< view dimension that is x (0 or 1) */
+  int max_fields; /**< most fields in one exchange */
+  int direct;     /**< 1: give MPI the exec-space buffers (host, or CUDA-aware MPI); 0: stage */
+  porta_exec exec;
+  int64_t cap[2];                          /**< elements per face buffer, per dimension */
+  porta_view_f64 send[2][2], recv[2][2];   /**< [dim][side] buffers in exec's memory space */
+  porta_view_f64 hsend[2][2], hrecv[2][2]; /**< host mirrors (the same views when direct) */
+  int64_t messages, bytes;                 /**< counters: messages sent, bytes sent */
+} app_halo2d;
+
+/** Set up buffers for exchanges of up to `max_fields` fields of depth up to `halo`. */
+int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, int max_fields,
+                      porta_exec exec);
+/** Exchange ghost layers 1..depth of `fields` with the neighbours (blocking). Checks shapes,
+ *  depth and that every neighbour owns at least `depth` cells. Returns a Porta error code. */
+int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth);
+void app_halo2d_destroy(app_halo2d *h);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_HALO_H */

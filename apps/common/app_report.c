@@ -1,0 +1,153 @@
+/** @file app_report.c
+ *  Run configuration, timers and exact sums (see app_report.h). */
+#include "app_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducible) {
+  memset(rc, 0, sizeof *rc);
+  snprintf(rc->version, sizeof rc->version, "%s", PORTA_VERSION_STRING);
+  porta_exec e = porta_exec_default();
+  snprintf(rc->backend, sizeof rc->backend, "%s", porta_backend_name(e.backend));
+  if (e.backend == PORTA_BACKEND_CUDA)
+    snprintf(rc->device, sizeof rc->device, "cuda (env PORTA_DEVICE_ID=%s)",
+             getenv("PORTA_DEVICE_ID") ? getenv("PORTA_DEVICE_ID") : "default");
+  else
+    snprintf(rc->device, sizeof rc->device, "host");
+  MPI_Comm_size(MPI_COMM_WORLD, &rc->ranks);
+  rc->threads = porta_num_threads();
+  rc->reproducible = reproducible;
+  rc->deterministic = porta_deterministic();
+  if (d) {
+    rc->ndims = d->ndims;
+    for (int i = 0; i < d->ndims; ++i) rc->dims[i] = d->dims[i];
+  }
+}
+
+void app_run_config_print(FILE *out, const app_run_config *rc) {
+  fprintf(out, " Porta version    %s\n", rc->version);
+  fprintf(out, " Backend          %s\n", rc->backend);
+  fprintf(out, " Device           %s\n", rc->device);
+  fprintf(out, " MPI ranks        %d", rc->ranks);
+  if (rc->ndims > 0) {
+    fprintf(out, " (");
+    for (int i = 0; i < rc->ndims; ++i) fprintf(out, "%s%d", i ? " x " : "", rc->dims[i]);
+    fprintf(out, ")");
+  }
+  fprintf(out, "\n Threads per rank %d\n", rc->threads);
+  fprintf(out, " Reproducible     %s\n", rc->reproducible ? "yes" : "no");
+}
+
+int app_timer_id(app_timers *t, const char *name) {
+  for (int i = 0; i < t->n; ++i)
+    if (!strcmp(t->name[i], name)) return i;
+  if (t->n == APP_MAX_TIMERS) return -1;
+  snprintf(t->name[t->n], sizeof t->name[0], "%s", name);
+  t->total[t->n] = 0;
+  return t->n++;
+}
+
+void app_timer_start(app_timers *t, int id) {
+  if (id >= 0) t->start[id] = porta_wtime();
+}
+void app_timer_stop(app_timers *t, int id) {
+  if (id >= 0) t->total[id] += porta_wtime() - t->start[id];
+}
+
+void app_timers_reduce(const app_timers *t, MPI_Comm comm, double *max, double *mean) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  if (t->n == 0) return;
+  MPI_Allreduce(t->total, max, t->n, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(t->total, mean, t->n, MPI_DOUBLE, MPI_SUM, comm);
+  for (int i = 0; i < t->n; ++i) mean[i] /= size;
+}
+
+void app_timers_print(FILE *out, const app_timers *t, MPI_Comm comm, double total) {
+  double mx[APP_MAX_TIMERS], mean[APP_MAX_TIMERS];
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  app_timers_reduce(t, comm, mx, mean);
+  if (rank != 0) return;
+  fprintf(out, " %-24s %14s %14s %8s\n", "Timer", "max (s)", "mean (s)", "% wall");
+  for (int i = 0; i < t->n; ++i)
+    fprintf(out, " %-24s %14.6e %14.6e %8.2f\n", t->name[i], mx[i], mean[i],
+            total > 0 ? 100.0 * mx[i] / total : 0.0);
+}
+
+double app_exact_sum(const double *v, int n) {
+  /* Shewchuk: keep non-overlapping partials whose exact sum is the running total. */
+  double stack[64];
+  double *p = stack;
+  int np = 0, cap = 64;
+  double *heap = NULL;
+  for (int i = 0; i < n; ++i) {
+    double x = v[i];
+    int k = 0;
+    for (int j = 0; j < np; ++j) {
+      double y = p[j];
+      if (fabs(x) < fabs(y)) {
+        double t = x;
+        x = y;
+        y = t;
+      }
+      double hi = x + y, lo = y - (hi - x);
+      if (lo != 0.0) p[k++] = lo;
+      x = hi;
+    }
+    if (k == cap) {
+      double *nh = (double *)malloc(sizeof(double) * (size_t)cap * 2);
+      memcpy(nh, p, sizeof(double) * (size_t)k);
+      free(heap);
+      heap = p = nh;
+      cap *= 2;
+    }
+    p[k++] = x;
+    np = k;
+  }
+  /* round the partials' exact sum correctly (as fsum does) */
+  double hi = 0.0;
+  if (np > 0) {
+    int j = np - 1;
+    hi = p[j];
+    double lo = 0.0;
+    while (j > 0) {
+      double x = hi, y = p[--j];
+      hi = x + y;
+      double yr = hi - x;
+      lo = y - yr;
+      if (lo != 0.0) break;
+    }
+    if (j > 0 && ((lo < 0 && p[j - 1] < 0) || (lo > 0 && p[j - 1] > 0))) {
+      double y = lo * 2, x = hi + y, yr = x - hi;
+      if (y == yr) hi = x;
+    }
+  }
+  free(heap);
+  return hi;
+}
+
+int app_allreduce_sum(MPI_Comm comm, double *values, int n, int exact) {
+  if (n <= 0) return 0;
+  if (!exact) return MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  double *all = (double *)malloc(sizeof(double) * (size_t)n * (size_t)size);
+  double *col = (double *)malloc(sizeof(double) * (size_t)size);
+  if (!all || !col) {
+    free(all);
+    free(col);
+    return MPI_ERR_NO_MEM;
+  }
+  int rc = MPI_Allgather(values, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm);
+  if (rc == MPI_SUCCESS)
+    for (int k = 0; k < n; ++k) {
+      for (int r = 0; r < size; ++r) col[r] = all[(size_t)r * n + k];
+      values[k] = app_exact_sum(col, size);
+    }
+  free(all);
+  free(col);
+  return rc;
+}

@@ -1,0 +1,56 @@
+/** @file app_report.h
+ *  Run report helpers: the run configuration (version, back end, ranks, threads, device,
+ *  reproducible flag), named wall-clock timers reduced over ranks, and order-independent
+ *  sums across ranks.
+ */
+#ifndef APP_REPORT_H
+#define APP_REPORT_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "app_decomp.h"
+#include "porta/porta.h"
+
+PORTA_EXTERN_C_BEGIN
+
+typedef struct app_run_config {
+  char version[32];
+  char backend[16];
+  char device[64];
+  int ranks, threads, reproducible, deterministic;
+  int dims[APP_DECOMP_MAX_DIMS], ndims;
+} app_run_config;
+
+void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducible);
+/** "key: value" lines (rank 0 calls it). */
+void app_run_config_print(FILE *out, const app_run_config *rc);
+
+#define APP_MAX_TIMERS 24
+typedef struct app_timers {
+  int n;
+  char name[APP_MAX_TIMERS][32];
+  double total[APP_MAX_TIMERS];
+  double start[APP_MAX_TIMERS];
+} app_timers;
+
+/** Id of timer `name` (created on first use; -1 when full). */
+int app_timer_id(app_timers *t, const char *name);
+void app_timer_start(app_timers *t, int id);
+void app_timer_stop(app_timers *t, int id);
+/** Collective: max and mean over ranks of every timer (arrays of t->n). */
+void app_timers_reduce(const app_timers *t, MPI_Comm comm, double *max, double *mean);
+/** Collective: rank 0 prints a table "name  max  mean  %" with `total` the run's wall time. */
+void app_timers_print(FILE *out, const app_timers *t, MPI_Comm comm, double total);
+
+/** The exactly rounded sum of n doubles (Shewchuk's algorithm, as Python's math.fsum): the
+ *  result does not depend on the order of the values. */
+double app_exact_sum(const double *v, int n);
+/** Sum values[0..n) over the ranks of comm in place. exact = 0: MPI_Allreduce. exact = 1: the
+ *  partials of every rank are gathered and added with app_exact_sum, so the result does not
+ *  depend on the order of ranks or the reduction tree (it does still depend on the partials). */
+int app_allreduce_sum(MPI_Comm comm, double *values, int n, int exact);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_REPORT_H */

@@ -1,0 +1,157 @@
+/** @file tea_chunk.h
+ *  TeaLeaf rank-local state and the interface between the numerics (apps/tealeaf/tea_*.c,
+ *  owned by the numerics engineer) and the driver (main, deck parser, MPI, report, HDF5;
+ *  apps/tealeaf/tea_comm.c etc., owned by the driver engineer). Changes here are additive only.
+ *
+ *  NOTE TO THE DRIVER / CMake: the numerics sources are apps/tealeaf/tea_settings.c,
+ *  tea_chunk.c, tea_generate.c, tea_boundary.c, tea_kernels_*.c, tea_solve_*.c,
+ *  tea_field_summary.c, tea_step.c. A glob of apps/tealeaf/tea_*.c (minus the driver's own
+ *  files) picks them all up. They need only Porta (porta::porta) and libm; no MPI.
+ *
+ *  ---------------------------------------------------------------------------------------
+ *  Index convention (all rank-2 fields):
+ *    view extents (ny + 2*halo, nx + 2*halo); element PORTA_AT2(v, k, j), k = y index (first),
+ *    j = x index (second, contiguous on the host). Array index = local cell index + halo, so
+ *    the interior is k in [halo, halo+ny), j in [halo, halo+nx); halo cells lie on either side.
+ *    Local cell (j,k) (0-based, interior) is global cell (x_off + j, y_off + k) (0-based).
+ *    Face fields: KX(k, j) is the face between cells j-1 and j (the left face of cell j);
+ *    KY(k, j) is the face between cells k-1 and k (the bottom face of cell k).
+ *  1-D geometry views (extent n + 2*halo + 1 for vertices, n + 2*halo for cells), same offset:
+ *    vertexx(j) = xmin + dx*(x_off + j - halo) is the left vertex of array column j,
+ *    cellx(j) = vertexx(j) + dx/2; likewise y.
+ *
+ *  Driver sequence:
+ *    tea_settings s; tea_settings_defaults(&s); <parse deck into s>
+ *    tea_chunk c; memset(&c, 0, sizeof c);
+ *    <fill: gx_cells, gy_cells, nx, ny, x_off, y_off, halo (= s.halo_depth), xmin, ymin, dx, dy,
+ *     phys_left/right/bottom/top, exec, comm>
+ *    tea_chunk_alloc(&c);
+ *    tea_generate(&c, &s);              // states -> density, energy0; energy1 = energy0;
+ *                                       // u = energy1*density; halos exchanged
+ *    tea_field_summary(&c, &sum);       // step 0
+ *    loop: tea_step_ex(&c, &s, &st);    // one implicit step (dt = s.initial_timestep)
+ *          time += dt; summaries ...
+ *    tea_chunk_free(&c);
+ */
+#ifndef TEA_CHUNK_H
+#define TEA_CHUNK_H
+
+#include <stdbool.h>
+
+#include "porta/porta.h"
+#include "tea_settings.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Field ids for halo exchange (the reference's 11). Values index tea_chunk.fields[]. */
+enum {
+  TEA_FIELD_DENSITY = 0,
+  TEA_FIELD_ENERGY0 = 1,
+  TEA_FIELD_ENERGY1 = 2,
+  TEA_FIELD_U = 3,
+  TEA_FIELD_P = 4,
+  TEA_FIELD_SD = 5,
+  TEA_FIELD_R = 6,
+  TEA_FIELD_Z = 7,
+  TEA_FIELD_KX = 8,
+  TEA_FIELD_KY = 9,
+  TEA_FIELD_DI = 10,
+  TEA_NUM_EXCHANGE_FIELDS = 11,
+  /* work fields that are never exchanged (ids for tea_field() only) */
+  TEA_FIELD_U0 = 11,
+  TEA_FIELD_W = 12,
+  TEA_FIELD_MI = 13,
+  TEA_FIELD_CP = 14,     /**< jac_block Thomas factor c' */
+  TEA_FIELD_BFP = 15,    /**< jac_block Thomas factor 1/(b - a c') */
+  TEA_FIELD_RTEMP = 16,  /**< PPCG */
+  TEA_FIELD_UTEMP = 17,  /**< PPCG */
+  TEA_FIELD_RSTORE = 18, /**< PPCG */
+  TEA_FIELD_UN = 19,     /**< Jacobi: previous iterate */
+  TEA_NUM_FIELDS = 20
+};
+
+struct tea_comm; /**< the driver's communication state (opaque to the numerics) */
+
+/** The rank-local chunk. */
+typedef struct tea_chunk {
+  /* ---- filled by the driver before tea_chunk_alloc ---- */
+  int gx_cells, gy_cells; /**< global grid */
+  int nx, ny;             /**< this rank's interior cells */
+  int x_off, y_off;       /**< global 0-based index of this rank's first interior cell */
+  int halo;               /**< allocated halo width = settings halo_depth (>= 1) */
+  double xmin, ymin;      /**< global domain origin */
+  double dx, dy;          /**< uniform cell size */
+  bool phys_left, phys_right, phys_bottom, phys_top; /**< face is on the physical boundary */
+  porta_exec exec;       /**< where kernels run (porta_exec_default() if zeroed... set it) */
+  struct tea_comm *comm; /**< owned by the driver */
+
+  /* ---- allocated by tea_chunk_alloc ---- */
+  porta_view_f64 fields[TEA_NUM_FIELDS]; /**< rank 2, (ny+2h, nx+2h) */
+  porta_view_f64 vertexx, vertexy;       /**< rank 1, n+2h+1 */
+  porta_view_f64 cellx, celly;           /**< rank 1, n+2h */
+
+  /* ---- solver state kept across steps (numerics only) ---- */
+  double rx, ry;                /**< dt/dx^2, dt/dy^2 of the current step */
+  bool have_eigs;               /**< Chebyshev/PPCG eigenvalue estimate done (SAVEd in the ref) */
+  double eigmin, eigmax;        /**< widened estimate */
+  double *cg_alphas, *cg_betas; /**< host history of CG coefficients (max_iters+1) */
+  int cg_hist_cap;
+  double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients */
+  int ch_cap;
+} tea_chunk;
+
+/** Per-step solver figures. `iterations` is what the reference prints (one less than executed
+ *  when converged, max_iters when not); `true_iterations` is what actually ran. */
+typedef struct tea_step_stats {
+  int iterations;       /**< reference's printed "Iteration count" */
+  int true_iterations;  /**< outer iterations executed */
+  int inner_iterations; /**< PPCG inner steps in total ("PPCG Iteration count") */
+  int cheby_iterations; /**< Chebyshev iterations (of true_iterations) */
+  int cg_iterations;    /**< CG iterations (of true_iterations) */
+  bool converged;
+  double error; /**< reference's "Conduction error": sqrt(|error|)/initial_residual */
+  double initial_residual;
+  double exact_error;   /**< tl_check_result: ||u0 - A u|| / initial_residual after the solve
+                             (the reference's "EXACT error"; else 0) */
+  double last_residual; /**< sqrt(|error|) of the last iteration (verbose_on only) */
+} tea_step_stats;
+
+/** The field summary (reference field_summary, global sums). */
+typedef struct tea_summary {
+  double volume, mass, density, energy, u;
+} tea_summary;
+
+/* ---- implemented by the DRIVER (apps/tealeaf/tea_comm.c) ---- */
+
+/** Exchange the halos of the listed field ids with MPI neighbours, `depth` layers (<= halo),
+ *  then call tea_reflect_boundaries for the physical faces. `fields` may hold ANY id in
+ *  [0, TEA_NUM_FIELDS) (PPCG exchanges TEA_FIELD_RTEMP too): resolve them with tea_field().
+ *  (Sentence kept for reference:) then call tea_reflect_boundaries(c, fields, nfields, depth) for
+ * the physical faces. */
+int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth);
+/** Sum `n` values over all ranks in place (bitwise rank-count independent in reproducible mode). */
+int tea_allreduce_sum(tea_chunk *c, double *values, int n);
+
+/* ---- implemented by the NUMERICS ---- */
+
+/** The view of field `id` (0 <= id < TEA_NUM_FIELDS), or NULL. */
+porta_view_f64 *tea_field(tea_chunk *c, int id);
+/** Allocate every field and the geometry views and fill the coordinates. */
+int tea_chunk_alloc(tea_chunk *c);
+/** Release everything tea_chunk_alloc allocated (safe on a zeroed chunk). */
+void tea_chunk_free(tea_chunk *c);
+/** Mirror-copy the listed fields into the halo layers (1..depth) on physical faces
+ *  (ghost(-1-i) = interior(i)); corners covered by doing x then y over the full extent. */
+int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth);
+/** States -> density, energy0; energy1 = energy0; u = energy1*density; halo exchange. */
+int tea_generate(tea_chunk *c, const tea_settings *s);
+/** Global field summary (calls tea_allreduce_sum once). */
+int tea_field_summary(tea_chunk *c, tea_summary *out);
+/** One implicit time step (reference tea_leaf). */
+int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *stats);
+/** As tea_step_ex, returning the printed iteration count and the conduction error only. */
+int tea_step(tea_chunk *c, const tea_settings *s, int *iterations, double *error);
+
+PORTA_EXTERN_C_END
+
+#endif /* TEA_CHUNK_H */

@@ -1,0 +1,23 @@
+/** @file tea_deck.h
+ *  Reading the reference TeaLeaf input deck (tea.in) into tea_settings. */
+#ifndef TEA_DECK_H
+#define TEA_DECK_H
+
+#include "app_deck.h"
+#include "tea_settings.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** The deck the reference writes and runs when tea.in is missing (10x10, Jacobi). */
+extern const char *const tea_default_deck;
+
+/** Parse the `*tea` ... `*endtea` block of a loaded deck into `s` (defaults first). Syntax as
+ *  the reference: case-insensitive, '=' and ',' separate, '!' and ';' start comments. Returns
+ *  0, or 1 with d->err = "file:line: message" for an unknown keyword, a bad or missing value,
+ *  a missing *tea / *endtea, an empty file, non-positive cells, a bad state, or jac_block with
+ *  halo_depth > 1. */
+int tea_deck_parse(app_deck *d, tea_settings *s);
+
+PORTA_EXTERN_C_END
+
+#endif /* TEA_DECK_H */

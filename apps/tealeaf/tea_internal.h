@@ -1,0 +1,81 @@
+/** @file tea_internal.h
+ *  Numerics-internal helpers of TeaLeaf (not part of the driver interface): kernel launchers
+ *  in tea_kernels_*.c used by the solvers, boxes over the chunk's arrays. */
+#ifndef TEA_INTERNAL_H
+#define TEA_INTERNAL_H
+
+#include "tea_chunk.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Array-index box [k0,k1) x [j0,j1). */
+typedef struct tea_box {
+  int64_t k0, k1, j0, j1;
+} tea_box;
+
+/** The interior grown by `extra` layers on faces that are not physical boundaries. */
+static inline tea_box tea_box_interior(const tea_chunk *c, int extra) {
+  tea_box b;
+  b.k0 = c->halo - (c->phys_bottom ? 0 : extra);
+  b.k1 = c->halo + c->ny + (c->phys_top ? 0 : extra);
+  b.j0 = c->halo - (c->phys_left ? 0 : extra);
+  b.j1 = c->halo + c->nx + (c->phys_right ? 0 : extra);
+  return b;
+}
+
+static inline porta_mdrange_policy tea_policy(tea_box b) {
+  return porta_mdrange2(b.k0, b.k1, b.j0, b.j1);
+}
+
+#define TEA_F(c, id) ((c)->fields[(id)])
+
+/** (A v)(k,j) for kernel args `a` with members di, kx, ky, rx, ry (reference evaluation order). */
+#define TEA_AV(a, v, k, j)                                                                         \
+  (PORTA_AT2(a->di, k, j) * PORTA_AT2(v, k, j) -                                                   \
+   a->ry * (PORTA_AT2(a->ky, k + 1, j) * PORTA_AT2(v, k + 1, j) +                                  \
+            PORTA_AT2(a->ky, k, j) * PORTA_AT2(v, k - 1, j)) -                                     \
+   a->rx * (PORTA_AT2(a->kx, k, j + 1) * PORTA_AT2(v, k, j + 1) +                                  \
+            PORTA_AT2(a->kx, k, j) * PORTA_AT2(v, k, j - 1)))
+
+/* ---- common kernels (tea_kernels_common.c) ---- */
+int tea_k_init_common(tea_chunk *c, const tea_settings *s); /**< u,u0,Kx,Ky,Di,Mi,cp,bfp */
+int tea_k_residual(tea_chunk *c, double *rr); /**< r = u0 - A u; *rr = local sum r^2 (NULL: skip) */
+int tea_k_norm2(tea_chunk *c, int field, double *out); /**< local sum f^2 over the interior */
+int tea_k_finalise(tea_chunk *c);                      /**< energy1 = u / density */
+/** z = M^-1 src over the interior (block: Thomas on 4-cell blocks; diag: Mi*src). */
+int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst);
+
+/* ---- CG (tea_kernels_cg.c) ---- */
+int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro); /**< p = r or M r; rro = r.p */
+int tea_k_cg_calc_w(tea_chunk *c, double *pw);               /**< w = A p; pw = p.w */
+/** u += a p; r -= a w; (z = M r); *rrn = r.r or r.z (NULL: not needed). */
+int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn);
+int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p */
+
+/* ---- Chebyshev (tea_kernels_cheby.c) ---- */
+int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);
+int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta);
+
+/* ---- PPCG (tea_kernels_ppcg.c) ---- */
+/** Inner steps: sd = (M) r / theta, ... ; the result ("z") is left in UTEMP. */
+int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
+                   double theta, int steps);
+/** w = A p; pw = p.w; rstore = r; rz = utemp.r. */
+int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz);
+/** rrn = (r - rstore).utemp */
+int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn);
+/** p = utemp; rro = r.p */
+int tea_k_ppcg_init_p(tea_chunk *c, double *rro);
+
+/* ---- Jacobi (tea_kernels_jacobi.c) ---- */
+int tea_k_jacobi(tea_chunk *c, double *err); /**< un = u; u = Jacobi update; err = sum|u-un| */
+
+/* ---- eigenvalues / coefficients (tea_solve_cheby.c) ---- */
+int tea_calc_eigenvalues(const double *cg_alphas, const double *cg_betas, int n, double *eigmin,
+                         double *eigmax);
+void tea_calc_ch_coefs(double *alphas, double *betas, double eigmin, double eigmax, double *theta,
+                       int n);
+
+PORTA_EXTERN_C_END
+
+#endif /* TEA_INTERNAL_H */

@@ -1,0 +1,86 @@
+/** @file tea_kernels_cheby.c
+ *  Chebyshev kernels (reference tea_leaf_cheby_kernel): r = u0 - A u (w is not stored: the
+ *  reference writes it but never reads it), then p = alpha p + beta (M) r and u += p.
+ *  Kernel file (C++17 compatible). */
+#include "tea_internal.h"
+
+typedef struct {
+  porta_view_f64 u, u0, p, r, z, mi, kx, ky, di;
+  double rx, ry, alpha, beta, theta;
+  int pc;
+} tea_ch_args;
+
+PORTA_MDFOR2(tea_k_ch_resid, tea_ch_args, a, k, j) {
+  PORTA_AT2(a->r, k, j) = PORTA_AT2(a->u0, k, j) - TEA_AV(a, a->u, k, j);
+}
+
+/* first step: p = (M r) / theta; u += p */
+PORTA_MDFOR2(tea_k_ch_init_p, tea_ch_args, a, k, j) {
+  double src;
+  if (a->pc == TEA_PRECON_JAC_DIAG) {
+    src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->r, k, j);
+    PORTA_AT2(a->z, k, j) = src;
+  } else if (a->pc == TEA_PRECON_JAC_BLOCK) {
+    src = PORTA_AT2(a->z, k, j);
+  } else {
+    src = PORTA_AT2(a->r, k, j);
+  }
+  double p = src / a->theta;
+  PORTA_AT2(a->p, k, j) = p;
+  PORTA_AT2(a->u, k, j) += p;
+}
+
+/* p = alpha p + beta (M r); u += p */
+PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) {
+  double src;
+  if (a->pc == TEA_PRECON_JAC_DIAG) {
+    src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->r, k, j);
+    PORTA_AT2(a->z, k, j) = src;
+  } else if (a->pc == TEA_PRECON_JAC_BLOCK) {
+    src = PORTA_AT2(a->z, k, j);
+  } else {
+    src = PORTA_AT2(a->r, k, j);
+  }
+  double p = a->alpha * PORTA_AT2(a->p, k, j) + a->beta * src;
+  PORTA_AT2(a->p, k, j) = p;
+  PORTA_AT2(a->u, k, j) += p;
+}
+
+static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
+  tea_ch_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.u0 = TEA_F(c, TEA_FIELD_U0);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.rx = c->rx;
+  a.ry = c->ry;
+  a.alpha = a.beta = 0.0;
+  a.theta = 1.0;
+  a.pc = (int)pc;
+  return a;
+}
+
+static int tea_ch_step(tea_chunk *c, tea_precon pc, tea_ch_args *a, const porta_kernel *upd) {
+  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  PORTA_CHECK(porta_parallel_for_md("tea_cheby_resid", c->exec, in, &tea_k_ch_resid, a));
+  if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
+  return porta_parallel_for_md("tea_cheby_update", c->exec, in, upd, a);
+}
+
+int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta) {
+  tea_ch_args a = tea_ch_make(c, pc);
+  a.theta = theta;
+  return tea_ch_step(c, pc, &a, &tea_k_ch_init_p);
+}
+
+int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta) {
+  tea_ch_args a = tea_ch_make(c, pc);
+  a.alpha = alpha;
+  a.beta = beta;
+  return tea_ch_step(c, pc, &a, &tea_k_ch_iter_p);
+}

@@ -1,0 +1,241 @@
+/** @file tea_kernels_common.c
+ *  Set-up kernels of one step (reference tea_leaf_common_init_kernel and friends):
+ *  u = u0 = energy1*density, face coefficients Kx/Ky, Di, the preconditioners, the residual,
+ *  norms and the finalise. Kernel file (C++17 compatible).
+ *
+ *  The operator, with array indices (k = y, j = x):
+ *    (A v)(k,j) = Di v(k,j) - ry (Ky(k+1,j) v(k+1,j) + Ky(k,j) v(k-1,j))
+ *                           - rx (Kx(k,j+1) v(k,j+1) + Kx(k,j) v(k,j-1))
+ *  written in the reference's evaluation order so that the numbers match it. */
+#include "tea_internal.h"
+
+typedef struct {
+  porta_view_f64 density, energy, u, u0, w, kx, ky, di, mi;
+  double rx, ry;
+  int coef;
+  int64_t h, nx, ny;
+  int zl, zr, zb, zt; /* zero the face coefficients on this physical face */
+  int diag;
+} tea_init_args;
+
+PORTA_MDFOR2(tea_k_init_u, tea_init_args, a, k, j) {
+  double v = PORTA_AT2(a->energy, k, j) * PORTA_AT2(a->density, k, j);
+  PORTA_AT2(a->u, k, j) = v;
+  PORTA_AT2(a->u0, k, j) = v;
+}
+
+/* conduction value, whole array (w is a temporary) */
+PORTA_MDFOR2(tea_k_init_w, tea_init_args, a, k, j) {
+  double d = PORTA_AT2(a->density, k, j);
+  PORTA_AT2(a->w, k, j) = a->coef == TEA_COEF_RECIP_CONDUCTIVITY ? 1.0 / d : d;
+}
+
+/* Kx, Ky over [1, N) x [1, N) then zeroed on the physical faces (unless reflective) */
+PORTA_MDFOR2(tea_k_init_kxky, tea_init_args, a, k, j) {
+  double w = PORTA_AT2(a->w, k, j), wl = PORTA_AT2(a->w, k, j - 1), wb = PORTA_AT2(a->w, k - 1, j);
+  double kx = (wl + w) / (2.0 * wl * w);
+  double ky = (wb + w) / (2.0 * wb * w);
+  if ((a->zl && j <= a->h) || (a->zr && j >= a->h + a->nx)) kx = 0.0;
+  if ((a->zb && k <= a->h) || (a->zt && k >= a->h + a->ny)) ky = 0.0;
+  PORTA_AT2(a->kx, k, j) = kx;
+  PORTA_AT2(a->ky, k, j) = ky;
+}
+
+/* Di (and Mi = 1/Di for jac_diag) over [1, N-1) */
+PORTA_MDFOR2(tea_k_init_di, tea_init_args, a, k, j) {
+  double di = (1.0 + a->ry * (PORTA_AT2(a->ky, k + 1, j) + PORTA_AT2(a->ky, k, j)) +
+               a->rx * (PORTA_AT2(a->kx, k, j + 1) + PORTA_AT2(a->kx, k, j)));
+  PORTA_AT2(a->di, k, j) = di;
+  if (a->diag) PORTA_AT2(a->mi, k, j) = di != 0.0 ? 1.0 / di : 0.0;
+}
+
+/* ---- block Jacobi (tridiagonal in y on blocks of 4 rows, chunk-local like the reference) ---- */
+
+#define TEA_JAC_BLOCK 4
+
+typedef struct {
+  porta_view_f64 ky, di, cp, bfp, src, dst;
+  double ry;
+  int64_t h, ny;
+} tea_block_args;
+
+/* I0 = block index b, I1 = array column j */
+PORTA_MDFOR2(tea_k_block_init, tea_block_args, a, b, j) {
+  int64_t bottom = a->h + b * TEA_JAC_BLOCK;
+  int64_t top = bottom + TEA_JAC_BLOCK - 1;
+  if (top > a->h + a->ny - 1) top = a->h + a->ny - 1;
+  int64_t k = bottom;
+  PORTA_AT2(a->cp, k, j) = (-PORTA_AT2(a->ky, k + 1, j) * a->ry) / PORTA_AT2(a->di, k, j);
+  for (k = bottom + 1; k <= top; ++k) {
+    double bfp = 1.0 / (PORTA_AT2(a->di, k, j) -
+                        (-PORTA_AT2(a->ky, k, j) * a->ry) * PORTA_AT2(a->cp, k - 1, j));
+    PORTA_AT2(a->bfp, k, j) = bfp;
+    PORTA_AT2(a->cp, k, j) = (-PORTA_AT2(a->ky, k + 1, j) * a->ry) * bfp;
+  }
+}
+
+PORTA_MDFOR2(tea_k_block_solve, tea_block_args, a, b, j) {
+  double dp[TEA_JAC_BLOCK], z[TEA_JAC_BLOCK];
+  int64_t bottom = a->h + b * TEA_JAC_BLOCK;
+  int64_t top = bottom + TEA_JAC_BLOCK - 1;
+  if (top > a->h + a->ny - 1) top = a->h + a->ny - 1;
+  int n = (int)(top - bottom + 1);
+  dp[0] = PORTA_AT2(a->src, bottom, j) / PORTA_AT2(a->di, bottom, j);
+  for (int i = 1; i < n; ++i) {
+    int64_t k = bottom + i;
+    dp[i] = (PORTA_AT2(a->src, k, j) - (-PORTA_AT2(a->ky, k, j) * a->ry) * dp[i - 1]) *
+            PORTA_AT2(a->bfp, k, j);
+  }
+  z[n - 1] = dp[n - 1];
+  for (int i = n - 2; i >= 0; --i) z[i] = dp[i] - PORTA_AT2(a->cp, bottom + i, j) * z[i + 1];
+  for (int i = 0; i < n; ++i) PORTA_AT2(a->dst, bottom + i, j) = z[i];
+}
+
+static tea_block_args tea_block_make(tea_chunk *c, int src, int dst) {
+  tea_block_args a;
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.cp = TEA_F(c, TEA_FIELD_CP);
+  a.bfp = TEA_F(c, TEA_FIELD_BFP);
+  a.src = TEA_F(c, src);
+  a.dst = TEA_F(c, dst);
+  a.ry = c->ry;
+  a.h = c->halo;
+  a.ny = c->ny;
+  return a;
+}
+
+static porta_mdrange_policy tea_block_policy(tea_chunk *c) {
+  int64_t nb = (c->ny + TEA_JAC_BLOCK - 1) / TEA_JAC_BLOCK;
+  return porta_mdrange2(0, nb, c->halo, c->halo + c->nx);
+}
+
+typedef struct {
+  porta_view_f64 src, dst, mi;
+} tea_diag_args;
+
+PORTA_MDFOR2(tea_k_diag_solve, tea_diag_args, a, k, j) {
+  PORTA_AT2(a->dst, k, j) = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->src, k, j);
+}
+
+int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst) {
+  if (pc == TEA_PRECON_JAC_BLOCK) {
+    tea_block_args a = tea_block_make(c, src, dst);
+    return porta_parallel_for_md("tea_block_solve", c->exec, tea_block_policy(c),
+                                 &tea_k_block_solve, &a);
+  }
+  if (pc == TEA_PRECON_JAC_DIAG) {
+    tea_diag_args a;
+    a.src = TEA_F(c, src);
+    a.dst = TEA_F(c, dst);
+    a.mi = TEA_F(c, TEA_FIELD_MI);
+    return porta_parallel_for_md("tea_diag_solve", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                 &tea_k_diag_solve, &a);
+  }
+  return PORTA_SUCCESS;
+}
+
+int tea_k_init_common(tea_chunk *c, const tea_settings *s) {
+  const int64_t h = c->halo, N0 = c->ny + 2 * h, N1 = c->nx + 2 * h;
+  double dt = s->initial_timestep;
+  c->rx = dt / (c->dx * c->dx);
+  c->ry = dt / (c->dy * c->dy);
+  tea_init_args a;
+  a.density = TEA_F(c, TEA_FIELD_DENSITY);
+  a.energy = TEA_F(c, TEA_FIELD_ENERGY1);
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.u0 = TEA_F(c, TEA_FIELD_U0);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
+  a.rx = c->rx;
+  a.ry = c->ry;
+  a.coef = (int)s->coefficient;
+  a.h = h;
+  a.nx = c->nx;
+  a.ny = c->ny;
+  int zero = !s->reflective_boundary;
+  a.zl = zero && c->phys_left;
+  a.zr = zero && c->phys_right;
+  a.zb = zero && c->phys_bottom;
+  a.zt = zero && c->phys_top;
+  a.diag = s->preconditioner == TEA_PRECON_JAC_DIAG;
+  PORTA_CHECK(porta_parallel_for_md("tea_init_u", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                    &tea_k_init_u, &a));
+  PORTA_CHECK(porta_parallel_for_md("tea_init_w", c->exec, porta_mdrange2(0, N0, 0, N1),
+                                    &tea_k_init_w, &a));
+  PORTA_CHECK(porta_parallel_for_md("tea_init_kxky", c->exec, porta_mdrange2(1, N0, 1, N1),
+                                    &tea_k_init_kxky, &a));
+  PORTA_CHECK(porta_parallel_for_md("tea_init_di", c->exec, porta_mdrange2(1, N0 - 1, 1, N1 - 1),
+                                    &tea_k_init_di, &a));
+  if (s->preconditioner == TEA_PRECON_JAC_BLOCK) {
+    tea_block_args b = tea_block_make(c, TEA_FIELD_R, TEA_FIELD_Z);
+    PORTA_CHECK(porta_parallel_for_md("tea_block_init", c->exec, tea_block_policy(c),
+                                      &tea_k_block_init, &b));
+  }
+  return PORTA_SUCCESS;
+}
+
+/* ---- residual, norms, finalise ---- */
+
+typedef struct {
+  porta_view_f64 u, u0, r, kx, ky, di;
+  double rx, ry;
+} tea_resid_args;
+
+PORTA_MDREDUCE2(tea_k_residual_r, tea_resid_args, a, k, j, porta_sum_f64, acc) {
+  double smvp = TEA_AV(a, a->u, k, j);
+  double r = PORTA_AT2(a->u0, k, j) - smvp;
+  PORTA_AT2(a->r, k, j) = r;
+  *acc += r * r;
+}
+
+int tea_k_residual(tea_chunk *c, double *rr) {
+  tea_resid_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.u0 = TEA_F(c, TEA_FIELD_U0);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.rx = c->rx;
+  a.ry = c->ry;
+  double s = 0.0;
+  PORTA_CHECK(porta_parallel_reduce_md("tea_residual", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                       &tea_k_residual_r, &a, &s));
+  if (rr) *rr = s;
+  return PORTA_SUCCESS;
+}
+
+typedef struct {
+  porta_view_f64 x, y, z;
+} tea_vec_args;
+
+PORTA_MDREDUCE2(tea_k_norm2_r, tea_vec_args, a, k, j, porta_sum_f64, acc) {
+  double v = PORTA_AT2(a->x, k, j);
+  *acc += v * v;
+}
+
+int tea_k_norm2(tea_chunk *c, int field, double *out) {
+  tea_vec_args a;
+  a.x = TEA_F(c, field);
+  *out = 0.0;
+  return porta_parallel_reduce_md("tea_norm2", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                  &tea_k_norm2_r, &a, out);
+}
+
+/* energy1 = u / density (x = energy1, y = u, z = density) */
+PORTA_MDFOR2(tea_k_finalise_f, tea_vec_args, a, k, j) {
+  PORTA_AT2(a->x, k, j) = PORTA_AT2(a->y, k, j) / PORTA_AT2(a->z, k, j);
+}
+
+int tea_k_finalise(tea_chunk *c) {
+  tea_vec_args a;
+  a.x = TEA_F(c, TEA_FIELD_ENERGY1);
+  a.y = TEA_F(c, TEA_FIELD_U);
+  a.z = TEA_F(c, TEA_FIELD_DENSITY);
+  return porta_parallel_for_md("tea_finalise", c->exec, tea_policy(tea_box_interior(c, 0)),
+                               &tea_k_finalise_f, &a);
+}

@@ -1,0 +1,46 @@
+/** @file tea_kernels_jacobi.c
+ *  Jacobi iteration (reference tea_leaf_jacobi_solve_kernel): un = u, then
+ *  u = (u0 + rx(Kx(j+1) un(j+1) + Kx(j) un(j-1)) + ry(Ky(k+1) un(k+1) + Ky(k) un(k-1)))
+ *      / (1 + rx(Kx(j) + Kx(j+1)) + ry(Ky(k) + Ky(k+1)))
+ *  and error = sum |u - un| (an L1 norm, as the reference). Kernel file (C++17 compatible). */
+#include "tea_internal.h"
+
+typedef struct {
+  porta_view_f64 u, un, u0, kx, ky;
+  double rx, ry;
+} tea_jac_args;
+
+PORTA_MDFOR2(tea_k_jac_copy, tea_jac_args, a, k, j) {
+  PORTA_AT2(a->un, k, j) = PORTA_AT2(a->u, k, j);
+}
+
+PORTA_MDREDUCE2(tea_k_jac_update, tea_jac_args, a, k, j, porta_sum_f64, acc) {
+  double num = PORTA_AT2(a->u0, k, j) +
+               a->rx * (PORTA_AT2(a->kx, k, j + 1) * PORTA_AT2(a->un, k, j + 1) +
+                        PORTA_AT2(a->kx, k, j) * PORTA_AT2(a->un, k, j - 1)) +
+               a->ry * (PORTA_AT2(a->ky, k + 1, j) * PORTA_AT2(a->un, k + 1, j) +
+                        PORTA_AT2(a->ky, k, j) * PORTA_AT2(a->un, k - 1, j));
+  double den = 1.0 + a->rx * (PORTA_AT2(a->kx, k, j) + PORTA_AT2(a->kx, k, j + 1)) +
+               a->ry * (PORTA_AT2(a->ky, k, j) + PORTA_AT2(a->ky, k + 1, j));
+  double u = num / den;
+  PORTA_AT2(a->u, k, j) = u;
+  *acc += fabs(u - PORTA_AT2(a->un, k, j));
+}
+
+int tea_k_jacobi(tea_chunk *c, double *err) {
+  tea_jac_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.un = TEA_F(c, TEA_FIELD_UN);
+  a.u0 = TEA_F(c, TEA_FIELD_U0);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.rx = c->rx;
+  a.ry = c->ry;
+  const int64_t h = c->halo; /* un is read one cell into the halo on every side */
+  PORTA_CHECK(porta_parallel_for_md("tea_jacobi_copy", c->exec,
+                                    porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
+                                    &tea_k_jac_copy, &a));
+  *err = 0.0;
+  return porta_parallel_reduce_md("tea_jacobi", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                  &tea_k_jac_update, &a, err);
+}

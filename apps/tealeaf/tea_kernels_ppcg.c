@@ -1,0 +1,152 @@
+/** @file tea_kernels_ppcg.c
+ *  PPCG kernels (reference tea_leaf_ppcg_kernel) and the inner Chebyshev-polynomial steps with
+ *  the communication-avoiding halo: sd and rtemp are exchanged `halo` deep once every `halo`
+ *  inner steps, and the steps in between compute on the interior grown by the remaining halo
+ *  width on faces that have a neighbour rank (redundant work on the overlap).
+ *
+ *  Deliberate difference from the reference: the reference exchanges r (never changed by the
+ *  inner steps) where rtemp is needed, so with halo_depth > 1 on several ranks its overlap cells
+ *  use stale rtemp values. We exchange rtemp (TEA_FIELD_RTEMP). On one rank, or with
+ *  halo_depth 1, the two are identical. The inner result ("z" of the reference) is left in
+ *  UTEMP, which the outer iteration uses directly (no copy z = utemp).
+ *  Kernel file (C++17 compatible). */
+#include "tea_internal.h"
+
+typedef struct {
+  porta_view_f64 u, p, r, w, z, mi, kx, ky, di, sd, rtemp, utemp, rstore;
+  double rx, ry, alpha, beta, theta_r;
+  int pc;
+} tea_pp_args;
+
+static tea_pp_args tea_pp_make(tea_chunk *c, tea_precon pc) {
+  tea_pp_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.sd = TEA_F(c, TEA_FIELD_SD);
+  a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
+  a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
+  a.rstore = TEA_F(c, TEA_FIELD_RSTORE);
+  a.rx = c->rx;
+  a.ry = c->ry;
+  a.alpha = a.beta = 0.0;
+  a.theta_r = 1.0;
+  a.pc = (int)pc;
+  return a;
+}
+
+/* sd = (z or r) / theta; rtemp = r; utemp = sd */
+PORTA_MDFOR2(tea_k_pp_init_sd, tea_pp_args, a, k, j) {
+  double r = PORTA_AT2(a->r, k, j);
+  double src = a->pc != TEA_PRECON_NONE ? PORTA_AT2(a->z, k, j) : r;
+  double sd = src * a->theta_r;
+  PORTA_AT2(a->sd, k, j) = sd;
+  PORTA_AT2(a->rtemp, k, j) = r;
+  PORTA_AT2(a->utemp, k, j) = sd;
+}
+
+/* rtemp -= A sd */
+PORTA_MDFOR2(tea_k_pp_inner_r, tea_pp_args, a, k, j) {
+  PORTA_AT2(a->rtemp, k, j) -= TEA_AV(a, a->sd, k, j);
+}
+
+/* sd = alpha sd + beta (M rtemp); utemp += sd */
+PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) {
+  double src;
+  if (a->pc == TEA_PRECON_JAC_DIAG)
+    src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->rtemp, k, j);
+  else if (a->pc == TEA_PRECON_JAC_BLOCK)
+    src = PORTA_AT2(a->z, k, j);
+  else
+    src = PORTA_AT2(a->rtemp, k, j);
+  double sd = a->alpha * PORTA_AT2(a->sd, k, j) + a->beta * src;
+  PORTA_AT2(a->sd, k, j) = sd;
+  PORTA_AT2(a->utemp, k, j) += sd;
+}
+
+int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
+                   double theta, int steps) {
+  tea_precon pc = s->preconditioner;
+  tea_pp_args a = tea_pp_make(c, pc);
+  a.theta_r = 1.0 / theta;
+  PORTA_CHECK(porta_parallel_for_md("tea_ppcg_init_sd", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                    &tea_k_pp_init_sd, &a));
+  const int h = c->halo;
+  int fields[2];
+  fields[0] = TEA_FIELD_SD;
+  fields[1] = TEA_FIELD_RTEMP;
+  int sdf = TEA_FIELD_SD;
+  bool any_phys = c->phys_left || c->phys_right || c->phys_bottom || c->phys_top;
+  for (int cur = 1; cur <= steps; cur += h) {
+    PORTA_CHECK(tea_halo_exchange(c, fields, 2, h));
+    for (int extra = h - 1; extra >= 0; --extra) {
+      int step = cur + h - 1 - extra;
+      porta_mdrange_policy box = tea_policy(tea_box_interior(c, extra));
+      PORTA_CHECK(porta_parallel_for_md("tea_ppcg_inner_r", c->exec, box, &tea_k_pp_inner_r, &a));
+      if (pc == TEA_PRECON_JAC_BLOCK)
+        PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_RTEMP, TEA_FIELD_Z));
+      a.alpha = alphas[step - 1];
+      a.beta = betas[step - 1];
+      PORTA_CHECK(porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, box, &tea_k_pp_inner_sd, &a));
+      if (s->reflective_boundary && any_phys) PORTA_CHECK(tea_reflect_boundaries(c, &sdf, 1, 1));
+      if (step == steps) break;
+    }
+  }
+  return PORTA_SUCCESS;
+}
+
+/* w = A p; pw += p.w; rstore = r; rz += utemp.r */
+PORTA_DEFINE_SUM_REDUCER(tea_sum2, double, 2)
+
+PORTA_MDREDUCE2(tea_k_pp_calc_w, tea_pp_args, a, k, j, tea_sum2, acc) {
+  double p = PORTA_AT2(a->p, k, j);
+  double w = TEA_AV(a, a->p, k, j);
+  double r = PORTA_AT2(a->r, k, j);
+  PORTA_AT2(a->w, k, j) = w;
+  PORTA_AT2(a->rstore, k, j) = r;
+  acc->v[0] += w * p;
+  acc->v[1] += PORTA_AT2(a->utemp, k, j) * r;
+}
+
+int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
+  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  tea_sum2_value v;
+  v.v[0] = v.v[1] = 0.0;
+  PORTA_CHECK(porta_parallel_reduce_md(
+      "tea_ppcg_calc_w", c->exec, tea_policy(tea_box_interior(c, 0)), &tea_k_pp_calc_w, &a, &v));
+  *pw = v.v[0];
+  *rz = v.v[1];
+  return PORTA_SUCCESS;
+}
+
+/* rrn += (r - rstore).utemp */
+PORTA_MDREDUCE2(tea_k_pp_rrn, tea_pp_args, a, k, j, porta_sum_f64, acc) {
+  *acc += (PORTA_AT2(a->r, k, j) - PORTA_AT2(a->rstore, k, j)) * PORTA_AT2(a->utemp, k, j);
+}
+
+int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn) {
+  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  *rrn = 0.0;
+  return porta_parallel_reduce_md("tea_ppcg_calc_rrn", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                  &tea_k_pp_rrn, &a, rrn);
+}
+
+/* p = utemp; rro += r.p */
+PORTA_MDREDUCE2(tea_k_pp_init_p, tea_pp_args, a, k, j, porta_sum_f64, acc) {
+  double p = PORTA_AT2(a->utemp, k, j);
+  PORTA_AT2(a->p, k, j) = p;
+  *acc += PORTA_AT2(a->r, k, j) * p;
+}
+
+int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
+  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  *rro = 0.0;
+  return porta_parallel_reduce_md("tea_ppcg_init_p", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                  &tea_k_pp_init_p, &a, rro);
+}

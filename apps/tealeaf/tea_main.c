@@ -1,0 +1,176 @@
+/** @file tea_main.c
+ *  TeaLeaf on Porta: command line, deck, decomposition, time loop, report, results.
+ *
+ *    mpirun -np 4 tealeaf [--reproducible] [--out NAME] [--porta-backend=...] [DECK]
+ *
+ *  Exit status: 0 when the run completed and (with test_problem >= 1) its check PASSED,
+ *  1 when the check is NOT PASSED or a run error occurred, 2 for a bad command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_common.h"
+#include "tea_chunk.h"
+#include "tea_comm.h"
+#include "tea_deck.h"
+#include "tea_output.h"
+
+int main(int argc, char **argv) {
+  app_mpi_init(&argc, &argv, "tealeaf");
+  const int rank = app_mpi_rank();
+  FILE *out = stdout;
+
+  /* --help before Porta: it must not depend on a working back end */
+  for (int i = 1; i < argc; ++i)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      if (rank == 0)
+        app_cli_usage(stdout, "tealeaf",
+                      "TeaLeaf (TeaLeaf_ref 1.403 on Porta): implicit 2D heat conduction", "tea.in",
+                      "tealeaf");
+      app_exit_all(0, NULL);
+    }
+  if (porta_initialize(&argc, &argv) != PORTA_SUCCESS)
+    app_exit_all(2, "%s", porta_last_error_message());
+  app_cli cli;
+  char err[2048];
+  if (app_cli_parse(argc, argv, "tea.in", "tealeaf", &cli, err, sizeof err))
+    app_exit_all(2, "%s", err);
+  if (cli.reproducible) porta_set_deterministic(1);
+
+  /* ---- deck: read on rank 0, parsed everywhere ---- */
+  app_deck deck;
+  int explicit_input = strcmp(cli.input, "tea.in") != 0;
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-' || !strcmp(argv[i], "--in") || !strcmp(argv[i], "-i")) explicit_input = 1;
+  if (app_deck_load(&deck, cli.input, MPI_COMM_WORLD)) {
+    if (explicit_input) app_exit_all(1, "%s", deck.err);
+    /* like the reference: no tea.in -> run the default deck */
+    if (rank == 0) fprintf(out, " tea.in not found: running the built-in default deck\n");
+    app_deck_load_text(&deck, "(default deck)", tea_default_deck);
+  }
+  tea_settings s;
+  if (app_deck_tokenize(&deck, "!;", "=,", 1) || tea_deck_parse(&deck, &s))
+    app_exit_all(1, "error in the input deck: %s", deck.err);
+  s.reproducible = cli.reproducible;
+
+  /* ---- decomposition ---- */
+  app_decomp d;
+  const int64_t cells[2] = {s.x_cells, s.y_cells};
+  if (app_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, &d, err, sizeof err))
+    app_exit_all(1, "%s", err);
+  for (int dim = 0; dim < 2; ++dim)
+    if (d.dims[dim] > 1 && cells[dim] / d.dims[dim] < s.halo_depth)
+      app_exit_all(1, "%d ranks along %c leave some with %lld cells, fewer than halo_depth %d",
+                   d.dims[dim], "xy"[dim], (long long)(cells[dim] / d.dims[dim]), s.halo_depth);
+
+  app_run_config rc;
+  app_run_config_fill(&rc, &d, cli.reproducible);
+  if (rank == 0) tea_print_header(out, &deck, &rc, &s, &d);
+
+  /* From here on any failure is one rank's problem: stop the job with its message. */
+  app_porta_errors_fatal();
+  app_timers timers;
+  memset(&timers, 0, sizeof timers);
+  const int t_init = app_timer_id(&timers, "Tea init + generate");
+  const int t_solve = app_timer_id(&timers, "Tea solve (steps)");
+  const int t_summary = app_timer_id(&timers, "Field summary");
+  const int t_output = app_timer_id(&timers, "Output (HDF5)");
+  (void)app_timer_id(&timers, "MPI halo exchange");
+  (void)app_timer_id(&timers, "MPI reductions");
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double wall0 = porta_wtime();
+
+  app_timer_start(&timers, t_init);
+  tea_chunk c;
+  memset(&c, 0, sizeof c);
+  tea_chunk_setup(&c, &d, &s, porta_exec_default());
+  APP_CHECK(tea_chunk_alloc(&c));
+  APP_CHECK(tea_comm_create(&c, &d, cli.reproducible, &timers));
+  APP_CHECK(tea_generate(&c, &s));
+  app_timer_stop(&timers, t_init);
+
+  tea_history hist;
+  memset(&hist, 0, sizeof hist);
+  tea_summary sum;
+  app_timer_start(&timers, t_summary);
+  APP_CHECK(tea_field_summary(&c, &sum));
+  app_timer_stop(&timers, t_summary);
+  if (rank == 0) {
+    fprintf(out, "\n Problem initialised and generated\n");
+    tea_print_summary(out, 0, 0.0, &sum);
+    fprintf(out, " Starting the calculation\n");
+    fflush(out);
+  }
+  tea_history_add(&hist, 0, 0.0, NULL, &sum);
+
+  const double dt = s.initial_timestep;
+  double time = 0.0;
+  int step = 0;
+  int64_t total_iterations = 0;
+  for (;;) {
+    ++step;
+    if (rank == 0) tea_print_step_start(out, step, time, dt);
+    tea_step_stats st;
+    memset(&st, 0, sizeof st);
+    double t0 = porta_wtime();
+    app_timer_start(&timers, t_solve);
+    APP_CHECK(tea_step_ex(&c, &s, &st));
+    app_timer_stop(&timers, t_solve);
+    double solve = porta_wtime() - t0;
+    total_iterations += st.true_iterations;
+    time += dt;
+    app_timer_start(&timers, t_summary);
+    APP_CHECK(tea_field_summary(&c, &sum));
+    app_timer_stop(&timers, t_summary);
+    tea_history_add(&hist, step, time, &st, &sum);
+    if (rank == 0) {
+      tea_print_step_end(out, &s, &st, solve);
+      fprintf(out, " Wall clock %25.15E\n", porta_wtime() - wall0);
+      if (s.summary_frequency > 0 && step % s.summary_frequency == 0)
+        tea_print_summary(out, step, time, &sum);
+      fflush(out);
+    }
+    if (time + 1e-16 > s.end_time || step >= s.end_step) break;
+  }
+  const double wall = porta_wtime() - wall0;
+  double u_ref = 0, qa = 0;
+  const int verdict = tea_check(&s, sum.u, &u_ref, &qa);
+  if (rank == 0) {
+    tea_print_summary(out, step, time, &sum);
+    tea_print_check(out, &s, verdict, qa);
+    fprintf(out, "\n Calculation complete\n Tea is finishing\n");
+    fprintf(out, " Wall clock %25.15E\n", wall);
+    fprintf(out, " Executed solver iterations %lld in %d steps\n\n", (long long)total_iterations,
+            step);
+  }
+  app_timers_print(out, &timers, MPI_COMM_WORLD, wall);
+
+  if (!cli.no_h5) {
+    app_timer_start(&timers, t_output);
+    tea_results r;
+    memset(&r, 0, sizeof r);
+    r.deck = &deck;
+    r.rc = &rc;
+    r.s = &s;
+    r.d = &d;
+    r.hist = &hist;
+    r.timers = &timers;
+    r.wall = wall;
+    r.u_ref = u_ref;
+    r.qa_diff = qa;
+    r.verdict = verdict;
+    r.steps = step;
+    r.time = time;
+    if (tea_write_results(cli.output, &c, &r, err, sizeof err)) app_fatal("%s", err);
+    app_timer_stop(&timers, t_output);
+    if (rank == 0)
+      fprintf(out, " Results written to %s.h5 (ParaView: %s.xmf)\n", cli.output, cli.output);
+  }
+  fflush(out);
+
+  tea_history_free(&hist);
+  tea_comm_destroy(&c);
+  tea_chunk_free(&c);
+  app_deck_free(&deck);
+  app_exit_all(verdict < 0 ? 1 : 0, NULL);
+}

@@ -1,0 +1,259 @@
+/** @file tea_output.c
+ *  Report, self-check and HDF5/XDMF results of TeaLeaf (see tea_output.h). */
+#include "tea_output.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* U after the reference run of each test_problem (tealeaf.md sect. 1.9). */
+static const double tea_u_ref[7] = {0.0,
+                                    157.55084183279294,
+                                    106.27221178646569,
+                                    99.955877498324000,
+                                    97.277332050749976,
+                                    95.462351583362249,
+                                    95.174738768320850};
+
+static int grow(double **p, int cap) {
+  double *n = (double *)realloc(*p, sizeof(double) * (size_t)cap);
+  if (!n) return 1;
+  *p = n;
+  return 0;
+}
+
+int tea_history_add(tea_history *h, int step, double time, const tea_step_stats *st,
+                    const tea_summary *sum) {
+  if (h->n == h->cap) {
+    int cap = h->cap ? 2 * h->cap : 64;
+    double **all[] = {
+        &h->step,  &h->time,   &h->iterations, &h->true_iterations, &h->inner_iterations,
+        &h->error, &h->volume, &h->mass,       &h->density,         &h->energy,
+        &h->u};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+      if (grow(all[i], cap)) return 1;
+    h->cap = cap;
+  }
+  int i = h->n++;
+  h->step[i] = step;
+  h->time[i] = time;
+  h->iterations[i] = st ? st->iterations : 0;
+  h->true_iterations[i] = st ? st->true_iterations : 0;
+  h->inner_iterations[i] = st ? st->inner_iterations : 0;
+  h->error[i] = st ? st->error : 0;
+  h->volume[i] = sum->volume;
+  h->mass[i] = sum->mass;
+  h->density[i] = sum->density;
+  h->energy[i] = sum->energy;
+  h->u[i] = sum->u;
+  return 0;
+}
+
+void tea_history_free(tea_history *h) {
+  free(h->step);
+  free(h->time);
+  free(h->iterations);
+  free(h->true_iterations);
+  free(h->inner_iterations);
+  free(h->error);
+  free(h->volume);
+  free(h->mass);
+  free(h->density);
+  free(h->energy);
+  free(h->u);
+  memset(h, 0, sizeof *h);
+}
+
+void tea_fmt_e(char *buf, size_t len, double v, int digits) {
+  if (v == 0.0 || !isfinite(v)) {
+    if (v == 0.0)
+      snprintf(buf, len, "0.%0*dE+00", digits, 0);
+    else
+      snprintf(buf, len, "%g", v);
+    return;
+  }
+  /* d.ddd...e+xx with digits-1 decimals, then shift to 0.dddd...E+(xx+1) */
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, "%.*e", digits - 1, fabs(v));
+  char mant[40] = {0};
+  int ex = 0, k = 0;
+  for (const char *p = tmp; *p && *p != 'e'; ++p)
+    if (*p != '.') mant[k++] = *p;
+  ex = atoi(strchr(tmp, 'e') + 1) + 1;
+  snprintf(buf, len, "%s0.%sE%c%02d", v < 0 ? "-" : "", mant, ex < 0 ? '-' : '+', abs(ex));
+}
+
+void tea_print_header(FILE *out, const app_deck *deck, const app_run_config *rc,
+                      const tea_settings *s, const app_decomp *d) {
+  fprintf(out, "\n   Tea Version    1.403 (Porta TeaLeaf)\n");
+  app_run_config_print(out, rc);
+  fprintf(out, "\n Tea will run from the following input:-\n\n");
+  fputs(deck->text, out);
+  if (deck->size && deck->text[deck->size - 1] != '\n') fputc('\n', out);
+  fprintf(out, "\n                   x_cells %11d\n", s->x_cells);
+  fprintf(out, "                   y_cells %11d\n", s->y_cells);
+  fprintf(out, "                    solver %11s\n", tea_solver_name(s->solver));
+  fprintf(out, "            preconditioner %11s\n", tea_precon_name(s->preconditioner));
+  fprintf(out, "                    tl_eps %11.4e\n", s->eps);
+  fprintf(out, "              tl_max_iters %11d\n", s->max_iters);
+  fprintf(out, "                halo_depth %11d\n", s->halo_depth);
+  fprintf(out, "              test_problem %11d\n", s->test_problem);
+  fprintf(out, "       tl_ppcg_inner_steps %11d\n", tea_ppcg_inner_steps(s));
+  fprintf(out, "\n Decomposing the mesh into %12d  by %12d  chunks\n\n", d->dims[0], d->dims[1]);
+}
+
+void tea_print_summary(FILE *out, int step, double time, const tea_summary *sum) {
+  char v[5][40];
+  double vals[5] = {sum->volume, sum->mass, sum->density, sum->energy, sum->u};
+  for (int i = 0; i < 5; ++i) tea_fmt_e(v[i], sizeof v[i], vals[i], 17);
+  fprintf(out, "\n Time %25.15E\n", time);
+  fprintf(out, "                                 Volume                      Mass"
+               "                   Density                    Energy                         U\n");
+  fprintf(out, " step:%7d%26s%26s%26s%26s%26s\n", step, v[0], v[1], v[2], v[3], v[4]);
+  fprintf(out, " \n");
+}
+
+void tea_print_step_start(FILE *out, int step, double time, double dt) {
+  fprintf(out, " Step %7d time %11.7f timestep  %9.2E\n", step, time, dt);
+}
+
+void tea_print_step_end(FILE *out, const tea_settings *s, const tea_step_stats *st,
+                        double solve_time) {
+  char e[40];
+  tea_fmt_e(e, sizeof e, st->error, 7);
+  fprintf(out, "Conduction error  %s\n", e);
+  if (s->solver == TEA_SOLVER_PPCG) {
+    fprintf(out, "Iteration count %8d\n", st->iterations);
+    fprintf(out, "PPCG Iteration count %8d (Total %8d)\n", st->inner_iterations,
+            st->inner_iterations + st->iterations);
+  } else {
+    fprintf(out, "Iteration count %8d\n", st->iterations);
+  }
+  int executed = st->true_iterations;
+  fprintf(out, "      Solve Time %15.10f    Its %6d     Time Per It %15.10f\n", solve_time,
+          executed, executed > 0 ? solve_time / executed : 0.0);
+  fprintf(out, " Executed iterations %d (CG %d, Chebyshev %d, PPCG inner %d)%s\n", executed,
+          st->cg_iterations, st->cheby_iterations, st->inner_iterations,
+          st->converged ? "" : " NOT CONVERGED");
+  if (s->check_result) {
+    tea_fmt_e(e, sizeof e, st->exact_error, 7);
+    fprintf(out, " EXACT error calculated as %s\n", e);
+  }
+}
+
+int tea_check(const tea_settings *s, double u, double *u_ref, double *qa_diff) {
+  *u_ref = 0.0;
+  *qa_diff = 0.0;
+  if (s->test_problem < 1 || s->test_problem > 6) return 0;
+  *u_ref = tea_u_ref[s->test_problem];
+  *qa_diff = fabs(100.0 * (u / *u_ref) - 100.0);
+  return *qa_diff < 0.001 ? 1 : -1; /* NaN fails too */
+}
+
+void tea_print_check(FILE *out, const tea_settings *s, int verdict, double qa_diff) {
+  if (verdict == 0) return;
+  fprintf(out, "Test problem %3d is within %16.7E%% of the expected solution\n", s->test_problem,
+          qa_diff);
+  fprintf(out, " This test is considered %s\n", verdict > 0 ? "PASSED" : "NOT PASSED");
+}
+
+#define H5_TRY(call, what)                                                                         \
+  do {                                                                                             \
+    if (call) {                                                                                    \
+      snprintf(err, errlen, "HDF5: writing %s to %s failed", what, h.tmp);                         \
+      app_h5_close(&h, 0);                                                                         \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+int tea_write_results(const char *name, tea_chunk *c, const tea_results *r, char *err,
+                      size_t errlen) {
+  app_h5 h;
+  if (app_h5_create(&h, name, r->d->comm, err, errlen)) return 1;
+  const app_run_config *rc = r->rc;
+  const tea_settings *s = r->s;
+  char grid[64];
+  snprintf(grid, sizeof grid, "%d x %d", r->d->dims[0], r->d->dims[1]);
+  H5_TRY(app_h5_attr_string(&h, "/", "application", "tealeaf"), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "porta_version", rc->version), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "backend", rc->backend), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "device", rc->device), "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "ranks", rc->ranks), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "rank_grid", grid), "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "threads", rc->threads), "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "reproducible", rc->reproducible), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "deck_file", r->deck->path), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "deck", r->deck->text), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "solver", tea_solver_name(s->solver)), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "preconditioner", tea_precon_name(s->preconditioner)),
+         "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "x_cells", s->x_cells), "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "y_cells", s->y_cells), "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "steps", r->steps), "attributes");
+  H5_TRY(app_h5_attr_double(&h, "/", "time", r->time), "attributes");
+  H5_TRY(app_h5_attr_int(&h, "/", "test_problem", s->test_problem), "attributes");
+  H5_TRY(app_h5_attr_string(&h, "/", "verdict",
+                            r->verdict > 0   ? "PASSED"
+                            : r->verdict < 0 ? "NOT PASSED"
+                                             : "NOT CHECKED"),
+         "attributes");
+  H5_TRY(app_h5_attr_double(&h, "/", "u_ref", r->u_ref), "attributes");
+  H5_TRY(app_h5_attr_double(&h, "/", "qa_diff_percent", r->qa_diff), "attributes");
+
+  const tea_history *t = r->hist;
+  H5_TRY(app_h5_group(&h, "/steps"), "/steps");
+  struct {
+    const char *p;
+    const double *v;
+  } cols[] = {{"/steps/step", t->step},
+              {"/steps/time", t->time},
+              {"/steps/iterations", t->iterations},
+              {"/steps/true_iterations", t->true_iterations},
+              {"/steps/inner_iterations", t->inner_iterations},
+              {"/steps/conduction_error", t->error},
+              {"/steps/volume", t->volume},
+              {"/steps/mass", t->mass},
+              {"/steps/density", t->density},
+              {"/steps/energy", t->energy},
+              {"/steps/u", t->u}};
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; ++i)
+    H5_TRY(app_h5_write_1d_double(&h, cols[i].p, cols[i].v, t->n), cols[i].p);
+
+  H5_TRY(app_h5_group(&h, "/fields"), "/fields");
+  H5_TRY(app_h5_attr_double(&h, "/fields", "xmin", s->xmin), "attributes");
+  H5_TRY(app_h5_attr_double(&h, "/fields", "ymin", s->ymin), "attributes");
+  H5_TRY(app_h5_attr_double(&h, "/fields", "dx", c->dx), "attributes");
+  H5_TRY(app_h5_attr_double(&h, "/fields", "dy", c->dy), "attributes");
+  H5_TRY(app_h5_write_field2d(&h, "/fields/u", r->d, *tea_field(c, TEA_FIELD_U), c->halo, 1),
+         "/fields/u");
+  H5_TRY(app_h5_write_field2d(&h, "/fields/energy", r->d, *tea_field(c, TEA_FIELD_ENERGY1), c->halo,
+                              1),
+         "/fields/energy");
+  H5_TRY(app_h5_write_field2d(&h, "/fields/density", r->d, *tea_field(c, TEA_FIELD_DENSITY),
+                              c->halo, 1),
+         "/fields/density");
+
+  H5_TRY(app_h5_group(&h, "/timings"), "/timings");
+  H5_TRY(app_h5_attr_double(&h, "/timings", "wall_seconds", r->wall), "timings");
+  if (r->timers && r->timers->n > 0) {
+    double mx[APP_MAX_TIMERS], mean[APP_MAX_TIMERS];
+    app_timers_reduce(r->timers, r->d->comm, mx, mean);
+    for (int i = 0; i < r->timers->n; ++i)
+      H5_TRY(app_h5_attr_double(&h, "/timings", r->timers->name[i], mx[i]), "timings");
+  }
+  if (app_h5_close(&h, 1)) {
+    snprintf(err, errlen, "HDF5: closing or renaming %s failed", h.tmp);
+    return 1;
+  }
+  if (h.rank == 0) {
+    char xmf[1100];
+    const char *base = strrchr(h.path, '/');
+    snprintf(xmf, sizeof xmf, "%s.xmf", name);
+    const char *names[3] = {"u", "energy", "density"};
+    const char *paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
+    if (app_xdmf_write_2d(xmf, base ? base + 1 : h.path, s->x_cells, s->y_cells, s->xmin, s->ymin,
+                          c->dx, c->dy, names, paths, 3))
+      fprintf(stderr, "tealeaf: warning: cannot write %s\n", xmf);
+  }
+  return 0;
+}

@@ -1,0 +1,58 @@
+/** @file tea_output.h
+ *  TeaLeaf's report (like the reference's tea.out, on rank 0's stdout), the test_problem
+ *  self-check, and the result file NAME.h5 with NAME.xmf beside it. */
+#ifndef TEA_OUTPUT_H
+#define TEA_OUTPUT_H
+
+#include <stdio.h>
+
+#include "app_common.h"
+#include "tea_chunk.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Per-step table (every step). */
+typedef struct tea_history {
+  int n, cap;
+  double *step, *time, *iterations, *true_iterations, *inner_iterations, *error;
+  double *volume, *mass, *density, *energy, *u;
+} tea_history;
+
+int tea_history_add(tea_history *h, int step, double time, const tea_step_stats *st,
+                    const tea_summary *sum);
+void tea_history_free(tea_history *h);
+
+/** Fortran-like E format: "0.dddE+xx" with `digits` digits. */
+void tea_fmt_e(char *buf, size_t len, double v, int digits);
+
+void tea_print_header(FILE *out, const app_deck *deck, const app_run_config *rc,
+                      const tea_settings *s, const app_decomp *d);
+void tea_print_summary(FILE *out, int step, double time, const tea_summary *sum);
+void tea_print_step_start(FILE *out, int step, double time, double dt);
+void tea_print_step_end(FILE *out, const tea_settings *s, const tea_step_stats *st,
+                        double solve_time);
+
+/** test_problem check: 0 = no check (test_problem 0), 1 = PASSED, -1 = NOT PASSED. */
+int tea_check(const tea_settings *s, double u, double *u_ref, double *qa_diff);
+void tea_print_check(FILE *out, const tea_settings *s, int verdict, double qa_diff);
+
+/** Everything the result file holds besides the chunk's fields. */
+typedef struct tea_results {
+  const app_deck *deck;
+  const app_run_config *rc;
+  const tea_settings *s;
+  const app_decomp *d;
+  const tea_history *hist;
+  const app_timers *timers;
+  double wall, u_ref, qa_diff;
+  int verdict, steps;
+  double time;
+} tea_results;
+
+/** Collective: write NAME.h5 (via NAME.h5.tmp) and NAME.xmf. Returns 0 or non-zero (err). */
+int tea_write_results(const char *name, tea_chunk *c, const tea_results *r, char *err,
+                      size_t errlen);
+
+PORTA_EXTERN_C_END
+
+#endif /* TEA_OUTPUT_H */

@@ -1,0 +1,213 @@
+/** @file tea_step.c
+ *  One implicit time step: the reference's tea_leaf (tea_solve.f90), step by step.
+ *
+ *  Matches the reference on purpose, including its quirks (tealeaf.md 1.5-1.6):
+ *  - convergence test every iteration: sqrt(|error|) < eps * initial_residual, where error is
+ *    r.r (CG), r.z (preconditioned CG), the flexible-CG numerator (PPCG), the L1 norm of the
+ *    update (Jacobi) or a possibly stale value (Chebyshev: recomputed only when n >= est_itc
+ *    and n mod 10 == 0; in between the old value is square-rooted again each iteration, as in
+ *    the reference);
+ *  - the printed iteration count is n-1 at exit (one less than executed when converged,
+ *    max_iters when not): stats->iterations; stats->true_iterations holds the executed count;
+ *  - Chebyshev / PPCG switch after tl_ch_cg_presteps CG iterations once sqrt(rr) of the
+ *    previous iteration is <= tl_ch_cg_epslim (absolute); the eigenvalue estimate of the first
+ *    switch is kept for the whole run (c->have_eigs); later PPCG steps switch at n = 2.
+ *  Host code: all field work is in the tea_kernels_*.c kernels. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tea_internal.h"
+
+static int tea_ensure(double **p, int *cap, int need, double **q) {
+  if (*cap >= need) return PORTA_SUCCESS;
+  double *a = (double *)realloc(*p, (size_t)need * sizeof(double));
+  if (a) *p = a;
+  double *b = (double *)realloc(*q, (size_t)need * sizeof(double));
+  if (b) *q = b;
+  if (!a || !b)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_step", "coefficients",
+                       "cannot allocate %d coefficients", need);
+  memset(*p, 0, (size_t)need * sizeof(double));
+  memset(*q, 0, (size_t)need * sizeof(double));
+  *cap = need;
+  return PORTA_SUCCESS;
+}
+
+static int tea_exchange1(tea_chunk *c, int f, int depth) {
+  return tea_halo_exchange(c, &f, 1, depth);
+}
+
+int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
+  memset(st, 0, sizeof *st);
+  const tea_solver solver = s->solver;
+  const tea_precon pc = s->preconditioner;
+  const bool cheby = solver == TEA_SOLVER_CHEBY, ppcg = solver == TEA_SOLVER_PPCG;
+  const bool cgish = solver != TEA_SOLVER_JACOBI;
+  const int max_iters = s->max_iters;
+  const int inner = tea_ppcg_inner_steps(s);
+  int f2[2];
+
+  /* ---- init ---- */
+  f2[0] = TEA_FIELD_ENERGY1;
+  f2[1] = TEA_FIELD_DENSITY;
+  PORTA_CHECK(tea_halo_exchange(c, f2, 2, c->halo));
+  PORTA_CHECK(tea_k_init_common(c, s));
+  PORTA_CHECK(tea_exchange1(c, TEA_FIELD_U, 1));
+  double rr;
+  PORTA_CHECK(tea_k_residual(c, &rr));
+  PORTA_CHECK(tea_allreduce_sum(c, &rr, 1));
+  double old_error = rr;
+  const double initial_residual = sqrt(fabs(rr));
+  st->initial_residual = initial_residual;
+
+  PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_hist_cap, max_iters + 2, &c->cg_betas));
+  int exch = TEA_FIELD_U; /* field exchanged (depth 1) after every iteration */
+  double rro = 0.0;
+  if (cgish) {
+    PORTA_CHECK(tea_k_cg_init(c, pc, &rro));
+    PORTA_CHECK(tea_allreduce_sum(c, &rro, 1));
+    f2[0] = TEA_FIELD_U;
+    f2[1] = TEA_FIELD_P;
+    PORTA_CHECK(tea_halo_exchange(c, f2, 2, 1));
+    exch = TEA_FIELD_P;
+  }
+
+  /* ---- iterate ---- */
+  bool ch_switch = false, converged = false;
+  int cheby_steps = 0, max_cheby_iters = 0, est_itc = 0, n;
+  double error = 0.0, theta = 1.0;
+  for (n = 1; n <= max_iters; ++n) {
+    if (!ch_switch) {
+      if (cheby_steps > 0)
+        ch_switch = true;
+      else if (c->have_eigs && ppcg && n > 1)
+        ch_switch = true;
+      else if (fabs(old_error) <= s->ch_cg_epslim && n >= s->ch_cg_presteps)
+        ch_switch = true;
+    }
+
+    if ((cheby || ppcg) && ch_switch) {
+      if (cheby_steps == 0) {
+        max_cheby_iters = max_iters - n + 2;
+        if (!c->have_eigs) {
+          PORTA_CHECK(
+              tea_calc_eigenvalues(c->cg_alphas, c->cg_betas, n - 1, &c->eigmin, &c->eigmax));
+          c->eigmin *= 0.95;
+          c->eigmax *= 1.05;
+          c->have_eigs = true;
+        }
+        int ncoef = cheby ? max_cheby_iters : inner;
+        PORTA_CHECK(tea_ensure(&c->ch_alphas, &c->ch_cap, ncoef + 1, &c->ch_betas));
+        tea_calc_ch_coefs(c->ch_alphas, c->ch_betas, c->eigmin, c->eigmax, &theta, ncoef);
+        if (cheby) {
+          exch = TEA_FIELD_U;
+        } else {
+          /* reference tea_leaf_ppcg_init step 2, inner steps, step 3 */
+          if (pc != TEA_PRECON_NONE) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
+          PORTA_CHECK(tea_ppcg_inner(c, s, c->ch_alphas, c->ch_betas, theta, inner));
+          st->inner_iterations += inner;
+          PORTA_CHECK(tea_k_ppcg_init_p(c, &rro));
+          PORTA_CHECK(tea_allreduce_sum(c, &rro, 1));
+          PORTA_CHECK(tea_exchange1(c, TEA_FIELD_P, 1));
+        }
+      }
+
+      if (cheby) {
+        if (cheby_steps == 0) {
+          double bb;
+          PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_U0, &bb));
+          PORTA_CHECK(tea_allreduce_sum(c, &bb, 1));
+          PORTA_CHECK(tea_k_cheby_init(c, pc, theta));
+          PORTA_CHECK(tea_exchange1(c, exch, 1));
+          PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[0], c->ch_betas[0]));
+          PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_R, &old_error)); /* the reference writes old_error */
+          PORTA_CHECK(tea_allreduce_sum(c, &old_error, 1));
+          double cn = c->eigmax / c->eigmin;
+          double it_alpha = s->eps / 2.0 * sqrt(bb / old_error);
+          double gamm = (sqrt(cn) - 1.0) / (sqrt(cn) + 1.0);
+          est_itc = (int)lround(log(it_alpha) / log(gamm));
+          cheby_steps = 1;
+        } else {
+          int idx = cheby_steps < max_cheby_iters ? cheby_steps : max_cheby_iters - 1;
+          PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[idx], c->ch_betas[idx]));
+          if (n >= est_itc && n % 10 == 0) {
+            PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_R, &error));
+            PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
+          }
+        }
+        st->cheby_iterations++;
+      } else {
+        double v[2];
+        PORTA_CHECK(tea_k_ppcg_calc_w_store(c, &v[0], &v[1]));
+        PORTA_CHECK(tea_allreduce_sum(c, v, 2));
+        rro = v[1];
+        double alpha = rro / v[0];
+        PORTA_CHECK(tea_k_cg_calc_ur(c, pc, alpha, NULL));
+        PORTA_CHECK(tea_ppcg_inner(c, s, c->ch_alphas, c->ch_betas, theta, inner));
+        st->inner_iterations += inner;
+        double rrn;
+        PORTA_CHECK(tea_k_ppcg_calc_rrn(c, &rrn));
+        PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
+        double beta = rrn / rro;
+        PORTA_CHECK(tea_k_cg_calc_p(c, TEA_FIELD_UTEMP, beta));
+        error = rrn;
+        rro = rrn;
+      }
+      cheby_steps++;
+    } else if (cgish) {
+      st->cg_iterations++;
+      double pw;
+      PORTA_CHECK(tea_k_cg_calc_w(c, &pw));
+      PORTA_CHECK(tea_allreduce_sum(c, &pw, 1));
+      double alpha = rro / pw;
+      c->cg_alphas[n - 1] = alpha;
+      double rrn;
+      PORTA_CHECK(tea_k_cg_calc_ur(c, pc, alpha, &rrn));
+      PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
+      double beta = rrn / rro;
+      c->cg_betas[n - 1] = beta;
+      PORTA_CHECK(tea_k_cg_calc_p(c, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R, beta));
+      error = rrn;
+      rro = rrn;
+    } else {
+      PORTA_CHECK(tea_k_jacobi(c, &error));
+      PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
+    }
+
+    PORTA_CHECK(tea_exchange1(c, exch, 1));
+
+    error = sqrt(fabs(error));
+    if (s->verbose_on) st->last_residual = error;
+    if (fabs(error) < s->eps * initial_residual) {
+      converged = true;
+      break;
+    }
+    old_error = error;
+  }
+  /* n is the Fortran loop index at exit: max_iters + 1 when the loop ran out */
+  st->iterations = n - 1;
+  st->true_iterations = converged ? n : max_iters;
+  st->converged = converged;
+  st->error = error / initial_residual;
+
+  if (s->check_result) {
+    PORTA_CHECK(tea_exchange1(c, TEA_FIELD_U, 1));
+    double ee;
+    PORTA_CHECK(tea_k_residual(c, &ee));
+    PORTA_CHECK(tea_allreduce_sum(c, &ee, 1));
+    st->exact_error = sqrt(ee) / initial_residual;
+  }
+
+  /* ---- finalise ---- */
+  PORTA_CHECK(tea_k_finalise(c));
+  return tea_exchange1(c, TEA_FIELD_ENERGY1, 1);
+}
+
+int tea_step(tea_chunk *c, const tea_settings *s, int *iterations, double *error) {
+  tea_step_stats st;
+  int rc = tea_step_ex(c, s, &st);
+  if (iterations) *iterations = st.iterations;
+  if (error) *error = st.error;
+  return rc;
+}

@@ -1,0 +1,59 @@
+# TeaLeaf tests: included from tests/app/CMakeLists.txt at the end of the top-level
+# configuration, once the `tealeaf` target exists.
+set(_ref "${PROJECT_SOURCE_DIR}/inputs/tealeaf")
+# Shipped reference outputs live in the reference directory given at configure time, or next
+# to the decks (PORTA_TEALEAF_REFERENCE_OUTPUTS).
+set(PORTA_TEALEAF_REFERENCE_OUTPUTS "${PROJECT_SOURCE_DIR}/inputs/tealeaf/reference"
+    CACHE PATH "Directory with the reference TeaLeaf .out files")
+set(_mpi "${MPIEXEC_EXECUTABLE}")
+
+# tea_bm_1 (10x10) and tea_bm_2 (250x250) with CG on 1, 2 and 4 ranks: per-step iteration
+# counts of the reference and U within 1e-10 relative.
+foreach(bm 1 2)
+  foreach(np 1 2 4)
+    set(t tealeaf.bm${bm}.cg.np${np})
+    add_test(NAME ${t}
+             COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
+                     $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_${bm}.in"
+                     "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_${bm}.out" 1e-10 --no-h5
+             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+    set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
+                         ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+  endforeach()
+endforeach()
+
+# Malformed decks: non-zero exit, one message with file:line.
+set(_bad
+    "unknown_keyword|unknown_keyword.in:9: unknown keyword 'tl_bogus_keyword'"
+    "bad_number|bad_number.in:5: bad integer value '1o' for 'y_cells'"
+    "missing_endtea|missing_endtea.in:[0-9]+: '\\*endtea' missing"
+    "negative_cells|negative_cells.in:4: x_cells must be positive"
+    "jac_block_halo|jac_block_halo.in:[0-9]+: the jac_block preconditioner cannot be used with halo_depth > 1"
+    "empty|empty.in: the input deck is empty")
+foreach(entry IN LISTS _bad)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 pattern)
+  foreach(np 1 2)
+    add_test(NAME tealeaf.bad_deck.${name}.np${np}
+             COMMAND "${PORTA_APP_TEST_DIR}/tea_bad_deck.sh" "${_mpi}" ${np} $<TARGET_FILE:tealeaf>
+                     "${PORTA_APP_TEST_DIR}/decks/${name}.in" "${pattern}"
+             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+    set_tests_properties(tealeaf.bad_deck.${name}.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 60
+                         PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+  endforeach()
+endforeach()
+
+# HDF5 result: written on 1 and 4 ranks, read back by a small C reader (shapes, values,
+# global ordering, attributes), and no temporary file left behind.
+add_executable(test_tea_h5 "${PORTA_APP_TEST_DIR}/test_tea_h5.c")
+target_link_libraries(test_tea_h5 PRIVATE porta_apps_common)
+set_target_properties(test_tea_h5 PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PORTA_APP_TEST_BIN}")
+foreach(np 1 4)
+  add_test(NAME tealeaf.h5.np${np}
+           COMMAND sh -c "rm -f h5np${np}.h5 h5np${np}.xmf && \"$0\" -n ${np} \"$1\" --out h5np${np} \"$2\" > h5np${np}.log 2>&1 && test ! -e h5np${np}.h5.tmp && test -s h5np${np}.xmf && \"$3\" h5np${np}.h5 ${np}"
+                   "${_mpi}" $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in" $<TARGET_FILE:test_tea_h5>
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(tealeaf.h5.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 120 PROCESSORS ${np}
+                       ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+endforeach()

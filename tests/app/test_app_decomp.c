@@ -1,0 +1,102 @@
+/** Decomposition helpers: uneven splits (first parts get the extra cell), rank grids like
+ *  MPI_Dims_create, coverage and neighbour symmetry in 2D and 3D for 1..12 ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app_decomp.h"
+
+static int failures = 0;
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static void check_grid(int ndims, const int64_t *g, int nranks) {
+  app_decomp d[16];
+  char err[256];
+  int64_t cells = 0;
+  for (int r = 0; r < nranks; ++r) {
+    int rc = app_decomp_for_rank(r, nranks, ndims, g, NULL, &d[r], err, sizeof err);
+    EXPECT(rc == 0, "rank %d of %d: %s", r, nranks, err);
+    if (rc) return;
+    int64_t n = 1;
+    for (int i = 0; i < ndims; ++i) n *= d[r].local[i];
+    cells += n;
+  }
+  int64_t total = 1;
+  for (int i = 0; i < ndims; ++i) total *= g[i];
+  EXPECT(cells == total, "%d ranks cover %lld of %lld cells", nranks, (long long)cells,
+         (long long)total);
+  for (int r = 0; r < nranks; ++r)
+    for (int i = 0; i < ndims; ++i) {
+      int64_t q = g[i] / d[r].dims[i], rem = g[i] % d[r].dims[i];
+      int c = d[r].coords[i];
+      EXPECT(d[r].local[i] == q + (c < rem), "rank %d dim %d local %lld", r, i,
+             (long long)d[r].local[i]);
+      EXPECT(d[r].offset[i] == q * c + (c < rem ? c : rem), "rank %d dim %d offset", r, i);
+      for (int s = 0; s < 2; ++s) {
+        int nb = d[r].neighbour[i][s];
+        if (nb == MPI_PROC_NULL) {
+          EXPECT(c == (s == 0 ? 0 : d[r].dims[i] - 1), "rank %d dim %d side %d boundary", r, i, s);
+        } else {
+          EXPECT(d[nb].neighbour[i][1 - s] == r, "rank %d dim %d side %d not symmetric", r, i, s);
+          EXPECT(d[nb].offset[i] ==
+                     (s == 0 ? d[r].offset[i] - d[nb].local[i] : d[r].offset[i] + d[r].local[i]),
+                 "rank %d dim %d side %d neighbour not adjacent", r, i, s);
+          for (int k = 0; k < ndims; ++k)
+            if (k != i) EXPECT(d[nb].coords[k] == c * 0 + d[r].coords[k], "coords");
+        }
+      }
+    }
+  /* x fastest rank numbering */
+  if (nranks > 1) EXPECT(d[1].coords[0] == (d[0].dims[0] > 1 ? 1 : 0), "x is not fastest");
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  /* app_split: 10 over 3 -> 4 3 3; 7 over 7; 2 over 4 leaves parts empty */
+  int64_t off, cnt;
+  app_split(10, 3, 0, &off, &cnt);
+  EXPECT(off == 0 && cnt == 4, "10/3 part 0: %lld+%lld", (long long)off, (long long)cnt);
+  app_split(10, 3, 1, &off, &cnt);
+  EXPECT(off == 4 && cnt == 3, "10/3 part 1: %lld+%lld", (long long)off, (long long)cnt);
+  app_split(10, 3, 2, &off, &cnt);
+  EXPECT(off == 7 && cnt == 3, "10/3 part 2: %lld+%lld", (long long)off, (long long)cnt);
+  app_split(11, 4, 3, &off, &cnt);
+  EXPECT(off == 9 && cnt == 2, "11/4 part 3: %lld+%lld", (long long)off, (long long)cnt);
+
+  /* rank grids: MPI_Dims_create; 2 ranks on a square split in x (TeaLeaf: 2 x 1) */
+  int dims[3];
+  app_dims_create(2, 2, dims);
+  EXPECT(dims[0] == 2 && dims[1] == 1, "2 ranks: %d x %d", dims[0], dims[1]);
+  app_dims_create(4, 2, dims);
+  EXPECT(dims[0] == 2 && dims[1] == 2, "4 ranks: %d x %d", dims[0], dims[1]);
+  app_dims_create(6, 2, dims);
+  EXPECT(dims[0] == 3 && dims[1] == 2, "6 ranks: %d x %d", dims[0], dims[1]);
+  app_dims_create(12, 3, dims);
+  EXPECT(dims[0] * dims[1] * dims[2] == 12 && dims[0] >= dims[1] && dims[1] >= dims[2],
+         "12 ranks 3D: %d x %d x %d", dims[0], dims[1], dims[2]);
+
+  const int64_t g2[2] = {11, 7}, g3[3] = {9, 5, 7};
+  for (int n = 1; n <= 12; ++n) check_grid(2, g2, n);
+  for (int n = 1; n <= 12; ++n)
+    if (n != 11) check_grid(3, g3, n); /* 11 x 1 x 1 does not fit 9 cells */
+
+  /* a rank with no cells is an error, with a message */
+  app_decomp d;
+  char err[256] = "";
+  const int64_t tiny[2] = {1, 1};
+  EXPECT(app_decomp_for_rank(0, 2, 2, tiny, NULL, &d, err, sizeof err) != 0 && err[0],
+         "1x1 cells on 2 ranks accepted");
+  const int grid[2] = {3, 1};
+  EXPECT(app_decomp_for_rank(0, 2, 2, g2, grid, &d, err, sizeof err) != 0, "3x1 grid, 2 ranks");
+
+  printf("%s (%d failures)\n", failures ? "FAILED" : "PASSED", failures);
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}
