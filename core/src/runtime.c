@@ -61,6 +61,27 @@ porta_exec porta_exec_backend(porta_backend backend) {
   return e;
 }
 
+int porta_exec_create_instance(porta_backend backend, porta_exec *out) {
+  *out = porta_exec_backend(backend);
+  if (!porta_backend_available(backend))
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_create_instance",
+                       porta_backend_name(backend), "back end not available");
+#if PORTA_ENABLE_CUDA
+  if (backend == PORTA_BACKEND_CUDA) return porta_cuda_instance_create_(&out->instance);
+#endif
+  return PORTA_SUCCESS;
+}
+
+int porta_exec_destroy_instance(porta_exec exec) {
+  if (exec.instance == 0) return PORTA_SUCCESS;
+#if PORTA_ENABLE_CUDA
+  if (exec.backend == PORTA_BACKEND_CUDA) return porta_cuda_instance_destroy_(exec.instance);
+#endif
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_destroy_instance",
+                     porta_backend_name(exec.backend), "instance %d was not created",
+                     exec.instance);
+}
+
 porta_exec porta_exec_default(void) { return porta_exec_backend(porta_state_.default_backend); }
 
 porta_memory_space porta_exec_memory_space(porta_exec exec) {

@@ -50,6 +50,9 @@ const char *porta_cuda_device_name_(void);
 int porta_cuda_device_sync_(const char *label);
 int porta_cuda_sync_(int instance, const char *label);
 int porta_cuda_team_size_max_(int vector_length);
+int porta_cuda_instance_create_(int *instance);
+int porta_cuda_instance_destroy_(int instance);
+int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
 #endif
 
 /** Wait for an instance without reporting a fence to tools (the profile table). */

@@ -48,6 +48,12 @@ int porta_is_initialized(void);
 porta_exec porta_exec_default(void);
 /** The instance 0 of a given back end. */
 porta_exec porta_exec_backend(porta_backend backend);
+/** A new instance of `backend` for asynchronous work: a CUDA stream of its own, ordered
+ *  independently of other instances and fenced by porta_exec_fence. Host back ends complete
+ *  each launch before it returns, so they hand back instance 0. */
+int porta_exec_create_instance(porta_backend backend, porta_exec *out);
+/** Fence and release an instance made by porta_exec_create_instance (instance 0: no-op). */
+int porta_exec_destroy_instance(porta_exec exec);
 /** The memory space kernels on `exec` use by default. */
 porta_memory_space porta_exec_memory_space(porta_exec exec);
 /** The memory space views are created in when no options say otherwise: the default

@@ -10,6 +10,8 @@
 #include "../runtime_private.h"
 
 static int cuda_usable = 0;
+#define PORTA_CUDA_MAX_INSTANCES 64
+static cudaStream_t streams[PORTA_CUDA_MAX_INSTANCES];
 static cudaDeviceProp props;
 static char last_label[128] = "(none)";
 static void *workspace = NULL;
@@ -105,6 +107,11 @@ extern "C" int porta_cuda_initialize_(int device_id, int device_given, int requi
 extern "C" void porta_cuda_finalize_(void) {
   if (!cuda_usable) return;
   cudaDeviceSynchronize();
+  for (int k = 1; k < PORTA_CUDA_MAX_INSTANCES; ++k)
+    if (streams[k]) {
+      cudaStreamDestroy(streams[k]);
+      streams[k] = NULL;
+    }
   cudaFree(workspace);
   cudaFree(counter);
   cudaFreeHost(result_buffer);
@@ -122,9 +129,41 @@ extern "C" int porta_cuda_available_(void) { return cuda_usable; }
 
 extern "C" const char *porta_cuda_device_name_(void) { return cuda_usable ? props.name : "none"; }
 
+/* Instance 0 is the legacy default stream; instances 1.. are streams made by
+ * porta_exec_create_instance. */
+
 extern "C" void *porta_cuda_stream_(int instance) {
-  (void)instance;
-  return (void *)0; /* instance 0: the legacy default stream */
+  if (instance <= 0 || instance >= PORTA_CUDA_MAX_INSTANCES) return (void *)0;
+  return (void *)streams[instance];
+}
+
+extern "C" int porta_cuda_instance_create_(int *instance) {
+  for (int k = 1; k < PORTA_CUDA_MAX_INSTANCES; ++k)
+    if (!streams[k]) {
+      CUDA_TRY(cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking),
+               "porta_exec_create_instance", NULL);
+      *instance = k;
+      return PORTA_SUCCESS;
+    }
+  return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_exec_create_instance", NULL,
+                     "all %d CUDA instances are in use", PORTA_CUDA_MAX_INSTANCES - 1);
+}
+
+extern "C" int porta_cuda_instance_destroy_(int instance) {
+  if (instance <= 0 || instance >= PORTA_CUDA_MAX_INSTANCES || !streams[instance])
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_destroy_instance", NULL,
+                       "instance %d was not created", instance);
+  CUDA_TRY(cudaStreamSynchronize(streams[instance]), "porta_exec_destroy_instance", NULL);
+  CUDA_TRY(cudaStreamDestroy(streams[instance]), "porta_exec_destroy_instance", NULL);
+  streams[instance] = NULL;
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance) {
+  CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
+                           (cudaStream_t)porta_cuda_stream_(instance)),
+           "porta_deep_copy_async", NULL);
+  return PORTA_SUCCESS;
 }
 
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
@@ -166,7 +205,7 @@ extern "C" int porta_cuda_launched_(const char *label) {
 
 extern "C" int porta_cuda_sync_(int instance, const char *label) {
   (void)instance;
-  cudaError_t err = cudaStreamSynchronize(0);
+  cudaError_t err = cudaStreamSynchronize((cudaStream_t)porta_cuda_stream_(instance));
   if (err != cudaSuccess)
     return porta_error(PORTA_ERROR_BACKEND, "fence", label,
                        "asynchronous CUDA fault %s: %s; last kernel launched: '%s'",

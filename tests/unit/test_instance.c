@@ -1,0 +1,66 @@
+/** Execution-space instances: work launched on separate instances (CUDA streams on the GPU,
+ *  instance 0 on the host) is complete and correct after each instance's fence, and
+ *  deep_copy_async is ordered on its instance. */
+#include "harness.h"
+
+typedef struct {
+  porta_view_f64 x;
+  double value;
+} set_args;
+
+PORTA_FOR(set_k, set_args, a, i) { PORTA_AT1(a->x, i) = a->value + (double)i; }
+
+static void test_instances_run_and_fence(void) {
+  const int64_t n = 1 << 20;
+  porta_exec def = porta_exec_default(), e1, e2;
+  PT_OK(porta_exec_create_instance(def.backend, &e1));
+  PT_OK(porta_exec_create_instance(def.backend, &e2));
+  PT_CHECK(e1.backend == def.backend && e2.backend == def.backend);
+  if (def.backend == PORTA_BACKEND_CUDA) PT_CHECK(e1.instance != e2.instance && e1.instance > 0);
+  set_args a, b;
+  PT_OK(porta_view_f64_create1(&a.x, "a", n));
+  PT_OK(porta_view_f64_create1(&b.x, "b", n));
+  a.value = 1.0;
+  b.value = -5.0;
+  PT_OK(porta_parallel_for("set_a", e1, porta_range(0, n), &set_k, &a));
+  PT_OK(porta_parallel_for("set_b", e2, porta_range(0, n), &set_k, &b));
+  /* a copy of a into c, ordered after set_a on e1 */
+  porta_view_f64 c, h;
+  PT_OK(porta_view_f64_create1(&c, "c", n));
+  PT_OK(porta_deep_copy_async(e1, c, a.x));
+  PT_OK(porta_exec_fence(e1, "e1"));
+  PT_OK(porta_exec_fence(e2, "e2"));
+  PT_OK(porta_view_f64_create_mirror_view(&h, &c));
+  PT_OK(porta_deep_copy(h, c));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += h.data[i] != 1.0 + (double)i;
+  PT_EQ_I64(bad, 0);
+  porta_view_f64_release(&h);
+  PT_OK(porta_view_f64_create_mirror_view(&h, &b.x));
+  PT_OK(porta_deep_copy(h, b.x));
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += h.data[i] != -5.0 + (double)i;
+  PT_EQ_I64(bad, 0);
+  porta_view_f64_release(&h);
+  porta_view_f64_release(&c);
+  porta_view_f64_release(&a.x);
+  porta_view_f64_release(&b.x);
+  PT_OK(porta_exec_destroy_instance(e1));
+  PT_OK(porta_exec_destroy_instance(e2));
+}
+
+static void test_instance_errors(void) {
+  porta_exec bogus = porta_exec_default();
+  bogus.instance = 999;
+  PT_EXPECT_CODE(porta_exec_destroy_instance(bogus), PORTA_ERROR_INVALID_ARGUMENT);
+  porta_exec e;
+  if (!porta_backend_available(PORTA_BACKEND_CUDA))
+    PT_EXPECT_CODE(porta_exec_create_instance(PORTA_BACKEND_CUDA, &e), PORTA_ERROR_UNSUPPORTED);
+}
+
+int main(int argc, char **argv) {
+  PT_BEGIN(argc, argv);
+  PT_RUN(test_instances_run_and_fence);
+  PT_RUN(test_instance_errors);
+  PT_END();
+}
