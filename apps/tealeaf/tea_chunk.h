@@ -72,6 +72,9 @@ enum {
 
 struct tea_comm; /**< the driver's communication state (opaque to the numerics) */
 
+/** Most values one global sum carries (the field summary's four). */
+#define TEA_MAX_XSUMS 4
+
 /** The rank-local chunk. */
 typedef struct tea_chunk {
   /* ---- filled by the driver before tea_chunk_alloc ---- */
@@ -98,6 +101,15 @@ typedef struct tea_chunk {
   int cg_hist_cap;
   double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients */
   int ch_cap;
+
+  /* ---- reproducible mode (added; filled by the driver in tea_chunk_setup) ---- */
+  bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the
+                          rank count, thread count and back end */
+  /** Exact accumulators of the last reduction kernel (reproducible mode): the numerics fill
+   *  xsum[0..xsum_pending-1] and write their rounded local values to the caller's doubles; the
+   *  next tea_allreduce_sum(c, values, xsum_pending) merges them over the ranks exactly. */
+  int xsum_pending;
+  porta_xsum_f64_value xsum[TEA_MAX_XSUMS];
 } tea_chunk;
 
 /** Per-step solver figures. `iterations` is what the reference prints (one less than executed
@@ -129,7 +141,10 @@ typedef struct tea_summary {
  *  (Sentence kept for reference:) then call tea_reflect_boundaries(c, fields, nfields, depth) for
  * the physical faces. */
 int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth);
-/** Sum `n` values over all ranks in place (bitwise rank-count independent in reproducible mode). */
+/** Sum `n` values over all ranks in place. In reproducible mode (c->reproducible) the values are
+ *  the rounded local parts of the exact accumulators c->xsum[0..n-1] left by the reduction
+ *  kernel just before (c->xsum_pending == n, else an error): the accumulators are merged over
+ *  the ranks exactly and rounded once, so the result is bitwise rank-count independent. */
 int tea_allreduce_sum(tea_chunk *c, double *values, int n);
 
 /* ---- implemented by the NUMERICS ---- */

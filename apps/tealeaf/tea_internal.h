@@ -29,6 +29,22 @@ static inline porta_mdrange_policy tea_policy(tea_box b) {
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
+/** Reproducible mode: run reduction kernel `k` (reducer porta_xsum_f64) into the exact
+ *  accumulator c->xsum[slot] and write its rounded local value to *out. Slot 0 starts a new
+ *  set; a set of n slots is merged by the next tea_allreduce_sum(c, values, n). */
+static inline int tea_xreduce(tea_chunk *c, const char *label, porta_mdrange_policy p,
+                              const porta_kernel *k, const void *args, int slot, double *out) {
+  if (slot == 0) c->xsum_pending = 0;
+  if (slot != c->xsum_pending || slot >= TEA_MAX_XSUMS)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_xreduce", label,
+                       "exact accumulator slot %d out of order (%d pending)", slot,
+                       c->xsum_pending);
+  PORTA_CHECK(porta_parallel_reduce_md(label, c->exec, p, k, args, &c->xsum[slot]));
+  c->xsum_pending = slot + 1;
+  *out = porta_xsum_f64_round(&c->xsum[slot]);
+  return PORTA_SUCCESS;
+}
+
 /** (A v)(k,j) for kernel args `a` with members di, kx, ky, rx, ry (reference evaluation order). */
 #define TEA_AV(a, v, k, j)                                                                         \
   (PORTA_AT2(a->di, k, j) * PORTA_AT2(v, k, j) -                                                   \
@@ -51,6 +67,11 @@ int tea_k_cg_calc_w(tea_chunk *c, double *pw);               /**< w = A p; pw = 
 /** u += a p; r -= a w; (z = M r); *rrn = r.r or r.z (NULL: not needed). */
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn);
 int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p */
+/** Lean unpreconditioned CG iteration, 104 B/cell, bitwise calc_w + calc_ur + calc_p:
+ *  pw = p.(A p) (w not stored); r -= a (A p), *rrn = r.r; then u += a p, p = r + b p. */
+int tea_k_cg_calc_pw(tea_chunk *c, double *pw);
+int tea_k_cg_calc_r_av(tea_chunk *c, double alpha, double *rrn);
+int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
 
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);

@@ -57,3 +57,21 @@ foreach(np 1 4)
   set_tests_properties(tealeaf.h5.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 120 PROCESSORS ${np}
                        ENVIRONMENT "${PORTA_APP_MPI_ENV}")
 endforeach()
+
+# Reproducible mode (--reproducible): CG, PPCG and Jacobi on an odd-sized deck give bitwise
+# identical /fields and /steps (h5diff, no tolerance) on 1, 2, 4 ranks x 1, 2 threads and the
+# serial back end; the script also reports how far default mode drifts between rank counts.
+find_program(PORTA_H5DIFF_EXECUTABLE NAMES h5diff h5diff.openmpi DOC "HDF5's h5diff")
+if(PORTA_H5DIFF_EXECUTABLE)
+  foreach(solver cg ppcg jacobi)
+    add_test(NAME tealeaf.repro.${solver}
+             COMMAND sh "${PORTA_APP_TEST_DIR}/tea_repro.sh" "${_mpi}" $<TARGET_FILE:tealeaf>
+                     "${PORTA_APP_TEST_DIR}/decks/repro_${solver}.in" repro_${solver}
+                     "${PORTA_H5DIFF_EXECUTABLE}"
+             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+    set_tests_properties(tealeaf.repro.${solver} PROPERTIES LABELS "app;mpi" TIMEOUT 600
+                         PROCESSORS 4 ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+  endforeach()
+else()
+  message(STATUS "  tests/app: h5diff not found, the reproducible-mode tests are skipped")
+endif()

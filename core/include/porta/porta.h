@@ -12,6 +12,7 @@
 #include "porta/view.h"
 #include "porta/policy.h"
 #include "porta/reducer.h"
+#include "porta/xsum.h"
 #include "porta/atomic.h"
 #include "porta/profiling.h"
 #include "porta/team.h"

@@ -1,0 +1,317 @@
+/** @file test_xsum.c
+ *  porta_xsum_f64, the exact summation reducer (porta/xsum.h): known exact answers (cancellation,
+ *  ties, 1e100 + 1 - 1e100), sums of random doubles that are bitwise the same in any order, in
+ *  any split into partial accumulators (merged by join, or by adding normalised limbs as
+ *  MPI_SUM would), through PORTA_REDUCE / PORTA_MDREDUCE2 on every back end and thread count,
+ *  deterministic mode on and off, and within 1 ulp of a compensated long-double reference;
+ *  addends outside the window are reported (NaN / status bits).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+#define PT_N 200003
+
+static uint64_t pt_state = 0x2545f4914f6cdd1dull;
+static double pt_u01(void) {
+  pt_state = pt_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(pt_state >> 11) * (1.0 / 9007199254740992.0);
+}
+/** Random sign, magnitude log-uniform in [1e-20, 1e20). */
+static double pt_value(void) {
+  const double mag = pow(10.0, -20.0 + 40.0 * pt_u01());
+  return pt_u01() < 0.5 ? -mag : mag;
+}
+
+static int pt_same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static double pt_xsum(const double *x, int64_t n) {
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v);
+  for (int64_t i = 0; i < n; ++i) porta_xsum_f64_add(&v, x[i]);
+  return porta_xsum_f64_round(&v);
+}
+
+/** Compensated (Neumaier) sum in long double. */
+static double pt_reference_sum(const double *x, int64_t n) {
+  long double s = 0, c = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    long double v = x[i], t = s + v;
+    if (fabsl(s) >= fabsl(v))
+      c += (s - t) + v;
+    else
+      c += (v - t) + s;
+    s = t;
+  }
+  return (double)(s + c);
+}
+
+#define PT_BITS(got, want)                                                                         \
+  do {                                                                                             \
+    double pt_g_ = (got), pt_w_ = (want);                                                          \
+    if (!pt_same_bits(pt_g_, pt_w_)) {                                                             \
+      fprintf(stderr, "  %s = %.17g (%a), want %.17g (%a)\n", #got, pt_g_, pt_g_, pt_w_, pt_w_);   \
+      PT_CHECK(pt_same_bits(pt_g_, pt_w_));                                                        \
+    }                                                                                              \
+  } while (0)
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_exact_cases(void) {
+  {
+    const double x[3] = {1e100, 1.0, -1e100};
+    PT_BITS(pt_xsum(x, 3), 1.0);
+  }
+  {
+    double x[10];
+    for (int i = 0; i < 10; ++i) x[i] = 0.1;
+    PT_BITS(pt_xsum(x, 10), 1.0); /* the exact sum of ten 0.1s rounds to 1; a loop gives less */
+  }
+  {
+    const double e = ldexp(1.0, -53);
+    const double a[2] = {1.0, e}; /* a tie: to even */
+    PT_BITS(pt_xsum(a, 2), 1.0);
+    const double b[3] = {1.0, e, ldexp(1.0, -250)}; /* just above the tie */
+    PT_BITS(pt_xsum(b, 3), nextafter(1.0, 2.0));
+    const double c[2] = {1.0 + 2 * e, e}; /* a tie from an odd significand: up */
+    PT_BITS(pt_xsum(c, 2), 1.0 + 4 * e);
+    const double d[3] = {-1.0, -e, -ldexp(1.0, -250)};
+    PT_BITS(pt_xsum(d, 3), -nextafter(1.0, 2.0));
+    const double f[3] = {1.0, -e / 2, ldexp(1.0, -280)}; /* below 1, not a tie */
+    PT_BITS(pt_xsum(f, 3), 1.0);
+  }
+  {
+    const double z[2] = {5.0, -5.0};
+    PT_BITS(pt_xsum(z, 2), 0.0);
+    PT_BITS(pt_xsum(z, 0), 0.0);
+  }
+  {
+    /* the window's ends, and sums beyond an addend's limit */
+    const double lo = ldexp(1.0, PORTA_XSUM_MIN_EXP);
+    const double l3[3] = {lo, lo, lo};
+    PT_BITS(pt_xsum(l3, 3), 3 * lo);
+    const double big = ldexp(1.0, PORTA_XSUM_MAX_EXP - 1);
+    const double b2[2] = {big, big};
+    PT_BITS(pt_xsum(b2, 2), 2 * big);
+    const double mix[4] = {big, lo, -big, lo};
+    PT_BITS(pt_xsum(mix, 4), 2 * lo);
+  }
+  {
+    /* huge cancellation: +-x_i in a scrambled order, plus 0.1 -> exactly 0.1 */
+    enum { M = 20001 };
+    double *x = (double *)malloc(2 * M * sizeof(double));
+    for (int i = 0; i < M; ++i) {
+      x[2 * i] = pt_value() * 1e40;
+      x[2 * i + 1] = -x[2 * i];
+    }
+    for (int i = 2 * M - 1; i > 0; --i) {
+      int j = (int)(pt_u01() * (i + 1));
+      double t = x[i];
+      x[i] = x[j];
+      x[j] = t;
+    }
+    porta_xsum_f64_value v;
+    porta_xsum_f64_init(&v);
+    for (int i = 0; i < 2 * M; ++i) {
+      porta_xsum_f64_add(&v, x[i]);
+      if (i == M) porta_xsum_f64_add(&v, 0.1);
+    }
+    PT_BITS(porta_xsum_f64_round(&v), 0.1);
+    PT_EQ_I64(porta_xsum_f64_status(&v), 0);
+    free(x);
+  }
+}
+
+/** IEEE a + b is correctly rounded (ties to even), so the xsum of {a, b} must give its bits:
+ *  random pairs with every exponent difference from 0 to 70, signs mixed, ties included. */
+static void test_pairs_correctly_rounded(void) {
+  int bad = 0;
+  for (int i = 0; i < 200000 && bad < 5; ++i) {
+    double a = (1.0 + pt_u01()) * ldexp(1.0, (int)(pt_u01() * 200) - 100);
+    const int gap = i % 71;
+    double b = (1.0 + pt_u01()) * ldexp(a, -gap);
+    if (i % 7 == 0) b = ldexp(floor(ldexp(b, 30)), -30); /* short significands: ties happen */
+    if (pt_u01() < 0.5) a = -a;
+    if (pt_u01() < 0.5) b = -b;
+    const double x[2] = {a, b}, x3[3] = {b, a, -b};
+    if (!pt_same_bits(pt_xsum(x, 2), a + b) || !pt_same_bits(pt_xsum(x3, 3), a)) {
+      fprintf(stderr, "  a = %a, b = %a: xsum %a, a + b %a\n", a, b, pt_xsum(x, 2), a + b);
+      ++bad;
+    }
+  }
+  PT_EQ_I64(bad, 0);
+}
+
+static void test_window_reported(void) {
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v);
+  porta_xsum_f64_add(&v, 1.0);
+  porta_xsum_f64_add(&v, ldexp(1.0, PORTA_XSUM_MAX_EXP));
+  PT_CHECK(porta_xsum_f64_status(&v) & PORTA_XSUM_OVERFLOW);
+  PT_CHECK(isnan(porta_xsum_f64_round(&v)));
+
+  porta_xsum_f64_init(&v);
+  porta_xsum_f64_add(&v, -INFINITY);
+  PT_CHECK(porta_xsum_f64_status(&v) & PORTA_XSUM_NONFINITE);
+  PT_CHECK(isnan(porta_xsum_f64_round(&v)));
+  porta_xsum_f64_init(&v);
+  porta_xsum_f64_add(&v, nan(""));
+  PT_CHECK(isnan(porta_xsum_f64_round(&v)));
+
+  /* below the window: dropped, flagged, the rest still exact (and order-independent) */
+  porta_xsum_f64_init(&v);
+  porta_xsum_f64_add(&v, 1e-100);
+  porta_xsum_f64_add(&v, 1.0);
+  PT_EQ_I64(porta_xsum_f64_status(&v), PORTA_XSUM_INEXACT);
+  PT_BITS(porta_xsum_f64_round(&v), 1.0);
+  porta_xsum_f64_init(&v);
+  porta_xsum_f64_add(&v, 3 * ldexp(1.0, PORTA_XSUM_MIN_EXP - 1)); /* 1.5 grid steps -> 1 */
+  PT_EQ_I64(porta_xsum_f64_status(&v), PORTA_XSUM_INEXACT);
+  PT_BITS(porta_xsum_f64_round(&v), ldexp(1.0, PORTA_XSUM_MIN_EXP));
+  porta_xsum_f64_add(&v, -3 * ldexp(1.0, PORTA_XSUM_MIN_EXP - 1));
+  PT_BITS(porta_xsum_f64_round(&v), 0.0);
+
+  /* joins carry the flags */
+  porta_xsum_f64_value w;
+  porta_xsum_f64_init(&w);
+  porta_xsum_f64_add(&w, INFINITY);
+  porta_xsum_f64_join(&v, &w);
+  PT_CHECK(isnan(porta_xsum_f64_round(&v)));
+}
+
+static void test_normalisation(void) {
+  /* an accumulator about to normalise (count near the bound) keeps the exact value */
+  porta_xsum_f64_value v, w;
+  porta_xsum_f64_init(&v);
+  v.count = PORTA_XSUM_NORM_EVERY_ - 3;
+  double *x = (double *)malloc(1000 * sizeof(double));
+  for (int i = 0; i < 1000; ++i) x[i] = pt_value();
+  for (int i = 0; i < 1000; ++i) porta_xsum_f64_add(&v, x[i]);
+  PT_CHECK(v.count < 1000);
+  PT_BITS(porta_xsum_f64_round(&v), pt_xsum(x, 1000));
+  /* many near-maximal digits into one limb: 2^21 copies of (2^32 - 1) 2^k, then the negation */
+  porta_xsum_f64_init(&w);
+  const double d = ldexp(4294967295.0, 40);
+  for (int i = 0; i < (1 << 21); ++i) porta_xsum_f64_add(&w, d);
+  PT_BITS(porta_xsum_f64_round(&w), d * (double)(1 << 21));
+  for (int i = 0; i < (1 << 21); ++i) porta_xsum_f64_add(&w, -d);
+  porta_xsum_f64_add(&w, 0.5);
+  PT_BITS(porta_xsum_f64_round(&w), 0.5);
+  free(x);
+}
+
+static double *pt_x;
+
+static void test_orders_and_merges(void) {
+  const double want = pt_xsum(pt_x, PT_N);
+  const double ref = pt_reference_sum(pt_x, PT_N);
+  printf("  xsum %.17g, compensated long double %.17g\n", want, ref);
+  PT_CHECK(fabs(want - ref) <= nextafter(fabs(ref), INFINITY) - fabs(ref));
+  /* reverse order */
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v);
+  for (int64_t i = PT_N - 1; i >= 0; --i) porta_xsum_f64_add(&v, pt_x[i]);
+  PT_BITS(porta_xsum_f64_round(&v), want);
+  /* shuffled */
+  double *y = (double *)malloc(PT_N * sizeof(double));
+  memcpy(y, pt_x, PT_N * sizeof(double));
+  for (int64_t i = PT_N - 1; i > 0; --i) {
+    int64_t j = (int64_t)(pt_u01() * (double)(i + 1));
+    double t = y[i];
+    y[i] = y[j];
+    y[j] = t;
+  }
+  PT_BITS(pt_xsum(y, PT_N), want);
+  /* partial accumulators of uneven pieces, joined in a scrambled order, and merged as an MPI
+   * sum would: normalise each, add the limbs as integers */
+  enum { P = 7 };
+  porta_xsum_f64_value part[P], joined, merged;
+  int64_t cut[P + 1] = {0, 1, 17, 5000, 77777, 100000, 150001, PT_N};
+  for (int p = 0; p < P; ++p) {
+    porta_xsum_f64_init(&part[p]);
+    for (int64_t i = cut[p]; i < cut[p + 1]; ++i) porta_xsum_f64_add(&part[p], y[i]);
+  }
+  porta_xsum_f64_init(&joined);
+  for (int p = 0; p < P; ++p) porta_xsum_f64_join(&joined, &part[(3 * p + 2) % P]);
+  PT_BITS(porta_xsum_f64_round(&joined), want);
+  porta_xsum_f64_init(&merged);
+  for (int p = P - 1; p >= 0; --p) {
+    porta_xsum_f64_normalize(&part[p]);
+    for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) merged.limb[i] += part[p].limb[i];
+    merged.flags |= part[p].flags;
+  }
+  merged.count = P;
+  PT_BITS(porta_xsum_f64_round(&merged), want);
+  free(y);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  porta_view_f64 x;
+  int64_t cols;
+} pt_args;
+
+PORTA_REDUCE(xs_sum, pt_args, a, i, porta_xsum_f64, acc) {
+  porta_xsum_f64_add(acc, PORTA_AT1(a->x, i));
+}
+
+/** The rows x cols box of x viewed as a matrix, each element times 3 (exact products). */
+PORTA_MDREDUCE2(xs_md_sum, pt_args, a, i, j, porta_xsum_f64, acc) {
+  porta_xsum_f64_add(acc, 3.0 * PORTA_AT1(a->x, i * a->cols + j));
+}
+
+static void test_kernels(void) {
+  pt_args a;
+  PT_OK(porta_view_f64_create1(&a.x, "x", PT_N));
+  memcpy(a.x.data, pt_x, PT_N * sizeof(double));
+  a.cols = 401; /* 401 x 498 = 199698 elements */
+  double *t3 = (double *)malloc(PT_N * sizeof(double));
+  for (int i = 0; i < PT_N; ++i) t3[i] = 3.0 * pt_x[i];
+  const int threads = porta_num_threads(), det = porta_deterministic();
+  const int64_t sizes[4] = {0, 1, 2049, PT_N};
+  porta_exec execs[3];
+  int ne = 0;
+  execs[ne++] = porta_exec_default();
+  execs[ne++] = porta_exec_backend(PORTA_BACKEND_SERIAL);
+  if (porta_backend_available(PORTA_BACKEND_OPENMP))
+    execs[ne++] = porta_exec_backend(PORTA_BACKEND_OPENMP);
+  for (int d = 0; d < 2; ++d) {
+    porta_set_deterministic(d);
+    for (int e = 0; e < ne; ++e)
+      for (int t = 1; t <= 3; ++t) {
+        if (execs[e].backend == PORTA_BACKEND_OPENMP) PT_OK(porta_set_num_threads(t));
+        for (int s = 0; s < 4; ++s) {
+          porta_xsum_f64_value r;
+          PT_OK(
+              porta_parallel_reduce("xs_sum", execs[e], porta_range(0, sizes[s]), &xs_sum, &a, &r));
+          PT_BITS(porta_xsum_f64_round(&r), pt_xsum(pt_x, sizes[s]));
+          PT_EQ_I64(porta_xsum_f64_status(&r), 0);
+        }
+        porta_xsum_f64_value m;
+        PT_OK(porta_parallel_reduce_md("xs_md_sum", execs[e], porta_mdrange2(0, 498, 0, 401),
+                                       &xs_md_sum, &a, &m));
+        PT_BITS(porta_xsum_f64_round(&m), pt_xsum(t3, 498 * 401));
+      }
+  }
+  PT_OK(porta_set_num_threads(threads));
+  porta_set_deterministic(det);
+  free(t3);
+  porta_view_f64_release(&a.x);
+}
+
+int main(int argc, char **argv) {
+  PT_BEGIN(argc, argv);
+  pt_x = (double *)malloc(PT_N * sizeof(double));
+  for (int64_t i = 0; i < PT_N; ++i) pt_x[i] = pt_value();
+  PT_RUN(test_exact_cases);
+  PT_RUN(test_pairs_correctly_rounded);
+  PT_RUN(test_window_reported);
+  PT_RUN(test_normalisation);
+  PT_RUN(test_orders_and_merges);
+  PT_RUN(test_kernels);
+  free(pt_x);
+  PT_END();
+}
