@@ -7,9 +7,10 @@ set(PORTA_TEALEAF_REFERENCE_OUTPUTS "${PROJECT_SOURCE_DIR}/inputs/tealeaf/refere
     CACHE PATH "Directory with the reference TeaLeaf .out files")
 set(_mpi "${MPIEXEC_EXECUTABLE}")
 
-# tea_bm_1 (10x10) and tea_bm_2 (250x250) with CG on 1, 2 and 4 ranks: per-step iteration
-# counts of the reference and U within 1e-10 relative.
-foreach(bm 1 2)
+# tea_bm_1 (10x10), tea_bm_2 (250x250) and tea_bm_3 (500x500) with CG on 1, 2 and 4 ranks (1
+# thread each): per-step iteration counts of the reference and U within 1e-10 relative.
+# tea_bm_3 takes 3-5 s per run on one core.
+foreach(bm 1 2 3)
   foreach(np 1 2 4)
     set(t tealeaf.bm${bm}.cg.np${np})
     add_test(NAME ${t}
