@@ -64,13 +64,19 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_hist_cap, max_iters + 2, &c->cg_betas));
   int exch = TEA_FIELD_U; /* field exchanged (depth 1) after every iteration */
   double rro = 0.0;
+  /* Plain CG in default mode runs the fused iteration (tea_kernels_cg.c): 96 B/cell, r's halo
+     exchanged instead of p's, and u's update deferred to the next pass (or to the exit). */
+  const bool fused =
+      solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE && !s->reproducible && c->halo >= 2;
+  bool u_pending = false;
+  double alpha_prev = 0.0, beta_prev = 0.0;
   if (cgish) {
     PORTA_CHECK(tea_k_cg_init(c, pc, &rro));
     PORTA_CHECK(tea_allreduce_sum(c, &rro, 1));
     f2[0] = TEA_FIELD_U;
     f2[1] = TEA_FIELD_P;
     PORTA_CHECK(tea_halo_exchange(c, f2, 2, 1));
-    exch = TEA_FIELD_P;
+    exch = fused ? TEA_FIELD_R : TEA_FIELD_P;
   }
 
   /* ---- iterate ---- */
@@ -161,7 +167,15 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
          preconditioner needs w and z, or reproducible mode wants its own (calc_w/calc_ur) sums */
       const bool lean = pc == TEA_PRECON_NONE && !s->reproducible;
       double pw;
-      PORTA_CHECK(lean ? tea_k_cg_calc_pw(c, &pw) : tea_k_cg_calc_w(c, &pw));
+      if (u_pending) { /* fused: last iteration's u and p updates, and this one's p.(A p) */
+        PORTA_CHECK(tea_k_cg_fused(c, TEA_FIELD_W, alpha_prev, beta_prev, &pw));
+        porta_view_f64 t = c->fields[TEA_FIELD_P];
+        c->fields[TEA_FIELD_P] = c->fields[TEA_FIELD_W];
+        c->fields[TEA_FIELD_W] = t;
+        u_pending = false;
+      } else {
+        PORTA_CHECK(lean ? tea_k_cg_calc_pw(c, &pw) : tea_k_cg_calc_w(c, &pw));
+      }
       PORTA_CHECK(tea_allreduce_sum(c, &pw, 1));
       double alpha = rro / pw;
       c->cg_alphas[n - 1] = alpha;
@@ -170,7 +184,11 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
       double beta = rrn / rro;
       c->cg_betas[n - 1] = beta;
-      if (lean)
+      if (fused) {
+        u_pending = true; /* done by the next fused pass, or after the loop */
+        alpha_prev = alpha;
+        beta_prev = beta;
+      } else if (lean)
         PORTA_CHECK(tea_k_cg_calc_up(c, alpha, beta)); /* u += alpha p (old p); p = r + beta p */
       else
         PORTA_CHECK(tea_k_cg_calc_p(c, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R, beta));
@@ -191,6 +209,7 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
     }
     old_error = error;
   }
+  if (u_pending) PORTA_CHECK(tea_k_cg_calc_u(c, alpha_prev));
   /* n is the Fortran loop index at exit: max_iters + 1 when the loop ran out */
   st->iterations = n - 1;
   st->true_iterations = converged ? n : max_iters;
