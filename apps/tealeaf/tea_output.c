@@ -93,7 +93,11 @@ void tea_print_header(FILE *out, const app_deck *deck, const app_run_config *rc,
   fprintf(out, "\n                   x_cells %11d\n", s->x_cells);
   fprintf(out, "                   y_cells %11d\n", s->y_cells);
   fprintf(out, "                    solver %11s\n", tea_solver_name(s->solver));
-  fprintf(out, "            preconditioner %11s\n", tea_precon_name(s->preconditioner));
+  /* Jacobi never applies a preconditioner (neither does the reference): say so, not fail */
+  fprintf(out, "            preconditioner %11s%s\n", tea_precon_name(s->preconditioner),
+          s->solver == TEA_SOLVER_JACOBI && s->preconditioner != TEA_PRECON_NONE
+              ? " (not used by the jacobi solver)"
+              : "");
   fprintf(out, "                    tl_eps %11.4e\n", s->eps);
   fprintf(out, "              tl_max_iters %11d\n", s->max_iters);
   fprintf(out, "                halo_depth %11d\n", s->halo_depth);
