@@ -72,7 +72,7 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p *
 int tea_k_cg_calc_pw(tea_chunk *c, double *pw);
 int tea_k_cg_calc_r_av(tea_chunk *c, double alpha, double *rrn);
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
-/** Fused CG pass (needs halo >= 2): u += alpha p; q = r + beta p on the interior and one ring,
+/** Fused CG pass: u += alpha p; q = r + beta p on the interior and one ring,
  *  written to field q_field; *pw = q.(A q) over the interior. Then swap p and q. */
 int tea_k_cg_fused(tea_chunk *c, int q_field, double alpha, double beta, double *pw);
 int tea_k_cg_calc_u(tea_chunk *c, double alpha); /**< u += alpha p (after the last iteration) */

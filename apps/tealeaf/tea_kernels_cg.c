@@ -255,7 +255,7 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
                                &tea_k_cg_calc_up_f, &a);
 }
 
-/* ---- fused CG iteration (tea_step.c "fused": solver CG, no preconditioner, halo >= 2) ----
+/* ---- fused CG iteration (tea_step.c "fused": solver CG, no preconditioner) ----
  * calc_up of one iteration and calc_pw of the next in one pass: with q = r + beta p computed
  * on the fly at a cell and at its four neighbours (their r and p come from cache),
  *   u += alpha p;  q written to a second buffer;  pw = q.(A q)         reads u, p, r, Kx, Ky;
@@ -264,9 +264,9 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
  * spec: "fusing p = r + b p into the next w = A p"). The pass covers the interior and one
  * ring of halo cells, so q's ring is computed locally from r's and p's rings: the iteration
  * exchanges r (depth 1) instead of p, and the ring cells' q equal the neighbour's (or the
- * mirror's) bit for bit. Ring cells update neither u nor pw (a select, not a product, so a
- * stale halo two cells out cannot leak in). q is the same expression as calc_up's p, so the
- * iterates are those of the lean iteration; only the sums' order differs. */
+ * mirror's) bit for bit. Ring cells update neither u nor pw (a select, not a product, so
+ * whatever their clamped stencil reads cannot leak in). q is the same expression as calc_up's p, so
+ * the iterates are those of the lean iteration; only the sums' order differs. */
 typedef struct {
   porta_view_f64 u, p, r, q, kx, ky;
   double rx, ry, alpha, beta;
@@ -277,23 +277,24 @@ typedef struct {
 
 PORTA_MDREDUCE2(tea_k_cg_fused_r, tea_cg_fused_args, a, k, j, porta_sum_f64, acc) {
   const bool in = k >= a->k0 && k < a->k1 && j >= a->j0 && j < a->j1;
+  /* neighbours, clamped to the ring (the identity inside): a ring cell's stencil is discarded,
+     and clamping keeps it within a halo of depth 1 */
+  const int64_t kd = k > a->k0 - 1 ? k - 1 : k, ku = k < a->k1 ? k + 1 : k;
+  const int64_t jl = j > a->j0 - 1 ? j - 1 : j, jr = j < a->j1 ? j + 1 : j;
   const double p = PORTA_AT2(a->p, k, j);
   const double q = PORTA_AT2(a->r, k, j) + a->beta * p;
-  const double kyu = PORTA_AT2(a->ky, k + 1, j), kyd = PORTA_AT2(a->ky, k, j);
-  const double kxr = PORTA_AT2(a->kx, k, j + 1), kxl = PORTA_AT2(a->kx, k, j);
+  const double kyu = PORTA_AT2(a->ky, ku, j), kyd = PORTA_AT2(a->ky, k, j);
+  const double kxr = PORTA_AT2(a->kx, k, jr), kxl = PORTA_AT2(a->kx, k, j);
   /* TEA_AV_NODI with v = q */
   const double aq = (1.0 + a->ry * (kyu + kyd) + a->rx * (kxr + kxl)) * q -
-                    a->ry * (kyu * TEA_Q(a, k + 1, j) + kyd * TEA_Q(a, k - 1, j)) -
-                    a->rx * (kxr * TEA_Q(a, k, j + 1) + kxl * TEA_Q(a, k, j - 1));
+                    a->ry * (kyu * TEA_Q(a, ku, j) + kyd * TEA_Q(a, kd, j)) -
+                    a->rx * (kxr * TEA_Q(a, k, jr) + kxl * TEA_Q(a, k, jl));
   PORTA_AT2(a->q, k, j) = q;
   PORTA_AT2(a->u, k, j) += in ? a->alpha * p : 0.0;
   *acc += in ? aq * q : 0.0;
 }
 
 int tea_k_cg_fused(tea_chunk *c, int q_field, double alpha, double beta, double *pw) {
-  if (c->halo < 2)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_cg_fused", "halo",
-                       "the fused CG pass needs a halo of 2 (have %d)", c->halo);
   tea_cg_fused_args a;
   a.u = TEA_F(c, TEA_FIELD_U);
   a.p = TEA_F(c, TEA_FIELD_P);
