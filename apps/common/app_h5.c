@@ -150,31 +150,65 @@ int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta
   return rc;
 }
 
+/* One uniform grid of gx x gy cells: topology, geometry and the cell fields `prefix`/names[i]
+ * (prefix "" takes paths[i] as given), indented by `ind` spaces; `time` >= 0 adds a Time. */
+static void xdmf_grid(FILE *f, int ind, const char *grid_name, double time, const char *h5file,
+                      int64_t gx, int64_t gy, double x0, double y0, double dx, double dy,
+                      const char *const *names, const char *const *paths, const char *prefix,
+                      int nfields) {
+  /* XDMF orders dimensions slowest first: points (gy+1) x (gx+1), origin/spacing as (y, x). */
+  fprintf(f, "%*s<Grid Name=\"%s\" GridType=\"Uniform\">\n", ind, "", grid_name);
+  if (time >= 0.0) fprintf(f, "%*s <Time Value=\"%.17g\"/>\n", ind, "", time);
+  fprintf(f,
+          "%*s <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"%lld %lld\"/>\n"
+          "%*s <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
+          "%*s  <DataItem Format=\"XML\" Dimensions=\"2\">%.17g %.17g</DataItem>\n"
+          "%*s  <DataItem Format=\"XML\" Dimensions=\"2\">%.17g %.17g</DataItem>\n"
+          "%*s </Geometry>\n",
+          ind, "", (long long)(gy + 1), (long long)(gx + 1), ind, "", ind, "", y0, x0, ind, "", dy,
+          dx, ind, "");
+  for (int i = 0; i < nfields; ++i)
+    fprintf(f,
+            "%*s <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+            "%*s  <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" "
+            "Dimensions=\"%lld %lld\">%s:%s%s%s</DataItem>\n"
+            "%*s </Attribute>\n",
+            ind, "", names[i], ind, "", (long long)gy, (long long)gx, h5file, prefix,
+            prefix[0] ? "/" : "", prefix[0] ? names[i] : paths[i], ind, "");
+  fprintf(f, "%*s</Grid>\n", ind, "");
+}
+
+static const char xdmf_head[] = "<?xml version=\"1.0\" ?>\n"
+                                "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+                                "<Xdmf Version=\"3.0\">\n"
+                                " <Domain>\n";
+static const char xdmf_tail[] = " </Domain>\n</Xdmf>\n";
+
 int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy, double x0,
                       double y0, double dx, double dy, const char *const *names,
                       const char *const *paths, int nfields) {
   FILE *f = fopen(xmf_path, "w");
   if (!f) return 1;
-  /* XDMF orders dimensions slowest first: points (gy+1) x (gx+1), origin/spacing as (y, x). */
-  fprintf(f,
-          "<?xml version=\"1.0\" ?>\n"
-          "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-          "<Xdmf Version=\"3.0\">\n"
-          " <Domain>\n"
-          "  <Grid Name=\"mesh\" GridType=\"Uniform\">\n"
-          "   <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"%lld %lld\"/>\n"
-          "   <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
-          "    <DataItem Format=\"XML\" Dimensions=\"2\">%.17g %.17g</DataItem>\n"
-          "    <DataItem Format=\"XML\" Dimensions=\"2\">%.17g %.17g</DataItem>\n"
-          "   </Geometry>\n",
-          (long long)(gy + 1), (long long)(gx + 1), y0, x0, dy, dx);
-  for (int i = 0; i < nfields; ++i)
-    fprintf(f,
-            "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-            "    <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" "
-            "Dimensions=\"%lld %lld\">%s:%s</DataItem>\n"
-            "   </Attribute>\n",
-            names[i], (long long)gy, (long long)gx, h5file, paths[i]);
-  fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
+  fputs(xdmf_head, f);
+  xdmf_grid(f, 2, "mesh", -1.0, h5file, gx, gy, x0, y0, dx, dy, names, paths, "", nfields);
+  fputs(xdmf_tail, f);
+  return fclose(f) != 0;
+}
+
+int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
+                             double x0, double y0, double dx, double dy, const char *const *names,
+                             int nfields, const char *const *groups, const double *times,
+                             int nsteps) {
+  FILE *f = fopen(xmf_path, "w");
+  if (!f) return 1;
+  fputs(xdmf_head, f);
+  fprintf(f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  for (int t = 0; t < nsteps; ++t) {
+    const char *base = strrchr(groups[t], '/');
+    xdmf_grid(f, 3, base ? base + 1 : groups[t], times[t], h5file, gx, gy, x0, y0, dx, dy, names,
+              NULL, groups[t], nfields);
+  }
+  fprintf(f, "  </Grid>\n");
+  fputs(xdmf_tail, f);
   return fclose(f) != 0;
 }

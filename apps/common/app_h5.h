@@ -52,6 +52,15 @@ int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int6
                       double y0, double dx, double dy, const char *const *names,
                       const char *const *paths, int nfields);
 
+/** Rank 0 writes an XDMF temporal collection for ParaView (one time step per entry, the File >
+ *  Open dialog then shows the series with its times): grid t is the grid of app_xdmf_write_2d
+ *  at time times[t], its fields the datasets `h5file`:`groups[t]`/names[i] (shape [gy][gx]).
+ *  Returns 0 or non-zero. */
+int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
+                             double x0, double y0, double dx, double dy, const char *const *names,
+                             int nfields, const char *const *groups, const double *times,
+                             int nsteps);
+
 PORTA_EXTERN_C_END
 
 #endif /* APP_H5_H */

@@ -141,7 +141,7 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
     return app_deck_error(d, d->lines[d->nlines - 1].line,
                           "'*endtea' missing: the *tea block opened on line %d is not closed",
                           d->lines[begin].line);
-  int line_precon = 0, line_halo = 0, line_x = 0, line_y = 0;
+  int line_precon = 0, line_halo = 0, line_x = 0, line_y = 0, line_visit = 0;
   for (int i = begin + 1; i < end; ++i) {
     const app_deck_line *L = &d->lines[i];
     const char *k = L->tok[0];
@@ -170,6 +170,7 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
       if (!strcmp(k, "halo_depth")) line_halo = L->line;
       if (!strcmp(k, "x_cells")) line_x = L->line;
       if (!strcmp(k, "y_cells")) line_y = L->line;
+      if (!strcmp(k, "visit_frequency")) line_visit = L->line;
       continue;
     }
     int flag = 1;
@@ -253,6 +254,10 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
   if (s->max_iters < 1) return app_deck_error(d, last, "tl_max_iters must be >= 1");
   if (!(s->eps > 0.0)) return app_deck_error(d, last, "tl_eps must be positive");
   if (s->summary_frequency < 0) return app_deck_error(d, last, "summary_frequency must be >= 0");
+  if (s->visit_frequency < 0)
+    return app_deck_error(d, line_visit ? line_visit : last,
+                          "visit_frequency must be >= 0 (0: no snapshots; got %d)",
+                          s->visit_frequency);
   if (s->test_problem < 0 || s->test_problem > 6)
     return app_deck_error(d, last, "test_problem must be 0..6 (got %d)", s->test_problem);
   if (!s->states[0].defined)

@@ -103,6 +103,19 @@ int main(int argc, char **argv) {
   }
   tea_history_add(&hist, 0, 0.0, NULL, &sum);
 
+  /* visit_frequency N > 0: snapshots of u, energy and density in the result file at step 0,
+     every N steps and at the last step (the reference's visit dumps; none with --no-h5) */
+  tea_h5_out h5;
+  tea_h5_out_init(&h5, cli.output);
+  const int visit = cli.no_h5 ? 0 : s.visit_frequency;
+  if (rank == 0 && s.visit_frequency > 0 && cli.no_h5)
+    fprintf(out, " visit_frequency %d ignored: --no-h5 writes no result file\n", s.visit_frequency);
+  if (visit > 0) {
+    app_timer_start(&timers, t_output);
+    if (tea_write_snapshot(&h5, &c, &s, &d, 0, 0.0, err, sizeof err)) app_fatal("%s", err);
+    app_timer_stop(&timers, t_output);
+  }
+
   const double dt = s.initial_timestep;
   double time = 0.0;
   int step = 0;
@@ -130,7 +143,13 @@ int main(int argc, char **argv) {
         tea_print_summary(out, step, time, &sum);
       fflush(out);
     }
-    if (time + 1e-16 > s.end_time || step >= s.end_step) break;
+    const bool last = time + 1e-16 > s.end_time || step >= s.end_step;
+    if (visit > 0 && (step % visit == 0 || last)) {
+      app_timer_start(&timers, t_output);
+      if (tea_write_snapshot(&h5, &c, &s, &d, step, time, err, sizeof err)) app_fatal("%s", err);
+      app_timer_stop(&timers, t_output);
+    }
+    if (last) break;
   }
   const double wall = porta_wtime() - wall0;
   double u_ref = 0, qa = 0;
@@ -161,11 +180,16 @@ int main(int argc, char **argv) {
     r.verdict = verdict;
     r.steps = step;
     r.time = time;
-    if (tea_write_results(cli.output, &c, &r, err, sizeof err)) app_fatal("%s", err);
+    if (tea_write_results(&h5, &c, &r, err, sizeof err)) app_fatal("%s", err);
     app_timer_stop(&timers, t_output);
-    if (rank == 0)
+    if (rank == 0) {
       fprintf(out, " Results written to %s.h5 (ParaView: %s.xmf)\n", cli.output, cli.output);
+      if (h5.nsnap > 0)
+        fprintf(out, " %d snapshots (visit_frequency %d) in /snapshots, a time series in %s.xmf\n",
+                h5.nsnap, s.visit_frequency, cli.output);
+    }
   }
+  tea_h5_out_free(&h5);
   fflush(out);
 
   tea_history_free(&hist);

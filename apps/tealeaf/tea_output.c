@@ -102,6 +102,7 @@ void tea_print_header(FILE *out, const app_deck *deck, const app_run_config *rc,
   fprintf(out, "              tl_max_iters %11d\n", s->max_iters);
   fprintf(out, "                halo_depth %11d\n", s->halo_depth);
   fprintf(out, "              test_problem %11d\n", s->test_problem);
+  fprintf(out, "           visit_frequency %11d\n", s->visit_frequency);
   fprintf(out, "       tl_ppcg_inner_steps %11d\n", tea_ppcg_inner_steps(s));
   fprintf(out, "\n Decomposing the mesh into %12d  by %12d  chunks\n\n", d->dims[0], d->dims[1]);
 }
@@ -161,51 +162,112 @@ void tea_print_check(FILE *out, const tea_settings *s, int verdict, double qa_di
   fprintf(out, " This test is considered %s\n", verdict > 0 ? "PASSED" : "NOT PASSED");
 }
 
+/* On a failed HDF5 call: message, close the file and remove the temporary (collective). */
 #define H5_TRY(call, what)                                                                         \
   do {                                                                                             \
     if (call) {                                                                                    \
-      snprintf(err, errlen, "HDF5: writing %s to %s failed", what, h.tmp);                         \
-      app_h5_close(&h, 0);                                                                         \
+      snprintf(err, errlen, "HDF5: writing %s to %s failed", what, o->h.tmp);                      \
+      app_h5_close(&o->h, 0);                                                                      \
+      o->open = 0;                                                                                 \
       return 1;                                                                                    \
     }                                                                                              \
   } while (0)
 
-int tea_write_results(const char *name, tea_chunk *c, const tea_results *r, char *err,
-                      size_t errlen) {
-  app_h5 h;
-  if (app_h5_create(&h, name, r->d->comm, err, errlen)) return 1;
+void tea_h5_out_init(tea_h5_out *o, const char *name) {
+  memset(o, 0, sizeof *o);
+  snprintf(o->name, sizeof o->name, "%s", name);
+}
+
+void tea_h5_out_free(tea_h5_out *o) {
+  if (o->open) app_h5_close(&o->h, 0);
+  free(o->snap_step);
+  free(o->snap_time);
+  memset(o, 0, sizeof *o);
+}
+
+/* Create NAME.h5.tmp on first use. */
+static int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm, char *err, size_t errlen) {
+  if (o->open) return 0;
+  if (app_h5_create(&o->h, o->name, comm, err, errlen)) return 1;
+  o->open = 1;
+  return 0;
+}
+
+/* The fields the result file holds, final and in snapshots: u, energy (energy1), density. */
+static const char *const tea_out_names[3] = {"u", "energy", "density"};
+static const int tea_out_ids[3] = {TEA_FIELD_U, TEA_FIELD_ENERGY1, TEA_FIELD_DENSITY};
+
+static void tea_snapshot_group(char *buf, size_t len, int64_t step) {
+  snprintf(buf, len, "/snapshots/step_%06lld", (long long)step);
+}
+
+int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
+                       int step, double time, char *err, size_t errlen) {
+  if (tea_h5_out_open(o, d->comm, err, errlen)) return 1;
+  if (o->nsnap == o->cap) {
+    int cap = o->cap ? 2 * o->cap : 16;
+    int64_t *st = (int64_t *)realloc(o->snap_step, sizeof(int64_t) * (size_t)cap);
+    if (st) o->snap_step = st;
+    double *tm = (double *)realloc(o->snap_time, sizeof(double) * (size_t)cap);
+    if (tm) o->snap_time = tm;
+    H5_TRY(!st || !tm, "the snapshot list (out of memory)");
+    o->cap = cap;
+  }
+  if (o->nsnap == 0) {
+    H5_TRY(app_h5_group(&o->h, "/snapshots"), "/snapshots");
+    H5_TRY(app_h5_attr_int(&o->h, "/snapshots", "visit_frequency", s->visit_frequency),
+           "/snapshots");
+  }
+  char group[64], path[96];
+  tea_snapshot_group(group, sizeof group, step);
+  H5_TRY(app_h5_group(&o->h, group), group);
+  H5_TRY(app_h5_attr_int(&o->h, group, "step", step), group);
+  H5_TRY(app_h5_attr_double(&o->h, group, "time", time), group);
+  for (int i = 0; i < 3; ++i) {
+    snprintf(path, sizeof path, "%s/%s", group, tea_out_names[i]);
+    H5_TRY(app_h5_write_field2d(&o->h, path, d, *tea_field(c, tea_out_ids[i]), c->halo, 1), path);
+  }
+  o->snap_step[o->nsnap] = step;
+  o->snap_time[o->nsnap] = time;
+  ++o->nsnap;
+  return 0;
+}
+
+int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *err, size_t errlen) {
+  if (tea_h5_out_open(o, r->d->comm, err, errlen)) return 1;
+  app_h5 *h = &o->h;
   const app_run_config *rc = r->rc;
   const tea_settings *s = r->s;
   char grid[64];
   snprintf(grid, sizeof grid, "%d x %d", r->d->dims[0], r->d->dims[1]);
-  H5_TRY(app_h5_attr_string(&h, "/", "application", "tealeaf"), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "porta_version", rc->version), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "backend", rc->backend), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "device", rc->device), "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "ranks", rc->ranks), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "rank_grid", grid), "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "threads", rc->threads), "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "reproducible", rc->reproducible), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "deck_file", r->deck->path), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "deck", r->deck->text), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "solver", tea_solver_name(s->solver)), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "preconditioner", tea_precon_name(s->preconditioner)),
+  H5_TRY(app_h5_attr_string(h, "/", "application", "tealeaf"), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "porta_version", rc->version), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "backend", rc->backend), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "device", rc->device), "attributes");
+  H5_TRY(app_h5_attr_int(h, "/", "ranks", rc->ranks), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "rank_grid", grid), "attributes");
+  H5_TRY(app_h5_attr_int(h, "/", "threads", rc->threads), "attributes");
+  H5_TRY(app_h5_attr_int(h, "/", "reproducible", rc->reproducible), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "deck_file", r->deck->path), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "deck", r->deck->text), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "solver", tea_solver_name(s->solver)), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "preconditioner", tea_precon_name(s->preconditioner)),
          "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "x_cells", s->x_cells), "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "y_cells", s->y_cells), "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "steps", r->steps), "attributes");
-  H5_TRY(app_h5_attr_double(&h, "/", "time", r->time), "attributes");
-  H5_TRY(app_h5_attr_int(&h, "/", "test_problem", s->test_problem), "attributes");
-  H5_TRY(app_h5_attr_string(&h, "/", "verdict",
+  H5_TRY(app_h5_attr_int(h, "/", "x_cells", s->x_cells), "attributes");
+  H5_TRY(app_h5_attr_int(h, "/", "y_cells", s->y_cells), "attributes");
+  H5_TRY(app_h5_attr_int(h, "/", "steps", r->steps), "attributes");
+  H5_TRY(app_h5_attr_double(h, "/", "time", r->time), "attributes");
+  H5_TRY(app_h5_attr_int(h, "/", "test_problem", s->test_problem), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "verdict",
                             r->verdict > 0   ? "PASSED"
                             : r->verdict < 0 ? "NOT PASSED"
                                              : "NOT CHECKED"),
          "attributes");
-  H5_TRY(app_h5_attr_double(&h, "/", "u_ref", r->u_ref), "attributes");
-  H5_TRY(app_h5_attr_double(&h, "/", "qa_diff_percent", r->qa_diff), "attributes");
+  H5_TRY(app_h5_attr_double(h, "/", "u_ref", r->u_ref), "attributes");
+  H5_TRY(app_h5_attr_double(h, "/", "qa_diff_percent", r->qa_diff), "attributes");
 
   const tea_history *t = r->hist;
-  H5_TRY(app_h5_group(&h, "/steps"), "/steps");
+  H5_TRY(app_h5_group(h, "/steps"), "/steps");
   struct {
     const char *p;
     const double *v;
@@ -221,43 +283,60 @@ int tea_write_results(const char *name, tea_chunk *c, const tea_results *r, char
               {"/steps/energy", t->energy},
               {"/steps/u", t->u}};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; ++i)
-    H5_TRY(app_h5_write_1d_double(&h, cols[i].p, cols[i].v, t->n), cols[i].p);
+    H5_TRY(app_h5_write_1d_double(h, cols[i].p, cols[i].v, t->n), cols[i].p);
 
-  H5_TRY(app_h5_group(&h, "/fields"), "/fields");
-  H5_TRY(app_h5_attr_double(&h, "/fields", "xmin", s->xmin), "attributes");
-  H5_TRY(app_h5_attr_double(&h, "/fields", "ymin", s->ymin), "attributes");
-  H5_TRY(app_h5_attr_double(&h, "/fields", "dx", c->dx), "attributes");
-  H5_TRY(app_h5_attr_double(&h, "/fields", "dy", c->dy), "attributes");
-  H5_TRY(app_h5_write_field2d(&h, "/fields/u", r->d, *tea_field(c, TEA_FIELD_U), c->halo, 1),
-         "/fields/u");
-  H5_TRY(app_h5_write_field2d(&h, "/fields/energy", r->d, *tea_field(c, TEA_FIELD_ENERGY1), c->halo,
-                              1),
-         "/fields/energy");
-  H5_TRY(app_h5_write_field2d(&h, "/fields/density", r->d, *tea_field(c, TEA_FIELD_DENSITY),
-                              c->halo, 1),
-         "/fields/density");
+  H5_TRY(app_h5_group(h, "/fields"), "/fields");
+  H5_TRY(app_h5_attr_double(h, "/fields", "xmin", s->xmin), "attributes");
+  H5_TRY(app_h5_attr_double(h, "/fields", "ymin", s->ymin), "attributes");
+  H5_TRY(app_h5_attr_double(h, "/fields", "dx", c->dx), "attributes");
+  H5_TRY(app_h5_attr_double(h, "/fields", "dy", c->dy), "attributes");
+  const char *paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
+  for (int i = 0; i < 3; ++i)
+    H5_TRY(app_h5_write_field2d(h, paths[i], r->d, *tea_field(c, tea_out_ids[i]), c->halo, 1),
+           paths[i]);
+  if (o->nsnap > 0) {
+    H5_TRY(app_h5_attr_int(h, "/snapshots", "count", o->nsnap), "/snapshots");
+    H5_TRY(app_h5_write_1d_int(h, "/snapshots/step", o->snap_step, o->nsnap), "/snapshots/step");
+    H5_TRY(app_h5_write_1d_double(h, "/snapshots/time", o->snap_time, o->nsnap), "/snapshots/time");
+  }
 
-  H5_TRY(app_h5_group(&h, "/timings"), "/timings");
-  H5_TRY(app_h5_attr_double(&h, "/timings", "wall_seconds", r->wall), "timings");
+  H5_TRY(app_h5_group(h, "/timings"), "/timings");
+  H5_TRY(app_h5_attr_double(h, "/timings", "wall_seconds", r->wall), "timings");
   if (r->timers && r->timers->n > 0) {
     double mx[APP_MAX_TIMERS], mean[APP_MAX_TIMERS];
     app_timers_reduce(r->timers, r->d->comm, mx, mean);
     for (int i = 0; i < r->timers->n; ++i)
-      H5_TRY(app_h5_attr_double(&h, "/timings", r->timers->name[i], mx[i]), "timings");
+      H5_TRY(app_h5_attr_double(h, "/timings", r->timers->name[i], mx[i]), "timings");
   }
-  if (app_h5_close(&h, 1)) {
-    snprintf(err, errlen, "HDF5: closing or renaming %s failed", h.tmp);
+  o->open = 0;
+  if (app_h5_close(h, 1)) {
+    snprintf(err, errlen, "HDF5: closing or renaming %s failed", h->tmp);
     return 1;
   }
-  if (h.rank == 0) {
-    char xmf[1100];
-    const char *base = strrchr(h.path, '/');
-    snprintf(xmf, sizeof xmf, "%s.xmf", name);
-    const char *names[3] = {"u", "energy", "density"};
-    const char *paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
-    if (app_xdmf_write_2d(xmf, base ? base + 1 : h.path, s->x_cells, s->y_cells, s->xmin, s->ymin,
-                          c->dx, c->dy, names, paths, 3))
-      fprintf(stderr, "tealeaf: warning: cannot write %s\n", xmf);
+  if (h->rank != 0) return 0;
+  char xmf[1100];
+  const char *base = strrchr(h->path, '/');
+  const char *file = base ? base + 1 : h->path;
+  snprintf(xmf, sizeof xmf, "%s.xmf", o->name);
+  int bad;
+  if (o->nsnap > 0) {
+    /* the time series; its last entry is the final state (the same values as /fields) */
+    char(*groups)[64] = (char(*)[64])malloc(sizeof *groups * (size_t)o->nsnap);
+    const char **gp = (const char **)malloc(sizeof *gp * (size_t)o->nsnap);
+    bad = !groups || !gp;
+    for (int t = 0; !bad && t < o->nsnap; ++t) {
+      tea_snapshot_group(groups[t], sizeof groups[t], o->snap_step[t]);
+      gp[t] = groups[t];
+    }
+    if (!bad)
+      bad = app_xdmf_write_2d_series(xmf, file, s->x_cells, s->y_cells, s->xmin, s->ymin, c->dx,
+                                     c->dy, tea_out_names, 3, gp, o->snap_time, o->nsnap);
+    free(groups);
+    free(gp);
+  } else {
+    bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, s->xmin, s->ymin, c->dx, c->dy,
+                            tea_out_names, paths, 3);
   }
+  if (bad) fprintf(stderr, "tealeaf: warning: cannot write %s\n", xmf);
   return 0;
 }

@@ -49,9 +49,36 @@ typedef struct tea_results {
   double time;
 } tea_results;
 
-/** Collective: write NAME.h5 (via NAME.h5.tmp) and NAME.xmf. Returns 0 or non-zero (err). */
-int tea_write_results(const char *name, tea_chunk *c, const tea_results *r, char *err,
-                      size_t errlen);
+/** The result file while the run goes on. NAME.h5.tmp is created by the first snapshot (or by
+ *  tea_write_results) and only renamed to NAME.h5 by tea_write_results once everything is in
+ *  it, so a run that stops early never leaves a NAME.h5 that looks complete. */
+typedef struct tea_h5_out {
+  char name[1024]; /**< NAME (the file is NAME.h5) */
+  app_h5 h;
+  int open;           /**< h is open (NAME.h5.tmp exists) */
+  int nsnap, cap;     /**< snapshots written so far */
+  int64_t *snap_step; /**< their steps ... */
+  double *snap_time;  /**< ... and times */
+} tea_h5_out;
+
+/** Start with nothing written; NAME is the result name without ".h5". */
+void tea_h5_out_init(tea_h5_out *o, const char *name);
+/** Release the snapshot lists; if the file is still open (a run that failed before
+ *  tea_write_results), close it collectively and remove NAME.h5.tmp. */
+void tea_h5_out_free(tea_h5_out *o);
+
+/** Collective: one visit_frequency snapshot (the reference's visit dump): the fields u, energy
+ *  (energy1) and density on the global grid, each rank writing its block like /fields, under
+ *  /snapshots/step_NNNNNN/{u,energy,density}; the group has attributes `step` and `time`.
+ *  Returns 0, or non-zero with a message in err (the temporary file is then removed). */
+int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
+                       int step, double time, char *err, size_t errlen);
+
+/** Collective: write the rest of NAME.h5 (attributes, /steps, /fields, /timings, and with
+ *  snapshots /snapshots/step and /snapshots/time listing them), rename it from NAME.h5.tmp, and
+ *  write NAME.xmf: the snapshots as a temporal collection when there are any, else /fields.
+ *  Returns 0 or non-zero (err). */
+int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *err, size_t errlen);
 
 PORTA_EXTERN_C_END
 

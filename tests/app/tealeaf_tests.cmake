@@ -89,7 +89,8 @@ set(_bad
     "missing_endtea|missing_endtea.in:[0-9]+: '\\*endtea' missing"
     "negative_cells|negative_cells.in:4: x_cells must be positive"
     "jac_block_halo|jac_block_halo.in:[0-9]+: the jac_block preconditioner cannot be used with halo_depth > 1"
-    "empty|empty.in: the input deck is empty")
+    "empty|empty.in: the input deck is empty"
+    "negative_visit|negative_visit.in:5: visit_frequency must be >= 0")
 foreach(entry IN LISTS _bad)
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 name)
@@ -116,6 +117,24 @@ foreach(np 1 4)
            WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
   set_tests_properties(tealeaf.h5.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 120 PROCESSORS ${np}
                        ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+endforeach()
+
+# visit_frequency snapshots (decks/visit.in: 13 x 8 cells, 7 steps, visit_frequency 3) on 1, 2
+# and 4 ranks: /snapshots holds steps 0, 3, 6, 7, each its own step's u, energy, density
+# (checked against the per-step table), the last equal to /fields; the .xmf is a temporal
+# collection of them; no temporary file is left.
+add_executable(test_tea_h5_snap "${PORTA_APP_TEST_DIR}/test_tea_h5_snap.c")
+target_link_libraries(test_tea_h5_snap PRIVATE porta_apps_common)
+set_target_properties(test_tea_h5_snap PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PORTA_APP_TEST_BIN}")
+foreach(np 1 2 4)
+  set(o snap_np${np})
+  add_test(NAME tealeaf.h5.snapshots.np${np}
+           COMMAND sh -c "rm -f ${o}.h5 ${o}.xmf && \"$0\" -n ${np} \"$1\" --out ${o} \"$2\" > ${o}.log 2>&1 && test ! -e ${o}.h5.tmp && grep -q '4 snapshots' ${o}.log && \"$3\" ${o}.h5 ${o}.xmf ${np} 13 8 7 3"
+                   "${_mpi}" $<TARGET_FILE:tealeaf> "${PORTA_APP_TEST_DIR}/decks/visit.in"
+                   $<TARGET_FILE:test_tea_h5_snap>
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(tealeaf.h5.snapshots.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 120
+                       PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
 endforeach()
 
 # Reproducible mode (--reproducible): CG, PPCG and Jacobi on an odd-sized deck give bitwise
