@@ -34,15 +34,15 @@ static int tea_ensure(double **p, int *cap, int need, double **q) {
   return PORTA_SUCCESS;
 }
 
-/** Whether plain CG uses the fused pass: on a device back end (bandwidth-bound, flops free),
- *  not on the host, where compilers do not vectorise the pass's five on-the-fly q values: it
- *  took 149 ms a pass against 83 ms for the calc_pw + calc_up it replaces (4000^2, 2 threads).
- *  TEALEAF_CG_FUSED=1 or 0 overrides (tests run the fused pass on the host; benchmarks
- *  compare the two). */
-static bool tea_cg_fused_wanted(const tea_chunk *c) {
+/** Whether plain CG uses the fused pass (TEALEAF_CG_FUSED=1; default off). It moves 96 instead
+ *  of 104 B/cell but did not pay where measured: on the host compilers do not vectorise its five
+ *  on-the-fly q values (149 ms a pass against 83 ms for the calc_pw + calc_up it replaces,
+ *  4000^2, 2 threads), and on an H100 tea_bm_5 took 0.773 ms per iteration fused against
+ *  0.699 lean in the same run (the pass reaches 1.9-2.3 TB/s, the lean kernels 2.2-2.5).
+ *  Kept, and tested on the host, as the starting point for a tiled version. */
+static bool tea_cg_fused_wanted(void) {
   const char *e = getenv("TEALEAF_CG_FUSED");
-  if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0') return e[0] == '1';
-  return porta_exec_memory_space(c->exec) != PORTA_HOST_SPACE;
+  return e && e[0] == '1' && e[1] == '\0';
 }
 
 static int tea_exchange1(tea_chunk *c, int f, int depth) {
@@ -75,10 +75,10 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_hist_cap, max_iters + 2, &c->cg_betas));
   int exch = TEA_FIELD_U; /* field exchanged (depth 1) after every iteration */
   double rro = 0.0;
-  /* Plain CG in default mode runs the fused iteration on GPUs (tea_kernels_cg.c): 96 B/cell,
-     r's halo exchanged instead of p's, and u's update deferred to the next pass (or the exit). */
-  const bool fused = solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE && !s->reproducible &&
-                     tea_cg_fused_wanted(c);
+  /* Fused iteration (opt-in, tea_kernels_cg.c): 96 B/cell, r's halo exchanged instead of p's,
+     and u's update deferred to the next pass (or the exit). */
+  const bool fused =
+      solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE && !s->reproducible && tea_cg_fused_wanted();
   bool u_pending = false;
   double alpha_prev = 0.0, beta_prev = 0.0;
   if (cgish) {
