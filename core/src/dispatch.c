@@ -1,6 +1,7 @@
 /** @file dispatch.c
  *  From a launch call to a kernel's back-end launcher: validate the policy,
  *  resolve AUTO sizes, call the tools hooks (one branch when none is loaded). */
+#include <stdio.h>
 #include <string.h>
 #if defined(_OPENMP)
 #include <omp.h>
@@ -41,6 +42,7 @@ static int prepare(porta_launch *L, const char *op, const char *label, porta_exe
 static int run(porta_launch *L, const char *op, const porta_kernel *k, int pattern,
                const void *args, void *result) {
   int rc;
+  const unsigned long errors = porta_error_serial_();
   if (PORTA_UNLIKELY(porta_profiling_active_)) {
     uint32_t dev = porta_profile_device_id(L->exec.backend, (uint32_t)porta_state_.device_id,
                                            (uint32_t)L->exec.instance);
@@ -52,9 +54,16 @@ static int run(porta_launch *L, const char *op, const porta_kernel *k, int patte
   } else {
     rc = k->launch[L->exec.backend](L, args, result);
   }
-  if (PORTA_UNLIKELY(rc != PORTA_SUCCESS))
-    return porta_error(rc, op, L->label, "the %s launcher of kernel '%s' failed",
-                       porta_backend_name(L->exec.backend), k->name);
+  if (PORTA_UNLIKELY(rc != PORTA_SUCCESS)) {
+    /* keep the launcher's own message (a CUDA fault, a failed device view check) */
+    char cause[640] = "";
+    if (porta_error_serial_() != errors) {
+      const char *m = porta_last_error_message();
+      snprintf(cause, sizeof cause, ": %s", strncmp(m, "porta: ", 7) == 0 ? m + 7 : m);
+    }
+    return porta_error(rc, op, L->label, "the %s launcher of kernel '%s' failed%s",
+                       porta_backend_name(L->exec.backend), k->name, cause);
+  }
   return PORTA_SUCCESS;
 }
 
@@ -85,11 +94,44 @@ static int check_md(const char *op, const char *label, const porta_kernel *k,
   return PORTA_SUCCESS;
 }
 
-int porta_team_size_max(porta_exec exec, porta_team_policy policy) {
+/** Per-request cap on scratch bytes (any level, team or thread): beyond it a request is a bug. */
+#define PORTA_TEAM_SCRATCH_MAX ((size_t)1 << 40)
+
+/** Reducer bytes per member a team kernel's block reduction needs (0: parallel_for or none). */
+static size_t team_value_size(const porta_kernel *k) {
+  return k && k->pattern == PORTA_PATTERN_REDUCE ? (size_t)k->value_size : 0;
+}
+
+size_t porta_team_policy_level0_bytes(porta_team_policy policy, int team_size,
+                                      const porta_kernel *kernel) {
+  return porta_team_level0_bytes_(&policy, team_size > 0 ? (size_t)team_size : 0,
+                                  team_value_size(kernel));
+}
+
+size_t porta_team_level0_limit(porta_exec exec) {
 #if PORTA_ENABLE_CUDA
-  if (exec.backend == PORTA_BACKEND_CUDA) return porta_cuda_team_size_max_(policy.vector_length);
+  if (exec.backend == PORTA_BACKEND_CUDA) {
+    int threads;
+    size_t shared;
+    porta_cuda_team_limits_(&threads, &shared);
+    return shared;
+  }
 #endif
-  (void)policy;
+  (void)exec;
+  return PORTA_TEAM_SCRATCH_MAX;
+}
+
+/** Threads a team may have on `exec` with `vector_length` lanes each, memory aside. */
+static int team_thread_limit(porta_exec exec, int vector_length) {
+#if PORTA_ENABLE_CUDA
+  if (exec.backend == PORTA_BACKEND_CUDA) {
+    int threads;
+    size_t shared;
+    porta_cuda_team_limits_(&threads, &shared);
+    return threads / vector_length;
+  }
+#endif
+  (void)vector_length;
 #if defined(_OPENMP)
   if (exec.backend == PORTA_BACKEND_OPENMP) {
     int limit = omp_get_thread_limit(); /* a team needs all its threads at once */
@@ -99,35 +141,137 @@ int porta_team_size_max(porta_exec exec, porta_team_policy policy) {
   return 1;
 }
 
-int porta_team_size_recommended(porta_exec exec, porta_team_policy policy) {
-  if (exec.backend == PORTA_BACKEND_CUDA) {
-    int v = policy.vector_length > 0 ? policy.vector_length : 1;
-    return 256 / v > 0 ? 256 / v : 1;
-  }
-  return 1;
-}
-
-static int check_team(const char *op, const char *label, porta_exec exec, porta_team_policy *p) {
-  if (p->league_size < 0)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "negative league size %lld",
-                       (long long)p->league_size);
-  if (p->team_size == PORTA_AUTO) p->team_size = porta_team_size_recommended(exec, *p);
+/** Resolve an AUTO vector length and check it and the scratch requests (`op`, `label`: for
+ *  the messages). */
+static int team_check_shape(const char *op, const char *label, porta_exec exec,
+                            porta_team_policy *p) {
   if (p->vector_length == PORTA_AUTO) p->vector_length = 1;
-  if (exec.backend == PORTA_BACKEND_CUDA && p->vector_length > 32)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                       "vector length %d exceeds the warp size 32", (int)p->vector_length);
-  int max = porta_team_size_max(exec, *p);
-  if (p->team_size < 1 || p->team_size > max)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                       "team size %d is outside 1..%d for the %s back end", (int)p->team_size, max,
-                       porta_backend_name(exec.backend));
   if (p->vector_length < 1 || (p->vector_length & (p->vector_length - 1)))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                        "vector length %d is not a power of two", (int)p->vector_length);
+  if (exec.backend == PORTA_BACKEND_CUDA && p->vector_length > 32)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "vector length %d exceeds the warp size 32", (int)p->vector_length);
   for (int l = 0; l < 2; ++l)
-    if (p->scratch_team[l] > ((size_t)1 << 40) || p->scratch_thread[l] > ((size_t)1 << 40))
+    if (p->scratch_team[l] > PORTA_TEAM_SCRATCH_MAX ||
+        p->scratch_thread[l] > PORTA_TEAM_SCRATCH_MAX)
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                         "scratch request at level %d is too large", l);
+                         "scratch request at level %d (%zu bytes per team, %zu per thread) is "
+                         "larger than %zu bytes",
+                         l, p->scratch_team[l], p->scratch_thread[l], PORTA_TEAM_SCRATCH_MAX);
+  return PORTA_SUCCESS;
+}
+
+/** Largest team size that fits the thread limit and, on CUDA, the block's shared memory
+ *  (level-0 bytes grow with the team size, so a binary search finds it); 0 if none fits. */
+static int team_fit_max(porta_exec exec, const porta_team_policy *p, size_t value_size) {
+  int hi = team_thread_limit(exec, p->vector_length), lo = 0;
+  if (exec.backend != PORTA_BACKEND_CUDA) return hi;
+  const size_t limit = porta_team_level0_limit(exec);
+  while (lo < hi) { /* invariant: lo fits (or is 0), everything above hi does not */
+    int mid = lo + (hi - lo + 1) / 2;
+    if (porta_team_level0_bytes_(p, (size_t)mid, value_size) <= limit)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The message for a team that does not fit the block's shared memory. */
+static int team_no_fit(const char *op, const char *label, porta_exec exec,
+                       const porta_team_policy *p, int team_size, size_t value_size, int fit) {
+  const size_t need = porta_team_level0_bytes_(p, (size_t)team_size, value_size);
+  const size_t own = (((size_t)team_size * PORTA_TEAM_SLOT_BYTES + 63) & ~(size_t)63) +
+                     (size_t)team_size * value_size;
+  char hint[96] = "no team size fits";
+  if (fit > 0) snprintf(hint, sizeof hint, "the largest team size that fits is %d", fit);
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                     "a team of %d needs %zu bytes of level-0 memory (team scratch %zu, per-thread "
+                     "scratch %d x %zu, team slots and reduction %zu), more than the %s back end's "
+                     "limit of %zu bytes per team%s; %s",
+                     team_size, need, p->scratch_team[0], team_size, p->scratch_thread[0], own,
+                     porta_backend_name(exec.backend), porta_team_level0_limit(exec),
+                     exec.backend == PORTA_BACKEND_CUDA
+                         ? " (the GPU's shared memory per block, with the opt-in)"
+                         : "",
+                     hint);
+}
+
+/** Team size PORTA_AUTO becomes: 1 on the host; on CUDA 256 threads (vector lanes included) or
+ *  as many as fit, rounded down to whole warps when that leaves at least one. */
+static int team_recommended(porta_exec exec, const porta_team_policy *p, int fit) {
+  if (exec.backend != PORTA_BACKEND_CUDA) return fit < 1 ? fit : 1;
+  const int v = p->vector_length, warp = 32 / v;
+  int ts = 256 / v < fit ? 256 / v : fit;
+  if (ts >= warp) ts -= ts % warp;
+  return ts;
+}
+
+/** The team-size queries' common part: check the policy, then the largest and the
+ *  recommended size that fit. */
+static int team_sizes(const char *op, porta_exec exec, porta_team_policy policy,
+                      const porta_kernel *kernel, int *max, int *recommended) {
+  *max = *recommended = 0;
+  if (PORTA_UNLIKELY((int)exec.backend < 0 || exec.backend >= PORTA_NUM_BACKENDS ||
+                     !porta_backend_available(exec.backend)))
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "the %s back end is not available",
+                       porta_backend_name(exec.backend));
+  const char *label = kernel ? kernel->name : NULL;
+  PORTA_CHECK(team_check_shape(op, label, exec, &policy));
+  const size_t vs = team_value_size(kernel);
+  const int fit = team_fit_max(exec, &policy, vs);
+  if (fit < 1) return team_no_fit(op, label, exec, &policy, 1, vs, 0);
+  *max = fit;
+  *recommended = team_recommended(exec, &policy, fit);
+  return PORTA_SUCCESS;
+}
+
+int porta_team_policy_team_size_max(porta_exec exec, porta_team_policy policy,
+                                    const porta_kernel *kernel, int *team_size) {
+  int rec;
+  return team_sizes("porta_team_policy_team_size_max", exec, policy, kernel, team_size, &rec);
+}
+
+int porta_team_policy_team_size_recommended(porta_exec exec, porta_team_policy policy,
+                                            const porta_kernel *kernel, int *team_size) {
+  int max;
+  return team_sizes("porta_team_policy_team_size_recommended", exec, policy, kernel, &max,
+                    team_size);
+}
+
+int porta_team_size_max(porta_exec exec, porta_team_policy policy) {
+  int n = 0;
+  return porta_team_policy_team_size_max(exec, policy, NULL, &n) == PORTA_SUCCESS ? n : 0;
+}
+
+int porta_team_size_recommended(porta_exec exec, porta_team_policy policy) {
+  int n = 0;
+  return porta_team_policy_team_size_recommended(exec, policy, NULL, &n) == PORTA_SUCCESS ? n : 0;
+}
+
+/** Validate a team policy for kernel `k` and resolve its AUTO sizes: the team size must fit
+ *  the back end's threads and, on CUDA, the block's shared memory (explicit sizes that do not
+ *  fit are refused here, naming the bytes and the limit, rather than failing at launch). */
+static int check_team(const char *op, const char *label, porta_exec exec, const porta_kernel *k,
+                      porta_team_policy *p) {
+  if (p->league_size < 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "negative league size %lld",
+                       (long long)p->league_size);
+  PORTA_CHECK(team_check_shape(op, label, exec, p));
+  const size_t vs = team_value_size(k);
+  const int fit = team_fit_max(exec, p, vs);
+  if (p->team_size == PORTA_AUTO) {
+    if (fit < 1) return team_no_fit(op, label, exec, p, 1, vs, 0);
+    p->team_size = team_recommended(exec, p, fit);
+    return PORTA_SUCCESS;
+  }
+  const int threads = team_thread_limit(exec, p->vector_length);
+  if (p->team_size < 1 || p->team_size > threads)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "team size %d is outside 1..%d for the %s back end", (int)p->team_size,
+                       threads, porta_backend_name(exec.backend));
+  if (p->team_size > fit) return team_no_fit(op, label, exec, p, p->team_size, vs, fit);
   return PORTA_SUCCESS;
 }
 
@@ -156,7 +300,7 @@ int porta_parallel_for_team(const char *label, porta_exec exec, porta_team_polic
   static const char op[] = "porta_parallel_for_team";
   porta_launch L;
   PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_FOR, PORTA_POLICY_TEAM));
-  PORTA_CHECK(check_team(op, label, exec, &policy));
+  PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
   L.team = policy;
   return run(&L, op, kernel, PORTA_PATTERN_FOR, args, NULL);
 }
@@ -188,7 +332,7 @@ int porta_parallel_reduce_team(const char *label, porta_exec exec, porta_team_po
   static const char op[] = "porta_parallel_reduce_team";
   porta_launch L;
   PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM));
-  PORTA_CHECK(check_team(op, label, exec, &policy));
+  PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
   if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
   L.team = policy;
   return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);

@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "porta/error.h"
+#include "runtime_private.h"
 
 static porta_error_mode error_mode = PORTA_ERROR_MODE_RETURN;
 static porta_error_handler error_handler = NULL;
 static void *error_user_data = NULL;
 static _Thread_local char last_message[1024];
+static _Thread_local unsigned long error_serial; /* failures recorded on this thread */
+
+unsigned long porta_error_serial_(void) { return error_serial; }
 
 void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler, void *user_data) {
   error_mode = mode;
@@ -42,6 +45,7 @@ int porta_error(int code, const char *op, const char *label, const char *fmt, ..
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
+  ++error_serial;
   if (label && label[0])
     snprintf(last_message, sizeof last_message, "porta: %s('%s'): %s [%s]", op, label, reason,
              porta_error_name(code));

@@ -49,11 +49,15 @@ int porta_cuda_available_(void);
 const char *porta_cuda_device_name_(void);
 int porta_cuda_device_sync_(const char *label);
 int porta_cuda_sync_(int instance, const char *label);
-int porta_cuda_team_size_max_(int vector_length);
+/** Threads per block, and shared memory per block with the opt-in (defaults without a GPU). */
+void porta_cuda_team_limits_(int *max_threads, size_t *max_shared);
 int porta_cuda_instance_create_(int *instance);
 int porta_cuda_instance_destroy_(int instance);
 int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
 #endif
+
+/** Failures porta_error has recorded on this thread: tells whether a message is new. */
+unsigned long porta_error_serial_(void);
 
 /** Wait for an instance without reporting a fence to tools (the profile table). */
 int porta_fence_quiet_(porta_exec exec);

@@ -307,6 +307,39 @@ void porta_view_copy_overlap_(porta_view dst, porta_view src) {
   }
 }
 
+/** resize's copy of the box common to `src` and `dst` (equal rank, one memory space), after a
+ *  fence since kernels may still be writing `src`. Memory the host can reach is copied in
+ *  place; device memory through host copies of both spans (the destination's too, so that
+ *  what resize leaves outside the box is exactly what porta_view_create put there). */
+static int keep_values(porta_view dst, porta_view src, const char *op) {
+  const porta_memory_space space = (porta_memory_space)src.m.space;
+  PORTA_CHECK(porta_fence(op));
+  if (porta_space_accessible(PORTA_BACKEND_SERIAL, space)) {
+    porta_view_copy_overlap_(dst, src);
+    return PORTA_SUCCESS;
+  }
+  const size_t sb = (size_t)porta_view_meta_span_bytes(&src.m);
+  const size_t db = (size_t)porta_view_meta_span_bytes(&dst.m);
+  if (sb == 0 || db == 0) return PORTA_SUCCESS; /* nothing in common */
+  porta_view hs = src, hd = dst;
+  hs.data = malloc(sb);
+  hd.data = malloc(db);
+  int rc = PORTA_SUCCESS;
+  if (!hs.data || !hd.data)
+    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, src.m.label,
+                     "no host memory to stage %zu + %zu bytes of %s memory", sb, db,
+                     porta_memory_space_name(space));
+  if (rc == PORTA_SUCCESS) rc = porta_space_copy_(hs.data, PORTA_HOST_SPACE, src.data, space, sb);
+  if (rc == PORTA_SUCCESS) rc = porta_space_copy_(hd.data, PORTA_HOST_SPACE, dst.data, space, db);
+  if (rc == PORTA_SUCCESS) {
+    porta_view_copy_overlap_(hd, hs);
+    rc = porta_space_copy_(dst.data, space, hd.data, PORTA_HOST_SPACE, db);
+  }
+  free(hs.data);
+  free(hd.data);
+  return rc;
+}
+
 static int reshape(porta_view *v, int rank, const int64_t *extents, int keep, const char *op) {
   if (v->m.traits & PORTA_VIEW_UNMANAGED)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, v->m.label,
@@ -327,12 +360,11 @@ static int reshape(porta_view *v, int rank, const int64_t *extents, int keep, co
   PORTA_CHECK(porta_view_create(&fresh, v->m.label, (porta_type)v->m.type, v->m.value_size, rank,
                                 extents, &opt));
   if (keep && v->data) {
-    if (v->m.space != PORTA_HOST_SPACE) {
+    const int rc = keep_values(fresh, *v, op);
+    if (rc != PORTA_SUCCESS) {
       porta_view_release(&fresh);
-      return porta_error(PORTA_ERROR_UNSUPPORTED, op, v->m.label,
-                         "resize keeps values of host views only");
+      return rc;
     }
-    porta_view_copy_overlap_(fresh, *v);
   }
   porta_view_release(v);
   *v = fresh;

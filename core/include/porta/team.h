@@ -13,13 +13,13 @@
 
 #include <string.h>
 
+#include "porta/policy.h"
 #include "porta/reducer.h"
 #include "porta/runtime.h"
 
 PORTA_EXTERN_C_BEGIN
 
-/** Bytes per member in the host team exchange area: team collectives on values up to this size. */
-#define PORTA_TEAM_SLOT_BYTES 128
+/* PORTA_TEAM_SLOT_BYTES (policy.h): bytes per member in a team's exchange area. */
 
 /** State the members of one host team share: barrier and exchange slots. */
 typedef struct porta_team_shared {

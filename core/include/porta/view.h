@@ -118,7 +118,8 @@ void porta_view_release(porta_view *v);
 int64_t porta_view_use_count(const porta_view *v);
 /** A view of part of `src` (one slice per rank of src); shares and retains src's allocation. */
 int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice *slices);
-/** New extents, keeping the overlapping values (new values zeroed). */
+/** New extents, keeping the overlapping values (new values zeroed); fences first. Device
+ *  views are staged through host memory. */
 int porta_view_resize(porta_view *v, int rank, const int64_t *extents);
 /** New extents, discarding the values (zeroed unless the view was uninitialised). */
 int porta_view_realloc(porta_view *v, int rank, const int64_t *extents);
@@ -167,7 +168,8 @@ PORTA_EXTERN_C_END
 #define porta_label(v) ((const char *)(v).m.label)
 #define porta_size(v) porta_view_meta_size(&(v).m)
 
-/** Stamp a view type `porta_view_NAME` of element type T with its typed calls.
+/** Stamp a view type `porta_view_NAME` of element type T with its typed calls (marked unused,
+ *  so a file that stamps a type need not call them all).
  *  Use it for user structs: PORTA_DECLARE_VIEW(particle, struct particle). */
 #define PORTA_DECLARE_VIEW(NAME, T, TYPECODE)                                                      \
   typedef struct porta_view_##NAME {                                                               \
@@ -179,101 +181,102 @@ PORTA_EXTERN_C_END
     const T *data;                                                                                 \
     porta_view_meta m;                                                                             \
   } porta_cview_##NAME;                                                                            \
-  static inline porta_view_##NAME porta_view_##NAME##_from_(porta_view g) {                        \
+  static inline PORTA_UNUSED porta_view_##NAME porta_view_##NAME##_from_(porta_view g) {           \
     porta_view_##NAME v;                                                                           \
     v.data = (T *)g.data;                                                                          \
     v.m = g.m;                                                                                     \
     return v;                                                                                      \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create(porta_view_##NAME *v, const char *label, int rank,  \
-                                               const int64_t *extents,                             \
-                                               const porta_view_options *opt) {                    \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create(                                       \
+      porta_view_##NAME *v, const char *label, int rank, const int64_t *extents,                   \
+      const porta_view_options *opt) {                                                             \
     porta_view g;                                                                                  \
     int rc = porta_view_create(&g, label, TYPECODE, sizeof(T), rank, extents, opt);                \
     *v = porta_view_##NAME##_from_(g);                                                             \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create0(porta_view_##NAME *v, const char *label) {         \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create0(porta_view_##NAME *v,                 \
+                                                             const char *label) {                  \
     return porta_view_##NAME##_create(v, label, 0, NULL, NULL);                                    \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create1(porta_view_##NAME *v, const char *label,           \
-                                                int64_t n0) {                                      \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create1(porta_view_##NAME *v,                 \
+                                                             const char *label, int64_t n0) {      \
     int64_t e[1];                                                                                  \
     e[0] = n0;                                                                                     \
     return porta_view_##NAME##_create(v, label, 1, e, NULL);                                       \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create2(porta_view_##NAME *v, const char *label,           \
-                                                int64_t n0, int64_t n1) {                          \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create2(                                      \
+      porta_view_##NAME *v, const char *label, int64_t n0, int64_t n1) {                           \
     int64_t e[2];                                                                                  \
     e[0] = n0;                                                                                     \
     e[1] = n1;                                                                                     \
     return porta_view_##NAME##_create(v, label, 2, e, NULL);                                       \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create3(porta_view_##NAME *v, const char *label,           \
-                                                int64_t n0, int64_t n1, int64_t n2) {              \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create3(                                      \
+      porta_view_##NAME *v, const char *label, int64_t n0, int64_t n1, int64_t n2) {               \
     int64_t e[3];                                                                                  \
     e[0] = n0;                                                                                     \
     e[1] = n1;                                                                                     \
     e[2] = n2;                                                                                     \
     return porta_view_##NAME##_create(v, label, 3, e, NULL);                                       \
   }                                                                                                \
-  static inline int porta_view_##NAME##_wrap(porta_view_##NAME *v, T *ptr, const char *label,      \
-                                             int rank, const int64_t *extents,                     \
-                                             const porta_view_options *opt) {                      \
+  static inline PORTA_UNUSED int porta_view_##NAME##_wrap(                                         \
+      porta_view_##NAME *v, T *ptr, const char *label, int rank, const int64_t *extents,           \
+      const porta_view_options *opt) {                                                             \
     porta_view g;                                                                                  \
     int rc = porta_view_wrap(&g, (void *)ptr, label, TYPECODE, sizeof(T), rank, extents, opt);     \
     *v = porta_view_##NAME##_from_(g);                                                             \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline void porta_view_##NAME##_retain(const porta_view_##NAME *v) {                      \
+  static inline PORTA_UNUSED void porta_view_##NAME##_retain(const porta_view_##NAME *v) {         \
     porta_view g = PORTA_VIEW_ERASE(*v);                                                           \
     porta_view_retain(&g);                                                                         \
   }                                                                                                \
-  static inline void porta_view_##NAME##_release(porta_view_##NAME *v) {                           \
+  static inline PORTA_UNUSED void porta_view_##NAME##_release(porta_view_##NAME *v) {              \
     porta_view g = PORTA_VIEW_ERASE(*v);                                                           \
     porta_view_release(&g);                                                                        \
     *v = porta_view_##NAME##_from_(g);                                                             \
   }                                                                                                \
-  static inline int porta_view_##NAME##_subview(                                                   \
+  static inline PORTA_UNUSED int porta_view_##NAME##_subview(                                      \
       porta_view_##NAME *out, const porta_view_##NAME *src, const porta_slice *slices) {           \
     porta_view g, s = PORTA_VIEW_ERASE(*src);                                                      \
     int rc = porta_view_subview(&g, &s, slices);                                                   \
     *out = porta_view_##NAME##_from_(g);                                                           \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline int porta_view_##NAME##_resize(porta_view_##NAME *v, int rank,                     \
-                                               const int64_t *extents) {                           \
+  static inline PORTA_UNUSED int porta_view_##NAME##_resize(porta_view_##NAME *v, int rank,        \
+                                                            const int64_t *extents) {              \
     porta_view g = PORTA_VIEW_ERASE(*v);                                                           \
     int rc = porta_view_resize(&g, rank, extents);                                                 \
     *v = porta_view_##NAME##_from_(g);                                                             \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline int porta_view_##NAME##_realloc(porta_view_##NAME *v, int rank,                    \
-                                                const int64_t *extents) {                          \
+  static inline PORTA_UNUSED int porta_view_##NAME##_realloc(porta_view_##NAME *v, int rank,       \
+                                                             const int64_t *extents) {             \
     porta_view g = PORTA_VIEW_ERASE(*v);                                                           \
     int rc = porta_view_realloc(&g, rank, extents);                                                \
     *v = porta_view_##NAME##_from_(g);                                                             \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create_mirror(porta_view_##NAME *out,                      \
-                                                      const porta_view_##NAME *src) {              \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create_mirror(porta_view_##NAME *out,         \
+                                                                   const porta_view_##NAME *src) { \
     porta_view g, s = PORTA_VIEW_ERASE(*src);                                                      \
     int rc = porta_view_create_mirror(&g, &s);                                                     \
     *out = porta_view_##NAME##_from_(g);                                                           \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline int porta_view_##NAME##_create_mirror_view(porta_view_##NAME *out,                 \
-                                                           const porta_view_##NAME *src) {         \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create_mirror_view(                           \
+      porta_view_##NAME *out, const porta_view_##NAME *src) {                                      \
     porta_view g, s = PORTA_VIEW_ERASE(*src);                                                      \
     int rc = porta_view_create_mirror_view(&g, &s);                                                \
     *out = porta_view_##NAME##_from_(g);                                                           \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline int porta_view_##NAME##_fill(porta_view_##NAME v, T value) {                       \
+  static inline PORTA_UNUSED int porta_view_##NAME##_fill(porta_view_##NAME v, T value) {          \
     return porta_view_fill(PORTA_VIEW_ERASE(v), &value);                                           \
   }                                                                                                \
   /** Read-only handle; the traits record the const-ness for tools and checks. */                  \
-  static inline porta_cview_##NAME porta_view_##NAME##_const(porta_view_##NAME v) {                \
+  static inline PORTA_UNUSED porta_cview_##NAME porta_view_##NAME##_const(porta_view_##NAME v) {   \
     porta_cview_##NAME c;                                                                          \
     c.data = v.data;                                                                               \
     c.m = v.m;                                                                                     \

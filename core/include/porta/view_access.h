@@ -8,7 +8,10 @@
  *  multiply-add per dimension with the unit stride known to the compiler.
  *  PORTA_RA<n> reads through the GPU's read-only cache (plain read on the host).
  *  With PORTA_ENABLE_DEBUG the accessors check rank, layout and bounds and
- *  report the label, the indices and the extents.
+ *  report the label, the indices and the extents: on the host by aborting, on
+ *  the GPU by recording the failure for the host (porta_cuda_check_record),
+ *  printing it and stopping the kernel with a trap; the launch (or the next
+ *  fence) then returns PORTA_ERROR_BOUNDS naming the kernel.
  *  (Generated once by hand from a script; edit in place.)
  */
 #ifndef PORTA_VIEW_ACCESS_H
@@ -22,6 +25,65 @@
 
 #define PORTA_CHECK_RANK_ 1
 #define PORTA_CHECK_LAYOUT_ 2
+
+#if defined(__CUDACC__) && PORTA_ENABLE_DEBUG
+#include "porta/backend/cuda/runtime.h"
+
+/** This kernel file's copy of where failed device checks go (porta_cuda_check_attach_ fills
+ *  it before a launch; a file-local symbol, so no relocatable device code is needed). */
+static __device__ porta_cuda_check_sink porta_cuda_check_sink_d_;
+
+/** Copy a C string into `dst` (`size` bytes, always terminated); keep its end when `tail`. */
+static __device__ void porta_cuda_check_copy_(char *dst, int size, const char *src, int tail) {
+  int n = 0;
+  while (src[n]) ++n;
+  const char *from = tail && n >= size ? src + (n - size + 1) : src;
+  int k = 0;
+  for (; k < size - 1 && from[k]; ++k) dst[k] = from[k];
+  dst[k] = '\0';
+}
+
+/** A failed device check: the first failing thread of the launch records it for the host
+ *  and prints it (device printf reaches stdout at the next synchronisation, if the trap lets
+ *  it); every failing thread then stops the kernel, so no out-of-bounds access happens. */
+static __device__ __noinline__ void porta_cuda_check_fail_(const porta_view_meta *m,
+                                                           const char *what, int n,
+                                                           const int64_t *idx, const char *file,
+                                                           int line) {
+  const porta_cuda_check_sink s = porta_cuda_check_sink_d_;
+  if (!s.claim || atomicCAS((int *)s.claim, 0, 1) == 0) {
+    porta_cuda_check_record *r = s.rec;
+    if (r) {
+      r->nidx = n;
+      r->rank = m->rank;
+      r->layout = m->layout;
+      r->line = line;
+      r->block[0] = (int32_t)blockIdx.x;
+      r->block[1] = (int32_t)blockIdx.y;
+      r->block[2] = (int32_t)blockIdx.z;
+      r->thread[0] = (int32_t)threadIdx.x;
+      r->thread[1] = (int32_t)threadIdx.y;
+      r->thread[2] = (int32_t)threadIdx.z;
+      for (int k = 0; k < PORTA_MAX_RANK; ++k) {
+        r->idx[k] = k < n ? idx[k] : 0;
+        r->extent[k] = m->extent[k];
+      }
+      porta_cuda_check_copy_(r->label, (int)sizeof r->label, m->label, 0);
+      porta_cuda_check_copy_(r->what, (int)sizeof r->what, what, 0);
+      porta_cuda_check_copy_(r->file, (int)sizeof r->file, file, 1);
+      __threadfence_system();
+      *(volatile int32_t *)&r->ready = 1;
+      __threadfence_system();
+    }
+    printf("porta: view '%s': %s at %s:%d (rank %d, block %d thread %d)\n", m->label, what, file,
+           line, (int)m->rank, (int)blockIdx.x, (int)threadIdx.x);
+    for (int r = 0; r < n && r < PORTA_MAX_RANK; ++r)
+      printf("porta:   index[%d] = %lld, extent %lld\n", r, (long long)idx[r],
+             (long long)m->extent[r]);
+  }
+  __trap();
+}
+#endif
 
 /** Verify rank, layout and bounds; report and stop on failure. Layout 0 = any. */
 PORTA_INLINE_FUNCTION int64_t porta_view_checked_offset_(const porta_view_meta *m, int layout,
@@ -43,12 +105,11 @@ PORTA_INLINE_FUNCTION int64_t porta_view_checked_offset_(const porta_view_meta *
     for (int r = 0; r < n; ++r)
       if (idx[r] < 0 || idx[r] >= m->extent[r]) what = "index out of bounds";
   if (what) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && PORTA_ENABLE_DEBUG
+    porta_cuda_check_fail_(m, what, n, idx, file, line);
+#elif defined(__CUDA_ARCH__)
     printf("porta: view '%s': %s at %s:%d (rank %d, block %d thread %d)\n", m->label, what, file,
            line, (int)m->rank, (int)blockIdx.x, (int)threadIdx.x);
-    for (int r = 0; r < n && r < PORTA_MAX_RANK; ++r)
-      printf("porta:   index[%d] = %lld, extent %lld\n", r, (long long)idx[r],
-             (long long)m->extent[r]);
     __trap();
 #else
     porta_view_check_failure_(m, what, n, idx, file, line);

@@ -1,7 +1,8 @@
 /** @file cuda/runtime.cu
  *  The CUDA back end's run time: device selection, memory spaces (device,
- *  managed, pinned), streams, fences, the launch workspace and fault reports
- *  that name the last kernel launched. */
+ *  managed, pinned), streams, fences, the launch workspace, fault reports
+ *  that name the last kernel launched, and the record through which debug
+ *  builds report a failed view check on the GPU. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,50 @@ static unsigned *counter = NULL;
 static void *result_buffer = NULL;
 static size_t result_bytes = 0;
 
-/** Report a failed CUDA call of operation `op`. */
+/* Device view checks (debug builds): the record (pinned host memory, so it can still be read
+ * after the trap that stops the failing kernel), the claim flag (device memory), the epoch that
+ * tells kernel files their copy of the sink is stale, and whether launches wait for their
+ * kernel (set once a debug kernel file attaches). */
+static porta_cuda_check_record *check_rec = NULL;
+static porta_cuda_check_record *check_rec_dev = NULL;
+static int32_t *check_claim = NULL;
+static unsigned check_epoch = 0;
+static int check_sync = 0;
+static int check_reported = 0;
+static char check_kernel[128];
+
+/** A failed device view check, as PORTA_ERROR_BOUNDS naming the kernel, the view, the
+ *  indices and the extents; PORTA_SUCCESS when there is none. */
+static int check_report(void) {
+  if (!check_rec || !*(volatile int32_t *)&check_rec->ready) return PORTA_SUCCESS;
+  const porta_cuda_check_record *r = check_rec;
+  if (!check_reported) { /* launches wait for their kernel: the last one is the culprit */
+    snprintf(check_kernel, sizeof check_kernel, "%s", last_label);
+    check_reported = 1;
+  }
+  char idx[256], ext[256];
+  int ni = 0, ne = 0;
+  idx[0] = ext[0] = '\0';
+  for (int k = 0; k < r->nidx && k < 8 && ni < (int)sizeof idx; ++k)
+    ni +=
+        snprintf(idx + ni, sizeof idx - (size_t)ni, "%s%lld", k ? ", " : "", (long long)r->idx[k]);
+  for (int k = 0; k < r->rank && k < 8 && ne < (int)sizeof ext; ++k)
+    ne += snprintf(ext + ne, sizeof ext - (size_t)ne, "%s%lld", k ? ", " : "",
+                   (long long)r->extent[k]);
+  return porta_error(
+      PORTA_ERROR_BOUNDS, "kernel", check_kernel,
+      "view '%.*s': %.*s at %.*s:%d; index (%s) of rank %d, view extents (%s) rank %d "
+      "layout %d; GPU block (%d, %d, %d) thread (%d, %d, %d); the kernel was "
+      "stopped and the CUDA context is no longer usable",
+      (int)sizeof r->label, r->label, (int)sizeof r->what, r->what, (int)sizeof r->file, r->file,
+      r->line, idx, (int)r->nidx, ext, (int)r->rank, (int)r->layout, r->block[0], r->block[1],
+      r->block[2], r->thread[0], r->thread[1], r->thread[2]);
+}
+
+/** Report a failed CUDA call of operation `op` (a failed device view check explains it best). */
 static int fail(cudaError_t err, const char *op, const char *label) {
+  int rc = check_report();
+  if (rc) return rc;
   return porta_error(PORTA_ERROR_BACKEND, op, label,
                      "CUDA error %s: %s (last kernel launched: '%s')", cudaGetErrorName(err),
                      cudaGetErrorString(err), last_label);
@@ -93,6 +136,15 @@ extern "C" int porta_cuda_initialize_(int device_id, int device_given, int requi
   CUDA_TRY(cudaGetDeviceProperties(&props, dev), "porta_initialize", NULL);
   CUDA_TRY(cudaMalloc((void **)&counter, sizeof(unsigned)), "porta_initialize", NULL);
   CUDA_TRY(cudaMemset(counter, 0, sizeof(unsigned)), "porta_initialize", NULL);
+  CUDA_TRY(cudaHostAlloc((void **)&check_rec, sizeof *check_rec, cudaHostAllocMapped),
+           "porta_initialize", NULL);
+  memset(check_rec, 0, sizeof *check_rec);
+  CUDA_TRY(cudaHostGetDevicePointer((void **)&check_rec_dev, check_rec, 0), "porta_initialize",
+           NULL);
+  CUDA_TRY(cudaMalloc((void **)&check_claim, sizeof *check_claim), "porta_initialize", NULL);
+  CUDA_TRY(cudaMemset(check_claim, 0, sizeof *check_claim), "porta_initialize", NULL);
+  ++check_epoch; /* kernel files attached before a re-initialisation attach again */
+  check_reported = 0;
   porta_space_ops ops_dev = {dev_alloc, dev_free, any_zero, any_copy};
   porta_space_ops ops_uvm = {uvm_alloc, dev_free, any_zero, any_copy};
   porta_space_ops ops_pin = {pinned_alloc, pinned_free, any_zero, any_copy};
@@ -115,6 +167,11 @@ extern "C" void porta_cuda_finalize_(void) {
   cudaFree(workspace);
   cudaFree(counter);
   cudaFreeHost(result_buffer);
+  cudaFree(check_claim);
+  cudaFreeHost(check_rec);
+  check_claim = NULL;
+  check_rec = check_rec_dev = NULL;
+  check_sync = 0;
   workspace = NULL;
   workspace_bytes = 0;
   result_buffer = NULL;
@@ -199,13 +256,28 @@ extern "C" void *porta_cuda_result_(size_t bytes) {
 extern "C" int porta_cuda_launched_(const char *label) {
   snprintf(last_label, sizeof last_label, "%s", label ? label : "");
   cudaError_t err = cudaGetLastError();
+  /* debug kernels: wait, so that a failed view check is this launch's error */
+  if (err == cudaSuccess && check_sync) err = cudaDeviceSynchronize();
   if (err != cudaSuccess) return fail(err, "kernel launch", label);
+  return check_report();
+}
+
+extern "C" int porta_cuda_check_attach_(const void *symbol, unsigned *epoch) {
+  if (!cuda_usable || !check_rec_dev || *epoch == check_epoch) return PORTA_SUCCESS;
+  porta_cuda_check_sink sink;
+  sink.claim = check_claim;
+  sink.rec = check_rec_dev;
+  CUDA_TRY(cudaMemcpyToSymbol(symbol, &sink, sizeof sink), "kernel launch",
+           "debug view-check setup");
+  *epoch = check_epoch;
+  check_sync = 1;
   return PORTA_SUCCESS;
 }
 
 extern "C" int porta_cuda_sync_(int instance, const char *label) {
-  (void)instance;
   cudaError_t err = cudaStreamSynchronize((cudaStream_t)porta_cuda_stream_(instance));
+  int rc = check_report();
+  if (rc) return rc;
   if (err != cudaSuccess)
     return porta_error(PORTA_ERROR_BACKEND, "fence", label,
                        "asynchronous CUDA fault %s: %s; last kernel launched: '%s'",
@@ -216,6 +288,8 @@ extern "C" int porta_cuda_sync_(int instance, const char *label) {
 extern "C" int porta_cuda_device_sync_(const char *label) {
   if (!cuda_usable) return PORTA_SUCCESS;
   cudaError_t err = cudaDeviceSynchronize();
+  int rc = check_report();
+  if (rc) return rc;
   if (err != cudaSuccess)
     return porta_error(PORTA_ERROR_BACKEND, "fence", label,
                        "asynchronous CUDA fault %s: %s; last kernel launched: '%s'",
@@ -229,15 +303,20 @@ extern "C" int64_t porta_cuda_max_grid_(void) {
 
 extern "C" int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label) {
   if (bytes <= 48 * 1024) return PORTA_SUCCESS;
-  if (bytes > props.sharedMemPerBlockOptin)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "team launch", label,
-                       "%zu bytes of level-0 scratch exceed the GPU's %zu bytes of shared memory",
-                       bytes, (size_t)props.sharedMemPerBlockOptin);
+  cudaFuncAttributes fa;
+  CUDA_TRY(cudaFuncGetAttributes(&fa, kernel), "kernel launch", label);
+  const size_t limit = props.sharedMemPerBlockOptin;
+  if (bytes + fa.sharedSizeBytes > limit)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "kernel launch", label,
+                       "%zu bytes of dynamic shared memory (level-0 scratch and team slots) and "
+                       "%zu of static shared memory exceed the GPU's limit of %zu bytes per block",
+                       bytes, (size_t)fa.sharedSizeBytes, limit);
   CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
-           "team launch", label);
+           "kernel launch", label);
   return PORTA_SUCCESS;
 }
 
-extern "C" int porta_cuda_team_size_max_(int vector_length) {
-  return 1024 / (vector_length > 0 ? vector_length : 1);
+extern "C" void porta_cuda_team_limits_(int *max_threads, size_t *max_shared) {
+  *max_threads = cuda_usable ? props.maxThreadsPerBlock : 1024;
+  *max_shared = cuda_usable ? (size_t)props.sharedMemPerBlockOptin : (size_t)48 * 1024;
 }

@@ -21,6 +21,24 @@
 #include "porta/backend/cuda/warp.h"
 
 #define PORTA_CUDA_REF_(NAME) NAME##_porta_cuda_
+
+#if PORTA_ENABLE_DEBUG
+#include "porta/view.h" /* porta_cuda_check_sink_d_ (view_access.h) */
+
+/** Debug builds: point this file's kernels at the run time's view-check record (once per
+ *  porta_initialize; the run time then waits for each launch, see porta_cuda_launched_). */
+static inline int porta_cuda_check_attach_file_(void) {
+  static unsigned epoch = 0;
+  return porta_cuda_check_attach_((const void *)&porta_cuda_check_sink_d_, &epoch);
+}
+#define PORTA_CUDA_DEBUG_ATTACH_()                                                                 \
+  {                                                                                                \
+    const int rc_dbg_ = porta_cuda_check_attach_file_();                                           \
+    if (rc_dbg_) return rc_dbg_;                                                                   \
+  }
+#else
+#define PORTA_CUDA_DEBUG_ATTACH_()
+#endif
 #define PORTA_CUDA_BLOCK 256
 #define PORTA_CUDA_STREAM_(L) ((cudaStream_t)porta_cuda_stream_((L)->exec.instance))
 
@@ -62,6 +80,7 @@ static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, in
                              i < e; i += step) NAME##_porta_body_(&a, i);                          \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     const int64_t n = L->range.end - L->range.begin;                                               \
     if (n <= 0) return 0;                                                                          \
@@ -171,6 +190,7 @@ static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, in
   }                                                                                                \
   PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     const int64_t b = L->range.begin, e = L->range.end, n = e - b;                                 \
     R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
     if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
@@ -341,6 +361,7 @@ static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, in
     }                                                                                              \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *total) {            \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     constexpr int it_ = PORTA_CUDA_SCAN_ITEMS_(R##_value);                                         \
     const size_t smem = PORTA_CUDA_SCAN_SMEM_(R##_value, it_);                                     \
     const int64_t b = L->range.begin, e = L->range.end, n = e - b;                                 \

@@ -35,6 +35,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
     _Pragma("unroll 1") for (i1 += s1; i1 < p.upper[1]; i1 += s1) NAME##_porta_body_(&a, i0, i1);  \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     const porta_mdrange_policy *p = &L->md;                                                        \
     int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
@@ -67,6 +68,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
     }                                                                                              \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     const porta_mdrange_policy *p = &L->md;                                                        \
     int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
@@ -101,6 +103,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
     }                                                                                              \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     const porta_mdrange_policy *p = &L->md;                                                        \
     int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
@@ -137,6 +140,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
     }                                                                                              \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     const porta_mdrange_policy *p = &L->md;                                                        \
     int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
@@ -175,6 +179,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
     }                                                                                              \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     const porta_mdrange_policy *p = &L->md;                                                        \
     int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
@@ -252,6 +257,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
   }                                                                                                \
   PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     const porta_mdrange_policy *p = &L->md;                                                        \
     const int64_t n = porta_mdrange_size_(p);                                                      \
     R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
@@ -335,6 +341,7 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
   }                                                                                                \
   PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     const porta_mdrange_policy *p = &L->md;                                                        \
     const int64_t n = porta_mdrange_size_(p);                                                      \
     R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \

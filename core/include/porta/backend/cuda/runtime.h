@@ -22,8 +22,41 @@ int porta_cuda_launched_(const char *label);
 int porta_cuda_sync_(int instance, const char *label);
 /** Blocks per grid the launchers use at most. */
 int64_t porta_cuda_max_grid_(void);
-/** Opt a kernel in to more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute). */
+/** Opt a kernel in to more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute); fails
+ *  with a message naming `label`, the bytes and the GPU's limit when they cannot fit. */
 int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label);
+
+/** A failed view check on the GPU (debug builds, view_access.h). The first failing thread
+ *  claims the record through a flag in device memory, fills it in pinned host memory (which
+ *  survives the trap that stops the kernel) and sets `ready` last; the run time turns it into
+ *  a PORTA_ERROR_BOUNDS naming the kernel, the view, the indices and the extents. */
+typedef struct porta_cuda_check_record {
+  int32_t ready;    /**< non-zero once the rest is written */
+  int32_t nidx;     /**< indices used by the access */
+  int32_t rank;     /**< the view's rank */
+  int32_t layout;   /**< the view's layout */
+  int32_t line;     /**< source line of the access */
+  int32_t block[3]; /**< blockIdx of the failing thread */
+  int32_t thread[3];
+  int64_t idx[8];
+  int64_t extent[8];
+  char label[32]; /**< the view's label */
+  char what[48];  /**< "index out of bounds", "rank mismatch", "layout mismatch" */
+  char file[128]; /**< the end of the source path */
+} porta_cuda_check_record;
+
+/** Where a kernel file's device code finds the check record (set per file by
+ *  porta_cuda_check_attach_). */
+typedef struct porta_cuda_check_sink {
+  int32_t *claim;               /**< device memory: 0 until a thread claims the record */
+  porta_cuda_check_record *rec; /**< pinned, device-mapped host memory */
+} porta_cuda_check_sink;
+
+/** Copy the run time's check sink into a kernel file's `__device__` symbol (its host shadow
+ *  address) unless that was done since the last porta_initialize (`*epoch` remembers), and ask
+ *  launches to wait for their kernel so a failed check is reported by the launch that caused it.
+ *  Called by debug-build launchers before each launch. */
+int porta_cuda_check_attach_(const void *symbol, unsigned *epoch);
 
 PORTA_EXTERN_C_END
 

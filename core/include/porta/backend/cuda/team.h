@@ -7,12 +7,12 @@
 #ifndef PORTA_BACKEND_CUDA_TEAM_H
 #define PORTA_BACKEND_CUDA_TEAM_H
 
-/** Dynamic shared memory of a team block: slots, level-0 team and per-thread scratch. */
+/** Dynamic shared memory of a team block: slots, level-0 team and per-thread scratch, and
+ *  `value_size` bytes per member for a reduction. The dispatcher sizes teams by the same
+ *  function (porta_team_level0_bytes_), so what it accepts fits when launched. */
 static inline __host__ __device__ size_t porta_cuda_team_smem_(const porta_team_policy *p,
-                                                               size_t extra) {
-  size_t ts = (size_t)p->team_size;
-  return porta_align64_(ts * PORTA_TEAM_SLOT_BYTES) + porta_align64_(p->scratch_team[0]) +
-         ts * porta_align64_(p->scratch_thread[0]) + extra;
+                                                               size_t value_size) {
+  return porta_team_level0_bytes_(p, (size_t)p->team_size, value_size);
 }
 
 static inline size_t porta_cuda_team_l1_(const porta_team_policy *p) {
@@ -47,13 +47,13 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
 }
 
 /** Launch-time checks and the level-1 pool shared by team for and reduce. */
-#define PORTA_CUDA_TEAM_PREPARE_(KERNEL, EXTRA)                                                    \
+#define PORTA_CUDA_TEAM_PREPARE_(KERNEL, VALUE_SIZE)                                               \
   const porta_team_policy *p = &L->team;                                                           \
   if (p->league_size <= 0) {                                                                       \
     (void)args;                                                                                    \
   }                                                                                                \
   const unsigned grid = porta_cuda_grid_(p->league_size > 0 ? p->league_size : 1, 1);              \
-  const size_t smem = porta_cuda_team_smem_(p, (EXTRA));                                           \
+  const size_t smem = porta_cuda_team_smem_(p, (VALUE_SIZE));                                      \
   const size_t l1b = porta_align64_(porta_cuda_team_l1_(p));                                       \
   int rc_ = porta_cuda_shared_opt_in_((const void *)KERNEL, smem, L->label);                       \
   if (rc_) return rc_;                                                                             \
@@ -77,6 +77,7 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
     }                                                                                              \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
     (void)result;                                                                                  \
     PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_, 0)                                              \
     if (p->league_size <= 0) return 0;                                                             \
@@ -86,15 +87,20 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
   }
 
 /** Team reduction: lane-0 values of every thread, reduced per block in shared memory
- *  (after the scratch), then across blocks by the last block; deterministic mode keeps
- *  one partial per (league rank, team thread) and combines them with the host's tree. */
+ *  (after the scratch) by a halving tree over the members; the last block to finish then
+ *  combines the block partials in parallel: thread f of the block joins partials f, f + nt, ...
+ *  in order (nt threads), the vector lanes are joined by a butterfly and the members by the same
+ *  halving tree. The order depends only on the grid and block shape, never on which block
+ *  finished last, so results are bitwise reproducible. The `last` flag lives in the exchange
+ *  slots, free once every body has returned, so the kernel has no static shared memory and the
+ *  dispatcher's shared-memory sizing is exact. Deterministic mode keeps one partial per
+ *  (league rank, team thread) and combines them with the host's tree. */
 #define PORTA_CUDA_TEAM_REDUCE_(NAME, ARGS_T, R)                                                   \
   static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_team_policy p, char *l1,       \
                                               size_t l1b, int det, R##_value *part,                \
                                               unsigned *counter, R##_value *out) {                 \
     extern __shared__ __align__(64) char porta_smem_[];                                            \
     porta_team_shared sh; /* per thread: on the GPU it only points at the slots */                 \
-    __shared__ int last;                                                                           \
     porta_team t;                                                                                  \
     R##_value acc;                                                                                 \
     R##_init(&acc);                                                                                \
@@ -112,35 +118,48 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
     }                                                                                              \
     if (det) return;                                                                               \
     R##_value *red = (R##_value *)(porta_smem_ + porta_cuda_team_smem_(&p, 0));                    \
+    int *last = (int *)porta_smem_; /* the slots: no body uses them any more */                    \
     const int n = p.team_size, r = threadIdx.y;                                                    \
+    int top = 1;                                                                                   \
+    while (top < n) top <<= 1;                                                                     \
     if (threadIdx.x == 0) red[r] = acc;                                                            \
     __syncthreads();                                                                               \
-    int s = 1;                                                                                     \
-    while (s < n) s <<= 1;                                                                         \
-    for (s >>= 1; s > 0; s >>= 1) {                                                                \
+    for (int s = top >> 1; s > 0; s >>= 1) {                                                       \
       if (threadIdx.x == 0 && r < s && r + s < n) R##_join(&red[r], &red[r + s]);                  \
       __syncthreads();                                                                             \
     }                                                                                              \
     if (threadIdx.x == 0 && r == 0) {                                                              \
       part[blockIdx.x] = red[0];                                                                   \
       __threadfence();                                                                             \
-      last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;                                   \
+      *last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;                                  \
     }                                                                                              \
     __syncthreads();                                                                               \
-    if (last && threadIdx.x == 0 && r == 0) {                                                      \
+    if (*last) { /* uniform across the block */                                                    \
       __threadfence();                                                                             \
+      const unsigned nt = blockDim.x * blockDim.y, f = threadIdx.y * blockDim.x + threadIdx.x;     \
       R##_value x;                                                                                 \
       R##_init(&x);                                                                                \
-      for (unsigned j = 0; j < gridDim.x; ++j) {                                                   \
+      for (unsigned j = f; j < gridDim.x; j += nt) {                                               \
         R##_value q = porta_cuda_load_cg_(&part[j]);                                               \
         R##_join(&x, &q);                                                                          \
       }                                                                                            \
-      *out = x;                                                                                    \
+      for (int s = (int)blockDim.x / 2; s > 0; s >>= 1) {                                          \
+        R##_value o = porta_cuda_shfl_xor_(x, s, (int)blockDim.x);                                 \
+        R##_join(&x, &o);                                                                          \
+      }                                                                                            \
+      if (threadIdx.x == 0) red[r] = x; /* red[0] was read before the last barrier */              \
+      __syncthreads();                                                                             \
+      for (int s = top >> 1; s > 0; s >>= 1) {                                                     \
+        if (threadIdx.x == 0 && r < s && r + s < n) R##_join(&red[r], &red[r + s]);                \
+        __syncthreads();                                                                           \
+      }                                                                                            \
+      if (threadIdx.x == 0 && r == 0) *out = red[0];                                               \
     }                                                                                              \
   }                                                                                                \
   PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_, (size_t)L->team.team_size * sizeof(R##_value))  \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
+    PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_, sizeof(R##_value))                              \
     R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
     if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
     const int det = L->deterministic;                                                              \

@@ -20,7 +20,7 @@
   if (!ws_) return PORTA_ERROR_OUT_OF_MEMORY;                                                      \
   porta_team_shared *sh_ = (porta_team_shared *)ws_;                                               \
   memset(sh_, 0, (size_t)nteams_ * sizeof(porta_team_shared));                                     \
-  char *extra_ = ws_ + shb_ + (size_t)nteams_ * bb_;                                               \
+  char *const extra_ = ws_ + shb_ + (size_t)nteams_ * bb_; /* const: nvcc's "set but unused" */    \
   (void)extra_;
 
 #define PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)                                                       \
