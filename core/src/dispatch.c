@@ -179,23 +179,23 @@ static int team_fit_max(porta_exec exec, const porta_team_policy *p, size_t valu
 }
 
 /** The message for a team that does not fit the block's shared memory. */
-static int team_no_fit(const char *op, const char *label, porta_exec exec,
+static int team_no_fit(const char *op, const char *label, porta_exec exec, const porta_kernel *k,
                        const porta_team_policy *p, int team_size, size_t value_size, int fit) {
   const size_t need = porta_team_level0_bytes_(p, (size_t)team_size, value_size);
   const size_t own = (((size_t)team_size * PORTA_TEAM_SLOT_BYTES + 63) & ~(size_t)63) +
                      (size_t)team_size * value_size;
   char hint[96] = "no team size fits";
   if (fit > 0) snprintf(hint, sizeof hint, "the largest team size that fits is %d", fit);
-  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                     "a team of %d needs %zu bytes of level-0 memory (team scratch %zu, per-thread "
-                     "scratch %d x %zu, team slots and reduction %zu), more than the %s back end's "
-                     "limit of %zu bytes per team%s; %s",
-                     team_size, need, p->scratch_team[0], team_size, p->scratch_thread[0], own,
-                     porta_backend_name(exec.backend), porta_team_level0_limit(exec),
-                     exec.backend == PORTA_BACKEND_CUDA
-                         ? " (the GPU's shared memory per block, with the opt-in)"
-                         : "",
-                     hint);
+  return porta_error(
+      PORTA_ERROR_INVALID_ARGUMENT, op, label,
+      "kernel '%s': a team of %d needs %zu bytes of level-0 memory (team scratch %zu, "
+      "per-thread scratch %d x %zu, team slots and reduction %zu), more than the %s back "
+      "end's limit of %zu bytes per team%s; %s",
+      k ? k->name : "(none)", team_size, need, p->scratch_team[0], team_size, p->scratch_thread[0],
+      own, porta_backend_name(exec.backend), porta_team_level0_limit(exec),
+      exec.backend == PORTA_BACKEND_CUDA ? " (the GPU's shared memory per block, with the opt-in)"
+                                         : "",
+      hint);
 }
 
 /** Team size PORTA_AUTO becomes: 1 on the host; on CUDA 256 threads (vector lanes included) or
@@ -221,7 +221,7 @@ static int team_sizes(const char *op, porta_exec exec, porta_team_policy policy,
   PORTA_CHECK(team_check_shape(op, label, exec, &policy));
   const size_t vs = team_value_size(kernel);
   const int fit = team_fit_max(exec, &policy, vs);
-  if (fit < 1) return team_no_fit(op, label, exec, &policy, 1, vs, 0);
+  if (fit < 1) return team_no_fit(op, label, exec, kernel, &policy, 1, vs, 0);
   *max = fit;
   *recommended = team_recommended(exec, &policy, fit);
   return PORTA_SUCCESS;
@@ -262,7 +262,7 @@ static int check_team(const char *op, const char *label, porta_exec exec, const 
   const size_t vs = team_value_size(k);
   const int fit = team_fit_max(exec, p, vs);
   if (p->team_size == PORTA_AUTO) {
-    if (fit < 1) return team_no_fit(op, label, exec, p, 1, vs, 0);
+    if (fit < 1) return team_no_fit(op, label, exec, k, p, 1, vs, 0);
     p->team_size = team_recommended(exec, p, fit);
     return PORTA_SUCCESS;
   }
@@ -271,7 +271,7 @@ static int check_team(const char *op, const char *label, porta_exec exec, const 
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                        "team size %d is outside 1..%d for the %s back end", (int)p->team_size,
                        threads, porta_backend_name(exec.backend));
-  if (p->team_size > fit) return team_no_fit(op, label, exec, p, p->team_size, vs, fit);
+  if (p->team_size > fit) return team_no_fit(op, label, exec, k, p, p->team_size, vs, fit);
   return PORTA_SUCCESS;
 }
 

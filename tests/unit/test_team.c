@@ -991,6 +991,7 @@ static void test_auto_team_size_scratch(void) {
                      PORTA_ERROR_INVALID_ARGUMENT);
       const char *m = porta_last_error_message();
       PT_CHECK(strstr(m, "too_many_members") != NULL);
+      PT_CHECK(strstr(m, "big_scratch_k") != NULL);
       PT_CHECK(strstr(m, need) != NULL);
       PT_CHECK(strstr(m, lim) != NULL);
       int64_t ran = 0;
