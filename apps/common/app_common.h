@@ -6,6 +6,7 @@
 #include "app_cli.h"
 #include "app_deck.h"
 #include "app_decomp.h"
+#include "app_field.h"
 #include "app_h5.h"
 #include "app_halo.h"
 #include "app_mpi.h"

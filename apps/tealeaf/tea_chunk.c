@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_field.h"
 #include "tea_internal.h"
 
 static const char *const tea_field_labels[TEA_NUM_FIELDS] = {
@@ -63,7 +64,7 @@ int tea_chunk_alloc(tea_chunk *c) {
   ext[0] = c->ny + 2 * c->halo;
   ext[1] = c->nx + 2 * c->halo;
   for (int f = 0; f < TEA_NUM_FIELDS; ++f)
-    PORTA_CHECK(porta_view_f64_create(&c->fields[f], tea_field_labels[f], 2, ext, NULL));
+    PORTA_CHECK(app_field2d_create(&c->fields[f], tea_field_labels[f], ext[0], ext[1], c->halo));
   PORTA_CHECK(tea_fill_axis(c, &c->vertexx, &c->cellx, c->nx, c->x_off, c->xmin, c->dx, "vertexx",
                             "cellx"));
   PORTA_CHECK(tea_fill_axis(c, &c->vertexy, &c->celly, c->ny, c->y_off, c->ymin, c->dy, "vertexy",

@@ -67,15 +67,11 @@ int tea_k_cg_calc_w(tea_chunk *c, double *pw);               /**< w = A p; pw = 
 /** u += a p; r -= a w; (z = M r); *rrn = r.r or r.z (NULL: not needed). */
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn);
 int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p */
-/** Lean unpreconditioned CG iteration, 104 B/cell, bitwise calc_w + calc_ur + calc_p:
- *  pw = p.(A p) (w not stored); r -= a (A p), *rrn = r.r; then u += a p, p = r + b p. */
-int tea_k_cg_calc_pw(tea_chunk *c, double *pw);
-int tea_k_cg_calc_r_av(tea_chunk *c, double alpha, double *rrn);
+/** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, *pw = p.w
+ *  (Di recomputed); r -= a w, *rrn = r.r; then u += a p, p = r + b p. */
+int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw);
+int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn);
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
-/** Fused CG pass: u += alpha p; q = r + beta p on the interior and one ring,
- *  written to field q_field; *pw = q.(A q) over the interior. Then swap p and q. */
-int tea_k_cg_fused(tea_chunk *c, int q_field, double alpha, double beta, double *pw);
-int tea_k_cg_calc_u(tea_chunk *c, double alpha); /**< u += alpha p (after the last iteration) */
 
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);

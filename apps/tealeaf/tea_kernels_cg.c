@@ -190,18 +190,18 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {
                                &tea_k_cg_calc_p_f, &a);
 }
 
-/* ---- bandwidth-lean CG iteration (no preconditioner; docs/tealeaf.md "CG data movement") ----
- * The reference streams w and Di: calc_w reads p, Kx, Ky, Di and writes w (48 B/cell with the
- * write-allocate of w), calc_ur reads u, p, r, w and writes u, r (48 B), calc_p 24 B: 120 B.
- * Here w is never stored and Di is recomputed from Kx, Ky (tea_k_init_di's expression):
- *   calc_pw   pw = p.(A p)                      reads p, Kx, Ky               24 B
- *   calc_r_av r -= alpha (A p); rrn = r.r       reads p, Kx, Ky, r; writes r  40 B
- *   calc_up   u += alpha p; p = r + beta p      reads u, p, r; writes u, p    40 B
- * = 104 B/cell, no write-allocate. u's update moves to the p update (same old p) so that each
- * loop writes at most two arrays and gcc vectorises it (a reduce loop writing u and r reading
- * the stencil needs 13 run-time alias checks, over gcc's limit of 10). The numbers are bitwise
- * those of calc_w + calc_ur + calc_p (same expressions and order; C builds do not contract to
- * FMA by default). calc_pw and calc_r_av need p's halo (exchanged after each calc_up). */
+/* ---- lean CG iteration (no preconditioner, default mode; docs/tealeaf.md "CG data movement")
+ * The reference streams Di and updates u in the r loop: 112 B/cell (120 with w's write-allocate).
+ * Here Di is recomputed from Kx, Ky (tea_k_init_di's expression), and u's update moves to the p
+ * update (same old p), so each loop touches as few arrays as possible:
+ *   calc_w_lean  w = A p; pw = p.w           reads p, Kx, Ky; writes w        32 B
+ *   calc_r       r -= alpha w; rr = r.r      reads r, w; writes r             24 B
+ *   calc_up      u += alpha p; p = r + beta p reads u, p, r; writes u, p      40 B
+ * = 96 B/cell (104 on a CPU, which reads w's lines before writing them). Recomputing A p in the
+ * r update instead of storing w (104 B/cell, measured) and fusing p's update into the next A p
+ * (96 B/cell, but a stencil over r + beta p recomputed at five points) both ran slower on an
+ * H100. In C builds (no FMA contraction) the iterates are bitwise those of the reference
+ * ordering; nvcc contracts, so on a GPU the last bits may differ from that ordering. */
 
 /* (A v)(k,j) as TEA_AV with Di = 1 + ry (Ky(k+1,j) + Ky(k,j)) + rx (Kx(k,j+1) + Kx(k,j)). */
 #define TEA_AV_NODI(a, v, k, j)                                                                    \
@@ -213,36 +213,38 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {
    a->rx * (PORTA_AT2(a->kx, k, j + 1) * PORTA_AT2(v, k, j + 1) +                                  \
             PORTA_AT2(a->kx, k, j) * PORTA_AT2(v, k, j - 1)))
 
-/* pw += p.(A p) */
-PORTA_MDREDUCE2(tea_k_cg_calc_pw_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += TEA_AV_NODI(a, a->p, k, j) * PORTA_AT2(a->p, k, j);
+/* w = A p; pw += p.w */
+PORTA_MDREDUCE2(tea_k_cg_calc_w_lean_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
+  const double w = TEA_AV_NODI(a, a->p, k, j);
+  PORTA_AT2(a->w, k, j) = w;
+  *acc += w * PORTA_AT2(a->p, k, j);
 }
 
-int tea_k_cg_calc_pw(tea_chunk *c, double *pw) {
+int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw) {
   tea_cg_args a = tea_cg_make(c);
   *pw = 0.0;
-  return porta_parallel_reduce_md("tea_cg_calc_pw", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_cg_calc_pw_r, &a, pw);
+  return porta_parallel_reduce_md("tea_cg_calc_w", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                  &tea_k_cg_calc_w_lean_r, &a, pw);
 }
 
-/* r -= a (A p); rrn += r.r */
-PORTA_MDREDUCE2(tea_k_cg_calc_r_av_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  double r = PORTA_AT2(a->r, k, j) - a->alpha * TEA_AV_NODI(a, a->p, k, j);
+/* r -= a w; rrn += r.r */
+PORTA_MDREDUCE2(tea_k_cg_calc_r_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
+  const double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   *acc += r * r;
 }
 
-int tea_k_cg_calc_r_av(tea_chunk *c, double alpha, double *rrn) {
+int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   *rrn = 0.0;
-  return porta_parallel_reduce_md("tea_cg_calc_r_av", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_cg_calc_r_av_r, &a, rrn);
+  return porta_parallel_reduce_md("tea_cg_calc_r", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                  &tea_k_cg_calc_r_r, &a, rrn);
 }
 
 /* u += a p; p = r + b p */
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) {
-  double p = PORTA_AT2(a->p, k, j);
+  const double p = PORTA_AT2(a->p, k, j);
   PORTA_AT2(a->u, k, j) += a->alpha * p;
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + a->beta * p;
 }
@@ -253,77 +255,4 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
   a.beta = beta;
   return porta_parallel_for_md("tea_cg_calc_up", c->exec, tea_policy(tea_box_interior(c, 0)),
                                &tea_k_cg_calc_up_f, &a);
-}
-
-/* ---- fused CG iteration (tea_step.c "fused": solver CG, no preconditioner) ----
- * calc_up of one iteration and calc_pw of the next in one pass: with q = r + beta p computed
- * on the fly at a cell and at its four neighbours (their r and p come from cache),
- *   u += alpha p;  q written to a second buffer;  pw = q.(A q)         reads u, p, r, Kx, Ky;
- *                                                                      writes u, q: 56 B/cell
- * then calc_r_av (40 B): 96 B/cell per iteration instead of 104 (sect. 3 of the reference
- * spec: "fusing p = r + b p into the next w = A p"). The pass covers the interior and one
- * ring of halo cells, so q's ring is computed locally from r's and p's rings: the iteration
- * exchanges r (depth 1) instead of p, and the ring cells' q equal the neighbour's (or the
- * mirror's) bit for bit. Ring cells update neither u nor pw (a select, not a product, so
- * whatever their clamped stencil reads cannot leak in). q is the same expression as calc_up's p, so
- * the iterates are those of the lean iteration; only the sums' order differs. */
-typedef struct {
-  porta_view_f64 u, p, r, q, kx, ky;
-  double rx, ry, alpha, beta;
-  int64_t k0, k1, j0, j1; /**< the interior */
-} tea_cg_fused_args;
-
-#define TEA_Q(a, k, j) (PORTA_AT2(a->r, k, j) + a->beta * PORTA_AT2(a->p, k, j))
-
-PORTA_MDREDUCE2(tea_k_cg_fused_r, tea_cg_fused_args, a, k, j, porta_sum_f64, acc) {
-  const bool in = k >= a->k0 && k < a->k1 && j >= a->j0 && j < a->j1;
-  /* neighbours, clamped to the ring (the identity inside): a ring cell's stencil is discarded,
-     and clamping keeps it within a halo of depth 1 */
-  const int64_t kd = k > a->k0 - 1 ? k - 1 : k, ku = k < a->k1 ? k + 1 : k;
-  const int64_t jl = j > a->j0 - 1 ? j - 1 : j, jr = j < a->j1 ? j + 1 : j;
-  const double p = PORTA_AT2(a->p, k, j);
-  const double q = PORTA_AT2(a->r, k, j) + a->beta * p;
-  const double kyu = PORTA_AT2(a->ky, ku, j), kyd = PORTA_AT2(a->ky, k, j);
-  const double kxr = PORTA_AT2(a->kx, k, jr), kxl = PORTA_AT2(a->kx, k, j);
-  /* TEA_AV_NODI with v = q */
-  const double aq = (1.0 + a->ry * (kyu + kyd) + a->rx * (kxr + kxl)) * q -
-                    a->ry * (kyu * TEA_Q(a, ku, j) + kyd * TEA_Q(a, kd, j)) -
-                    a->rx * (kxr * TEA_Q(a, k, jr) + kxl * TEA_Q(a, k, jl));
-  PORTA_AT2(a->q, k, j) = q;
-  PORTA_AT2(a->u, k, j) += in ? a->alpha * p : 0.0;
-  *acc += in ? aq * q : 0.0;
-}
-
-int tea_k_cg_fused(tea_chunk *c, int q_field, double alpha, double beta, double *pw) {
-  tea_cg_fused_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.q = TEA_F(c, q_field);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.rx = c->rx;
-  a.ry = c->ry;
-  a.alpha = alpha;
-  a.beta = beta;
-  a.k0 = c->halo;
-  a.k1 = c->halo + c->ny;
-  a.j0 = c->halo;
-  a.j1 = c->halo + c->nx;
-  *pw = 0.0;
-  return porta_parallel_reduce_md("tea_cg_fused", c->exec,
-                                  porta_mdrange2(a.k0 - 1, a.k1 + 1, a.j0 - 1, a.j1 + 1),
-                                  &tea_k_cg_fused_r, &a, pw);
-}
-
-/* u += a p (the last iteration's update, when the fused pass does not follow) */
-PORTA_MDFOR2(tea_k_cg_calc_u_f, tea_cg_args, a, k, j) {
-  PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
-}
-
-int tea_k_cg_calc_u(tea_chunk *c, double alpha) {
-  tea_cg_args a = tea_cg_make(c);
-  a.alpha = alpha;
-  return porta_parallel_for_md("tea_cg_calc_u", c->exec, tea_policy(tea_box_interior(c, 0)),
-                               &tea_k_cg_calc_u_f, &a);
 }

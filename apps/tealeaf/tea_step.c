@@ -34,17 +34,6 @@ static int tea_ensure(double **p, int *cap, int need, double **q) {
   return PORTA_SUCCESS;
 }
 
-/** Whether plain CG uses the fused pass (TEALEAF_CG_FUSED=1; default off). It moves 96 instead
- *  of 104 B/cell but did not pay where measured: on the host compilers do not vectorise its five
- *  on-the-fly q values (149 ms a pass against 83 ms for the calc_pw + calc_up it replaces,
- *  4000^2, 2 threads), and on an H100 tea_bm_5 took 0.773 ms per iteration fused against
- *  0.699 lean in the same run (the pass reaches 1.9-2.3 TB/s, the lean kernels 2.2-2.5).
- *  Kept, and tested on the host, as the starting point for a tiled version. */
-static bool tea_cg_fused_wanted(void) {
-  const char *e = getenv("TEALEAF_CG_FUSED");
-  return e && e[0] == '1' && e[1] == '\0';
-}
-
 static int tea_exchange1(tea_chunk *c, int f, int depth) {
   return tea_halo_exchange(c, &f, 1, depth);
 }
@@ -75,19 +64,13 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_hist_cap, max_iters + 2, &c->cg_betas));
   int exch = TEA_FIELD_U; /* field exchanged (depth 1) after every iteration */
   double rro = 0.0;
-  /* Fused iteration (opt-in, tea_kernels_cg.c): 96 B/cell, r's halo exchanged instead of p's,
-     and u's update deferred to the next pass (or the exit). */
-  const bool fused =
-      solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE && !s->reproducible && tea_cg_fused_wanted();
-  bool u_pending = false;
-  double alpha_prev = 0.0, beta_prev = 0.0;
   if (cgish) {
     PORTA_CHECK(tea_k_cg_init(c, pc, &rro));
     PORTA_CHECK(tea_allreduce_sum(c, &rro, 1));
     f2[0] = TEA_FIELD_U;
     f2[1] = TEA_FIELD_P;
     PORTA_CHECK(tea_halo_exchange(c, f2, 2, 1));
-    exch = fused ? TEA_FIELD_R : TEA_FIELD_P;
+    exch = TEA_FIELD_P;
   }
 
   /* ---- iterate ---- */
@@ -174,32 +157,20 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       cheby_steps++;
     } else if (cgish) {
       st->cg_iterations++;
-      /* lean iteration (w never stored, Di recomputed: 104 instead of 120 B/cell) unless the
-         preconditioner needs w and z, or reproducible mode wants its own (calc_w/calc_ur) sums */
+      /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
+         needs z, or reproducible mode wants exact sums (the reference kernels have both) */
       const bool lean = pc == TEA_PRECON_NONE && !s->reproducible;
       double pw;
-      if (u_pending) { /* fused: last iteration's u and p updates, and this one's p.(A p) */
-        PORTA_CHECK(tea_k_cg_fused(c, TEA_FIELD_W, alpha_prev, beta_prev, &pw));
-        porta_view_f64 t = c->fields[TEA_FIELD_P];
-        c->fields[TEA_FIELD_P] = c->fields[TEA_FIELD_W];
-        c->fields[TEA_FIELD_W] = t;
-        u_pending = false;
-      } else {
-        PORTA_CHECK(lean ? tea_k_cg_calc_pw(c, &pw) : tea_k_cg_calc_w(c, &pw));
-      }
+      PORTA_CHECK(lean ? tea_k_cg_calc_w_lean(c, &pw) : tea_k_cg_calc_w(c, &pw));
       PORTA_CHECK(tea_allreduce_sum(c, &pw, 1));
       double alpha = rro / pw;
       c->cg_alphas[n - 1] = alpha;
       double rrn;
-      PORTA_CHECK(lean ? tea_k_cg_calc_r_av(c, alpha, &rrn) : tea_k_cg_calc_ur(c, pc, alpha, &rrn));
+      PORTA_CHECK(lean ? tea_k_cg_calc_r(c, alpha, &rrn) : tea_k_cg_calc_ur(c, pc, alpha, &rrn));
       PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
       double beta = rrn / rro;
       c->cg_betas[n - 1] = beta;
-      if (fused) {
-        u_pending = true; /* done by the next fused pass, or after the loop */
-        alpha_prev = alpha;
-        beta_prev = beta;
-      } else if (lean)
+      if (lean)
         PORTA_CHECK(tea_k_cg_calc_up(c, alpha, beta)); /* u += alpha p (old p); p = r + beta p */
       else
         PORTA_CHECK(tea_k_cg_calc_p(c, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R, beta));
@@ -220,7 +191,6 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
     }
     old_error = error;
   }
-  if (u_pending) PORTA_CHECK(tea_k_cg_calc_u(c, alpha_prev));
   /* n is the Fortran loop index at exit: max_iters + 1 when the loop ran out */
   st->iterations = n - 1;
   st->true_iterations = converged ? n : max_iters;

@@ -113,9 +113,13 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
   return PORTA_SUCCESS;
 }
 
-static porta_layout default_layout(porta_memory_space space) {
+porta_layout porta_memory_space_default_layout(porta_memory_space space) {
   return space == PORTA_CUDA_SPACE || space == PORTA_CUDA_UVM_SPACE ? PORTA_LAYOUT_LEFT
                                                                     : PORTA_LAYOUT_RIGHT;
+}
+
+static porta_layout default_layout(porta_memory_space space) {
+  return porta_memory_space_default_layout(space);
 }
 
 int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,

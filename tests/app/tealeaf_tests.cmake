@@ -23,19 +23,6 @@ foreach(bm 1 2 3)
   endforeach()
 endforeach()
 
-# The opt-in fused CG pass (TEALEAF_CG_FUSED=1: u and p updates folded into the next p.Ap, r's
-# halo exchanged instead of p's) gives the reference's counts and U on tea_bm_2 too.
-foreach(np 1 2 4)
-  set(t tealeaf.bm2.cg_fused.np${np})
-  add_test(NAME ${t}
-           COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
-                   $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_2.in"
-                   "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_2.out" 1e-10 --no-h5
-           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-  set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
-                       ENVIRONMENT "${PORTA_APP_MPI_ENV};TEALEAF_CG_FUSED=1")
-endforeach()
-
 # Every solver x preconditioner (tests/app/tea_combo.sh): tea_bm_1 (10 x 10, test_problem 1,
 # eps 1e-15) with its solver lines replaced at test time. Each test asserts exit status 0, the
 # report's PASSED and the figures the reference's algorithm (tealeaf.md 1.6-1.7) implies:

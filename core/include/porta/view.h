@@ -105,6 +105,10 @@ static inline porta_slice porta_slice_range(int64_t b, int64_t e) {
 
 /* ---- generic calls (core/src/view.c, core/src/deep_copy.c) ---- */
 
+/** The layout PORTA_LAYOUT_DEFAULT means in `space` (Kokkos: MemorySpace::array_layout): Left
+ *  in CUDA device and managed memory, Right elsewhere. */
+porta_layout porta_memory_space_default_layout(porta_memory_space space);
+
 /** Allocate a view of `rank` dimensions; zero-filled unless PORTA_VIEW_UNINITIALIZED. */
 int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,
                       int rank, const int64_t *extents, const porta_view_options *opt);
