@@ -11,6 +11,8 @@
  *  a GPU, four cache lines on a CPU). */
 #define APP_FIELD_ALIGN_BYTES 256
 
+PORTA_EXTERN_C_BEGIN
+
 /** A zeroed rank-2 field of extents (e0, e1), `halo` ghost layers included, in the default
  *  memory space and its default layout. Along the contiguous dimension the allocation is
  *  padded, and the view starts part-way into it, so that element `halo` of every line sits on
@@ -19,5 +21,7 @@
  *  view is a padded subview: index it with the PORTA_AT* / PORTA_S* accessors, copy it with
  *  deep_copy. */
 int app_field2d_create(porta_view_f64 *v, const char *label, int64_t e0, int64_t e1, int64_t halo);
+
+PORTA_EXTERN_C_END
 
 #endif /* APP_FIELD_H */
