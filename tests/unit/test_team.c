@@ -434,7 +434,7 @@ typedef struct {
 
 PORTA_TEAM_FOR(nscan_k, nscan_args, a, t) {
   const int64_t lr = t->league_rank;
-  int64_t upd, upd2;
+  int64_t upd = 0, upd2 = 0;
   PORTA_TEAM_THREAD_SCAN(t, i, 0, a->n, porta_sum_i64, upd, fin) {
     if (fin) PORTA_AT2(a->ex, lr, i) = upd;
     upd += PORTA_AT2(a->in, lr, i);
