@@ -80,6 +80,11 @@ static __device__ __noinline__ void porta_cuda_check_fail_(const porta_view_meta
     for (int r = 0; r < n && r < PORTA_MAX_RANK; ++r)
       printf("porta:   index[%d] = %lld, extent %lld\n", r, (long long)idx[r],
              (long long)m->extent[r]);
+  } else if (s.rec) {
+    /* Another thread is writing the record (every thread fails a layout check at once): its
+       trap must not be pre-empted by this one, or the host finds no record. Bounded wait. */
+    for (int spin = 0; spin < (1 << 24) && !*(volatile int32_t *)&s.rec->ready; ++spin) {
+    }
   }
   __trap();
 }
