@@ -11,12 +11,27 @@ void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducib
   snprintf(rc->version, sizeof rc->version, "%s", PORTA_VERSION_STRING);
   porta_exec e = porta_exec_default();
   snprintf(rc->backend, sizeof rc->backend, "%s", porta_backend_name(e.backend));
-  if (e.backend == PORTA_BACKEND_CUDA)
-    snprintf(rc->device, sizeof rc->device, "cuda (env PORTA_DEVICE_ID=%s)",
-             getenv("PORTA_DEVICE_ID") ? getenv("PORTA_DEVICE_ID") : "default");
-  else
-    snprintf(rc->device, sizeof rc->device, "host");
   MPI_Comm_size(MPI_COMM_WORLD, &rc->ranks);
+  if (e.backend == PORTA_BACKEND_CUDA) {
+    /* the GPU of every rank, in rank order (collective: every rank calls this) */
+    int mine = porta_device_id(), *all = (int *)malloc(sizeof(int) * (size_t)rc->ranks);
+    if (!all) { /* the others are entering the collective: stop the job, do not hang it */
+      fprintf(stderr, "app_run_config_fill: out of memory for %d device ids\n", rc->ranks);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS) {
+      const int cap = (int)sizeof rc->device - 8; /* room for " ..." */
+      int n = snprintf(rc->device, sizeof rc->device, "cuda, GPU of each rank:"), r = 0;
+      for (; r < rc->ranks && n < cap; ++r)
+        n += snprintf(rc->device + n, sizeof rc->device - (size_t)n, " %d", all[r]);
+      if (r < rc->ranks) snprintf(rc->device + (n < cap ? n : cap), 5, " ...");
+    } else {
+      snprintf(rc->device, sizeof rc->device, "cuda, GPU %d", mine);
+    }
+    free(all);
+  } else {
+    snprintf(rc->device, sizeof rc->device, "host");
+  }
   rc->threads = porta_num_threads();
   rc->reproducible = reproducible;
   rc->deterministic = porta_deterministic();

@@ -322,6 +322,12 @@ int porta_finalize(void) {
   return PORTA_SUCCESS;
 }
 
+int porta_device_id(void) {
+  return porta_state_.initialized && porta_state_.default_backend == PORTA_BACKEND_CUDA
+             ? porta_state_.device_id
+             : -1;
+}
+
 void porta_print_configuration(FILE *out) {
   fprintf(out, "Porta %s\n", PORTA_VERSION_STRING);
   fprintf(out, "  back ends compiled: serial%s%s\n", PORTA_ENABLE_OPENMP ? " openmp" : "",

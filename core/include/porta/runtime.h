@@ -81,6 +81,10 @@ void porta_set_deterministic(int on);
 
 /** Print the build and run configuration (version, back ends, threads, modes). */
 void porta_print_configuration(FILE *out);
+/** The GPU this process runs CUDA kernels on (chosen by --porta-device / PORTA_DEVICE_ID, else
+ *  the node-local MPI rank modulo the GPU count; Kokkos::device_id), or -1 when the default
+ *  back end is not CUDA. */
+int porta_device_id(void);
 
 /** Wait for all outstanding work on every instance. */
 int porta_fence(const char *label);
