@@ -67,7 +67,7 @@ void app_cli_usage(FILE *out, const char *program, const char *description,
           "  --out NAME, -o NAME       results in NAME.h5 (+ NAME.xmf) (default: %s)\n"
           "  --no-h5                   do not write the HDF5 result file\n"
           "  --reproducible            bitwise identical results for any rank and thread count\n"
-          "                            (deterministic sums; slower)\n"
+          "                            (exact sums; slower)\n"
           "  --help, -h                this text\n\n"
           "Porta options (also as environment variables):\n"
           "  --porta-backend=serial|openmp|cuda   PORTA_BACKEND\n"

@@ -5,7 +5,7 @@
  *    --help | -h            usage
  *    --in FILE | -i FILE | FILE   the input deck (one positional argument)
  *    --out NAME | -o NAME   output name: NAME.h5 (and NAME.xmf) ("NAME.h5" is accepted too)
- *    --reproducible         bitwise rank/thread-count independent results (deterministic sums)
+ *    --reproducible         bitwise rank/thread-count independent results (exact sums)
  *    --no-h5                do not write the HDF5 result file
  */
 #ifndef APP_CLI_H

@@ -2,7 +2,6 @@
  *  Run configuration, timers and exact sums (see app_report.h). */
 #include "app_report.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,77 +91,7 @@ void app_timers_print(FILE *out, const app_timers *t, MPI_Comm comm, double tota
             total > 0 ? 100.0 * mx[i] / total : 0.0);
 }
 
-double app_exact_sum(const double *v, int n) {
-  /* Shewchuk: keep non-overlapping partials whose exact sum is the running total. */
-  double stack[64];
-  double *p = stack;
-  int np = 0, cap = 64;
-  double *heap = NULL;
-  for (int i = 0; i < n; ++i) {
-    double x = v[i];
-    int k = 0;
-    for (int j = 0; j < np; ++j) {
-      double y = p[j];
-      if (fabs(x) < fabs(y)) {
-        double t = x;
-        x = y;
-        y = t;
-      }
-      double hi = x + y, lo = y - (hi - x);
-      if (lo != 0.0) p[k++] = lo;
-      x = hi;
-    }
-    if (k == cap) {
-      double *nh = (double *)malloc(sizeof(double) * (size_t)cap * 2);
-      memcpy(nh, p, sizeof(double) * (size_t)k);
-      free(heap);
-      heap = p = nh;
-      cap *= 2;
-    }
-    p[k++] = x;
-    np = k;
-  }
-  /* round the partials' exact sum correctly (as fsum does) */
-  double hi = 0.0;
-  if (np > 0) {
-    int j = np - 1;
-    hi = p[j];
-    double lo = 0.0;
-    while (j > 0) {
-      double x = hi, y = p[--j];
-      hi = x + y;
-      double yr = hi - x;
-      lo = y - yr;
-      if (lo != 0.0) break;
-    }
-    if (j > 0 && ((lo < 0 && p[j - 1] < 0) || (lo > 0 && p[j - 1] > 0))) {
-      double y = lo * 2, x = hi + y, yr = x - hi;
-      if (y == yr) hi = x;
-    }
-  }
-  free(heap);
-  return hi;
-}
-
-int app_allreduce_sum(MPI_Comm comm, double *values, int n, int exact) {
-  if (n <= 0) return 0;
-  if (!exact) return MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm);
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  double *all = (double *)malloc(sizeof(double) * (size_t)n * (size_t)size);
-  double *col = (double *)malloc(sizeof(double) * (size_t)size);
-  if (!all || !col) {
-    free(all);
-    free(col);
-    return MPI_ERR_NO_MEM;
-  }
-  int rc = MPI_Allgather(values, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm);
-  if (rc == MPI_SUCCESS)
-    for (int k = 0; k < n; ++k) {
-      for (int r = 0; r < size; ++r) col[r] = all[(size_t)r * n + k];
-      values[k] = app_exact_sum(col, size);
-    }
-  free(all);
-  free(col);
-  return rc;
+int app_allreduce_sum(MPI_Comm comm, double *values, int n) {
+  if (n <= 0) return MPI_SUCCESS;
+  return MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm);
 }

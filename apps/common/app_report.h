@@ -1,7 +1,6 @@
 /** @file app_report.h
  *  Run report helpers: the run configuration (version, back end, ranks, threads, device,
- *  reproducible flag), named wall-clock timers reduced over ranks, and order-independent
- *  sums across ranks.
+ *  reproducible flag), named wall-clock timers reduced over ranks, and sums across ranks.
  */
 #ifndef APP_REPORT_H
 #define APP_REPORT_H
@@ -43,13 +42,9 @@ void app_timers_reduce(const app_timers *t, MPI_Comm comm, double *max, double *
 /** Collective: rank 0 prints a table "name  max  mean  %" with `total` the run's wall time. */
 void app_timers_print(FILE *out, const app_timers *t, MPI_Comm comm, double total);
 
-/** The exactly rounded sum of n doubles (Shewchuk's algorithm, as Python's math.fsum): the
- *  result does not depend on the order of the values. */
-double app_exact_sum(const double *v, int n);
-/** Sum values[0..n) over the ranks of comm in place. exact = 0: MPI_Allreduce. exact = 1: the
- *  partials of every rank are gathered and added with app_exact_sum, so the result does not
- *  depend on the order of ranks or the reduction tree (it does still depend on the partials). */
-int app_allreduce_sum(MPI_Comm comm, double *values, int n, int exact);
+/** Sum values[0..n) over the ranks of comm in place (MPI_Allreduce; the result may differ in
+ *  the last bits between rank counts - exact sums are porta_xsum_f64's). Returns an MPI code. */
+int app_allreduce_sum(MPI_Comm comm, double *values, int n);
 
 PORTA_EXTERN_C_END
 

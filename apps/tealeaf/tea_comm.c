@@ -36,11 +36,10 @@ void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, p
   c->xsum_pending = 0;
 }
 
-int tea_comm_create(tea_chunk *c, const app_decomp *d, int reproducible, app_timers *timers) {
+int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
   struct tea_comm *m = (struct tea_comm *)calloc(1, sizeof *m);
   if (!m) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_comm_create", "comm", "calloc");
   m->d = *d;
-  m->reproducible = reproducible;
   m->timers = timers;
   m->t_halo = timers ? app_timer_id(timers, "MPI halo exchange") : -1;
   m->t_reduce = timers ? app_timer_id(timers, "MPI reductions") : -1;
@@ -137,22 +136,20 @@ static int tea_allreduce_xsum(tea_chunk *c, double *values, int n) {
 
 int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
   struct tea_comm *m = c->comm;
+  if (!m && !c->reproducible) return PORTA_SUCCESS; /* no communicator: a single rank */
+  if (m) app_timer_start(m->timers, m->t_reduce);
+  int rc = PORTA_SUCCESS;
   if (c->reproducible) {
-    if (m) app_timer_start(m->timers, m->t_reduce);
-    int rc = tea_allreduce_xsum(c, values, n);
-    if (m) {
-      app_timer_stop(m->timers, m->t_reduce);
-      m->reductions++;
-    }
-    return rc;
+    rc = tea_allreduce_xsum(c, values, n);
+  } else {
+    const int mrc = app_allreduce_sum(m->d.comm, values, n);
+    if (mrc != MPI_SUCCESS)
+      rc = porta_error(PORTA_ERROR_BACKEND, "tea_allreduce_sum", "comm",
+                       "MPI reduction of %d values failed (%d)", n, mrc);
   }
-  if (!m) return PORTA_SUCCESS; /* no communicator: a single rank */
-  app_timer_start(m->timers, m->t_reduce);
-  int rc = app_allreduce_sum(m->d.comm, values, n, m->reproducible);
-  app_timer_stop(m->timers, m->t_reduce);
-  m->reductions++;
-  if (rc != MPI_SUCCESS)
-    return porta_error(PORTA_ERROR_BACKEND, "tea_allreduce_sum", "comm",
-                       "MPI reduction of %d values failed (%d)", n, rc);
-  return PORTA_SUCCESS;
+  if (m) {
+    app_timer_stop(m->timers, m->t_reduce);
+    m->reductions++;
+  }
+  return rc;
 }

@@ -12,7 +12,6 @@ PORTA_EXTERN_C_BEGIN
 struct tea_comm {
   app_decomp d;
   app_halo2d halo;
-  int reproducible; /**< exact (order-independent) combination of rank partials */
   app_timers *timers;
   int t_halo, t_reduce;
   int64_t reductions;
@@ -21,7 +20,7 @@ struct tea_comm {
 /** Fill the chunk's geometry from the decomposition and the settings (before tea_chunk_alloc). */
 void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, porta_exec exec);
 /** Create the communication state of an allocated chunk. */
-int tea_comm_create(tea_chunk *c, const app_decomp *d, int reproducible, app_timers *timers);
+int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers);
 void tea_comm_destroy(tea_chunk *c);
 
 PORTA_EXTERN_C_END

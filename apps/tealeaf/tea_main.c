@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   tea_chunk_setup(&c, &d, &s, porta_exec_default());
   APP_CHECK(tea_chunk_alloc(&c));
-  APP_CHECK(tea_comm_create(&c, &d, cli.reproducible, &timers));
+  APP_CHECK(tea_comm_create(&c, &d, &timers));
   APP_CHECK(tea_generate(&c, &s));
   app_timer_stop(&timers, t_init);
 

@@ -53,45 +53,6 @@ static int check_compatible(const porta_view *dst, const porta_view *src) {
   return PORTA_SUCCESS;
 }
 
-/** A host-readable stand-in for `v`: v itself, or a host copy of its span (gaps included) made
- *  by one contiguous copy. `*buf` is the host allocation to free, NULL for v itself. */
-static int host_shadow(porta_view v, porta_view *out, void **buf) {
-  *buf = NULL;
-  *out = v;
-  if (porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)v.m.space))
-    return PORTA_SUCCESS;
-  const size_t span = (size_t)porta_view_meta_span_bytes(&v.m);
-  PORTA_CHECK(porta_space_alloc_(PORTA_HOST_SPACE, span ? span : 1, v.m.label, buf));
-  int rc = porta_space_copy_(*buf, PORTA_HOST_SPACE, v.data, (porta_memory_space)v.m.space, span);
-  if (rc != PORTA_SUCCESS) {
-    porta_space_free_(PORTA_HOST_SPACE, *buf);
-    *buf = NULL;
-    return rc;
-  }
-  out->data = *buf;
-  out->m.space = PORTA_HOST_SPACE;
-  return PORTA_SUCCESS;
-}
-
-/** A non-contiguous copy touching device memory (a padded or sub-view): each device side is
- *  shadowed on the host by one span copy, the elements are copied there, and a device
- *  destination's span goes back whole (its gaps were read first, so they keep their values). */
-static int copy_staged(porta_view dst, porta_view src) {
-  porta_view hd, hs;
-  void *bd = NULL, *bs = NULL;
-  PORTA_CHECK(host_shadow(src, &hs, &bs));
-  int rc = host_shadow(dst, &hd, &bd);
-  if (rc == PORTA_SUCCESS) {
-    porta_view_copy_overlap_(hd, hs);
-    if (bd)
-      rc = porta_space_copy_(dst.data, (porta_memory_space)dst.m.space, bd, PORTA_HOST_SPACE,
-                             (size_t)porta_view_meta_span_bytes(&dst.m));
-  }
-  if (bd) porta_space_free_(PORTA_HOST_SPACE, bd);
-  if (bs) porta_space_free_(PORTA_HOST_SPACE, bs);
-  return rc;
-}
-
 /** The copy itself, no fence. */
 static int copy_now(porta_view dst, porta_view src) {
   PORTA_CHECK(check_compatible(&dst, &src));
@@ -109,11 +70,8 @@ static int copy_now(porta_view dst, porta_view src) {
   if (porta_view_meta_contiguous(&dst.m) && porta_view_meta_contiguous(&src.m) && same_strides) {
     rc = porta_space_copy_(dst.data, (porta_memory_space)dst.m.space, src.data,
                            (porta_memory_space)src.m.space, bytes);
-  } else if (porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)dst.m.space) &&
-             porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)src.m.space)) {
-    porta_view_copy_overlap_(dst, src);
-  } else {
-    rc = copy_staged(dst, src);
+  } else { /* element by element; device sides staged through host copies of their spans */
+    rc = porta_view_copy_overlap_staged_(dst, src, "porta_deep_copy");
   }
   if (PORTA_UNLIKELY(prof)) porta_profile_end_deep_copy_();
   return rc;

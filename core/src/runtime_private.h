@@ -40,6 +40,10 @@ int porta_space_zero_(porta_memory_space space, void *ptr, size_t bytes);
 
 /** Copy, element by element, the box common to two host views of equal rank. */
 void porta_view_copy_overlap_(porta_view dst, porta_view src);
+/** porta_view_copy_overlap_ for views in any memory spaces: a side the host cannot reach is
+ *  staged through a host copy of its span, and a staged destination goes back whole (its span
+ *  was read first, so gaps and padding keep their values). No fence. */
+int porta_view_copy_overlap_staged_(porta_view dst, porta_view src, const char *op);
 
 #if PORTA_ENABLE_CUDA
 /* The CUDA back end's run time (core/src/cuda/runtime.cu). */

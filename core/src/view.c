@@ -118,10 +118,6 @@ porta_layout porta_memory_space_default_layout(porta_memory_space space) {
                                                                     : PORTA_LAYOUT_RIGHT;
 }
 
-static porta_layout default_layout(porta_memory_space space) {
-  return porta_memory_space_default_layout(space);
-}
-
 int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,
                       int rank, const int64_t *extents, const porta_view_options *opt) {
   const char *op = "porta_view_create";
@@ -134,8 +130,9 @@ int porta_view_create(porta_view *v, const char *label, porta_type type, size_t 
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "value size %zu", value_size);
   /* Like Kokkos, views live by default where the default execution space runs. */
   porta_memory_space space = opt ? opt->space : porta_default_memory_space();
-  porta_layout layout =
-      opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout : default_layout(space);
+  porta_layout layout = opt && opt->layout != PORTA_LAYOUT_DEFAULT
+                            ? opt->layout
+                            : porta_memory_space_default_layout(space);
   uint32_t flags = opt ? opt->flags : 0;
   v->m.type = type;
   v->m.value_size = (uint32_t)value_size;
@@ -178,8 +175,9 @@ int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type
   if (value_size == 0 || value_size > UINT32_MAX)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "value size %zu", value_size);
   porta_memory_space space = opt ? opt->space : PORTA_HOST_SPACE;
-  porta_layout layout =
-      opt && opt->layout != PORTA_LAYOUT_DEFAULT ? opt->layout : default_layout(space);
+  porta_layout layout = opt && opt->layout != PORTA_LAYOUT_DEFAULT
+                            ? opt->layout
+                            : porta_memory_space_default_layout(space);
   v->m.type = type;
   v->m.value_size = (uint32_t)value_size;
   v->m.space = space;
@@ -311,36 +309,43 @@ void porta_view_copy_overlap_(porta_view dst, porta_view src) {
   }
 }
 
-/** resize's copy of the box common to `src` and `dst` (equal rank, one memory space), after a
- *  fence since kernels may still be writing `src`. Memory the host can reach is copied in
- *  place; device memory through host copies of both spans (the destination's too, so that
- *  what resize leaves outside the box is exactly what porta_view_create put there). */
-static int keep_values(porta_view dst, porta_view src, const char *op) {
-  const porta_memory_space space = (porta_memory_space)src.m.space;
-  PORTA_CHECK(porta_fence(op));
-  if (porta_space_accessible(PORTA_BACKEND_SERIAL, space)) {
-    porta_view_copy_overlap_(dst, src);
-    return PORTA_SUCCESS;
+/** A host-readable stand-in for `v`: v itself when the host can reach its memory, else a host
+ *  copy of its span (gaps included, one contiguous copy) in *buf, which the caller frees. */
+static int host_shadow(porta_view v, porta_view *out, void **buf, const char *op) {
+  *buf = NULL;
+  *out = v;
+  const porta_memory_space space = (porta_memory_space)v.m.space;
+  if (porta_space_accessible(PORTA_BACKEND_SERIAL, space)) return PORTA_SUCCESS;
+  const size_t span = (size_t)porta_view_meta_span_bytes(&v.m);
+  *buf = malloc(span ? span : 1);
+  if (!*buf)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, v.m.label,
+                       "no host memory to stage %zu bytes of %s memory", span,
+                       porta_memory_space_name(space));
+  const int rc = porta_space_copy_(*buf, PORTA_HOST_SPACE, v.data, space, span);
+  if (rc != PORTA_SUCCESS) {
+    free(*buf);
+    *buf = NULL;
+    return rc;
   }
-  const size_t sb = (size_t)porta_view_meta_span_bytes(&src.m);
-  const size_t db = (size_t)porta_view_meta_span_bytes(&dst.m);
-  if (sb == 0 || db == 0) return PORTA_SUCCESS; /* nothing in common */
-  porta_view hs = src, hd = dst;
-  hs.data = malloc(sb);
-  hd.data = malloc(db);
-  int rc = PORTA_SUCCESS;
-  if (!hs.data || !hd.data)
-    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, src.m.label,
-                     "no host memory to stage %zu + %zu bytes of %s memory", sb, db,
-                     porta_memory_space_name(space));
-  if (rc == PORTA_SUCCESS) rc = porta_space_copy_(hs.data, PORTA_HOST_SPACE, src.data, space, sb);
-  if (rc == PORTA_SUCCESS) rc = porta_space_copy_(hd.data, PORTA_HOST_SPACE, dst.data, space, db);
+  out->data = *buf;
+  out->m.space = PORTA_HOST_SPACE;
+  return PORTA_SUCCESS;
+}
+
+int porta_view_copy_overlap_staged_(porta_view dst, porta_view src, const char *op) {
+  porta_view hd, hs;
+  void *bd, *bs;
+  PORTA_CHECK(host_shadow(src, &hs, &bs, op));
+  int rc = host_shadow(dst, &hd, &bd, op);
   if (rc == PORTA_SUCCESS) {
     porta_view_copy_overlap_(hd, hs);
-    rc = porta_space_copy_(dst.data, space, hd.data, PORTA_HOST_SPACE, db);
+    if (bd)
+      rc = porta_space_copy_(dst.data, (porta_memory_space)dst.m.space, bd, PORTA_HOST_SPACE,
+                             (size_t)porta_view_meta_span_bytes(&dst.m));
   }
-  free(hs.data);
-  free(hd.data);
+  free(bd);
+  free(bs);
   return rc;
 }
 
@@ -364,7 +369,10 @@ static int reshape(porta_view *v, int rank, const int64_t *extents, int keep, co
   PORTA_CHECK(porta_view_create(&fresh, v->m.label, (porta_type)v->m.type, v->m.value_size, rank,
                                 extents, &opt));
   if (keep && v->data) {
-    const int rc = keep_values(fresh, *v, op);
+    /* after a fence: kernels may still be writing the old view; what resize leaves outside the
+       common box is exactly what porta_view_create put there */
+    int rc = porta_fence(op);
+    if (rc == PORTA_SUCCESS) rc = porta_view_copy_overlap_staged_(fresh, *v, op);
     if (rc != PORTA_SUCCESS) {
       porta_view_release(&fresh);
       return rc;

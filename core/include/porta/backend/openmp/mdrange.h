@@ -17,9 +17,8 @@
     PORTA_OMP(parallel num_threads(L->num_threads)) {                                              \
       const ARGS_T a_ = *ap_;                                                                      \
       PORTA_OMP(for schedule(static))                                                              \
-      for (int64_t i0_ = l0_; i0_ < u0_; ++i0_)                                                    \
-        PORTA_OMP(simd)                                                                            \
-        for (int64_t i1_ = l1_; i1_ < u1_; ++i1_) NAME##_porta_body_(&a_, i0_, i1_);               \
+      for (int64_t i0_ = l0_; i0_ < u0_; ++i0_) PORTA_OMP(simd)                                    \
+      for (int64_t i1_ = l1_; i1_ < u1_; ++i1_) NAME##_porta_body_(&a_, i0_, i1_);                 \
     }                                                                                              \
     return 0;                                                                                      \
   }
@@ -36,9 +35,8 @@
       const ARGS_T a_ = *ap_;                                                                      \
       PORTA_OMP(for collapse(2) schedule(static))                                                  \
       for (int64_t i0_ = l0_; i0_ < u0_; ++i0_)                                                    \
-        for (int64_t i1_ = l1_; i1_ < u1_; ++i1_)                                                  \
-          PORTA_OMP(simd)                                                                          \
-          for (int64_t i2_ = l2_; i2_ < u2_; ++i2_) NAME##_porta_body_(&a_, i0_, i1_, i2_);        \
+        for (int64_t i1_ = l1_; i1_ < u1_; ++i1_) PORTA_OMP(simd)                                  \
+      for (int64_t i2_ = l2_; i2_ < u2_; ++i2_) NAME##_porta_body_(&a_, i0_, i1_, i2_);            \
     }                                                                                              \
     return 0;                                                                                      \
   }
@@ -57,9 +55,8 @@
       PORTA_OMP(for collapse(3) schedule(static))                                                  \
       for (int64_t i0_ = l0_; i0_ < u0_; ++i0_)                                                    \
         for (int64_t i1_ = l1_; i1_ < u1_; ++i1_)                                                  \
-          for (int64_t i2_ = l2_; i2_ < u2_; ++i2_)                                                \
-            PORTA_OMP(simd)                                                                        \
-            for (int64_t i3_ = l3_; i3_ < u3_; ++i3_) NAME##_porta_body_(&a_, i0_, i1_, i2_, i3_); \
+          for (int64_t i2_ = l2_; i2_ < u2_; ++i2_) PORTA_OMP(simd)                                \
+      for (int64_t i3_ = l3_; i3_ < u3_; ++i3_) NAME##_porta_body_(&a_, i0_, i1_, i2_, i3_);       \
     }                                                                                              \
     return 0;                                                                                      \
   }
@@ -80,10 +77,8 @@
       for (int64_t i0_ = l0_; i0_ < u0_; ++i0_)                                                    \
         for (int64_t i1_ = l1_; i1_ < u1_; ++i1_)                                                  \
           for (int64_t i2_ = l2_; i2_ < u2_; ++i2_)                                                \
-            for (int64_t i3_ = l3_; i3_ < u3_; ++i3_)                                              \
-              PORTA_OMP(simd)                                                                      \
-              for (int64_t i4_ = l4_; i4_ < u4_; ++i4_)                                            \
-                  NAME##_porta_body_(&a_, i0_, i1_, i2_, i3_, i4_);                                \
+            for (int64_t i3_ = l3_; i3_ < u3_; ++i3_) PORTA_OMP(simd)                              \
+      for (int64_t i4_ = l4_; i4_ < u4_; ++i4_) NAME##_porta_body_(&a_, i0_, i1_, i2_, i3_, i4_);  \
     }                                                                                              \
     return 0;                                                                                      \
   }
@@ -106,13 +101,33 @@
         for (int64_t i1_ = l1_; i1_ < u1_; ++i1_)                                                  \
           for (int64_t i2_ = l2_; i2_ < u2_; ++i2_)                                                \
             for (int64_t i3_ = l3_; i3_ < u3_; ++i3_)                                              \
-              for (int64_t i4_ = l4_; i4_ < u4_; ++i4_)                                            \
-                PORTA_OMP(simd)                                                                    \
-                for (int64_t i5_ = l5_; i5_ < u5_; ++i5_)                                          \
-                    NAME##_porta_body_(&a_, i0_, i1_, i2_, i3_, i4_, i5_);                         \
+              for (int64_t i4_ = l4_; i4_ < u4_; ++i4_) PORTA_OMP(simd)                            \
+      for (int64_t i5_ = l5_; i5_ < u5_; ++i5_)                                                    \
+        NAME##_porta_body_(&a_, i0_, i1_, i2_, i3_, i4_, i5_);                                     \
     }                                                                                              \
     return 0;                                                                                      \
   }
+
+/** The deterministic branch of the OpenMP mdrange reductions (any rank): chunk partials over
+ *  the flattened box in the host's order, then the fixed tree, into acc_. Uses the launcher's
+ *  ap_, p_ and nt_. */
+#define PORTA_OPENMP_MD_DET_(NAME, ARGS_T, R)                                                      \
+  const int64_t n_ = porta_mdrange_size_(p_);                                                      \
+  const int64_t nc_ = (n_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;                                \
+  R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));             \
+  if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                            \
+  PORTA_OMP(parallel num_threads(nt_)) {                                                           \
+    const ARGS_T a_ = *ap_;                                                                        \
+    int64_t clo_, chi_;                                                                            \
+    porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);           \
+    for (int64_t c_ = clo_; c_ < chi_; ++c_) {                                                     \
+      int64_t lo_ = c_ * PORTA_DET_CHUNK,                                                          \
+              hi_ = lo_ + PORTA_DET_CHUNK < n_ ? lo_ + PORTA_DET_CHUNK : n_;                       \
+      NAME##_porta_det_chunk_(&a_, p_, lo_, hi_, &q_[c_]);                                         \
+    }                                                                                              \
+  }                                                                                                \
+  NAME##_porta_det_tree_(q_, nc_);                                                                 \
+  if (nc_ > 0) acc_ = q_[0];
 
 #define PORTA_OPENMP_MDREDUCE2_(NAME, ARGS_T, R)                                                   \
   static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
@@ -122,22 +137,7 @@
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
     if (L->deterministic) {                                                                        \
-      const int64_t n_ = porta_mdrange_size_(p_);                                                  \
-      const int64_t nc_ = (n_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;                            \
-      R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
-      if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
-      PORTA_OMP(parallel num_threads(nt_)) {                                                       \
-        const ARGS_T a_ = *ap_;                                                                    \
-        int64_t clo_, chi_;                                                                        \
-        porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);       \
-        for (int64_t c_ = clo_; c_ < chi_; ++c_) {                                                 \
-          int64_t lo_ = c_ * PORTA_DET_CHUNK,                                                      \
-                  hi_ = lo_ + PORTA_DET_CHUNK < n_ ? lo_ + PORTA_DET_CHUNK : n_;                   \
-          NAME##_porta_det_chunk_(&a_, p_, lo_, hi_, &q_[c_]);                                     \
-        }                                                                                          \
-      }                                                                                            \
-      NAME##_porta_det_tree_(q_, nc_);                                                             \
-      if (nc_ > 0) acc_ = q_[0];                                                                   \
+      PORTA_OPENMP_MD_DET_(NAME, ARGS_T, R)                                                        \
     } else {                                                                                       \
       const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                            \
       char *slots_ = (char *)porta_host_workspace_((size_t)nt_ * st_);                             \
@@ -155,11 +155,7 @@
           for (int64_t i1_ = l1_; i1_ < u1_; ++i1_) NAME##_porta_body_(&a_, i0_, i1_, &mine_);     \
         memcpy(slots_ + (size_t)omp_get_thread_num() * st_, &mine_, sizeof(R##_value));            \
       }                                                                                            \
-      for (int t_ = 0; t_ < used_; ++t_) {                                                         \
-        R##_value x_;                                                                              \
-        memcpy(&x_, slots_ + (size_t)t_ * st_, sizeof(R##_value));                                 \
-        R##_join(&acc_, &x_);                                                                      \
-      }                                                                                            \
+      PORTA_OPENMP_JOIN_SLOTS_(R, acc_, slots_, st_, used_)                                        \
     }                                                                                              \
     memcpy(result, &acc_, sizeof(R##_value));                                                      \
     return 0;                                                                                      \
@@ -173,22 +169,7 @@
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
     if (L->deterministic) {                                                                        \
-      const int64_t n_ = porta_mdrange_size_(p_);                                                  \
-      const int64_t nc_ = (n_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;                            \
-      R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
-      if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
-      PORTA_OMP(parallel num_threads(nt_)) {                                                       \
-        const ARGS_T a_ = *ap_;                                                                    \
-        int64_t clo_, chi_;                                                                        \
-        porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);       \
-        for (int64_t c_ = clo_; c_ < chi_; ++c_) {                                                 \
-          int64_t lo_ = c_ * PORTA_DET_CHUNK,                                                      \
-                  hi_ = lo_ + PORTA_DET_CHUNK < n_ ? lo_ + PORTA_DET_CHUNK : n_;                   \
-          NAME##_porta_det_chunk_(&a_, p_, lo_, hi_, &q_[c_]);                                     \
-        }                                                                                          \
-      }                                                                                            \
-      NAME##_porta_det_tree_(q_, nc_);                                                             \
-      if (nc_ > 0) acc_ = q_[0];                                                                   \
+      PORTA_OPENMP_MD_DET_(NAME, ARGS_T, R)                                                        \
     } else {                                                                                       \
       const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                            \
       char *slots_ = (char *)porta_host_workspace_((size_t)nt_ * st_);                             \
@@ -209,11 +190,7 @@
               NAME##_porta_body_(&a_, i0_, i1_, i2_, &mine_);                                      \
         memcpy(slots_ + (size_t)omp_get_thread_num() * st_, &mine_, sizeof(R##_value));            \
       }                                                                                            \
-      for (int t_ = 0; t_ < used_; ++t_) {                                                         \
-        R##_value x_;                                                                              \
-        memcpy(&x_, slots_ + (size_t)t_ * st_, sizeof(R##_value));                                 \
-        R##_join(&acc_, &x_);                                                                      \
-      }                                                                                            \
+      PORTA_OPENMP_JOIN_SLOTS_(R, acc_, slots_, st_, used_)                                        \
     }                                                                                              \
     memcpy(result, &acc_, sizeof(R##_value));                                                      \
     return 0;                                                                                      \

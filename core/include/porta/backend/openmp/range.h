@@ -12,6 +12,15 @@
 /** Reduction slots are one cache line apart so threads do not share lines. */
 #define PORTA_SLOT_STRIDE_(T) ((sizeof(T) + 63) & ~(size_t)63)
 
+/** ACC joined with the USED per-thread partials in SLOTS (one every ST bytes), in thread order:
+ *  the tail of every non-deterministic OpenMP reduction. */
+#define PORTA_OPENMP_JOIN_SLOTS_(R, ACC, SLOTS, ST, USED)                                          \
+  for (int slot_ = 0; slot_ < (USED); ++slot_) {                                                   \
+    R##_value x_;                                                                                  \
+    memcpy(&x_, (SLOTS) + (size_t)slot_ * (ST), sizeof(R##_value));                                \
+    R##_join(&(ACC), &x_);                                                                         \
+  }
+
 #define PORTA_OPENMP_FOR_(NAME, ARGS_T)                                                            \
   static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
     (void)result;                                                                                  \
@@ -75,11 +84,7 @@
         for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &mine_);                \
         memcpy(slots_ + (size_t)t_ * st_, &mine_, sizeof(R##_value));                              \
       }                                                                                            \
-      for (int t_ = 0; t_ < used_; ++t_) {                                                         \
-        R##_value x_;                                                                              \
-        memcpy(&x_, slots_ + (size_t)t_ * st_, sizeof(R##_value));                                 \
-        R##_join(&acc_, &x_);                                                                      \
-      }                                                                                            \
+      PORTA_OPENMP_JOIN_SLOTS_(R, acc_, slots_, st_, used_)                                        \
     }                                                                                              \
     memcpy(result, &acc_, sizeof(R##_value));                                                      \
     return 0;                                                                                      \

@@ -96,11 +96,7 @@
       NAME##_porta_det_tree_(part_, nl_ *ts_);                                                     \
       if (nl_ > 0) acc_ = part_[0];                                                                \
     } else {                                                                                       \
-      for (int t2_ = 0; t2_ < used_; ++t2_) {                                                      \
-        R##_value x_;                                                                              \
-        memcpy(&x_, extra_ + (size_t)t2_ * st_, sizeof(R##_value));                                \
-        R##_join(&acc_, &x_);                                                                      \
-      }                                                                                            \
+      PORTA_OPENMP_JOIN_SLOTS_(R, acc_, extra_, st_, used_)                                        \
     }                                                                                              \
     memcpy(result, &acc_, sizeof(R##_value));                                                      \
     return 0;                                                                                      \
