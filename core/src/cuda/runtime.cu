@@ -4,6 +4,8 @@
  *  that name the last kernel launched, and the record through which debug
  *  builds report a failed view check on the GPU. */
 #include <cuda_runtime.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@ static int cuda_usable = 0;
 #define PORTA_CUDA_MAX_INSTANCES 64
 static cudaStream_t streams[PORTA_CUDA_MAX_INSTANCES];
 static cudaDeviceProp props;
+static int64_t grid_limit = 0; /* PORTA_CUDA_GRID_LIMIT, 0 = the GPU's own limit */
 static char last_label[128] = "(none)";
 static void *workspace = NULL;
 static size_t workspace_bytes = 0;
@@ -116,7 +119,24 @@ static int local_rank(void) {
   return -1;
 }
 
+/** PORTA_CUDA_GRID_LIMIT: at most this many blocks per grid-stride launch. Tests set it small
+ *  so the grid-stride loops and chunked team launches run, which a GPU's 2^31 - 1 never needs. */
+static int read_grid_limit(void) {
+  const char *v = getenv("PORTA_CUDA_GRID_LIMIT");
+  grid_limit = 0;
+  if (!v || !*v) return PORTA_SUCCESS;
+  char *end = NULL;
+  errno = 0;
+  const long long g = strtoll(v, &end, 10);
+  if (errno || *end || g < 1 || g > INT32_MAX)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "PORTA_CUDA_GRID_LIMIT='%s' is not a block count in [1, 2147483647]", v);
+  grid_limit = g;
+  return PORTA_SUCCESS;
+}
+
 extern "C" int porta_cuda_initialize_(int device_id, int device_given, int required) {
+  PORTA_CHECK(read_grid_limit());
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
@@ -299,6 +319,11 @@ extern "C" int porta_cuda_device_sync_(const char *label) {
 
 extern "C" int64_t porta_cuda_max_grid_(void) {
   return cuda_usable ? (int64_t)props.maxGridSize[0] : 65535;
+}
+
+extern "C" int64_t porta_cuda_grid_limit_(void) {
+  const int64_t m = porta_cuda_max_grid_();
+  return grid_limit > 0 && grid_limit < m ? grid_limit : m;
 }
 
 extern "C" int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label) {

@@ -44,7 +44,7 @@ static inline int porta_cuda_check_attach_file_(void) {
 
 /** Grid size for n work items at `per_block` items per block. */
 static inline unsigned porta_cuda_grid_(int64_t n, int64_t per_block) {
-  int64_t g = (n + per_block - 1) / per_block, m = porta_cuda_max_grid_();
+  int64_t g = (n + per_block - 1) / per_block, m = porta_cuda_grid_limit_();
   return (unsigned)(g < 1 ? 1 : (g > m ? m : g));
 }
 

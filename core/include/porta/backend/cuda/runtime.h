@@ -20,8 +20,10 @@ void *porta_cuda_result_(size_t bytes);
 int porta_cuda_launched_(const char *label);
 /** Wait for an instance; reports a fault naming the last kernel launched. */
 int porta_cuda_sync_(int instance, const char *label);
-/** Blocks per grid the launchers use at most. */
+/** The GPU's limit on blocks per grid (x). */
 int64_t porta_cuda_max_grid_(void);
+/** Blocks a grid-stride launch uses at most: the GPU's limit, or PORTA_CUDA_GRID_LIMIT. */
+int64_t porta_cuda_grid_limit_(void);
 /** Opt a kernel in to more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute); fails
  *  with a message naming `label`, the bytes and the GPU's limit when they cannot fit. */
 int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label);

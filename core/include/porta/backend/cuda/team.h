@@ -1,6 +1,7 @@
 /** @file backend/cuda/team.h
- *  CUDA team launchers: one block per team (grid-stride over the league),
- *  vector lanes on threadIdx.x, team threads on threadIdx.y. Level-0 scratch and
+ *  CUDA team launchers: one block per team, vector lanes on threadIdx.x, team threads on
+ *  threadIdx.y. A team parallel_for runs exactly one team per block (a league beyond the grid
+ *  limit is launched in chunks); a team reduction grid-strides over the league. Level-0 scratch and
  *  the exchange slots live in dynamic shared memory (opting in above 48 KiB);
  *  level-1 scratch in a global pool, one region per block. In a team reduction
  *  each thread's lane 0 contributes its value. */
@@ -68,27 +69,31 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
  * and the launcher picks the one the policy asks for: with the lane count a compile-time
  * constant in the body's porta_team, vector ranges, reductions and shuffles fold (a CSR SpMV
  * with 4 lanes a row ran at 0.76 of a hand-written kernel with a run-time count). VL_ = 0 is
- * the run-time fallback. */
+ * the run-time fallback. A block runs one team and needs no barrier: a grid-stride league loop
+ * kept its counters live across the body, and the 8-lane SpMV went from 32 to 40 registers,
+ * 75 % occupancy and 0.72 of the hand-written kernel. */
 #define PORTA_CUDA_TEAM_FOR_(NAME, ARGS_T)                                                         \
   template <int VL_>                                                                               \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_team_policy p, char *l1,       \
-                                              size_t l1b) {                                        \
+  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_team_policy p, int64_t first,  \
+                                              char *l1, size_t l1b) {                              \
     extern __shared__ __align__(64) char porta_smem_[];                                            \
     porta_team_shared sh; /* per thread: on the GPU it only points at the slots */                 \
     porta_team t;                                                                                  \
-    for (int64_t lr = blockIdx.x; lr < p.league_size; lr += gridDim.x) {                           \
-      porta_cuda_team_setup_(&t, &p, lr, &sh, porta_smem_, l1 + blockIdx.x * l1b);                 \
-      if (VL_ > 0) t.vector_length = VL_;                                                          \
-      NAME##_porta_body_(&a, &t);                                                                  \
-      __syncthreads();                                                                             \
-    }                                                                                              \
+    porta_cuda_team_setup_(&t, &p, first + blockIdx.x, &sh, porta_smem_, l1 + blockIdx.x * l1b);   \
+    if (VL_ > 0) t.vector_length = VL_;                                                            \
+    NAME##_porta_body_(&a, &t);                                                                    \
   }                                                                                                \
   template <int VL_> static int NAME##_porta_cuda_go_(const porta_launch *L, const void *args) {   \
     PORTA_CUDA_TEAM_PREPARE_(NAME##_porta_cuda_k_<VL_>, 0)                                         \
-    if (p->league_size <= 0) return 0;                                                             \
-    NAME##_porta_cuda_k_<VL_>                                                                      \
-        <<<grid, blk, smem, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p, l1, l1b);          \
-    return porta_cuda_launched_(L->label);                                                         \
+    for (int64_t first = 0; first < p->league_size; first += grid) {                               \
+      const int64_t left = p->league_size - first;                                                 \
+      const unsigned g = left < (int64_t)grid ? (unsigned)left : grid;                             \
+      NAME##_porta_cuda_k_<VL_>                                                                    \
+          <<<g, blk, smem, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p, first, l1, l1b);    \
+      const int rc = porta_cuda_launched_(L->label);                                               \
+      if (rc) return rc;                                                                           \
+    }                                                                                              \
+    return 0;                                                                                      \
   }                                                                                                \
   static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
     PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
