@@ -31,7 +31,7 @@ static size_t result_bytes = 0;
 static porta_cuda_check_record *check_rec = NULL;
 static porta_cuda_check_record *check_rec_dev = NULL;
 static int32_t *check_claim = NULL;
-static unsigned check_epoch = 0;
+static unsigned check_epoch = 0; /* counts initialisations: per-kernel set-ups go stale */
 static int check_sync = 0;
 static int check_reported = 0;
 static char check_kernel[128];
@@ -326,18 +326,58 @@ extern "C" int64_t porta_cuda_grid_limit_(void) {
   return grid_limit > 0 && grid_limit < m ? grid_limit : m;
 }
 
-extern "C" int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label) {
-  if (bytes <= 48 * 1024) return PORTA_SUCCESS;
+/** What porta_cuda_shared_setup_ last did for a kernel. A small open-addressed table: a kernel
+ *  that finds no entry is set up on every launch, which is correct, only slower. */
+typedef struct shared_setup {
+  const void *kernel;
+  unsigned epoch;
+  int threads;
+  size_t bytes;
+} shared_setup;
+#define SHARED_SETUPS 512
+static shared_setup shared_setups[SHARED_SETUPS];
+
+extern "C" int porta_cuda_shared_setup_(const void *kernel, size_t bytes, int threads,
+                                        const char *label) {
+  shared_setup *e = NULL;
+  const size_t h = (size_t)((uintptr_t)kernel >> 4);
+  for (size_t k = 0; k < 8 && !e; ++k) {
+    shared_setup *c = &shared_setups[(h + k) % SHARED_SETUPS];
+    if (c->kernel == kernel || !c->kernel) e = c;
+  }
+  if (e && e->kernel == kernel && e->epoch == check_epoch && e->bytes == bytes &&
+      e->threads == threads)
+    return PORTA_SUCCESS;
   cudaFuncAttributes fa;
   CUDA_TRY(cudaFuncGetAttributes(&fa, kernel), "kernel launch", label);
-  const size_t limit = props.sharedMemPerBlockOptin;
-  if (bytes + fa.sharedSizeBytes > limit)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "kernel launch", label,
-                       "%zu bytes of dynamic shared memory (level-0 scratch and team slots) and "
-                       "%zu of static shared memory exceed the GPU's limit of %zu bytes per block",
-                       bytes, (size_t)fa.sharedSizeBytes, limit);
-  CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
-           "kernel launch", label);
+  const size_t per_block = bytes + fa.sharedSizeBytes;
+  if (bytes > 48 * 1024) {
+    const size_t limit = props.sharedMemPerBlockOptin;
+    if (per_block > limit)
+      return porta_error(
+          PORTA_ERROR_INVALID_ARGUMENT, "kernel launch", label,
+          "%zu bytes of dynamic shared memory (level-0 scratch and team slots) and "
+          "%zu of static shared memory exceed the GPU's limit of %zu bytes per block",
+          bytes, (size_t)fa.sharedSizeBytes, limit);
+    CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+             "kernel launch", label);
+  }
+  if (per_block > 0) {
+    int blocks = props.maxThreadsPerMultiProcessor / (threads > 0 ? threads : 1);
+    if (blocks > props.maxBlocksPerMultiProcessor) blocks = props.maxBlocksPerMultiProcessor;
+    if (blocks < 1) blocks = 1;
+    const size_t need = (size_t)blocks * (per_block + props.reservedSharedMemPerBlock);
+    const size_t sm = props.sharedMemPerMultiprocessor;
+    const int percent = need >= sm ? 100 : (int)((need * 100 + sm - 1) / sm);
+    CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent),
+             "kernel launch", label);
+  }
+  if (e) {
+    e->kernel = kernel;
+    e->epoch = check_epoch;
+    e->threads = threads;
+    e->bytes = bytes;
+  }
   return PORTA_SUCCESS;
 }
 

@@ -367,13 +367,9 @@ static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, in
     const int64_t b = L->range.begin, e = L->range.end, n = e - b;                                 \
     R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
     if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-    static int opted_ = 0;                                                                         \
-    if (!opted_) {                                                                                 \
-      const int rc =                                                                               \
-          porta_cuda_shared_opt_in_((const void *)NAME##_porta_cuda_scan_, smem, L->label);        \
-      if (rc) return rc;                                                                           \
-      opted_ = 1;                                                                                  \
-    }                                                                                              \
+    const int src_ = porta_cuda_shared_setup_((const void *)NAME##_porta_cuda_scan_, smem,         \
+                                              PORTA_CUDA_BLOCK, L->label);                         \
+    if (src_) return src_;                                                                         \
     if (n > 0) {                                                                                   \
       const int64_t tile = (int64_t)PORTA_CUDA_BLOCK * it_, nt = (n + tile - 1) / tile;            \
       if (nt > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;                        \

@@ -24,9 +24,12 @@ int porta_cuda_sync_(int instance, const char *label);
 int64_t porta_cuda_max_grid_(void);
 /** Blocks a grid-stride launch uses at most: the GPU's limit, or PORTA_CUDA_GRID_LIMIT. */
 int64_t porta_cuda_grid_limit_(void);
-/** Opt a kernel in to more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute); fails
- *  with a message naming `label`, the bytes and the GPU's limit when they cannot fit. */
-int porta_cuda_shared_opt_in_(const void *kernel, size_t bytes, const char *label);
+/** Set a kernel up for `bytes` of dynamic shared memory in blocks of `threads`: opt in above
+ *  48 KiB (failing with a message naming `label`, the bytes and the GPU's limit when they
+ *  cannot fit), and ask for a shared-memory carveout just large enough for a full SM of such
+ *  blocks, so the rest stays L1 cache (the driver's own choice for a kernel that uses shared
+ *  memory can shrink L1). Remembered per kernel: repeated launches of one shape cost a lookup. */
+int porta_cuda_shared_setup_(const void *kernel, size_t bytes, int threads, const char *label);
 
 /** A failed view check on the GPU (debug builds, view_access.h). The first failing thread
  *  claims the record through a flag in device memory, fills it in pinned host memory (which

@@ -56,7 +56,8 @@ __device__ __forceinline__ void porta_cuda_team_setup_(porta_team *t, const port
   const unsigned grid = porta_cuda_grid_(p->league_size > 0 ? p->league_size : 1, 1);              \
   const size_t smem = porta_cuda_team_smem_(p, (VALUE_SIZE));                                      \
   const size_t l1b = porta_align64_(porta_cuda_team_l1_(p));                                       \
-  int rc_ = porta_cuda_shared_opt_in_((const void *)KERNEL, smem, L->label);                       \
+  int rc_ = porta_cuda_shared_setup_((const void *)KERNEL, smem,                                   \
+                                     (int)(p->team_size * p->vector_length), L->label);            \
   if (rc_) return rc_;                                                                             \
   char *l1 = NULL;                                                                                 \
   if (l1b) {                                                                                       \
