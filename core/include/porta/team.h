@@ -113,10 +113,22 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_(porta_team *team, void *value, 
 #define PORTA_SINGLE_PER_THREAD(team) if ((team)->vector_lane == 0)
 
 #if defined(__CUDA_ARCH__)
+/* When the whole warp is here (the usual case) the butterfly uses the full mask. A shuffle on
+ * the vector group's own mask makes the compiler match the group at run time before every step
+ * (MATCH.ANY, REDUX, a divergence branch) and keeps the loop rolled: an 8-lane SpMV ran at 0.70
+ * of the hand-written kernel. All lanes that see a full __activemask see it together, so they
+ * all take the first branch. */
 #define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
-  for (int s_ = (team)->vector_length / 2; s_ > 0; s_ >>= 1) {                                     \
-    R##_value o_ = porta_cuda_shfl_xor_(*(v), s_, (team)->vector_length);                          \
-    R##_join((v), &o_);                                                                            \
+  if (__activemask() == 0xffffffffu) {                                                             \
+    for (int s_ = (team)->vector_length / 2; s_ > 0; s_ >>= 1) {                                   \
+      R##_value o_ = porta_cuda_shfl_xor_warp_(*(v), s_, (team)->vector_length);                   \
+      R##_join((v), &o_);                                                                          \
+    }                                                                                              \
+  } else {                                                                                         \
+    for (int s_ = (team)->vector_length / 2; s_ > 0; s_ >>= 1) {                                   \
+      R##_value o_ = porta_cuda_shfl_xor_(*(v), s_, (team)->vector_length);                        \
+      R##_join((v), &o_);                                                                          \
+    }                                                                                              \
   }
 #else /* host: one lane runs the whole vector loop */
 #define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \

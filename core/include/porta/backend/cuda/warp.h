@@ -53,6 +53,12 @@ __device__ __forceinline__ T porta_cuda_shfl_xor_(T v, int lane_mask, int vector
                           porta_cuda_vector_mask_(vector_length));
 }
 
+/** The same butterfly when every lane of the warp takes part (width = the group size). */
+template <typename T>
+__device__ __forceinline__ T porta_cuda_shfl_xor_warp_(T v, int lane_mask, int width) {
+  return porta_cuda_shfl_(v, PORTA_SHFL_XOR_, lane_mask, width, 0xffffffffu);
+}
+
 /** Load from L2 (bypassing L1): partials written by other blocks of the same kernel.
  *  Whole 4-byte words when the type allows, bytes otherwise. */
 template <typename T> __device__ __forceinline__ T porta_cuda_load_cg_(const T *p) {
