@@ -115,20 +115,23 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_(porta_team *team, void *value, 
 #if defined(__CUDA_ARCH__)
 /* When the whole warp is here (the usual case) the butterfly uses the full mask. A shuffle on
  * the vector group's own mask makes the compiler match the group at run time before every step
- * (MATCH.ANY, REDUX, a divergence branch) and keeps the loop rolled: an 8-lane SpMV ran at 0.70
- * of the hand-written kernel. All lanes that see a full __activemask see it together, so they
- * all take the first branch. */
+ * (MATCH.ANY, REDUX, a divergence branch): an 8-lane SpMV ran at 0.70 of the hand-written
+ * kernel. The steps run a fixed count of 5 (lane distances 16 .. 1, those below the vector
+ * length), so they unroll; with the vector length a compile-time constant (team.h of the CUDA
+ * back end) they become straight-line shuffles. All lanes that see a full __activemask see it
+ * together, so they all take the first branch. */
+#define PORTA_VECTOR_REDUCE_STEPS_(R, team, v, SHFL)                                               \
+  _Pragma("unroll") for (int k_ = 4; k_ >= 0; --k_) {                                              \
+    if ((1 << k_) < (team)->vector_length) {                                                       \
+      R##_value o_ = SHFL(*(v), 1 << k_, (team)->vector_length);                                   \
+      R##_join((v), &o_);                                                                          \
+    }                                                                                              \
+  }
 #define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
   if (__activemask() == 0xffffffffu) {                                                             \
-    for (int s_ = (team)->vector_length / 2; s_ > 0; s_ >>= 1) {                                   \
-      R##_value o_ = porta_cuda_shfl_xor_warp_(*(v), s_, (team)->vector_length);                   \
-      R##_join((v), &o_);                                                                          \
-    }                                                                                              \
+    PORTA_VECTOR_REDUCE_STEPS_(R, team, v, porta_cuda_shfl_xor_warp_)                              \
   } else {                                                                                         \
-    for (int s_ = (team)->vector_length / 2; s_ > 0; s_ >>= 1) {                                   \
-      R##_value o_ = porta_cuda_shfl_xor_(*(v), s_, (team)->vector_length);                        \
-      R##_join((v), &o_);                                                                          \
-    }                                                                                              \
+    PORTA_VECTOR_REDUCE_STEPS_(R, team, v, porta_cuda_shfl_xor_)                                   \
   }
 #else /* host: one lane runs the whole vector loop */
 #define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
