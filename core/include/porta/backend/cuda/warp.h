@@ -38,11 +38,14 @@ template <typename T> __device__ __forceinline__ T porta_cuda_shfl_idx_(T v, int
 }
 
 /** The lanes of the calling thread's vector group (blockDim.x = vector length, a power of
- *  two <= 32): team threads whose loops end at different times never wait on each other. */
+ *  two <= 32): team threads whose loops end at different times never wait on each other.
+ *  The lane id is read by a volatile instruction so the compiler computes the mask where it
+ *  is used (a rarely taken path, team.h) instead of hoisting it into every thread's prologue. */
 __device__ __forceinline__ unsigned porta_cuda_vector_mask_(int vector_length) {
   if (vector_length >= 32) return 0xffffffffu;
-  unsigned lane = (threadIdx.x + threadIdx.y * blockDim.x) & 31u;
-  unsigned base = lane & ~(unsigned)(vector_length - 1);
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const unsigned base = lane & ~(unsigned)(vector_length - 1);
   return ((1u << vector_length) - 1u) << base;
 }
 
