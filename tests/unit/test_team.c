@@ -42,7 +42,7 @@ static int pt_shapes(pt_shape *s) {
 }
 
 /** A pseudo-random value per index. */
-static int64_t pt_rand(int64_t i) {
+PORTA_INLINE_FUNCTION int64_t pt_rand(int64_t i) {
   uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + 12345;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -413,6 +413,54 @@ static void test_nested_reduce(void) {
       porta_view_i64_release(&a.out);
       porta_view_i64_release(&a.rowsum);
     }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Vector reductions in whole and in partial warps                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  porta_view_i64 rowsum; /**< (league, rows) */
+  int64_t rows, cols;
+} vred_args;
+
+/* rows = team size + 3: the first pass over the rows fills every warp, the second only the
+ * warp of members 0..2, where the butterfly must keep to each member's own lanes (on a GPU the
+ * two cases take different shuffle masks). */
+PORTA_TEAM_FOR(vred_k, vred_args, a, t) {
+  const int64_t lr = t->league_rank;
+  PORTA_TEAM_THREAD_RANGE(t, r, 0, a->rows) {
+    int64_t rs;
+    PORTA_THREAD_VECTOR_REDUCE(t, c, 0, a->cols, porta_sum_i64, rs) {
+      rs += pt_rand(lr * 7919 + r * 31 + c);
+    }
+    PORTA_SINGLE_PER_THREAD(t) { PORTA_AT2(a->rowsum, lr, r) = rs; }
+  }
+}
+
+static void test_vector_reduce_partial_warps(void) {
+  porta_exec ex = porta_exec_default();
+  for (int vl = 2; vl <= 32; vl *= 2) {
+    int ts = pt_team_max(vl);
+    if (ts > 64 / vl) ts = 64 / vl; /* two warps on a GPU */
+    vred_args a;
+    a.rows = ts + 3;
+    a.cols = 2 * vl + 3; /* lanes run different trip counts too */
+    const int64_t L = 7;
+    PT_OK(porta_view_i64_create2(&a.rowsum, "rowsum", L, a.rows));
+    PT_OK(porta_parallel_for_team("vector_reduce_partial", ex, porta_team_policy_make(L, ts, vl),
+                                  &vred_k, &a));
+    int64_t bad = 0;
+    for (int64_t lr = 0; lr < L; ++lr)
+      for (int64_t r = 0; r < a.rows; ++r) {
+        int64_t want = 0;
+        for (int64_t c = 0; c < a.cols; ++c) want += pt_rand(lr * 7919 + r * 31 + c);
+        bad += PORTA_S2(a.rowsum, lr, r) != want;
+      }
+    pt_shape sh = {ts, vl, ts};
+    report_bad("vector reduce in partial warps", bad, &sh, L);
+    porta_view_i64_release(&a.rowsum);
+  }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1119,6 +1167,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_scratch);
   PT_RUN(test_nested_ranges);
   PT_RUN(test_nested_reduce);
+  PT_RUN(test_vector_reduce_partial_warps);
   PT_RUN(test_nested_scan);
   PT_RUN(test_single_broadcast_collectives);
   PT_RUN(test_team_reduce);
