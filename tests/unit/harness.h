@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "porta/porta.h"
@@ -64,7 +65,23 @@ static inline void pt_fail_(const char *file, int line, const char *what) {
 
 /** Check that a Porta call returns `code`. */
 #define PT_EXPECT_CODE(call, code) PT_EQ_I64((call), (code))
-#define PT_OK(call) PT_EQ_I64((call), PORTA_SUCCESS)
+/** A Porta call that must succeed. A back-end failure (a GPU fault leaves the device unusable,
+ *  managed views included) ends the program with the message instead of running on into a
+ *  crash. */
+#define PT_OK(call)                                                                                \
+  do {                                                                                             \
+    const int pt_rc_ = (call);                                                                     \
+    if (pt_rc_ != PORTA_SUCCESS) {                                                                 \
+      char pt_msg_[512];                                                                           \
+      snprintf(pt_msg_, sizeof pt_msg_, "%s returned %d: %s", #call, pt_rc_,                       \
+               porta_last_error_message());                                                        \
+      pt_fail_(__FILE__, __LINE__, pt_msg_);                                                       \
+      if (pt_rc_ == PORTA_ERROR_BACKEND) {                                                         \
+        fprintf(stderr, "back-end failure: stopping (%d failure(s))\n", pt_failures_);             \
+        exit(pt_failures_);                                                                        \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
 
 #define PT_BEGIN(argc, argv)                                                                       \
   do {                                                                                             \
