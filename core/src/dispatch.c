@@ -60,6 +60,11 @@ static int run(porta_launch *L, const char *op, const porta_kernel *k, int patte
     if (porta_error_serial_() != errors) {
       const char *m = porta_last_error_message();
       snprintf(cause, sizeof cause, ": %s", strncmp(m, "porta: ", 7) == 0 ? m + 7 : m);
+      /* the outer message ends with the same code's tag: keep one */
+      char tag[64];
+      snprintf(tag, sizeof tag, " [%s]", porta_error_name(rc));
+      const size_t n = strlen(cause), t = strlen(tag);
+      if (n >= t && strcmp(cause + n - t, tag) == 0) cause[n - t] = '\0';
     }
     return porta_error(rc, op, L->label, "the %s launcher of kernel '%s' failed%s",
                        porta_backend_name(L->exec.backend), k->name, cause);
