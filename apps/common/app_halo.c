@@ -9,21 +9,6 @@
  * compiles as plain C++17 / CUDA without the MPI headers). */
 #include "app_halo_kernels.h"
 
-/** Copy the first `count` values of src to dst (staging buffers are sized for the most
- *  fields at the deepest halo; an exchange usually fills a fraction of them). */
-static int halo_stage(porta_view_f64 dst, porta_view_f64 src, int64_t count) {
-  porta_slice r = porta_slice_range(0, count);
-  porta_view_f64 d, t;
-  PORTA_CHECK(porta_view_f64_subview(&d, &dst, &r));
-  int rc = porta_view_f64_subview(&t, &src, &r);
-  if (rc == PORTA_SUCCESS) {
-    rc = porta_deep_copy(d, t);
-    porta_view_f64_release(&t);
-  }
-  porta_view_f64_release(&d);
-  return rc;
-}
-
 int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, int max_fields,
                       porta_exec exec) {
   memset(h, 0, sizeof *h);
@@ -37,10 +22,16 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
   h->x_dim = x_dim;
   h->max_fields = max_fields;
   h->exec = exec;
+  /* Hook: a CUDA-aware MPI (MPIX_Query_cuda_support()) could take the exec space's own
+   * buffers on the GPU as well. */
   porta_memory_space space = porta_exec_memory_space(exec);
-  h->direct = porta_space_accessible(PORTA_BACKEND_SERIAL, space);
-  /* Hook: a CUDA-aware MPI could take device buffers directly (set h->direct = 1 here when
-   * MPIX_Query_cuda_support() says so); staging through host mirrors is the portable default. */
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space)) space = PORTA_CUDA_HOST_PINNED_SPACE;
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
+      !porta_space_accessible(exec.backend, space))
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "app_halo2d_create", "halo",
+                       "no memory space both the %s back end and MPI can access",
+                       porta_backend_name(exec.backend));
+  h->buffer_space = space;
   porta_view_options opt;
   opt.space = space;
   opt.layout = PORTA_LAYOUT_DEFAULT;
@@ -56,17 +47,6 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
       int64_t n = h->cap[dim];
       PORTA_CHECK(porta_view_f64_create(&h->send[dim][s], names[0][dim][s], 1, &n, &opt));
       PORTA_CHECK(porta_view_f64_create(&h->recv[dim][s], names[1][dim][s], 1, &n, &opt));
-      if (h->direct) {
-        h->hsend[dim][s] = h->send[dim][s];
-        h->hrecv[dim][s] = h->recv[dim][s];
-      } else {
-        /* pinned host memory: the staging copies run at full PCIe/NVLink speed, not through
-           the driver's pageable bounce buffer */
-        porta_view_options hopt = opt;
-        hopt.space = PORTA_CUDA_HOST_PINNED_SPACE;
-        PORTA_CHECK(porta_view_f64_create(&h->hsend[dim][s], names[0][dim][s], 1, &n, &hopt));
-        PORTA_CHECK(porta_view_f64_create(&h->hrecv[dim][s], names[1][dim][s], 1, &n, &hopt));
-      }
     }
   }
   return PORTA_SUCCESS;
@@ -75,10 +55,6 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
 void app_halo2d_destroy(app_halo2d *h) {
   for (int dim = 0; dim < 2; ++dim)
     for (int s = 0; s < 2; ++s) {
-      if (!h->direct) {
-        porta_view_f64_release(&h->hsend[dim][s]);
-        porta_view_f64_release(&h->hrecv[dim][s]);
-      }
       porta_view_f64_release(&h->send[dim][s]);
       porta_view_f64_release(&h->recv[dim][s]);
     }
@@ -149,7 +125,7 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
     for (int s = 0; s < 2; ++s) {
       if (nb[s] == MPI_PROC_NULL) continue;
       /* a message travelling towards the low side has tag 2*dim, towards high 2*dim+1 */
-      int rc = MPI_Irecv(h->hrecv[dim][s].data, count, MPI_DOUBLE, nb[s], 2 * dim + (1 - s),
+      int rc = MPI_Irecv(h->recv[dim][s].data, count, MPI_DOUBLE, nb[s], 2 * dim + (1 - s),
                          h->d.comm, &req[nreq++]);
       if (rc != MPI_SUCCESS)
         return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Irecv failed (%d)", rc);
@@ -159,8 +135,7 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
     PORTA_CHECK(porta_exec_fence(h->exec, "app_halo_pack"));
     for (int s = 0; s < 2; ++s) {
       if (nb[s] == MPI_PROC_NULL) continue;
-      if (!h->direct) PORTA_CHECK(halo_stage(h->hsend[dim][s], h->send[dim][s], count));
-      int rc = MPI_Isend(h->hsend[dim][s].data, count, MPI_DOUBLE, nb[s], 2 * dim + s, h->d.comm,
+      int rc = MPI_Isend(h->send[dim][s].data, count, MPI_DOUBLE, nb[s], 2 * dim + s, h->d.comm,
                          &req[nreq++]);
       if (rc != MPI_SUCCESS)
         return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Isend failed (%d)", rc);
@@ -172,7 +147,6 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
       return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Waitall failed (%d)", rc);
     for (int s = 0; s < 2; ++s) {
       if (nb[s] == MPI_PROC_NULL) continue;
-      if (!h->direct) PORTA_CHECK(halo_stage(h->recv[dim][s], h->hrecv[dim][s], count));
       PORTA_CHECK(halo_copy(h, fields, nfields, dim, s, depth, 1));
     }
     PORTA_CHECK(porta_exec_fence(h->exec, "app_halo_unpack"));

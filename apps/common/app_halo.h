@@ -11,9 +11,12 @@
  *  x range includes the ghost columns just received), so corners are correct too. Physical
  *  boundaries are left to the caller (their neighbour is MPI_PROC_NULL).
  *
- *  Buffers are packed and unpacked with Porta kernels on the exchange's execution space. When
- *  that space's memory is not host-accessible (CUDA), they are staged through host mirrors;
- *  a CUDA-aware MPI could take the device buffers directly (see `direct` below - the hook).
+ *  Buffers are packed and unpacked with Porta kernels on the exchange's execution space, into
+ *  memory MPI reads and writes too: the space's own memory when the host can access it, else
+ *  (CUDA) pinned, mapped host memory that the kernels access directly over the bus. That
+ *  skips two staging copies per face, each a synchronous cudaMemcpy of a few kilobytes that
+ *  costs its latency (about 10 us), not its bandwidth. A CUDA-aware MPI could instead take
+ *  device buffers (the hook is in app_halo2d_create).
  */
 #ifndef APP_HALO_H
 #define APP_HALO_H
@@ -28,12 +31,11 @@ typedef struct app_halo2d {
   int halo;       /**< ghost layers allocated in every field */
   int x_dim;      /**< view dimension that is x (0 or 1) */
   int max_fields; /**< most fields in one exchange */
-  int direct;     /**< 1: give MPI the exec-space buffers (host, or CUDA-aware MPI); 0: stage */
   porta_exec exec;
-  int64_t cap[2];                          /**< elements per face buffer, per dimension */
-  porta_view_f64 send[2][2], recv[2][2];   /**< [dim][side] buffers in exec's memory space */
-  porta_view_f64 hsend[2][2], hrecv[2][2]; /**< host mirrors (the same views when direct) */
-  int64_t messages, bytes;                 /**< counters: messages sent, bytes sent */
+  porta_memory_space buffer_space;       /**< where send and recv live (see above) */
+  int64_t cap[2];                        /**< elements per face buffer, per dimension */
+  porta_view_f64 send[2][2], recv[2][2]; /**< [dim][side] buffers the kernels and MPI share */
+  int64_t messages, bytes;               /**< counters: messages sent, bytes sent */
 } app_halo2d;
 
 /** Set up buffers for exchanges of up to `max_fields` fields of depth up to `halo`. */
