@@ -5,7 +5,8 @@
 set -u
 mpiexec=$1 np=$2 exe=$3 deck=$4 ref=$5 tol=$6
 shift 6
-log=$(basename "$deck" .in).np$np.log
+# a log of its own: tests of one deck and rank count on other back ends run at the same time
+log=$(mktemp "./$(basename "$deck" .in).np$np.XXXXXX.log") || exit 1
 "$mpiexec" -n "$np" "$exe" "$@" "$deck" >"$log" 2>&1
 rc=$?
 cat "$log"
@@ -21,4 +22,5 @@ awk -v g="$ugot" -v w="$uwant" -v t="$tol" 'BEGIN {
   g += 0; w += 0; d = (g - w) / w; if (d < 0) d = -d;
   printf "U: got %.17g want %.17g relative difference %.3g (tolerance %s)\n", g, w, d, t;
   exit (d <= t + 0 && g == g) ? 0 : 1 }' || { echo "FAIL: U differs"; exit 1; }
+rm -f "$log" # kept only when the test fails
 echo "PASS"
