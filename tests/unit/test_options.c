@@ -89,8 +89,8 @@ static void args_untouched(const fake_args *a, int argc0, const char *what) {
 
 /** Environment variables the runtime reads, saved at start and restored after each test. */
 static const char *const env_names[] = {"PORTA_BACKEND", "PORTA_NUM_THREADS", "PORTA_DETERMINISTIC",
-                                        "PORTA_DEVICE_ID"};
-#define NUM_ENV 4
+                                        "PORTA_DEVICE_ID", "PORTA_CUDA_GRID_LIMIT"};
+#define NUM_ENV 5
 static char *env_saved[NUM_ENV];
 
 static void env_save(void) {
@@ -357,6 +357,18 @@ static void test_unsupported_backend(void) {
   } else {
     PT_MSG_HAS("cuda");
   }
+  finalize_if_needed();
+  /* the CUDA testing knob is checked, GPU or not */
+  static const char *const prog[] = {"prog", NULL};
+  static const char *const bad_limits[] = {"abc", "0", "-3", "4x", "99999999999"};
+  for (int k = 0; k < 5; ++k) {
+    env_clear();
+    setenv("PORTA_CUDA_GRID_LIMIT", bad_limits[k], 1);
+    init_with(prog, PORTA_ERROR_INVALID_ARGUMENT, "PORTA_CUDA_GRID_LIMIT");
+    PT_MSG_HAS("PORTA_CUDA_GRID_LIMIT");
+    PT_MSG_HAS(bad_limits[k]);
+  }
+  env_restore();
 #endif
 #if !defined(_OPENMP)
   static const char *const omp[] = {"prog", "--porta-backend=openmp", NULL};
