@@ -46,7 +46,8 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
     for (int s = 0; s < 2; ++s) {
       int64_t n = h->cap[dim];
       PORTA_CHECK(porta_view_f64_create(&h->send[dim][s], names[0][dim][s], 1, &n, &opt));
-      PORTA_CHECK(porta_view_f64_create(&h->recv[dim][s], names[1][dim][s], 1, &n, &opt));
+      for (int r = 0; r < 2; ++r)
+        PORTA_CHECK(porta_view_f64_create(&h->recv[r][dim][s], names[1][dim][s], 1, &n, &opt));
     }
   }
   return PORTA_SUCCESS;
@@ -56,7 +57,8 @@ void app_halo2d_destroy(app_halo2d *h) {
   for (int dim = 0; dim < 2; ++dim)
     for (int s = 0; s < 2; ++s) {
       porta_view_f64_release(&h->send[dim][s]);
-      porta_view_f64_release(&h->recv[dim][s]);
+      porta_view_f64_release(&h->recv[0][dim][s]);
+      porta_view_f64_release(&h->recv[1][dim][s]);
     }
   memset(h, 0, sizeof *h);
 }
@@ -72,7 +74,7 @@ static int halo_copy(app_halo2d *h, const porta_view_f64 *fields, int nfields, i
     a0 = side == APP_LOW ? H - depth : H + n; /* ghost layers */
   const int64_t b0 = H - depth, len = h->d.local[1 - dim] + 2 * depth;
   app_halo_pack_args p;
-  p.buf = unpack ? h->recv[dim][side] : h->send[dim][side];
+  p.buf = unpack ? h->recv[h->exchanges % 2][dim][side] : h->send[dim][side];
   p.a0 = a0;
   p.b0 = b0;
   p.len = len;
@@ -125,8 +127,8 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
     for (int s = 0; s < 2; ++s) {
       if (nb[s] == MPI_PROC_NULL) continue;
       /* a message travelling towards the low side has tag 2*dim, towards high 2*dim+1 */
-      int rc = MPI_Irecv(h->recv[dim][s].data, count, MPI_DOUBLE, nb[s], 2 * dim + (1 - s),
-                         h->d.comm, &req[nreq++]);
+      int rc = MPI_Irecv(h->recv[h->exchanges % 2][dim][s].data, count, MPI_DOUBLE, nb[s],
+                         2 * dim + (1 - s), h->d.comm, &req[nreq++]);
       if (rc != MPI_SUCCESS)
         return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Irecv failed (%d)", rc);
     }
@@ -149,7 +151,7 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
       if (nb[s] == MPI_PROC_NULL) continue;
       PORTA_CHECK(halo_copy(h, fields, nfields, dim, s, depth, 1));
     }
-    PORTA_CHECK(porta_exec_fence(h->exec, "app_halo_unpack"));
   }
+  ++h->exchanges;
   return PORTA_SUCCESS;
 }

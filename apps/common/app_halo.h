@@ -32,17 +32,23 @@ typedef struct app_halo2d {
   int x_dim;      /**< view dimension that is x (0 or 1) */
   int max_fields; /**< most fields in one exchange */
   porta_exec exec;
-  porta_memory_space buffer_space;       /**< where send and recv live (see above) */
-  int64_t cap[2];                        /**< elements per face buffer, per dimension */
-  porta_view_f64 send[2][2], recv[2][2]; /**< [dim][side] buffers the kernels and MPI share */
-  int64_t messages, bytes;               /**< counters: messages sent, bytes sent */
+  porta_memory_space buffer_space; /**< where send and recv live (see above) */
+  int64_t cap[2];                  /**< elements per face buffer, per dimension */
+  porta_view_f64 send[2][2];       /**< [dim][side] buffers the kernels and MPI share */
+  porta_view_f64 recv[2][2][2];    /**< [exchange % 2][dim][side]: see app_halo2d_exchange */
+  int64_t exchanges;               /**< exchanges begun (picks the receive buffers) */
+  int64_t messages, bytes;         /**< counters: messages sent, bytes sent */
 } app_halo2d;
 
 /** Set up buffers for exchanges of up to `max_fields` fields of depth up to `halo`. */
 int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, int max_fields,
                       porta_exec exec);
-/** Exchange ghost layers 1..depth of `fields` with the neighbours (blocking). Checks shapes,
- *  depth and that every neighbour owns at least `depth` cells. Returns a Porta error code. */
+/** Exchange ghost layers 1..depth of `fields` with the neighbours. Checks shapes, depth and
+ *  that every neighbour owns at least `depth` cells. Returns a Porta error code. The messages
+ *  are complete on return; the unpack kernels are queued like any Porta kernel (later kernels
+ *  on the execution space see the ghost layers, the host must fence first). Alternate
+ *  exchanges receive into alternate buffers, so nothing waits for the unpack: the next
+ *  exchange's fence after packing does, before the buffers come round again. */
 int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth);
 void app_halo2d_destroy(app_halo2d *h);
 
