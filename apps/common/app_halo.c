@@ -31,7 +31,6 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
     return porta_error(PORTA_ERROR_UNSUPPORTED, "app_halo2d_create", "halo",
                        "no memory space both the %s back end and MPI can access",
                        porta_backend_name(exec.backend));
-  h->buffer_space = space;
   porta_view_options opt;
   opt.space = space;
   opt.layout = PORTA_LAYOUT_DEFAULT;

@@ -32,12 +32,11 @@ typedef struct app_halo2d {
   int x_dim;      /**< view dimension that is x (0 or 1) */
   int max_fields; /**< most fields in one exchange */
   porta_exec exec;
-  porta_memory_space buffer_space; /**< where send and recv live (see above) */
-  int64_t cap[2];                  /**< elements per face buffer, per dimension */
-  porta_view_f64 send[2][2];       /**< [dim][side] buffers the kernels and MPI share */
-  porta_view_f64 recv[2][2][2];    /**< [exchange % 2][dim][side]: see app_halo2d_exchange */
-  int64_t exchanges;               /**< exchanges begun (picks the receive buffers) */
-  int64_t messages, bytes;         /**< counters: messages sent, bytes sent */
+  int64_t cap[2];               /**< elements per face buffer, per dimension */
+  porta_view_f64 send[2][2];    /**< [dim][side] buffers the kernels and MPI share */
+  porta_view_f64 recv[2][2][2]; /**< [exchange % 2][dim][side]: see app_halo2d_exchange */
+  int64_t exchanges;            /**< exchanges begun (picks the receive buffers) */
+  int64_t messages, bytes;      /**< counters: messages sent, bytes sent */
 } app_halo2d;
 
 /** Set up buffers for exchanges of up to `max_fields` fields of depth up to `halo`. */

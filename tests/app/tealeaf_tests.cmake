@@ -7,19 +7,24 @@ set(PORTA_TEALEAF_REFERENCE_OUTPUTS "${PROJECT_SOURCE_DIR}/inputs/tealeaf/refere
     CACHE PATH "Directory with the reference TeaLeaf .out files")
 set(_mpi "${MPIEXEC_EXECUTABLE}")
 
+#   tea_reference_test(NAME BM NP ENV)   run tea_bm_BM on NP ranks with the extra environment ENV
+# (a list) and compare with the reference's output: per-step iteration counts equal, the final
+# U within 1e-10 relative.
+function(tea_reference_test name bm np env)
+  add_test(NAME ${name}
+           COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
+                   $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_${bm}.in"
+                   "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_${bm}.out" 1e-10 --no-h5
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(${name} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
+                       ENVIRONMENT "${PORTA_APP_MPI_ENV};${env}")
+endfunction()
+
 # tea_bm_1 (10x10), tea_bm_2 (250x250) and tea_bm_3 (500x500) with CG on 1, 2 and 4 ranks (1
-# thread each): per-step iteration counts of the reference and U within 1e-10 relative.
-# tea_bm_3 takes 3-5 s per run on one core.
+# thread each). tea_bm_3 takes 3-5 s per run on one core.
 foreach(bm 1 2 3)
   foreach(np 1 2 4)
-    set(t tealeaf.bm${bm}.cg.np${np})
-    add_test(NAME ${t}
-             COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
-                     $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_${bm}.in"
-                     "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_${bm}.out" 1e-10 --no-h5
-             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-    set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
-                         ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+    tea_reference_test(tealeaf.bm${bm}.cg.np${np} ${bm} ${np} "")
   endforeach()
 endforeach()
 
@@ -28,27 +33,13 @@ endforeach()
 # iteration fewer with other summation orders - docs/tealeaf.md).
 foreach(bm 1 2)
   foreach(np 1 2)
-    set(t tealeaf.bm${bm}.cg.serial.np${np})
-    add_test(NAME ${t}
-             COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
-                     $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_${bm}.in"
-                     "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_${bm}.out" 1e-10 --no-h5
-             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-    set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
-                         ENVIRONMENT "${PORTA_APP_MPI_ENV};PORTA_BACKEND=serial")
+    tea_reference_test(tealeaf.bm${bm}.cg.serial.np${np} ${bm} ${np} "PORTA_BACKEND=serial")
   endforeach()
 endforeach()
 if(PORTA_ENABLE_OPENMP)
   foreach(np 1 2)
-    set(t tealeaf.bm2.cg.openmp2.np${np})
-    add_test(NAME ${t}
-             COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
-                     $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_2.in"
-                     "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_2.out" 1e-10 --no-h5
-             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-    set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
-                         ENVIRONMENT
-                         "${PORTA_APP_MPI_ENV};PORTA_BACKEND=openmp;OMP_NUM_THREADS=2;PORTA_NUM_THREADS=2")
+    tea_reference_test(tealeaf.bm2.cg.openmp2.np${np} 2 ${np}
+                       "PORTA_BACKEND=openmp;OMP_NUM_THREADS=2;PORTA_NUM_THREADS=2")
   endforeach()
 endif()
 

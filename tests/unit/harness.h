@@ -15,6 +15,18 @@
 
 #include "porta/porta.h"
 
+/** A fixed-seed 64-bit LCG: the next value in [0, 1) from `*state`. */
+static inline double pt_lcg_u01(uint64_t *state) {
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/** From the same LCG: random sign, magnitude log-uniform in [10^lo, 10^hi). */
+static inline double pt_lcg_signed(uint64_t *state, double lo, double hi) {
+  const double mag = pow(10.0, lo + (hi - lo) * pt_lcg_u01(state));
+  return pt_lcg_u01(state) < 0.5 ? -mag : mag;
+}
+
 static int pt_failures_ = 0;
 static const char *pt_current_ = "";
 

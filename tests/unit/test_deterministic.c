@@ -15,16 +15,9 @@
 
 #define PT_NMAX 1000003
 
-/** Fixed-seed LCG; values with random sign and magnitude log-uniform in [1e-8, 1e8). */
+/** Values with random sign and magnitude log-uniform in [1e-8, 1e8) (the LCG of harness.h). */
 static uint64_t pt_state = 0x853c49e6748fea9bull;
-static double pt_next_u01(void) {
-  pt_state = pt_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(pt_state >> 11) * (1.0 / 9007199254740992.0);
-}
-static double pt_next_value(void) {
-  const double mag = pow(10.0, -8.0 + 16.0 * pt_next_u01());
-  return pt_next_u01() < 0.5 ? -mag : mag;
-}
+static double pt_next_value(void) { return pt_lcg_signed(&pt_state, -8.0, 8.0); }
 
 /** Compensated (Neumaier) sum in long double: the reference. */
 static double pt_reference_sum(const double *x, const double *y, int64_t n) {

@@ -11,7 +11,6 @@
  *  Release builds have no checks: the program exits with 77, which CTest reports as skipped
  *  (SKIP_RETURN_CODE in test_view_debug.cmake).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@ int main(void) {
 #else
 
 #include "harness.h"
+#include "child_process.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* kernels with bad accesses                                                                   */
@@ -64,19 +64,8 @@ typedef void (*child_fn)(void);
 static int run_child(child_fn fn, char *text, size_t size) {
   int fds[2];
   text[0] = '\0';
-  if (pipe(fds) != 0) {
-    pt_fail_(__FILE__, __LINE__, "pipe failed");
-    return -1;
-  }
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    pt_fail_(__FILE__, __LINE__, "fork failed");
-    close(fds[0]);
-    close(fds[1]);
-    return -1;
-  }
+  const pid_t pid = pt_child_start(fds);
+  if (pid < 0) return -1;
   if (pid == 0) {
     close(fds[0]);
     dup2(fds[1], 2);
@@ -86,21 +75,7 @@ static int run_child(child_fn fn, char *text, size_t size) {
     fflush(stderr);
     _exit(0);
   }
-  close(fds[1]);
-  size_t n = 0;
-  for (;;) {
-    ssize_t got = read(fds[0], text + n, size - 1 - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    n += (size_t)got;
-    if (n == size - 1) break;
-  }
-  text[n] = '\0';
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  return pt_child_finish(fds, pid, text, size);
 }
 
 /** `fn` must die of SIGABRT and its stderr must contain every string of `needles`. */

@@ -15,7 +15,6 @@
  *  Registered for debug CUDA builds only (test_view_debug_device.cmake); elsewhere it exits
  *  with 77 (skipped). Host back ends' checks are test_view_debug's.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@ int main(void) {
 #else
 
 #include "harness.h"
+#include "child_process.h"
 
 /** Exit status of a child whose launch returned PORTA_ERROR_BOUNDS. */
 #define PT_CHILD_BOUNDS 42
@@ -188,19 +188,8 @@ static const dd_child dd_children[] = {
 static int run_child(const char *name, char *text, size_t size) {
   int fds[2];
   text[0] = '\0';
-  if (pipe(fds) != 0) {
-    pt_fail_(__FILE__, __LINE__, "pipe failed");
-    return -1;
-  }
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    pt_fail_(__FILE__, __LINE__, "fork failed");
-    close(fds[0]);
-    close(fds[1]);
-    return -1;
-  }
+  const pid_t pid = pt_child_start(fds);
+  if (pid < 0) return -1;
   if (pid == 0) {
     char arg[64];
     snprintf(arg, sizeof arg, "--child=%s", name);
@@ -213,21 +202,7 @@ static int run_child(const char *name, char *text, size_t size) {
     execv("/proc/self/exe", argv);
     _exit(127);
   }
-  close(fds[1]);
-  size_t n = 0;
-  for (;;) {
-    ssize_t got = read(fds[0], text + n, size - 1 - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    n += (size_t)got;
-    if (n == size - 1) break;
-  }
-  text[n] = '\0';
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  return pt_child_finish(fds, pid, text, size);
 }
 
 /** Child `name` must exit with PT_CHILD_BOUNDS and print every string of `needles`. */

@@ -14,16 +14,9 @@
 
 #define PT_N 200003
 
-static uint64_t pt_state = 0x2545f4914f6cdd1dull;
-static double pt_u01(void) {
-  pt_state = pt_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(pt_state >> 11) * (1.0 / 9007199254740992.0);
-}
+static uint64_t pt_state = 0x2545f4914f6cdd1dull; /**< the LCG of harness.h */
 /** Random sign, magnitude log-uniform in [1e-20, 1e20). */
-static double pt_value(void) {
-  const double mag = pow(10.0, -20.0 + 40.0 * pt_u01());
-  return pt_u01() < 0.5 ? -mag : mag;
-}
+static double pt_value(void) { return pt_lcg_signed(&pt_state, -20.0, 20.0); }
 
 static int pt_same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
@@ -107,7 +100,7 @@ static void test_exact_cases(void) {
       x[2 * i + 1] = -x[2 * i];
     }
     for (int i = 2 * M - 1; i > 0; --i) {
-      int j = (int)(pt_u01() * (i + 1));
+      int j = (int)(pt_lcg_u01(&pt_state) * (i + 1));
       double t = x[i];
       x[i] = x[j];
       x[j] = t;
@@ -129,12 +122,12 @@ static void test_exact_cases(void) {
 static void test_pairs_correctly_rounded(void) {
   int bad = 0;
   for (int i = 0; i < 200000 && bad < 5; ++i) {
-    double a = (1.0 + pt_u01()) * ldexp(1.0, (int)(pt_u01() * 200) - 100);
+    double a = (1.0 + pt_lcg_u01(&pt_state)) * ldexp(1.0, (int)(pt_lcg_u01(&pt_state) * 200) - 100);
     const int gap = i % 71;
-    double b = (1.0 + pt_u01()) * ldexp(a, -gap);
+    double b = (1.0 + pt_lcg_u01(&pt_state)) * ldexp(a, -gap);
     if (i % 7 == 0) b = ldexp(floor(ldexp(b, 30)), -30); /* short significands: ties happen */
-    if (pt_u01() < 0.5) a = -a;
-    if (pt_u01() < 0.5) b = -b;
+    if (pt_lcg_u01(&pt_state) < 0.5) a = -a;
+    if (pt_lcg_u01(&pt_state) < 0.5) b = -b;
     const double x[2] = {a, b}, x3[3] = {b, a, -b};
     if (!pt_same_bits(pt_xsum(x, 2), a + b) || !pt_same_bits(pt_xsum(x3, 3), a)) {
       fprintf(stderr, "  a = %a, b = %a: xsum %a, a + b %a\n", a, b, pt_xsum(x, 2), a + b);
@@ -218,7 +211,7 @@ static void test_orders_and_merges(void) {
   double *y = (double *)malloc(PT_N * sizeof(double));
   memcpy(y, pt_x, PT_N * sizeof(double));
   for (int64_t i = PT_N - 1; i > 0; --i) {
-    int64_t j = (int64_t)(pt_u01() * (double)(i + 1));
+    int64_t j = (int64_t)(pt_lcg_u01(&pt_state) * (double)(i + 1));
     double t = y[i];
     y[i] = y[j];
     y[j] = t;
