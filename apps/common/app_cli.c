@@ -2,78 +2,160 @@
  *  Command-line handling (see app_cli.h). */
 #include "app_cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static void set_output(app_cli *cli, const char *name) {
-  snprintf(cli->output, sizeof cli->output, "%s", name);
+#include "porta/porta.h"
+
+static const char cli_op[] = "app_cli_parse";
+
+static int set_output(app_cli *cli, const char *name) {
+  snprintf(cli->output, sizeof cli->output, "%s", name ? name : "");
   size_t n = strlen(cli->output);
   if (n > 3 && strcmp(cli->output + n - 3, ".h5") == 0) cli->output[n - 3] = '\0';
+  if (!cli->output[0])
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, name, "empty output name");
+  return PORTA_SUCCESS;
 }
 
-int app_cli_parse(int argc, char **argv, const char *default_input, const char *default_output,
-                  app_cli *cli, char *err, size_t errlen) {
-  memset(cli, 0, sizeof *cli);
-  cli->input = default_input;
-  set_output(cli, default_output);
-  int have_input = 0;
+static int set_input(app_cli *cli, const char *arg, const char *path) {
+  if (cli->input_given)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg,
+                       "more than one input deck given (the first was '%s')", cli->input);
+  if (!path || !path[0])
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg, "empty input deck name");
+  cli->input = path;
+  cli->input_given = 1;
+  return PORTA_SUCCESS;
+}
+
+/* An app option in `a` (argv[*i]): -KEY V, --KEY V, KEY=V, --KEY=V, -KEY=V or KEY:V (also with
+ * dashes). Returns the option's index and sets *value (NULL: the value is missing), consuming
+ * the next argument for the separate-value forms; -1 when `a` names no app option. */
+static int match_option(const app_cli_spec *spec, int argc, char **argv, int *i,
+                        const char **value) {
+  const char *a = argv[*i], *key = a;
+  int dashes = 0;
+  while (*key == '-' && dashes < 2) ++key, ++dashes;
+  size_t keylen = strcspn(key, "=:");
+  for (int k = 0; k < spec->noptions; ++k) {
+    const char *name = spec->options[k].key;
+    if (!name || strlen(name) != keylen || strncmp(key, name, keylen) != 0) continue;
+    if (key[keylen] != '\0') { /* KEY=V, KEY:V */
+      *value = key + keylen + 1;
+    } else if (dashes > 0) { /* -KEY V, --KEY V */
+      *value = *i + 1 < argc ? argv[++*i] : NULL;
+    } else if (spec->takes_input) {
+      return -1; /* a bare word: the deck */
+    } else {
+      *value = NULL;
+    }
+    return k;
+  }
+  return -1;
+}
+
+/* Hand the last value of every given app option to its set(). */
+static int apply_options(const app_cli_spec *spec, const char **value, const char **arg) {
+  for (int k = 0; k < spec->noptions; ++k) {
+    if (!value[k]) continue;
+    const app_cli_option *o = &spec->options[k];
+    if (!o->set)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg[k], "option '%s' has no setter",
+                         o->key);
+    porta_error_clear();
+    int rc = o->set(spec->user, o->key, value[k]);
+    if (rc == PORTA_SUCCESS) continue;
+    if (!porta_last_error_message()[0]) /* the setter gave no reason: name the option at least */
+      rc = porta_error(rc, cli_op, arg[k], "bad value '%s' for option '%s'", value[k], o->key);
+    return rc;
+  }
+  return PORTA_SUCCESS;
+}
+
+static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, const char **value,
+                 const char **arg) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
+    const int in = spec->takes_input && (!strcmp(a, "--in") || !strcmp(a, "-i"));
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cli->help = 1;
     } else if (!strcmp(a, "--reproducible")) {
       cli->reproducible = 1;
     } else if (!strcmp(a, "--no-h5")) {
       cli->no_h5 = 1;
-    } else if (!strcmp(a, "--in") || !strcmp(a, "-i") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
-      if (i + 1 >= argc) {
-        snprintf(err, errlen, "option '%s' needs a value", a);
-        return 1;
-      }
-      if (a[2] == 'i' || a[1] == 'i') {
-        if (have_input++) goto two_inputs;
-        cli->input = argv[++i];
-      } else {
-        set_output(cli, argv[++i]);
-      }
-    } else if (!strncmp(a, "--in=", 5)) {
-      if (have_input++) goto two_inputs;
-      cli->input = a + 5;
+    } else if (in || !strcmp(a, "--out") || !strcmp(a, "-o")) {
+      if (i + 1 >= argc)
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
+      PORTA_CHECK(in ? set_input(cli, a, argv[++i]) : set_output(cli, argv[++i]));
+    } else if (spec->takes_input && !strncmp(a, "--in=", 5)) {
+      PORTA_CHECK(set_input(cli, a, a + 5));
     } else if (!strncmp(a, "--out=", 6)) {
-      set_output(cli, a + 6);
-    } else if (a[0] == '-' && a[1] != '\0') {
-      snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-      return 1;
+      PORTA_CHECK(set_output(cli, a + 6));
     } else {
-      if (have_input++) goto two_inputs;
-      cli->input = a;
+      const char *v = NULL;
+      const int k = match_option(spec, argc, argv, &i, &v);
+      if (k >= 0) {
+        if (!v || !v[0])
+          return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option '%s' needs a value",
+                             spec->options[k].key);
+        value[k] = v; /* the last one wins */
+        arg[k] = a;
+      } else if ((a[0] == '-' && a[1] != '\0') || !spec->takes_input) {
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "unknown option (see --help)");
+      } else {
+        PORTA_CHECK(set_input(cli, a, a));
+      }
     }
   }
-  if (!cli->output[0]) {
-    snprintf(err, errlen, "empty output name");
-    return 1;
-  }
-  return 0;
-two_inputs:
-  snprintf(err, errlen, "more than one input deck given");
-  return 1;
+  return apply_options(spec, value, arg);
 }
 
-void app_cli_usage(FILE *out, const char *program, const char *description,
-                   const char *default_input, const char *default_output) {
+int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli) {
+  memset(cli, 0, sizeof *cli);
+  cli->input = spec->takes_input ? spec->default_input : NULL;
+  PORTA_CHECK(set_output(cli, spec->default_output));
+  if (spec->noptions < 0 || (spec->noptions > 0 && !spec->options))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, spec->program,
+                       "bad option table (%d options)", spec->noptions);
+  const size_t n = (size_t)(spec->noptions > 0 ? spec->noptions : 1);
+  const char **value = (const char **)calloc(2 * n, sizeof *value); /* values, then their args */
+  if (!value)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, cli_op, spec->program, "no memory for %d options",
+                       spec->noptions);
+  int rc = parse(argc, argv, spec, cli, value, value + n);
+  free(value);
+  return rc;
+}
+
+void app_cli_usage(FILE *out, const app_cli_spec *spec) {
+  fprintf(out, "%s\n\nUsage: mpirun -np N %s [options]%s\n\n", spec->description, spec->program,
+          spec->takes_input ? " [DECK]" : "");
+  if (spec->takes_input)
+    fprintf(out, "  DECK, --in FILE, -i FILE  input deck (default: %s)\n", spec->default_input);
   fprintf(out,
-          "%s\n\n"
-          "Usage: mpirun -np N %s [options] [DECK]\n\n"
-          "  DECK, --in FILE, -i FILE  input deck (default: %s)\n"
           "  --out NAME, -o NAME       results in NAME.h5 (+ NAME.xmf) (default: %s)\n"
           "  --no-h5                   do not write the HDF5 result file\n"
           "  --reproducible            bitwise identical results for any rank and thread count\n"
           "                            (exact sums; slower)\n"
-          "  --help, -h                this text\n\n"
-          "Porta options (also as environment variables):\n"
-          "  --porta-backend=serial|openmp|cuda   PORTA_BACKEND\n"
-          "  --porta-threads=N                    PORTA_NUM_THREADS\n"
-          "  --porta-device=N                     PORTA_DEVICE_ID (default: local rank)\n"
-          "  --porta-deterministic[=0|1]          PORTA_DETERMINISTIC\n"
-          "  --porta-profile[=0|1]                PORTA_PROFILE (per-kernel time table)\n",
-          description, program, default_input, default_output);
+          "  --help, -h                this text\n\n",
+          spec->default_output);
+  if (spec->noptions > 0) {
+    int width = 24;
+    for (int k = 0; k < spec->noptions; ++k) {
+      const app_cli_option *o = &spec->options[k];
+      int w = 3 + (int)strlen(o->key) + (o->value_name ? (int)strlen(o->value_name) : 0);
+      if (w > width) width = w;
+    }
+    fprintf(out, "%s options (also -KEY VALUE, KEY=VALUE, --KEY=VALUE, -KEY=VALUE, KEY:VALUE):\n",
+            spec->program);
+    for (int k = 0; k < spec->noptions; ++k) {
+      const app_cli_option *o = &spec->options[k];
+      char left[256];
+      snprintf(left, sizeof left, "--%s %s", o->key, o->value_name ? o->value_name : "VALUE");
+      fprintf(out, "  %-*s  %s\n", width, left, o->help ? o->help : "");
+    }
+    fputc('\n', out);
+  }
+  fputs(porta_help_text(), out);
 }

@@ -1,12 +1,17 @@
 /** @file app_cli.h
  *  Command-line handling shared by the apps. Porta's own options (--porta-backend, -threads,
  *  -device, -deterministic, -profile) are consumed by porta_initialize before this runs; what
- *  is left is parsed here:
- *    --help | -h            usage
- *    --in FILE | -i FILE | FILE   the input deck (one positional argument)
- *    --out NAME | -o NAME   output name: NAME.h5 (and NAME.xmf) ("NAME.h5" is accepted too)
- *    --reproducible         bitwise rank/thread-count independent results (exact sums)
- *    --no-h5                do not write the HDF5 result file
+ *  is left is parsed here. The options every app has:
+ *    --help | -h                  usage
+ *    --in FILE | -i FILE | FILE   the input deck (one positional argument; only for apps whose
+ *                                 spec says takes_input)
+ *    --out NAME | -o NAME         output name: NAME.h5 (and NAME.xmf) ("NAME.h5" is accepted too)
+ *    --reproducible               bitwise rank/thread-count independent results (exact sums)
+ *    --no-h5                      do not write the HDF5 result file
+ *  and the app's own options (app_cli_option), each accepted in the reference miniFE's forms:
+ *  `-KEY VALUE`, `--KEY VALUE`, `KEY=VALUE`, `--KEY=VALUE`, `-KEY=VALUE` and `KEY:VALUE`. A key
+ *  given more than once: the last value wins. The common options take precedence over an app
+ *  option of the same name.
  */
 #ifndef APP_CLI_H
 #define APP_CLI_H
@@ -18,21 +23,47 @@
 
 PORTA_EXTERN_C_BEGIN
 
+/** One app-specific option. */
+typedef struct app_cli_option {
+  const char *key;        /**< "nx" (no dashes) */
+  const char *value_name; /**< shown in the usage text: "N" */
+  const char *help;       /**< one line for the usage text */
+  /** Store `value` (never NULL or empty) for `key`. Returns a Porta code; on failure it records
+   *  a message with porta_error (app_cli_parse adds a generic one naming the option if not). */
+  int (*set)(void *user, const char *key, const char *value);
+} app_cli_option;
+
+/** What an app's command line looks like. */
+typedef struct app_cli_spec {
+  const char *program;        /**< "tealeaf" */
+  const char *description;    /**< first line of the usage text */
+  const char *default_input;  /**< deck used without --in (takes_input only) */
+  const char *default_output; /**< result name without --out */
+  int takes_input;            /**< an input deck (TeaLeaf) or none (miniFE) */
+  const app_cli_option *options;
+  int noptions;
+  void *user; /**< passed to every option's set() */
+} app_cli_spec;
+
 typedef struct app_cli {
-  const char *input; /**< deck path (default given by the app) */
+  const char *input; /**< deck path (spec->default_input unless given; NULL without takes_input) */
+  int input_given;   /**< the deck was named on the command line */
   char output[1024]; /**< output base name without ".h5" */
   int reproducible;
   int help;
   int no_h5;
 } app_cli;
 
-/** Parse argv[1..argc-1]; defaults from `default_input` / `default_output`. Returns 0, or
- *  non-zero with a message in `err`. */
-int app_cli_parse(int argc, char **argv, const char *default_input, const char *default_output,
-                  app_cli *cli, char *err, size_t errlen);
-/** Print the usage text (the app's `description` first). */
-void app_cli_usage(FILE *out, const char *program, const char *description,
-                   const char *default_input, const char *default_output);
+/** Parse argv[1..argc-1] by `spec`. App options are applied once each, after the whole command
+ *  line was read (so a bad argument anywhere is reported before any set() runs), with their last
+ *  value and in the order of spec->options. Unknown options, missing or empty values and a
+ *  second deck are refused. Returns a Porta code (PORTA_ERROR_INVALID_ARGUMENT, or what a set()
+ *  returned) with a message naming the option in porta_last_error_message(). */
+int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli);
+
+/** Print the usage text: the description, the common options, the app's options (key, value
+ *  name, help) and Porta's options (porta_help_text()). */
+void app_cli_usage(FILE *out, const app_cli_spec *spec);
 
 PORTA_EXTERN_C_END
 

@@ -1,5 +1,18 @@
 /** @file app_common.h
- *  The application layer shared by the Porta mini-apps (TeaLeaf, miniFE, miniMD). */
+ *  The application layer shared by the Porta mini-apps (TeaLeaf, miniFE, miniMD).
+ *
+ *  Error convention of apps/common: a fallible function returns a Porta code (PORTA_SUCCESS is
+ *  0; PORTA_ERROR_INVALID_ARGUMENT for bad arguments, options, decks and shapes, PORTA_ERROR_IO
+ *  for files and HDF5, PORTA_ERROR_OUT_OF_MEMORY, PORTA_ERROR_BACKEND for MPI) and, before
+ *  returning a failure, records it with porta_error(code, "function_name", object, reason): the
+ *  message in porta_last_error_message() names the function, the object (file, dataset or
+ *  option) and the reason, with HDF5's error stack and the OS's strerror(errno) where they gave
+ *  one. Callers pass codes up (PORTA_CHECK) or stop with the message (APP_CHECK, app_exit_all).
+ *  porta_error also goes through Porta's error handler: after app_porta_errors_fatal() a failure
+ *  stops the job on the spot, so code that must clean up first (the HDF5 writer removing its
+ *  temporary file) runs with PORTA_ERROR_MODE_RETURN meanwhile. Functions that cannot fail
+ *  return void; app_deck also keeps "file:line: reason" in d->err and app_decomp the reason in
+ *  its optional err buffer (what the apps print). */
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
 

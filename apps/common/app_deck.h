@@ -2,6 +2,8 @@
  *  Input-deck reading shared by the apps: load a text file on rank 0 and broadcast it (every
  *  rank then parses the same text and reaches the same verdict), split it into lines of
  *  tokens, and convert values with errors that name the file, the line and the value.
+ *  Errors: Porta codes (app_common.h); the message is also kept in d->err as "file:line: reason"
+ *  (what the apps print for a bad deck).
  */
 #ifndef APP_DECK_H
 #define APP_DECK_H
@@ -32,8 +34,8 @@ typedef struct app_deck {
   char err[APP_DECK_ERR_MAX]; /**< the last error: "file:line: message" */
 } app_deck;
 
-/** Rank 0 reads `path`, every rank of `comm` receives the text. Returns 0, or non-zero with
- *  d->err set on every rank (file missing, unreadable). */
+/** Rank 0 reads `path`, every rank of `comm` receives the text. Returns PORTA_SUCCESS, or
+ *  PORTA_ERROR_IO with d->err set on every rank (file missing, unreadable: the OS's reason). */
 int app_deck_load(app_deck *d, const char *path, MPI_Comm comm);
 /** Use `text` as the deck (tests, default decks). */
 int app_deck_load_text(app_deck *d, const char *name, const char *text);
@@ -42,11 +44,12 @@ int app_deck_load_text(app_deck *d, const char *name, const char *text);
 int app_deck_tokenize(app_deck *d, const char *comment, const char *separators, int lower);
 void app_deck_free(app_deck *d);
 
-/** Format "file:line: message" into d->err; returns 1 (so `return app_deck_error(...)`). */
+/** Format "file:line: message" into d->err (and record it as a Porta error of the deck);
+ *  returns PORTA_ERROR_INVALID_ARGUMENT (so `return app_deck_error(...)`). */
 int app_deck_error(app_deck *d, int line, const char *fmt, ...) PORTA_PRINTF_FORMAT(3, 4);
 
 /** Convert `text` (the value of `key` on line `line`): whole string must be a number. On failure
- *  set d->err ("file:line: bad integer 'x' for 'key'") and return 1. */
+ *  set d->err ("file:line: bad integer 'x' for 'key'") and return PORTA_ERROR_INVALID_ARGUMENT. */
 int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *out);
 int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64_t *out);
 int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out);

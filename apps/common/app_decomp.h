@@ -35,12 +35,13 @@ typedef struct app_decomp {
   int neighbour[APP_DECOMP_MAX_DIMS][2]; /**< [dim][APP_LOW/APP_HIGH] rank or MPI_PROC_NULL */
 } app_decomp;
 
-/** Rank grid like MPI_Dims_create(nranks, ndims, dims) with dims zeroed first; returns 0, or
- *  non-zero for bad arguments. */
+/** Rank grid like MPI_Dims_create(nranks, ndims, dims) with dims zeroed first; returns a Porta
+ *  code (PORTA_ERROR_INVALID_ARGUMENT for bad arguments). */
 int app_dims_create(int nranks, int ndims, int *dims);
 
 /** Decompose `global` cells (ndims entries) over the ranks of `comm`. `dims` may be NULL
- *  (MPI_Dims_create) or give the rank grid. Fails (returns non-zero, message in err) when a
+ *  (MPI_Dims_create) or give the rank grid. Fails (PORTA_ERROR_INVALID_ARGUMENT, the message in
+ *  porta_last_error_message() and, when err is not NULL, "decomposition: reason" in err) when a
  *  rank would get no cells. */
 int app_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,
                       app_decomp *d, char *err, size_t errlen);

@@ -1,65 +1,189 @@
 /** @file app_h5.c
- *  Parallel HDF5 result file (see app_h5.h). */
+ *  Parallel HDF5 result file and XDMF descriptions (see app_h5.h). */
 #include "app_h5.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm, char *err, size_t errlen) {
-  memset(h, 0, sizeof *h);
-  h->comm = comm;
-  MPI_Comm_rank(comm, &h->rank);
-  snprintf(h->path, sizeof h->path, "%s.h5", name);
-  snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  H5E_BEGIN_TRY { h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
-  H5E_END_TRY;
-  H5Pclose(fapl);
-  if (h->file < 0) {
-    snprintf(err, errlen, "cannot create HDF5 file '%s'", h->tmp);
-    return 1;
-  }
-  h->dxpl = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(h->dxpl, H5FD_MPIO_COLLECTIVE);
+/* ---- errors --------------------------------------------------------------------------------
+ * HDF5's automatic printing is switched off inside every call here (the message carries what
+ * HDF5 said instead) and restored before returning. */
+
+typedef struct h5_quiet {
+  H5E_auto2_t func;
+  void *data;
+} h5_quiet;
+
+static h5_quiet h5_quiet_begin(void) {
+  h5_quiet q = {NULL, NULL};
+  H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  return q;
+}
+
+static void h5_quiet_end(h5_quiet q) { H5Eset_auto2(H5E_DEFAULT, q.func, q.data); }
+
+/* The outermost (API) and innermost entries of HDF5's error stack. */
+typedef struct h5_walk {
+  int n;
+  char first[256], last[256];
+} h5_walk;
+
+static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
+  (void)n;
+  h5_walk *w = (h5_walk *)data;
+  char *dst = w->n == 0 ? w->first : w->last;
+  snprintf(dst, sizeof w->first, "%s: %s", e->func_name ? e->func_name : "?",
+           e->desc ? e->desc : "?");
+  ++w->n;
   return 0;
 }
 
+/* What HDF5 said about the call that just failed (read before any other HDF5 call clears it).
+ * The innermost entry carries the OS's or MPI's reason where there is one ("MPI_File_open
+ * failed: ... no such file or directory", "errno = 13, error message = 'Permission denied'"). */
+static void h5_reason(char *buf, size_t len) {
+  h5_walk w;
+  memset(&w, 0, sizeof w);
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5_walk_cb, &w);
+  if (w.n == 0)
+    snprintf(buf, len, "HDF5 gave no detail");
+  else if (w.n == 1)
+    snprintf(buf, len, "HDF5: %s", w.first);
+  else
+    snprintf(buf, len, "HDF5: %s <- %s", w.first, w.last);
+}
+
+/* Record an HDF5 failure of `call` in function `op` on object `label`; returns the code. */
+static int h5_fail(const char *op, const char *label, const app_h5 *h, const char *call) {
+  char reason[600];
+  h5_reason(reason, sizeof reason);
+  return porta_error(PORTA_ERROR_IO, op, label, "%s failed in '%s' (%s)", call, h ? h->tmp : "?",
+                     reason);
+}
+
+/* ---- file ---------------------------------------------------------------------------------- */
+
+static int create_impl(app_h5 *h, const char *name, MPI_Comm comm) {
+  static const char op[] = "app_h5_create";
+  memset(h, 0, sizeof *h);
+  h->file = -1;
+  h->dxpl = -1;
+  h->comm = comm;
+  MPI_Comm_rank(comm, &h->rank);
+  if (!name || !name[0])
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "empty file name");
+  if (snprintf(h->path, sizeof h->path, "%s.h5", name) >= (int)sizeof h->path)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, name, "file name too long");
+  snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) {
+    int rc = h5_fail(op, h->tmp, h, "H5Pset_fapl_mpio");
+    if (fapl >= 0) H5Pclose(fapl);
+    return rc;
+  }
+  /* With the MPI-IO driver the OS's reason comes through MPI's error string in HDF5's stack;
+   * errno is not reliable after H5Fcreate (MPI leaves unrelated values in it). */
+  h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (h->file < 0) {
+    int rc = h5_fail(op, h->tmp, h, "H5Fcreate");
+    H5Pclose(fapl);
+    return rc;
+  }
+  H5Pclose(fapl);
+  h->dxpl = H5Pcreate(H5P_DATASET_XFER);
+  if (h->dxpl < 0 || H5Pset_dxpl_mpio(h->dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+    int rc = h5_fail(op, h->tmp, h, "H5Pset_dxpl_mpio");
+    if (h->dxpl >= 0) H5Pclose(h->dxpl);
+    H5Fclose(h->file);
+    h->file = h->dxpl = -1;
+    return rc;
+  }
+  return PORTA_SUCCESS;
+}
+
+int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm) {
+  h5_quiet q = h5_quiet_begin();
+  int rc = create_impl(h, name, comm);
+  h5_quiet_end(q);
+  return rc;
+}
+
 int app_h5_close(app_h5 *h, int ok) {
-  int rc = 0;
-  if (h->dxpl > 0) H5Pclose(h->dxpl);
-  if (h->file >= 0 && H5Fclose(h->file) < 0) rc = 1;
+  static const char op[] = "app_h5_close";
+  h5_quiet q = h5_quiet_begin();
+  int rc = PORTA_SUCCESS;
+  /* [0]: 0 ok, 1 H5Fclose failed, 2 rename failed; [1]: errno of the rename */
+  int st[2] = {0, 0};
+  if (h->dxpl >= 0) H5Pclose(h->dxpl);
+  if (h->file >= 0 && H5Fclose(h->file) < 0) {
+    st[0] = 1;
+    if (ok) rc = h5_fail(op, h->tmp, h, "H5Fclose");
+  }
   h->file = -1;
   h->dxpl = -1;
   MPI_Barrier(h->comm);
   if (h->rank == 0) {
-    if (ok && rc == 0) {
-      if (rename(h->tmp, h->path) != 0) rc = 1;
+    if (ok && st[0] == 0) {
+      if (rename(h->tmp, h->path) != 0) st[1] = errno, st[0] = 2;
     } else {
       remove(h->tmp);
     }
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, h->comm);
+  int all[2] = {0, 0};
+  MPI_Allreduce(st, all, 2, MPI_INT, MPI_MAX, h->comm);
+  if (ok && rc == PORTA_SUCCESS && all[0] == 1)
+    rc = porta_error(PORTA_ERROR_IO, op, h->tmp, "H5Fclose failed on another rank");
+  else if (ok && rc == PORTA_SUCCESS && all[0] == 2)
+    rc = porta_error(PORTA_ERROR_IO, op, h->tmp, "cannot rename it to '%s': %s", h->path,
+                     strerror(all[1]));
+  else if (!ok && all[0] != 0)
+    rc = PORTA_ERROR_IO;
+  h5_quiet_end(q);
   return rc;
 }
 
+/* ---- groups and attributes ----------------------------------------------------------------- */
+
 int app_h5_group(app_h5 *h, const char *path) {
+  h5_quiet q = h5_quiet_begin();
+  int rc = PORTA_SUCCESS;
   hid_t g = H5Gcreate2(h->file, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (g < 0) return 1;
-  H5Gclose(g);
-  return 0;
+  if (g < 0)
+    rc = h5_fail("app_h5_group", path, h, "H5Gcreate2");
+  else
+    H5Gclose(g);
+  h5_quiet_end(q);
+  return rc;
 }
 
-static int attr_write(app_h5 *h, const char *obj, const char *name, hid_t type, const void *v) {
+static int attr_write(app_h5 *h, const char *op, const char *obj, const char *name, hid_t type,
+                      const void *v) {
+  char what[320];
+  h5_quiet q = h5_quiet_begin();
+  int rc = PORTA_SUCCESS;
   hid_t o = H5Oopen(h->file, obj, H5P_DEFAULT);
-  if (o < 0) return 1;
-  hid_t sp = H5Screate(H5S_SCALAR);
-  hid_t a = H5Acreate2(o, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-  int rc = (a < 0 || H5Awrite(a, type, v) < 0);
-  if (a >= 0) H5Aclose(a);
-  H5Sclose(sp);
-  H5Oclose(o);
+  if (o < 0) {
+    rc = h5_fail(op, obj, h, "H5Oopen");
+  } else {
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(o, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0) {
+      snprintf(what, sizeof what, "H5Acreate2 of attribute '%s'", name);
+      rc = h5_fail(op, obj, h, what);
+    } else {
+      if (H5Awrite(a, type, v) < 0) {
+        snprintf(what, sizeof what, "H5Awrite of attribute '%s'", name);
+        rc = h5_fail(op, obj, h, what);
+      }
+      H5Aclose(a);
+    }
+    H5Sclose(sp);
+    H5Oclose(o);
+  }
+  h5_quiet_end(q);
   return rc;
 }
 
@@ -68,113 +192,245 @@ int app_h5_attr_string(app_h5 *h, const char *obj, const char *name, const char 
   size_t n = strlen(value);
   H5Tset_size(t, n > 0 ? n : 1);
   H5Tset_strpad(t, H5T_STR_NULLTERM);
-  int rc = attr_write(h, obj, name, t, n > 0 ? value : "");
+  int rc = attr_write(h, "app_h5_attr_string", obj, name, t, n > 0 ? value : "");
   H5Tclose(t);
   return rc;
 }
 
 int app_h5_attr_double(app_h5 *h, const char *obj, const char *name, double value) {
-  return attr_write(h, obj, name, H5T_NATIVE_DOUBLE, &value);
+  return attr_write(h, "app_h5_attr_double", obj, name, H5T_NATIVE_DOUBLE, &value);
 }
 
 int app_h5_attr_int(app_h5 *h, const char *obj, const char *name, int64_t value) {
-  return attr_write(h, obj, name, H5T_NATIVE_INT64, &value);
+  return attr_write(h, "app_h5_attr_int", obj, name, H5T_NATIVE_INT64, &value);
 }
 
-static int write_1d(app_h5 *h, const char *path, hid_t type, const void *v, int64_t n) {
-  hsize_t dim = (hsize_t)n;
-  hid_t fs = H5Screate_simple(1, &dim, NULL);
+/* ---- distributed datasets ------------------------------------------------------------------ */
+
+/* Check this rank's block; returns 0 or a Porta code with the message recorded. */
+static int block_check(const char *op, const char *path, int ndims, const int64_t *global,
+                       const int64_t *start, const int64_t *count, const void *buf) {
+  if (ndims < 1 || ndims > APP_H5_MAX_DIMS)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path, "%d dimensions (1..%d allowed)",
+                       ndims, APP_H5_MAX_DIMS);
+  if (!global || !start || !count)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path, "NULL shape, start or count");
+  int64_t n = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (global[i] < 0 || start[i] < 0 || count[i] < 0 || start[i] > global[i] - count[i])
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path,
+                         "dimension %d: block start %lld count %lld outside the global extent "
+                         "%lld",
+                         i, (long long)start[i], (long long)count[i], (long long)global[i]);
+    n *= count[i];
+  }
+  if (n > 0 && !buf)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path, "NULL buffer for %lld values",
+                       (long long)n);
+  return PORTA_SUCCESS;
+}
+
+/* The block writer behind every distributed dataset. `local_rc` is a failure this rank already
+ * had preparing its block (its message recorded): the rank still takes part in the agreement,
+ * so every rank returns an error and none is left waiting in a collective HDF5 call. */
+static int write_block(app_h5 *h, const char *op, const char *path, hid_t type, int ndims,
+                       const int64_t *global, const int64_t *start, const int64_t *count,
+                       const void *buf, int local_rc) {
+  int rc = local_rc ? local_rc : block_check(op, path, ndims, global, start, count, buf);
+  /* Agreement: [0] any failure; then pairs (v, -v) of the rank and each global extent, whose
+   * maxima are equal-and-opposite only when every rank gave the same v. */
+  enum { NV = 1 + 2 * (1 + APP_H5_MAX_DIMS) };
+  int64_t mine[NV], all[NV];
+  memset(mine, 0, sizeof mine);
+  mine[0] = rc != PORTA_SUCCESS;
+  if (rc == PORTA_SUCCESS) {
+    mine[1] = ndims, mine[2] = -ndims;
+    for (int i = 0; i < ndims; ++i) mine[3 + 2 * i] = global[i], mine[4 + 2 * i] = -global[i];
+  }
+  if (MPI_Allreduce(mine, all, NV, MPI_INT64_T, MPI_MAX, h->comm) != MPI_SUCCESS)
+    return rc ? rc : porta_error(PORTA_ERROR_IO, op, path, "MPI_Allreduce failed");
+  if (rc) return rc;
+  if (all[0])
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path,
+                       "another rank's block is invalid (see that rank's message)");
+  for (int p = 0; p <= APP_H5_MAX_DIMS; ++p)
+    if (all[1 + 2 * p] != -all[2 + 2 * p])
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path, "the ranks disagree on the %s",
+                         p == 0 ? "number of dimensions" : "shape");
+
+  hsize_t gdim[APP_H5_MAX_DIMS], hstart[APP_H5_MAX_DIMS], hcount[APP_H5_MAX_DIMS];
+  int64_t n = 1, gn = 1;
+  for (int i = 0; i < ndims; ++i) {
+    gn *= global[i];
+    gdim[i] = (hsize_t)global[i];
+    hstart[i] = (hsize_t)start[i];
+    hcount[i] = (hsize_t)count[i];
+    n *= count[i];
+  }
+  h5_quiet q = h5_quiet_begin();
+  hid_t fs = H5Screate_simple(ndims, gdim, NULL);
   hid_t ds = H5Dcreate2(h->file, path, type, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (ds < 0) {
-    H5Sclose(fs);
-    return 1;
+    rc = h5_fail(op, path, h, "H5Dcreate2");
+  } else if (gn == 0) { /* nothing to write (and HDF5 1.10 refuses a write to no storage) */
+    H5Dclose(ds);
+  } else {
+    hid_t ms;
+    if (n > 0) {
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, hstart, NULL, hcount, NULL);
+      ms = H5Screate_simple(ndims, hcount, NULL);
+    } else { /* an empty block still joins the collective write */
+      const hsize_t one = 1;
+      H5Sselect_none(fs);
+      ms = H5Screate_simple(1, &one, NULL);
+      H5Sselect_none(ms);
+    }
+    const double dummy = 0.0;
+    if (H5Dwrite(ds, type, ms, fs, h->dxpl, n > 0 ? buf : (const void *)&dummy) < 0)
+      rc = h5_fail(op, path, h, "H5Dwrite");
+    H5Sclose(ms);
+    H5Dclose(ds);
   }
-  hid_t ms = H5Screate_simple(1, &dim, NULL);
-  if (h->rank != 0 || n == 0) {
-    H5Sselect_none(fs);
-    H5Sselect_none(ms);
-  }
-  int rc = H5Dwrite(ds, type, ms, fs, h->dxpl, v) < 0;
-  H5Sclose(ms);
   H5Sclose(fs);
-  H5Dclose(ds);
+  h5_quiet_end(q);
   return rc;
 }
 
+int app_h5_write_block_f64(app_h5 *h, const char *path, int ndims, const int64_t *global,
+                           const int64_t *start, const int64_t *count, const double *buf) {
+  return write_block(h, "app_h5_write_block_f64", path, H5T_NATIVE_DOUBLE, ndims, global, start,
+                     count, buf, PORTA_SUCCESS);
+}
+
+int app_h5_write_block_i64(app_h5 *h, const char *path, int ndims, const int64_t *global,
+                           const int64_t *start, const int64_t *count, const int64_t *buf) {
+  return write_block(h, "app_h5_write_block_i64", path, H5T_NATIVE_INT64, ndims, global, start,
+                     count, buf, PORTA_SUCCESS);
+}
+
+/* A replicated 1D table: rank 0 writes all of it, the others an empty block. */
+static int write_1d(app_h5 *h, const char *op, const char *path, hid_t type, const void *v,
+                    int64_t n) {
+  const int64_t start = 0, count = h->rank == 0 ? n : 0;
+  return write_block(h, op, path, type, 1, &n, &start, &count, v, PORTA_SUCCESS);
+}
+
 int app_h5_write_1d_double(app_h5 *h, const char *path, const double *v, int64_t n) {
-  return write_1d(h, path, H5T_NATIVE_DOUBLE, v, n);
+  return write_1d(h, "app_h5_write_1d_double", path, H5T_NATIVE_DOUBLE, v, n);
 }
 
 int app_h5_write_1d_int(app_h5 *h, const char *path, const int64_t *v, int64_t n) {
-  return write_1d(h, path, H5T_NATIVE_INT64, v, n);
+  return write_1d(h, "app_h5_write_1d_int", path, H5T_NATIVE_INT64, v, n);
 }
 
-int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta_view_f64 v,
-                         int halo, int x_dim) {
+/* Rank blocks concatenated: offset = exclusive prefix sum of the local sizes. */
+static int write_concat(app_h5 *h, const char *op, const char *path, hid_t type, const void *v,
+                        int64_t n_local, int64_t *offset_out) {
+  int64_t n = n_local > 0 ? n_local : 0, offset = 0, total = 0;
+  if (MPI_Exscan(&n, &offset, 1, MPI_INT64_T, MPI_SUM, h->comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, h->comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_IO, op, path, "MPI_Exscan/MPI_Allreduce failed");
+  if (h->rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  if (offset_out) *offset_out = offset;
+  int local_rc = PORTA_SUCCESS;
+  if (n_local < 0)
+    local_rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path, "negative n_local %lld",
+                           (long long)n_local);
+  return write_block(h, op, path, type, 1, &total, &offset, &n, v, local_rc);
+}
+
+int app_h5_write_1d_concat_f64(app_h5 *h, const char *path, const double *v, int64_t n_local,
+                               int64_t *offset_out) {
+  return write_concat(h, "app_h5_write_1d_concat_f64", path, H5T_NATIVE_DOUBLE, v, n_local,
+                      offset_out);
+}
+
+int app_h5_write_1d_concat_i64(app_h5 *h, const char *path, const int64_t *v, int64_t n_local,
+                               int64_t *offset_out) {
+  return write_concat(h, "app_h5_write_1d_concat_i64", path, H5T_NATIVE_INT64, v, n_local,
+                      offset_out);
+}
+
+/* Owned cells of `v` (without its halo) into buf[y][x]; a Porta code on failure. */
+static int field2d_pack(const char *path, const app_decomp *d, porta_view_f64 v, int halo,
+                        int x_dim, double *buf) {
   const int64_t nx = d->local[0], ny = d->local[1];
-  /* host copy of the view (the view itself when the host can read it) */
-  porta_view_f64 hv;
-  if (porta_view_f64_create_mirror_view(&hv, &v) != PORTA_SUCCESS) return 1;
-  if (hv.data != v.data && porta_deep_copy(hv, v) != PORTA_SUCCESS) {
-    porta_view_f64_release(&hv);
-    return 1;
-  }
-  porta_fence("app_h5_write_field2d");
-  double *buf = (double *)malloc(sizeof(double) * (size_t)(nx * ny > 0 ? nx * ny : 1));
-  if (!buf) {
-    porta_view_f64_release(&hv);
-    return 1;
-  }
-  for (int64_t k = 0; k < ny; ++k)
+  porta_view_f64 hv; /* host copy of the view (the view itself when the host can read it) */
+  PORTA_CHECK(porta_view_f64_create_mirror_view(&hv, &v));
+  int rc = hv.data != v.data ? porta_deep_copy(hv, v) : PORTA_SUCCESS;
+  if (rc == PORTA_SUCCESS) rc = porta_fence("app_h5_write_field2d");
+  if (rc == PORTA_SUCCESS && !buf)
+    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_h5_write_field2d", path,
+                     "no memory for the %lld x %lld block", (long long)nx, (long long)ny);
+  for (int64_t k = 0; rc == PORTA_SUCCESS && k < ny; ++k)
     for (int64_t j = 0; j < nx; ++j) {
       int64_t i0 = x_dim == 0 ? halo + j : halo + k, i1 = x_dim == 0 ? halo + k : halo + j;
       buf[k * nx + j] = hv.data[i0 * hv.m.stride[0] + i1 * hv.m.stride[1]];
     }
   porta_view_f64_release(&hv);
-  hsize_t gdim[2] = {(hsize_t)d->global[1], (hsize_t)d->global[0]};
-  hsize_t start[2] = {(hsize_t)d->offset[1], (hsize_t)d->offset[0]};
-  hsize_t count[2] = {(hsize_t)ny, (hsize_t)nx};
-  hid_t fs = H5Screate_simple(2, gdim, NULL);
-  hid_t ds =
-      H5Dcreate2(h->file, path, H5T_NATIVE_DOUBLE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  int rc = 1;
-  if (ds >= 0) {
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t ms = H5Screate_simple(2, count, NULL);
-    rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, h->dxpl, buf) < 0;
-    H5Sclose(ms);
-    H5Dclose(ds);
-  }
-  H5Sclose(fs);
+  return rc;
+}
+
+int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta_view_f64 v,
+                         int halo, int x_dim) {
+  const int64_t nx = d->local[0], ny = d->local[1];
+  double *buf = (double *)malloc(sizeof(double) * (size_t)(nx * ny > 0 ? nx * ny : 1));
+  int local_rc = field2d_pack(path, d, v, halo, x_dim, buf);
+  const int64_t global[2] = {d->global[1], d->global[0]};
+  const int64_t start[2] = {d->offset[1], d->offset[0]};
+  int64_t count[2] = {ny, nx};
+  if (local_rc) count[0] = count[1] = 0;
+  int rc = write_block(h, "app_h5_write_field2d", path, H5T_NATIVE_DOUBLE, 2, global, start, count,
+                       buf, local_rc);
   free(buf);
   return rc;
 }
 
-/* One uniform grid of gx x gy cells: topology, geometry and the cell fields `prefix`/names[i]
- * (prefix "" takes paths[i] as given), indented by `ind` spaces; `time` >= 0 adds a Time. */
+/* ---- XDMF ----------------------------------------------------------------------------------- */
+
+/* A uniform (CoRect) grid; arrays are in XDMF's order, slowest dimension first. */
+typedef struct xdmf_mesh {
+  int ndims;         /**< 2 or 3 */
+  int64_t points[3]; /**< points per dimension */
+  double origin[3];  /**< first point */
+  double spacing[3]; /**< point spacing */
+  int node_centred;  /**< fields at points (else in cells: points - 1 per dimension) */
+} xdmf_mesh;
+
+static void xdmf_i64s(FILE *f, const int64_t *v, int n, int64_t minus) {
+  for (int i = 0; i < n; ++i) fprintf(f, i ? " %lld" : "%lld", (long long)(v[i] - minus));
+}
+
+static void xdmf_f64s(FILE *f, const double *v, int n) {
+  for (int i = 0; i < n; ++i) fprintf(f, i ? " %.17g" : "%.17g", v[i]);
+}
+
+/* One uniform grid: topology, geometry and the fields `prefix`/names[i] (prefix "" takes
+ * paths[i] as given), indented by `ind` spaces; `time` >= 0 adds a Time. */
 static void xdmf_grid(FILE *f, int ind, const char *grid_name, double time, const char *h5file,
-                      int64_t gx, int64_t gy, double x0, double y0, double dx, double dy,
-                      const char *const *names, const char *const *paths, const char *prefix,
-                      int nfields) {
-  /* XDMF orders dimensions slowest first: points (gy+1) x (gx+1), origin/spacing as (y, x). */
+                      const xdmf_mesh *m, const char *const *names, const char *const *paths,
+                      const char *prefix, int nfields) {
+  const int nd = m->ndims;
   fprintf(f, "%*s<Grid Name=\"%s\" GridType=\"Uniform\">\n", ind, "", grid_name);
   if (time >= 0.0) fprintf(f, "%*s <Time Value=\"%.17g\"/>\n", ind, "", time);
-  fprintf(f,
-          "%*s <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"%lld %lld\"/>\n"
-          "%*s <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
-          "%*s  <DataItem Format=\"XML\" Dimensions=\"2\">%.17g %.17g</DataItem>\n"
-          "%*s  <DataItem Format=\"XML\" Dimensions=\"2\">%.17g %.17g</DataItem>\n"
-          "%*s </Geometry>\n",
-          ind, "", (long long)(gy + 1), (long long)(gx + 1), ind, "", ind, "", y0, x0, ind, "", dy,
-          dx, ind, "");
-  for (int i = 0; i < nfields; ++i)
+  fprintf(f, "%*s <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"", ind, "", nd);
+  xdmf_i64s(f, m->points, nd, 0);
+  fprintf(f, "\"/>\n%*s <Geometry GeometryType=\"%s\">\n", ind, "",
+          nd == 2 ? "ORIGIN_DXDY" : "ORIGIN_DXDYDZ");
+  fprintf(f, "%*s  <DataItem Format=\"XML\" Dimensions=\"%d\">", ind, "", nd);
+  xdmf_f64s(f, m->origin, nd);
+  fprintf(f, "</DataItem>\n%*s  <DataItem Format=\"XML\" Dimensions=\"%d\">", ind, "", nd);
+  xdmf_f64s(f, m->spacing, nd);
+  fprintf(f, "</DataItem>\n%*s </Geometry>\n", ind, "");
+  for (int i = 0; i < nfields; ++i) {
     fprintf(f,
-            "%*s <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-            "%*s  <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" "
-            "Dimensions=\"%lld %lld\">%s:%s%s%s</DataItem>\n"
-            "%*s </Attribute>\n",
-            ind, "", names[i], ind, "", (long long)gy, (long long)gx, h5file, prefix,
-            prefix[0] ? "/" : "", prefix[0] ? names[i] : paths[i], ind, "");
+            "%*s <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"%s\">\n"
+            "%*s  <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"",
+            ind, "", names[i], m->node_centred ? "Node" : "Cell", ind, "");
+    xdmf_i64s(f, m->points, nd, m->node_centred ? 0 : 1);
+    fprintf(f, "\">%s:%s%s%s</DataItem>\n%*s </Attribute>\n", h5file, prefix, prefix[0] ? "/" : "",
+            prefix[0] ? names[i] : paths[i], ind, "");
+  }
   fprintf(f, "%*s</Grid>\n", ind, "");
 }
 
@@ -184,31 +440,89 @@ static const char xdmf_head[] = "<?xml version=\"1.0\" ?>\n"
                                 " <Domain>\n";
 static const char xdmf_tail[] = " </Domain>\n</Xdmf>\n";
 
+static int xdmf_open(const char *op, const char *path, FILE **f) {
+  errno = 0;
+  *f = fopen(path, "w");
+  if (!*f)
+    return porta_error(PORTA_ERROR_IO, op, path, "cannot create the file: %s",
+                       errno ? strerror(errno) : "fopen failed");
+  fputs(xdmf_head, *f);
+  return PORTA_SUCCESS;
+}
+
+static int xdmf_close(const char *op, const char *path, FILE *f) {
+  fputs(xdmf_tail, f);
+  errno = 0;
+  int bad = ferror(f) != 0;
+  int os = errno;
+  if (fclose(f) != 0) bad = 1, os = errno;
+  if (bad)
+    return porta_error(PORTA_ERROR_IO, op, path, "cannot write the file: %s",
+                       os ? strerror(os) : "write error");
+  return PORTA_SUCCESS;
+}
+
+/* The 2D cell-centred grid of gx x gy cells. */
+static xdmf_mesh xdmf_mesh_2d(int64_t gx, int64_t gy, double x0, double y0, double dx, double dy) {
+  xdmf_mesh m;
+  memset(&m, 0, sizeof m);
+  m.ndims = 2;
+  m.points[0] = gy + 1, m.points[1] = gx + 1;
+  m.origin[0] = y0, m.origin[1] = x0;
+  m.spacing[0] = dy, m.spacing[1] = dx;
+  return m;
+}
+
 int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy, double x0,
                       double y0, double dx, double dy, const char *const *names,
                       const char *const *paths, int nfields) {
-  FILE *f = fopen(xmf_path, "w");
-  if (!f) return 1;
-  fputs(xdmf_head, f);
-  xdmf_grid(f, 2, "mesh", -1.0, h5file, gx, gy, x0, y0, dx, dy, names, paths, "", nfields);
-  fputs(xdmf_tail, f);
-  return fclose(f) != 0;
+  static const char op[] = "app_xdmf_write_2d";
+  const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
+  FILE *f;
+  PORTA_CHECK(xdmf_open(op, xmf_path, &f));
+  xdmf_grid(f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
+  return xdmf_close(op, xmf_path, f);
 }
 
 int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
                              double x0, double y0, double dx, double dy, const char *const *names,
                              int nfields, const char *const *groups, const double *times,
                              int nsteps) {
-  FILE *f = fopen(xmf_path, "w");
-  if (!f) return 1;
-  fputs(xdmf_head, f);
+  static const char op[] = "app_xdmf_write_2d_series";
+  const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
+  FILE *f;
+  PORTA_CHECK(xdmf_open(op, xmf_path, &f));
   fprintf(f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (int t = 0; t < nsteps; ++t) {
     const char *base = strrchr(groups[t], '/');
-    xdmf_grid(f, 3, base ? base + 1 : groups[t], times[t], h5file, gx, gy, x0, y0, dx, dy, names,
-              NULL, groups[t], nfields);
+    xdmf_grid(f, 3, base ? base + 1 : groups[t], times[t], h5file, &m, names, NULL, groups[t],
+              nfields);
   }
   fprintf(f, "  </Grid>\n");
-  fputs(xdmf_tail, f);
-  return fclose(f) != 0;
+  return xdmf_close(op, xmf_path, f);
+}
+
+int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
+                      const double origin[3], const double spacing[3], const char *const *names,
+                      const char *const *paths, int nfields, int node_centred) {
+  static const char op[] = "app_xdmf_write_3d";
+  const int64_t least = node_centred ? 1 : 2;
+  if (points[0] < least || points[1] < least || points[2] < least)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, xmf_path,
+                       "%lld x %lld x %lld points: %s fields need at least %lld per dimension",
+                       (long long)points[0], (long long)points[1], (long long)points[2],
+                       node_centred ? "node" : "cell", (long long)least);
+  xdmf_mesh m;
+  memset(&m, 0, sizeof m);
+  m.ndims = 3;
+  m.node_centred = node_centred != 0;
+  for (int i = 0; i < 3; ++i) { /* (x, y, z) -> XDMF's (z, y, x) */
+    m.points[i] = points[2 - i];
+    m.origin[i] = origin[2 - i];
+    m.spacing[i] = spacing[2 - i];
+  }
+  FILE *f;
+  PORTA_CHECK(xdmf_open(op, xmf_path, &f));
+  xdmf_grid(f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
+  return xdmf_close(op, xmf_path, f);
 }

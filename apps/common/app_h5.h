@@ -2,7 +2,11 @@
  *  The apps' HDF5 result file: parallel (MPI-IO), collective, one file per run. It is created
  *  as NAME.h5.tmp and renamed to NAME.h5 by app_h5_close(ok = 1), so a run that dies never
  *  leaves a file that looks finished. Every call is collective over the file's communicator
- *  and every rank must pass the same values (attributes, replicated tables).
+ *  and every rank must pass the same values (attributes, replicated tables, global shapes).
+ *
+ *  Errors follow the apps/common convention (app_common.h): a Porta code, with a message naming
+ *  the function, the file or dataset path and the reason (HDF5's own error stack, and the OS's
+ *  strerror where there is one) in porta_last_error_message(). HDF5 prints nothing itself.
  */
 #ifndef APP_H5_H
 #define APP_H5_H
@@ -16,6 +20,9 @@
 
 PORTA_EXTERN_C_BEGIN
 
+/** Most dimensions app_h5_write_block_* takes. */
+#define APP_H5_MAX_DIMS 4
+
 typedef struct app_h5 {
   hid_t file;
   hid_t dxpl; /**< collective transfer property list */
@@ -25,9 +32,11 @@ typedef struct app_h5 {
   char tmp[1040];  /**< NAME.h5.tmp while writing */
 } app_h5;
 
-/** Create NAME.h5.tmp (NAME without ".h5"). Returns 0 or non-zero with a message in err. */
-int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm, char *err, size_t errlen);
-/** Close; ok != 0: rename to NAME.h5 (rank 0); ok == 0: remove the temporary file. */
+/** Create NAME.h5.tmp (NAME without ".h5"). */
+int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm);
+/** Close; ok != 0: rename to NAME.h5 (rank 0); ok == 0: remove the temporary file. With
+ *  ok == 0 (discarding after an earlier failure) nothing is recorded, so the earlier message
+ *  stays the one porta_last_error_message() returns. */
 int app_h5_close(app_h5 *h, int ok);
 
 /** Create group `path` ("/fields"). */
@@ -39,27 +48,55 @@ int app_h5_attr_int(app_h5 *h, const char *obj, const char *name, int64_t value)
 /** A 1D dataset of `n` values that every rank holds (rank 0 writes them, collectively). */
 int app_h5_write_1d_double(app_h5 *h, const char *path, const double *v, int64_t n);
 int app_h5_write_1d_int(app_h5 *h, const char *path, const int64_t *v, int64_t n);
-/** A global 2D field of dataset shape [gy][gx] (x fastest, C order): each rank writes its
- *  owned block with a hyperslab. `v` has `halo` ghost layers; x is view dimension x_dim.
- *  Device views are copied to a host mirror first. */
+
+/** A distributed N-dimensional dataset (1 <= ndims <= APP_H5_MAX_DIMS) of shape `global`:
+ *  every rank writes its own block, the hyperslab `start` .. `start + count` (all three in C
+ *  order, slowest dimension first). `buf` is a host buffer of prod(count) values in C order;
+ *  a rank with an empty block (a zero count; `buf` may then be NULL) still takes part, with an
+ *  empty selection. The arguments are checked collectively first, so a bad block on one rank
+ *  fails the call on every rank instead of leaving the others in a collective. Blocks should
+ *  not overlap (where they do, which rank's value lands is undefined). */
+int app_h5_write_block_f64(app_h5 *h, const char *path, int ndims, const int64_t *global,
+                           const int64_t *start, const int64_t *count, const double *buf);
+int app_h5_write_block_i64(app_h5 *h, const char *path, int ndims, const int64_t *global,
+                           const int64_t *start, const int64_t *count, const int64_t *buf);
+
+/** A 1D dataset that is the concatenation of every rank's `n_local` values in rank order: this
+ *  rank's block starts at the MPI_Exscan of the n_local, the length is their sum. `*offset_out`
+ *  (may be NULL) receives this rank's offset. */
+int app_h5_write_1d_concat_f64(app_h5 *h, const char *path, const double *v, int64_t n_local,
+                               int64_t *offset_out);
+int app_h5_write_1d_concat_i64(app_h5 *h, const char *path, const int64_t *v, int64_t n_local,
+                               int64_t *offset_out);
+
+/** A global 2D field of dataset shape [gy][gx] (x fastest, C order): each rank packs its owned
+ *  cells and writes them as a block (app_h5_write_block_f64). `v` has `halo` ghost layers; x
+ *  is view dimension x_dim. Device views are copied to a host mirror first. */
 int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta_view_f64 v,
                          int halo, int x_dim);
 
 /** Rank 0 writes an XDMF file for ParaView: a 2D uniform cell-centred grid of gx x gy cells
  *  with origin (x0, y0) and spacing (dx, dy) whose cell fields are the `nfields` datasets
- *  `h5file`:`paths[i]` (shape [gy][gx]). Returns 0 or non-zero. */
+ *  `h5file`:`paths[i]` (shape [gy][gx]). */
 int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy, double x0,
                       double y0, double dx, double dy, const char *const *names,
                       const char *const *paths, int nfields);
 
 /** Rank 0 writes an XDMF temporal collection for ParaView (one time step per entry, the File >
  *  Open dialog then shows the series with its times): grid t is the grid of app_xdmf_write_2d
- *  at time times[t], its fields the datasets `h5file`:`groups[t]`/names[i] (shape [gy][gx]).
- *  Returns 0 or non-zero. */
+ *  at time times[t], its fields the datasets `h5file`:`groups[t]`/names[i] (shape [gy][gx]). */
 int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
                              double x0, double y0, double dx, double dy, const char *const *names,
                              int nfields, const char *const *groups, const double *times,
                              int nsteps);
+
+/** Rank 0 writes an XDMF file for a structured 3D grid (3DCoRectMesh) of points[0] x points[1]
+ *  x points[2] points (x, y, z) with `origin` and `spacing` (x, y, z). Its fields are the
+ *  datasets `h5file`:`paths[i]` of shape [nz][ny][nx] (node_centred != 0: values at points)
+ *  or [nz-1][ny-1][nx-1] (values in cells). */
+int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
+                      const double origin[3], const double spacing[3], const char *const *names,
+                      const char *const *paths, int nfields, int node_centred);
 
 PORTA_EXTERN_C_END
 

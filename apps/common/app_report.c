@@ -92,6 +92,12 @@ void app_timers_print(FILE *out, const app_timers *t, MPI_Comm comm, double tota
 }
 
 int app_allreduce_sum(MPI_Comm comm, double *values, int n) {
-  if (n <= 0) return MPI_SUCCESS;
-  return MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm);
+  if (n <= 0) return PORTA_SUCCESS;
+  int rc = MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm);
+  if (rc == MPI_SUCCESS) return PORTA_SUCCESS;
+  char why[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(rc, why, &len);
+  return porta_error(PORTA_ERROR_BACKEND, "app_allreduce_sum", NULL,
+                     "MPI_Allreduce of %d values failed: %s", n, why);
 }

@@ -43,7 +43,8 @@ void app_timers_reduce(const app_timers *t, MPI_Comm comm, double *max, double *
 void app_timers_print(FILE *out, const app_timers *t, MPI_Comm comm, double total);
 
 /** Sum values[0..n) over the ranks of comm in place (MPI_Allreduce; the result may differ in
- *  the last bits between rank counts - exact sums are porta_xsum_f64's). Returns an MPI code. */
+ *  the last bits between rank counts - exact sums are porta_xsum_f64's). Returns a Porta code
+ *  (PORTA_ERROR_BACKEND with MPI's error string when MPI_Allreduce fails). */
 int app_allreduce_sum(MPI_Comm comm, double *values, int n);
 
 PORTA_EXTERN_C_END

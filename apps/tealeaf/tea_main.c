@@ -15,6 +15,24 @@
 #include "tea_deck.h"
 #include "tea_output.h"
 
+/* TeaLeaf's command line: a deck, no options of its own. */
+static const app_cli_spec tea_cli = {
+    .program = "tealeaf",
+    .description = "TeaLeaf (TeaLeaf_ref 1.403 on Porta): implicit 2D heat conduction",
+    .default_input = "tea.in",
+    .default_output = "tealeaf",
+    .takes_input = 1};
+
+/* Output calls report failures as codes (PORTA_ERROR_MODE_RETURN meanwhile), so the writer can
+ * remove its temporary file first; then the job stops with the writer's message. */
+#define TEA_OUTPUT(call)                                                                           \
+  do {                                                                                             \
+    porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);                                     \
+    int tea_output_rc_ = (call);                                                                   \
+    app_porta_errors_fatal();                                                                      \
+    if (tea_output_rc_ != PORTA_SUCCESS) app_fatal("%s", porta_last_error_message());              \
+  } while (0)
+
 int main(int argc, char **argv) {
   app_mpi_init(&argc, &argv, "tealeaf");
   const int rank = app_mpi_rank();
@@ -23,27 +41,20 @@ int main(int argc, char **argv) {
   /* --help before Porta: it must not depend on a working back end */
   for (int i = 1; i < argc; ++i)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      if (rank == 0)
-        app_cli_usage(stdout, "tealeaf",
-                      "TeaLeaf (TeaLeaf_ref 1.403 on Porta): implicit 2D heat conduction", "tea.in",
-                      "tealeaf");
+      if (rank == 0) app_cli_usage(stdout, &tea_cli);
       app_exit_all(0, NULL);
     }
   if (porta_initialize(&argc, &argv) != PORTA_SUCCESS)
     app_exit_all(2, "%s", porta_last_error_message());
   app_cli cli;
-  char err[2048];
-  if (app_cli_parse(argc, argv, "tea.in", "tealeaf", &cli, err, sizeof err))
-    app_exit_all(2, "%s", err);
+  if (app_cli_parse(argc, argv, &tea_cli, &cli) != PORTA_SUCCESS)
+    app_exit_all(2, "%s", porta_last_error_message());
   if (cli.reproducible) porta_set_deterministic(1);
 
   /* ---- deck: read on rank 0, parsed everywhere ---- */
   app_deck deck;
-  int explicit_input = strcmp(cli.input, "tea.in") != 0;
-  for (int i = 1; i < argc; ++i)
-    if (argv[i][0] != '-' || !strcmp(argv[i], "--in") || !strcmp(argv[i], "-i")) explicit_input = 1;
   if (app_deck_load(&deck, cli.input, MPI_COMM_WORLD)) {
-    if (explicit_input) app_exit_all(1, "%s", deck.err);
+    if (cli.input_given) app_exit_all(1, "%s", deck.err);
     /* like the reference: no tea.in -> run the default deck */
     if (rank == 0) fprintf(out, " tea.in not found: running the built-in default deck\n");
     app_deck_load_text(&deck, "(default deck)", tea_default_deck);
@@ -55,6 +66,7 @@ int main(int argc, char **argv) {
 
   /* ---- decomposition ---- */
   app_decomp d;
+  char err[2048];
   const int64_t cells[2] = {s.x_cells, s.y_cells};
   if (app_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, &d, err, sizeof err))
     app_exit_all(1, "%s", err);
@@ -112,7 +124,7 @@ int main(int argc, char **argv) {
     fprintf(out, " visit_frequency %d ignored: --no-h5 writes no result file\n", s.visit_frequency);
   if (visit > 0) {
     app_timer_start(&timers, t_output);
-    if (tea_write_snapshot(&h5, &c, &s, &d, 0, 0.0, err, sizeof err)) app_fatal("%s", err);
+    TEA_OUTPUT(tea_write_snapshot(&h5, &c, &s, &d, 0, 0.0));
     app_timer_stop(&timers, t_output);
   }
 
@@ -146,7 +158,7 @@ int main(int argc, char **argv) {
     const bool last = time + 1e-16 > s.end_time || step >= s.end_step;
     if (visit > 0 && (step % visit == 0 || last)) {
       app_timer_start(&timers, t_output);
-      if (tea_write_snapshot(&h5, &c, &s, &d, step, time, err, sizeof err)) app_fatal("%s", err);
+      TEA_OUTPUT(tea_write_snapshot(&h5, &c, &s, &d, step, time));
       app_timer_stop(&timers, t_output);
     }
     if (last) break;
@@ -178,7 +190,7 @@ int main(int argc, char **argv) {
     r.verdict = verdict;
     r.steps = step;
     r.time = time;
-    if (tea_write_results(&h5, &c, &r, err, sizeof err)) app_fatal("%s", err);
+    TEA_OUTPUT(tea_write_results(&h5, &c, &r));
     app_timer_stop(&timers, t_output);
     if (rank == 0) {
       fprintf(out, " Results written to %s.h5 (ParaView: %s.xmf)\n", cli.output, cli.output);

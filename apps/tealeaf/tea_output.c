@@ -162,14 +162,15 @@ void tea_print_check(FILE *out, const tea_settings *s, int verdict, double qa_di
   fprintf(out, " This test is considered %s\n", verdict > 0 ? "PASSED" : "NOT PASSED");
 }
 
-/* On a failed HDF5 call: message, close the file and remove the temporary (collective). */
-#define H5_TRY(call, what)                                                                         \
+/* On a failed HDF5 call: close the file and remove the temporary (collective), then return the
+ * call's code; its message (function, dataset path, reason) stays the last Porta error. */
+#define H5_TRY(call)                                                                               \
   do {                                                                                             \
-    if (call) {                                                                                    \
-      snprintf(err, errlen, "HDF5: writing %s to %s failed", what, o->h.tmp);                      \
+    int h5_try_rc_ = (call);                                                                       \
+    if (h5_try_rc_ != PORTA_SUCCESS) {                                                             \
       app_h5_close(&o->h, 0);                                                                      \
       o->open = 0;                                                                                 \
-      return 1;                                                                                    \
+      return h5_try_rc_;                                                                           \
     }                                                                                              \
   } while (0)
 
@@ -186,11 +187,11 @@ void tea_h5_out_free(tea_h5_out *o) {
 }
 
 /* Create NAME.h5.tmp on first use. */
-static int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm, char *err, size_t errlen) {
-  if (o->open) return 0;
-  if (app_h5_create(&o->h, o->name, comm, err, errlen)) return 1;
+static int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm) {
+  if (o->open) return PORTA_SUCCESS;
+  PORTA_CHECK(app_h5_create(&o->h, o->name, comm));
   o->open = 1;
-  return 0;
+  return PORTA_SUCCESS;
 }
 
 /* The fields the result file holds, final and in snapshots: u, energy (energy1), density. */
@@ -202,72 +203,71 @@ static void tea_snapshot_group(char *buf, size_t len, int64_t step) {
 }
 
 int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
-                       int step, double time, char *err, size_t errlen) {
-  if (tea_h5_out_open(o, d->comm, err, errlen)) return 1;
+                       int step, double time) {
+  PORTA_CHECK(tea_h5_out_open(o, d->comm));
   if (o->nsnap == o->cap) {
     int cap = o->cap ? 2 * o->cap : 16;
     int64_t *st = (int64_t *)realloc(o->snap_step, sizeof(int64_t) * (size_t)cap);
     if (st) o->snap_step = st;
     double *tm = (double *)realloc(o->snap_time, sizeof(double) * (size_t)cap);
     if (tm) o->snap_time = tm;
-    H5_TRY(!st || !tm, "the snapshot list (out of memory)");
+    H5_TRY(!st || !tm ? porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_write_snapshot", o->h.tmp,
+                                    "no memory for the list of %d snapshots", cap)
+                      : PORTA_SUCCESS);
     o->cap = cap;
   }
   if (o->nsnap == 0) {
-    H5_TRY(app_h5_group(&o->h, "/snapshots"), "/snapshots");
-    H5_TRY(app_h5_attr_int(&o->h, "/snapshots", "visit_frequency", s->visit_frequency),
-           "/snapshots");
+    H5_TRY(app_h5_group(&o->h, "/snapshots"));
+    H5_TRY(app_h5_attr_int(&o->h, "/snapshots", "visit_frequency", s->visit_frequency));
   }
   char group[64], path[96];
   tea_snapshot_group(group, sizeof group, step);
-  H5_TRY(app_h5_group(&o->h, group), group);
-  H5_TRY(app_h5_attr_int(&o->h, group, "step", step), group);
-  H5_TRY(app_h5_attr_double(&o->h, group, "time", time), group);
+  H5_TRY(app_h5_group(&o->h, group));
+  H5_TRY(app_h5_attr_int(&o->h, group, "step", step));
+  H5_TRY(app_h5_attr_double(&o->h, group, "time", time));
   for (int i = 0; i < 3; ++i) {
     snprintf(path, sizeof path, "%s/%s", group, tea_out_names[i]);
-    H5_TRY(app_h5_write_field2d(&o->h, path, d, *tea_field(c, tea_out_ids[i]), c->halo, 1), path);
+    H5_TRY(app_h5_write_field2d(&o->h, path, d, *tea_field(c, tea_out_ids[i]), c->halo, 1));
   }
   o->snap_step[o->nsnap] = step;
   o->snap_time[o->nsnap] = time;
   ++o->nsnap;
-  return 0;
+  return PORTA_SUCCESS;
 }
 
-int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *err, size_t errlen) {
-  if (tea_h5_out_open(o, r->d->comm, err, errlen)) return 1;
+int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
+  PORTA_CHECK(tea_h5_out_open(o, r->d->comm));
   app_h5 *h = &o->h;
   const app_run_config *rc = r->rc;
   const tea_settings *s = r->s;
   char grid[64];
   snprintf(grid, sizeof grid, "%d x %d", r->d->dims[0], r->d->dims[1]);
-  H5_TRY(app_h5_attr_string(h, "/", "application", "tealeaf"), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "porta_version", rc->version), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "backend", rc->backend), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "device", rc->device), "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "ranks", rc->ranks), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "rank_grid", grid), "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "threads", rc->threads), "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "reproducible", rc->reproducible), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "deck_file", r->deck->path), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "deck", r->deck->text), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "solver", tea_solver_name(s->solver)), "attributes");
-  H5_TRY(app_h5_attr_string(h, "/", "preconditioner", tea_precon_name(s->preconditioner)),
-         "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "x_cells", s->x_cells), "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "y_cells", s->y_cells), "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "steps", r->steps), "attributes");
-  H5_TRY(app_h5_attr_double(h, "/", "time", r->time), "attributes");
-  H5_TRY(app_h5_attr_int(h, "/", "test_problem", s->test_problem), "attributes");
+  H5_TRY(app_h5_attr_string(h, "/", "application", "tealeaf"));
+  H5_TRY(app_h5_attr_string(h, "/", "porta_version", rc->version));
+  H5_TRY(app_h5_attr_string(h, "/", "backend", rc->backend));
+  H5_TRY(app_h5_attr_string(h, "/", "device", rc->device));
+  H5_TRY(app_h5_attr_int(h, "/", "ranks", rc->ranks));
+  H5_TRY(app_h5_attr_string(h, "/", "rank_grid", grid));
+  H5_TRY(app_h5_attr_int(h, "/", "threads", rc->threads));
+  H5_TRY(app_h5_attr_int(h, "/", "reproducible", rc->reproducible));
+  H5_TRY(app_h5_attr_string(h, "/", "deck_file", r->deck->path));
+  H5_TRY(app_h5_attr_string(h, "/", "deck", r->deck->text));
+  H5_TRY(app_h5_attr_string(h, "/", "solver", tea_solver_name(s->solver)));
+  H5_TRY(app_h5_attr_string(h, "/", "preconditioner", tea_precon_name(s->preconditioner)));
+  H5_TRY(app_h5_attr_int(h, "/", "x_cells", s->x_cells));
+  H5_TRY(app_h5_attr_int(h, "/", "y_cells", s->y_cells));
+  H5_TRY(app_h5_attr_int(h, "/", "steps", r->steps));
+  H5_TRY(app_h5_attr_double(h, "/", "time", r->time));
+  H5_TRY(app_h5_attr_int(h, "/", "test_problem", s->test_problem));
   H5_TRY(app_h5_attr_string(h, "/", "verdict",
                             r->verdict > 0   ? "PASSED"
                             : r->verdict < 0 ? "NOT PASSED"
-                                             : "NOT CHECKED"),
-         "attributes");
-  H5_TRY(app_h5_attr_double(h, "/", "u_ref", r->u_ref), "attributes");
-  H5_TRY(app_h5_attr_double(h, "/", "qa_diff_percent", r->qa_diff), "attributes");
+                                             : "NOT CHECKED"));
+  H5_TRY(app_h5_attr_double(h, "/", "u_ref", r->u_ref));
+  H5_TRY(app_h5_attr_double(h, "/", "qa_diff_percent", r->qa_diff));
 
   const tea_history *t = r->hist;
-  H5_TRY(app_h5_group(h, "/steps"), "/steps");
+  H5_TRY(app_h5_group(h, "/steps"));
   struct {
     const char *p;
     const double *v;
@@ -283,37 +283,33 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *e
               {"/steps/energy", t->energy},
               {"/steps/u", t->u}};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; ++i)
-    H5_TRY(app_h5_write_1d_double(h, cols[i].p, cols[i].v, t->n), cols[i].p);
+    H5_TRY(app_h5_write_1d_double(h, cols[i].p, cols[i].v, t->n));
 
-  H5_TRY(app_h5_group(h, "/fields"), "/fields");
-  H5_TRY(app_h5_attr_double(h, "/fields", "xmin", s->xmin), "attributes");
-  H5_TRY(app_h5_attr_double(h, "/fields", "ymin", s->ymin), "attributes");
-  H5_TRY(app_h5_attr_double(h, "/fields", "dx", c->dx), "attributes");
-  H5_TRY(app_h5_attr_double(h, "/fields", "dy", c->dy), "attributes");
+  H5_TRY(app_h5_group(h, "/fields"));
+  H5_TRY(app_h5_attr_double(h, "/fields", "xmin", s->xmin));
+  H5_TRY(app_h5_attr_double(h, "/fields", "ymin", s->ymin));
+  H5_TRY(app_h5_attr_double(h, "/fields", "dx", c->dx));
+  H5_TRY(app_h5_attr_double(h, "/fields", "dy", c->dy));
   const char *paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
   for (int i = 0; i < 3; ++i)
-    H5_TRY(app_h5_write_field2d(h, paths[i], r->d, *tea_field(c, tea_out_ids[i]), c->halo, 1),
-           paths[i]);
+    H5_TRY(app_h5_write_field2d(h, paths[i], r->d, *tea_field(c, tea_out_ids[i]), c->halo, 1));
   if (o->nsnap > 0) {
-    H5_TRY(app_h5_attr_int(h, "/snapshots", "count", o->nsnap), "/snapshots");
-    H5_TRY(app_h5_write_1d_int(h, "/snapshots/step", o->snap_step, o->nsnap), "/snapshots/step");
-    H5_TRY(app_h5_write_1d_double(h, "/snapshots/time", o->snap_time, o->nsnap), "/snapshots/time");
+    H5_TRY(app_h5_attr_int(h, "/snapshots", "count", o->nsnap));
+    H5_TRY(app_h5_write_1d_int(h, "/snapshots/step", o->snap_step, o->nsnap));
+    H5_TRY(app_h5_write_1d_double(h, "/snapshots/time", o->snap_time, o->nsnap));
   }
 
-  H5_TRY(app_h5_group(h, "/timings"), "/timings");
-  H5_TRY(app_h5_attr_double(h, "/timings", "wall_seconds", r->wall), "timings");
+  H5_TRY(app_h5_group(h, "/timings"));
+  H5_TRY(app_h5_attr_double(h, "/timings", "wall_seconds", r->wall));
   if (r->timers && r->timers->n > 0) {
     double mx[APP_MAX_TIMERS], mean[APP_MAX_TIMERS];
     app_timers_reduce(r->timers, r->d->comm, mx, mean);
     for (int i = 0; i < r->timers->n; ++i)
-      H5_TRY(app_h5_attr_double(h, "/timings", r->timers->name[i], mx[i]), "timings");
+      H5_TRY(app_h5_attr_double(h, "/timings", r->timers->name[i], mx[i]));
   }
   o->open = 0;
-  if (app_h5_close(h, 1)) {
-    snprintf(err, errlen, "HDF5: closing or renaming %s failed", h->tmp);
-    return 1;
-  }
-  if (h->rank != 0) return 0;
+  PORTA_CHECK(app_h5_close(h, 1));
+  if (h->rank != 0) return PORTA_SUCCESS;
   char xmf[1100];
   const char *base = strrchr(h->path, '/');
   const char *file = base ? base + 1 : h->path;
@@ -323,7 +319,9 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *e
     /* the time series; its last entry is the final state (the same values as /fields) */
     char(*groups)[64] = (char(*)[64])malloc(sizeof *groups * (size_t)o->nsnap);
     const char **gp = (const char **)malloc(sizeof *gp * (size_t)o->nsnap);
-    bad = !groups || !gp;
+    bad = !groups || !gp ? porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_write_results", xmf,
+                                       "no memory for %d snapshot names", o->nsnap)
+                         : PORTA_SUCCESS;
     for (int t = 0; !bad && t < o->nsnap; ++t) {
       tea_snapshot_group(groups[t], sizeof groups[t], o->snap_step[t]);
       gp[t] = groups[t];
@@ -337,6 +335,8 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *e
     bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, s->xmin, s->ymin, c->dx, c->dy,
                             tea_out_names, paths, 3);
   }
-  if (bad) fprintf(stderr, "tealeaf: warning: cannot write %s\n", xmf);
-  return 0;
+  /* ParaView's description only: a warning, the results themselves are complete */
+  if (bad)
+    fprintf(stderr, "tealeaf: warning: cannot write %s (%s)\n", xmf, porta_last_error_message());
+  return PORTA_SUCCESS;
 }

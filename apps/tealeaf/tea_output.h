@@ -70,15 +70,17 @@ void tea_h5_out_free(tea_h5_out *o);
 /** Collective: one visit_frequency snapshot (the reference's visit dump): the fields u, energy
  *  (energy1) and density on the global grid, each rank writing its block like /fields, under
  *  /snapshots/step_NNNNNN/{u,energy,density}; the group has attributes `step` and `time`.
- *  Returns 0, or non-zero with a message in err (the temporary file is then removed). */
+ *  Returns a Porta code (message in porta_last_error_message(); on a failure the temporary file
+ *  is removed). */
 int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
-                       int step, double time, char *err, size_t errlen);
+                       int step, double time);
 
 /** Collective: write the rest of NAME.h5 (attributes, /steps, /fields, /timings, and with
  *  snapshots /snapshots/step and /snapshots/time listing them), rename it from NAME.h5.tmp, and
- *  write NAME.xmf: the snapshots as a temporal collection when there are any, else /fields.
- *  Returns 0 or non-zero (err). */
-int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r, char *err, size_t errlen);
+ *  write NAME.xmf: the snapshots as a temporal collection when there are any, else /fields (a
+ *  NAME.xmf that cannot be written is a warning on stderr). Returns a Porta code (message in
+ *  porta_last_error_message()). */
+int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r);
 
 PORTA_EXTERN_C_END
 

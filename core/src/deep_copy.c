@@ -101,11 +101,26 @@ int porta_view_deep_copy_async(porta_exec exec, porta_view dst, porta_view src) 
   return copy_now(dst, src);
 }
 
+static int all_zero_bytes(const void *value, size_t n) {
+  const unsigned char *b = (const unsigned char *)value;
+  for (size_t i = 0; i < n; ++i)
+    if (b[i]) return 0;
+  return 1;
+}
+
 int porta_view_fill(porta_view dst, const void *value) {
   if (dst.m.traits & PORTA_VIEW_CONST)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_view_fill", dst.m.label,
                        "the destination is a const view");
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)dst.m.space)) {
+    if (porta_view_meta_contiguous(&dst.m) && all_zero_bytes(value, dst.m.value_size)) {
+      /* Zero (the common fill) in place: the space's memset. Filling a host copy and staging
+         it over cost 50 ms per 64 MB vector on an H100 node (a host allocation, its page
+         faults and a pageable copy). */
+      const int64_t bytes = porta_view_meta_span_bytes(&dst.m);
+      return bytes > 0 ? porta_space_zero_((porta_memory_space)dst.m.space, dst.data, (size_t)bytes)
+                       : PORTA_SUCCESS;
+    }
     /* Device memory: fill a host copy of the span and copy it over (gaps included). */
     if (!porta_view_meta_contiguous(&dst.m))
       return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_view_fill", dst.m.label,

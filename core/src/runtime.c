@@ -164,8 +164,8 @@ static int parse_backend(const char *text, const char *what, porta_backend *out)
   return PORTA_SUCCESS;
 }
 
-static void print_help(void) {
-  printf("Porta options (also as environment variables):\n"
+const char *porta_help_text(void) {
+  return "Porta options (also as environment variables):\n"
          "  --porta-backend=serial|openmp|cuda  PORTA_BACKEND      default execution space\n"
          "  --porta-threads=N                   PORTA_NUM_THREADS  OpenMP threads\n"
          "  --porta-device=N                    PORTA_DEVICE_ID    GPU to use\n"
@@ -173,8 +173,10 @@ static void print_help(void) {
          "reductions\n"
          "  --porta-profile[=0|1]               PORTA_PROFILE      per-kernel time table at exit\n"
          "  --porta-help                                           this text\n"
-         "  Tools: KOKKOS_TOOLS_LIBS=lib1.so;lib2.so loads Kokkos Tools libraries.\n");
+         "  Tools: KOKKOS_TOOLS_LIBS=lib1.so;lib2.so loads Kokkos Tools libraries.\n";
 }
+
+static void print_help(void) { fputs(porta_help_text(), stdout); }
 
 /** Settings gathered from the environment and then the command line. */
 typedef struct options {

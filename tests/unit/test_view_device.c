@@ -8,6 +8,7 @@
  *  other than double. On the host back ends the same code runs with host memory, so every
  *  expectation is one for every back end. (test_view covers the host-only details.)
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -239,6 +240,17 @@ static void test_fill_and_copy(void) {
   porta_view_f64_release(&m);
   m = dv_read(a.v);
   for (int64_t k = 0; k < 120; ++k) bad += m.data[k] != 0.25;
+  PT_EQ_I64(bad, 0);
+  porta_view_f64_release(&m);
+  /* a zero fill (the space's memset on device memory) clears every value, -0.0 included */
+  PT_OK(porta_view_f64_fill(a.v, 0.0));
+  m = dv_read(a.v);
+  for (int64_t k = 0; k < 120; ++k) bad += m.data[k] != 0.0 || signbit(m.data[k]);
+  PT_EQ_I64(bad, 0);
+  porta_view_f64_release(&m);
+  PT_OK(porta_view_f64_fill(a.v, -0.0)); /* not all-zero bytes: the staged path */
+  m = dv_read(a.v);
+  for (int64_t k = 0; k < 120; ++k) bad += !signbit(m.data[k]);
   PT_EQ_I64(bad, 0);
   porta_view_f64_release(&m);
   porta_view_f64_release(&a.v);

@@ -79,6 +79,10 @@ int porta_set_num_threads(int n);
 int porta_deterministic(void);
 void porta_set_deterministic(int on);
 
+/** The text `--porta-help` prints: Porta's command-line options with their environment
+ *  variables (apps include it in their own usage text, so there is one copy). */
+const char *porta_help_text(void);
+
 /** Print the build and run configuration (version, back ends, threads, modes). */
 void porta_print_configuration(FILE *out);
 /** The GPU this process runs CUDA kernels on (chosen by --porta-device / PORTA_DEVICE_ID, else

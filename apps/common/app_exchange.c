@@ -1,0 +1,245 @@
+/** @file app_exchange.c
+ *  The exchange plan (see app_exchange.h). */
+#include "app_exchange.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_exchange_kernels.h"
+
+struct app_exchange {
+  char label[PORTA_LABEL_MAX];
+  MPI_Comm comm;
+  porta_exec exec;
+  int tag, max_fields, words, word_bytes;
+  size_t value_size;
+  int n;                        /**< neighbours */
+  int *rank;                    /**< [n] */
+  int64_t *send_count, *send_displ, *recv_count, *recv_displ; /**< [n], in values */
+  int64_t send_total, recv_total;
+  int64_t max_offset; /**< largest offset in either list (-1: none) */
+  porta_view_i64 send_index, recv_index; /**< on the execution space */
+  porta_view_u8 send_buf, recv_buf[2];   /**< memory both the kernels and MPI can access */
+  MPI_Request *req;                      /**< [2n] */
+  int nreq, nfields, active;
+  porta_view fields[APP_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */
+  int64_t exchanges, messages, bytes;
+};
+
+static int fail(app_exchange *x, int code, const char *fmt, const char *what, int rc) {
+  char err[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (rc != MPI_SUCCESS) MPI_Error_string(rc, err, &len);
+  return porta_error(code, fmt, x->label, "%s%s%s", what, len ? ": " : "", err);
+}
+
+/** A view of `n` values copied from host array `src`, in `space`. */
+static int index_view(porta_view_i64 *v, const char *label, const int64_t *src, int64_t n,
+                      porta_memory_space space) {
+  porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
+  PORTA_CHECK(porta_view_i64_create(v, label, 1, &n, &opt));
+  porta_view_i64 host;
+  porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+  PORTA_CHECK(porta_view_i64_wrap(&host, (int64_t *)src, "exchange_lists", 1, &n, &hopt));
+  if (n > 0) PORTA_CHECK(porta_deep_copy(*v, host));
+  return PORTA_SUCCESS;
+}
+
+int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
+                        const app_exchange_lists *l, size_t value_size, int max_fields,
+                        porta_exec exec, int tag) {
+  const char *op = "app_exchange_create";
+  *out = NULL;
+  label = label ? label : "exchange";
+  if (value_size == 0 || value_size % 4 != 0 || max_fields < 1 ||
+      max_fields > APP_EXCHANGE_MAX_FIELDS || l->nneighbours < 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "value_size %zu must be a positive multiple of 4, max_fields %d in 1..%d, "
+                       "neighbours %d >= 0",
+                       value_size, max_fields, APP_EXCHANGE_MAX_FIELDS, l->nneighbours);
+  int nranks = 0; /* MPI_COMM_NULL (no communicator): no rank is a valid neighbour */
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &nranks);
+  app_exchange *x = (app_exchange *)calloc(1, sizeof *x);
+  if (!x) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
+  snprintf(x->label, sizeof x->label, "%s", label);
+  x->comm = comm;
+  x->exec = exec;
+  x->tag = tag;
+  x->max_fields = max_fields;
+  x->value_size = value_size;
+  x->word_bytes = value_size % 8 == 0 ? 8 : 4;
+  x->words = (int)(value_size / (size_t)x->word_bytes);
+  x->n = l->nneighbours;
+  x->max_offset = -1;
+  const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
+  x->rank = (int *)calloc(nn, sizeof(int));
+  x->send_count = (int64_t *)calloc(4 * nn, sizeof(int64_t));
+  x->req = (MPI_Request *)calloc(2 * nn, sizeof(MPI_Request));
+  if (!x->rank || !x->send_count || !x->req) {
+    app_exchange_destroy(x);
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
+  }
+  x->send_displ = x->send_count + nn;
+  x->recv_count = x->send_count + 2 * nn;
+  x->recv_displ = x->send_count + 3 * nn;
+  for (int k = 0; k < x->n; ++k) {
+    if (l->ranks[k] < 0 || l->ranks[k] >= nranks || l->send_count[k] < 0 ||
+        l->recv_count[k] < 0) {
+      int r = l->ranks[k];
+      app_exchange_destroy(x);
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                         "neighbour %d: rank %d outside 0..%d or a negative count", k, r,
+                         nranks - 1);
+    }
+    x->rank[k] = l->ranks[k];
+    x->send_count[k] = l->send_count[k];
+    x->recv_count[k] = l->recv_count[k];
+    x->send_displ[k] = x->send_total;
+    x->recv_displ[k] = x->recv_total;
+    x->send_total += l->send_count[k];
+    x->recv_total += l->recv_count[k];
+  }
+  for (int64_t i = 0; i < x->send_total + x->recv_total; ++i) {
+    const int64_t o = i < x->send_total ? l->send_index[i] : l->recv_index[i - x->send_total];
+    if (o < 0) {
+      app_exchange_destroy(x);
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "negative offset %lld",
+                         (long long)o);
+    }
+    if (o > x->max_offset) x->max_offset = o;
+  }
+  /* Buffers: the execution space's memory when the host (MPI) can access it, else pinned
+   * host memory mapped into the device. Hook: a CUDA-aware MPI could use device memory. */
+  porta_memory_space space = porta_exec_memory_space(exec);
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space)) space = PORTA_CUDA_HOST_PINNED_SPACE;
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
+      !porta_space_accessible(exec.backend, space)) {
+    app_exchange_destroy(x);
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, label,
+                       "no memory space both the %s back end and MPI can access",
+                       porta_backend_name(exec.backend));
+  }
+  porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, 0, NULL};
+  int64_t sb = x->send_total * max_fields * (int64_t)value_size;
+  int64_t rb = x->recv_total * max_fields * (int64_t)value_size;
+  int rc = index_view(&x->send_index, "exchange_send_index", l->send_index, x->send_total,
+                      porta_exec_memory_space(exec));
+  if (rc == PORTA_SUCCESS)
+    rc = index_view(&x->recv_index, "exchange_recv_index", l->recv_index, x->recv_total,
+                    porta_exec_memory_space(exec));
+  if (rc == PORTA_SUCCESS) rc = porta_view_u8_create(&x->send_buf, "exchange_send", 1, &sb, &opt);
+  for (int b = 0; b < 2 && rc == PORTA_SUCCESS; ++b)
+    rc = porta_view_u8_create(&x->recv_buf[b], "exchange_recv", 1, &rb, &opt);
+  if (rc != PORTA_SUCCESS) {
+    app_exchange_destroy(x);
+    return rc;
+  }
+  *out = x;
+  return PORTA_SUCCESS;
+}
+
+void app_exchange_destroy(app_exchange *x) {
+  if (!x) return;
+  porta_view_i64_release(&x->send_index);
+  porta_view_i64_release(&x->recv_index);
+  porta_view_u8_release(&x->send_buf);
+  porta_view_u8_release(&x->recv_buf[0]);
+  porta_view_u8_release(&x->recv_buf[1]);
+  free(x->rank);
+  free(x->send_count);
+  free(x->req);
+  free(x);
+}
+
+/** Pack (to_buffer) or unpack every field's listed values. */
+static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_buffer) {
+  const int64_t total = to_buffer ? x->send_total : x->recv_total;
+  if (total == 0) return PORTA_SUCCESS;
+  app_exchange_pack_args a;
+  memset(&a, 0, sizeof a);
+  a.index = to_buffer ? x->send_index : x->recv_index;
+  for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
+  a.buf = to_buffer ? x->send_buf.data : x->recv_buf[x->exchanges % 2].data;
+  a.nfields = nfields;
+  a.words = x->words;
+  const porta_kernel *k = x->word_bytes == 8
+                              ? (to_buffer ? &app_exchange_pack_w8 : &app_exchange_unpack_w8)
+                              : (to_buffer ? &app_exchange_pack_w4 : &app_exchange_unpack_w4);
+  return porta_parallel_for(to_buffer ? "app_exchange_pack" : "app_exchange_unpack", x->exec,
+                            porta_range(0, total * nfields), k, &a);
+}
+
+int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
+  const char *op = "app_exchange_start";
+  if (x->active)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "an exchange is already in progress (finish it first)");
+  if (nfields < 0 || nfields > x->max_fields)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "%d fields, the plan was built for at most %d", nfields, x->max_fields);
+  for (int f = 0; f < nfields; ++f) {
+    const porta_view_meta *m = &fields[f].m;
+    const int64_t span = porta_view_meta_span_bytes(m) / (int64_t)x->value_size;
+    if (m->value_size != x->value_size || x->max_offset >= span)
+      return porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
+                         "field %d '%s' has %u-byte values and spans %lld; the plan needs "
+                         "%zu-byte values and offsets up to %lld",
+                         f, m->label, m->value_size, (long long)span, x->value_size,
+                         (long long)x->max_offset);
+  }
+  x->nfields = nfields;
+  for (int f = 0; f < nfields; ++f) x->fields[f] = fields[f];
+  x->nreq = 0;
+  x->active = 1;
+  if (nfields == 0) return PORTA_SUCCESS;
+  const int64_t vb = (int64_t)x->value_size * nfields;
+  unsigned char *rbuf = x->recv_buf[x->exchanges % 2].data;
+  /* The fence after packing covers the unpack of two exchanges ago, which read the buffer
+   * the receives are about to fill; a plan that sends nothing must wait here instead. */
+  if (x->send_total == 0 && x->recv_total > 0)
+    PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_recv"));
+  for (int k = 0; k < x->n; ++k) {
+    if (x->recv_count[k] == 0) continue;
+    int rc = MPI_Irecv(rbuf + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
+                       x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    if (rc != MPI_SUCCESS) return fail(x, PORTA_ERROR_BACKEND, op, "MPI_Irecv failed", rc);
+  }
+  PORTA_CHECK(copy(x, fields, nfields, 1));
+  if (x->send_total > 0) PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
+  for (int k = 0; k < x->n; ++k) {
+    if (x->send_count[k] == 0) continue;
+    int rc = MPI_Isend(x->send_buf.data + x->send_displ[k] * vb, (int)(x->send_count[k] * vb),
+                       MPI_BYTE, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    if (rc != MPI_SUCCESS) return fail(x, PORTA_ERROR_BACKEND, op, "MPI_Isend failed", rc);
+    x->messages += 1;
+    x->bytes += x->send_count[k] * vb;
+  }
+  return PORTA_SUCCESS;
+}
+
+int app_exchange_finish(app_exchange *x) {
+  if (!x->active)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_exchange_finish", x->label,
+                       "no exchange in progress");
+  x->active = 0;
+  if (x->nfields == 0) return PORTA_SUCCESS;
+  int rc = MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS)
+    return fail(x, PORTA_ERROR_BACKEND, "app_exchange_finish", "MPI_Waitall failed", rc);
+  rc = copy(x, x->fields, x->nfields, 0);
+  ++x->exchanges;
+  return rc;
+}
+
+int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields) {
+  PORTA_CHECK(app_exchange_start(x, fields, nfields));
+  return app_exchange_finish(x);
+}
+
+void app_exchange_stats(const app_exchange *x, int64_t *messages, int64_t *bytes) {
+  if (messages) *messages = x->messages;
+  if (bytes) *bytes = x->bytes;
+}
+
+int64_t app_exchange_send_total(const app_exchange *x) { return x->send_total; }
+int64_t app_exchange_recv_total(const app_exchange *x) { return x->recv_total; }

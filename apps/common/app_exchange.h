@@ -1,0 +1,78 @@
+/** @file app_exchange.h
+ *  An exchange plan: the one halo exchange of the mini-apps.
+ *
+ *  A plan lists, for each neighbour rank, which values this rank sends (element offsets into a
+ *  field) and where the values it receives go (offsets again). Offsets count elements from the
+ *  field view's data pointer, so a plan serves any view shape and layout whose elements are
+ *  `value_size` bytes: TeaLeaf builds its 2D box halo as plans (app_halo.h), miniFE one plan
+ *  from the external columns of its matrix, miniMD one per ghost swap.
+ *
+ *  One exchange moves up to `max_fields` fields of the same shape at once (one message per
+ *  neighbour). The values are packed and unpacked by Porta kernels on the plan's execution
+ *  space, into buffers MPI can use: the space's own memory when the host can access it, else
+ *  (CUDA) pinned, mapped host memory that the kernels read and write over the bus, which saves
+ *  the staging copies. A CUDA-aware MPI could take device buffers instead (the hook is in
+ *  app_exchange_create).
+ *
+ *  An exchange is split in two so that work can run while the messages travel:
+ *  app_exchange_start() posts the receives, packs, waits for the pack and sends;
+ *  app_exchange_finish() waits for the messages and queues the unpack on the execution space
+ *  (later kernels on it see the values; the host must fence first). Alternate exchanges
+ *  receive into alternate buffers, so the unpack is never waited for: the next start's fence
+ *  after packing covers the buffers before they come round again.
+ *
+ *  A neighbour may be this rank itself (periodic domains) and may appear more than once;
+ *  messages between two ranks are matched in list order (MPI's non-overtaking rule), so both
+ *  sides must list each other in corresponding order.
+ */
+#ifndef APP_EXCHANGE_H
+#define APP_EXCHANGE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "porta/porta.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Most fields in one exchange. */
+#define APP_EXCHANGE_MAX_FIELDS 16
+
+/** What a plan is built from (host arrays; the plan copies them). */
+typedef struct app_exchange_lists {
+  int nneighbours;
+  const int *ranks;          /**< [nneighbours] neighbour ranks in the plan's communicator */
+  const int64_t *send_count; /**< [nneighbours] values sent to each */
+  const int64_t *send_index; /**< concatenated per neighbour: offsets of the values to send */
+  const int64_t *recv_count; /**< [nneighbours] values received from each */
+  const int64_t *recv_index; /**< concatenated per neighbour: offsets the values go to */
+} app_exchange_lists;
+
+typedef struct app_exchange app_exchange;
+
+/** Build a plan over `comm` for fields of `value_size` bytes per element (a multiple of 4),
+ *  exchanging up to `max_fields` fields at once with messages of tag `tag`, packed and
+ *  unpacked on `exec`. `label` names the plan in messages. */
+int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
+                        const app_exchange_lists *lists, size_t value_size, int max_fields,
+                        porta_exec exec, int tag);
+void app_exchange_destroy(app_exchange *x);
+
+/** Begin an exchange of `fields[0..nfields)` (views of value_size-byte elements whose spans
+ *  hold every offset of the plan: checked). Returns a Porta error code. */
+int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields);
+/** Complete the exchange begun by app_exchange_start. */
+int app_exchange_finish(app_exchange *x);
+/** start + finish. */
+int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields);
+
+/** Totals over this plan's exchanges: messages and bytes sent. */
+void app_exchange_stats(const app_exchange *x, int64_t *messages, int64_t *bytes);
+/** Values sent / received per field in one exchange. */
+int64_t app_exchange_send_total(const app_exchange *x);
+int64_t app_exchange_recv_total(const app_exchange *x);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_EXCHANGE_H */

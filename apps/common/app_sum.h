@@ -1,0 +1,90 @@
+/** @file app_sum.h
+ *  Global sums of doubles for the mini-apps: plain or exact, chosen once per run.
+ *
+ *  Plain mode sums each rank's terms with a double reducer and the ranks' partial sums with
+ *  MPI_Allreduce: fast, but the last bits depend on the rank count, the thread count and the
+ *  back end. Exact mode (--reproducible) accumulates the terms in porta_xsum_f64
+ *  superaccumulators (porta/xsum.h), adds their integer limbs over the ranks with MPI_SUM
+ *  (exact, so MPI's order does not matter) and rounds once: every global sum is then the
+ *  correctly rounded sum of its terms, a function of the terms alone, and so are the answers
+ *  computed from it.
+ *
+ *  A reduction is written once, as a term function; APP_SUM_KERNEL generates both kernels
+ *  from it, so no app carries twin kernels:
+ *  @code
+ *  APP_SUM_KERNEL(dot_rr, my_args, a, i) { return PORTA_AT1(a->r, i) * PORTA_AT1(a->r, i); }
+ *  ...
+ *  double rr;
+ *  PORTA_CHECK(app_sum_reduce(sum, "dot_rr", exec, porta_range(0, n), &dot_rr, &args, 0, &rr));
+ *  PORTA_CHECK(app_sum_allreduce(sum, &rr, 1));   // rr is now the global sum
+ *  @endcode
+ *  Several sums can travel in one allreduce: reduce into slots 0, 1, ... (slot 0 starts a new
+ *  set), then app_sum_allreduce(sum, values, nslots).
+ *
+ *  This header has no MPI in it, so kernel files (compiled by nvcc in CUDA builds) can include
+ *  it; app_sum_create, which takes the communicator, is in app_sum_comm.h. */
+#ifndef APP_SUM_H
+#define APP_SUM_H
+
+#include "porta/porta.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Most sums that travel in one allreduce. */
+#define APP_SUM_MAX_SLOTS 8
+
+/** The two kernels of one reduction: double sum and exact sum of the same terms. */
+typedef struct app_sum_kernel {
+  const porta_kernel *plain;
+  const porta_kernel *exact;
+} app_sum_kernel;
+
+/** A run's summation state (opaque; app_sum_comm.h creates it). */
+typedef struct app_sum app_sum;
+
+/** Non-zero in exact mode. */
+int app_sum_is_exact(const app_sum *s);
+/** Reduce the terms of `k` over `policy` into slot `slot` and write this rank's (rounded) sum
+ *  to *local. Slots are filled in order from 0 (0 starts a new set). */
+int app_sum_reduce(app_sum *s, const char *label, porta_exec exec, porta_range_policy policy,
+                   const app_sum_kernel *k, const void *args, int slot, double *local);
+int app_sum_reduce_md(app_sum *s, const char *label, porta_exec exec, porta_mdrange_policy policy,
+                      const app_sum_kernel *k, const void *args, int slot, double *local);
+/** Sum `values[0..n)` over the ranks in place. In exact mode the values must be the local sums
+ *  just left by app_sum_reduce in slots 0..n-1 (checked: a mismatch is an error, so a kernel
+ *  that bypassed the exact accumulator cannot go unnoticed). */
+int app_sum_allreduce(app_sum *s, double *values, int n);
+/** Allreduces done so far (for the run report). */
+int64_t app_sum_count(const app_sum *s);
+void app_sum_destroy(app_sum *s);
+
+PORTA_EXTERN_C_END
+
+/** Define reduction `NAME` (an app_sum_kernel) over a range from a term function
+ *  `double body(const ARGS_T *A, int64_t I)`; the braces that follow are its body. */
+#define APP_SUM_KERNEL(NAME, ARGS_T, A, I)                                                         \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
+  PORTA_REDUCE(NAME##_plain_, ARGS_T, a_, i_, porta_sum_f64, acc_) {                               \
+    *acc_ += NAME##_term_(a_, i_);                                                                 \
+  }                                                                                                \
+  PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
+    porta_xsum_f64_add(acc_, NAME##_term_(a_, i_));                                                \
+  }                                                                                                \
+  static const app_sum_kernel NAME = {&NAME##_plain_, &NAME##_exact_};                             \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I PORTA_UNUSED)
+
+/** The same over a rank-2 box: `double body(const ARGS_T *A, int64_t I0, int64_t I1)`. */
+#define APP_SUM_KERNEL_MD2(NAME, ARGS_T, A, I0, I1)                                                \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I0, int64_t I1);         \
+  PORTA_MDREDUCE2(NAME##_plain_, ARGS_T, a_, i0_, i1_, porta_sum_f64, acc_) {                      \
+    *acc_ += NAME##_term_(a_, i0_, i1_);                                                           \
+  }                                                                                                \
+  PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
+    porta_xsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                          \
+  }                                                                                                \
+  static const app_sum_kernel NAME = {&NAME##_plain_, &NAME##_exact_};                             \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+
+#endif /* APP_SUM_H */

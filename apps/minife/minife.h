@@ -1,0 +1,115 @@
+/** @file minife.h
+ *  miniFE on Porta: the state shared by the driver's files.
+ *
+ *  The problem (Mantevo miniFE 2.0, ref variant): steady heat conduction on the unit cube, a
+ *  brick of nx x ny x nz trilinear hex8 elements, one unknown per node, assembled into a CSR
+ *  matrix and solved with unpreconditioned CG. docs/minife.md maps it onto Porta. */
+#ifndef MINIFE_H
+#define MINIFE_H
+
+#include <stdint.h>
+
+#include "app_sum.h"
+#include "porta/porta.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Run parameters: the reference's keys plus Porta's. */
+typedef struct minife_params {
+  int64_t nx, ny, nz;    /**< elements per dimension (ny defaults to nx, nz to ny) */
+  int have_ny, have_nz;  /**< given on the command line */
+  double load_imbalance; /**< percent, as the reference */
+  int verify_solution;   /**< 1: the reference's check at the centre points */
+  int mv_overlap;        /**< mv_overlap_comm_comp: halo exchange behind interior rows */
+  int source_free;       /**< Q = 0: the analytic solution is exact; error over every node */
+  int matvec_lanes;      /**< vector lanes per matrix row; -1: the back end's default */
+  char name[128];        /**< added to the YAML file's name */
+} minife_params;
+
+/** A box of elements [lo, hi) per dimension (0 = x, 1 = y, 2 = z). */
+typedef struct minife_box {
+  int64_t lo[3], hi[3];
+} minife_box;
+
+/** This rank's share of the mesh. */
+typedef struct minife_mesh {
+  int rank, nranks;
+  int64_t elems[3];     /**< global elements nx, ny, nz */
+  int64_t nodes[3];     /**< global nodes nx+1, ny+1, nz+1 */
+  minife_box *boxes;    /**< every rank's element box */
+  minife_box box;       /**< this rank's */
+  int64_t nlo[3], n[3]; /**< owned nodes: [nlo, nlo + n) per dimension */
+  int64_t nrows;        /**< owned nodes = n[0] n[1] n[2] */
+  int64_t first_row;    /**< global number of the first owned row */
+  int64_t global_rows;
+} minife_mesh;
+
+/** Which node box a rank owns: [lo, hi) of its elements plus the upper face when it is the
+ *  global one. */
+void minife_owned_nodes(const minife_box *b, const int64_t elems[3], int64_t nlo[3], int64_t n[3]);
+
+/** The CSR matrix of the owned rows, local columns: owned nodes are 0..nrows-1 (z, y, x order),
+ *  external nodes nrows.. (grouped by owning rank, each group in global node order). Columns
+ *  of a row are in global node order, which does not depend on the decomposition. */
+typedef struct minife_matrix {
+  int64_t nrows, ncols, nnz;
+  porta_view_i32 row_ptr; /**< nrows + 1 */
+  porta_view_i32 cols;
+  porta_view_f64 vals;
+  porta_view_i32 interior_rows, boundary_rows; /**< rows without / with external columns */
+  int64_t ninterior, nboundary;
+} minife_matrix;
+
+/** Setup (structure, assembly, boundary conditions) and solve state of one rank. */
+typedef struct minife {
+  minife_params prm;
+  minife_mesh mesh;
+  minife_matrix A;
+  porta_view_f64 b, x, r, p, Ap; /**< p has ncols entries (owned + external) */
+  porta_exec exec;
+  app_sum *sum;
+  struct app_exchange *halo; /**< external columns of p */
+  double source;             /**< Q */
+  int matvec_lanes;          /**< vector lanes per row in the matvec (0: a thread per row) */
+  int matvec_team_size;      /**< threads per team of the vector-lane matvec (0: not yet) */
+} minife;
+
+/* ---- setup (minife_structure.c, minife_assemble.c, minife_dirichlet.c) ---- */
+
+/** Row lengths, row pointers and the columns of every owned row (needs the external map). */
+int minife_structure(minife *m, porta_view_i32 column_map);
+/** Hex8 element matrices and sources, summed into A and b (colored: deterministic). */
+int minife_assemble(minife *m);
+/** The reference's Dirichlet pass for `value` (0: faces x=0, y=0/1, z=0/1; 1: face x=1). */
+int minife_dirichlet(minife *m, double value);
+/** Split rows into interior (no external column) and boundary ones (overlap mode). */
+int minife_split_rows(minife *m);
+
+/* ---- CG (minife_cg.c) ---- */
+
+/** What the solve did, for the report. */
+typedef struct minife_cg_result {
+  int iterations;
+  int breakdown;
+  double initial_residual, final_residual;
+  double *history; /**< ||r|| at the top of every iteration: [0] initial, [k] iteration k */
+  int nhistory;
+  double t_waxpby, t_dot, t_matvec, t_total;
+  double t_warmup; /**< the kernels' first launches, before the solve's clock starts */
+} minife_cg_result;
+
+int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print);
+
+/* The CG kernels (minife_cg_kernels.c): local sums only (slot 0 of app_sum). */
+int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local);
+int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
+                          porta_view_f64 y);
+int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local);
+int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
+                     porta_view_f64 w);
+/** x += alpha p ; r -= alpha Ap ; *local_rr = local r.r */
+int minife_op_update(minife *m, double alpha, double *local_rr);
+
+PORTA_EXTERN_C_END
+
+#endif /* MINIFE_H */

@@ -1,0 +1,61 @@
+/** @file minife_kernels.h
+ *  What miniFE's kernels share: the rank's node grid as plain values (copied into kernel
+ *  arguments) and a row's place in the global mesh. No MPI: kernel files include this. */
+#ifndef MINIFE_KERNELS_H
+#define MINIFE_KERNELS_H
+
+#include "minife.h"
+
+/** The owned node box and the global node counts, for kernels. */
+typedef struct minife_grid {
+  int64_t nodes[3]; /**< global nodes per dimension */
+  int64_t nlo[3];   /**< first owned node per dimension */
+  int64_t n[3];     /**< owned nodes per dimension */
+  int64_t nrows;
+} minife_grid;
+
+static inline minife_grid minife_grid_make(const minife_mesh *mesh) {
+  minife_grid g;
+  for (int d = 0; d < 3; ++d) {
+    g.nodes[d] = mesh->nodes[d];
+    g.nlo[d] = mesh->nlo[d];
+    g.n[d] = mesh->n[d];
+  }
+  g.nrows = mesh->nrows;
+  return g;
+}
+
+/** A node's place: local and global coordinates, and which stencil offsets exist (lo..hi in
+ *  each dimension, c = hi - lo + 1 of them). */
+typedef struct minife_node {
+  int64_t l[3], x[3];
+  int lo[3], hi[3], c[3];
+} minife_node;
+
+PORTA_INLINE_FUNCTION minife_node minife_node_at(const minife_grid *g, int64_t lx, int64_t ly,
+                                                 int64_t lz) {
+  minife_node nd;
+  nd.l[0] = lx;
+  nd.l[1] = ly;
+  nd.l[2] = lz;
+  for (int d = 0; d < 3; ++d) {
+    nd.x[d] = g->nlo[d] + nd.l[d];
+    nd.lo[d] = nd.x[d] > 0 ? -1 : 0;
+    nd.hi[d] = nd.x[d] < g->nodes[d] - 1 ? 1 : 0;
+    nd.c[d] = nd.hi[d] - nd.lo[d] + 1;
+  }
+  return nd;
+}
+
+/** The node of owned row r (rows run x fastest, then y, then z). */
+PORTA_INLINE_FUNCTION minife_node minife_row_node(const minife_grid *g, int64_t r) {
+  const int64_t lx = r % g->n[0], t = r / g->n[0];
+  return minife_node_at(g, lx, t % g->n[1], t / g->n[1]);
+}
+
+/** Position in the row of node `nd` of its neighbour at offset (dx, dy, dz). */
+PORTA_INLINE_FUNCTION int64_t minife_stencil_pos(const minife_node *nd, int dx, int dy, int dz) {
+  return ((int64_t)(dz - nd->lo[2]) * nd->c[1] + (dy - nd->lo[1])) * nd->c[0] + (dx - nd->lo[0]);
+}
+
+#endif /* MINIFE_KERNELS_H */

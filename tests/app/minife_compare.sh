@@ -1,0 +1,58 @@
+#!/bin/sh
+# miniFE against a reference run: runs minife on NP ranks in a directory of its own and
+# compares its YAML report with the reference's (or with the values given):
+#   Global Nrows and Global NNZ exactly; Iterations within +-2 where the reference converged
+#   (fewer than 200); Final Resid Norm within +-30 % where it stopped at 200 iterations.
+#   minife_compare.sh MPIEXEC NP MINIFE REF_YAML|- [--rows N --nnz Z --iters K] -- MINIFE_ARGS...
+# With REF_YAML "-" the expected values come from --rows/--nnz/--iters (iterations +-2).
+set -u
+mpiexec=$1 np=$2 exe=$3 ref=$4
+shift 4
+rows="" nnz="" iters="" resid=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  case $1 in
+    --rows) rows=$2; shift 2 ;;
+    --nnz) nnz=$2; shift 2 ;;
+    --iters) iters=$2; shift 2 ;;
+    *) echo "minife_compare.sh: unknown argument $1"; exit 2 ;;
+  esac
+done
+[ "${1:-}" = "--" ] && shift
+key() { # key FILE NAME: the value of "  NAME: value" in a YAML report
+  sed -n "s/^ *$2: *//p" "$1" | head -1
+}
+if [ "$ref" != "-" ]; then
+  rows=$(key "$ref" "Global Nrows") nnz=$(key "$ref" "Global NNZ")
+  iters=$(key "$ref" "Iterations") resid=$(key "$ref" "Final Resid Norm")
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/minife_cmp.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+(cd "$dir" && "$mpiexec" -n "$np" "$exe" --no-h5 "$@" >run.log 2>&1)
+rc=$?
+cat "$dir/run.log"
+if [ $rc -ne 0 ]; then
+  echo "FAIL: minife exited with $rc"
+  exit 1
+fi
+yaml=$(ls "$dir"/miniFE.*.yaml 2>/dev/null | head -1)
+if [ -z "$yaml" ]; then
+  echo "FAIL: no YAML report written"
+  exit 1
+fi
+got_rows=$(key "$yaml" "Global Nrows") got_nnz=$(key "$yaml" "Global NNZ")
+got_iters=$(key "$yaml" "Iterations") got_resid=$(key "$yaml" "Final Resid Norm")
+echo "expected: rows $rows nnz $nnz iterations $iters final residual ${resid:-?}"
+echo "got:      rows $got_rows nnz $got_nnz iterations $got_iters final residual $got_resid"
+fail=0
+[ "$got_rows" = "$rows" ] || { echo "FAIL: Global Nrows $got_rows, expected $rows"; fail=1; }
+[ "$got_nnz" = "$nnz" ] || { echo "FAIL: Global NNZ $got_nnz, expected $nnz"; fail=1; }
+if [ "$iters" -lt 200 ]; then
+  d=$((got_iters - iters))
+  [ $d -ge -2 ] && [ $d -le 2 ] || { echo "FAIL: $got_iters iterations, expected $iters +-2"; fail=1; }
+else
+  [ "$got_iters" = 200 ] || { echo "FAIL: $got_iters iterations, expected 200"; fail=1; }
+  ok=$(awk -v a="$got_resid" -v b="$resid" 'BEGIN { r = (a - b) / b; print (r >= -0.3 && r <= 0.3) ? 1 : 0 }')
+  [ "$ok" = 1 ] || { echo "FAIL: Final Resid Norm $got_resid not within 30 % of $resid"; fail=1; }
+fi
+[ $fail -eq 0 ] && echo "PASS"
+exit $fail

@@ -1,0 +1,52 @@
+#!/bin/sh
+# miniFE --reproducible: the solution and the residual history must be bitwise identical
+# (h5diff without tolerance) on 1, 2 and 4 ranks, 1 and 2 threads, the Serial back end, with
+# mv_overlap_comm_comp=1 and with load_imbalance; the iteration count too.
+# MINIFE_REPRO_CUDA=1 adds CUDA runs on 1 and 2 ranks.
+#   minife_repro.sh MPIEXEC MINIFE H5DIFF MINIFE_ARGS...
+set -u
+mpiexec=$1 exe=$2 h5diff=$3
+shift 3
+dir=$(mktemp -d "${TMPDIR:-/tmp}/minife_repro.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+fail=0
+run() { # run NAME NP THREADS BACKEND [args...]
+  name=$1 np=$2 t=$3 be=$4
+  shift 4
+  env OMP_NUM_THREADS="$t" PORTA_NUM_THREADS="$t" ${be:+PORTA_BACKEND=$be} \
+    "$mpiexec" -n "$np" "$exe" --reproducible --out "$name" "$@" >"$name.log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    cat "$name.log"
+    echo "FAIL: $name: minife exited with $rc"
+    exit 1
+  fi
+}
+iters() { sed -n 's/^ *Iterations: *//p' "$1" | head -1; }
+run ref 1 1 "" "$@"
+ref_iters=$(iters miniFE.*.P1.*.yaml)
+rm -f miniFE.*.yaml
+echo "reference: 1 rank, 1 thread: $ref_iters iterations, $(grep 'Final Resid' ref.log)"
+cfgs="2:1:: 4:1:: 1:2:: 2:2:: 4:2:: 1:1:serial: 2:1::mv_overlap_comm_comp=1 4:1::mv_overlap_comm_comp=1 3:1::load_imbalance=20"
+[ "${MINIFE_REPRO_CUDA:-0}" = 1 ] && cfgs="$cfgs 1:1:cuda: 2:1:cuda:"
+for cfg in $cfgs; do
+  np=${cfg%%:*} rest=${cfg#*:}
+  t=${rest%%:*} rest=${rest#*:}
+  be=${rest%%:*} extra=${rest#*:}
+  name=np${np}_t${t}${be:+_$be}${extra:+_$(echo "$extra" | tr '=' '_')}
+  run "$name" "$np" "$t" "$be" "$@" $extra
+  it=$(iters miniFE.*.yaml)
+  rm -f miniFE.*.yaml
+  if "$h5diff" ref.h5 "$name.h5" /solution /solution >"$name.diff" 2>&1 &&
+    "$h5diff" ref.h5 "$name.h5" /cg/residual_history /cg/residual_history >>"$name.diff" 2>&1 &&
+    [ "$it" = "$ref_iters" ]; then
+    echo "same bits: $name ($it iterations)"
+  else
+    cat "$name.diff"
+    echo "FAIL: $name differs from the 1-rank run ($it iterations, expected $ref_iters)"
+    fail=1
+  fi
+done
+[ $fail -eq 0 ] && echo PASS
+exit $fail

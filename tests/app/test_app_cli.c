@@ -1,0 +1,265 @@
+/** @file test_app_cli.c
+ *  The shared command line (app_cli): every accepted form of an app option (-nx 30, --nx 30,
+ *  nx=30, --nx=30, -nx=30, nx:30), the last value of a key wins, the common options next to
+ *  app options, unknown options / missing values / bad values refused with a message naming
+ *  the option, a deck (takes_input) versus no deck (miniFE-like), and a usage text that lists
+ *  the app's options and holds Porta's own option text exactly once.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_cli.h"
+#include "porta/porta.h"
+
+static int fails = 0;
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      ++fails;                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+/* What the options set, and how often each setter ran. */
+typedef struct opts {
+  long nx, ny;
+  char name[64];
+  int calls_nx, calls_ny, calls_name;
+} opts;
+
+static int set_long(void *user, const char *key, const char *value) {
+  opts *o = (opts *)user;
+  char *end = NULL;
+  long v = strtol(value, &end, 10);
+  if (*end || v <= 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "set_long", key,
+                       "'%s' is not a positive integer", value);
+  if (!strcmp(key, "nx")) o->nx = v, ++o->calls_nx;
+  if (!strcmp(key, "ny")) o->ny = v, ++o->calls_ny;
+  return PORTA_SUCCESS;
+}
+
+static int set_name(void *user, const char *key, const char *value) {
+  opts *o = (opts *)user;
+  (void)key;
+  if (!strcmp(value, "silent-fail")) return PORTA_ERROR_INVALID_ARGUMENT; /* no message */
+  snprintf(o->name, sizeof o->name, "%s", value);
+  ++o->calls_name;
+  return PORTA_SUCCESS;
+}
+
+static const app_cli_option options[] = {
+    {"nx", "N", "cells along x", set_long},
+    {"ny", "N", "cells along y", set_long},
+    {"name", "TEXT", "a free-form label", set_name},
+};
+
+static opts g_opts;
+static app_cli_spec spec_for(int takes_input) {
+  app_cli_spec s;
+  memset(&s, 0, sizeof s);
+  s.program = "testapp";
+  s.description = "A test app";
+  s.default_input = "deck.in";
+  s.default_output = "testapp";
+  s.takes_input = takes_input;
+  s.options = options;
+  s.noptions = 3;
+  s.user = &g_opts;
+  return s;
+}
+
+/* Parse the NULL-terminated words (argv[0] = "testapp") with a fresh opts. */
+static int run(int takes_input, app_cli *cli, const char *const *words) {
+  char *argv[32];
+  int argc = 0;
+  argv[argc++] = (char *)"testapp";
+  for (; *words; ++words) argv[argc++] = (char *)*words;
+  argv[argc] = NULL;
+  memset(&g_opts, 0, sizeof g_opts);
+  porta_error_clear();
+  app_cli_spec s = spec_for(takes_input);
+  return app_cli_parse(argc, argv, &s, cli);
+}
+
+/* A refused command line: the code and a message naming `what`. */
+static void expect_refused(int takes_input, const char *const *words, const char *what,
+                           const char *context) {
+  app_cli cli;
+  int rc = run(takes_input, &cli, words);
+  const char *m = porta_last_error_message();
+  EXPECT(rc == PORTA_ERROR_INVALID_ARGUMENT, "%s: rc %d", context, rc);
+  EXPECT(strstr(m, what) != NULL, "%s: message '%s' does not name '%s'", context, m, what);
+  printf("  %s -> %s\n", context, m);
+}
+
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) ++n;
+  return n;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+  app_cli cli;
+
+  /* every form, with and without a deck */
+  const char *const forms[][3] = {{"-nx", "30", NULL},    {"--nx", "30", NULL},
+                                  {"nx=30", NULL, NULL},  {"--nx=30", NULL, NULL},
+                                  {"-nx=30", NULL, NULL}, {"nx:30", NULL, NULL}};
+  for (int t = 0; t < 2; ++t)
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+      int rc = run(t, &cli, forms[f]);
+      EXPECT(rc == PORTA_SUCCESS && g_opts.nx == 30 && g_opts.calls_nx == 1 && g_opts.ny == 0,
+             "form %s%s%s (takes_input %d): rc %d nx %ld calls %d: %s", forms[f][0],
+             forms[f][1] ? " " : "", forms[f][1] ? forms[f][1] : "", t, rc, g_opts.nx,
+             g_opts.calls_nx, porta_last_error_message());
+      EXPECT(!cli.input_given, "form %s: taken as the deck", forms[f][0]);
+    }
+
+  /* last wins, across forms; each setter runs once, with the last value */
+  {
+    const char *w[] = {"--nx", "5", "ny:7", "nx=6", "-ny=8", "-nx", "9", NULL};
+    int rc = run(0, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS && g_opts.nx == 9 && g_opts.ny == 8, "last wins: nx %ld ny %ld",
+           g_opts.nx, g_opts.ny);
+    EXPECT(g_opts.calls_nx == 1 && g_opts.calls_ny == 1, "setters ran %d / %d times",
+           g_opts.calls_nx, g_opts.calls_ny);
+  }
+  /* an earlier bad value is overridden, values may contain '=' and ':' and start with '-' */
+  {
+    const char *w[] = {"nx=oops", "nx=4", "--name", "-a=b:c", NULL};
+    int rc = run(0, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS && g_opts.nx == 4 && !strcmp(g_opts.name, "-a=b:c"),
+           "rc %d nx %ld name '%s': %s", rc, g_opts.nx, g_opts.name, porta_last_error_message());
+  }
+
+  /* common options together with app options and a deck */
+  {
+    const char *w[] = {"--reproducible", "nx=3", "my.in", "-o", "res.h5", "--no-h5", NULL};
+    int rc = run(1, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS, "common options: %s", porta_last_error_message());
+    EXPECT(cli.reproducible && cli.no_h5 && !cli.help, "flags");
+    EXPECT(cli.input_given && !strcmp(cli.input, "my.in"), "deck '%s'", cli.input);
+    EXPECT(!strcmp(cli.output, "res"), "output '%s'", cli.output);
+    EXPECT(g_opts.nx == 3, "nx %ld", g_opts.nx);
+  }
+  {
+    const char *w[] = {"--in=a.in", "--out=x", "-h", NULL};
+    int rc = run(1, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS && cli.help && !strcmp(cli.input, "a.in") &&
+               !strcmp(cli.output, "x"),
+           "--in= --out= -h: %s", porta_last_error_message());
+  }
+  {
+    const char *w[] = {NULL};
+    int rc = run(1, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS && !cli.input_given && !strcmp(cli.input, "deck.in") &&
+               !strcmp(cli.output, "testapp"),
+           "defaults");
+    rc = run(0, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS && cli.input == NULL, "no deck without takes_input");
+  }
+
+  /* refusals name the option */
+  {
+    const char *w[] = {"--bogus", NULL};
+    expect_refused(1, w, "--bogus", "unknown option");
+  }
+  {
+    const char *w[] = {"nz=3", NULL};
+    expect_refused(0, w, "nz=3", "unknown key=value without a deck");
+  }
+  {
+    const char *w[] = {"stray", NULL};
+    expect_refused(0, w, "stray", "a bare word without a deck");
+  }
+  {
+    const char *w[] = {"--in", "a.in", NULL};
+    expect_refused(0, w, "--in", "--in without a deck");
+  }
+  {
+    const char *w[] = {"--nx", NULL};
+    expect_refused(0, w, "nx", "missing value (last argument)");
+  }
+  {
+    const char *w[] = {"nx=", NULL};
+    expect_refused(1, w, "nx", "empty value");
+  }
+  {
+    const char *w[] = {"nx", NULL};
+    expect_refused(0, w, "nx", "a key alone");
+  }
+  {
+    const char *w[] = {"-o", NULL};
+    expect_refused(1, w, "-o", "missing --out value");
+  }
+  {
+    const char *w[] = {"a.in", "b.in", NULL};
+    expect_refused(1, w, "b.in", "two decks");
+  }
+  {
+    const char *w[] = {"nx=-2", NULL};
+    expect_refused(0, w, "nx", "value refused by the setter");
+    EXPECT(strstr(porta_last_error_message(), "-2") != NULL, "setter's message");
+  }
+  {
+    const char *w[] = {"--name", "silent-fail", NULL};
+    expect_refused(0, w, "name", "setter without a message");
+  }
+  {
+    /* nothing is applied when the command line is bad further on */
+    const char *w[] = {"nx=3", "--bogus", NULL};
+    app_cli c2;
+    run(0, &c2, w);
+    EXPECT(g_opts.calls_nx == 0, "a setter ran before the command line was checked");
+  }
+
+  /* usage: app options, then Porta's text exactly once */
+  FILE *f = tmpfile();
+  EXPECT(f != NULL, "tmpfile");
+  if (f) {
+    app_cli_spec s = spec_for(1);
+    app_cli_usage(f, &s);
+    long n = ftell(f);
+    rewind(f);
+    char *text = (char *)calloc((size_t)n + 1, 1);
+    size_t got = fread(text, 1, (size_t)n, f);
+    fclose(f);
+    EXPECT(got == (size_t)n, "read back %zu of %ld", got, n);
+    const char *porta = porta_help_text();
+    EXPECT(porta && porta[0] && count_of(text, porta) == 1, "Porta's text %d times",
+           count_of(text, porta));
+    EXPECT(count_of(text, "--porta-backend") == 1, "--porta-backend %d times",
+           count_of(text, "--porta-backend"));
+    EXPECT(strstr(text, "A test app") && strstr(text, "--in FILE") && strstr(text, "deck.in"),
+           "common part");
+    const char *nx = strstr(text, "--nx N"), *name = strstr(text, "--name TEXT");
+    EXPECT(nx && strstr(nx, "cells along x") && name && strstr(name, "a free-form label"),
+           "app options in the usage text");
+    EXPECT(nx && strstr(text, porta) > nx, "app options before Porta's");
+    free(text);
+  }
+  {
+    FILE *g = tmpfile();
+    app_cli_spec s = spec_for(0);
+    s.noptions = 0;
+    app_cli_usage(g, &s);
+    long n = ftell(g);
+    rewind(g);
+    char *text = (char *)calloc((size_t)n + 1, 1);
+    EXPECT(fread(text, 1, (size_t)n, g) == (size_t)n, "read back");
+    fclose(g);
+    EXPECT(!strstr(text, "DECK") && count_of(text, porta_help_text()) == 1, "no deck usage");
+    free(text);
+  }
+
+  printf("test_app_cli: %s (%d failures)\n", fails ? "FAIL" : "OK", fails);
+  MPI_Finalize();
+  return fails != 0;
+}
