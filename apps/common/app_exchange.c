@@ -13,11 +13,11 @@ struct app_exchange {
   porta_exec exec;
   int tag, max_fields, words, word_bytes;
   size_t value_size;
-  int n;                        /**< neighbours */
-  int *rank;                    /**< [n] */
+  int n;                                                      /**< neighbours */
+  int *rank;                                                  /**< [n] */
   int64_t *send_count, *send_displ, *recv_count, *recv_displ; /**< [n], in values */
   int64_t send_total, recv_total;
-  int64_t max_offset; /**< largest offset in either list (-1: none) */
+  int64_t max_offset;                    /**< largest offset in either list (-1: none) */
   porta_view_i64 send_index, recv_index; /**< on the execution space */
   porta_view_u8 send_buf, recv_buf[2];   /**< memory both the kernels and MPI can access */
   MPI_Request *req;                      /**< [2n] */
@@ -83,8 +83,7 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   x->recv_count = x->send_count + 2 * nn;
   x->recv_displ = x->send_count + 3 * nn;
   for (int k = 0; k < x->n; ++k) {
-    if (l->ranks[k] < 0 || l->ranks[k] >= nranks || l->send_count[k] < 0 ||
-        l->recv_count[k] < 0) {
+    if (l->ranks[k] < 0 || l->ranks[k] >= nranks || l->send_count[k] < 0 || l->recv_count[k] < 0) {
       int r = l->ranks[k];
       app_exchange_destroy(x);
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
@@ -166,7 +165,7 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
                               ? (to_buffer ? &app_exchange_pack_w8 : &app_exchange_unpack_w8)
                               : (to_buffer ? &app_exchange_pack_w4 : &app_exchange_unpack_w4);
   return porta_parallel_for(to_buffer ? "app_exchange_pack" : "app_exchange_unpack", x->exec,
-                            porta_range(0, total * nfields), k, &a);
+                            porta_range(0, total), k, &a);
 }
 
 int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {

@@ -9,9 +9,10 @@
 /** Most fields in one exchange (app_exchange.h repeats it). */
 #define APP_EXCHANGE_MAX_FIELDS 16
 
-/** Index i of a pack covers value i / nfields of the list and field i % nfields: the buffer
- *  holds the fields interleaved per value, so each neighbour's message is one contiguous run.
- *  Values are copied as `words` machine words of 8 (the _w8 kernels) or 4 bytes. */
+/** Index e of a pack covers value e of the list in every field: the buffer holds the fields
+ *  interleaved per value (value e of field f at e * nfields + f), so each neighbour's message
+ *  is one contiguous run. Values are copied as `words` machine words of 8 (the _w8 kernels)
+ *  or 4 bytes. */
 typedef struct app_exchange_pack_args {
   porta_view_i64 index; /**< offsets into the fields */
   void *field[APP_EXCHANGE_MAX_FIELDS];

@@ -1,29 +1,27 @@
 /** @file app_halo.c
- *  Halo exchange for 2D views (see app_halo.h). */
+ *  Halo exchange for 2D views as exchange plans (see app_halo.h). */
 #include "app_halo.h"
 
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The pack/unpack kernels live in app_halo_kernels.c (no MPI there, so the kernel file also
- * compiles as plain C++17 / CUDA without the MPI headers). */
-#include "app_halo_kernels.h"
+/** Tag of the plan of depth d (1-based) and phase p: its own tag per plan, so no message of
+ *  one plan can match a receive of another. */
+#define APP_HALO_TAG(d, p) (1000 + 2 * ((d)-1) + (p))
 
 int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, int max_fields,
                       porta_exec exec) {
   memset(h, 0, sizeof *h);
-  if (d->ndims != 2 || halo < 1 || (x_dim != 0 && x_dim != 1) || max_fields < 1)
+  if (d->ndims != 2 || halo < 1 || halo > 10000 || (x_dim != 0 && x_dim != 1) || max_fields < 1 ||
+      max_fields > APP_EXCHANGE_MAX_FIELDS)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_halo2d_create", "halo",
-                       "needs a 2D decomposition, halo >= 1 (got %d), x_dim 0 or 1 (got %d) and "
-                       "max_fields >= 1 (got %d)",
-                       halo, x_dim, max_fields);
-  h->d = *d;
-  h->halo = halo;
-  h->x_dim = x_dim;
-  h->max_fields = max_fields;
-  h->exec = exec;
-  /* Hook: a CUDA-aware MPI (MPIX_Query_cuda_support()) could take the exec space's own
-   * buffers on the GPU as well. */
+                       "needs a 2D decomposition, halo in 1..10000 (got %d), x_dim 0 or 1 (got %d) "
+                       "and max_fields in 1..%d (got %d)",
+                       halo, x_dim, APP_EXCHANGE_MAX_FIELDS, max_fields);
+  /* The plans' buffers are allocated at the first exchange; refuse a back end they cannot
+   * serve now (the same test as app_exchange_create's). */
   porta_memory_space space = porta_exec_memory_space(exec);
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space)) space = PORTA_CUDA_HOST_PINNED_SPACE;
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
@@ -31,61 +29,95 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
     return porta_error(PORTA_ERROR_UNSUPPORTED, "app_halo2d_create", "halo",
                        "no memory space both the %s back end and MPI can access",
                        porta_backend_name(exec.backend));
-  porta_view_options opt;
-  opt.space = space;
-  opt.layout = PORTA_LAYOUT_DEFAULT;
-  opt.flags = 0;
-  opt.stride = NULL;
-  static const char *names[2][2][2] = {
-      {{"halo_send_xlo", "halo_send_xhi"}, {"halo_send_ylo", "halo_send_yhi"}},
-      {{"halo_recv_xlo", "halo_recv_xhi"}, {"halo_recv_ylo", "halo_recv_yhi"}}};
-  for (int dim = 0; dim < 2; ++dim) {
-    int64_t other = d->local[1 - dim] + 2 * halo;
-    h->cap[dim] = (int64_t)max_fields * halo * other;
-    for (int s = 0; s < 2; ++s) {
-      int64_t n = h->cap[dim];
-      PORTA_CHECK(porta_view_f64_create(&h->send[dim][s], names[0][dim][s], 1, &n, &opt));
-      for (int r = 0; r < 2; ++r)
-        PORTA_CHECK(porta_view_f64_create(&h->recv[r][dim][s], names[1][dim][s], 1, &n, &opt));
-    }
-  }
+  h->plan = (app_exchange **)calloc((size_t)(2 * halo), sizeof *h->plan);
+  if (!h->plan)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_halo2d_create", "halo", "calloc failed");
+  h->d = *d;
+  h->halo = halo;
+  h->x_dim = x_dim;
+  h->max_fields = max_fields;
+  h->exec = exec;
   return PORTA_SUCCESS;
 }
 
 void app_halo2d_destroy(app_halo2d *h) {
-  for (int dim = 0; dim < 2; ++dim)
-    for (int s = 0; s < 2; ++s) {
-      porta_view_f64_release(&h->send[dim][s]);
-      porta_view_f64_release(&h->recv[0][dim][s]);
-      porta_view_f64_release(&h->recv[1][dim][s]);
-    }
+  if (h->plan)
+    for (int i = 0; i < 2 * h->halo; ++i) app_exchange_destroy(h->plan[i]);
+  free(h->plan);
   memset(h, 0, sizeof *h);
 }
 
-/** Pack (unpack = 0) or unpack (1) every field's box for one face. */
-static int halo_copy(app_halo2d *h, const porta_view_f64 *fields, int nfields, int dim, int side,
-                     int depth, int unpack) {
+/** Append the element offsets of the box [lo0, hi0) x [lo1, hi1) (view indices), in
+ *  lexicographic order (index 0 outer): both ends of a message enumerate their boxes, which
+ *  differ by a shift along the exchanged dimension, in the same order. */
+static int64_t box_offsets(int64_t *out, const int64_t *stride, int64_t lo0, int64_t hi0,
+                           int64_t lo1, int64_t hi1) {
+  int64_t n = 0;
+  for (int64_t i0 = lo0; i0 < hi0; ++i0)
+    for (int64_t i1 = lo1; i1 < hi1; ++i1) out[n++] = i0 * stride[0] + i1 * stride[1];
+  return n;
+}
+
+/** The plan of depth `depth` along `dim` (0: x, 1: y), or NULL when that dimension has no
+ *  neighbour: one list entry per neighbour (low, then high side). A face sends the `depth`
+ *  owned layers next to it and receives its `depth` ghost layers; along the other dimension
+ *  the box spans the owned cells and `depth` ghost layers on each side. */
+static int build_plan(app_halo2d *h, int depth, int dim, app_exchange **out) {
+  *out = NULL;
+  const int *nb = h->d.neighbour[dim];
+  if (nb[APP_LOW] == MPI_PROC_NULL && nb[APP_HIGH] == MPI_PROC_NULL) return PORTA_SUCCESS;
   const int64_t H = h->halo, n = h->d.local[dim];
-  int64_t a0;
-  if (!unpack)
-    a0 = side == APP_LOW ? H : H + n - depth; /* owned layers next to the face */
-  else
-    a0 = side == APP_LOW ? H - depth : H + n; /* ghost layers */
-  const int64_t b0 = H - depth, len = h->d.local[1 - dim] + 2 * depth;
-  app_halo_pack_args p;
-  p.buf = unpack ? h->recv[h->exchanges % 2][dim][side] : h->send[dim][side];
-  p.a0 = a0;
-  p.b0 = b0;
-  p.len = len;
-  /* view dimension of the exchanged direction: x is x_dim, y the other */
-  p.swap = (dim == 0 ? h->x_dim : 1 - h->x_dim) == 1;
-  for (int f = 0; f < nfields; ++f) {
-    p.v = fields[f];
-    p.off = (int64_t)f * depth * len;
-    porta_mdrange_policy pol = porta_mdrange2(a0, a0 + depth, b0, b0 + len);
-    PORTA_CHECK(porta_parallel_for_md(unpack ? "app_halo_unpack" : "app_halo_pack", h->exec, pol,
-                                      unpack ? &app_halo_unpack : &app_halo_pack, &p));
+  const int64_t b0 = H - depth, len = h->d.local[1 - dim] + 2 * depth, per = depth * len;
+  const int vd = dim == 0 ? h->x_dim : 1 - h->x_dim; /* view dimension along dim */
+  int ranks[2];
+  int64_t count[2];
+  int64_t *index = (int64_t *)malloc((size_t)(4 * per) * sizeof(int64_t));
+  if (!index)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_halo2d_exchange", "halo", "malloc failed");
+  int64_t *send = index, *recv = index + 2 * per, ns = 0, nr = 0;
+  int nn = 0;
+  for (int s = 0; s < 2; ++s) {
+    if (nb[s] == MPI_PROC_NULL) continue;
+    const int64_t sa = s == APP_LOW ? H : H + n - depth; /* owned layers next to the face */
+    const int64_t ra = s == APP_LOW ? H - depth : H + n; /* ghost layers */
+    if (vd == 0) {
+      ns += box_offsets(send + ns, h->stride, sa, sa + depth, b0, b0 + len);
+      nr += box_offsets(recv + nr, h->stride, ra, ra + depth, b0, b0 + len);
+    } else {
+      ns += box_offsets(send + ns, h->stride, b0, b0 + len, sa, sa + depth);
+      nr += box_offsets(recv + nr, h->stride, b0, b0 + len, ra, ra + depth);
+    }
+    ranks[nn] = nb[s];
+    count[nn++] = per;
   }
+  app_exchange_lists l;
+  l.nneighbours = nn;
+  l.ranks = ranks;
+  l.send_count = count;
+  l.send_index = send;
+  l.recv_count = count;
+  l.recv_index = recv;
+  char label[32];
+  snprintf(label, sizeof label, "halo_%c_depth%d", "xy"[dim], depth);
+  const int rc = app_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields,
+                                     h->exec, APP_HALO_TAG(depth, dim));
+  free(index);
+  return rc;
+}
+
+static int build_plans(app_halo2d *h) {
+  for (int depth = 1; depth <= h->halo; ++depth)
+    for (int dim = 0; dim < 2; ++dim) {
+      const int rc = build_plan(h, depth, dim, &h->plan[2 * (depth - 1) + dim]);
+      if (rc != PORTA_SUCCESS) {
+        for (int i = 0; i < 2 * h->halo; ++i) {
+          app_exchange_destroy(h->plan[i]);
+          h->plan[i] = NULL;
+        }
+        return rc;
+      }
+    }
+  h->built = 1;
   return PORTA_SUCCESS;
 }
 
@@ -116,41 +148,34 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
   }
   if (nfields == 0) return PORTA_SUCCESS;
 
-  for (int dim = 0; dim < 2; ++dim) {
-    const int *nb = h->d.neighbour[dim];
-    if (nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL) continue;
-    const int64_t len = h->d.local[1 - dim] + 2 * depth;
-    const int count = (int)((int64_t)nfields * depth * len);
-    MPI_Request req[4];
-    int nreq = 0;
-    for (int s = 0; s < 2; ++s) {
-      if (nb[s] == MPI_PROC_NULL) continue;
-      /* a message travelling towards the low side has tag 2*dim, towards high 2*dim+1 */
-      int rc = MPI_Irecv(h->recv[h->exchanges % 2][dim][s].data, count, MPI_DOUBLE, nb[s],
-                         2 * dim + (1 - s), h->d.comm, &req[nreq++]);
-      if (rc != MPI_SUCCESS)
-        return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Irecv failed (%d)", rc);
-    }
-    for (int s = 0; s < 2; ++s)
-      if (nb[s] != MPI_PROC_NULL) PORTA_CHECK(halo_copy(h, fields, nfields, dim, s, depth, 0));
-    PORTA_CHECK(porta_exec_fence(h->exec, "app_halo_pack"));
-    for (int s = 0; s < 2; ++s) {
-      if (nb[s] == MPI_PROC_NULL) continue;
-      int rc = MPI_Isend(h->send[dim][s].data, count, MPI_DOUBLE, nb[s], 2 * dim + s, h->d.comm,
-                         &req[nreq++]);
-      if (rc != MPI_SUCCESS)
-        return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Isend failed (%d)", rc);
-      h->messages += 1;
-      h->bytes += (int64_t)count * (int64_t)sizeof(double);
-    }
-    int rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS)
-      return porta_error(PORTA_ERROR_BACKEND, op, "halo", "MPI_Waitall failed (%d)", rc);
-    for (int s = 0; s < 2; ++s) {
-      if (nb[s] == MPI_PROC_NULL) continue;
-      PORTA_CHECK(halo_copy(h, fields, nfields, dim, s, depth, 1));
-    }
+  /* The plans' offsets hold for fields of the strides they were built for. */
+  if (!h->built) {
+    h->stride[0] = fields[0].m.stride[0];
+    h->stride[1] = fields[0].m.stride[1];
   }
-  ++h->exchanges;
+  porta_view views[APP_EXCHANGE_MAX_FIELDS];
+  for (int f = 0; f < nfields; ++f) {
+    const porta_view_meta *m = &fields[f].m;
+    if (m->stride[0] != h->stride[0] || m->stride[1] != h->stride[1])
+      return porta_error(PORTA_ERROR_INCOMPATIBLE, op, m->label,
+                         "field has strides %lld x %lld; the halo's exchange plans were built for "
+                         "%lld x %lld (all fields of one halo need the same layout)",
+                         (long long)m->stride[0], (long long)m->stride[1], (long long)h->stride[0],
+                         (long long)h->stride[1]);
+    views[f] = PORTA_VIEW_ERASE(fields[f]);
+  }
+  if (!h->built) PORTA_CHECK(build_plans(h));
+
+  /* x, then y: the y plan's boxes include the ghost columns the x plan fills (corners) */
+  for (int dim = 0; dim < 2; ++dim) {
+    app_exchange *x = h->plan[2 * (depth - 1) + dim];
+    if (!x) continue;
+    int64_t m0, b0, m1, b1;
+    app_exchange_stats(x, &m0, &b0);
+    PORTA_CHECK(app_exchange_run(x, views, nfields));
+    app_exchange_stats(x, &m1, &b1);
+    h->messages += m1 - m0;
+    h->bytes += b1 - b0;
+  }
   return PORTA_SUCCESS;
 }

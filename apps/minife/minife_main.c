@@ -145,9 +145,16 @@ int main(int argc, char **argv) {
     }
     A->nnz = nnz;
   }
-  APP_CHECK(porta_view_i32_create1(&A->row_ptr, "row_ptr", A->nrows + 1));
-  APP_CHECK(porta_view_i32_create1(&A->cols, "cols", A->nnz > 0 ? A->nnz : 1));
-  APP_CHECK(porta_view_f64_create1(&A->vals, "vals", A->nnz > 0 ? A->nnz : 1));
+  {
+    /* uninitialised: the kernels write every entry (vals is zeroed by the assembly's own
+       kernel, in parallel, so the pages are first touched by the threads that use them) */
+    porta_view_options opt = {porta_exec_memory_space(m.exec), PORTA_LAYOUT_DEFAULT,
+                              PORTA_VIEW_UNINITIALIZED, NULL};
+    const int64_t nr = A->nrows + 1, nz = A->nnz > 0 ? A->nnz : 1;
+    APP_CHECK(porta_view_i32_create(&A->row_ptr, "row_ptr", 1, &nr, &opt));
+    APP_CHECK(porta_view_i32_create(&A->cols, "cols", 1, &nz, &opt));
+    APP_CHECK(porta_view_f64_create(&A->vals, "vals", 1, &nz, &opt));
+  }
   APP_CHECK(minife_structure(&m, column_map));
   porta_view_i32_release(&column_map);
   APP_CHECK(porta_fence("minife_structure"));

@@ -71,9 +71,7 @@ enum {
 };
 
 struct tea_comm; /**< the driver's communication state (opaque to the numerics) */
-
-/** Most values one global sum carries (the field summary's four). */
-#define TEA_MAX_XSUMS 4
+struct app_sum;  /**< global sums, plain or exact (apps/common/app_sum.h) */
 
 /** The rank-local chunk. */
 typedef struct tea_chunk {
@@ -105,11 +103,11 @@ typedef struct tea_chunk {
   /* ---- reproducible mode (added; filled by the driver in tea_chunk_setup) ---- */
   bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the
                           rank count, thread count and back end */
-  /** Exact accumulators of the last reduction kernel (reproducible mode): the numerics fill
-   *  xsum[0..xsum_pending-1] and write their rounded local values to the caller's doubles; the
-   *  next tea_allreduce_sum(c, values, xsum_pending) merges them over the ranks exactly. */
-  int xsum_pending;
-  porta_xsum_f64_value xsum[TEA_MAX_XSUMS];
+  /** The run's global sums (created by tea_comm_create, exact when `reproducible`): every
+   *  reduction kernel of the numerics is an APP_SUM_KERNEL_MD2 run by app_sum_reduce_md into
+   *  it (slots 0, 1, ...), and the next tea_allreduce_sum(c, values, nslots) sums the slots
+   *  over the ranks (exactly in reproducible mode). */
+  struct app_sum *sum;
 } tea_chunk;
 
 /** Per-step solver figures. `iterations` is what the reference prints (one less than executed
@@ -141,10 +139,10 @@ typedef struct tea_summary {
  *  (Sentence kept for reference:) then call tea_reflect_boundaries(c, fields, nfields, depth) for
  * the physical faces. */
 int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth);
-/** Sum `n` values over all ranks in place. In reproducible mode (c->reproducible) the values are
- *  the rounded local parts of the exact accumulators c->xsum[0..n-1] left by the reduction
- *  kernel just before (c->xsum_pending == n, else an error): the accumulators are merged over
- *  the ranks exactly and rounded once, so the result is bitwise rank-count independent. */
+/** Sum `n` values over all ranks in place (app_sum_allreduce on c->sum). In reproducible mode
+ *  (c->reproducible) the values are the rounded local sums the reduction kernels just left in
+ *  c->sum's slots 0..n-1 (else an error): the exact accumulators are merged over the ranks and
+ *  rounded once, so the result is bitwise rank-count independent. */
 int tea_allreduce_sum(tea_chunk *c, double *values, int n);
 
 /* ---- implemented by the NUMERICS ---- */

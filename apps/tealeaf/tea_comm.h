@@ -1,10 +1,11 @@
 /** @file tea_comm.h
- *  The driver's communication state behind tea_chunk.comm: the decomposition, the halo
- *  exchanger and the sum mode, plus timers for the report. */
+ *  The driver's communication state behind tea_chunk.comm: the decomposition and the halo
+ *  exchanger, plus timers for the report. (The sum mode is the chunk's app_sum, c->sum.) */
 #ifndef TEA_COMM_H
 #define TEA_COMM_H
 
 #include "app_common.h"
+#include "app_sum_comm.h"
 #include "tea_chunk.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -13,13 +14,13 @@ struct tea_comm {
   app_decomp d;
   app_halo2d halo;
   app_timers *timers;
-  int t_halo, t_reduce;
-  int64_t reductions;
+  int t_halo;
 };
 
 /** Fill the chunk's geometry from the decomposition and the settings (before tea_chunk_alloc). */
 void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, porta_exec exec);
-/** Create the communication state of an allocated chunk. */
+/** Create the communication state of an allocated chunk: the halo exchanger and c->sum (over
+ *  d->comm, exact when c->reproducible; MPI_COMM_NULL: one process without MPI). */
 int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers);
 void tea_comm_destroy(tea_chunk *c);
 

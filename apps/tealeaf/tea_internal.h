@@ -4,6 +4,7 @@
 #ifndef TEA_INTERNAL_H
 #define TEA_INTERNAL_H
 
+#include "app_sum.h"
 #include "tea_chunk.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -29,20 +30,23 @@ static inline porta_mdrange_policy tea_policy(tea_box b) {
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
-/** Reproducible mode: run reduction kernel `k` (reducer porta_xsum_f64) into the exact
- *  accumulator c->xsum[slot] and write its rounded local value to *out. Slot 0 starts a new
- *  set; a set of n slots is merged by the next tea_allreduce_sum(c, values, n). */
-static inline int tea_xreduce(tea_chunk *c, const char *label, porta_mdrange_policy p,
-                              const porta_kernel *k, const void *args, int slot, double *out) {
-  if (slot == 0) c->xsum_pending = 0;
-  if (slot != c->xsum_pending || slot >= TEA_MAX_XSUMS)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_xreduce", label,
-                       "exact accumulator slot %d out of order (%d pending)", slot,
-                       c->xsum_pending);
-  PORTA_CHECK(porta_parallel_reduce_md(label, c->exec, p, k, args, &c->xsum[slot]));
-  c->xsum_pending = slot + 1;
-  *out = porta_xsum_f64_round(&c->xsum[slot]);
-  return PORTA_SUCCESS;
+/** Global-sum reduction `k` (an APP_SUM_KERNEL_MD2: plain or exact as c->sum says) over `p`
+ *  into slot `slot` of c->sum; *out = this rank's sum. Slot 0 starts a new set; a set of n
+ *  slots is summed over the ranks by the next tea_allreduce_sum(c, values, n). */
+static inline int tea_reduce(tea_chunk *c, const char *label, porta_mdrange_policy p,
+                             const app_sum_kernel *k, const void *args, int slot, double *out) {
+  if (!c->sum)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_reduce", label,
+                       "the chunk has no summation state (tea_comm_create creates it)");
+  return app_sum_reduce_md(c->sum, label, c->exec, p, k, args, slot, out);
+}
+
+/** A reduction whose sum nobody reads (the kernel is run for its side effects): the plain
+ *  kernel, which leaves c->sum's pending slots alone. */
+static inline int tea_reduce_unused(tea_chunk *c, const char *label, porta_mdrange_policy p,
+                                    const app_sum_kernel *k, const void *args) {
+  double unused = 0.0;
+  return porta_parallel_reduce_md(label, c->exec, p, k->plain, args, &unused);
 }
 
 /** (A v)(k,j) for kernel args `a` with members di, kx, ky, rx, ry (reference evaluation order). */

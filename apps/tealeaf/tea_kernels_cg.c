@@ -26,106 +26,67 @@ static tea_cg_args tea_cg_make(tea_chunk *c) {
   return a;
 }
 
-/* Each reduction's cell work is one inline function returning the cell's term, used by the
- * double-sum kernel (default) and by the exact porta_xsum_f64 kernel (reproducible mode). */
+/* Each global-sum reduction is one APP_SUM_KERNEL_MD2 (app_sum.h): the cell's work and its
+ * term, from which the double-sum kernel (default) and the exact porta_xsum_f64 kernel
+ * (reproducible mode) are generated; c->sum picks one. */
 
 /* p = r; rro += r.p */
-PORTA_FORCEINLINE_FUNCTION double tea_cg_init_none_cell(const tea_cg_args *a, int64_t k,
-                                                        int64_t j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_init_none, tea_cg_args, a, k, j) {
   double r = PORTA_AT2(a->r, k, j);
   PORTA_AT2(a->p, k, j) = r;
   return r * r;
 }
-PORTA_MDREDUCE2(tea_k_cg_init_none, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_cg_init_none_cell(a, k, j);
-}
-PORTA_MDREDUCE2(tea_k_cg_init_none_x, tea_cg_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_cg_init_none_cell(a, k, j));
-}
 
 /* z = Mi r (diag only); p = z; rro += r.p */
-PORTA_FORCEINLINE_FUNCTION double tea_cg_init_pre_cell(const tea_cg_args *a, int64_t k, int64_t j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_init_pre, tea_cg_args, a, k, j) {
   double r = PORTA_AT2(a->r, k, j);
   double z = a->alpha != 0.0 ? PORTA_AT2(a->mi, k, j) * r : PORTA_AT2(a->z, k, j);
   if (a->alpha != 0.0) PORTA_AT2(a->z, k, j) = z;
   PORTA_AT2(a->p, k, j) = z;
   return r * z;
 }
-PORTA_MDREDUCE2(tea_k_cg_init_pre, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_cg_init_pre_cell(a, k, j);
-}
-PORTA_MDREDUCE2(tea_k_cg_init_pre_x, tea_cg_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_cg_init_pre_cell(a, k, j));
-}
 
 int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro) {
   tea_cg_args a = tea_cg_make(c);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   *rro = 0.0;
-  if (pc == TEA_PRECON_NONE) {
-    if (c->reproducible)
-      return tea_xreduce(c, "tea_cg_init", in, &tea_k_cg_init_none_x, &a, 0, rro);
-    return porta_parallel_reduce_md("tea_cg_init", c->exec, in, &tea_k_cg_init_none, &a, rro);
-  }
+  if (pc == TEA_PRECON_NONE)
+    return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_none, &a, 0, rro);
   if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
   a.alpha = pc == TEA_PRECON_JAC_DIAG ? 1.0 : 0.0; /* flag: apply Mi inline */
-  if (c->reproducible) return tea_xreduce(c, "tea_cg_init", in, &tea_k_cg_init_pre_x, &a, 0, rro);
-  return porta_parallel_reduce_md("tea_cg_init", c->exec, in, &tea_k_cg_init_pre, &a, rro);
+  return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_pre, &a, 0, rro);
 }
 
 /* w = A p; pw += p.w */
-PORTA_FORCEINLINE_FUNCTION double tea_cg_calc_w_cell(const tea_cg_args *a, int64_t k, int64_t j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_r, tea_cg_args, a, k, j) {
   double w = TEA_AV(a, a->p, k, j);
   PORTA_AT2(a->w, k, j) = w;
   return w * PORTA_AT2(a->p, k, j);
-}
-PORTA_MDREDUCE2(tea_k_cg_calc_w_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_cg_calc_w_cell(a, k, j);
-}
-PORTA_MDREDUCE2(tea_k_cg_calc_w_x, tea_cg_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_cg_calc_w_cell(a, k, j));
 }
 
 int tea_k_cg_calc_w(tea_chunk *c, double *pw) {
   tea_cg_args a = tea_cg_make(c);
   *pw = 0.0;
-  if (c->reproducible)
-    return tea_xreduce(c, "tea_cg_calc_w", tea_policy(tea_box_interior(c, 0)), &tea_k_cg_calc_w_x,
-                       &a, 0, pw);
-  return porta_parallel_reduce_md("tea_cg_calc_w", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_cg_calc_w_r, &a, pw);
+  return tea_reduce(c, "tea_cg_calc_w", tea_policy(tea_box_interior(c, 0)), &tea_k_cg_calc_w_r, &a,
+                    0, pw);
 }
 
 /* u += a p; r -= a w; rrn += r.r */
-PORTA_FORCEINLINE_FUNCTION double tea_cg_calc_ur_none_cell(const tea_cg_args *a, int64_t k,
-                                                           int64_t j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_args, a, k, j) {
   PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
   double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   return r * r;
 }
-PORTA_MDREDUCE2(tea_k_cg_calc_ur_none, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_cg_calc_ur_none_cell(a, k, j);
-}
-PORTA_MDREDUCE2(tea_k_cg_calc_ur_none_x, tea_cg_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_cg_calc_ur_none_cell(a, k, j));
-}
 
 /* u += a p; r -= a w; z = Mi r; rrn += r.z */
-PORTA_FORCEINLINE_FUNCTION double tea_cg_calc_ur_diag_cell(const tea_cg_args *a, int64_t k,
-                                                           int64_t j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_args, a, k, j) {
   PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
   double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   double z = PORTA_AT2(a->mi, k, j) * r;
   PORTA_AT2(a->z, k, j) = z;
   return r * z;
-}
-PORTA_MDREDUCE2(tea_k_cg_calc_ur_diag, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_cg_calc_ur_diag_cell(a, k, j);
-}
-PORTA_MDREDUCE2(tea_k_cg_calc_ur_diag_x, tea_cg_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_cg_calc_ur_diag_cell(a, k, j));
 }
 
 /* u += a p; r -= a w (block preconditioner follows) */
@@ -135,41 +96,24 @@ PORTA_MDFOR2(tea_k_cg_calc_ur_only, tea_cg_args, a, k, j) {
 }
 
 /* sum r.z */
-PORTA_MDREDUCE2(tea_k_dot_rz, tea_cg_args, a, k, j, porta_sum_f64, acc) {
-  *acc += PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
-}
-PORTA_MDREDUCE2(tea_k_dot_rz_x, tea_cg_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j));
+APP_SUM_KERNEL_MD2(tea_k_dot_rz, tea_cg_args, a, k, j) {
+  return PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
 }
 
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  double s = 0.0;
-  if (c->reproducible && rrn) { /* without rrn the sum is not used: the default kernels do */
-    if (pc == TEA_PRECON_NONE)
-      return tea_xreduce(c, "tea_cg_calc_ur", in, &tea_k_cg_calc_ur_none_x, &a, 0, rrn);
-    if (pc == TEA_PRECON_JAC_DIAG)
-      return tea_xreduce(c, "tea_cg_calc_ur", in, &tea_k_cg_calc_ur_diag_x, &a, 0, rrn);
+  if (pc == TEA_PRECON_JAC_BLOCK) {
     PORTA_CHECK(porta_parallel_for_md("tea_cg_calc_ur", c->exec, in, &tea_k_cg_calc_ur_only, &a));
     PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-    return tea_xreduce(c, "tea_dot_rz", in, &tea_k_dot_rz_x, &a, 0, rrn);
+    return rrn ? tea_reduce(c, "tea_dot_rz", in, &tea_k_dot_rz, &a, 0, rrn) : PORTA_SUCCESS;
   }
-  if (pc == TEA_PRECON_NONE) {
-    PORTA_CHECK(
-        porta_parallel_reduce_md("tea_cg_calc_ur", c->exec, in, &tea_k_cg_calc_ur_none, &a, &s));
-  } else if (pc == TEA_PRECON_JAC_DIAG) {
-    PORTA_CHECK(
-        porta_parallel_reduce_md("tea_cg_calc_ur", c->exec, in, &tea_k_cg_calc_ur_diag, &a, &s));
-  } else {
-    PORTA_CHECK(porta_parallel_for_md("tea_cg_calc_ur", c->exec, in, &tea_k_cg_calc_ur_only, &a));
-    PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-    if (rrn)
-      PORTA_CHECK(porta_parallel_reduce_md("tea_dot_rz", c->exec, in, &tea_k_dot_rz, &a, &s));
-  }
-  if (rrn) *rrn = s;
-  return PORTA_SUCCESS;
+  const app_sum_kernel *k =
+      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
+  /* without rrn the sum is not used */
+  return rrn ? tea_reduce(c, "tea_cg_calc_ur", in, k, &a, 0, rrn)
+             : tea_reduce_unused(c, "tea_cg_calc_ur", in, k, &a);
 }
 
 typedef struct {

@@ -185,20 +185,12 @@ typedef struct {
   double rx, ry;
 } tea_resid_args;
 
-/* r = u0 - A u; returns r^2 */
-PORTA_FORCEINLINE_FUNCTION double tea_residual_cell(const tea_resid_args *a, int64_t k, int64_t j) {
+/* r = u0 - A u; rr += r^2 */
+APP_SUM_KERNEL_MD2(tea_k_residual_r, tea_resid_args, a, k, j) {
   double smvp = TEA_AV(a, a->u, k, j);
   double r = PORTA_AT2(a->u0, k, j) - smvp;
   PORTA_AT2(a->r, k, j) = r;
   return r * r;
-}
-
-PORTA_MDREDUCE2(tea_k_residual_r, tea_resid_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_residual_cell(a, k, j);
-}
-
-PORTA_MDREDUCE2(tea_k_residual_x, tea_resid_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_residual_cell(a, k, j));
 }
 
 int tea_k_residual(tea_chunk *c, double *rr) {
@@ -211,39 +203,25 @@ int tea_k_residual(tea_chunk *c, double *rr) {
   a.di = TEA_F(c, TEA_FIELD_DI);
   a.rx = c->rx;
   a.ry = c->ry;
-  double s = 0.0;
-  if (c->reproducible && rr)
-    return tea_xreduce(c, "tea_residual", tea_policy(tea_box_interior(c, 0)), &tea_k_residual_x, &a,
-                       0, rr);
-  PORTA_CHECK(porta_parallel_reduce_md("tea_residual", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                       &tea_k_residual_r, &a, &s));
-  if (rr) *rr = s;
-  return PORTA_SUCCESS;
+  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  return rr ? tea_reduce(c, "tea_residual", in, &tea_k_residual_r, &a, 0, rr)
+            : tea_reduce_unused(c, "tea_residual", in, &tea_k_residual_r, &a);
 }
 
 typedef struct {
   porta_view_f64 x, y, z;
 } tea_vec_args;
 
-PORTA_MDREDUCE2(tea_k_norm2_r, tea_vec_args, a, k, j, porta_sum_f64, acc) {
+APP_SUM_KERNEL_MD2(tea_k_norm2_r, tea_vec_args, a, k, j) {
   double v = PORTA_AT2(a->x, k, j);
-  *acc += v * v;
-}
-
-PORTA_MDREDUCE2(tea_k_norm2_x, tea_vec_args, a, k, j, porta_xsum_f64, acc) {
-  double v = PORTA_AT2(a->x, k, j);
-  porta_xsum_f64_add(acc, v * v);
+  return v * v;
 }
 
 int tea_k_norm2(tea_chunk *c, int field, double *out) {
   tea_vec_args a;
   a.x = TEA_F(c, field);
   *out = 0.0;
-  if (c->reproducible)
-    return tea_xreduce(c, "tea_norm2", tea_policy(tea_box_interior(c, 0)), &tea_k_norm2_x, &a, 0,
-                       out);
-  return porta_parallel_reduce_md("tea_norm2", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_norm2_r, &a, out);
+  return tea_reduce(c, "tea_norm2", tea_policy(tea_box_interior(c, 0)), &tea_k_norm2_r, &a, 0, out);
 }
 
 /* energy1 = u / density (x = energy1, y = u, z = density) */

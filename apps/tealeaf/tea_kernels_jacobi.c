@@ -14,8 +14,8 @@ PORTA_MDFOR2(tea_k_jac_copy, tea_jac_args, a, k, j) {
   PORTA_AT2(a->un, k, j) = PORTA_AT2(a->u, k, j);
 }
 
-/* u = Jacobi update; returns |u - un| */
-PORTA_FORCEINLINE_FUNCTION double tea_jac_cell(const tea_jac_args *a, int64_t k, int64_t j) {
+/* u = Jacobi update; err += |u - un| */
+APP_SUM_KERNEL_MD2(tea_k_jac_update, tea_jac_args, a, k, j) {
   double num = PORTA_AT2(a->u0, k, j) +
                a->rx * (PORTA_AT2(a->kx, k, j + 1) * PORTA_AT2(a->un, k, j + 1) +
                         PORTA_AT2(a->kx, k, j) * PORTA_AT2(a->un, k, j - 1)) +
@@ -26,14 +26,6 @@ PORTA_FORCEINLINE_FUNCTION double tea_jac_cell(const tea_jac_args *a, int64_t k,
   double u = num / den;
   PORTA_AT2(a->u, k, j) = u;
   return fabs(u - PORTA_AT2(a->un, k, j));
-}
-
-PORTA_MDREDUCE2(tea_k_jac_update, tea_jac_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_jac_cell(a, k, j);
-}
-
-PORTA_MDREDUCE2(tea_k_jac_update_x, tea_jac_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_jac_cell(a, k, j));
 }
 
 int tea_k_jacobi(tea_chunk *c, double *err) {
@@ -50,9 +42,6 @@ int tea_k_jacobi(tea_chunk *c, double *err) {
                                     porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
                                     &tea_k_jac_copy, &a));
   *err = 0.0;
-  if (c->reproducible)
-    return tea_xreduce(c, "tea_jacobi", tea_policy(tea_box_interior(c, 0)), &tea_k_jac_update_x, &a,
-                       0, err);
-  return porta_parallel_reduce_md("tea_jacobi", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_jac_update, &a, err);
+  return tea_reduce(c, "tea_jacobi", tea_policy(tea_box_interior(c, 0)), &tea_k_jac_update, &a, 0,
+                    err);
 }

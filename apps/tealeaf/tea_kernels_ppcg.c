@@ -101,86 +101,69 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
   return PORTA_SUCCESS;
 }
 
-/* w = A p; pw += p.w; rstore = r; rz += utemp.r */
-PORTA_DEFINE_SUM_REDUCER(tea_sum2, double, 2)
-
-/* reproducible mode: the two sums as two exact reductions (a pair of porta_xsum_f64 values
- * would not fit a CUDA block's shared memory): w = A p, rstore = r, pw += w.p; then rz */
-PORTA_MDREDUCE2(tea_k_pp_calc_w_x, tea_pp_args, a, k, j, porta_xsum_f64, acc) {
+/* w = A p; rstore = r; pw += p.w */
+PORTA_FORCEINLINE_FUNCTION double tea_pp_calc_w_cell(const tea_pp_args *a, int64_t k, int64_t j) {
   double p = PORTA_AT2(a->p, k, j);
   double w = TEA_AV(a, a->p, k, j);
   PORTA_AT2(a->w, k, j) = w;
   PORTA_AT2(a->rstore, k, j) = PORTA_AT2(a->r, k, j);
-  porta_xsum_f64_add(acc, w * p);
+  return w * p;
 }
-PORTA_MDREDUCE2(tea_k_pp_rz_x, tea_pp_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, PORTA_AT2(a->utemp, k, j) * PORTA_AT2(a->r, k, j));
+/* rz += utemp.r */
+PORTA_FORCEINLINE_FUNCTION double tea_pp_rz_cell(const tea_pp_args *a, int64_t k, int64_t j) {
+  return PORTA_AT2(a->utemp, k, j) * PORTA_AT2(a->r, k, j);
 }
 
-PORTA_MDREDUCE2(tea_k_pp_calc_w, tea_pp_args, a, k, j, tea_sum2, acc) {
-  double p = PORTA_AT2(a->p, k, j);
-  double w = TEA_AV(a, a->p, k, j);
-  double r = PORTA_AT2(a->r, k, j);
-  PORTA_AT2(a->w, k, j) = w;
-  PORTA_AT2(a->rstore, k, j) = r;
-  acc->v[0] += w * p;
-  acc->v[1] += PORTA_AT2(a->utemp, k, j) * r;
+/* Reproducible mode: the two sums as two reductions (a pair of porta_xsum_f64 values would not
+ * fit a CUDA block's shared memory). */
+APP_SUM_KERNEL_MD2(tea_k_pp_calc_w, tea_pp_args, a, k, j) { return tea_pp_calc_w_cell(a, k, j); }
+APP_SUM_KERNEL_MD2(tea_k_pp_rz, tea_pp_args, a, k, j) { return tea_pp_rz_cell(a, k, j); }
+
+/* Default mode: both sums in one pass over the arrays (the same terms in the same order). */
+PORTA_DEFINE_SUM_REDUCER(tea_sum2, double, 2)
+PORTA_MDREDUCE2(tea_k_pp_calc_w_rz, tea_pp_args, a, k, j, tea_sum2, acc) {
+  acc->v[0] += tea_pp_calc_w_cell(a, k, j);
+  acc->v[1] += tea_pp_rz_cell(a, k, j);
 }
 
 int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
   tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
-  if (c->reproducible) {
-    porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-    PORTA_CHECK(tea_xreduce(c, "tea_ppcg_calc_w", in, &tea_k_pp_calc_w_x, &a, 0, pw));
-    return tea_xreduce(c, "tea_ppcg_calc_rz", in, &tea_k_pp_rz_x, &a, 1, rz);
+  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  if (!c->sum || app_sum_is_exact(c->sum)) {
+    PORTA_CHECK(tea_reduce(c, "tea_ppcg_calc_w", in, &tea_k_pp_calc_w, &a, 0, pw));
+    return tea_reduce(c, "tea_ppcg_calc_rz", in, &tea_k_pp_rz, &a, 1, rz);
   }
   tea_sum2_value v;
   v.v[0] = v.v[1] = 0.0;
-  PORTA_CHECK(porta_parallel_reduce_md(
-      "tea_ppcg_calc_w", c->exec, tea_policy(tea_box_interior(c, 0)), &tea_k_pp_calc_w, &a, &v));
+  PORTA_CHECK(
+      porta_parallel_reduce_md("tea_ppcg_calc_w", c->exec, in, &tea_k_pp_calc_w_rz, &a, &v));
   *pw = v.v[0];
   *rz = v.v[1];
   return PORTA_SUCCESS;
 }
 
 /* rrn += (r - rstore).utemp */
-PORTA_MDREDUCE2(tea_k_pp_rrn, tea_pp_args, a, k, j, porta_sum_f64, acc) {
-  *acc += (PORTA_AT2(a->r, k, j) - PORTA_AT2(a->rstore, k, j)) * PORTA_AT2(a->utemp, k, j);
-}
-PORTA_MDREDUCE2(tea_k_pp_rrn_x, tea_pp_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, (PORTA_AT2(a->r, k, j) - PORTA_AT2(a->rstore, k, j)) *
-                              PORTA_AT2(a->utemp, k, j));
+APP_SUM_KERNEL_MD2(tea_k_pp_rrn, tea_pp_args, a, k, j) {
+  return (PORTA_AT2(a->r, k, j) - PORTA_AT2(a->rstore, k, j)) * PORTA_AT2(a->utemp, k, j);
 }
 
 int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn) {
   tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
   *rrn = 0.0;
-  if (c->reproducible)
-    return tea_xreduce(c, "tea_ppcg_calc_rrn", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_rrn_x,
-                       &a, 0, rrn);
-  return porta_parallel_reduce_md("tea_ppcg_calc_rrn", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_pp_rrn, &a, rrn);
+  return tea_reduce(c, "tea_ppcg_calc_rrn", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_rrn, &a,
+                    0, rrn);
 }
 
 /* p = utemp; rro += r.p */
-PORTA_FORCEINLINE_FUNCTION double tea_pp_init_p_cell(const tea_pp_args *a, int64_t k, int64_t j) {
+APP_SUM_KERNEL_MD2(tea_k_pp_init_p, tea_pp_args, a, k, j) {
   double p = PORTA_AT2(a->utemp, k, j);
   PORTA_AT2(a->p, k, j) = p;
   return PORTA_AT2(a->r, k, j) * p;
-}
-PORTA_MDREDUCE2(tea_k_pp_init_p, tea_pp_args, a, k, j, porta_sum_f64, acc) {
-  *acc += tea_pp_init_p_cell(a, k, j);
-}
-PORTA_MDREDUCE2(tea_k_pp_init_p_x, tea_pp_args, a, k, j, porta_xsum_f64, acc) {
-  porta_xsum_f64_add(acc, tea_pp_init_p_cell(a, k, j));
 }
 
 int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
   tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
   *rro = 0.0;
-  if (c->reproducible)
-    return tea_xreduce(c, "tea_ppcg_init_p", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_init_p_x,
-                       &a, 0, rro);
-  return porta_parallel_reduce_md("tea_ppcg_init_p", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_pp_init_p, &a, rro);
+  return tea_reduce(c, "tea_ppcg_init_p", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_init_p, &a,
+                    0, rro);
 }

@@ -87,8 +87,7 @@ static int64_t size_of(int r) { return recv_total_of(r) + 17 + 5 * r; }
 /** The offsets rank `from` sends in pair p (direction from -> the other), count n. */
 static void send_offsets(int p, int from, int64_t n, int64_t *out) {
   uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(p + 1) + (uint64_t)from * 1000003u;
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = lcg(&s, size_of(from));
+  for (int64_t i = 0; i < n; ++i) out[i] = lcg(&s, size_of(from));
 }
 
 /** Rank r's receive offsets: the first recv_total_of(r) entries of a permutation of its field. */
@@ -121,7 +120,7 @@ static int32_t val4(int r, int f, int it, int64_t off) {
   return (int32_t)(r * 1000000 + f * 100000 + it * 10000 + off);
 }
 static s12 val12(int r, int f, int it, int64_t off) {
-  s12 v = {(int32_t)r, (int32_t)off, (int32_t)(-(f * 16 + it) - 1)};
+  s12 v = {(int32_t)r, (int32_t)off, -val4(r, f, it, off) - 1};
   return v;
 }
 
@@ -151,7 +150,7 @@ PORTA_FOR(add_half, add_args, a, i) { PORTA_AT1(a->v, i) += 0.5; }
 
 static app_exchange_lists lists;
 static int ranks_[MAX_PAIRS];
-static int64_t scount[MAX_PAIRS], rcount[MAX_PAIRS], *sindex, *rindex;
+static int64_t scount[MAX_PAIRS], rcount[MAX_PAIRS], *send_idx, *recv_idx;
 static int64_t max_offset = -1; /* largest offset in either list */
 /** Per local offset: the rank whose value arrives there (-1: none) and its offset there. */
 static int *origin_rank;
@@ -163,39 +162,39 @@ static void build_lists(void) {
   int64_t st = 0;
   for (int k = 0; k < nmy; ++k) st += my[k].send;
   const int64_t rt = recv_total_of(me), len = size_of(me);
-  sindex = (int64_t *)malloc((size_t)(st + 1) * sizeof(int64_t));
-  rindex = (int64_t *)malloc((size_t)(rt + 1) * sizeof(int64_t));
+  send_idx = (int64_t *)malloc((size_t)(st + 1) * sizeof(int64_t));
+  recv_idx = (int64_t *)malloc((size_t)(rt + 1) * sizeof(int64_t));
   origin_rank = (int *)malloc((size_t)len * sizeof(int));
   origin_off = (int64_t *)malloc((size_t)len * sizeof(int64_t));
   for (int64_t i = 0; i < len; ++i) origin_rank[i] = -1;
-  recv_offsets(me, rindex);
+  recv_offsets(me, recv_idx);
   int64_t so = 0, ro = 0;
   for (int k = 0; k < nmy; ++k) {
     ranks_[k] = my[k].rank;
     scount[k] = my[k].send;
     rcount[k] = my[k].recv;
-    send_offsets(my[k].pair, me, my[k].send, sindex + so);
+    send_offsets(my[k].pair, me, my[k].send, send_idx + so);
     so += my[k].send;
     /* what arrives: the sender's offsets of this pair and direction, in order */
     int64_t *from = (int64_t *)malloc((size_t)(my[k].recv + 1) * sizeof(int64_t));
     send_offsets(my[k].pair, my[k].rank, my[k].recv, from);
     for (int64_t i = 0; i < my[k].recv; ++i) {
-      origin_rank[rindex[ro + i]] = my[k].rank;
-      origin_off[rindex[ro + i]] = from[i];
+      origin_rank[recv_idx[ro + i]] = my[k].rank;
+      origin_off[recv_idx[ro + i]] = from[i];
     }
     free(from);
     ro += my[k].recv;
   }
   for (int64_t i = 0; i < st; ++i)
-    if (sindex[i] > max_offset) max_offset = sindex[i];
+    if (send_idx[i] > max_offset) max_offset = send_idx[i];
   for (int64_t i = 0; i < rt; ++i)
-    if (rindex[i] > max_offset) max_offset = rindex[i];
+    if (recv_idx[i] > max_offset) max_offset = recv_idx[i];
   lists.nneighbours = nmy;
   lists.ranks = ranks_;
   lists.send_count = scount;
-  lists.send_index = sindex;
+  lists.send_index = send_idx;
   lists.recv_count = rcount;
-  lists.recv_index = rindex;
+  lists.recv_index = recv_idx;
 }
 
 /* ---- fields ------------------------------------------------------------------------------- */
@@ -250,23 +249,26 @@ static void fields_check(fields *F, int it, double add, const char *what) {
       else
         put(want, F->vs, me, f, it, i, f == 0 ? add : 0.0);
       if (memcmp(want, h + i * F->vs, F->vs) != 0 && bad++ < 8) {
-        fprintf(stderr, "rank %d: %s, %zu-byte field %d, iteration %d, offset %lld", me, what,
-                F->vs, f, it, (long long)i);
+        char from[64] = "", got_s[64], want_s[64];
         if (origin_rank[i] >= 0)
-          fprintf(stderr, " (from rank %d offset %lld)", origin_rank[i],
-                  (long long)origin_off[i]);
+          snprintf(from, sizeof from, " (from rank %d offset %lld)", origin_rank[i],
+                   (long long)origin_off[i]);
         if (F->vs == 8) {
           double g, w;
           memcpy(&g, h + i * 8, 8);
           memcpy(&w, want, 8);
-          fprintf(stderr, ": got %.17g want %.17g", g, w);
+          snprintf(got_s, sizeof got_s, "%.17g", g);
+          snprintf(want_s, sizeof want_s, "%.17g", w);
         } else {
-          int32_t g, w;
-          memcpy(&g, h + i * F->vs, 4);
-          memcpy(&w, want, 4);
-          fprintf(stderr, ": first word got %d want %d", (int)g, (int)w);
+          int32_t g[3] = {0, 0, 0}, w[3] = {0, 0, 0};
+          memcpy(g, h + i * F->vs, F->vs);
+          memcpy(w, want, F->vs);
+          snprintf(got_s, sizeof got_s, "%d %d %d", (int)g[0], (int)g[1], (int)g[2]);
+          snprintf(want_s, sizeof want_s, "%d %d %d", (int)w[0], (int)w[1], (int)w[2]);
         }
-        fprintf(stderr, "\n");
+        fprintf(stderr,
+                "rank %d: %s, %zu-byte field %d, iteration %d, offset %lld%s: got %s want %s\n", me,
+                what, F->vs, f, it, (long long)i, from, got_s, want_s);
       }
     }
   }
@@ -299,8 +301,8 @@ static void run_plan(size_t vs, int nfields, int max_fields, int iters) {
       if (vs == 8) { /* runs while the messages travel: must not reach what was sent */
         add_args a;
         a.v = porta_view_f64_from_(F.dev[0]);
-        APP_CHECK(porta_parallel_for("add_half", porta_exec_default(),
-                                     porta_range(0, size_of(me)), &add_half, &a));
+        APP_CHECK(porta_parallel_for("add_half", porta_exec_default(), porta_range(0, size_of(me)),
+                                     &add_half, &a));
         add = 0.5;
       }
       APP_CHECK(app_exchange_finish(x));
@@ -353,9 +355,8 @@ static void refusals(void) {
   expect_refusal(app_exchange_create(&x, "plan_17_fields", MPI_COMM_WORLD, &lists, 8,
                                      APP_EXCHANGE_MAX_FIELDS + 1, ex, 7),
                  "plan_17_fields", "max_fields", "max_fields 17");
-  expect_refusal(
-      app_exchange_create(&x, "plan_6_bytes", MPI_COMM_WORLD, &lists, 6, 1, ex, 7),
-      "plan_6_bytes", "value_size", "value size 6");
+  expect_refusal(app_exchange_create(&x, "plan_6_bytes", MPI_COMM_WORLD, &lists, 6, 1, ex, 7),
+                 "plan_6_bytes", "value_size", "value size 6");
   /* a negative offset */
   {
     int r[1] = {me};
@@ -377,8 +378,7 @@ static void refusals(void) {
   porta_view v[3] = {PORTA_VIEW_ERASE(ok[0]), PORTA_VIEW_ERASE(small), PORTA_VIEW_ERASE(ok[1])};
   if (max_offset >= 0)
     expect_refusal(app_exchange_start(x, v, 2), "plan_checks", "too_small", "field too small");
-  porta_view three[3] = {PORTA_VIEW_ERASE(ok[0]), PORTA_VIEW_ERASE(ok[1]),
-                         PORTA_VIEW_ERASE(ok[2])};
+  porta_view three[3] = {PORTA_VIEW_ERASE(ok[0]), PORTA_VIEW_ERASE(ok[1]), PORTA_VIEW_ERASE(ok[2])};
   expect_refusal(app_exchange_start(x, three, 3), "plan_checks", "at most 2", "3 fields of 2");
   expect_refusal(app_exchange_start(x, &f4, 1), "plan_checks", "4-byte", "4-byte field");
   expect_refusal(app_exchange_finish(x), "plan_checks", "no exchange in progress",
@@ -409,11 +409,10 @@ int main(int argc, char **argv) {
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0)
-    printf("exchange plans on %d ranks (%d pairs, %s back end): %s (%d failures)\n", nranks,
-           npairs, porta_backend_name(porta_exec_default().backend), total ? "FAILED" : "PASSED",
-           total);
-  free(sindex);
-  free(rindex);
+    printf("exchange plans on %d ranks (%d pairs, %s back end): %s (%d failures)\n", nranks, npairs,
+           porta_backend_name(porta_exec_default().backend), total ? "FAILED" : "PASSED", total);
+  free(send_idx);
+  free(recv_idx);
   free(origin_rank);
   free(origin_off);
   app_mpi_finalize();
