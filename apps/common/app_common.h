@@ -16,6 +16,7 @@
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
 
+#include "app_begin.h"
 #include "app_cli.h"
 #include "app_deck.h"
 #include "app_decomp.h"

@@ -70,24 +70,14 @@ static porta_view_f64 vector(const char *label, int64_t n) {
 }
 
 int main(int argc, char **argv) {
-  app_mpi_init(&argc, &argv, "minife");
-  const int rank = app_mpi_rank(), nranks = app_mpi_size();
   minife m;
   memset(&m, 0, sizeof m);
   minife_params_defaults(&m.prm);
-  app_cli_spec spec = minife_cli_spec(&m.prm);
-  for (int i = 1; i < argc; ++i) /* --help before Porta: it must not need a working back end */
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      if (rank == 0) app_cli_usage(stdout, &spec);
-      app_exit_all(0, NULL);
-    }
-  if (porta_initialize(&argc, &argv) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
+  const app_cli_spec spec = minife_cli_spec(&m.prm);
   app_cli cli;
-  if (app_cli_parse(argc, argv, &spec, &cli) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
+  app_begin(&argc, &argv, &spec, &cli);
+  const int rank = app_mpi_rank(), nranks = app_mpi_size();
   minife_params_finish(&m.prm);
-  if (cli.reproducible) porta_set_deterministic(1);
   m.exec = porta_exec_default();
   m.source = m.prm.source_free ? 0.0 : 1.0;
   m.matvec_lanes = m.prm.matvec_lanes >= 0                ? m.prm.matvec_lanes

@@ -34,22 +34,10 @@ static const app_cli_spec tea_cli = {
   } while (0)
 
 int main(int argc, char **argv) {
-  app_mpi_init(&argc, &argv, "tealeaf");
+  app_cli cli;
+  app_begin(&argc, &argv, &tea_cli, &cli);
   const int rank = app_mpi_rank();
   FILE *out = stdout;
-
-  /* --help before Porta: it must not depend on a working back end */
-  for (int i = 1; i < argc; ++i)
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      if (rank == 0) app_cli_usage(stdout, &tea_cli);
-      app_exit_all(0, NULL);
-    }
-  if (porta_initialize(&argc, &argv) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
-  app_cli cli;
-  if (app_cli_parse(argc, argv, &tea_cli, &cli) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
-  if (cli.reproducible) porta_set_deterministic(1);
 
   /* ---- deck: read on rank 0, parsed everywhere ---- */
   app_deck deck;

@@ -13,16 +13,7 @@
 #include "app_cli.h"
 #include "porta/porta.h"
 
-static int fails = 0;
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n");                                                                       \
-      ++fails;                                                                                     \
-    }                                                                                              \
-  } while (0)
+#include "app_expect.h"
 
 /* What the options set, and how often each setter ran. */
 typedef struct opts {

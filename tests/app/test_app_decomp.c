@@ -5,16 +5,7 @@
 
 #include "app_decomp.h"
 
-static int failures = 0;
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n");                                                                       \
-      ++failures;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "app_expect.h"
 
 static void check_grid(int ndims, const int64_t *g, int nranks) {
   app_decomp d[16];
@@ -96,7 +87,7 @@ int main(int argc, char **argv) {
   const int grid[2] = {3, 1};
   EXPECT(app_decomp_for_rank(0, 2, 2, g2, grid, &d, err, sizeof err) != 0, "3x1 grid, 2 ranks");
 
-  printf("%s (%d failures)\n", failures ? "FAILED" : "PASSED", failures);
+  printf("%s (%d failures)\n", fails ? "FAILED" : "PASSED", fails);
   MPI_Finalize();
-  return failures ? 1 : 0;
+  return fails ? 1 : 0;
 }

@@ -18,16 +18,7 @@
 #include "app_h5.h"
 #include "porta/porta.h"
 
-static int fails = 0;
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n");                                                                       \
-      ++fails;                                                                                     \
-    }                                                                                              \
-  } while (0)
+#include "app_expect.h"
 
 static int rank = 0, nranks = 1;
 

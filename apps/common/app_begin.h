@@ -1,0 +1,18 @@
+/** @file app_begin.h
+ *  How every app starts: MPI, `--help` (before Porta, so it needs no working back end), Porta
+ *  (its `--porta-*` options), the app's command line, and `--reproducible` turning on Porta's
+ *  deterministic reductions. A bad option stops every rank with its message and exit status 2. */
+#ifndef APP_BEGIN_H
+#define APP_BEGIN_H
+
+#include "app_cli.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Start MPI and Porta and parse the command line by `spec` into `cli`. Returns only on
+ *  success (after `--help` it prints the usage on rank 0 and exits 0 on every rank). */
+void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_BEGIN_H */
