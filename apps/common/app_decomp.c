@@ -37,6 +37,61 @@ int app_dims_create(int nranks, int ndims, int *dims) {
   return PORTA_SUCCESS;
 }
 
+/** Cells on the faces between ranks of grid `d` (the halo traffic a grid costs). */
+static double cut_cells(int ndims, const int64_t *global, const int *d) {
+  double cut = 0.0;
+  for (int i = 0; i < ndims; ++i) {
+    double face = 1.0;
+    for (int j = 0; j < ndims; ++j)
+      if (j != i) face *= (double)global[j];
+    cut += (double)(d[i] - 1) * face;
+  }
+  return cut;
+}
+
+static int grid_fits(int ndims, const int64_t *global, const int *d) {
+  for (int i = 0; i < ndims; ++i)
+    if (d[i] > global[i]) return 0;
+  return 1;
+}
+
+int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) {
+  static const char op[] = "app_dims_for_cells";
+  int mpi[APP_DECOMP_MAX_DIMS] = {1, 1, 1};
+  PORTA_CHECK(app_dims_create(nranks, ndims, mpi));
+  int best[APP_DECOMP_MAX_DIMS] = {0, 0, 0}, found = 0;
+  double best_cut = 0.0;
+  /* every grid d0 x d1 x d2 = nranks, x's share largest first */
+  for (int d0 = nranks; d0 >= 1; --d0) {
+    if (nranks % d0) continue;
+    const int r0 = nranks / d0;
+    for (int d1 = ndims > 1 ? r0 : 1; d1 >= 1; --d1) {
+      if (r0 % d1) continue;
+      const int d2 = r0 / d1;
+      if (ndims < 3 && d2 != 1) continue;
+      const int d[APP_DECOMP_MAX_DIMS] = {d0, d1, d2};
+      if (!grid_fits(ndims, global, d)) continue;
+      const double cut = cut_cells(ndims, global, d);
+      if (!found || cut < best_cut) {
+        memcpy(best, d, sizeof best);
+        best_cut = cut;
+        found = 1;
+      }
+    }
+  }
+  if (!found)
+    return decomp_fail(op, NULL, 0,
+                       "no grid of %d ranks gives every rank a cell of the %lld x %lld x %lld "
+                       "cells",
+                       nranks, (long long)global[0], (long long)(ndims > 1 ? global[1] : 1),
+                       (long long)(ndims > 2 ? global[2] : 1));
+  /* MPI_Dims_create's grid where it is as good: the grids the apps always had stay */
+  if (grid_fits(ndims, global, mpi) && cut_cells(ndims, global, mpi) <= best_cut)
+    memcpy(best, mpi, sizeof best);
+  for (int i = 0; i < ndims; ++i) dims[i] = best[i];
+  return PORTA_SUCCESS;
+}
+
 int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, const int *dims,
                         app_decomp *d, char *err, size_t errlen) {
   static const char op[] = "app_decomp_for_rank";
@@ -55,8 +110,10 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
     prod *= d->dims[i] > 0 ? d->dims[i] : 1;
   }
   if (!dims) {
-    if (app_dims_create(nranks, ndims, d->dims))
-      return decomp_fail(op, err, errlen, "MPI_Dims_create(%d, %d) failed", nranks, ndims);
+    if (app_dims_for_cells(nranks, ndims, global, d->dims)) {
+      if (err && errlen) snprintf(err, errlen, "decomposition: %s", porta_last_error_message());
+      return PORTA_ERROR_INVALID_ARGUMENT;
+    }
   } else if (prod != nranks) {
     return decomp_fail(op, err, errlen, "rank grid has %d ranks, the job has %d", prod, nranks);
   }

@@ -39,8 +39,15 @@ typedef struct app_decomp {
  *  code (PORTA_ERROR_INVALID_ARGUMENT for bad arguments). */
 int app_dims_create(int nranks, int ndims, int *dims);
 
+/** The rank grid for `global` cells: of all grids of `nranks` ranks that give every rank at
+ *  least one cell, the one with the fewest cells on the faces between ranks (MPI_Dims_create's
+ *  grid where it is as good, so square domains keep it). MPI_Dims_create alone ignores the
+ *  cells: 3 ranks on 2 x 100 cells get 3 x 1, which cannot work, where 1 x 3 fits. Fails when
+ *  no grid fits. */
+int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims);
+
 /** Decompose `global` cells (ndims entries) over the ranks of `comm`. `dims` may be NULL
- *  (MPI_Dims_create) or give the rank grid. Fails (PORTA_ERROR_INVALID_ARGUMENT, the message in
+ *  (app_dims_for_cells) or give the rank grid. Fails (PORTA_ERROR_INVALID_ARGUMENT, the message in
  *  porta_last_error_message() and, when err is not NULL, "decomposition: reason" in err) when a
  *  rank would get no cells. */
 int app_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,

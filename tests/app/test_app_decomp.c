@@ -73,6 +73,26 @@ int main(int argc, char **argv) {
   EXPECT(dims[0] * dims[1] * dims[2] == 12 && dims[0] >= dims[1] && dims[1] >= dims[2],
          "12 ranks 3D: %d x %d x %d", dims[0], dims[1], dims[2]);
 
+  /* grids from the cell counts: the fewest cells on the faces between ranks, MPI_Dims_create's
+     grid where it is as good */
+  const int64_t thin[2] = {2, 100}, wide[2] = {1000, 10}, sq[2] = {64, 64}, box3[3] = {4, 4, 400};
+  EXPECT(app_dims_for_cells(3, 2, thin, dims) == 0 && dims[0] == 1 && dims[1] == 3,
+         "3 ranks on 2 x 100: %d x %d", dims[0], dims[1]);
+  EXPECT(app_dims_for_cells(4, 2, wide, dims) == 0 && dims[0] == 4 && dims[1] == 1,
+         "4 ranks on 1000 x 10: %d x %d", dims[0], dims[1]);
+  EXPECT(app_dims_for_cells(4, 2, sq, dims) == 0 && dims[0] == 2 && dims[1] == 2,
+         "4 ranks on 64 x 64: %d x %d", dims[0], dims[1]);
+  EXPECT(app_dims_for_cells(2, 2, sq, dims) == 0 && dims[0] == 2 && dims[1] == 1,
+         "2 ranks on 64 x 64: %d x %d (MPI_Dims_create's)", dims[0], dims[1]);
+  EXPECT(app_dims_for_cells(8, 3, box3, dims) == 0 && dims[0] == 1 && dims[1] == 1 && dims[2] == 8,
+         "8 ranks on 4 x 4 x 400: %d x %d x %d", dims[0], dims[1], dims[2]);
+  EXPECT(app_dims_for_cells(5, 2, (const int64_t[2]){2, 2}, dims) != 0, "5 ranks on 2 x 2");
+  app_decomp dt;
+  char et[256] = "";
+  EXPECT(app_decomp_for_rank(2, 3, 2, thin, NULL, &dt, et, sizeof et) == 0 && dt.local[0] == 2 &&
+             dt.offset[1] == 67 && dt.local[1] == 33,
+         "3 ranks on 2 x 100, rank 2: %s", et);
+
   const int64_t g2[2] = {11, 7}, g3[3] = {9, 5, 7};
   for (int n = 1; n <= 12; ++n) check_grid(2, g2, n);
   for (int n = 1; n <= 12; ++n)
