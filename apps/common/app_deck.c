@@ -10,21 +10,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "porta/porta.h"
+
+/* Copy `in` into out[n] with control bytes (and DEL) written as \xNN, so that a deck's bytes
+ * never reach a terminal raw. */
+static void deck_escape(const char *in, char *out, size_t n) {
+  size_t o = 0;
+  for (const unsigned char *c = (const unsigned char *)in; *c && o + 1 < n; ++c) {
+    if (*c < 0x20 || *c == 0x7f) {
+      if (o + 5 > n) break;
+      snprintf(out + o, n - o, "\\x%02x", *c);
+      o += 4;
+    } else {
+      out[o++] = (char)*c;
+    }
+  }
+  out[o] = '\0';
+}
+
+/* A value for a message: escaped, and cut to its first 48 bytes with its length when longer. */
+static const char *deck_show(const char *text, char *buf, size_t n) {
+  if (!text) return "(missing)";
+  size_t len = strlen(text);
+  if (len <= 64) {
+    deck_escape(text, buf, n);
+    return buf;
+  }
+  char head[49];
+  memcpy(head, text, 48);
+  head[48] = '\0';
+  char esc[200];
+  deck_escape(head, esc, sizeof esc);
+  snprintf(buf, n, "%s... (%zu characters)", esc, len);
+  return buf;
+}
 
 /* "file:line: message" into d->err, and the Porta error `code` of function `op` on the deck;
  * returns the code. */
 static int deck_vfail(app_deck *d, int code, const char *op, int line, const char *fmt,
                       va_list ap) {
-  char msg[512];
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  if (line > 0) {
-    snprintf(d->err, sizeof d->err, "%s:%d: %s", d->path, line, msg);
-    return porta_error(code, op, d->path, "line %d: %s", line, msg);
-  }
-  snprintf(d->err, sizeof d->err, "%s: %s", d->path, msg);
-  return porta_error(code, op, d->path, "%s", msg);
+  char raw[512], msg[1200], path[400];
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  deck_escape(raw, msg, sizeof msg);
+  deck_escape(d->path, path, sizeof path);
+  /* d->err = "path:line: msg" (or "path: msg"), cut to its size */
+  size_t o = strlen(path);
+  memcpy(d->err, path, o + 1);
+  int w = line > 0 ? snprintf(d->err + o, sizeof d->err - o, ":%d: ", line)
+                   : snprintf(d->err + o, sizeof d->err - o, ": ");
+  o += (size_t)w;
+  size_t m = strlen(msg);
+  if (m > sizeof d->err - 1 - o) m = sizeof d->err - 1 - o;
+  memcpy(d->err + o, msg, m);
+  d->err[o + m] = '\0';
+  if (line > 0) return porta_error(code, op, path, "line %d: %s", line, msg);
+  return porta_error(code, op, path, "%s", msg);
 }
 
 static int deck_fail(app_deck *d, int code, const char *op, int line, const char *fmt, ...)
@@ -57,50 +99,145 @@ int app_deck_load_text(app_deck *d, const char *name, const char *text) {
   return PORTA_SUCCESS;
 }
 
-int app_deck_load(app_deck *d, const char *path, MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  memset(d, 0, sizeof *d);
-  snprintf(d->path, sizeof d->path, "%s", path);
-  long long len = -1; /* -1: cannot open, -2: read error */
-  char *buf = NULL;
-  int os_errno = 0; /* rank 0's reason, sent with len */
-  if (rank == 0) {
-    errno = 0;
-    FILE *f = fopen(path, "rb");
-    os_errno = errno;
-    if (f) {
-      size_t cap = 4096, n = 0, got;
-      buf = (char *)malloc(cap);
-      while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-          char *nb = (char *)realloc(buf, cap *= 2);
-          if (!nb) {
-            free(buf);
-            buf = NULL;
-          }
-          buf = nb;
-        }
-      }
-      os_errno = !buf ? ENOMEM : ferror(f) ? errno : 0;
-      len = (buf && !ferror(f)) ? (long long)n : -2;
+/* What rank 0 found, sent to every rank before the text. */
+enum { DECK_OK = 0, DECK_NO_OPEN = 1, DECK_NO_READ = 2, DECK_TOO_BIG = 3, DECK_IS_DIR = 4 };
+
+/* Rank 0: read at most APP_DECK_MAX_BYTES of `path` into *buf (NUL-terminated), *len its size;
+ * returns a DECK_* status, *os_errno the OS's reason. */
+static int deck_read_file(const char *path, char **buf, long long *len, int *is_regular,
+                          int *os_errno) {
+  *buf = NULL;
+  *len = 0;
+  *is_regular = 1;
+  errno = 0;
+  FILE *f = fopen(path, "rb");
+  *os_errno = errno;
+  if (!f) return DECK_NO_OPEN;
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
       fclose(f);
+      return DECK_IS_DIR;
+    }
+    *is_regular = S_ISREG(st.st_mode);
+    if (*is_regular && (long long)st.st_size > APP_DECK_MAX_BYTES) { /* refused unread */
+      *len = (long long)st.st_size;
+      fclose(f);
+      return DECK_TOO_BIG;
     }
   }
-  long long msg[2] = {len, os_errno};
-  MPI_Bcast(msg, 2, MPI_LONG_LONG, 0, comm);
-  len = msg[0];
-  if (len < 0) {
-    free(buf);
-    return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0, "cannot %s the input deck (%s)",
-                     len == -1 ? "open" : "read",
-                     msg[1] ? strerror((int)msg[1])
-                            : (len == -1 ? "no such file or not readable" : "read error"));
+  /* read at most one byte more than the limit: a file that never ends (/dev/zero) stops here */
+  size_t cap = 4096, n = 0, got;
+  const size_t most = (size_t)APP_DECK_MAX_BYTES + 1;
+  char *b = (char *)malloc(cap + 1);
+  while (b && n < most && (got = fread(b + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap && n < most) {
+      size_t ncap = cap * 2 < most ? cap * 2 : most;
+      char *nb = (char *)realloc(b, ncap + 1);
+      if (!nb) {
+        free(b);
+        b = NULL;
+        break;
+      }
+      b = nb;
+      cap = ncap;
+    }
   }
+  int status = DECK_OK;
+  if (!b) {
+    *os_errno = ENOMEM;
+    status = DECK_NO_READ;
+  } else if (n > (size_t)APP_DECK_MAX_BYTES) {
+    status = DECK_TOO_BIG;
+    *len = -1; /* unknown: at least the limit + 1 */
+  } else if (ferror(f)) {
+    *os_errno = errno;
+    status = DECK_NO_READ;
+  } else {
+    b[n] = '\0';
+    *len = (long long)n;
+  }
+  fclose(f);
+  if (status != DECK_OK) {
+    free(b);
+    b = NULL;
+  }
+  *buf = b;
+  return status;
+}
+
+/* An MPI call on the deck's path failed: d->err names it and MPI's reason. */
+static int deck_mpi_fail(app_deck *d, const char *call, int rc) {
+  char err[MPI_MAX_ERROR_STRING] = "";
+  int n = 0;
+  if (MPI_Error_string(rc, err, &n) != MPI_SUCCESS) snprintf(err, sizeof err, "MPI error %d", rc);
+  return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0, "%s failed while loading the deck: %s",
+                   call, err);
+}
+
+int app_deck_load(app_deck *d, const char *path, MPI_Comm comm) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->path, sizeof d->path, "%s", path);
+  int rank = 0, mrc;
+  if ((mrc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+    return deck_mpi_fail(d, "MPI_Comm_rank", mrc);
+  char *buf = NULL;
+  long long msg[4] = {DECK_OK, 0, 0, 1}; /* status, length, errno, regular file */
+  if (rank == 0) {
+    int os_errno = 0, regular = 1;
+    long long len = 0;
+    msg[0] = deck_read_file(path, &buf, &len, &regular, &os_errno);
+    msg[1] = len;
+    msg[2] = os_errno;
+    msg[3] = regular;
+  }
+  if ((mrc = MPI_Bcast(msg, 4, MPI_LONG_LONG, 0, comm)) != MPI_SUCCESS) {
+    free(buf);
+    return deck_mpi_fail(d, "MPI_Bcast (deck length)", mrc);
+  }
+  const int status = (int)msg[0], os_errno = (int)msg[2];
+  switch (status) {
+  case DECK_OK: break;
+  case DECK_NO_OPEN:
+  case DECK_NO_READ:
+    return deck_fail(
+        d, PORTA_ERROR_IO, "app_deck_load", 0, "cannot %s the input deck (%s)",
+        status == DECK_NO_OPEN ? "open" : "read",
+        os_errno ? strerror(os_errno)
+                 : (status == DECK_NO_OPEN ? "no such file or not readable" : "read error"));
+  case DECK_IS_DIR:
+    return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0,
+                     "cannot read the input deck (it is a directory)");
+  case DECK_TOO_BIG:
+    if (msg[1] > 0)
+      return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0,
+                       "the input deck has %lld bytes, more than the limit of %lld bytes (16 MiB)",
+                       msg[1], APP_DECK_MAX_BYTES);
+    return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0,
+                     "the input deck gives more than the limit of %lld bytes (16 MiB)%s",
+                     APP_DECK_MAX_BYTES,
+                     msg[3] ? "" : ": it is not a regular file (a device or pipe may never end)");
+  default:
+    return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0, "unexpected load status %d", status);
+  }
+  const long long len = msg[1];
+  if (len < 0 || len > APP_DECK_MAX_BYTES) /* cannot happen: rank 0 checked it */
+    return deck_fail(d, PORTA_ERROR_IO, "app_deck_load", 0, "bad deck length %lld", len);
   if (rank != 0) buf = (char *)malloc((size_t)len + 1);
-  if (!buf) return DECK_OOM("app_deck_load", 0);
-  if (len > 0) MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm);
+  int ok = buf != NULL, all_ok = 0; /* every rank has its buffer before the text is sent */
+  if ((mrc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) {
+    free(buf);
+    return deck_mpi_fail(d, "MPI_Allreduce (deck buffer)", mrc);
+  }
+  if (!all_ok) {
+    free(buf);
+    return DECK_OOM("app_deck_load", 0);
+  }
+  if (len > 0 && (mrc = MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm)) != MPI_SUCCESS) {
+    free(buf);
+    return deck_mpi_fail(d, "MPI_Bcast (deck text)", mrc);
+  }
   buf[len] = '\0';
   d->text = buf;
   d->size = (size_t)len;
@@ -111,7 +248,18 @@ int app_deck_tokenize(app_deck *d, const char *comment, const char *separators, 
   int cap = 64;
   d->lines = (app_deck_line *)calloc((size_t)cap, sizeof *d->lines);
   if (!d->lines) return DECK_OOM("app_deck_tokenize", 0);
-  const char *p = d->text;
+  /* a NUL byte would end the text early and silently drop the rest of the deck */
+  const char *nul = d->text ? (const char *)memchr(d->text, '\0', d->size) : NULL;
+  if (nul) {
+    int line = 1;
+    for (const char *c = d->text; c < nul; ++c) line += *c == '\n';
+    return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_tokenize", line,
+                     "NUL byte at offset %lld: the input deck must be text",
+                     (long long)(nul - d->text));
+  }
+  const char *p = d->text ? d->text : "";
+  if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf)
+    p += 3; /* a UTF-8 byte-order mark */
   int lineno = 0;
   while (*p) {
     ++lineno;
@@ -169,12 +317,17 @@ void app_deck_free(app_deck *d) {
 }
 
 int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64_t *out) {
+  char show[256];
   char *end = NULL;
   errno = 0;
   long long v = text ? strtoll(text, &end, 10) : 0;
-  if (!text || !*text || *end || errno)
+  if (!text || !*text || *end || (errno && errno != ERANGE))
     return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_i64", line,
-                     "bad integer value '%s' for '%s'", text ? text : "(missing)", key);
+                     "bad integer value '%s' for '%s'", deck_show(text, show, sizeof show), key);
+  if (errno == ERANGE)
+    return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_i64", line,
+                     "integer value '%s' for '%s' is out of range",
+                     deck_show(text, show, sizeof show), key);
   *out = (int64_t)v;
   return PORTA_SUCCESS;
 }
@@ -182,28 +335,45 @@ int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64
 int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *out) {
   int64_t v = 0;
   PORTA_CHECK(app_deck_i64(d, line, key, text, &v));
-  if (v < INT_MIN || v > INT_MAX)
+  if (v < INT_MIN || v > INT_MAX) {
+    char show[256];
     return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_int", line,
-                     "integer value '%s' for '%s' is out of range", text, key);
+                     "integer value '%s' for '%s' is out of range (%d..%d)",
+                     deck_show(text, show, sizeof show), key, INT_MIN, INT_MAX);
+  }
   *out = (int)v;
   return PORTA_SUCCESS;
 }
 
 int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out) {
-  char buf[128];
-  char *end = NULL;
-  if (!text || !*text || strlen(text) >= sizeof buf)
+  char show[256];
+  if (!text || !*text)
     return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_double", line,
-                     "bad number '%s' for '%s'", text ? text : "(missing)", key);
-  /* Fortran exponents: 1.0d-3 */
-  snprintf(buf, sizeof buf, "%s", text);
+                     "bad number '%s' for '%s'", deck_show(text, show, sizeof show), key);
+  /* Fortran exponents: 1.0d-3 (a copy of any length: long numbers are not cut) */
+  size_t len = strlen(text);
+  char *buf = (char *)malloc(len + 1);
+  if (!buf) return DECK_OOM("app_deck_double", line);
+  memcpy(buf, text, len + 1);
   for (char *c = buf; *c; ++c)
     if (*c == 'd' || *c == 'D') *c = 'e';
+  char *end = NULL;
   errno = 0;
   double v = strtod(buf, &end);
-  if (*end || errno == ERANGE || !isfinite(v))
+  const int bad = *end != '\0', range = errno == ERANGE;
+  free(buf);
+  if (bad)
     return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_double", line,
-                     "bad number '%s' for '%s'", text, key);
+                     "bad number '%s' for '%s'", deck_show(text, show, sizeof show), key);
+  if (!isfinite(v))
+    return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_double", line,
+                     "number '%s' for '%s' is %s", deck_show(text, show, sizeof show), key,
+                     range ? "too large for a double (it overflows)" : "not finite");
+  /* strtod sets ERANGE for subnormal results too: a finite nonzero value is valid */
+  if (range && v == 0.0)
+    return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_double", line,
+                     "number '%s' for '%s' is too small for a double (it underflows to 0)",
+                     deck_show(text, show, sizeof show), key);
   *out = v;
   return PORTA_SUCCESS;
 }

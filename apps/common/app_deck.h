@@ -17,6 +17,9 @@
 PORTA_EXTERN_C_BEGIN
 
 #define APP_DECK_ERR_MAX 1600
+/** The largest deck app_deck_load reads (16 MiB); a larger file, or a file that is not a regular
+ *  file and reads more (a device, a pipe that never ends), is refused. */
+#define APP_DECK_MAX_BYTES (16ll * 1024 * 1024)
 
 /** One non-empty line of the deck after comments and separators were removed. */
 typedef struct app_deck_line {
@@ -35,21 +38,28 @@ typedef struct app_deck {
 } app_deck;
 
 /** Rank 0 reads `path`, every rank of `comm` receives the text. Returns PORTA_SUCCESS, or
- *  PORTA_ERROR_IO with d->err set on every rank (file missing, unreadable: the OS's reason). */
+ *  PORTA_ERROR_IO with d->err set on every rank (file missing, unreadable: the OS's reason; a
+ *  directory; more than APP_DECK_MAX_BYTES; a failed MPI call: MPI's reason). */
 int app_deck_load(app_deck *d, const char *path, MPI_Comm comm);
 /** Use `text` as the deck (tests, default decks). */
 int app_deck_load_text(app_deck *d, const char *name, const char *text);
 /** Split into lines of tokens: characters in `comment` start a comment to the end of the line,
- *  characters in `separators` count as white space, `lower` lower-cases everything. */
+ *  characters in `separators` count as white space, `lower` lower-cases everything. A UTF-8
+ *  byte-order mark at the start is skipped; a NUL byte is refused (PORTA_ERROR_INVALID_ARGUMENT,
+ *  d->err names its line). */
 int app_deck_tokenize(app_deck *d, const char *comment, const char *separators, int lower);
 void app_deck_free(app_deck *d);
 
 /** Format "file:line: message" into d->err (and record it as a Porta error of the deck);
- *  returns PORTA_ERROR_INVALID_ARGUMENT (so `return app_deck_error(...)`). */
+ *  returns PORTA_ERROR_INVALID_ARGUMENT (so `return app_deck_error(...)`). Control bytes of the
+ *  message (and of the file name) are written escaped, as \xNN. */
 int app_deck_error(app_deck *d, int line, const char *fmt, ...) PORTA_PRINTF_FORMAT(3, 4);
 
-/** Convert `text` (the value of `key` on line `line`): whole string must be a number. On failure
- *  set d->err ("file:line: bad integer 'x' for 'key'") and return PORTA_ERROR_INVALID_ARGUMENT. */
+/** Convert `text` (the value of `key` on line `line`): whole string must be a number (of any
+ *  length). On failure set d->err ("file:line: bad integer 'x' for 'key'"; a value out of the
+ *  type's range says so) and return PORTA_ERROR_INVALID_ARGUMENT. app_deck_double accepts
+ *  Fortran exponents (1.0d-3) and subnormal values; it refuses what is not finite and what
+ *  overflows or underflows to zero. */
 int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *out);
 int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64_t *out);
 int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out);

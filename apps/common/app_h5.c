@@ -3,9 +3,15 @@
 #include "app_h5.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app_mpi.h"
 
 /* ---- errors --------------------------------------------------------------------------------
  * HDF5's automatic printing is switched off inside every call here (the message carries what
@@ -64,44 +70,142 @@ static int h5_fail(const char *op, const char *label, const app_h5 *h, const cha
                      reason);
 }
 
-/* ---- file ---------------------------------------------------------------------------------- */
+/* ---- file ----------------------------------------------------------------------------------
+ * The temporary is created by rank 0 with open(O_CREAT | O_EXCL | O_NOFOLLOW) under a name of
+ * its own (FINAL.tmp.PID.RANDOM): a name another run cannot share and nobody can plant a link
+ * at beforehand. HDF5 then opens that file (H5F_ACC_TRUNC of an empty file); rank 0 checks it
+ * is still the file it created. */
+
+/* 32 random bits: /dev/urandom, else the clock and a counter. */
+static unsigned tmp_random(void) {
+  static unsigned counter = 0;
+  unsigned v = 0;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) v = 0;
+    close(fd);
+  }
+  if (v == 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (unsigned)ts.tv_nsec ^ ((unsigned)ts.tv_sec << 7) ^ (++counter * 2654435761u);
+  }
+  return v;
+}
+
+/* Create final.tmp.PID.RANDOM exclusively (never through a link; a name that exists is tried
+ * again under another); its name is in tmp (also on failure: the last name tried). Returns the
+ * descriptor, or -1 with *err = errno. */
+static int tmp_create(const char *final, char *tmp, size_t len, int *err) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (snprintf(tmp, len, "%s.tmp.%ld.%08x", final, (long)getpid(), tmp_random()) >= (int)len) {
+      *err = ENAMETOOLONG;
+      return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) {
+      *err = errno;
+      return -1;
+    }
+  }
+  *err = EEXIST;
+  return -1;
+}
+
+/* What rank 0 found preparing the file: the errno and the step it failed at. */
+enum { PREP_OK = 0, PREP_FINAL_IS_DIR, PREP_CREATE };
 
 static int create_impl(app_h5 *h, const char *name, MPI_Comm comm) {
   static const char op[] = "app_h5_create";
   memset(h, 0, sizeof *h);
   h->file = -1;
   h->dxpl = -1;
+  h->cleanup = -1;
   h->comm = comm;
   MPI_Comm_rank(comm, &h->rank);
   if (!name || !name[0])
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "empty file name");
   if (snprintf(h->path, sizeof h->path, "%s.h5", name) >= (int)sizeof h->path)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, name, "file name too long");
-  snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
+  app_mpi_io_env();
+
+  /* rank 0: the result's name must be free for the final rename (a directory there would only
+   * fail it after the run), and the temporary is created now, so a directory that is missing
+   * or not writable fails here with the OS's reason */
+  int prep[2] = {PREP_OK, 0}; /* step, errno */
+  int fd = -1;
+  struct stat made;
+  if (h->rank == 0) {
+    struct stat sb;
+    if (lstat(h->path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      prep[0] = PREP_FINAL_IS_DIR, prep[1] = EISDIR;
+      snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
+    } else if ((fd = tmp_create(h->path, h->tmp, sizeof h->tmp, &prep[1])) < 0 ||
+               fstat(fd, &made) != 0) {
+      if (fd >= 0) prep[1] = errno, close(fd), unlink(h->tmp), fd = -1;
+      prep[0] = PREP_CREATE;
+    } else {
+      h->cleanup = app_cleanup_add(h->tmp);
+    }
+  }
+  if (MPI_Bcast(prep, 2, MPI_INT, 0, comm) != MPI_SUCCESS ||
+      MPI_Bcast(h->tmp, (int)sizeof h->tmp, MPI_CHAR, 0, comm) != MPI_SUCCESS) {
+    if (fd >= 0) close(fd), unlink(h->tmp);
+    app_cleanup_forget(h->cleanup);
+    h->cleanup = -1;
+    return porta_error(PORTA_ERROR_IO, op, h->path, "MPI_Bcast failed");
+  }
+  if (prep[0] == PREP_FINAL_IS_DIR)
+    return porta_error(PORTA_ERROR_IO, op, h->path,
+                       "the result cannot be written under this name: %s", strerror(prep[1]));
+  if (prep[0] == PREP_CREATE)
+    return porta_error(PORTA_ERROR_IO, op, h->tmp, "cannot create the temporary result file: %s",
+                       strerror(prep[1]));
+
+  /* every rank opens it; [0] this rank failed (message recorded), [1] rank 0 found another file
+   * under the temporary's name after HDF5 opened it */
+  int bad[2] = {0, 0}, all[2] = {0, 0};
+  int rc = PORTA_SUCCESS;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) {
-    int rc = h5_fail(op, h->tmp, h, "H5Pset_fapl_mpio");
-    if (fapl >= 0) H5Pclose(fapl);
-    return rc;
+  /* the 1.8 file format: attributes of any size (over 64 KiB they go to dense storage) */
+  if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0 ||
+      H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
+    rc = h5_fail(op, h->tmp, h, "H5Pset_fapl_mpio/H5Pset_libver_bounds");
+    bad[0] = 1;
+  } else {
+    /* With the MPI-IO driver the OS's reason comes through MPI's error string in HDF5's stack;
+     * errno is not reliable after H5Fcreate (MPI leaves unrelated values in it). */
+    h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (h->file < 0) rc = h5_fail(op, h->tmp, h, "H5Fcreate"), bad[0] = 1;
   }
-  /* With the MPI-IO driver the OS's reason comes through MPI's error string in HDF5's stack;
-   * errno is not reliable after H5Fcreate (MPI leaves unrelated values in it). */
-  h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (h->file < 0) {
-    int rc = h5_fail(op, h->tmp, h, "H5Fcreate");
-    H5Pclose(fapl);
-    return rc;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (fd >= 0) {
+    struct stat now;
+    if (lstat(h->tmp, &now) != 0 || !S_ISREG(now.st_mode) || now.st_dev != made.st_dev ||
+        now.st_ino != made.st_ino)
+      bad[1] = 1;
+    close(fd);
   }
-  H5Pclose(fapl);
-  h->dxpl = H5Pcreate(H5P_DATASET_XFER);
-  if (h->dxpl < 0 || H5Pset_dxpl_mpio(h->dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
-    int rc = h5_fail(op, h->tmp, h, "H5Pset_dxpl_mpio");
-    if (h->dxpl >= 0) H5Pclose(h->dxpl);
-    H5Fclose(h->file);
-    h->file = h->dxpl = -1;
-    return rc;
+  if (h->file >= 0) {
+    h->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (h->dxpl < 0 || H5Pset_dxpl_mpio(h->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+      rc = h5_fail(op, h->tmp, h, "H5Pset_dxpl_mpio"), bad[0] = 1;
   }
-  return PORTA_SUCCESS;
+  MPI_Allreduce(bad, all, 2, MPI_INT, MPI_MAX, comm);
+  if (all[0] == 0 && all[1] == 0) return PORTA_SUCCESS;
+  if (h->dxpl >= 0) H5Pclose(h->dxpl);
+  if (h->file >= 0) H5Fclose(h->file);
+  h->file = h->dxpl = -1;
+  MPI_Barrier(comm);
+  if (h->rank == 0 && !all[1]) unlink(h->tmp); /* another file there now: not ours to remove */
+  app_cleanup_forget(h->cleanup);
+  h->cleanup = -1;
+  if (all[1])
+    return porta_error(PORTA_ERROR_IO, op, h->tmp,
+                       "the temporary result file was replaced by another file while it was "
+                       "opened; nothing is written");
+  return bad[0] ? rc : porta_error(PORTA_ERROR_IO, op, h->tmp, "H5Fcreate failed on another rank");
 }
 
 int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm) {
@@ -126,19 +230,24 @@ int app_h5_close(app_h5 *h, int ok) {
   h->dxpl = -1;
   MPI_Barrier(h->comm);
   if (h->rank == 0) {
+    /* rename replaces whatever is at the final name (a link itself, never its target) */
     if (ok && st[0] == 0) {
       if (rename(h->tmp, h->path) != 0) st[1] = errno, st[0] = 2;
     } else {
-      remove(h->tmp);
+      unlink(h->tmp);
     }
+    /* renamed, removed, or complete and kept where it is (a failed rename) */
+    app_cleanup_forget(h->cleanup);
+    h->cleanup = -1;
   }
   int all[2] = {0, 0};
   MPI_Allreduce(st, all, 2, MPI_INT, MPI_MAX, h->comm);
   if (ok && rc == PORTA_SUCCESS && all[0] == 1)
     rc = porta_error(PORTA_ERROR_IO, op, h->tmp, "H5Fclose failed on another rank");
   else if (ok && rc == PORTA_SUCCESS && all[0] == 2)
-    rc = porta_error(PORTA_ERROR_IO, op, h->tmp, "cannot rename it to '%s': %s", h->path,
-                     strerror(all[1]));
+    rc = porta_error(PORTA_ERROR_IO, op, h->tmp,
+                     "cannot rename it to '%s': %s; the complete result is left in '%s'", h->path,
+                     strerror(all[1]), h->tmp);
   else if (!ok && all[0] != 0)
     rc = PORTA_ERROR_IO;
   h5_quiet_end(q);
@@ -440,26 +549,57 @@ static const char xdmf_head[] = "<?xml version=\"1.0\" ?>\n"
                                 " <Domain>\n";
 static const char xdmf_tail[] = " </Domain>\n</Xdmf>\n";
 
-static int xdmf_open(const char *op, const char *path, FILE **f) {
-  errno = 0;
-  *f = fopen(path, "w");
-  if (!*f)
-    return porta_error(PORTA_ERROR_IO, op, path, "cannot create the file: %s",
-                       errno ? strerror(errno) : "fopen failed");
-  fputs(xdmf_head, *f);
+/* An XDMF file being written: a temporary created exclusively beside it (never through a
+ * link), renamed over `path` when complete, so a link at `path` is replaced, not followed. */
+typedef struct xdmf_out {
+  FILE *f;
+  const char *path;
+  char tmp[APP_CLEANUP_PATH_MAX];
+  int cleanup;
+} xdmf_out;
+
+static int xdmf_open(const char *op, const char *path, xdmf_out *x) {
+  x->f = NULL;
+  x->path = path;
+  x->cleanup = -1;
+  int err = 0;
+  int fd = tmp_create(path, x->tmp, sizeof x->tmp, &err);
+  if (fd < 0)
+    return porta_error(PORTA_ERROR_IO, op, path, "cannot create its temporary '%s': %s", x->tmp,
+                       strerror(err));
+  x->cleanup = app_cleanup_add(x->tmp);
+  x->f = fdopen(fd, "w");
+  if (!x->f) {
+    err = errno;
+    close(fd);
+    unlink(x->tmp);
+    app_cleanup_forget(x->cleanup);
+    return porta_error(PORTA_ERROR_IO, op, path, "cannot write its temporary '%s': %s", x->tmp,
+                       strerror(err));
+  }
+  fputs(xdmf_head, x->f);
   return PORTA_SUCCESS;
 }
 
-static int xdmf_close(const char *op, const char *path, FILE *f) {
-  fputs(xdmf_tail, f);
+static int xdmf_close(const char *op, xdmf_out *x) {
+  fputs(xdmf_tail, x->f);
   errno = 0;
-  int bad = ferror(f) != 0;
+  int bad = ferror(x->f) != 0;
   int os = errno;
-  if (fclose(f) != 0) bad = 1, os = errno;
-  if (bad)
-    return porta_error(PORTA_ERROR_IO, op, path, "cannot write the file: %s",
-                       os ? strerror(os) : "write error");
-  return PORTA_SUCCESS;
+  if (fclose(x->f) != 0) bad = 1, os = errno;
+  int rc = PORTA_SUCCESS;
+  if (bad) {
+    unlink(x->tmp);
+    rc = porta_error(PORTA_ERROR_IO, op, x->path, "cannot write the file ('%s'): %s", x->tmp,
+                     os ? strerror(os) : "write error");
+  } else if (rename(x->tmp, x->path) != 0) {
+    os = errno;
+    unlink(x->tmp);
+    rc = porta_error(PORTA_ERROR_IO, op, x->path, "cannot rename '%s' to it: %s", x->tmp,
+                     strerror(os));
+  }
+  app_cleanup_forget(x->cleanup);
+  return rc;
 }
 
 /* The 2D cell-centred grid of gx x gy cells. */
@@ -478,10 +618,10 @@ int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int6
                       const char *const *paths, int nfields) {
   static const char op[] = "app_xdmf_write_2d";
   const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
-  FILE *f;
-  PORTA_CHECK(xdmf_open(op, xmf_path, &f));
-  xdmf_grid(f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
-  return xdmf_close(op, xmf_path, f);
+  xdmf_out x;
+  PORTA_CHECK(xdmf_open(op, xmf_path, &x));
+  xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
+  return xdmf_close(op, &x);
 }
 
 int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
@@ -490,16 +630,16 @@ int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t g
                              int nsteps) {
   static const char op[] = "app_xdmf_write_2d_series";
   const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
-  FILE *f;
-  PORTA_CHECK(xdmf_open(op, xmf_path, &f));
-  fprintf(f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  xdmf_out x;
+  PORTA_CHECK(xdmf_open(op, xmf_path, &x));
+  fprintf(x.f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (int t = 0; t < nsteps; ++t) {
     const char *base = strrchr(groups[t], '/');
-    xdmf_grid(f, 3, base ? base + 1 : groups[t], times[t], h5file, &m, names, NULL, groups[t],
+    xdmf_grid(x.f, 3, base ? base + 1 : groups[t], times[t], h5file, &m, names, NULL, groups[t],
               nfields);
   }
-  fprintf(f, "  </Grid>\n");
-  return xdmf_close(op, xmf_path, f);
+  fprintf(x.f, "  </Grid>\n");
+  return xdmf_close(op, &x);
 }
 
 int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
@@ -521,8 +661,8 @@ int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t po
     m.origin[i] = origin[2 - i];
     m.spacing[i] = spacing[2 - i];
   }
-  FILE *f;
-  PORTA_CHECK(xdmf_open(op, xmf_path, &f));
-  xdmf_grid(f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
-  return xdmf_close(op, xmf_path, f);
+  xdmf_out x;
+  PORTA_CHECK(xdmf_open(op, xmf_path, &x));
+  xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
+  return xdmf_close(op, &x);
 }

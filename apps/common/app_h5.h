@@ -1,8 +1,21 @@
 /** @file app_h5.h
- *  The apps' HDF5 result file: parallel (MPI-IO), collective, one file per run. It is created
- *  as NAME.h5.tmp and renamed to NAME.h5 by app_h5_close(ok = 1), so a run that dies never
- *  leaves a file that looks finished. Every call is collective over the file's communicator
- *  and every rank must pass the same values (attributes, replicated tables, global shapes).
+ *  The apps' HDF5 result file: parallel (MPI-IO), collective, one file per run. It is written
+ *  as a temporary beside NAME.h5 and renamed to NAME.h5 by app_h5_close(ok = 1), so a run
+ *  that dies never leaves a file that looks finished. Every call is collective over the file's
+ *  communicator and every rank must pass the same values (attributes, replicated tables,
+ *  global shapes).
+ *
+ *  The temporary, NAME.h5.tmp.PID.RANDOM (PID and RANDOM of rank 0, told to every rank), is
+ *  created by rank 0 with O_CREAT | O_EXCL | O_NOFOLLOW: two runs writing the same NAME never
+ *  share it, and a link planted at any name is never followed. app_h5_create creates it at
+ *  once (call it before the computation: a missing or read-only directory, or a directory
+ *  named NAME.h5, fails there with the OS's reason) and registers it with app_cleanup_add, so
+ *  SIGINT, SIGTERM, SIGHUP, app_fatal and app_exit_all remove it. If the final rename fails
+ *  the complete temporary is kept and the message names it. XDMF files are written the same
+ *  way (an exclusive temporary renamed over NAME.xmf: a link there is replaced, not followed).
+ *
+ *  Files use the HDF5 1.8 format, so an attribute may be larger than 64 KiB (dense storage).
+ *  The MPI-IO environment is set by app_mpi_io_env (long paths with Open MPI).
  *
  *  Errors follow the apps/common convention (app_common.h): a Porta code, with a message naming
  *  the function, the file or dataset path and the reason (HDF5's own error stack, and the OS's
@@ -29,12 +42,14 @@ typedef struct app_h5 {
   MPI_Comm comm;
   int rank;
   char path[1024]; /**< final name NAME.h5 */
-  char tmp[1040];  /**< NAME.h5.tmp while writing */
+  char tmp[1072];  /**< the temporary NAME.h5.tmp.PID.RANDOM while writing */
+  int cleanup;     /**< rank 0: its app_cleanup_add slot (-1: none) */
 } app_h5;
 
-/** Create NAME.h5.tmp (NAME without ".h5"). */
+/** Create the temporary of NAME.h5 (NAME without ".h5"); see above. */
 int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm);
-/** Close; ok != 0: rename to NAME.h5 (rank 0); ok == 0: remove the temporary file. With
+/** Close; ok != 0: rename to NAME.h5 (rank 0; if that fails the error names the complete
+ *  temporary, which is kept); ok == 0: remove the temporary file. With
  *  ok == 0 (discarding after an earlier failure) nothing is recorded, so the earlier message
  *  stays the one porta_last_error_message() returns. */
 int app_h5_close(app_h5 *h, int ok);

@@ -19,7 +19,8 @@
 
 PORTA_EXTERN_C_BEGIN
 
-/** Start MPI (MPI_Init_thread, FUNNELED) and remember the program name for messages. */
+/** Start MPI (MPI_Init_thread, FUNNELED) and remember the program name for messages; sets
+ *  the MPI-IO environment first (app_mpi_io_env). */
 int app_mpi_init(int *argc, char ***argv, const char *program);
 /** Finalise Porta (if initialised) and MPI. Returns 0. */
 int app_mpi_finalize(void);
@@ -29,14 +30,43 @@ int app_mpi_size(void);
 /** The program name given to app_mpi_init ("app" before). */
 const char *app_program_name(void);
 
-/** Print "PROGRAM: rank R: message" to stderr and MPI_Abort(MPI_COMM_WORLD, 1). Never returns. */
+/** Print "PROGRAM: rank R: message" to stderr, remove the registered incomplete files
+ *  (app_cleanup_run) and MPI_Abort(MPI_COMM_WORLD, 1). Never returns. */
 void app_fatal(const char *fmt, ...) PORTA_PRINTF_FORMAT(1, 2) __attribute__((noreturn));
 void app_vfatal(const char *fmt, va_list ap) __attribute__((noreturn));
 
 /** Collective exit: rank 0 prints "PROGRAM: message" (when fmt is not NULL) to stderr, every
- *  rank finalises Porta and MPI and exits with `status`. Call it on every rank. */
+ *  rank removes the files it still has registered (app_cleanup_run), finalises Porta and MPI
+ *  and exits with `status`. Call it on every rank. */
 void app_exit_all(int status, const char *fmt, ...) PORTA_PRINTF_FORMAT(2, 3)
     __attribute__((noreturn));
+
+/** Files removed when the run stops before they are complete: a temporary result file is
+ *  registered while it is written. A registered file is unlinked when the process receives
+ *  SIGINT, SIGTERM or SIGHUP (an async-signal-safe handler, installed by the first
+ *  registration; it then re-raises the signal with the action it replaced, so the process still
+ *  dies of it; a signal that was ignored stays ignored) and when the process leaves through
+ *  app_fatal or app_exit_all. Only the process that created a file registers it (rank 0 for
+ *  the HDF5 writer). */
+#define APP_CLEANUP_MAX 8
+#define APP_CLEANUP_PATH_MAX 1280
+/** Register `path` (copied; a relative name is resolved when it is removed, so the process
+ *  must not change its directory meanwhile); returns a slot >= 0, or -1 when the path is
+ *  APP_CLEANUP_PATH_MAX characters or longer or every slot is taken (then it is not
+ *  registered). */
+int app_cleanup_add(const char *path);
+/** Forget a registration (the file is complete, renamed or removed); a slot < 0 is ignored. */
+void app_cleanup_forget(int slot);
+/** Unlink every registered file now and forget them. */
+void app_cleanup_run(void);
+
+/** The MPI-IO environment the apps' parallel HDF5 files need, set before the first
+ *  MPI_File_open of the process (app_mpi_init and app_h5_create call it): Open MPI's
+ *  shared-file-pointer component `lockedfile` is excluded (OMPI_MCA_sharedfp=^lockedfile,
+ *  unless the user set OMPI_MCA_sharedfp): it is probed at every file open, even though HDF5
+ *  never uses a shared file pointer, and overflows a 256-byte buffer on paths of about 240
+ *  characters or more (an abort inside MPI_File_open). */
+void app_mpi_io_env(void);
 
 /** Route every Porta failure to app_fatal (with Porta's message: operation, label, reason). */
 void app_porta_errors_fatal(void);

@@ -1,7 +1,9 @@
 /** @file tea_chunk.c
  *  Allocation of the chunk's fields and geometry (kernel file: also compiles as C++17). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app_field.h"
 #include "tea_internal.h"
@@ -38,21 +40,20 @@ PORTA_FOR(tea_k_cells, tea_cell_args, a, i) {
 
 static int tea_fill_axis(tea_chunk *c, porta_view_f64 *vert, porta_view_f64 *cell, int n, int off,
                          double origin, double d, const char *vl, const char *cl) {
-  int h = c->halo;
-  PORTA_CHECK(porta_view_f64_create1(vert, vl, n + 2 * h + 1));
-  PORTA_CHECK(porta_view_f64_create1(cell, cl, n + 2 * h));
+  const int64_t h = c->halo, ext = (int64_t)n + 2 * h; /* 64-bit: checked by tea_chunk_alloc */
+  PORTA_CHECK(porta_view_f64_create1(vert, vl, ext + 1));
+  PORTA_CHECK(porta_view_f64_create1(cell, cl, ext));
   tea_coord_args ca;
   ca.v = *vert;
   ca.origin = origin;
   ca.d = d;
   ca.off = (int64_t)off - h;
   PORTA_CHECK(
-      porta_parallel_for("tea_coords", c->exec, porta_range(0, n + 2 * h + 1), &tea_k_coords, &ca));
+      porta_parallel_for("tea_coords", c->exec, porta_range(0, ext + 1), &tea_k_coords, &ca));
   tea_cell_args cc;
   cc.cell = *cell;
   cc.vert = *vert;
-  PORTA_CHECK(
-      porta_parallel_for("tea_cells", c->exec, porta_range(0, n + 2 * h), &tea_k_cells, &cc));
+  PORTA_CHECK(porta_parallel_for("tea_cells", c->exec, porta_range(0, ext), &tea_k_cells, &cc));
   return PORTA_SUCCESS;
 }
 
@@ -60,9 +61,27 @@ int tea_chunk_alloc(tea_chunk *c) {
   if (c->nx <= 0 || c->ny <= 0 || c->halo < 1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_chunk_alloc", "chunk",
                        "bad sizes nx=%d ny=%d halo=%d", c->nx, c->ny, c->halo);
+  /* sizes in 64-bit arithmetic: the extents (and the numerics' int index sums) must fit an int */
   int64_t ext[2];
-  ext[0] = c->ny + 2 * c->halo;
-  ext[1] = c->nx + 2 * c->halo;
+  ext[0] = (int64_t)c->ny + 2 * (int64_t)c->halo;
+  ext[1] = (int64_t)c->nx + 2 * (int64_t)c->halo;
+  if (ext[0] > INT_MAX - 1024 || ext[1] > INT_MAX - 1024)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_chunk_alloc", "chunk",
+                       "extents %lld x %lld (ny %d, nx %d, halo %d) exceed %d", (long long)ext[0],
+                       (long long)ext[1], c->ny, c->nx, c->halo, INT_MAX - 1024);
+    /* host fields that cannot fit in this node's memory are refused before allocating */
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const double bytes =
+      (double)TEA_NUM_FIELDS * (double)sizeof(double) * (double)ext[0] * (double)(ext[1] + 64);
+  if (porta_default_memory_space() == PORTA_HOST_SPACE && pages > 0 && page > 0 &&
+      bytes > (double)pages * (double)page)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_chunk_alloc", "chunk",
+                       "%d fields of %lld x %lld need %.3g GB, more than the %.3g GB of physical "
+                       "memory",
+                       TEA_NUM_FIELDS, (long long)ext[0], (long long)ext[1], bytes / 1e9,
+                       (double)pages * (double)page / 1e9);
+#endif
   for (int f = 0; f < TEA_NUM_FIELDS; ++f)
     PORTA_CHECK(app_field2d_create(&c->fields[f], tea_field_labels[f], ext[0], ext[1], c->halo));
   PORTA_CHECK(tea_fill_axis(c, &c->vertexx, &c->cellx, c->nx, c->x_off, c->xmin, c->dx, "vertexx",

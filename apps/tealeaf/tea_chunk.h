@@ -95,9 +95,9 @@ typedef struct tea_chunk {
   double rx, ry;                /**< dt/dx^2, dt/dy^2 of the current step */
   bool have_eigs;               /**< Chebyshev/PPCG eigenvalue estimate done (SAVEd in the ref) */
   double eigmin, eigmax;        /**< widened estimate */
-  double *cg_alphas, *cg_betas; /**< host history of CG coefficients (max_iters+1) */
+  double *cg_alphas, *cg_betas; /**< host history of CG coefficients (grown with the iterations) */
   int cg_hist_cap;
-  double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients */
+  double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients (grown as used) */
   int ch_cap;
 
   /* ---- reproducible mode (added; filled by the driver in tea_chunk_setup) ---- */

@@ -2,8 +2,13 @@
  *  The reference tea.in format (TeaLeaf_ref read_input.f90), see tealeaf.md sect. 1.10. */
 #include "tea_deck.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "tea_chunk.h"
 
 const char *const tea_default_deck =
     "*tea\n"
@@ -114,6 +119,11 @@ static int parse_state(app_deck *d, const app_deck_line *L, tea_settings *s) {
   if (st->density <= 0.0)
     return app_deck_error(d, L->line, "state %d: density must be positive (got %g)", n,
                           st->density);
+  if (!isfinite(st->energy * st->density) || !isfinite(1.0 / st->density))
+    return app_deck_error(d, L->line,
+                          "state %d: density %g and energy %g are out of range (u = energy x "
+                          "density = %g and 1/density = %g must be finite)",
+                          n, st->density, st->energy, st->energy * st->density, 1.0 / st->density);
   if (n > 1 && !have_geometry)
     return app_deck_error(d, L->line, "state %d needs a geometry= (rectangle, circle, point)", n);
   if (n > 1 && st->geometry == TEA_GEOM_RECTANGLE && (st->xmax < st->xmin || st->ymax < st->ymin))
@@ -121,6 +131,199 @@ static int parse_state(app_deck *d, const app_deck_line *L, tea_settings *s) {
   if (n > 1 && st->geometry == TEA_GEOM_CIRCLE && st->radius <= 0.0)
     return app_deck_error(d, L->line, "state %d: circle needs radius > 0", n);
   if (n > s->num_states) s->num_states = n;
+  return 0;
+}
+
+/* Limits beyond which a deck is refused (the code itself would overflow or never finish). */
+#define TEA_MAX_STEPS 10000000      /* time steps a run may aim at */
+#define TEA_MAX_INNER_STEPS 1000000 /* tl_ppcg_inner_steps */
+/* a row or column with its halos, its vertex and its alignment padding must fit in an int */
+#define TEA_MAX_EXTENT (INT_MAX - 1024)
+
+/* Where each key was given: 0 when it was not (the checks then name the *endtea line). */
+typedef struct tea_deck_lines {
+  const int *int_line, *dbl_line;
+  int last, precon;
+} tea_deck_lines;
+
+/* The line `key` was given on, or 0. */
+static int given_line(const tea_deck_lines *ln, const char *key) {
+  for (size_t j = 0; j < sizeof int_keys / sizeof int_keys[0]; ++j)
+    if (!strcmp(key, int_keys[j].key)) return ln->int_line[j];
+  for (size_t j = 0; j < sizeof dbl_keys / sizeof dbl_keys[0]; ++j)
+    if (!strcmp(key, dbl_keys[j].key)) return ln->dbl_line[j];
+  return 0;
+}
+
+/* The line to name for `key`: where it was given, else the *endtea line. */
+static int key_line(const tea_deck_lines *ln, const char *key) {
+  int line = given_line(ln, key);
+  return line ? line : ln->last;
+}
+
+/* The later of two keys' lines (the one that completes a combination); the *endtea line when
+ * neither was given. */
+static int later_line(const tea_deck_lines *ln, const char *k1, const char *k2) {
+  int a = given_line(ln, k1), b = given_line(ln, k2);
+  return a || b ? (a > b ? a : b) : ln->last;
+}
+
+/* Physical memory of this node in bytes (0 when unknown). */
+static double tea_physical_memory(void) {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return (double)pages * (double)page;
+#endif
+  return 0.0;
+}
+
+/* The grid: sizes that fit 32-bit indices, fields that fit in memory, finite cell sizes. */
+static int tea_check_grid(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
+  const int64_t h = s->halo_depth, cells[2] = {s->x_cells, s->y_cells};
+  for (int a = 0; a < 2; ++a) {
+    const char *key = a ? "y_cells" : "x_cells";
+    const int64_t ext = cells[a] + 2 * h; /* 64-bit: no wrap */
+    if (ext <= TEA_MAX_EXTENT) continue;
+    if (2 * h > cells[a])
+      return app_deck_error(d, key_line(ln, "halo_depth"),
+                            "halo_depth %d is too large: %s %lld plus 2 x halo_depth halo cells is "
+                            "%lld, more than %d",
+                            s->halo_depth, key, (long long)cells[a], (long long)ext,
+                            TEA_MAX_EXTENT);
+    return app_deck_error(d, key_line(ln, key),
+                          "%s %lld is too large: with 2 x halo_depth %d halo cells a %s has %lld "
+                          "cells, more than %d",
+                          key, (long long)cells[a], s->halo_depth, a ? "column" : "row",
+                          (long long)ext, TEA_MAX_EXTENT);
+  }
+  /* every field with its halos and alignment padding (app_field2d_create), double precision */
+  const double bytes = (double)TEA_NUM_FIELDS * (double)sizeof(double) *
+                       (double)(cells[1] + 2 * h) * (double)(cells[0] + 2 * h + 64);
+  int nranks = 1, mpi_up = 0;
+  if (MPI_Initialized(&mpi_up) == MPI_SUCCESS && mpi_up) MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  const double phys = tea_physical_memory(), avail = phys * (double)(nranks > 1 ? nranks : 1);
+  if (phys > 0.0 && bytes > avail) {
+    const int line = 2 * h > (cells[0] > cells[1] ? cells[0] : cells[1])
+                         ? key_line(ln, "halo_depth")
+                         : later_line(ln, "x_cells", "y_cells");
+    char per[96] = "";
+    if (nranks > 1) snprintf(per, sizeof per, " (%d ranks: %d times one node's)", nranks, nranks);
+    return app_deck_error(d, line,
+                          "x_cells %d x y_cells %d (halo_depth %d) needs %.3g GB for its %d "
+                          "fields, more than the %.3g GB of physical memory%s",
+                          s->x_cells, s->y_cells, s->halo_depth, bytes / 1e9, TEA_NUM_FIELDS,
+                          avail / 1e9, per);
+  }
+  /* the domain: ordered, cell sizes finite and nonzero, dt/dx^2 finite */
+  if (!(s->xmax > s->xmin))
+    return app_deck_error(d, later_line(ln, "xmin", "xmax"),
+                          "the domain needs xmax > xmin (xmin %g, xmax %g)", s->xmin, s->xmax);
+  if (!(s->ymax > s->ymin))
+    return app_deck_error(d, later_line(ln, "ymin", "ymax"),
+                          "the domain needs ymax > ymin (ymin %g, ymax %g)", s->ymin, s->ymax);
+  for (int a = 0; a < 2; ++a) {
+    const double lo = a ? s->ymin : s->xmin, hi = a ? s->ymax : s->xmax;
+    const double w = (hi - lo) / (double)cells[a];
+    const char *kmin = a ? "ymin" : "xmin", *kmax = a ? "ymax" : "xmax";
+    if (!isfinite(hi - lo) || !isfinite(w * w) || !(w * w > 0.0))
+      return app_deck_error(d, later_line(ln, kmin, kmax),
+                            "cell size (%s - %s)/%s = %g is out of range (its square must be "
+                            "finite and nonzero)",
+                            kmax, kmin, a ? "y_cells" : "x_cells", w);
+    if (!isfinite(s->initial_timestep / (w * w)))
+      return app_deck_error(d, key_line(ln, "initial_timestep"),
+                            "initial_timestep %g is out of range: initial_timestep / d%c^2 = %g "
+                            "is not finite",
+                            s->initial_timestep, a ? 'y' : 'x', s->initial_timestep / (w * w));
+  }
+  return 0;
+}
+
+/* Checks after parsing (the reference's, plus what would otherwise overflow, crash, give
+ * non-finite results or never end). */
+static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const int *int_line,
+                          const int *dbl_line, int line_precon) {
+  const tea_deck_lines lnv = {int_line, dbl_line, last, line_precon}, *ln = &lnv;
+  if (s->x_cells <= 0)
+    return app_deck_error(d, key_line(ln, "x_cells"), "x_cells must be positive (got %d)",
+                          s->x_cells);
+  if (s->y_cells <= 0)
+    return app_deck_error(d, key_line(ln, "y_cells"), "y_cells must be positive (got %d)",
+                          s->y_cells);
+  if (s->halo_depth < 1)
+    return app_deck_error(d, key_line(ln, "halo_depth"), "halo_depth must be >= 1 (got %d)",
+                          s->halo_depth);
+  const int line_halo = given_line(ln, "halo_depth");
+  if (s->preconditioner == TEA_PRECON_JAC_BLOCK && s->halo_depth > 1)
+    return app_deck_error(d, line_precon > line_halo ? line_precon : line_halo,
+                          "the jac_block preconditioner cannot be used with halo_depth > 1 "
+                          "(halo_depth %d)",
+                          s->halo_depth);
+  if (tea_check_grid(d, s, ln)) return 1;
+  if (!(s->initial_timestep > 0.0))
+    return app_deck_error(d, key_line(ln, "initial_timestep"),
+                          "initial_timestep must be positive (got %g)", s->initial_timestep);
+  /* the run stops at end_step or once time passes end_time, whichever comes first */
+  const double by_time = s->end_time > 0.0 ? ceil(s->end_time / s->initial_timestep) : 1.0;
+  const double steps = by_time < (double)s->end_step ? by_time : (double)s->end_step;
+  if (steps > TEA_MAX_STEPS) {
+    const int line = given_line(ln, "initial_timestep") ? given_line(ln, "initial_timestep")
+                     : given_line(ln, "end_time")       ? given_line(ln, "end_time")
+                                                        : key_line(ln, "end_step");
+    return app_deck_error(d, line,
+                          "initial_timestep %g with end_time %g and end_step %d means %.3g time "
+                          "steps, more than the limit of %d (set end_step, or a larger "
+                          "initial_timestep)",
+                          s->initial_timestep, s->end_time, s->end_step, steps, TEA_MAX_STEPS);
+  }
+  if (s->max_iters < 1)
+    return app_deck_error(d, key_line(ln, "tl_max_iters"), "tl_max_iters must be >= 1 (got %d)",
+                          s->max_iters);
+  if (!(s->eps > 0.0))
+    return app_deck_error(d, key_line(ln, "tl_eps"), "tl_eps must be positive (got %g)", s->eps);
+  if ((s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG) && s->ch_cg_presteps < 1)
+    return app_deck_error(d, key_line(ln, "tl_ch_cg_presteps"),
+                          "tl_ch_cg_presteps must be >= 1 with the %s solver (got %d)",
+                          tea_solver_name(s->solver), s->ch_cg_presteps);
+  if (s->ppcg_inner_steps > TEA_MAX_INNER_STEPS)
+    return app_deck_error(d, key_line(ln, "tl_ppcg_inner_steps"),
+                          "tl_ppcg_inner_steps must be at most %d (got %d)", TEA_MAX_INNER_STEPS,
+                          s->ppcg_inner_steps);
+  if (s->summary_frequency < 0)
+    return app_deck_error(d, key_line(ln, "summary_frequency"),
+                          "summary_frequency must be >= 0 (got %d)", s->summary_frequency);
+  if (s->visit_frequency < 0)
+    return app_deck_error(d, key_line(ln, "visit_frequency"),
+                          "visit_frequency must be >= 0 (0: no snapshots; got %d)",
+                          s->visit_frequency);
+  if (s->test_problem < 0 || s->test_problem > 6)
+    return app_deck_error(d, key_line(ln, "test_problem"), "test_problem must be 0..6 (got %d)",
+                          s->test_problem);
+  if (!s->states[0].defined)
+    return app_deck_error(d, last, "state 1 (the background) is not defined");
+  for (int i = 0; i < s->num_states; ++i)
+    if (!s->states[i].defined)
+      return app_deck_error(d, last, "state %d is missing (states must be numbered 1..%d)", i + 1,
+                            s->num_states);
+  /* the operator's diagonal 1 + 2 (rx + ry) K (K: the largest face coefficient, 1/density or
+     density) times the largest u must be a double, or the first residual is not finite */
+  double kmax = 0.0, umax = 0.0;
+  for (int i = 0; i < s->num_states; ++i) {
+    const tea_state *st = &s->states[i];
+    const double k =
+        s->coefficient == TEA_COEF_RECIP_CONDUCTIVITY ? st->density : 1.0 / st->density;
+    if (k > kmax) kmax = k;
+    if (fabs(st->energy * st->density) > umax) umax = fabs(st->energy * st->density);
+  }
+  const double dx = (s->xmax - s->xmin) / s->x_cells, dy = (s->ymax - s->ymin) / s->y_cells;
+  const double rxy = s->initial_timestep / (dx * dx) + s->initial_timestep / (dy * dy);
+  const double diag = 1.0 + 2.0 * rxy * kmax;
+  if (!isfinite(diag * (umax > 1.0 ? umax : 1.0)))
+    return app_deck_error(d, key_line(ln, "initial_timestep"),
+                          "initial_timestep %g is out of range for this grid and these states: "
+                          "dt/dx^2 + dt/dy^2 = %g with face coefficients up to %g and u up to %g "
+                          "overflows double precision",
+                          s->initial_timestep, rxy, kmax, umax);
   return 0;
 }
 
@@ -141,7 +344,9 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
     return app_deck_error(d, d->lines[d->nlines - 1].line,
                           "'*endtea' missing: the *tea block opened on line %d is not closed",
                           d->lines[begin].line);
-  int line_precon = 0, line_halo = 0, line_x = 0, line_y = 0, line_visit = 0;
+  int line_precon = 0;
+  int int_line[sizeof int_keys / sizeof int_keys[0]] = {0};
+  int dbl_line[sizeof dbl_keys / sizeof dbl_keys[0]] = {0};
   for (int i = begin + 1; i < end; ++i) {
     const app_deck_line *L = &d->lines[i];
     const char *k = L->tok[0];
@@ -156,21 +361,19 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
       if (!strcmp(k, int_keys[j].key)) {
         if (!v) return app_deck_error(d, L->line, "'%s' needs an integer value", k);
         if (app_deck_int(d, L->line, k, v, (int *)((char *)s + int_keys[j].off))) return 1;
+        int_line[j] = L->line;
         done = 1;
       }
     for (size_t j = 0; j < sizeof dbl_keys / sizeof dbl_keys[0] && !done; ++j)
       if (!strcmp(k, dbl_keys[j].key)) {
         if (!v) return app_deck_error(d, L->line, "'%s' needs a number", k);
         if (app_deck_double(d, L->line, k, v, (double *)((char *)s + dbl_keys[j].off))) return 1;
+        dbl_line[j] = L->line;
         done = 1;
       }
     if (done) {
       if (L->ntok > 2)
         return app_deck_error(d, L->line, "'%s' takes one value, found extra '%s'", k, L->tok[2]);
-      if (!strcmp(k, "halo_depth")) line_halo = L->line;
-      if (!strcmp(k, "x_cells")) line_x = L->line;
-      if (!strcmp(k, "y_cells")) line_y = L->line;
-      if (!strcmp(k, "visit_frequency")) line_visit = L->line;
       continue;
     }
     int flag = 1;
@@ -231,40 +434,5 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
     }
     return app_deck_error(d, L->line, "unknown keyword '%s'", k);
   }
-  /* checks (the reference's, plus what would otherwise crash) */
-  int last = d->lines[end].line;
-  if (s->x_cells <= 0)
-    return app_deck_error(d, line_x ? line_x : last, "x_cells must be positive (got %d)",
-                          s->x_cells);
-  if (s->y_cells <= 0)
-    return app_deck_error(d, line_y ? line_y : last, "y_cells must be positive (got %d)",
-                          s->y_cells);
-  if (s->halo_depth < 1)
-    return app_deck_error(d, line_halo ? line_halo : last, "halo_depth must be >= 1 (got %d)",
-                          s->halo_depth);
-  if (s->preconditioner == TEA_PRECON_JAC_BLOCK && s->halo_depth > 1)
-    return app_deck_error(d, line_precon > line_halo ? line_precon : line_halo,
-                          "the jac_block preconditioner cannot be used with halo_depth > 1 "
-                          "(halo_depth %d)",
-                          s->halo_depth);
-  if (!(s->xmax > s->xmin) || !(s->ymax > s->ymin))
-    return app_deck_error(d, last, "the domain needs xmax > xmin and ymax > ymin");
-  if (!(s->initial_timestep > 0.0))
-    return app_deck_error(d, last, "initial_timestep must be positive");
-  if (s->max_iters < 1) return app_deck_error(d, last, "tl_max_iters must be >= 1");
-  if (!(s->eps > 0.0)) return app_deck_error(d, last, "tl_eps must be positive");
-  if (s->summary_frequency < 0) return app_deck_error(d, last, "summary_frequency must be >= 0");
-  if (s->visit_frequency < 0)
-    return app_deck_error(d, line_visit ? line_visit : last,
-                          "visit_frequency must be >= 0 (0: no snapshots; got %d)",
-                          s->visit_frequency);
-  if (s->test_problem < 0 || s->test_problem > 6)
-    return app_deck_error(d, last, "test_problem must be 0..6 (got %d)", s->test_problem);
-  if (!s->states[0].defined)
-    return app_deck_error(d, last, "state 1 (the background) is not defined");
-  for (int i = 0; i < s->num_states; ++i)
-    if (!s->states[i].defined)
-      return app_deck_error(d, last, "state %d is missing (states must be numbered 1..%d)", i + 1,
-                            s->num_states);
-  return 0;
+  return tea_deck_check(d, s, d->lines[end].line, int_line, dbl_line, line_precon);
 }

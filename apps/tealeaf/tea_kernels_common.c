@@ -224,16 +224,19 @@ int tea_k_norm2(tea_chunk *c, int field, double *out) {
   return tea_reduce(c, "tea_norm2", tea_policy(tea_box_interior(c, 0)), &tea_k_norm2_r, &a, 0, out);
 }
 
-/* energy1 = u / density (x = energy1, y = u, z = density) */
-PORTA_MDFOR2(tea_k_finalise_f, tea_vec_args, a, k, j) {
-  PORTA_AT2(a->x, k, j) = PORTA_AT2(a->y, k, j) / PORTA_AT2(a->z, k, j);
+/* energy1 = u / density (x = energy1, y = u, z = density); counts the cells where the result is
+ * not finite (x - x is 0 only for a finite x) */
+APP_SUM_KERNEL_MD2(tea_k_finalise_f, tea_vec_args, a, k, j) {
+  double e = PORTA_AT2(a->y, k, j) / PORTA_AT2(a->z, k, j);
+  PORTA_AT2(a->x, k, j) = e;
+  return e - e == 0.0 ? 0.0 : 1.0;
 }
 
-int tea_k_finalise(tea_chunk *c) {
+int tea_k_finalise(tea_chunk *c, double *nonfinite) {
   tea_vec_args a;
   a.x = TEA_F(c, TEA_FIELD_ENERGY1);
   a.y = TEA_F(c, TEA_FIELD_U);
   a.z = TEA_F(c, TEA_FIELD_DENSITY);
-  return porta_parallel_for_md("tea_finalise", c->exec, tea_policy(tea_box_interior(c, 0)),
-                               &tea_k_finalise_f, &a);
+  return tea_reduce(c, "tea_finalise", tea_policy(tea_box_interior(c, 0)), &tea_k_finalise_f, &a, 0,
+                    nonfinite);
 }

@@ -65,6 +65,13 @@ int main(int argc, char **argv) {
 
   app_run_config rc;
   app_run_config_fill(&rc, &d, cli.reproducible);
+
+  /* the result file first: a bad --out fails now (every rank has the message), not after the
+     solve */
+  tea_h5_out h5;
+  tea_h5_out_init(&h5, cli.output);
+  if (!cli.no_h5 && tea_h5_out_open(&h5, d.comm) != PORTA_SUCCESS)
+    app_exit_all(1, "%s", porta_last_error_message());
   if (rank == 0) tea_print_header(out, &deck, &rc, &s, &d);
 
   /* From here on any failure is one rank's problem: stop the job with its message. */
@@ -105,8 +112,6 @@ int main(int argc, char **argv) {
 
   /* visit_frequency N > 0: snapshots of u, energy and density in the result file at step 0,
      every N steps and at the last step (the reference's visit dumps; none with --no-h5) */
-  tea_h5_out h5;
-  tea_h5_out_init(&h5, cli.output);
   const int visit = cli.no_h5 ? 0 : s.visit_frequency;
   if (rank == 0 && s.visit_frequency > 0 && cli.no_h5)
     fprintf(out, " visit_frequency %d ignored: --no-h5 writes no result file\n", s.visit_frequency);

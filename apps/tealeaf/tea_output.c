@@ -186,8 +186,7 @@ void tea_h5_out_free(tea_h5_out *o) {
   memset(o, 0, sizeof *o);
 }
 
-/* Create NAME.h5.tmp on first use. */
-static int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm) {
+int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm) {
   if (o->open) return PORTA_SUCCESS;
   PORTA_CHECK(app_h5_create(&o->h, o->name, comm));
   o->open = 1;

@@ -49,13 +49,14 @@ typedef struct tea_results {
   double time;
 } tea_results;
 
-/** The result file while the run goes on. NAME.h5.tmp is created by the first snapshot (or by
- *  tea_write_results) and only renamed to NAME.h5 by tea_write_results once everything is in
- *  it, so a run that stops early never leaves a NAME.h5 that looks complete. */
+/** The result file while the run goes on. Its temporary (app_h5.h) is created by
+ *  tea_h5_out_open before the solve (so a bad --out fails before any work) and only renamed to
+ *  NAME.h5 by tea_write_results once everything is in it, so a run that stops early never
+ *  leaves a NAME.h5 that looks complete (and a killed run leaves no temporary either). */
 typedef struct tea_h5_out {
   char name[1024]; /**< NAME (the file is NAME.h5) */
   app_h5 h;
-  int open;           /**< h is open (NAME.h5.tmp exists) */
+  int open;           /**< h is open (its temporary exists) */
   int nsnap, cap;     /**< snapshots written so far */
   int64_t *snap_step; /**< their steps ... */
   double *snap_time;  /**< ... and times */
@@ -63,8 +64,12 @@ typedef struct tea_h5_out {
 
 /** Start with nothing written; NAME is the result name without ".h5". */
 void tea_h5_out_init(tea_h5_out *o, const char *name);
+/** Collective: create the temporary result file now (the snapshots and tea_write_results
+ *  create it on first use otherwise). Returns a Porta code; on failure the message names the
+ *  path and the OS's reason. */
+int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm);
 /** Release the snapshot lists; if the file is still open (a run that failed before
- *  tea_write_results), close it collectively and remove NAME.h5.tmp. */
+ *  tea_write_results), close it collectively and remove its temporary. */
 void tea_h5_out_free(tea_h5_out *o);
 
 /** Collective: one visit_frequency snapshot (the reference's visit dump): the fields u, energy
@@ -75,8 +80,9 @@ void tea_h5_out_free(tea_h5_out *o);
 int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
                        int step, double time);
 
-/** Collective: write the rest of NAME.h5 (attributes, /steps, /fields, /timings, and with
- *  snapshots /snapshots/step and /snapshots/time listing them), rename it from NAME.h5.tmp, and
+/** Collective: write the rest of NAME.h5 (attributes - the deck's text, of any length, in the
+ *  attribute `deck` -, /steps, /fields, /timings, and with snapshots /snapshots/step and
+ *  /snapshots/time listing them), rename it from its temporary, and
  *  write NAME.xmf: the snapshots as a temporal collection when there are any, else /fields (a
  *  NAME.xmf that cannot be written is a warning on stderr). Returns a Porta code (message in
  *  porta_last_error_message()). */

@@ -13,25 +13,66 @@
  *    previous iteration is <= tl_ch_cg_epslim (absolute); the eigenvalue estimate of the first
  *    switch is kept for the whole run (c->have_eigs); later PPCG steps switch at n = 2.
  *  Host code: all field work is in the tea_kernels_*.c kernels. */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tea_internal.h"
 
-static int tea_ensure(double **p, int *cap, int need, double **q) {
-  if (*cap >= need) return PORTA_SUCCESS;
-  double *a = (double *)realloc(*p, (size_t)need * sizeof(double));
+/* Make (*p, *q) hold at least `need` doubles each, growing geometrically (at most `most`), so
+ * that storage follows the iterations actually run rather than tl_max_iters. */
+static int tea_ensure(double **p, double **q, int *cap, int64_t need, int64_t most) {
+  if (need <= *cap) return PORTA_SUCCESS;
+  if (need > most || need > INT_MAX)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_step", "coefficients",
+                       "%lld coefficients asked for, at most %lld", (long long)need,
+                       (long long)(most < INT_MAX ? most : INT_MAX));
+  int64_t n = 2 * (int64_t)*cap;
+  if (n < 64) n = 64;
+  if (n < need) n = need;
+  if (n > most) n = most;
+  if (n > INT_MAX) n = INT_MAX;
+  double *a = (double *)realloc(*p, (size_t)n * sizeof(double));
   if (a) *p = a;
-  double *b = (double *)realloc(*q, (size_t)need * sizeof(double));
+  double *b = (double *)realloc(*q, (size_t)n * sizeof(double));
   if (b) *q = b;
   if (!a || !b)
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_step", "coefficients",
-                       "cannot allocate %d coefficients", need);
-  memset(*p, 0, (size_t)need * sizeof(double));
-  memset(*q, 0, (size_t)need * sizeof(double));
-  *cap = need;
+                       "cannot allocate %lld coefficients", (long long)n);
+  memset(*p + *cap, 0, (size_t)(n - *cap) * sizeof(double));
+  memset(*q + *cap, 0, (size_t)(n - *cap) * sizeof(double));
+  *cap = (int)n;
   return PORTA_SUCCESS;
+}
+
+/* The Chebyshev coefficients 0..need-1 (of `total`) in c->ch_alphas / c->ch_betas; *have of them
+ * are there. They are a recurrence from the first: a longer list is recomputed from the start,
+ * so its values are those of one computation of `total` (bitwise). */
+static int tea_ch_coefs(tea_chunk *c, int64_t need, int64_t total, int64_t *have, double *theta) {
+  if (need <= *have) return PORTA_SUCCESS;
+  int64_t n = 2 * *have;
+  if (n < 1024) n = 1024;
+  if (n < need) n = need;
+  if (n > total) n = total;
+  PORTA_CHECK(tea_ensure(&c->ch_alphas, &c->ch_betas, &c->ch_cap, n + 1, total + 1));
+  tea_calc_ch_coefs(c->ch_alphas, c->ch_betas, c->eigmin, c->eigmax, theta, (int)n);
+  *have = n;
+  return PORTA_SUCCESS;
+}
+
+/* A global value the solve cannot go on with: stop with a message (NaN or infinity reached). */
+static int tea_not_finite(const char *what, int64_t n, double v, double initial_residual) {
+  char where[96] = "before the first solver iteration";
+  if (n > 0)
+    snprintf(where, sizeof where, "at solver iteration %lld (initial residual %g)", (long long)n,
+             initial_residual);
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_step", "solve",
+                     "the solution is not finite: %s is %g %s; the deck's values overflow double "
+                     "precision",
+                     what, v, where);
 }
 
 static int tea_exchange1(tea_chunk *c, int f, int depth) {
@@ -44,7 +85,7 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   const tea_precon pc = s->preconditioner;
   const bool cheby = solver == TEA_SOLVER_CHEBY, ppcg = solver == TEA_SOLVER_PPCG;
   const bool cgish = solver != TEA_SOLVER_JACOBI;
-  const int max_iters = s->max_iters;
+  const int64_t max_iters = s->max_iters; /* 64-bit: max_iters + 2 must not wrap */
   const int inner = tea_ppcg_inner_steps(s);
   int f2[2];
 
@@ -60,11 +101,11 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   double old_error = rr;
   const double initial_residual = sqrt(fabs(rr));
   st->initial_residual = initial_residual;
+  if (!isfinite(rr)) return tea_not_finite("the initial residual", 0, rr, initial_residual);
 
-  PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_hist_cap, max_iters + 2, &c->cg_betas));
   int exch = TEA_FIELD_U; /* field exchanged (depth 1) after every iteration */
   double rro = 0.0;
-  if (cgish) {
+  if (cgish && rr != 0.0) {
     PORTA_CHECK(tea_k_cg_init(c, pc, &rro));
     PORTA_CHECK(tea_allreduce_sum(c, &rro, 1));
     f2[0] = TEA_FIELD_U;
@@ -75,15 +116,19 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
 
   /* ---- iterate ---- */
   bool ch_switch = false, converged = false;
-  int cheby_steps = 0, max_cheby_iters = 0, est_itc = 0, n;
+  int64_t cheby_steps = 0, max_cheby_iters = 0, est_itc = 0, n, ncoef = 0, have_coef = 0;
   double error = 0.0, theta = 1.0;
-  for (n = 1; n <= max_iters; ++n) {
+  /* a zero initial residual: u already solves the system (a uniform field); iterating would
+     divide 0 by 0 */
+  const int64_t last_iter = rr != 0.0 ? max_iters : 0;
+  for (n = 1; n <= last_iter; ++n) {
     if (!ch_switch) {
       if (cheby_steps > 0)
         ch_switch = true;
       else if (c->have_eigs && ppcg && n > 1)
         ch_switch = true;
-      else if (fabs(old_error) <= s->ch_cg_epslim && n >= s->ch_cg_presteps)
+      else if (fabs(old_error) <= s->ch_cg_epslim && n >= s->ch_cg_presteps &&
+               (c->have_eigs || n > 1)) /* the first estimate needs a CG iteration */
         ch_switch = true;
     }
 
@@ -91,15 +136,15 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       if (cheby_steps == 0) {
         max_cheby_iters = max_iters - n + 2;
         if (!c->have_eigs) {
-          PORTA_CHECK(
-              tea_calc_eigenvalues(c->cg_alphas, c->cg_betas, n - 1, &c->eigmin, &c->eigmax));
+          PORTA_CHECK(tea_calc_eigenvalues(c->cg_alphas, c->cg_betas, (int)(n - 1), &c->eigmin,
+                                           &c->eigmax));
           c->eigmin *= 0.95;
           c->eigmax *= 1.05;
           c->have_eigs = true;
         }
-        int ncoef = cheby ? max_cheby_iters : inner;
-        PORTA_CHECK(tea_ensure(&c->ch_alphas, &c->ch_cap, ncoef + 1, &c->ch_betas));
-        tea_calc_ch_coefs(c->ch_alphas, c->ch_betas, c->eigmin, c->eigmax, &theta, ncoef);
+        ncoef = cheby ? max_cheby_iters : inner;
+        /* PPCG: every inner step's; Chebyshev: as many as iterations run (they grow) */
+        PORTA_CHECK(tea_ch_coefs(c, cheby ? 1 : ncoef, ncoef, &have_coef, &theta));
         if (cheby) {
           exch = TEA_FIELD_U;
         } else {
@@ -126,10 +171,13 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
           double cn = c->eigmax / c->eigmin;
           double it_alpha = s->eps / 2.0 * sqrt(bb / old_error);
           double gamm = (sqrt(cn) - 1.0) / (sqrt(cn) + 1.0);
-          est_itc = (int)lround(log(it_alpha) / log(gamm));
+          /* nint(); a non-finite estimate recomputes the residual from the start */
+          double est = log(it_alpha) / log(gamm);
+          est_itc = !isfinite(est) ? 0 : fabs(est) < 4e18 ? llround(est) : est > 0 ? INT64_MAX : 0;
           cheby_steps = 1;
         } else {
-          int idx = cheby_steps < max_cheby_iters ? cheby_steps : max_cheby_iters - 1;
+          int64_t idx = cheby_steps < max_cheby_iters ? cheby_steps : max_cheby_iters - 1;
+          PORTA_CHECK(tea_ch_coefs(c, idx + 1, ncoef, &have_coef, &theta));
           PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[idx], c->ch_betas[idx]));
           if (n >= est_itc && n % 10 == 0) {
             PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_R, &error));
@@ -157,6 +205,8 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       cheby_steps++;
     } else if (cgish) {
       st->cg_iterations++;
+      /* the coefficients' history (for the eigenvalue estimate) grows with the iterations */
+      PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_betas, &c->cg_hist_cap, n, max_iters));
       /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
          needs z, or reproducible mode wants exact sums (the reference kernels have both) */
       const bool lean = pc == TEA_PRECON_NONE && !s->reproducible;
@@ -184,6 +234,7 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
     PORTA_CHECK(tea_exchange1(c, exch, 1));
 
     error = sqrt(fabs(error));
+    if (!isfinite(error)) return tea_not_finite("the residual", n, error, initial_residual);
     if (s->verbose_on) st->last_residual = error;
     if (fabs(error) < s->eps * initial_residual) {
       converged = true;
@@ -191,22 +242,36 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
     }
     old_error = error;
   }
-  /* n is the Fortran loop index at exit: max_iters + 1 when the loop ran out */
-  st->iterations = n - 1;
-  st->true_iterations = converged ? n : max_iters;
-  st->converged = converged;
-  st->error = error / initial_residual;
+  if (last_iter == 0) { /* nothing to solve: converged before the first iteration */
+    st->iterations = 0;
+    st->true_iterations = 0;
+    st->converged = true;
+    st->error = 0.0;
+  } else {
+    /* n is the Fortran loop index at exit: max_iters + 1 when the loop ran out */
+    st->iterations = (int)(n - 1);
+    st->true_iterations = (int)(converged ? n : max_iters);
+    st->converged = converged;
+    st->error = error / initial_residual;
+  }
 
   if (s->check_result) {
     PORTA_CHECK(tea_exchange1(c, TEA_FIELD_U, 1));
     double ee;
     PORTA_CHECK(tea_k_residual(c, &ee));
     PORTA_CHECK(tea_allreduce_sum(c, &ee, 1));
-    st->exact_error = sqrt(ee) / initial_residual;
+    st->exact_error = initial_residual > 0.0 ? sqrt(ee) / initial_residual : sqrt(ee);
   }
 
   /* ---- finalise ---- */
-  PORTA_CHECK(tea_k_finalise(c));
+  double nonfinite = 0.0;
+  PORTA_CHECK(tea_k_finalise(c, &nonfinite));
+  PORTA_CHECK(tea_allreduce_sum(c, &nonfinite, 1));
+  if (nonfinite != 0.0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_step", "energy",
+                       "the solution is not finite: %.0f cells have a NaN or infinite energy "
+                       "after the solve; the deck's values overflow double precision",
+                       nonfinite);
   return tea_exchange1(c, TEA_FIELD_ENERGY1, 1);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -128,6 +129,21 @@ double porta_wtime(void) {
 
 /* ---- options ---- */
 
+/* More OpenMP threads than this is a typo, not a setting (libgomp fails to create them and
+ * crashes): at most PORTA_THREADS_PER_PROC per available processor, and never more than
+ * PORTA_MAX_THREADS. */
+#define PORTA_THREADS_PER_PROC 64
+#define PORTA_MAX_THREADS 4096
+
+static int available_processors(void) {
+#if defined(_OPENMP)
+  int n = omp_get_num_procs();
+#else
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+  return n > 0 ? (int)n : 1;
+}
+
 static int parse_int(const char *text, const char *what, int lo, int *out) {
   char *end = NULL;
   errno = 0;
@@ -136,6 +152,22 @@ static int parse_int(const char *text, const char *what, int lo, int *out) {
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
                        "%s: expected an integer >= %d, got '%s'", what, lo, text ? text : "");
   *out = (int)v;
+  return PORTA_SUCCESS;
+}
+
+static int parse_threads(const char *text, const char *what, int *out) {
+  int n = 0;
+  PORTA_CHECK(parse_int(text, what, 1, &n));
+  const int procs = available_processors();
+  const long long most = (long long)procs * PORTA_THREADS_PER_PROC < PORTA_MAX_THREADS
+                             ? (long long)procs * PORTA_THREADS_PER_PROC
+                             : PORTA_MAX_THREADS;
+  if (n > most)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "%s: %d threads is more than the limit of %lld (%d x the %d available "
+                       "processors, at most %d)",
+                       what, n, most, PORTA_THREADS_PER_PROC, procs, PORTA_MAX_THREADS);
+  *out = n;
   return PORTA_SUCCESS;
 }
 
@@ -178,29 +210,40 @@ const char *porta_help_text(void) {
 
 static void print_help(void) { fputs(porta_help_text(), stdout); }
 
-/** Settings gathered from the environment and then the command line. */
+/** Settings gathered from the command line and then, for what it did not set, the
+ *  environment (the command line wins: an environment value it overrides is not even parsed). */
 typedef struct options {
   int have_backend;
   porta_backend backend;
   int threads;
+  int have_threads;
   int deterministic;
+  int have_deterministic;
   int profile;
+  int have_profile;
   int device;
   int have_device;
 } options;
 
 static int read_environment(options *o) {
   const char *v;
-  if ((v = getenv("PORTA_BACKEND")) && *v) {
+  if (!o->have_backend && (v = getenv("PORTA_BACKEND")) && *v) {
     PORTA_CHECK(parse_backend(v, "PORTA_BACKEND", &o->backend));
     o->have_backend = 1;
   }
-  if ((v = getenv("PORTA_NUM_THREADS")) && *v)
-    PORTA_CHECK(parse_int(v, "PORTA_NUM_THREADS", 1, &o->threads));
-  if ((v = getenv("PORTA_DETERMINISTIC")) && *v)
+  if (!o->have_threads && (v = getenv("PORTA_NUM_THREADS")) && *v) {
+    PORTA_CHECK(parse_threads(v, "PORTA_NUM_THREADS", &o->threads));
+    o->have_threads = 1;
+  }
+  if (!o->have_deterministic && (v = getenv("PORTA_DETERMINISTIC")) && *v) {
     PORTA_CHECK(parse_bool(v, "PORTA_DETERMINISTIC", &o->deterministic));
-  if ((v = getenv("PORTA_PROFILE")) && *v) PORTA_CHECK(parse_bool(v, "PORTA_PROFILE", &o->profile));
-  if ((v = getenv("PORTA_DEVICE_ID")) && *v) {
+    o->have_deterministic = 1;
+  }
+  if (!o->have_profile && (v = getenv("PORTA_PROFILE")) && *v) {
+    PORTA_CHECK(parse_bool(v, "PORTA_PROFILE", &o->profile));
+    o->have_profile = 1;
+  }
+  if (!o->have_device && (v = getenv("PORTA_DEVICE_ID")) && *v) {
     PORTA_CHECK(parse_int(v, "PORTA_DEVICE_ID", 0, &o->device));
     o->have_device = 1;
   }
@@ -235,14 +278,17 @@ static int read_arguments(int *argc, char ***argv, options *o) {
       PORTA_CHECK(parse_backend(v, "--porta-backend", &o->backend));
       o->have_backend = 1;
     } else if (match(arg, "--porta-threads", &v) || match(arg, "--porta-num-threads", &v)) {
-      PORTA_CHECK(parse_int(v, "--porta-threads", 1, &o->threads));
+      PORTA_CHECK(parse_threads(v, "--porta-threads", &o->threads));
+      o->have_threads = 1;
     } else if (match(arg, "--porta-device", &v)) {
       PORTA_CHECK(parse_int(v, "--porta-device", 0, &o->device));
       o->have_device = 1;
     } else if (match(arg, "--porta-deterministic", &v)) {
       PORTA_CHECK(parse_bool(v, "--porta-deterministic", &o->deterministic));
+      o->have_deterministic = 1;
     } else if (match(arg, "--porta-profile", &v)) {
       PORTA_CHECK(parse_bool(v, "--porta-profile", &o->profile));
+      o->have_profile = 1;
     } else if (match(arg, "--porta-help", &v)) {
       print_help();
     } else {
@@ -271,8 +317,8 @@ int porta_initialize(int *argc, char ***argv) {
   options o;
   memset(&o, 0, sizeof o);
   o.threads = 0;
+  PORTA_CHECK(read_arguments(argc, argv, &o)); /* the command line first: it wins */
   PORTA_CHECK(read_environment(&o));
-  PORTA_CHECK(read_arguments(argc, argv, &o));
 
 #if PORTA_ENABLE_CUDA
   PORTA_CHECK(porta_cuda_initialize_(o.device, o.have_device,

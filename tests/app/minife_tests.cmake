@@ -133,3 +133,15 @@ foreach(case "zero_nx;1;nx;nx=0" "negative_nz;1;nz;nz=-4" "word_ny;1;ny;ny=ten"
   minife_test(minife.bad.${n} ${np} TIMEOUT 60
               COMMAND "${_bad}" "${_mpi}" ${np} $<TARGET_FILE:minife> "${re}" ${args})
 endforeach()
+
+# Result files and the file system: the cases of TeaLeaf's tealeaf.h5_safety.* (see
+# tests/app/app_h5_safety.sh), the same guarantees through the same writer.
+foreach(case "longpath;2;nx=8" "badout;2;nx=8" "kill;2;nx=100" "links;2;nx=8" "twice;1;nx=20"
+             "rename;2;nx=60")
+  list(GET case 0 c)
+  list(GET case 1 np)
+  list(GET case 2 args)
+  minife_test(minife.h5_safety.${c}.np${np} ${np} TIMEOUT 180
+              COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" ${c} "${_mpi}" ${np}
+                      $<TARGET_FILE:minife> $<TARGET_FILE:test_app_h5_safety> ${args})
+endforeach()

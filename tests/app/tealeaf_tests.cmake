@@ -110,7 +110,21 @@ set(_bad
     "negative_cells|negative_cells.in:4: x_cells must be positive"
     "jac_block_halo|jac_block_halo.in:[0-9]+: the jac_block preconditioner cannot be used with halo_depth > 1"
     "empty|empty.in: the input deck is empty"
-    "negative_visit|negative_visit.in:5: visit_frequency must be >= 0")
+    "negative_visit|negative_visit.in:5: visit_frequency must be >= 0"
+    # sizes that overflow 32-bit indices, and grids whose fields cannot fit in memory
+    "huge_x_cells|huge_x_cells.in:4: x_cells 2147483647 is too large"
+    "huge_halo|huge_halo.in:6: halo_depth 2147483647 is too large"
+    "grid_too_big|grid_too_big.in:5: x_cells 1000000 x y_cells 1000000 .*GB.* more than the .*GB of physical memory"
+    # values that are finite but out of range, step counts that never end, switch at step 0
+    "dt_huge|dt_huge.in:6: initial_timestep 1e\\+308 is out of range"
+    "dt_tiny|dt_tiny.in:6: initial_timestep 1e-300 .* more than the limit of 10000000"
+    "dx_infinite|dx_infinite.in:7: cell size \\(xmax - xmin\\)/x_cells = inf is out of range"
+    "overflow_u|overflow_u.in:3: state 1: density 1e\\+200 and energy 1e\\+200 are out of range"
+    "presteps_zero|presteps_zero.in:6: tl_ch_cg_presteps must be >= 1 with the chebyshev solver"
+    # bytes: a NUL, a control byte (quoted escaped), a number that underflows to 0
+    "nul_byte|nul_byte.in:6: NUL byte"
+    "control_byte|control_byte.in:9: unknown keyword 'tl_bogus\\\\x07'"
+    "underflow|underflow.in:6: number '1e-400' for 'tl_eps' is too small for a double")
 foreach(entry IN LISTS _bad)
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 name)
@@ -124,6 +138,69 @@ foreach(entry IN LISTS _bad)
                          PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
   endforeach()
 endforeach()
+
+#   tea_deck_test(NAME MODE DECK PATTERN RANKS np... [ENV var=value...] [ARGS tealeaf-args...])
+# tests/app/tea_bad_deck.sh in MODE (--load: refused when loading; --run: must run, exit 0,
+# no NaN/Inf; --fail: must stop with exit != 0; MODE may carry --vmem=KB) on each rank count.
+function(tea_deck_test name mode deck pattern)
+  cmake_parse_arguments(T "" "" "RANKS;ENV;ARGS" ${ARGN})
+  string(REPLACE " " ";" mode "${mode}")
+  foreach(np IN LISTS T_RANKS)
+    add_test(NAME tealeaf.${name}.np${np}
+             COMMAND "${PORTA_APP_TEST_DIR}/tea_bad_deck.sh" ${mode} "${_mpi}" ${np}
+                     $<TARGET_FILE:tealeaf> "${deck}" "${pattern}" ${T_ARGS}
+             WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+    set_tests_properties(tealeaf.${name}.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 60
+                         PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV};${T_ENV}")
+  endforeach()
+endfunction()
+set(_decks "${PORTA_APP_TEST_DIR}/decks")
+
+# Decks refused when loading: larger than 16 MiB (a sparse 2.3 GB file: its length was cast to
+# int for MPI_Bcast and 2 ranks deadlocked), and a device that never ends (read without limit
+# until the OOM killer; the address-space limit keeps a regression from taking the machine).
+foreach(np 1 2)
+  add_test(NAME tealeaf.bad_deck.too_large.np${np}
+           COMMAND sh -c "f=too_large_np${np}.in; truncate -s 2300M $f || exit 1; \"$0\" --load \"$1\" ${np} \"$2\" $f 'the input deck has 2411724800 bytes, more than the limit of 16777216 bytes'; rc=$?; rm -f $f; exit $rc"
+                   "${PORTA_APP_TEST_DIR}/tea_bad_deck.sh" "${_mpi}" $<TARGET_FILE:tealeaf>
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(tealeaf.bad_deck.too_large.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 60
+                       PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+endforeach()
+tea_deck_test(bad_deck.dev_zero "--load --vmem=4000000" /dev/zero
+              "/dev/zero: the input deck gives more than the limit of 16777216 bytes .*not a regular file"
+              RANKS 1 2)
+
+# tl_max_iters: INT_MAX overflowed max_iters + 2 (a crash); 1e9 allocated and zeroed 16 GB of
+# coefficient history before the first step. Storage now grows with the iterations run.
+tea_deck_test(max_iters.int_max.cg --run "${_decks}/max_iters_int_max.in" "PASSED" RANKS 1 2)
+tea_deck_test(max_iters.int_max.chebyshev --run "${_decks}/max_iters_int_max_cheby.in"
+              "Iteration count +19" RANKS 1)
+tea_deck_test(max_iters.1e9.ppcg "--run --vmem=4000000" "${_decks}/max_iters_1e9.in" "PASSED"
+              RANKS 1 2)
+
+# A uniform field: zero initial residual, converged with 0 iterations (was 0/0: NaN fields).
+foreach(solver cg ppcg chebyshev jacobi)
+  tea_deck_test(uniform.${solver} --run "${_decks}/uniform_${solver}.in" "Iteration count +0$"
+                RANKS 1 2)
+endforeach()
+
+# A run whose values overflow (u up to 1e160) stops with an error instead of going on in NaN.
+tea_deck_test(overflow.run --fail "${_decks}/overflow_run.in"
+              "tea_step.*the solution is not finite" RANKS 1 2)
+
+# Deck bytes that are accepted: a UTF-8 byte-order mark, numbers of 150 digits, a subnormal.
+tea_deck_test(deck.bom --run "${_decks}/bom.in" "PASSED" RANKS 1 2)
+tea_deck_test(deck.long_number --run "${_decks}/long_number.in" "PASSED" RANKS 1)
+tea_deck_test(deck.subnormal --run "${_decks}/subnormal.in" "PASSED" RANKS 1)
+
+# Porta options: the command line wins over a bad environment value; absurd thread counts are
+# refused with the option's name (100000 threads crashed inside libgomp).
+tea_deck_test(options.env_overridden --run "${_ref}/tea_bm_1.in" "PASSED" RANKS 1
+              ENV PORTA_BACKEND=bogus ARGS --porta-backend=serial)
+tea_deck_test(options.threads_limit --fail "${_ref}/tea_bm_1.in"
+              "--porta-threads: 100000 threads is more than the limit" RANKS 1
+              ARGS --porta-threads=100000)
 
 # HDF5 result: written on 1 and 4 ranks, read back by a small C reader (shapes, values,
 # global ordering, attributes), and no temporary file left behind.
@@ -174,3 +251,33 @@ if(PORTA_H5DIFF_EXECUTABLE)
 else()
   message(STATUS "  tests/app: h5diff not found, the reproducible-mode tests are skipped")
 endif()
+
+# Result files and the file system (tests/app/app_h5_safety.sh, the same cases as miniFE's):
+# a 300-character --out directory; a missing directory or a directory named NAME.h5 refused
+# before the solve with the OS's reason; SIGTERM leaves no temporary and an earlier NAME.h5 as
+# it was; links planted at the result's, the temporary's and the XDMF's names leave their
+# victims unchanged; two runs of one name at once; a failed final rename names the complete
+# temporary it kept. And a deck over 64 KiB (tests/app/app_h5_deck.sh) read back whole.
+# (two runs at once: decks/visit.in, whose snapshots keep the file open from step 0 to the end)
+set(_b1 "${_ref}/tea_bm_1.in")
+set(_b3 "${_ref}/tea_bm_3.in")
+foreach(case "longpath;2;${_b1}" "badout;2;${_b1}" "kill;2;${_b3}" "links;2;${_b1}"
+             "twice;1;${PORTA_APP_TEST_DIR}/decks/visit.in" "rename;2;${_b3}")
+  list(GET case 0 c)
+  list(GET case 1 np)
+  list(GET case 2 deck)
+  add_test(NAME tealeaf.h5_safety.${c}.np${np}
+           COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" ${c} "${_mpi}" ${np}
+                   $<TARGET_FILE:tealeaf> $<TARGET_FILE:test_app_h5_safety> "${deck}"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(tealeaf.h5_safety.${c}.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 180
+                       PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+endforeach()
+foreach(np 1 2)
+  add_test(NAME tealeaf.h5_big_deck.np${np}
+           COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_deck.sh" "${_mpi}" ${np} $<TARGET_FILE:tealeaf>
+                   $<TARGET_FILE:test_app_h5_safety> "${_ref}/tea_bm_1.in"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(tealeaf.h5_big_deck.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 120
+                       PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+endforeach()

@@ -83,6 +83,13 @@ int main(int argc, char **argv) {
   H5Aclose(a);
   EXPECT(ranks == atoi(argv[2]), "ranks %lld", (long long)ranks);
   EXPECT(attr_num(f, "/timings", "wall_seconds", H5T_NATIVE_DOUBLE) > 0, "timings");
+  free(u);
+  free(den);
+  free(en);
+  free(su);
+  free(smass);
+  free(sstep);
+  free(sit);
   H5Fclose(f);
   printf("%s (%d failures)\n", fails ? "FAILED" : "PASSED", fails);
   return fails ? 1 : 0;

@@ -88,9 +88,10 @@ static void args_untouched(const fake_args *a, int argc0, const char *what) {
 }
 
 /** Environment variables the runtime reads, saved at start and restored after each test. */
-static const char *const env_names[] = {"PORTA_BACKEND", "PORTA_NUM_THREADS", "PORTA_DETERMINISTIC",
-                                        "PORTA_DEVICE_ID", "PORTA_CUDA_GRID_LIMIT"};
-#define NUM_ENV 5
+static const char *const env_names[] = {"PORTA_BACKEND",         "PORTA_NUM_THREADS",
+                                        "PORTA_DETERMINISTIC",   "PORTA_DEVICE_ID",
+                                        "PORTA_CUDA_GRID_LIMIT", "PORTA_PROFILE"};
+#define NUM_ENV 6
 static char *env_saved[NUM_ENV];
 
 static void env_save(void) {
@@ -303,6 +304,81 @@ static void test_bad_options(void) {
   PT_OK(init_with(good, PORTA_SUCCESS, "good after bad"));
   PT_EQ_I64(porta_exec_default().backend, PORTA_BACKEND_SERIAL);
   finalize_if_needed();
+}
+
+/** The command line wins for every option: a bad environment value that the command line
+ *  overrides is not an error; one it does not override still is, naming the variable. */
+static void test_command_line_overrides_bad_environment(void) {
+  static const struct {
+    const char *var, *bad, *arg;
+  } cases[] = {
+      {"PORTA_BACKEND", "bogus", "--porta-backend=serial"},
+      {"PORTA_NUM_THREADS", "many", "--porta-threads=1"},
+      {"PORTA_NUM_THREADS", "100000", "--porta-threads=1"},
+      {"PORTA_DETERMINISTIC", "maybe", "--porta-deterministic=0"},
+      {"PORTA_PROFILE", "2", "--porta-profile=0"},
+      {"PORTA_DEVICE_ID", "-1", "--porta-device=0"},
+  };
+  static const char *const prog[] = {"prog", NULL};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    char what[200];
+    env_clear();
+    setenv(cases[c].var, cases[c].bad, 1);
+    /* overridden: fine, and the command line's value is used */
+    const char *list[] = {"prog", cases[c].arg, "keep", NULL};
+    snprintf(what, sizeof what, "%s=%s with %s", cases[c].var, cases[c].bad, cases[c].arg);
+    if (init_with(list, PORTA_SUCCESS, what) == PORTA_SUCCESS) {
+      if (c == 0) PT_EQ_I64(porta_exec_default().backend, PORTA_BACKEND_SERIAL);
+#if defined(_OPENMP)
+      if (c == 1 || c == 2) PT_EQ_I64(porta_num_threads(), 1);
+#endif
+      if (c == 3) PT_EQ_I64(porta_deterministic(), 0);
+    }
+    finalize_if_needed();
+    /* not overridden (another option on the command line): the variable is named */
+    const char *other[] = {"prog", c == 0 ? "--porta-threads=1" : "--porta-backend=serial", NULL};
+    snprintf(what, sizeof what, "%s=%s alone", cases[c].var, cases[c].bad);
+    init_with(other, PORTA_ERROR_INVALID_ARGUMENT, what);
+    PT_MSG_HAS(cases[c].var);
+    PT_MSG_HAS(cases[c].bad);
+    finalize_if_needed();
+    init_with(prog, PORTA_ERROR_INVALID_ARGUMENT, what);
+    PT_MSG_HAS(cases[c].var);
+    finalize_if_needed();
+  }
+  env_restore();
+}
+
+/** Absurd thread counts are refused with the option's (or variable's) name, not passed to
+ *  OpenMP (100000 threads crashed inside libgomp). */
+static void test_thread_limit(void) {
+  env_clear();
+  static const char *const big[] = {"--porta-threads=100000", "--porta-threads=4097",
+                                    "--porta-num-threads=2147483647"};
+  for (int k = 0; k < 3; ++k) {
+    const char *list[] = {"prog", big[k], NULL};
+    init_with(list, PORTA_ERROR_INVALID_ARGUMENT, big[k]);
+    PT_MSG_HAS("--porta-threads");
+    PT_MSG_HAS("limit");
+    finalize_if_needed();
+  }
+  setenv("PORTA_NUM_THREADS", "100000", 1);
+  static const char *const prog[] = {"prog", NULL};
+  init_with(prog, PORTA_ERROR_INVALID_ARGUMENT, "PORTA_NUM_THREADS=100000");
+  PT_MSG_HAS("PORTA_NUM_THREADS");
+  PT_MSG_HAS("100000");
+  PT_MSG_HAS("limit");
+  env_clear();
+#if defined(_OPENMP)
+  /* a few more threads than processors is still a setting */
+  char arg[64];
+  snprintf(arg, sizeof arg, "--porta-threads=%d", omp_get_num_procs() + 1);
+  const char *list[] = {"prog", arg, NULL};
+  PT_OK(init_with(list, PORTA_SUCCESS, arg));
+  PT_EQ_I64(porta_num_threads(), omp_get_num_procs() + 1);
+  finalize_if_needed();
+#endif
+  env_restore();
 }
 
 static void test_initialize_twice(void) {
@@ -617,6 +693,10 @@ int main(void) {
   PT_RUN(test_command_line_wins);
   env_restore();
   PT_RUN(test_bad_options);
+  PT_RUN(test_command_line_overrides_bad_environment);
+  env_restore();
+  PT_RUN(test_thread_limit);
+  env_restore();
   PT_RUN(test_initialize_twice);
   PT_RUN(test_unsupported_backend);
   env_restore();

@@ -1,0 +1,207 @@
+#!/bin/sh
+# An app's result files and the file system (TeaLeaf and miniFE both write through app_h5), in
+# a scratch directory of its own:
+#   app_h5_safety.sh CASE MPIEXEC NP APP READER APP_ARGS...
+# APP runs as `APP --out NAME APP_ARGS...`; READER is test_app_h5_safety (its --h5-ok mode).
+# "Starting" in the log marks the solve (TeaLeaf: "Starting the calculation", miniFE:
+# "Starting CG solver").
+#   longpath  --out in a directory path of about 300 characters: exit 0, NAME.h5 (an HDF5
+#             file) and NAME.xmf there, no temporary left.
+#   badout    a missing directory and a directory named NAME.h5 (and, not as root, a read-only
+#             directory) fail before the solve, exit status non-zero, with the path and the
+#             OS's reason; nothing is left. A directory named NAME.h5.tmp (a fixed temporary
+#             name of the past) does not stop a run.
+#   kill      over an earlier NAME.h5, a run is sent SIGTERM once its temporary exists (through
+#             MPIEXEC, then the app started alone): no temporary left, NAME.h5 unchanged.
+#   links     links planted at NAME.h5, NAME.h5.tmp, NAME.xmf, NAME.xmf.tmp to victim files:
+#             exit 0, every victim unchanged, NAME.h5 and NAME.xmf regular files.
+#   twice     two runs of the same NAME in one directory at once: both exit 0, NAME.h5 is an
+#             HDF5 file, no temporary left.
+#   rename    a directory appears at NAME.h5 while the run goes on: non-zero exit status, the
+#             message names the temporary the complete result was left in, which is an HDF5
+#             file.
+set -u
+case=$1 mpiexec=$2 np=$3 exe=$4 reader=$5
+shift 5
+work=$(mktemp -d "./h5safety_${case}.XXXXXX") || exit 1
+work=$(cd "$work" && pwd)
+cd "$work" || exit 1
+fails=0
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+# run LOG NAME: the app on NP ranks, its exit status in $rc
+run() {
+  log=$1 name=$2
+  shift 2
+  "$mpiexec" -n "$np" "$exe" --out "$name" "$@" >"$log" 2>&1
+  rc=$?
+}
+# tmps DIR NAME: the temporaries of NAME.h5 and NAME.xmf in DIR (any name starting so)
+tmps() {
+  for f in "$1/$2.h5.tmp"* "$1/$2.xmf.tmp"*; do
+    if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi
+  done
+}
+# no_tmp DIR NAME: no temporary left in DIR (waits up to 5 s for a killed run's processes)
+no_tmp() {
+  i=0
+  while [ $i -lt 50 ]; do
+    [ -z "$(tmps "$1" "$2")" ] && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  fail "temporaries left: $(tmps "$1" "$2" | tr '\n' ' ')"
+}
+# wait_tmp PID NAME: wait until a temporary of NAME.h5 exists while PID runs; 1 if PID ended
+# first
+wait_tmp() {
+  while kill -0 "$1" 2>/dev/null; do
+    [ -n "$(tmps . "$2")" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+# refused LOG WHAT...: non-zero exit, before the solve, every WHAT in the log
+refused() {
+  l=$1
+  shift
+  cat "$l"
+  [ "$rc" -ne 0 ] || fail "exit status 0"
+  grep -q "Starting" "$l" && fail "it failed after the solve started"
+  for w in "$@"; do
+    grep -qF -- "$w" "$l" || fail "no '$w' in the message"
+  done
+}
+
+case $case in
+  longpath)
+    d=$work/$(printf '%0150d' 0 | tr 0 d)/$(printf '%0150d' 0 | tr 0 e)
+    mkdir -p "$d" || exit 1
+    echo "--out $d/res (${#d} characters of directory)"
+    run long.log "$d/res" "$@"
+    tail -n 5 long.log
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    "$reader" --h5-ok "$d/res.h5" || fail "no HDF5 result"
+    [ -s "$d/res.xmf" ] || fail "no $d/res.xmf"
+    no_tmp "$d" res
+    ;;
+  badout)
+    echo "--- a missing directory"
+    run missing.log /nonexistent/dir/x "$@"
+    refused missing.log /nonexistent/dir/x "No such file or directory"
+    echo "--- a directory named res.h5"
+    mkdir res.h5
+    run isdir.log res "$@"
+    refused isdir.log res.h5 "Is a directory"
+    no_tmp . res
+    [ -d res.h5 ] || fail "res.h5 is not the directory any more"
+    if [ "$(id -u)" -eq 0 ]; then
+      echo "--- a read-only directory: skipped (running as root)"
+    else
+      echo "--- a read-only directory"
+      mkdir ro && chmod 555 ro
+      run ro.log ro/x "$@"
+      refused ro.log ro/x "Permission denied"
+    fi
+    echo "--- a directory named old.h5.tmp (runs: the temporary has a name of its own)"
+    mkdir old.h5.tmp
+    run old.log old "$@"
+    tail -n 3 old.log
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    "$reader" --h5-ok old.h5 || fail "no old.h5"
+    [ -d old.h5.tmp ] || fail "old.h5.tmp is not the directory any more"
+    ;;
+  kill)
+    echo "an earlier result: $(date) $$" >res.h5
+    before=$(cksum <res.h5)
+    for how in mpiexec alone; do
+      echo "--- SIGTERM to the run ($how)"
+      if [ $how = mpiexec ]; then
+        "$mpiexec" -n "$np" "$exe" --out res "$@" >kill_$how.log 2>&1 &
+      else
+        "$exe" --out res "$@" >kill_$how.log 2>&1 &
+      fi
+      pid=$!
+      if wait_tmp $pid res; then
+        echo "temporary: $(tmps . res | tr '\n' ' ')"
+        sleep 0.2
+        kill -TERM $pid || fail "the run ended before it was killed (too short a run)"
+      else
+        fail "no temporary appeared while the run went on"
+      fi
+      wait $pid
+      echo "exit status $?"
+      tail -n 3 kill_$how.log
+      no_tmp . res
+      [ "$(cksum <res.h5)" = "$before" ] || fail "the earlier res.h5 changed"
+    done
+    ;;
+  links)
+    i=0
+    for l in res.h5 res.h5.tmp res.xmf res.xmf.tmp; do
+      echo "victim $i: must stay as it is" >victim$i
+      ln -s victim$i $l
+      i=$((i + 1))
+    done
+    run links.log res "$@"
+    tail -n 3 links.log
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    i=0
+    for l in res.h5 res.h5.tmp res.xmf res.xmf.tmp; do
+      [ "$(cat victim$i)" = "victim $i: must stay as it is" ] ||
+        fail "victim$i (the target of a link at $l) changed"
+      i=$((i + 1))
+    done
+    [ -f res.h5 ] && [ ! -L res.h5 ] || fail "res.h5 is not a regular file"
+    [ -f res.xmf ] && [ ! -L res.xmf ] || fail "res.xmf is not a regular file"
+    "$reader" --h5-ok res.h5 || fail "res.h5 is not the result"
+    grep -q "<Xdmf" res.xmf || fail "res.xmf is not the XDMF description"
+    ;;
+  twice)
+    "$mpiexec" -n "$np" "$exe" --out res "$@" >a.log 2>&1 &
+    a=$!
+    "$mpiexec" -n "$np" "$exe" --out res "$@" >b.log 2>&1 &
+    b=$!
+    wait $a
+    ra=$?
+    wait $b
+    rb=$?
+    tail -n 3 a.log b.log
+    [ $ra -eq 0 ] || fail "the first run's exit status $ra"
+    [ $rb -eq 0 ] || fail "the second run's exit status $rb"
+    "$reader" --h5-ok res.h5 || fail "no HDF5 result"
+    no_tmp . res
+    ;;
+  rename)
+    "$mpiexec" -n "$np" "$exe" --out res "$@" >rename.log 2>&1 &
+    pid=$!
+    if wait_tmp $pid res; then
+      mkdir res.h5
+    else
+      fail "no temporary appeared while the run went on"
+    fi
+    wait $pid
+    rc=$?
+    grep -F "error" rename.log | head -n 3
+    [ "$rc" -ne 0 ] || fail "exit status 0"
+    kept=$(sed -n "s/.*the complete result is left in '\([^']*\)'.*/\1/p" rename.log | head -n 1)
+    [ -n "$kept" ] || fail "the message does not say where the result was left"
+    [ -n "$kept" ] && { "$reader" --h5-ok "$kept" || fail "'$kept' is not the HDF5 result"; }
+    ;;
+  *)
+    echo "unknown case $case"
+    exit 2
+    ;;
+esac
+
+cd .. || exit 1
+if [ $fails -eq 0 ]; then
+  chmod -R u+w "$work" 2>/dev/null
+  rm -rf "$work"
+  echo PASS
+  exit 0
+fi
+echo "FAILED ($fails); files kept in $work"
+exit 1

@@ -1,0 +1,24 @@
+# Input fuzzing (tests/app/fuzz_inputs.sh): mutated TeaLeaf decks and miniFE command lines from
+# fixed seeds; every case must end in a clean result or a clean refusal (CTest label `fuzz`).
+# CI runs them in the release build and again in the ASan/UBSan build (scripts/test).
+set(PORTA_FUZZ_CASES 300 CACHE STRING "cases per fuzz test")
+set(_fuzz "${PORTA_APP_TEST_DIR}/fuzz_inputs.sh")
+set(_fuzz_env ${PORTA_APP_MPI_ENV} "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
+if(TARGET tealeaf)
+  set(_d "${PROJECT_SOURCE_DIR}/inputs/tealeaf")
+  add_test(NAME fuzz.tealeaf
+           COMMAND sh "${_fuzz}" tealeaf $<TARGET_FILE:tealeaf> 1 ${PORTA_FUZZ_CASES}
+                   "${_d}/tea_bm_1.in" "${_d}/tea.in" "${_d}/tea_bm_2.in" "${_d}/tea_bm_6.in"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(fuzz.tealeaf PROPERTIES LABELS "app;fuzz" TIMEOUT 1500
+                       ENVIRONMENT "${_fuzz_env}")
+endif()
+if(TARGET minife)
+  add_test(NAME fuzz.minife
+           COMMAND sh "${_fuzz}" minife $<TARGET_FILE:minife> 1 ${PORTA_FUZZ_CASES}
+                   "nx=6 ny=5 nz=4" "nx=3 load_imbalance=10 mv_overlap_comm_comp=1"
+                   "-nx 4 -ny 3 --nz=5 verify_solution=1" "nx=5 source_free=1 --reproducible"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(fuzz.minife PROPERTIES LABELS "app;fuzz" TIMEOUT 1500
+                       ENVIRONMENT "${_fuzz_env}")
+endif()
