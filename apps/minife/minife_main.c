@@ -252,6 +252,10 @@ int main(int argc, char **argv) {
         printf("solution doesn't match analytic solution\n");
       }
       fflush(stdout);
+      if (!rep.verify_passed) /* the exit status says it too; this names it on stderr */
+        fprintf(stderr, "minife: verification failed: largest error %g%s is above 0.06\n",
+                m.prm.source_free ? ver.max_error_far : ver.max_error,
+                m.prm.source_free ? " (x <= 0.75)" : "");
     }
     if (!rep.verify_passed) status = 1;
   }

@@ -2,6 +2,10 @@
 # Run TeaLeaf on a deck and compare with the reference's shipped output:
 # the per-step "Iteration count" values must be equal and the final U within RELTOL.
 #   tea_run_compare.sh MPIEXEC NP TEALEAF DECK REF_OUT RELTOL [extra tealeaf args...]
+# TEA_KNIFE_EDGE="S1 S2 ..." (steps): documented knife edges, where the count depends on the
+# summation order. On the CUDA back end (its reductions sum in another order than the
+# reference's) a count there may differ by one; every other step, and every step on the host
+# back ends, must match exactly.
 set -u
 mpiexec=$1 np=$2 exe=$3 deck=$4 ref=$5 tol=$6
 shift 6
@@ -15,7 +19,23 @@ got=$(grep '^Iteration count' "$log" | awk '{print $3}' | tr '\n' ' ')
 want=$(grep '^Iteration count' "$ref" | awk '{print $3}' | tr '\n' ' ')
 echo "iterations: got  [$got]"
 echo "iterations: want [$want]"
-if [ "$got" != "$want" ]; then echo "FAIL: per-step iteration counts differ"; exit 1; fi
+if [ "$got" != "$want" ]; then
+  backend=$(awk '$1 == "Backend" { print $2; exit }' "$log")
+  ok=0
+  if [ "$backend" = cuda ] && [ -n "${TEA_KNIFE_EDGE:-}" ]; then
+    ok=$(echo "$got|$want|$TEA_KNIFE_EDGE" | awk -F'|' '{
+      n = split($1, g, " "); m = split($2, w, " "); split($3, e, " ")
+      for (i in e) edge[e[i]] = 1
+      if (n != m) { print 0; exit }
+      for (i = 1; i <= n; ++i) {
+        d = g[i] - w[i]
+        if (d != 0 && !((i in edge) && (d == 1 || d == -1))) { print 0; exit }
+      }
+      print 1 }')
+    [ "$ok" = 1 ] && echo "note: CUDA back end, counts differ by one at the knife edge(s) $TEA_KNIFE_EDGE only"
+  fi
+  if [ "$ok" != 1 ]; then echo "FAIL: per-step iteration counts differ"; exit 1; fi
+fi
 ugot=$(grep ' step:' "$log" | tail -1 | awk '{print $7}')
 uwant=$(grep ' step:' "$ref" | tail -1 | awk '{print $7}')
 awk -v g="$ugot" -v w="$uwant" -v t="$tol" 'BEGIN {

@@ -21,10 +21,16 @@ function(tea_reference_test name bm np env)
 endfunction()
 
 # tea_bm_1 (10x10), tea_bm_2 (250x250) and tea_bm_3 (500x500) with CG on 1, 2 and 4 ranks (1
-# thread each). tea_bm_3 takes 3-5 s per run on one core.
+# thread each). tea_bm_3 takes 3-5 s per run on one core. tea_bm_3's step 9 is a knife edge at
+# eps 1e-15 (docs/tealeaf.md): the host back ends give the reference's count, the CUDA back end
+# (another summation order) one fewer in a default build, so there CUDA may differ by one.
 foreach(bm 1 2 3)
+  set(edge "")
+  if(bm EQUAL 3)
+    set(edge "TEA_KNIFE_EDGE=9")
+  endif()
   foreach(np 1 2 4)
-    tea_reference_test(tealeaf.bm${bm}.cg.np${np} ${bm} ${np} "")
+    tea_reference_test(tealeaf.bm${bm}.cg.np${np} ${bm} ${np} "${edge}")
   endforeach()
 endforeach()
 
@@ -266,12 +272,16 @@ foreach(case "longpath;2;${_b1}" "badout;2;${_b1}" "kill;2;${_b3}" "links;2;${_b
   list(GET case 0 c)
   list(GET case 1 np)
   list(GET case 2 deck)
+  set(be "") # runs that must outlast a kill or a rename stay on the host (a GPU is too quick)
+  if(c STREQUAL "kill" OR c STREQUAL "rename")
+    set(be "PORTA_BACKEND=serial")
+  endif()
   add_test(NAME tealeaf.h5_safety.${c}.np${np}
            COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" ${c} "${_mpi}" ${np}
                    $<TARGET_FILE:tealeaf> $<TARGET_FILE:test_app_h5_safety> "${deck}"
            WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
   set_tests_properties(tealeaf.h5_safety.${c}.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 180
-                       PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+                       PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV};${be}")
 endforeach()
 foreach(np 1 2)
   add_test(NAME tealeaf.h5_big_deck.np${np}
