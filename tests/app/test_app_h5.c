@@ -18,7 +18,7 @@
 #include "app_h5.h"
 #include "porta/porta.h"
 
-#include "app_expect.h"
+#include "app_expect_mpi.h"
 
 static int rank = 0, nranks = 1;
 
@@ -32,20 +32,6 @@ static int64_t c1i(int r, int64_t k) { return 1000 * r + k; }
 static int64_t rows_before(int r) { return (int64_t)r * (r - 1) / 2; }
 /* Rank r of the concatenated f64 array holds r + 2 values on even ranks, none on odd ones. */
 static int64_t concat_n(int r) { return r % 2 == 0 ? r + 2 : 0; }
-
-/* The message of the last failure must name `what`; print it for the log. */
-static void expect_message(const char *what, const char *context) {
-  const char *m = porta_last_error_message();
-  EXPECT(strstr(m, what) != NULL, "%s: message '%s' does not name '%s'", context, m, what);
-  if (rank == 0) printf("  %s -> %s\n", context, m);
-}
-
-/* Every rank's rc must be non-zero (a collective failure returns on all of them). */
-static void expect_failed_everywhere(int rc, const char *context) {
-  int ok = rc != PORTA_SUCCESS, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT(all == 1, "%s: some rank returned PORTA_SUCCESS", context);
-}
 
 static void *read_all(hid_t f, const char *path, hid_t type, int *nd, hsize_t *dims) {
   hid_t d = H5Dopen2(f, path, H5P_DEFAULT);

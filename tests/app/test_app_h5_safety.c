@@ -31,22 +31,10 @@
 #include "app_mpi.h"
 #include "porta/porta.h"
 
-#include "app_expect.h"
+#include "app_expect_mpi.h"
 
 static int rank = 0, nranks = 1;
 static char dir[256]; /* the scratch directory */
-
-static void expect_message(const char *what, const char *context) {
-  const char *m = porta_last_error_message();
-  EXPECT(strstr(m, what) != NULL, "%s: message '%s' does not name '%s'", context, m, what);
-  if (rank == 0) printf("  %s -> %s\n", context, m);
-}
-
-static void expect_failed_everywhere(int rc, const char *context) {
-  int ok = rc != PORTA_SUCCESS, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT(all == 1, "%s: some rank returned PORTA_SUCCESS", context);
-}
 
 /* ---- reading back (serial HDF5, rank 0 or the reader modes) ---- */
 
