@@ -11,10 +11,9 @@
 
 typedef struct {
   minife_grid g;
-  porta_view_i32 row_ptr, cols;
+  porta_view_i32 row_ptr;
   porta_view_f64 vals, b;
   double value;
-  int64_t nrows;
 } dirichlet_args;
 
 /** Whether global node (x, y, z) is in the set of pass `value`. */
@@ -50,11 +49,9 @@ int minife_dirichlet(minife *m, double value) {
   dirichlet_args a;
   a.g = minife_grid_make(&m->mesh);
   a.row_ptr = m->A.row_ptr;
-  a.cols = m->A.cols;
   a.vals = m->A.vals;
   a.b = m->b;
   a.value = value;
-  a.nrows = m->A.nrows;
   return porta_parallel_for("minife_dirichlet", m->exec, porta_range(0, m->A.nrows),
                             &minife_k_dirichlet, &a);
 }
