@@ -39,9 +39,13 @@ static int match_option(const app_cli_spec *spec, int argc, char **argv, int *i,
   while (*key == '-' && dashes < 2) ++key, ++dashes;
   size_t keylen = strcspn(key, "=:");
   for (int k = 0; k < spec->noptions; ++k) {
-    const char *name = spec->options[k].key;
-    if (!name || strlen(name) != keylen || strncmp(key, name, keylen) != 0) continue;
-    if (key[keylen] != '\0') { /* KEY=V, KEY:V */
+    const char *name = spec->options[k].key, *alias = spec->options[k].alias;
+    const int named = name && strlen(name) == keylen && strncmp(key, name, keylen) == 0;
+    if (!named && !(alias && strlen(alias) == keylen && strncmp(key, alias, keylen) == 0)) continue;
+    if (spec->options[k].flag) { /* a switch: given means "1"; a value after '=' is refused */
+      if (key[keylen] != '\0' || (dashes == 0 && spec->takes_input)) return -1;
+      *value = "1";
+    } else if (key[keylen] != '\0') { /* KEY=V, KEY:V */
       *value = key + keylen + 1;
     } else if (dashes > 0) { /* -KEY V, --KEY V */
       *value = *i + 1 < argc ? argv[++*i] : NULL;
@@ -73,18 +77,36 @@ static int apply_options(const app_cli_spec *spec, const char **value, const cha
   return PORTA_SUCCESS;
 }
 
+/* Does an app option take `-o` (named or aliased "o")? */
+static int app_owns_o(const app_cli_spec *spec) {
+  for (int k = 0; k < spec->noptions; ++k) {
+    const app_cli_option *o = &spec->options[k];
+    if ((o->key && !strcmp(o->key, "o")) || (o->alias && !strcmp(o->alias, "o"))) return 1;
+  }
+  return 0;
+}
+
+/* `a` is --NAME or -NAME for the input's long name */
+static int is_input_long(const app_cli_spec *spec, const char *a) {
+  if (!spec->takes_input || !spec->input_long || a[0] != '-') return 0;
+  const char *k = a[1] == '-' ? a + 2 : a + 1;
+  return !strcmp(k, spec->input_long);
+}
+
 static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, const char **value,
                  const char **arg) {
+  const int short_out = !app_owns_o(spec);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
-    const int in = spec->takes_input && (!strcmp(a, "--in") || !strcmp(a, "-i"));
+    const int in =
+        spec->takes_input && (!strcmp(a, "--in") || !strcmp(a, "-i") || is_input_long(spec, a));
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cli->help = 1;
     } else if (!strcmp(a, "--reproducible")) {
       cli->reproducible = 1;
     } else if (!strcmp(a, "--no-h5")) {
       cli->no_h5 = 1;
-    } else if (in || !strcmp(a, "--out") || !strcmp(a, "-o")) {
+    } else if (in || !strcmp(a, "--out") || (short_out && !strcmp(a, "-o"))) {
       if (i + 1 >= argc)
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
       PORTA_CHECK(in ? set_input(cli, a, argv[++i]) : set_output(cli, argv[++i]));
@@ -132,19 +154,21 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
   fprintf(out, "%s\n\nUsage: mpirun -np N %s [options]%s\n\n", spec->description, spec->program,
           spec->takes_input ? " [DECK]" : "");
   if (spec->takes_input)
-    fprintf(out, "  DECK, --in FILE, -i FILE  input deck (default: %s)\n", spec->default_input);
+    fprintf(out, "  DECK, --in FILE, -i FILE  input deck (default: %s)%s%s\n", spec->default_input,
+            spec->input_long ? "; also --" : "", spec->input_long ? spec->input_long : "");
   fprintf(out,
-          "  --out NAME, -o NAME       results in NAME.h5 (+ NAME.xmf) (default: %s)\n"
+          "  --out NAME%s       results in NAME.h5 (+ NAME.xmf) (default: %s)\n"
           "  --no-h5                   do not write the HDF5 result file\n"
           "  --reproducible            bitwise identical results for any rank and thread count\n"
           "                            (exact sums; slower)\n"
           "  --help, -h                this text\n\n",
-          spec->default_output);
+          app_owns_o(spec) ? "         " : ", -o NAME", spec->default_output);
   if (spec->noptions > 0) {
     int width = 24;
     for (int k = 0; k < spec->noptions; ++k) {
       const app_cli_option *o = &spec->options[k];
-      int w = 3 + (int)strlen(o->key) + (o->value_name ? (int)strlen(o->value_name) : 0);
+      int w = 3 + (int)strlen(o->key) + (o->value_name ? (int)strlen(o->value_name) : 0) +
+              (o->alias ? 3 + (int)strlen(o->alias) : 0);
       if (w > width) width = w;
     }
     fprintf(out, "%s options (also -KEY VALUE, KEY=VALUE, --KEY=VALUE, -KEY=VALUE, KEY:VALUE):\n",
@@ -152,7 +176,15 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
     for (int k = 0; k < spec->noptions; ++k) {
       const app_cli_option *o = &spec->options[k];
       char left[256];
-      snprintf(left, sizeof left, "--%s %s", o->key, o->value_name ? o->value_name : "VALUE");
+      char name[96];
+      if (o->alias)
+        snprintf(name, sizeof name, "-%s, --%s", o->alias, o->key);
+      else
+        snprintf(name, sizeof name, "--%s", o->key);
+      if (o->flag)
+        snprintf(left, sizeof left, "%s", name);
+      else
+        snprintf(left, sizeof left, "%s %s", name, o->value_name ? o->value_name : "VALUE");
       fprintf(out, "  %-*s  %s\n", width, left, o->help ? o->help : "");
     }
     fputc('\n', out);

@@ -11,7 +11,8 @@
  *  and the app's own options (app_cli_option), each accepted in the reference miniFE's forms:
  *  `-KEY VALUE`, `--KEY VALUE`, `KEY=VALUE`, `--KEY=VALUE`, `-KEY=VALUE` and `KEY:VALUE`. A key
  *  given more than once: the last value wins. The common options take precedence over an app
- *  option of the same name.
+ *  option of the same name, except `-o`, which belongs to an app option named or aliased "o"
+ *  where there is one (miniMD's YAML switch; --out stays the output name).
  */
 #ifndef APP_CLI_H
 #define APP_CLI_H
@@ -31,6 +32,8 @@ typedef struct app_cli_option {
   /** Store `value` (never NULL or empty) for `key`. Returns a Porta code; on failure it records
    *  a message with porta_error (app_cli_parse adds a generic one naming the option if not). */
   int (*set)(void *user, const char *key, const char *value);
+  const char *alias; /**< optional second name, in the same forms ("s" for "size"); NULL: none */
+  int flag;          /**< takes no value: given, its set() receives "1" */
 } app_cli_option;
 
 /** What an app's command line looks like. */
@@ -40,6 +43,7 @@ typedef struct app_cli_spec {
   const char *default_input;  /**< deck used without --in (takes_input only) */
   const char *default_output; /**< result name without --out */
   int takes_input;            /**< an input deck (TeaLeaf) or none (miniFE) */
+  const char *input_long;     /**< another long name of --in ("input_file"); NULL: none */
   const app_cli_option *options;
   int noptions;
   void *user; /**< passed to every option's set() */

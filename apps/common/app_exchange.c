@@ -22,6 +22,7 @@ struct app_exchange {
   porta_view_u8 send_buf, recv_buf[2];   /**< memory both the kernels and MPI can access */
   MPI_Request *req;                      /**< [2n] */
   int nreq, nfields, active;
+  int accumulate;                             /**< unpack adds doubles */
   porta_view fields[APP_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */
   int64_t exchanges, messages, bytes;
 };
@@ -137,6 +138,48 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   return PORTA_SUCCESS;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int app_exchange_set_accumulate(app_exchange *x, int on) {
+  const char *op = "app_exchange_set_accumulate";
+  if (!on) {
+    x->accumulate = 0;
+    return PORTA_SUCCESS;
+  }
+  if (x->word_bytes != 8)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "adding needs values of doubles (value size %zu)", x->value_size);
+  /* distinct receive offsets: parallel adds into one value would race */
+  int64_t *o = (int64_t *)malloc((size_t)(x->recv_total > 0 ? x->recv_total : 1) * sizeof *o);
+  if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  porta_view_i64 h;
+  memset(&h, 0, sizeof h);
+  int rc = PORTA_SUCCESS;
+  if (x->recv_total > 0) {
+    porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
+    int64_t n = x->recv_total;
+    rc = porta_view_i64_wrap(&h, o, "exchange_recv_check", 1, &n, &opt);
+    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, x->recv_index);
+    porta_view_i64_release(&h);
+  }
+  if (rc == PORTA_SUCCESS) {
+    qsort(o, (size_t)x->recv_total, sizeof *o, cmp_i64);
+    for (int64_t i = 1; i < x->recv_total; ++i)
+      if (o[i] == o[i - 1]) {
+        rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                         "offset %lld is received more than once; adding would race",
+                         (long long)o[i]);
+        break;
+      }
+  }
+  free(o);
+  if (rc == PORTA_SUCCESS) x->accumulate = 1;
+  return rc;
+}
+
 void app_exchange_destroy(app_exchange *x) {
   if (!x) return;
   porta_view_i64_release(&x->send_index);
@@ -164,6 +207,7 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
   const porta_kernel *k = x->word_bytes == 8
                               ? (to_buffer ? &app_exchange_pack_w8 : &app_exchange_unpack_w8)
                               : (to_buffer ? &app_exchange_pack_w4 : &app_exchange_unpack_w4);
+  if (!to_buffer && x->accumulate) k = &app_exchange_unpack_add_f64;
   return porta_parallel_for(to_buffer ? "app_exchange_pack" : "app_exchange_unpack", x->exec,
                             porta_range(0, total), k, &a);
 }

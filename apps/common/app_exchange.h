@@ -59,6 +59,11 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
                         porta_exec exec, int tag);
 void app_exchange_destroy(app_exchange *x);
 
+/** Make the unpack add the received values to the fields instead of storing them (reverse
+ *  communication: ghost forces summed into their owners). The values must be doubles
+ *  (value_size a multiple of 8) and the receive offsets distinct (checked). */
+int app_exchange_set_accumulate(app_exchange *x, int on);
+
 /** Begin an exchange of `fields[0..nfields)` (views of value_size-byte elements whose spans
  *  hold every offset of the plan: checked). Returns a Porta error code. */
 int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields);

@@ -35,3 +35,16 @@ APP_EXCHANGE_COPY_(app_exchange_pack_w8, uint64_t, 1)
 APP_EXCHANGE_COPY_(app_exchange_unpack_w8, uint64_t, 0)
 APP_EXCHANGE_COPY_(app_exchange_pack_w4, uint32_t, 1)
 APP_EXCHANGE_COPY_(app_exchange_unpack_w4, uint32_t, 0)
+
+/* Unpack by adding: the values are doubles (value_size a multiple of 8). A plan lists each
+ * offset at most once per neighbour; offsets repeated across neighbours would race, so
+ * app_exchange_set_accumulate asks for plans whose receive offsets are all distinct. */
+PORTA_FOR(app_exchange_unpack_add_f64, app_exchange_pack_args, a, e) {
+  const int64_t off = PORTA_AT1(a->index, e) * a->words;
+  const double *buf = (const double *)a->buf + e * a->nfields * a->words;
+  for (int f = 0; f < a->nfields; ++f) {
+    double *field = (double *)a->field[f] + off;
+    for (int w = 0; w < a->words; ++w) field[w] += buf[w];
+    buf += a->words;
+  }
+}

@@ -25,5 +25,7 @@ PORTA_DECLARE_KERNEL(app_exchange_pack_w8)
 PORTA_DECLARE_KERNEL(app_exchange_unpack_w8)
 PORTA_DECLARE_KERNEL(app_exchange_pack_w4)
 PORTA_DECLARE_KERNEL(app_exchange_unpack_w4)
+/** Unpack that adds doubles into the fields (reverse communication of forces). */
+PORTA_DECLARE_KERNEL(app_exchange_unpack_add_f64)
 
 #endif /* APP_EXCHANGE_KERNELS_H */

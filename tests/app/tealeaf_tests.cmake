@@ -264,11 +264,13 @@ endif()
 # it was; links planted at the result's, the temporary's and the XDMF's names leave their
 # victims unchanged; two runs of one name at once; a failed final rename names the complete
 # temporary it kept. And a deck over 64 KiB (tests/app/app_h5_deck.sh) read back whole.
-# (two runs at once: decks/visit.in, whose snapshots keep the file open from step 0 to the end)
+# (two runs at once: decks/visit.in, whose snapshots keep the file open from step 0 to the end;
+# the rename: decks/rename_slow.in, 400x400 cells, long enough to rename under, short under ASan)
 set(_b1 "${_ref}/tea_bm_1.in")
 set(_b3 "${_ref}/tea_bm_3.in")
 foreach(case "longpath;2;${_b1}" "badout;2;${_b1}" "kill;2;${_b3}" "links;2;${_b1}"
-             "twice;1;${PORTA_APP_TEST_DIR}/decks/visit.in" "rename;2;${_b3}")
+             "twice;1;${PORTA_APP_TEST_DIR}/decks/visit.in"
+             "rename;2;${PORTA_APP_TEST_DIR}/decks/rename_slow.in")
   list(GET case 0 c)
   list(GET case 1 np)
   list(GET case 2 deck)

@@ -1,0 +1,419 @@
+/** @file minimd_comm.c
+ *  The reference's decomposition and its communication, on the host at re-neighbouring and
+ *  through exchange plans (apps/common/app_exchange.h) at every step:
+ *
+ *  - process grid: the factorisation px py pz = P with the least sub-domain surface (the
+ *    first minimum in px, py order, as the reference), periodic in every dimension;
+ *  - migration: owned atoms wrapped into the box, then per dimension with more than one rank
+ *    the atoms outside [lo, hi) go to both neighbours, which keep those inside their slab;
+ *  - borders: per dimension 2 * need swaps, alternately to the lower and the upper
+ *    neighbour, of the atoms within the neighbour cut-off of the face (inclusive bounds);
+ *    candidates are the owned atoms and the ghosts of earlier dimensions (later swap pairs of a
+ *    dimension forward only the previous pair's ghosts). Ghost k of swap s is the copy of
+ *    sendlist[k] on the sender, plus the periodic image shift when the swap crosses the box;
+ *  - every step: positions forward along the swaps (one plan each, the receiver adds the
+ *    shift), forces back in reverse order with Newton's third law across ghosts (plans that
+ *    add), and EAM's F'(rho) forward.
+ *  Each rank's host arrays hold its atoms during re-neighbouring only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_common.h"
+#include "app_exchange.h"
+#include "minimd_comm.h"
+#include "minimd_kernels.h"
+
+/* ---- decomposition ----------------------------------------------------------------------- */
+
+void minimd_comm_grid(minimd_comm *c, const double prd[3], int nranks, int rank) {
+  const double area[3] = {prd[0] * prd[1], prd[0] * prd[2], prd[1] * prd[2]};
+  double best = 2.0 * (area[0] + area[1] + area[2]) + 1.0;
+  int grid[3] = {1, 1, nranks};
+  for (int ipx = 1; ipx <= nranks; ++ipx) {
+    if (nranks % ipx) continue;
+    const int nremain = nranks / ipx;
+    for (int ipy = 1; ipy <= nremain; ++ipy) {
+      if (nremain % ipy) continue;
+      const int ipz = nremain / ipy;
+      const double surf = area[0] / ipx / ipy + area[1] / ipx / ipz + area[2] / ipy / ipz;
+      if (surf < best) {
+        best = surf;
+        grid[0] = ipx;
+        grid[1] = ipy;
+        grid[2] = ipz;
+      }
+    }
+  }
+  c->rank = rank;
+  c->nranks = nranks;
+  for (int d = 0; d < 3; ++d) {
+    c->procgrid[d] = grid[d];
+    c->prd[d] = prd[d];
+  }
+  /* row-major ranks, z fastest (MPI_Cart_create without reordering) */
+  c->myloc[0] = rank / (grid[1] * grid[2]);
+  c->myloc[1] = (rank / grid[2]) % grid[1];
+  c->myloc[2] = rank % grid[2];
+  for (int d = 0; d < 3; ++d) {
+    for (int side = 0; side < 2; ++side) {
+      int loc[3] = {c->myloc[0], c->myloc[1], c->myloc[2]};
+      loc[d] = (loc[d] + (side ? 1 : -1) + grid[d]) % grid[d];
+      c->procneigh[d][side] = (loc[0] * grid[1] + loc[1]) * grid[2] + loc[2];
+    }
+    c->lo[d] = c->myloc[d] * prd[d] / grid[d];
+    c->hi[d] = (c->myloc[d] + 1) * prd[d] / grid[d];
+  }
+}
+
+int minimd_comm_setup(minimd_comm *c, double cutneigh) {
+  c->cutneigh = cutneigh;
+  c->nswap = 0;
+  for (int d = 0; d < 3; ++d) {
+    c->need[d] = (int)(cutneigh * c->procgrid[d] / c->prd[d] + 1);
+    c->nswap += 2 * c->need[d];
+  }
+  c->swaps = (minimd_swap *)calloc((size_t)c->nswap, sizeof *c->swaps);
+  if (!c->swaps)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm_setup", "swaps", "no memory");
+  int s = 0;
+  for (int d = 0; d < 3; ++d)
+    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
+      minimd_swap *w = &c->swaps[s];
+      w->dim = d;
+      const int down = k % 2 == 0;
+      w->sendproc = c->procneigh[d][down ? 0 : 1];
+      w->recvproc = c->procneigh[d][down ? 1 : 0];
+      if (down) {
+        w->slablo = k < 2 ? -HUGE_VAL : 0.5 * (c->lo[d] + c->hi[d]);
+        w->slabhi = c->lo[d] + cutneigh;
+        /* what I receive comes from my upper neighbour: shifted down by the box when I am
+           the last rank of this dimension (the sender then sits at the box's lower face) */
+        w->shift[d] = c->myloc[d] == c->procgrid[d] - 1 ? c->prd[d] : 0.0;
+      } else {
+        w->slablo = c->hi[d] - cutneigh;
+        w->slabhi = k < 2 ? HUGE_VAL : 0.5 * (c->lo[d] + c->hi[d]);
+        w->shift[d] = c->myloc[d] == 0 ? -c->prd[d] : 0.0;
+      }
+    }
+  return PORTA_SUCCESS;
+}
+
+static void swap_plans_free(minimd_swap *w) {
+  app_exchange_destroy(w->forward);
+  app_exchange_destroy(w->reverse);
+  app_exchange_destroy(w->forward_scalar);
+  w->forward = w->reverse = w->forward_scalar = NULL;
+}
+
+void minimd_comm_free(minimd_comm *c) {
+  for (int s = 0; s < c->nswap; ++s) {
+    swap_plans_free(&c->swaps[s]);
+    free(c->swaps[s].sendlist);
+  }
+  free(c->swaps);
+  c->swaps = NULL;
+}
+
+/* ---- host arrays ------------------------------------------------------------------------- */
+
+int minimd_host_reserve(minimd_atoms *a, int64_t n) {
+  if (n <= a->hcap) return PORTA_SUCCESS;
+  int64_t cap = a->hcap > 0 ? a->hcap : 1024;
+  while (cap < n) cap += cap / 2 + 1;
+  double *x = (double *)realloc(a->hx, (size_t)cap * 3 * sizeof(double));
+  if (x) a->hx = x;
+  double *v = x ? (double *)realloc(a->hv, (size_t)cap * 3 * sizeof(double)) : NULL;
+  if (v) a->hv = v;
+  int32_t *t = v ? (int32_t *)realloc(a->htype, (size_t)cap * sizeof(int32_t)) : NULL;
+  if (t) a->htype = t;
+  int64_t *id = t ? (int64_t *)realloc(a->hid, (size_t)cap * sizeof(int64_t)) : NULL;
+  if (id) a->hid = id;
+  if (!id)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "atoms",
+                       "no host memory for %lld atoms", (long long)cap);
+  a->hcap = cap;
+  return PORTA_SUCCESS;
+}
+
+static void copy_atom(minimd_atoms *a, int64_t to, int64_t from) {
+  for (int k = 0; k < 3; ++k) {
+    a->hx[3 * to + k] = a->hx[3 * from + k];
+    a->hv[3 * to + k] = a->hv[3 * from + k];
+  }
+  a->htype[to] = a->htype[from];
+  a->hid[to] = a->hid[from];
+}
+
+/* ---- migration --------------------------------------------------------------------------- */
+
+#define ATOM_DOUBLES 8 /* x, v, type, id travel as doubles (ids below 2^53: checked at setup) */
+
+static void pack_atom(const minimd_atoms *a, int64_t i, double *buf) {
+  for (int k = 0; k < 3; ++k) {
+    buf[k] = a->hx[3 * i + k];
+    buf[3 + k] = a->hv[3 * i + k];
+  }
+  buf[6] = (double)a->htype[i];
+  buf[7] = (double)a->hid[i];
+}
+
+static int sendrecv_doubles(const double *sbuf, int64_t ns, int to, double **rbuf, int64_t *nr,
+                            int from, int tag) {
+  MPI_Status st;
+  int64_t n = 0;
+  APP_MPI_CHECK(MPI_Sendrecv(&ns, 1, MPI_INT64_T, to, tag, &n, 1, MPI_INT64_T, from, tag,
+                             MPI_COMM_WORLD, &st));
+  if (ns > INT32_MAX || n > INT32_MAX)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm", "message",
+                       "a message of %lld doubles is too long for MPI",
+                       (long long)(ns > n ? ns : n));
+  double *r = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  if (!r) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "message", "no memory");
+  APP_MPI_CHECK(MPI_Sendrecv(sbuf, (int)ns, MPI_DOUBLE, to, tag + 1, r, (int)n, MPI_DOUBLE, from,
+                             tag + 1, MPI_COMM_WORLD, &st));
+  *rbuf = r;
+  *nr = n;
+  return PORTA_SUCCESS;
+}
+
+int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step) {
+  /* wrap into the box; an atom farther out than one box length has left the simulation */
+  for (int64_t i = 0; i < a->nlocal; ++i)
+    for (int d = 0; d < 3; ++d) {
+      double *x = &a->hx[3 * i + d];
+      if (!isfinite(*x))
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "positions",
+                           "step %lld: atom %lld has a non-finite position; the run blew up "
+                           "(time step too large or a bad potential?)",
+                           (long long)step, (long long)a->hid[i] + 1);
+      if (*x < 0.0) *x += c->prd[d];
+      if (*x >= c->prd[d]) *x -= c->prd[d];
+      if (*x < 0.0 || *x >= c->prd[d])
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "positions",
+                           "step %lld: atom %lld moved more than a box length between "
+                           "re-neighbourings; use a smaller time step",
+                           (long long)step, (long long)a->hid[i] + 1);
+    }
+  for (int d = 0; d < 3; ++d) {
+    if (c->procgrid[d] == 1) continue;
+    /* take out the atoms that left [lo, hi) */
+    int64_t nsend = 0, cap = 64;
+    double *sbuf = (double *)malloc((size_t)cap * ATOM_DOUBLES * sizeof(double));
+    if (!sbuf)
+      return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "exchange", "no memory");
+    int64_t i = 0;
+    while (i < a->nlocal) {
+      const double x = a->hx[3 * i + d];
+      if (x < c->lo[d] || x >= c->hi[d]) {
+        if (nsend == cap) {
+          cap *= 2;
+          double *b = (double *)realloc(sbuf, (size_t)cap * ATOM_DOUBLES * sizeof(double));
+          if (!b) {
+            free(sbuf);
+            return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "exchange", "no memory");
+          }
+          sbuf = b;
+        }
+        pack_atom(a, i, sbuf + nsend * ATOM_DOUBLES);
+        ++nsend;
+        copy_atom(a, i, a->nlocal - 1);
+        a->nlocal -= 1;
+      } else {
+        ++i;
+      }
+    }
+    /* to both neighbours (one message when they are the same rank) */
+    const int ntimes = c->procgrid[d] > 2 ? 2 : 1;
+    for (int side = 0; side < ntimes; ++side) {
+      double *rbuf = NULL;
+      int64_t nr = 0;
+      int rc = sendrecv_doubles(sbuf, nsend * ATOM_DOUBLES, c->procneigh[d][side], &rbuf, &nr,
+                                c->procneigh[d][1 - side], 40 + 2 * side);
+      if (rc != PORTA_SUCCESS) {
+        free(sbuf);
+        return rc;
+      }
+      for (int64_t k = 0; k < nr / ATOM_DOUBLES; ++k) {
+        const double *b = rbuf + k * ATOM_DOUBLES;
+        if (b[d] < c->lo[d] || b[d] >= c->hi[d]) continue;
+        rc = minimd_host_reserve(a, a->nlocal + 1);
+        if (rc != PORTA_SUCCESS) {
+          free(rbuf);
+          free(sbuf);
+          return rc;
+        }
+        const int64_t j = a->nlocal++;
+        for (int q = 0; q < 3; ++q) {
+          a->hx[3 * j + q] = b[q];
+          a->hv[3 * j + q] = b[3 + q];
+        }
+        a->htype[j] = (int32_t)b[6];
+        a->hid[j] = (int64_t)b[7];
+      }
+      free(rbuf);
+    }
+    free(sbuf);
+  }
+  c->exchanged += 1;
+  /* an atom that moved farther than a sub-domain was dropped by every rank: stop, do not go on
+     with fewer atoms */
+  int64_t total = 0;
+  APP_MPI_CHECK(MPI_Allreduce(&a->nlocal, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  if (total != a->natoms)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "exchange",
+                       "step %lld: %lld atoms instead of %lld after the exchange: atoms moved "
+                       "farther than a sub-domain (%g x %g x %g) between re-neighbourings; "
+                       "re-neighbour more often, use a smaller time step or fewer ranks",
+                       (long long)step, (long long)total, (long long)a->natoms, c->hi[0] - c->lo[0],
+                       c->hi[1] - c->lo[1], c->hi[2] - c->lo[2]);
+  return PORTA_SUCCESS;
+}
+
+/* ---- borders ----------------------------------------------------------------------------- */
+
+static int sendlist_push(minimd_swap *w, int64_t i) {
+  if (w->nsend == w->sendcap) {
+    int64_t cap = w->sendcap > 0 ? 2 * w->sendcap : 1024;
+    int64_t *l = (int64_t *)realloc(w->sendlist, (size_t)cap * sizeof *l);
+    if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "sendlist", "no memory");
+    w->sendlist = l;
+    w->sendcap = cap;
+  }
+  w->sendlist[w->nsend++] = i;
+  return PORTA_SUCCESS;
+}
+
+int minimd_comm_borders(minimd_comm *c, minimd_atoms *a) {
+  a->nghost = 0;
+  int64_t nfirst = 0, nlast = 0;
+  int s = 0;
+  for (int d = 0; d < 3; ++d) {
+    nlast = 0;
+    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
+      minimd_swap *w = &c->swaps[s];
+      if (k % 2 == 0) {
+        nfirst = nlast;
+        nlast = a->nlocal + a->nghost;
+      }
+      w->nsend = 0;
+      for (int64_t i = nfirst; i < nlast; ++i) {
+        const double x = a->hx[3 * i + d];
+        if (x >= w->slablo && x <= w->slabhi) PORTA_CHECK(sendlist_push(w, i));
+      }
+      double *sbuf = (double *)malloc((size_t)(w->nsend > 0 ? w->nsend : 1) * 5 * sizeof(double));
+      if (!sbuf)
+        return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "borders", "no memory");
+      for (int64_t q = 0; q < w->nsend; ++q) {
+        const int64_t i = w->sendlist[q];
+        for (int e = 0; e < 3; ++e) sbuf[5 * q + e] = a->hx[3 * i + e];
+        sbuf[5 * q + 3] = (double)a->htype[i];
+        sbuf[5 * q + 4] = (double)a->hid[i];
+      }
+      double *rbuf = NULL;
+      int64_t nr = 0;
+      int rc = sendrecv_doubles(sbuf, 5 * w->nsend, w->sendproc, &rbuf, &nr, w->recvproc, 60);
+      free(sbuf);
+      if (rc != PORTA_SUCCESS) return rc;
+      w->nrecv = nr / 5;
+      w->firstrecv = a->nlocal + a->nghost;
+      rc = minimd_host_reserve(a, w->firstrecv + w->nrecv);
+      if (rc != PORTA_SUCCESS) {
+        free(rbuf);
+        return rc;
+      }
+      for (int64_t q = 0; q < w->nrecv; ++q) {
+        const int64_t j = w->firstrecv + q;
+        /* the receiver adds the image shift: the same sum the sender would form */
+        for (int e = 0; e < 3; ++e) a->hx[3 * j + e] = rbuf[5 * q + e] + w->shift[e];
+        a->htype[j] = (int32_t)rbuf[5 * q + 3];
+        a->hid[j] = (int64_t)rbuf[5 * q + 4];
+      }
+      free(rbuf);
+      a->nghost += w->nrecv;
+    }
+  }
+  if (a->nghost > c->max_ghosts) c->max_ghosts = a->nghost;
+  return PORTA_SUCCESS;
+}
+
+/* ---- plans ------------------------------------------------------------------------------- */
+
+/** Build one swap's plan; `reverse` turns the directions round (ghost values back to the
+ *  atoms they copy). */
+static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, int reverse, int tag,
+                     app_exchange **out) {
+  int64_t *recv = (int64_t *)malloc((size_t)(w->nrecv > 0 ? w->nrecv : 1) * sizeof(int64_t));
+  if (!recv) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "plan", "no memory");
+  for (int64_t q = 0; q < w->nrecv; ++q) recv[q] = w->firstrecv + q;
+  const int64_t *sidx = reverse ? recv : w->sendlist, *ridx = reverse ? w->sendlist : recv;
+  const int64_t ns = reverse ? w->nrecv : w->nsend, nr = reverse ? w->nsend : w->nrecv;
+  const int to = reverse ? w->recvproc : w->sendproc, from = reverse ? w->sendproc : w->recvproc;
+  int ranks[2];
+  int64_t scount[2], rcount[2];
+  app_exchange_lists l;
+  l.ranks = ranks;
+  l.send_count = scount;
+  l.recv_count = rcount;
+  l.send_index = sidx;
+  l.recv_index = ridx;
+  if (to == from) {
+    l.nneighbours = 1;
+    ranks[0] = to;
+    scount[0] = ns;
+    rcount[0] = nr;
+  } else {
+    l.nneighbours = 2;
+    ranks[0] = to;
+    scount[0] = ns;
+    rcount[0] = 0;
+    ranks[1] = from;
+    scount[1] = 0;
+    rcount[1] = nr;
+  }
+  int rc = app_exchange_create(out, reverse ? "minimd_reverse" : "minimd_forward", MPI_COMM_WORLD,
+                               &l, value_size, 1, exec, tag);
+  free(recv);
+  return rc;
+}
+
+int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar) {
+  for (int s = 0; s < c->nswap; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    swap_plans_free(w);
+    PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 0, 100 + s, &w->forward));
+    if (reverse) {
+      PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 1, 200 + s, &w->reverse));
+      PORTA_CHECK(app_exchange_set_accumulate(w->reverse, 1));
+    }
+    if (scalar) PORTA_CHECK(swap_plan(w, exec, sizeof(double), 0, 300 + s, &w->forward_scalar));
+  }
+  return PORTA_SUCCESS;
+}
+
+/* ---- every step -------------------------------------------------------------------------- */
+
+int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
+  porta_view f = PORTA_VIEW_ERASE(x);
+  for (int s = 0; s < c->nswap; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    PORTA_CHECK(app_exchange_run(w->forward, &f, 1));
+    if (w->nrecv > 0 && (w->shift[0] != 0.0 || w->shift[1] != 0.0 || w->shift[2] != 0.0))
+      PORTA_CHECK(minimd_shift(exec, x, w->firstrecv, w->nrecv, w->shift));
+  }
+  return PORTA_SUCCESS;
+}
+
+int minimd_comm_reverse(minimd_comm *c, porta_view_vec3 f) {
+  porta_view g = PORTA_VIEW_ERASE(f);
+  for (int s = c->nswap - 1; s >= 0; --s) PORTA_CHECK(app_exchange_run(c->swaps[s].reverse, &g, 1));
+  return PORTA_SUCCESS;
+}
+
+int minimd_comm_forward_scalar(minimd_comm *c, porta_view_f64 v) {
+  porta_view g = PORTA_VIEW_ERASE(v);
+  for (int s = 0; s < c->nswap; ++s)
+    PORTA_CHECK(app_exchange_run(c->swaps[s].forward_scalar, &g, 1));
+  return PORTA_SUCCESS;
+}

@@ -1,0 +1,37 @@
+/** @file minimd_comm.h
+ *  miniMD's decomposition, migration, ghost swaps and per-step communication
+ *  (minimd_comm.c). */
+#ifndef MINIMD_COMM_H
+#define MINIMD_COMM_H
+
+#include "minimd.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** The process grid of `nranks` ranks over a box of lengths prd, and this rank's place. */
+void minimd_comm_grid(minimd_comm *c, const double prd[3], int nranks, int rank);
+/** The swaps for neighbour cut-off `cutneigh` (ranks reached per side, slabs, image shifts). */
+int minimd_comm_setup(minimd_comm *c, double cutneigh);
+void minimd_comm_free(minimd_comm *c);
+
+/** Grow the host arrays to hold n atoms. */
+int minimd_host_reserve(minimd_atoms *a, int64_t n);
+/** Wrap the owned atoms (host arrays) into the box and send those that left this sub-domain
+ *  to their new owners; checks that no atom was lost. */
+int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step);
+/** Build the swaps' send lists and append the ghosts to the host arrays. */
+int minimd_comm_borders(minimd_comm *c, minimd_atoms *a);
+/** Plans for the swaps just built: positions forward, forces back (`reverse`), one double
+ *  forward (`scalar`, EAM's F'). */
+int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar);
+
+/** Ghost positions from their owners (every step that is not a re-neighbouring). */
+int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
+/** Ghost forces added into their owners, in reverse swap order. */
+int minimd_comm_reverse(minimd_comm *c, porta_view_vec3 f);
+/** One double per atom to the ghosts. */
+int minimd_comm_forward_scalar(minimd_comm *c, porta_view_f64 v);
+
+PORTA_EXTERN_C_END
+
+#endif /* MINIMD_COMM_H */

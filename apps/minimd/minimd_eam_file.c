@@ -1,0 +1,232 @@
+/** @file minimd_eam_file.c
+ *  The EAM potential: a DYNAMO funcfl file (line 1 a comment; line 2 `Z mass`; line 3
+ *  `nrho drho nr dr cut`; then F(rho)[nrho], Z(r)[nr], rho(r)[nr], any number per line),
+ *  re-gridded with 4-point Lagrange interpolation and turned into LAMMPS `pair eam`'s cubic
+ *  splines (7 coefficients per knot). Rank 0 reads and checks the file; a missing, short or
+ *  malformed file stops the run with its name, the line and what was expected (the reference
+ *  reads past the end, or crashes on a blank line). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_common.h"
+#include "minimd_eam.h"
+
+typedef struct funcfl {
+  double mass, drho, dr, cut;
+  int nrho, nr;
+  double *frho, *zr, *rhor; /* 1-based */
+} funcfl;
+
+/** Read `n` numbers into list[1..n] from f, counting lines in *line. */
+static int grab(FILE *f, const char *path, int *line, int n, double *list, const char *what,
+                char *err, size_t errlen) {
+  char buf[4096];
+  int i = 0;
+  while (i < n) {
+    if (!fgets(buf, sizeof buf, f)) {
+      snprintf(err, errlen, "%s:%d: the file ends after %d of the %d values of %s", path, *line, i,
+               n, what);
+      return PORTA_ERROR_INVALID_ARGUMENT;
+    }
+    ++*line;
+    char *p = buf;
+    for (;;) {
+      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\f') ++p;
+      if (!*p) break;
+      char *end = NULL;
+      errno = 0;
+      const double v = strtod(p, &end);
+      if (end == p || !isfinite(v) || (*end && !strchr(" \t\r\n\f", *end))) {
+        snprintf(err, errlen, "%s:%d: '%.20s' is not a number (value %d of %s)", path, *line, p,
+                 i + 1, what);
+        return PORTA_ERROR_INVALID_ARGUMENT;
+      }
+      if (i == n) {
+        snprintf(err, errlen, "%s:%d: more values than the %d of %s the header announced", path,
+                 *line, n, what);
+        return PORTA_ERROR_INVALID_ARGUMENT;
+      }
+      list[1 + i++] = v;
+      p = end;
+    }
+  }
+  return PORTA_SUCCESS;
+}
+
+static int read_file(const char *path, funcfl *ff, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "cannot open the EAM potential file '%s': %s", path, strerror(errno));
+    return PORTA_ERROR_IO;
+  }
+  char l1[4096], l2[4096], l3[4096];
+  int line = 0, rc = PORTA_SUCCESS;
+  if (!fgets(l1, sizeof l1, f) || !fgets(l2, sizeof l2, f) || !fgets(l3, sizeof l3, f)) {
+    snprintf(err, errlen, "%s: the file has fewer than the 3 header lines of a funcfl file", path);
+    fclose(f);
+    return PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  line = 3;
+  int z = 0;
+  char extra;
+  if (sscanf(l2, "%d %lg", &z, &ff->mass) != 2 || !(ff->mass > 0.0) || !isfinite(ff->mass)) {
+    snprintf(err, errlen, "%s:2: expected the atomic number and a positive mass", path);
+    fclose(f);
+    return PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  if (sscanf(l3, "%d %lg %d %lg %lg %c", &ff->nrho, &ff->drho, &ff->nr, &ff->dr, &ff->cut,
+             &extra) != 5 ||
+      ff->nrho < 5 || ff->nr < 5 || ff->nrho > 10000000 || ff->nr > 10000000 || !(ff->drho > 0.0) ||
+      !(ff->dr > 0.0) || !(ff->cut > 0.0) || !isfinite(ff->drho) || !isfinite(ff->dr) ||
+      !isfinite(ff->cut)) {
+    snprintf(err, errlen,
+             "%s:3: expected 'nrho drho nr dr cut' (table sizes of at least 5, positive "
+             "spacings and cut-off)",
+             path);
+    fclose(f);
+    return PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  ff->frho = (double *)calloc((size_t)ff->nrho + 1, sizeof(double));
+  ff->zr = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
+  ff->rhor = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
+  if (!ff->frho || !ff->zr || !ff->rhor) {
+    snprintf(err, errlen, "%s: no memory for the tables", path);
+    rc = PORTA_ERROR_OUT_OF_MEMORY;
+  }
+  if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nrho, ff->frho, "F(rho)", err, errlen);
+  if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nr, ff->zr, "Z(r)", err, errlen);
+  if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nr, ff->rhor, "rho(r)", err, errlen);
+  fclose(f);
+  return rc;
+}
+
+/** 4-point Lagrange re-gridding of f[1..nf] (spacing df) onto n points of spacing d. */
+static void regrid(const double *f, int nf, double df, int n, double d, double *out) {
+  for (int m = 1; m <= n; ++m) {
+    const double r = (m - 1) * d;
+    double p = r / df + 1.0;
+    int k = (int)p;
+    if (k > nf - 2) k = nf - 2;
+    if (k < 2) k = 2;
+    p -= k;
+    if (p > 2.0) p = 2.0;
+    const double c1 = -p * (p - 1.0) * (p - 2.0) / 6.0;
+    const double c2 = 0.5 * (p * p - 1.0) * (p - 2.0);
+    const double c3 = -0.5 * p * (p + 1.0) * (p - 2.0);
+    const double c4 = p * (p * p - 1.0) / 6.0;
+    out[m] = c1 * f[k - 1] + c2 * f[k] + c3 * f[k + 1] + c4 * f[k + 2];
+  }
+}
+
+/** LAMMPS `pair eam` spline of f[1..n] with knot spacing delta into s[m * 7 + c]. */
+static void spline(const double *f, int n, double delta, double *s) {
+  for (int m = 1; m <= n; ++m) s[m * 7 + 6] = f[m];
+  s[1 * 7 + 5] = s[2 * 7 + 6] - s[1 * 7 + 6];
+  s[2 * 7 + 5] = 0.5 * (s[3 * 7 + 6] - s[1 * 7 + 6]);
+  s[(n - 1) * 7 + 5] = 0.5 * (s[n * 7 + 6] - s[(n - 2) * 7 + 6]);
+  s[n * 7 + 5] = s[n * 7 + 6] - s[(n - 1) * 7 + 6];
+  for (int m = 3; m <= n - 2; ++m)
+    s[m * 7 + 5] = ((s[(m - 2) * 7 + 6] - s[(m + 2) * 7 + 6]) +
+                    8.0 * (s[(m + 1) * 7 + 6] - s[(m - 1) * 7 + 6])) /
+                   12.0;
+  for (int m = 1; m <= n - 1; ++m) {
+    s[m * 7 + 4] =
+        3.0 * (s[(m + 1) * 7 + 6] - s[m * 7 + 6]) - 2.0 * s[m * 7 + 5] - s[(m + 1) * 7 + 5];
+    s[m * 7 + 3] = s[m * 7 + 5] + s[(m + 1) * 7 + 5] - 2.0 * (s[(m + 1) * 7 + 6] - s[m * 7 + 6]);
+  }
+  s[n * 7 + 4] = 0.0;
+  s[n * 7 + 3] = 0.0;
+  for (int m = 1; m <= n; ++m) {
+    s[m * 7 + 2] = s[m * 7 + 5] / delta;
+    s[m * 7 + 1] = 2.0 * s[m * 7 + 4] / delta;
+    s[m * 7 + 0] = 3.0 * s[m * 7 + 3] / delta;
+  }
+}
+
+static int table_view(porta_view_f64 *v, const char *label, const double *s, int n) {
+  porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
+  porta_view_f64 h;
+  int64_t len = (int64_t)(n + 1) * 7;
+  PORTA_CHECK(porta_view_f64_wrap(&h, (double *)s, "eam_table_host", 1, &len, &hopt));
+  int rc = porta_view_f64_create1(v, label, len);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(*v, h);
+  porta_view_f64_release(&h);
+  return rc;
+}
+
+int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm, char *err, size_t errlen) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  funcfl ff;
+  memset(&ff, 0, sizeof ff);
+  int rc = PORTA_SUCCESS;
+  err[0] = '\0';
+  if (rank == 0) rc = read_file(path, &ff, err, errlen);
+  /* every rank learns the verdict and, on success, the tables */
+  int head[3] = {rc, ff.nrho, ff.nr};
+  APP_MPI_CHECK(MPI_Bcast(head, 3, MPI_INT, 0, comm));
+  if (head[0] != PORTA_SUCCESS) {
+    APP_MPI_CHECK(MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, comm));
+    free(ff.frho);
+    free(ff.zr);
+    free(ff.rhor);
+    return head[0];
+  }
+  double vals[4] = {ff.mass, ff.drho, ff.dr, ff.cut};
+  APP_MPI_CHECK(MPI_Bcast(vals, 4, MPI_DOUBLE, 0, comm));
+  ff.nrho = head[1];
+  ff.nr = head[2];
+  ff.mass = vals[0];
+  ff.drho = vals[1];
+  ff.dr = vals[2];
+  ff.cut = vals[3];
+  if (rank != 0) {
+    ff.frho = (double *)calloc((size_t)ff.nrho + 1, sizeof(double));
+    ff.zr = (double *)calloc((size_t)ff.nr + 1, sizeof(double));
+    ff.rhor = (double *)calloc((size_t)ff.nr + 1, sizeof(double));
+    if (!ff.frho || !ff.zr || !ff.rhor) app_fatal("minimd: no memory for the EAM tables");
+  }
+  APP_MPI_CHECK(MPI_Bcast(ff.frho, ff.nrho + 1, MPI_DOUBLE, 0, comm));
+  APP_MPI_CHECK(MPI_Bcast(ff.zr, ff.nr + 1, MPI_DOUBLE, 0, comm));
+  APP_MPI_CHECK(MPI_Bcast(ff.rhor, ff.nr + 1, MPI_DOUBLE, 0, comm));
+
+  /* one funcfl file: the grid keeps its spacings, one knot fewer */
+  e->mass = ff.mass;
+  e->cut = ff.cut;
+  e->cutsq = ff.cut * ff.cut;
+  e->dr = ff.dr;
+  e->drho = ff.drho;
+  e->rdr = 1.0 / e->dr;
+  e->rdrho = 1.0 / e->drho;
+  const double rmax = (ff.nr - 1) * ff.dr, rhomax = (ff.nrho - 1) * ff.drho;
+  e->nr = (int)(rmax / e->dr + 0.5);
+  e->nrho = (int)(rhomax / e->drho + 0.5);
+  const int nmax = e->nr > e->nrho ? e->nr : e->nrho;
+  double *g = (double *)calloc((size_t)nmax + 1, sizeof(double));
+  double *z2 = (double *)calloc((size_t)e->nr + 1, sizeof(double));
+  double *s = (double *)calloc((size_t)(nmax + 1) * 7, sizeof(double));
+  if (!g || !z2 || !s) app_fatal("minimd: no memory for the EAM splines");
+  regrid(ff.frho, ff.nrho, ff.drho, e->nrho, e->drho, g);
+  spline(g, e->nrho, e->drho, s);
+  rc = table_view(&e->frho, "eam_frho_spline", s, e->nrho);
+  regrid(ff.rhor, ff.nr, ff.dr, e->nr, e->dr, g);
+  memset(s, 0, (size_t)(nmax + 1) * 7 * sizeof(double));
+  spline(g, e->nr, e->dr, s);
+  if (rc == PORTA_SUCCESS) rc = table_view(&e->rhor, "eam_rhor_spline", s, e->nr);
+  regrid(ff.zr, ff.nr, ff.dr, e->nr, e->dr, g);
+  for (int m = 1; m <= e->nr; ++m) z2[m] = 27.2 * 0.529 * g[m] * g[m]; /* Hartree Bohr -> eV A */
+  memset(s, 0, (size_t)(nmax + 1) * 7 * sizeof(double));
+  spline(z2, e->nr, e->dr, s);
+  if (rc == PORTA_SUCCESS) rc = table_view(&e->z2r, "eam_z2r_spline", s, e->nr);
+  free(g);
+  free(z2);
+  free(s);
+  free(ff.frho);
+  free(ff.zr);
+  free(ff.rhor);
+  if (rc != PORTA_SUCCESS) snprintf(err, errlen, "%s", porta_last_error_message());
+  return rc;
+}

@@ -1,0 +1,297 @@
+/** @file minimd_force.c
+ *  LJ and EAM forces from the neighbour list, one thread per owned atom.
+ *
+ *  Full list: each atom sums its own force, no two threads write one atom (no atomics), and
+ *  each pair is computed twice. Half list: each pair once; the partner's share is added with
+ *  atomics (to ghosts too with Newton across ghosts, then summed into the owners by the
+ *  reverse communication; without it only owned partners, owned-ghost pairs being listed on
+ *  both ranks). On thermo steps every atom also records its share of the energy and of the
+ *  virial, so that their totals are sums of per-atom terms (exact in reproducible mode):
+ *  E = sum of pair energies (+ EAM's embedding energies), W = sum over pairs of r^2 f_pair.
+ *  Kernel file (C11 and C++17). */
+#include <math.h>
+#include <string.h>
+
+#include "minimd_kernels.h"
+
+typedef struct force_args {
+  porta_view_vec3 x, f;
+  porta_view_i32 numneigh, neighbors;
+  porta_view_f64 eatom, vatom, rho, fp;
+  porta_view_f64 frho, rhor, z2r; /* EAM splines, [knot * 7 + c] */
+  double cutforcesq, sigma6, epsilon;
+  double rdr, rdrho;
+  int nr, nrho;
+  int64_t nlocal;
+  int eflag, half, newton;
+} force_args;
+
+PORTA_FORCEINLINE_FUNCTION void add_atomic(const force_args *a, int64_t j, double fx, double fy,
+                                           double fz) {
+  minimd_vec3 *p = &PORTA_AT1(a->f, j);
+  porta_atomic_add_f64(&p->v[0], fx);
+  porta_atomic_add_f64(&p->v[1], fy);
+  porta_atomic_add_f64(&p->v[2], fz);
+}
+
+/* ---- Lennard-Jones ----------------------------------------------------------------------- */
+
+PORTA_FOR(minimd_k_lj_full, force_args, a, i) {
+  const minimd_vec3 xi = PORTA_AT1(a->x, i);
+  const int n = PORTA_AT1(a->numneigh, i);
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const int32_t j = PORTA_AT2(a->neighbors, i, k);
+    const minimd_vec3 xj = PORTA_AT1(a->x, j);
+    const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    if (rsq < a->cutforcesq) {
+      const double sr2 = 1.0 / rsq;
+      const double sr6 = sr2 * sr2 * sr2 * a->sigma6;
+      const double force = 48.0 * sr6 * (sr6 - 0.5) * sr2 * a->epsilon;
+      fx += dx * force;
+      fy += dy * force;
+      fz += dz * force;
+      if (a->eflag) {
+        e += 4.0 * sr6 * (sr6 - 1.0) * a->epsilon;
+        w += rsq * force;
+      }
+    }
+  }
+  minimd_vec3 *fi = &PORTA_AT1(a->f, i);
+  fi->v[0] = fx;
+  fi->v[1] = fy;
+  fi->v[2] = fz;
+  if (a->eflag) { /* each pair is seen from both atoms: half of it is this atom's */
+    PORTA_AT1(a->eatom, i) = 0.5 * e;
+    PORTA_AT1(a->vatom, i) = 0.5 * w;
+  }
+}
+
+PORTA_FOR(minimd_k_lj_half, force_args, a, i) {
+  const minimd_vec3 xi = PORTA_AT1(a->x, i);
+  const int n = PORTA_AT1(a->numneigh, i);
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const int32_t j = PORTA_AT2(a->neighbors, i, k);
+    const minimd_vec3 xj = PORTA_AT1(a->x, j);
+    const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    if (rsq < a->cutforcesq) {
+      const double sr2 = 1.0 / rsq;
+      const double sr6 = sr2 * sr2 * sr2 * a->sigma6;
+      const double force = 48.0 * sr6 * (sr6 - 0.5) * sr2 * a->epsilon;
+      fx += dx * force;
+      fy += dy * force;
+      fz += dz * force;
+      const int mine = a->newton || j < a->nlocal; /* the partner's share is updated here */
+      if (mine) add_atomic(a, j, -dx * force, -dy * force, -dz * force);
+      if (a->eflag) {
+        const double s = mine ? 1.0 : 0.5;
+        e += s * 4.0 * sr6 * (sr6 - 1.0) * a->epsilon;
+        w += s * rsq * force;
+      }
+    }
+  }
+  add_atomic(a, i, fx, fy, fz);
+  if (a->eflag) {
+    PORTA_AT1(a->eatom, i) = e;
+    PORTA_AT1(a->vatom, i) = w;
+  }
+}
+
+/* ---- EAM --------------------------------------------------------------------------------- */
+
+/** Spline knot and offset for r (r tables) */
+PORTA_FORCEINLINE_FUNCTION int eam_knot(double x, double rinv, int n, double *p) {
+  double q = x * rinv + 1.0;
+  int m = (int)q;
+  if (m > n - 1) m = n - 1;
+  if (m < 1) m = 1;
+  q -= m;
+  *p = q < 1.0 ? q : 1.0;
+  return m;
+}
+
+PORTA_FORCEINLINE_FUNCTION double spl_value(const porta_view_f64 *s, int m, double p) {
+  const double *c = &PORTA_AT1(*s, (int64_t)m * 7);
+  return ((c[3] * p + c[4]) * p + c[5]) * p + c[6];
+}
+
+PORTA_FORCEINLINE_FUNCTION double spl_deriv(const porta_view_f64 *s, int m, double p) {
+  const double *c = &PORTA_AT1(*s, (int64_t)m * 7);
+  return (c[0] * p + c[1]) * p + c[2];
+}
+
+/* pass 1: the density at atom i (half lists: also at owned partners, atomically) */
+PORTA_FOR(minimd_k_eam_rho, force_args, a, i) {
+  const minimd_vec3 xi = PORTA_AT1(a->x, i);
+  const int n = PORTA_AT1(a->numneigh, i);
+  double rho = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const int32_t j = PORTA_AT2(a->neighbors, i, k);
+    const minimd_vec3 xj = PORTA_AT1(a->x, j);
+    const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    if (rsq < a->cutforcesq) {
+      double p;
+      const int m = eam_knot(sqrt(rsq), a->rdr, a->nr, &p);
+      const double r = spl_value(&a->rhor, m, p);
+      rho += r;
+      if (a->half && j < a->nlocal) porta_atomic_add_f64(&PORTA_AT1(a->rho, j), r);
+    }
+  }
+  if (a->half)
+    porta_atomic_add_f64(&PORTA_AT1(a->rho, i), rho);
+  else
+    PORTA_AT1(a->rho, i) = rho;
+}
+
+/* F'(rho) for the force pass, F(rho) into the energy */
+PORTA_FOR(minimd_k_eam_embed, force_args, a, i) {
+  double p = PORTA_AT1(a->rho, i) * a->rdrho + 1.0;
+  int m = (int)p;
+  if (m > a->nrho - 1) m = a->nrho - 1;
+  if (m < 1) m = 1;
+  p -= m;
+  if (p > 1.0) p = 1.0;
+  PORTA_AT1(a->fp, i) = spl_deriv(&a->frho, m, p);
+  if (a->eflag) PORTA_AT1(a->eatom, i) = spl_value(&a->frho, m, p);
+}
+
+/* pass 2: pair forces; the energy adds to the embedding energy already in eatom */
+PORTA_FOR(minimd_k_eam_force, force_args, a, i) {
+  const minimd_vec3 xi = PORTA_AT1(a->x, i);
+  const int n = PORTA_AT1(a->numneigh, i);
+  const double fpi = PORTA_AT1(a->fp, i);
+  double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const int32_t j = PORTA_AT2(a->neighbors, i, k);
+    const minimd_vec3 xj = PORTA_AT1(a->x, j);
+    const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    if (rsq < a->cutforcesq) {
+      const double r = sqrt(rsq);
+      double p;
+      const int m = eam_knot(r, a->rdr, a->nr, &p);
+      const double rhop = spl_deriv(&a->rhor, m, p);
+      const double z2p = spl_deriv(&a->z2r, m, p);
+      const double z2 = spl_value(&a->z2r, m, p);
+      const double recip = 1.0 / r;
+      const double phi = z2 * recip;
+      const double phip = z2p * recip - phi * recip;
+      const double psip = fpi * rhop + PORTA_AT1(a->fp, j) * rhop + phip;
+      const double fpair = -psip * recip;
+      fx += dx * fpair;
+      fy += dy * fpair;
+      fz += dz * fpair;
+      double s = 0.5; /* full list: each pair seen twice */
+      if (a->half) {
+        s = j < a->nlocal ? 1.0 : 0.5;
+        if (j < a->nlocal) add_atomic(a, j, -dx * fpair, -dy * fpair, -dz * fpair);
+      }
+      if (a->eflag) {
+        e += s * phi;
+        w += s * rsq * fpair;
+      }
+    }
+  }
+  if (a->half) {
+    add_atomic(a, i, fx, fy, fz);
+  } else {
+    minimd_vec3 *fi = &PORTA_AT1(a->f, i);
+    fi->v[0] = fx;
+    fi->v[1] = fy;
+    fi->v[2] = fz;
+  }
+  if (a->eflag) {
+    PORTA_AT1(a->eatom, i) += e;
+    PORTA_AT1(a->vatom, i) = w;
+  }
+}
+
+/* ---- drivers ----------------------------------------------------------------------------- */
+
+static force_args force_make(minimd *m, int eflag) {
+  force_args a;
+  memset(&a, 0, sizeof a);
+  a.x = m->atoms.x;
+  a.f = m->atoms.f;
+  a.numneigh = m->neigh.numneigh;
+  a.neighbors = m->neigh.neighbors;
+  a.eatom = m->atoms.eatom;
+  a.vatom = m->atoms.vatom;
+  a.nlocal = m->atoms.nlocal;
+  a.eflag = eflag;
+  a.half = m->neigh.half;
+  a.newton = m->neigh.newton;
+  return a;
+}
+
+static int zero_forces(minimd *m, int64_t n) {
+  porta_view_vec3 f;
+  porta_slice s = porta_slice_range(0, n > 0 ? n : 1);
+  PORTA_CHECK(porta_view_vec3_subview(&f, &m->atoms.f, &s));
+  const minimd_vec3 z = {{0.0, 0.0, 0.0}};
+  int rc = porta_view_fill(PORTA_VIEW_ERASE(f), &z);
+  porta_view_vec3_release(&f);
+  return rc;
+}
+
+int minimd_force_lj(minimd *m, int eflag) {
+  force_args a = force_make(m, eflag);
+  const double c = m->prm.cutforce;
+  a.cutforcesq = c * c;
+  a.epsilon = m->prm.epsilon;
+  const double s2 = m->prm.sigma * m->prm.sigma;
+  a.sigma6 = s2 * s2 * s2;
+  const porta_range_policy r = porta_range(0, m->atoms.nlocal);
+  if (!a.half) return porta_parallel_for("minimd_force_lj_full", m->exec, r, &minimd_k_lj_full, &a);
+  PORTA_CHECK(zero_forces(m, m->atoms.nlocal + (a.newton ? m->atoms.nghost : 0)));
+  return porta_parallel_for("minimd_force_lj_half", m->exec, r, &minimd_k_lj_half, &a);
+}
+
+int minimd_force_eam(minimd *m, int eflag) {
+  force_args a = force_make(m, eflag);
+  minimd_eam *e = &m->eam;
+  a.cutforcesq = e->cutsq;
+  a.frho = e->frho;
+  a.rhor = e->rhor;
+  a.z2r = e->z2r;
+  a.rdr = e->rdr;
+  a.rdrho = e->rdrho;
+  a.nr = e->nr;
+  a.nrho = e->nrho;
+  a.rho = e->rho;
+  a.fp = e->fp;
+  a.newton = 0;
+  const porta_range_policy r = porta_range(0, m->atoms.nlocal);
+  if (a.half) {
+    const double zero = 0.0;
+    porta_view_f64 rho;
+    porta_slice s = porta_slice_range(0, m->atoms.nlocal > 0 ? m->atoms.nlocal : 1);
+    PORTA_CHECK(porta_view_f64_subview(&rho, &e->rho, &s));
+    int rc = porta_view_fill(PORTA_VIEW_ERASE(rho), &zero);
+    porta_view_f64_release(&rho);
+    PORTA_CHECK(rc);
+    PORTA_CHECK(zero_forces(m, m->atoms.nlocal));
+  }
+  PORTA_CHECK(porta_parallel_for("minimd_eam_rho", m->exec, r, &minimd_k_eam_rho, &a));
+  PORTA_CHECK(porta_parallel_for("minimd_eam_embed", m->exec, r, &minimd_k_eam_embed, &a));
+  return PORTA_SUCCESS; /* the caller sends F' to the ghosts, then minimd_force_eam_pairs */
+}
+
+int minimd_force_eam_pairs(minimd *m, int eflag) {
+  force_args a = force_make(m, eflag);
+  minimd_eam *e = &m->eam;
+  a.cutforcesq = e->cutsq;
+  a.frho = e->frho;
+  a.rhor = e->rhor;
+  a.z2r = e->z2r;
+  a.rdr = e->rdr;
+  a.nr = e->nr;
+  a.fp = e->fp;
+  a.newton = 0;
+  return porta_parallel_for("minimd_eam_force", m->exec, porta_range(0, m->atoms.nlocal),
+                            &minimd_k_eam_force, &a);
+}

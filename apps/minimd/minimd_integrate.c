@@ -1,0 +1,102 @@
+/** @file minimd_integrate.c
+ *  Velocity Verlet (NVE) over the owned atoms, and the sums of the thermo output and of the
+ *  velocity initialisation (through app_sum: exact in reproducible mode).
+ *  Kernel file (C11 and C++17). */
+#include <string.h>
+
+#include "minimd_kernels.h"
+
+typedef struct verlet_args {
+  porta_view_vec3 x, v, f;
+  porta_view_f64 eatom, vatom;
+  double dt, dtf, mass, scale;
+  double vmean[3];
+  int comp;
+} verlet_args;
+
+PORTA_FOR(minimd_k_initial, verlet_args, a, i) {
+  minimd_vec3 *x = &PORTA_AT1(a->x, i), *v = &PORTA_AT1(a->v, i);
+  const minimd_vec3 f = PORTA_AT1(a->f, i);
+  for (int d = 0; d < 3; ++d) {
+    v->v[d] += a->dtf * f.v[d];
+    x->v[d] += a->dt * v->v[d];
+  }
+}
+
+PORTA_FOR(minimd_k_final, verlet_args, a, i) {
+  minimd_vec3 *v = &PORTA_AT1(a->v, i);
+  const minimd_vec3 f = PORTA_AT1(a->f, i);
+  for (int d = 0; d < 3; ++d) v->v[d] += a->dtf * f.v[d];
+}
+
+APP_SUM_KERNEL(minimd_k_mv2, verlet_args, a, i) {
+  const minimd_vec3 v = PORTA_AT1(a->v, i);
+  return (v.v[0] * v.v[0] + v.v[1] * v.v[1] + v.v[2] * v.v[2]) * a->mass;
+}
+
+APP_SUM_KERNEL(minimd_k_energy, verlet_args, a, i) { return PORTA_AT1(a->eatom, i); }
+APP_SUM_KERNEL(minimd_k_virial, verlet_args, a, i) { return PORTA_AT1(a->vatom, i); }
+APP_SUM_KERNEL(minimd_k_vcomp, verlet_args, a, i) { return PORTA_AT1(a->v, i).v[a->comp]; }
+
+PORTA_FOR(minimd_k_vadjust, verlet_args, a, i) {
+  minimd_vec3 *v = &PORTA_AT1(a->v, i);
+  for (int d = 0; d < 3; ++d) v->v[d] = (v->v[d] - a->vmean[d]) * a->scale;
+}
+
+static verlet_args verlet_make(const minimd *m) {
+  verlet_args a;
+  memset(&a, 0, sizeof a);
+  a.x = m->atoms.x;
+  a.v = m->atoms.v;
+  a.f = m->atoms.f;
+  a.eatom = m->atoms.eatom;
+  a.vatom = m->atoms.vatom;
+  a.dt = m->prm.dt;
+  a.dtf = m->units.dtforce;
+  a.mass = m->units.mass;
+  return a;
+}
+
+int minimd_initial_integrate(minimd *m) {
+  verlet_args a = verlet_make(m);
+  return porta_parallel_for("minimd_initial_integrate", m->exec, porta_range(0, m->atoms.nlocal),
+                            &minimd_k_initial, &a);
+}
+
+int minimd_final_integrate(minimd *m) {
+  verlet_args a = verlet_make(m);
+  return porta_parallel_for("minimd_final_integrate", m->exec, porta_range(0, m->atoms.nlocal),
+                            &minimd_k_final, &a);
+}
+
+int minimd_sum_mv2(minimd *m, double *local) {
+  verlet_args a = verlet_make(m);
+  return app_sum_reduce(m->sum, "minimd_mv2", m->exec, porta_range(0, m->atoms.nlocal),
+                        &minimd_k_mv2, &a, 0, local);
+}
+
+int minimd_sum_energy_virial(minimd *m, double local[2]) {
+  verlet_args a = verlet_make(m);
+  const porta_range_policy r = porta_range(0, m->atoms.nlocal);
+  PORTA_CHECK(
+      app_sum_reduce(m->sum, "minimd_energy", m->exec, r, &minimd_k_energy, &a, 0, &local[0]));
+  return app_sum_reduce(m->sum, "minimd_virial", m->exec, r, &minimd_k_virial, &a, 1, &local[1]);
+}
+
+int minimd_sum_velocity(minimd *m, double local[3]) {
+  verlet_args a = verlet_make(m);
+  for (int d = 0; d < 3; ++d) {
+    a.comp = d;
+    PORTA_CHECK(app_sum_reduce(m->sum, "minimd_vsum", m->exec, porta_range(0, m->atoms.nlocal),
+                               &minimd_k_vcomp, &a, d, &local[d]));
+  }
+  return PORTA_SUCCESS;
+}
+
+int minimd_velocity_adjust(minimd *m, const double vmean[3], double scale) {
+  verlet_args a = verlet_make(m);
+  for (int d = 0; d < 3; ++d) a.vmean[d] = vmean[d];
+  a.scale = scale;
+  return porta_parallel_for("minimd_velocity_adjust", m->exec, porta_range(0, m->atoms.nlocal),
+                            &minimd_k_vadjust, &a);
+}

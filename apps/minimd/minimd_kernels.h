@@ -1,0 +1,46 @@
+/** @file minimd_kernels.h
+ *  miniMD's on-node work, each a Porta kernel on the run's execution space: image shifts of
+ *  received ghosts, binning and the neighbour list, LJ and EAM forces, velocity Verlet and
+ *  the sums of the thermo output. No MPI here: the kernel files include this header. */
+#ifndef MINIMD_KERNELS_H
+#define MINIMD_KERNELS_H
+
+#include "minimd.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** x[first .. first + n) += shift (a swap's periodic image). */
+int minimd_shift(porta_exec exec, porta_view_vec3 x, int64_t first, int64_t n,
+                 const double shift[3]);
+
+/** Bins and stencil for this rank's sub-box (host work; allocates the bin views). */
+int minimd_neighbor_setup(minimd *m);
+/** Bin every atom (owned and ghost) and build the owned atoms' lists, growing the bins and the
+ *  list width as needed. */
+int minimd_neighbor_build(minimd *m);
+/** Bin index of every owned atom on the host (for sorting): bin[i] for i < nlocal. */
+void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64_t *bin);
+
+/** Forces (and, when `eflag`, per-atom energy and virial) from the current list. */
+int minimd_force_lj(minimd *m, int eflag);
+/** EAM in two passes around the halo exchange of F'(rho): densities and embedding terms of the
+ *  owned atoms, then (ghosts' F' received) the pair forces. */
+int minimd_force_eam(minimd *m, int eflag);
+int minimd_force_eam_pairs(minimd *m, int eflag);
+
+/** v += dtf f, x += dt v over the owned atoms. */
+int minimd_initial_integrate(minimd *m);
+/** v += dtf f over the owned atoms. */
+int minimd_final_integrate(minimd *m);
+
+/** Local sums (slots 0..) for the thermo output: sum of m v^2; of the per-atom energy and
+ *  virial; of each velocity component. */
+int minimd_sum_mv2(minimd *m, double *local);
+int minimd_sum_energy_virial(minimd *m, double local[2]);
+int minimd_sum_velocity(minimd *m, double local[3]);
+/** v = (v - vmean) * scale over the owned atoms. */
+int minimd_velocity_adjust(minimd *m, const double vmean[3], double scale);
+
+PORTA_EXTERN_C_END
+
+#endif /* MINIMD_KERNELS_H */

@@ -1,0 +1,271 @@
+/** @file minimd_main.c
+ *  miniMD on Porta: deck and command line, set-up, the velocity-Verlet loop with
+ *  re-neighbouring, thermo output and the reports.
+ *
+ *    mpirun -np 4 minimd [-i in.lj.miniMD] [-s 32] [-n 100] [--half_neigh 0] [--porta-backend=...]
+ *
+ *  Exit status: 0 when the run completed, 1 for a run error (a lost atom, a non-finite
+ *  position, an output failure), 2 for a bad deck, potential file or command line. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_common.h"
+#include "app_h5.h"
+#include "app_sum_comm.h"
+#include "minimd_comm.h"
+#include "minimd_eam.h"
+#include "minimd_kernels.h"
+#include "minimd_output.h"
+#include "minimd_params.h"
+#include "minimd_setup.h"
+
+#define RUN(call)                                                                                  \
+  do {                                                                                             \
+    if ((call) != PORTA_SUCCESS) app_fatal("minimd: %s", porta_last_error_message());              \
+  } while (0)
+
+/** Time spent in `call` added to *acc (the execution space fenced first, so the timers mean
+ *  what they say on a GPU too). */
+#define TIMED(m, acc, call)                                                                        \
+  do {                                                                                             \
+    const double t0_ = porta_wtime();                                                              \
+    RUN(call);                                                                                     \
+    RUN(porta_exec_fence((m)->exec, "minimd_timer"));                                              \
+    *(acc) += porta_wtime() - t0_;                                                                 \
+  } while (0)
+
+/** Forces at the current positions (energy and virial per atom when eflag). */
+static void compute_force(minimd *m, int eflag) {
+  if (m->prm.force == MINIMD_FORCE_LJ) {
+    TIMED(m, &m->times.force, minimd_force_lj(m, eflag));
+  } else {
+    TIMED(m, &m->times.force, minimd_force_eam(m, eflag));
+    TIMED(m, &m->times.force, minimd_comm_forward_scalar(&m->comm, m->eam.fp));
+    TIMED(m, &m->times.force, minimd_force_eam_pairs(m, eflag));
+  }
+  if (m->neigh.half && m->neigh.newton)
+    TIMED(m, &m->times.comm, minimd_comm_reverse(&m->comm, m->atoms.f));
+}
+
+/** Migration, sorting, ghosts and the list: the re-neighbouring of step `step`. */
+static void reneighbor(minimd *m, int64_t step, int sort) {
+  double t_extra = 0.0;
+  TIMED(m, &t_extra, minimd_atoms_to_host(m));
+  TIMED(m, &t_extra, minimd_comm_exchange(&m->comm, &m->atoms, step));
+  if (sort) TIMED(m, &t_extra, minimd_sort_host(m));
+  TIMED(m, &t_extra, minimd_comm_borders(&m->comm, &m->atoms));
+  TIMED(m, &t_extra, minimd_atoms_to_device(m));
+  TIMED(m, &t_extra,
+        minimd_comm_plans(&m->comm, m->exec, m->neigh.half && m->neigh.newton,
+                          m->prm.force == MINIMD_FORCE_EAM));
+  m->times.comm += t_extra;
+  m->times.extra += t_extra;
+  TIMED(m, &m->times.neigh, minimd_neighbor_build(m));
+}
+
+/** T, U and P of the current state: print them (rank 0) and keep them. */
+static void thermo(minimd *m, int64_t step, double elapsed) {
+  const double t = minimd_temperature(m);
+  double ew[2];
+  RUN(minimd_sum_energy_virial(m, ew));
+  RUN(app_sum_allreduce(m->sum, ew, 2));
+  const double n = (double)m->atoms.natoms;
+  const double u = 2.0 * m->units.e_scale * ew[0] / n;
+  const double p = (t * m->units.dof_boltz + ew[1]) * m->units.p_scale;
+  minimd_thermo *th = &m->thermo;
+  if (th->n == th->cap) {
+    th->cap = th->cap ? 2 * th->cap : 64;
+    th->step = (int64_t *)realloc(th->step, (size_t)th->cap * sizeof(int64_t));
+    th->t = (double *)realloc(th->t, (size_t)th->cap * sizeof(double));
+    th->u = (double *)realloc(th->u, (size_t)th->cap * sizeof(double));
+    th->p = (double *)realloc(th->p, (size_t)th->cap * sizeof(double));
+    th->time = (double *)realloc(th->time, (size_t)th->cap * sizeof(double));
+    if (!th->step || !th->t || !th->u || !th->p || !th->time) app_fatal("minimd: no memory");
+  }
+  th->step[th->n] = step;
+  th->t[th->n] = t;
+  th->u[th->n] = u;
+  th->p[th->n] = p;
+  th->time[th->n] = elapsed;
+  th->n += 1;
+  if (m->comm.rank == 0) {
+    printf("%lld %e %e %e %6.3lf\n", (long long)step, t, u, p, elapsed);
+    fflush(stdout);
+  }
+  if (!isfinite(t) || !isfinite(u) || !isfinite(p))
+    app_exit_all(1,
+                 "minimd: step %lld: the thermo output is not finite (T=%g U=%g P=%g); the run "
+                 "blew up (time step too large, atoms too close, or a bad potential)",
+                 (long long)step, t, u, p);
+}
+
+/** Where the EAM potential is: Cu_u6.eam beside the deck, else in the working directory. */
+static void eam_path(const char *deck, char *out, size_t n) {
+  const char *slash = strrchr(deck, '/');
+  if (slash) {
+    snprintf(out, n, "%.*s/Cu_u6.eam", (int)(slash - deck), deck);
+    FILE *f = fopen(out, "r");
+    if (f) {
+      fclose(f);
+      return;
+    }
+  }
+  snprintf(out, n, "Cu_u6.eam");
+}
+
+int main(int argc, char **argv) {
+  static minimd m;
+  minimd_cli cl;
+  minimd_cli_defaults(&cl);
+  const app_cli_spec spec = minimd_cli_spec(&cl);
+  app_cli cli;
+  app_begin(&argc, &argv, &spec, &cli);
+  const int rank = app_mpi_rank(), nranks = app_mpi_size();
+  if (cl.threads > 0 && porta_set_num_threads(cl.threads) != PORTA_SUCCESS)
+    app_exit_all(2, "minimd: %s", porta_last_error_message());
+  const int threads = porta_num_threads() > 0 ? porta_num_threads() : 1;
+
+  char err[2048] = "";
+  if (minimd_params_read(&m.prm, cli.input, &cl, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
+    app_exit_all(2, "minimd: %s", err);
+  minimd_params *p = &m.prm;
+  if (p->data_file[0])
+    app_exit_all(2,
+                 "minimd: %s: LAMMPS data files ('%s') are not supported yet; use 'none' on "
+                 "line 4 (the fcc lattice)",
+                 p->input, p->data_file);
+  if (p->force == MINIMD_FORCE_EAM && p->ghost_newton) {
+    if (rank == 0) printf("# EAM currently requires '--ghost_newton 0'; Changing setting now.\n");
+    p->ghost_newton = 0;
+  }
+  m.exec = porta_exec_default();
+  m.reproducible = cli.reproducible;
+  RUN(app_sum_create(&m.sum, MPI_COMM_WORLD, m.reproducible, NULL));
+  m.neigh.half = p->half_neigh != 0;
+  if (m.reproducible && m.neigh.half) {
+    /* a half list adds each pair's force to two atoms in whatever order the threads run */
+    if (rank == 0) printf("# --reproducible: full neighbour lists in global-id order\n");
+    m.neigh.half = 0;
+  }
+  m.neigh.newton = m.neigh.half && p->ghost_newton;
+  const int sort_every = p->sort_every > 0 ? p->sort_every : p->sort_every < 0 ? p->neigh_every : 0;
+  if (rank == 0) printf("# Create System:\n");
+
+  /* ---- box, decomposition, potential ---- */
+  const double alat = pow(4.0 / p->density, 1.0 / 3.0);
+  const double prd[3] = {p->nx * alat, p->ny * alat, p->nz * alat};
+  m.atoms.natoms = 4 * p->nx * p->ny * p->nz;
+  minimd_comm_grid(&m.comm, prd, nranks, rank);
+  const double cutneigh = p->cutforce + p->skin;
+  for (int d = 0; d < 3; ++d)
+    if (cutneigh * m.comm.procgrid[d] / prd[d] + 1 > 64)
+      app_exit_all(2,
+                   "minimd: %s: the neighbour cut-off %g is more than 63 sub-domains (%g) "
+                   "wide; the density or the cut-off makes no sense for this box",
+                   p->input, cutneigh, prd[d] / m.comm.procgrid[d]);
+  RUN(minimd_comm_setup(&m.comm, cutneigh));
+  double mass = 1.0;
+  if (p->force == MINIMD_FORCE_EAM) {
+    char path[1100];
+    eam_path(p->input, path, sizeof path);
+    if (minimd_eam_read(&m.eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
+      app_exit_all(2, "minimd: %s", err);
+    mass = m.eam.mass;
+  }
+  minimd_units_setup(&m, mass);
+  const int64_t ncells[3] = {p->nx, p->ny, p->nz};
+  for (int d = 0; d < 3; ++d) {
+    m.neigh.nbin[d] = p->nbins[d] > 0 ? p->nbins[d] : (int)(5.0 / 6.0 * (double)ncells[d]);
+    if (m.neigh.nbin[d] < 1) m.neigh.nbin[d] = 1;
+  }
+
+  /* the result file first: a bad --out fails now, not after the run */
+  app_h5 h5;
+  memset(&h5, 0, sizeof h5);
+  if (!cli.no_h5 && app_h5_create(&h5, cli.output, MPI_COMM_WORLD) != PORTA_SUCCESS)
+    app_exit_all(1, "minimd: %s", porta_last_error_message());
+  app_porta_errors_fatal();
+
+  RUN(minimd_neighbor_setup(&m));
+  RUN(minimd_create_atoms(&m));
+  RUN(minimd_atoms_to_device(&m));
+  RUN(minimd_velocity_create(&m));
+  if (rank == 0) {
+    printf("# Done .... \n");
+    minimd_print_settings(stdout, &m, threads, sort_every);
+  }
+
+  /* ---- step 0 ---- */
+  reneighbor(&m, 0, p->sort_every > 0);
+  compute_force(&m, 1);
+  memset(&m.times, 0, sizeof m.times);
+  if (rank == 0) {
+    printf("# Starting dynamics ...\n# Timestep T U P Time\n");
+    fflush(stdout);
+  }
+  thermo(&m, 0, 0.0);
+
+  /* ---- the loop ---- */
+  int64_t *snap = NULL;
+  int nsnap = 0;
+  APP_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t_start = porta_wtime();
+  int64_t next_sort = sort_every > 0 ? sort_every : p->nsteps + 1;
+  for (int64_t n = 0; n < p->nsteps; ++n) {
+    TIMED(&m, &m.times.other, minimd_initial_integrate(&m));
+    if ((n + 1) % p->neigh_every) {
+      TIMED(&m, &m.times.comm, minimd_comm_forward(&m.comm, m.exec, m.atoms.x));
+    } else {
+      const int sort = n + 1 >= next_sort;
+      if (sort) next_sort += sort_every;
+      reneighbor(&m, n + 1, sort);
+    }
+    const int eflag = p->thermo_every > 0 && (n + 1) % p->thermo_every == 0;
+    compute_force(&m, eflag);
+    TIMED(&m, &m.times.other, minimd_final_integrate(&m));
+    if (eflag) thermo(&m, n + 1, porta_wtime() - t_start);
+    if (p->dump_every > 0 && (n + 1) % p->dump_every == 0 && !cli.no_h5) {
+      char group[64];
+      snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)(n + 1));
+      RUN(minimd_atoms_to_host(&m));
+      if (nsnap == 0) RUN(app_h5_group(&h5, "/snapshots"));
+      RUN(minimd_write_atoms(&m, &h5, group));
+      snap = (int64_t *)realloc(snap, (size_t)(nsnap + 1) * sizeof(int64_t));
+      if (!snap) app_fatal("minimd: no memory");
+      snap[nsnap++] = n + 1;
+    }
+  }
+  APP_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  m.times.total = porta_wtime() - t_start;
+  m.times.other = m.times.total - m.times.force - m.times.neigh - m.times.comm;
+
+  /* the reference recomputes the forces with energy and prints a last line when the run did
+     not end on a thermo step (thermo every 0: the start and the end only) */
+  const double total = m.times.total;
+  compute_force(&m, 1);
+  if (p->thermo_every == 0 || p->nsteps % p->thermo_every != 0) thermo(&m, p->nsteps, total);
+  m.times.total = total;
+  if (rank == 0) minimd_print_summary(stdout, &m, threads);
+
+  if (p->yaml_output && rank == 0 &&
+      minimd_write_yaml(&m, threads, sort_every, p->yaml_screen) != PORTA_SUCCESS)
+    fprintf(stderr, "minimd: %s\n", porta_last_error_message());
+  if (!cli.no_h5) {
+    RUN(minimd_atoms_to_host(&m));
+    RUN(minimd_write_h5(&m, &h5, threads));
+    char xmf[1100], h5name[1100];
+    snprintf(xmf, sizeof xmf, "%s.xmf", cli.output);
+    snprintf(h5name, sizeof h5name, "%s.h5", cli.output);
+    RUN(app_h5_close(&h5, 1));
+    if (minimd_write_xmf(&m, xmf, h5name, snap, nsnap) != PORTA_SUCCESS && rank == 0)
+      fprintf(stderr, "minimd: warning: %s\n", porta_last_error_message());
+  }
+  free(snap);
+  minimd_comm_free(&m.comm);
+  app_sum_destroy(m.sum);
+  porta_finalize();
+  app_mpi_finalize();
+  return 0;
+}

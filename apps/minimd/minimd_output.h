@@ -1,0 +1,30 @@
+/** @file minimd_output.h
+ *  miniMD's reports (minimd_output.c). */
+#ifndef MINIMD_OUTPUT_H
+#define MINIMD_OUTPUT_H
+
+#include <stdio.h>
+
+#include "app_h5.h"
+#include "minimd.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** The reference's settings block (rank 0). */
+void minimd_print_settings(FILE *out, const minimd *m, int threads, int sort_every);
+/** The reference's Performance Summary (rank 0). */
+void minimd_print_summary(FILE *out, const minimd *m, int threads);
+/** miniMD-DATE.yaml in the working directory (rank 0); `screen`: on stdout too. */
+int minimd_write_yaml(const minimd *m, int threads, int sort_every, int screen);
+/** Parameters, thermo table, timings and the final atoms (collective). The host arrays must
+ *  hold the owned atoms' current positions and velocities. */
+int minimd_write_h5(const minimd *m, app_h5 *h, int threads);
+/** The owned atoms (host arrays) in global-id order into group/x, v, type (collective). */
+int minimd_write_atoms(const minimd *m, app_h5 *h, const char *group);
+/** minimd.xmf: the snapshots at `steps[0..nsnap)` and the final state, as a time series. */
+int minimd_write_xmf(const minimd *m, const char *xmf, const char *h5name, const int64_t *steps,
+                     int nsnap);
+
+PORTA_EXTERN_C_END
+
+#endif /* MINIMD_OUTPUT_H */

@@ -1,0 +1,27 @@
+/** @file minimd_setup.h
+ *  miniMD's system set-up and host/device moves of the atoms (minimd_setup.c). */
+#ifndef MINIMD_SETUP_H
+#define MINIMD_SETUP_H
+
+#include "minimd.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Unit constants (the reference's) for `mass`; needs natoms and the box. */
+void minimd_units_setup(minimd *m, double mass);
+/** This rank's fcc sites, with the reference's per-site random velocities (host arrays). */
+int minimd_create_atoms(minimd *m);
+/** Host arrays (owned + ghosts) to the execution space, growing its views as needed. */
+int minimd_atoms_to_device(minimd *m);
+/** Owned positions and velocities back to the host arrays. */
+int minimd_atoms_to_host(minimd *m);
+/** Reorder the owned atoms (host arrays) by bin, stably. */
+int minimd_sort_host(minimd *m);
+/** Remove the mean velocity and scale to the requested temperature. */
+int minimd_velocity_create(minimd *m);
+/** The current temperature (a global sum). */
+double minimd_temperature(minimd *m);
+
+PORTA_EXTERN_C_END
+
+#endif /* MINIMD_SETUP_H */
