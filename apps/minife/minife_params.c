@@ -88,27 +88,28 @@ static int set_ignored(void *user, const char *key, const char *v) {
 }
 
 static const app_cli_option minife_options[] = {
-    {"nx", "N", "elements along x (default 10)", set_size},
-    {"ny", "N", "elements along y (default nx)", set_size},
-    {"nz", "N", "elements along z (default ny)", set_size},
+    {"nx", "N", "elements along x (default 10)", set_size, NULL, 0},
+    {"ny", "N", "elements along y (default nx)", set_size, NULL, 0},
+    {"nz", "N", "elements along z (default ny)", set_size, NULL, 0},
     {"load_imbalance", "PCT", "make the decomposition this many percent unbalanced (default 0)",
-     set_imbalance},
+     set_imbalance, NULL, 0},
     {"verify_solution", "0|1",
      "check the centre points against the analytic solution (exit 1 "
      "if the error is above 0.06)",
-     set_flag},
-    {"mv_overlap_comm_comp", "0|1", "overlap the halo exchange with the interior rows", set_flag},
+     set_flag, NULL, 0},
+    {"mv_overlap_comm_comp", "0|1", "overlap the halo exchange with the interior rows", set_flag,
+     NULL, 0},
     {"source_free", "0|1",
      "solve with Q = 0, the problem the analytic solution belongs to, and report the largest "
      "error over every node",
-     set_flag},
-    {"name", "TEXT", "added to the YAML file's name", set_name},
+     set_flag, NULL, 0},
+    {"name", "TEXT", "added to the YAML file's name", set_name, NULL, 0},
     {"matvec_lanes", "L",
      "vector lanes per matrix row in the matvec: 0 = one thread a row (default on the host), "
      "2..32 (default 4 on a GPU; default mode only: --reproducible keeps one thread a row)",
-     set_lanes},
+     set_lanes, NULL, 0},
     {"numthreads", "N", "accepted for the reference's command lines; use --porta-threads",
-     set_ignored},
+     set_ignored, NULL, 0},
 };
 
 void minife_params_defaults(minife_params *p) {

@@ -40,8 +40,9 @@ static int grab(FILE *f, const char *path, int *line, int n, double *list, const
       errno = 0;
       const double v = strtod(p, &end);
       if (end == p || !isfinite(v) || (*end && !strchr(" \t\r\n\f", *end))) {
-        snprintf(err, errlen, "%s:%d: '%.20s' is not a number (value %d of %s)", path, *line, p,
-                 i + 1, what);
+        snprintf(err, errlen, "%s:%d: '%.*s' is not a number (value %d of %s)", path, *line,
+                 (int)strcspn(p, " \t\r\n\f") > 40 ? 40 : (int)strcspn(p, " \t\r\n\f"), p, i + 1,
+                 what);
         return PORTA_ERROR_INVALID_ARGUMENT;
       }
       if (i == n) {

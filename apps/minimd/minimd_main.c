@@ -124,12 +124,12 @@ int main(int argc, char **argv) {
   app_begin(&argc, &argv, &spec, &cli);
   const int rank = app_mpi_rank(), nranks = app_mpi_size();
   if (cl.threads > 0 && porta_set_num_threads(cl.threads) != PORTA_SUCCESS)
-    app_exit_all(2, "minimd: %s", porta_last_error_message());
+    app_exit_all(2, "%s", porta_last_error_message());
   const int threads = porta_num_threads() > 0 ? porta_num_threads() : 1;
 
   char err[2048] = "";
   if (minimd_params_read(&m.prm, cli.input, &cl, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
-    app_exit_all(2, "minimd: %s", err);
+    app_exit_all(2, "%s", err);
   minimd_params *p = &m.prm;
   if (p->data_file[0])
     app_exit_all(2,
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
     char path[1100];
     eam_path(p->input, path, sizeof path);
     if (minimd_eam_read(&m.eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
-      app_exit_all(2, "minimd: %s", err);
+      app_exit_all(2, "%s", err);
     mass = m.eam.mass;
   }
   minimd_units_setup(&m, mass);
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
   app_h5 h5;
   memset(&h5, 0, sizeof h5);
   if (!cli.no_h5 && app_h5_create(&h5, cli.output, MPI_COMM_WORLD) != PORTA_SUCCESS)
-    app_exit_all(1, "minimd: %s", porta_last_error_message());
+    app_exit_all(1, "%s", porta_last_error_message());
   app_porta_errors_fatal();
 
   RUN(minimd_neighbor_setup(&m));

@@ -192,15 +192,18 @@ int minimd_write_atoms(const minimd *m, app_h5 *h, const char *group) {
   double *x = NULL, *v = NULL;
   int64_t *type = NULL;
   PORTA_CHECK(gather_by_id(m, &x, &v, &type));
+  /* rank 0 holds them all: one block of [natoms][3] (the others take part with none) */
   const int64_t n0 = m->comm.rank == 0 ? m->atoms.natoms : 0;
+  const int64_t global[2] = {m->atoms.natoms, 3}, start[2] = {0, 0}, count[2] = {n0, 3};
+  const int64_t count1[1] = {n0};
   char path[256];
   PORTA_CHECK(app_h5_group(h, group));
   snprintf(path, sizeof path, "%s/x", group);
-  int rc = app_h5_write_1d_concat_f64(h, path, x, 3 * n0, NULL);
+  int rc = app_h5_write_block_f64(h, path, 2, global, start, count, x);
   snprintf(path, sizeof path, "%s/v", group);
-  if (rc == PORTA_SUCCESS) rc = app_h5_write_1d_concat_f64(h, path, v, 3 * n0, NULL);
+  if (rc == PORTA_SUCCESS) rc = app_h5_write_block_f64(h, path, 2, global, start, count, v);
   snprintf(path, sizeof path, "%s/type", group);
-  if (rc == PORTA_SUCCESS) rc = app_h5_write_1d_concat_i64(h, path, type, n0, NULL);
+  if (rc == PORTA_SUCCESS) rc = app_h5_write_block_i64(h, path, 1, global, start, count1, type);
   free(x);
   free(v);
   free(type);
@@ -239,6 +242,7 @@ int minimd_write_h5(const minimd *m, app_h5 *h, int threads) {
   PORTA_CHECK(app_h5_write_1d_double(h, "/thermo/T", th->t, th->n));
   PORTA_CHECK(app_h5_write_1d_double(h, "/thermo/U", th->u, th->n));
   PORTA_CHECK(app_h5_write_1d_double(h, "/thermo/P", th->p, th->n));
+  PORTA_CHECK(app_h5_write_1d_double(h, "/thermo/time", th->time, th->n));
   PORTA_CHECK(app_h5_group(h, "/timings"));
   const minimd_times *t = &m->times;
   PORTA_CHECK(app_h5_attr_double(h, "/timings", "total", t->total));

@@ -44,9 +44,9 @@ static int set_name(void *user, const char *key, const char *value) {
 }
 
 static const app_cli_option options[] = {
-    {"nx", "N", "cells along x", set_long},
-    {"ny", "N", "cells along y", set_long},
-    {"name", "TEXT", "a free-form label", set_name},
+    {"nx", "N", "cells along x", set_long, NULL, 0},
+    {"ny", "N", "cells along y", set_long, NULL, 0},
+    {"name", "TEXT", "a free-form label", set_name, NULL, 0},
 };
 
 static opts g_opts;

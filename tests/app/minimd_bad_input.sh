@@ -1,0 +1,51 @@
+#!/bin/sh
+# miniMD with a bad deck, potential file or command line: exit status 1 or 2 (not a crash, a
+# signal or a hang), a message matching REGEX that names the problem, no result file left.
+# With REGEX "ok:RE" the run must instead succeed (exit 0) and print a line matching RE.
+# The decks and the potential of INPUTS are copied to a directory of its own, then EDIT:
+#   -                  nothing
+#   line:FILE:N:TEXT   line N of FILE becomes TEXT
+#   head:FILE:N        FILE keeps its first N lines
+#   blank:FILE:N       a blank line is inserted after line N of FILE
+#   drop:FILE          FILE is removed
+#   minimd_bad_input.sh MPIEXEC NP MINIMD INPUTS REGEX EDIT MINIMD_ARGS...
+set -u
+mpiexec=$1 np=$2 exe=$3 inputs=$4 regex=$5 edit=$6
+shift 6
+dir=$(mktemp -d "${TMPDIR:-/tmp}/minimd_bad.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+cp "$inputs"/in.lj.miniMD "$inputs"/in.eam.miniMD "$inputs"/Cu_u6.eam . || exit 1
+IFS=: read -r kind file n text <<END
+$edit
+END
+case $kind in
+  -) ;;
+  line) awk -v n="$n" -v t="$text" 'NR == n { print t; next } { print }' "$file" >e && mv e "$file" ;;
+  head) head -n "$n" "$file" >e && mv e "$file" ;;
+  blank) awk -v n="$n" '{ print } NR == n { print "" }' "$file" >e && mv e "$file" ;;
+  drop) rm -f "$file" ;;
+  *) echo "minimd_bad_input.sh: unknown edit $edit"; exit 2 ;;
+esac
+"$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
+rc=$?
+cat out.log
+fail=0
+case $regex in
+  ok:*)
+    [ $rc -eq 0 ] || { echo "FAIL: exit status $rc (expected 0)"; fail=1; }
+    grep -Eq -- "${regex#ok:}" out.log || { echo "FAIL: no line matching '${regex#ok:}'"; fail=1; }
+    ;;
+  *)
+    case $rc in
+      1 | 2) ;;
+      *) echo "FAIL: exit status $rc (expected 1 or 2)"; fail=1 ;;
+    esac
+    grep -Eq -- "$regex" out.log || { echo "FAIL: no message matching '$regex'"; fail=1; }
+    ls minimd.h5 minimd.h5.tmp* >/dev/null 2>&1 && { echo "FAIL: a result file was left"; fail=1; }
+    ;;
+esac
+grep -Eqi "segmentation|signal [0-9]|core dumped|AddressSanitizer|runtime error|floating point" out.log &&
+  { echo "FAIL: crashed"; fail=1; }
+[ $fail -eq 0 ] && echo PASS
+exit $fail

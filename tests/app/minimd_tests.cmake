@@ -1,0 +1,126 @@
+# miniMD tests: included from tests/app/CMakeLists.txt at the end of the top-level
+# configuration, once the `minimd` target exists.
+set(_mdin "${PROJECT_SOURCE_DIR}/inputs/minimd")
+set(_mdref "${_mdin}/reference")
+set(_mpi "${MPIEXEC_EXECUTABLE}")
+
+function(minimd_test name np)
+  cmake_parse_arguments(T "" "TIMEOUT" "COMMAND;ENVIRONMENT" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name} COMMAND ${T_COMMAND} WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(${name} PROPERTIES LABELS "app;mpi" TIMEOUT ${T_TIMEOUT} PROCESSORS ${np}
+                       ENVIRONMENT "${PORTA_APP_MPI_ENV};${T_ENVIRONMENT}")
+endfunction()
+
+#   minimd_ref_test(NAME NP REF [--conserve TOL] -- MINIMD_ARGS...): thermo lines against the
+#   reference's (inputs/minimd/reference), 7 printed digits, one unit of the last
+function(minimd_ref_test name np ref)
+  minimd_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
+              $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt" ${ARGN})
+endfunction()
+
+# LJ and EAM, 500 steps, on 1, 2, 4 and 8 ranks, half lists (Newton across ghosts for LJ) and
+# full lists: the reference's printed thermo lines (the reference agrees with itself across
+# rank counts and list kinds to step 500).
+set(_lj -i "${_mdin}/in.lj.miniMD")
+set(_eam -i "${_mdin}/in.eam.miniMD")
+foreach(np 1 2 4 8)
+  minimd_ref_test(minimd.ref.lj.s8.half.np${np} ${np} lj_s8_n500_np1_half -- ${_lj} -s 8 -n 500)
+  minimd_ref_test(minimd.ref.eam.s8.half.np${np} ${np} eam_s8_n500_np1_half
+                  -- ${_eam} -s 8 -n 500)
+endforeach()
+foreach(np 1 2 4)
+  minimd_ref_test(minimd.ref.lj.s8.full.np${np} ${np} lj_s8_n500_np1_full
+                  -- ${_lj} -s 8 -n 500 --half_neigh 0)
+  minimd_ref_test(minimd.ref.eam.s8.full.np${np} ${np} eam_s8_n500_np1_full
+                  -- ${_eam} -s 8 -n 500 --half_neigh 0)
+endforeach()
+# thermo every 10 steps, other sizes and shapes, a last line off the thermo interval, the
+# reference's options (one type, 4 bins, no sorting), 2 threads
+minimd_ref_test(minimd.ref.lj.t10.half.np1 1 lj_t10_s8_n100_np1_half
+                -- -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100)
+minimd_ref_test(minimd.ref.lj.t10.full.np2 2 lj_t10_s8_n100_np1_full
+                -- -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100 --half_neigh 0)
+minimd_ref_test(minimd.ref.eam.t10.np2 2 eam_t10_s8_n100_np1_half
+                -- -i "${_mdin}/in.eam.t10.miniMD" -s 8 -n 100)
+minimd_ref_test(minimd.ref.lj.n150.np1 1 lj_s8_n150_np1 -- ${_lj} -s 8 -n 150)
+minimd_ref_test(minimd.ref.lj.6x8x10.np1 1 lj_nx6ny8nz10_n200_np1
+                -- ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
+minimd_ref_test(minimd.ref.lj.6x8x10.np3 3 lj_nx6ny8nz10_n200_np1
+                -- ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
+minimd_ref_test(minimd.ref.lj.s16.np4 4 lj_s16_n500_np1_half -- ${_lj} -s 16 -n 500)
+minimd_ref_test(minimd.ref.eam.s16.np2 2 eam_s16_n200_np1_half -- ${_eam} -s 16 -n 200)
+minimd_ref_test(minimd.ref.lj.ntypes1.np1 1 lj_ntypes1_s8_n200_np1
+                -- ${_lj} -s 8 -n 200 --ntypes 1)
+minimd_ref_test(minimd.ref.lj.b4.np2 2 lj_b4_s8_n200_np1 -- ${_lj} -s 8 -n 200 -b 4)
+minimd_ref_test(minimd.ref.lj.sort0.np1 1 lj_sort0_s8_n200_np1 -- ${_lj} -s 8 -n 200 --sort 0)
+minimd_ref_test(minimd.ref.lj.sort7.np2 2 lj_sort0_s8_n200_np1 -- ${_lj} -s 8 -n 200 --sort 7)
+minimd_ref_test(minimd.ref.lj.threads2.np1 1 lj_s8_n500_np1_half -- ${_lj} -s 8 -n 500 -t 2)
+minimd_ref_test(minimd.ref.eam.threads2.np1 1 eam_s8_n500_np1_half -- ${_eam} -s 8 -n 500 -t 2)
+# energy conservation over 1,000 steps: 1.5 T + U within 0.3 % of its start, and the
+# reference's thermo lines all the way
+minimd_ref_test(minimd.energy.lj.np2 2 lj_s8_n1000_np1_energy --conserve 3e-3
+                -- ${_lj} -s 8 -n 1000)
+
+# --reproducible: thermo table and final atoms bitwise identical (h5diff) on 1-4 ranks, 1 and 2
+# threads, Serial and OpenMP, LJ and EAM
+find_program(PORTA_H5DIFF_EXECUTABLE NAMES h5diff h5diff.openmpi DOC "HDF5's h5diff")
+if(PORTA_H5DIFF_EXECUTABLE)
+  foreach(pot lj eam)
+    minimd_test(minimd.reproducible.${pot} 4 TIMEOUT 600
+                COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                        "${PORTA_H5DIFF_EXECUTABLE}" -i "${_mdin}/in.${pot}.miniMD" -s 5 -n 60)
+  endforeach()
+else()
+  message(STATUS "  tests/app: h5diff not found, minimd.reproducible is skipped")
+endif()
+
+# Bad input: the message names the problem (and the file and line), exit 1 or 2, no crash
+#   minimd_bad(NAME NP REGEX EDIT ARGS...) - see minimd_bad_input.sh
+function(minimd_bad name np regex edit)
+  minimd_test(minimd.bad.${name} ${np} TIMEOUT 120
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_bad_input.sh" "${_mpi}" ${np}
+                      $<TARGET_FILE:minimd> "${_mdin}" "${regex}" "${edit}" ${ARGN})
+endfunction()
+minimd_bad(units 2 "in.lj.miniMD:3: units 'foo'" "line:in.lj.miniMD:3:foo   units" -s 4 -n 10)
+minimd_bad(force_style 1 "in.lj.miniMD:5: force style 'morse'" "line:in.lj.miniMD:5:morse"
+           -s 4 -n 10)
+minimd_bad(size_word 1 "in.lj.miniMD:7: .*'abc'" "line:in.lj.miniMD:7:32 abc 32" -n 10)
+minimd_bad(size_missing 1 "in.lj.miniMD:7: expected the problem size" "line:in.lj.miniMD:7:32 32"
+           -n 10)
+minimd_bad(density_zero 1 "in.lj.miniMD:11: the density must be positive"
+           "line:in.lj.miniMD:11:0.0 density" -s 4 -n 10)
+minimd_bad(cutoff_negative 1 "in.lj.miniMD:13: the force cut-off must be positive"
+           "line:in.lj.miniMD:13:-2.5 0.3" -s 4 -n 10)
+minimd_bad(dt_nan 1 "in.lj.miniMD:9: .*nan" "line:in.lj.miniMD:9:nan" -s 4 -n 10)
+minimd_bad(short_deck 1 "in.lj.miniMD:14: expected the thermo interval" "head:in.lj.miniMD:13"
+           -s 4 -n 10)
+minimd_bad(no_deck 2 "missing.miniMD.*No such file" "-" -i missing.miniMD)
+minimd_bad(no_potential 2 "cannot open the EAM potential file 'Cu_u6.eam'" "drop:Cu_u6.eam"
+           -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(potential_truncated 2 "Cu_u6.eam:150: the file ends after .* of the 500 values of"
+           "head:Cu_u6.eam:150" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(potential_header 1 "Cu_u6.eam:3: expected 'nrho drho nr dr cut'"
+           "line:Cu_u6.eam:3:500 abc" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(potential_word 1 "Cu_u6.eam:20: 'x1' is not a number" "line:Cu_u6.eam:20:x1 2 3"
+           -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_lj_units 1 "EAM needs metal units" "-" -i in.eam.miniMD -s 4 -n 10 -u lj)
+minimd_bad(unknown_option 1 "unknown option" "-" -s 4 --bogus 3)
+minimd_bad(sse 1 "SSE" "-" -s 4 -sse 1)
+minimd_bad(half_neigh 1 "half_neigh: '2' is not a whole number in -1..1" "-" -s 4 --half_neigh 2)
+minimd_bad(too_many_atoms 1 "atoms, more than" "-" -s 100000)
+minimd_bad(huge_cutoff 1 "neighbour cut-off .* makes no sense" "line:in.lj.miniMD:13:1000 0.3"
+           -s 4 -n 10)
+minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
+           "line:in.lj.miniMD:9:0.5" -s 6 -n 100)
+minimd_bad(blow_up.np4 4 "step 20: .*(sub-domain|box length|not finite)"
+           "line:in.lj.miniMD:9:0.2" -s 6 -n 40)
+minimd_bad(data_file 1 "data files .* not supported" "line:in.lj.miniMD:4:1m.data" -s 4 -n 10)
+# where the reference crashes (thermo every 0: integer division by zero) or misreads (a blank
+# line in the potential: a segmentation fault), Porta runs: the start and the end only; the
+# blank line ignored
+minimd_bad(thermo0 1 "ok:^60 [-0-9.e+]+ " "line:in.lj.miniMD:14:0 thermo" -s 4 -n 60)
+minimd_bad(potential_blank 1 "ok:^0 6.000000e\\+02 " "blank:Cu_u6.eam:40" -i in.eam.miniMD -s 4
+           -n 10)
