@@ -22,14 +22,15 @@ function(minimd_ref_test name np ref)
 endfunction()
 
 # LJ and EAM, 500 steps, on 1, 2, 4 and 8 ranks, half lists (Newton across ghosts for LJ) and
-# full lists: the reference's printed thermo lines (the reference agrees with itself across
+# full lists (Porta's default): the reference's printed thermo lines (the reference agrees with itself across
 # rank counts and list kinds to step 500).
 set(_lj -i "${_mdin}/in.lj.miniMD")
 set(_eam -i "${_mdin}/in.eam.miniMD")
 foreach(np 1 2 4 8)
-  minimd_ref_test(minimd.ref.lj.s8.half.np${np} ${np} lj_s8_n500_np1_half -- ${_lj} -s 8 -n 500)
+  minimd_ref_test(minimd.ref.lj.s8.half.np${np} ${np} lj_s8_n500_np1_half
+                  -- ${_lj} -s 8 -n 500 --half_neigh 1)
   minimd_ref_test(minimd.ref.eam.s8.half.np${np} ${np} eam_s8_n500_np1_half
-                  -- ${_eam} -s 8 -n 500)
+                  -- ${_eam} -s 8 -n 500 --half_neigh 1)
 endforeach()
 foreach(np 1 2 4)
   minimd_ref_test(minimd.ref.lj.s8.full.np${np} ${np} lj_s8_n500_np1_full
@@ -40,11 +41,13 @@ endforeach()
 # thermo every 10 steps, other sizes and shapes, a last line off the thermo interval, the
 # reference's options (one type, 4 bins, no sorting), 2 threads
 minimd_ref_test(minimd.ref.lj.t10.half.np1 1 lj_t10_s8_n100_np1_half
-                -- -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100)
+                -- -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100 --half_neigh 1)
+minimd_ref_test(minimd.ref.lj.half_gn0.np2 2 lj_s8_n500_np1_half
+                -- ${_lj} -s 8 -n 500 --half_neigh 1 -gn 0)
 minimd_ref_test(minimd.ref.lj.t10.full.np2 2 lj_t10_s8_n100_np1_full
                 -- -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100 --half_neigh 0)
 minimd_ref_test(minimd.ref.eam.t10.np2 2 eam_t10_s8_n100_np1_half
-                -- -i "${_mdin}/in.eam.t10.miniMD" -s 8 -n 100)
+                -- -i "${_mdin}/in.eam.t10.miniMD" -s 8 -n 100 --half_neigh 1)
 minimd_ref_test(minimd.ref.lj.n150.np1 1 lj_s8_n150_np1 -- ${_lj} -s 8 -n 150)
 minimd_ref_test(minimd.ref.lj.6x8x10.np1 1 lj_nx6ny8nz10_n200_np1
                 -- ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
