@@ -110,6 +110,7 @@ static void swap_plans_free(minimd_swap *w) {
 void minimd_comm_free(minimd_comm *c) {
   for (int s = 0; s < c->nswap; ++s) {
     swap_plans_free(&c->swaps[s]);
+    porta_view_i64_release(&c->swaps[s].list_d);
     free(c->swaps[s].sendlist);
   }
   free(c->swaps);
@@ -378,10 +379,31 @@ static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, i
   return rc;
 }
 
+/** A self swap's send list on the execution space. */
+static int self_list(minimd_swap *w, porta_exec exec) {
+  porta_view_i64_release(&w->list_d);
+  const int64_t n = w->nsend > 0 ? w->nsend : 1;
+  porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
+                            PORTA_VIEW_UNINITIALIZED, NULL};
+  PORTA_CHECK(porta_view_i64_create(&w->list_d, "minimd_sendlist", 1, &n, &opt));
+  if (w->nsend == 0) return PORTA_SUCCESS;
+  porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
+  porta_view_i64 h;
+  PORTA_CHECK(porta_view_i64_wrap(&h, w->sendlist, "minimd_sendlist_host", 1, &n, &hopt));
+  int rc = porta_deep_copy(w->list_d, h);
+  porta_view_i64_release(&h);
+  return rc;
+}
+
 int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar) {
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
     swap_plans_free(w);
+    w->self = w->sendproc == c->rank && w->recvproc == c->rank;
+    if (w->self) { /* no messages: one kernel per swap (nsend == nrecv) */
+      PORTA_CHECK(self_list(w, exec));
+      continue;
+    }
     PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 0, 100 + s, &w->forward));
     if (reverse) {
       PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 1, 200 + s, &w->reverse));
@@ -398,6 +420,11 @@ int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
   porta_view f = PORTA_VIEW_ERASE(x);
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
+    if (w->self) {
+      if (w->nsend > 0)
+        PORTA_CHECK(minimd_self_forward(exec, x, w->list_d, w->nsend, w->firstrecv, w->shift));
+      continue;
+    }
     PORTA_CHECK(app_exchange_run(w->forward, &f, 1));
     if (w->nrecv > 0 && (w->shift[0] != 0.0 || w->shift[1] != 0.0 || w->shift[2] != 0.0))
       PORTA_CHECK(minimd_shift(exec, x, w->firstrecv, w->nrecv, w->shift));
@@ -405,15 +432,26 @@ int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
   return PORTA_SUCCESS;
 }
 
-int minimd_comm_reverse(minimd_comm *c, porta_view_vec3 f) {
+int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
   porta_view g = PORTA_VIEW_ERASE(f);
-  for (int s = c->nswap - 1; s >= 0; --s) PORTA_CHECK(app_exchange_run(c->swaps[s].reverse, &g, 1));
+  for (int s = c->nswap - 1; s >= 0; --s) {
+    minimd_swap *w = &c->swaps[s];
+    if (!w->self)
+      PORTA_CHECK(app_exchange_run(w->reverse, &g, 1));
+    else if (w->nsend > 0)
+      PORTA_CHECK(minimd_self_reverse(exec, f, w->list_d, w->nsend, w->firstrecv));
+  }
   return PORTA_SUCCESS;
 }
 
-int minimd_comm_forward_scalar(minimd_comm *c, porta_view_f64 v) {
+int minimd_comm_forward_scalar(minimd_comm *c, porta_exec exec, porta_view_f64 v) {
   porta_view g = PORTA_VIEW_ERASE(v);
-  for (int s = 0; s < c->nswap; ++s)
-    PORTA_CHECK(app_exchange_run(c->swaps[s].forward_scalar, &g, 1));
+  for (int s = 0; s < c->nswap; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    if (!w->self)
+      PORTA_CHECK(app_exchange_run(w->forward_scalar, &g, 1));
+    else if (w->nsend > 0)
+      PORTA_CHECK(minimd_self_scalar(exec, v, w->list_d, w->nsend, w->firstrecv));
+  }
   return PORTA_SUCCESS;
 }

@@ -28,9 +28,9 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar);
 /** Ghost positions from their owners (every step that is not a re-neighbouring). */
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
 /** Ghost forces added into their owners, in reverse swap order. */
-int minimd_comm_reverse(minimd_comm *c, porta_view_vec3 f);
+int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f);
 /** One double per atom to the ghosts. */
-int minimd_comm_forward_scalar(minimd_comm *c, porta_view_f64 v);
+int minimd_comm_forward_scalar(minimd_comm *c, porta_exec exec, porta_view_f64 v);
 
 PORTA_EXTERN_C_END
 

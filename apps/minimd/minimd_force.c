@@ -149,11 +149,28 @@ PORTA_FORCEINLINE_FUNCTION double spl_deriv(const porta_view_f64 *s, int m, doub
   return (c[0] * p + c[1]) * p + c[2];
 }
 
-/* pass 1: the density at atom i (half lists: also at owned partners, atomically) */
+/* pass 1: the density at atom i (half lists: also at owned partners, atomically). A third of
+ * the listed pairs lie beyond the cut-off: skipping them beat a branch-free vector loop (its
+ * square roots and table gathers for every listed pair) on the CPU. */
 PORTA_FOR(minimd_k_eam_rho, force_args, a, i) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
   const int n = PORTA_AT1(a->numneigh, i);
   double rho = 0.0;
+  if (!a->half) {
+    for (int k = 0; k < n; ++k) {
+      const int32_t j = PORTA_AT2(a->neighbors, i, k);
+      const minimd_vec3 xj = PORTA_AT1(a->x, j);
+      const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq >= a->cutforcesq) continue;
+      double p;
+      const int m = eam_knot(sqrt(rsq), a->rdr, a->nr, &p);
+      const double r = spl_value(&a->rhor, m, p);
+      rho += r;
+    }
+    PORTA_AT1(a->rho, i) = rho;
+    return;
+  }
   for (int k = 0; k < n; ++k) {
     const int32_t j = PORTA_AT2(a->neighbors, i, k);
     const minimd_vec3 xj = PORTA_AT1(a->x, j);
@@ -164,13 +181,10 @@ PORTA_FOR(minimd_k_eam_rho, force_args, a, i) {
       const int m = eam_knot(sqrt(rsq), a->rdr, a->nr, &p);
       const double r = spl_value(&a->rhor, m, p);
       rho += r;
-      if (a->half && j < a->nlocal) porta_atomic_add_f64(&PORTA_AT1(a->rho, j), r);
+      if (j < a->nlocal) porta_atomic_add_f64(&PORTA_AT1(a->rho, j), r);
     }
   }
-  if (a->half)
-    porta_atomic_add_f64(&PORTA_AT1(a->rho, i), rho);
-  else
-    PORTA_AT1(a->rho, i) = rho;
+  porta_atomic_add_f64(&PORTA_AT1(a->rho, i), rho);
 }
 
 /* F'(rho) for the force pass, F(rho) into the energy */
@@ -185,50 +199,67 @@ PORTA_FOR(minimd_k_eam_embed, force_args, a, i) {
   if (a->eflag) PORTA_AT1(a->eatom, i) = spl_value(&a->frho, m, p);
 }
 
+/** One EAM pair at squared distance rsq: f_pair, and phi for the energy (0 beyond the cut). */
+PORTA_FORCEINLINE_FUNCTION double eam_pair(const force_args *a, double rsq, double fpi, double fpj,
+                                           double *phi_out) {
+  const double r = sqrt(rsq);
+  double p;
+  const int m = eam_knot(r, a->rdr, a->nr, &p);
+  const double rhop = spl_deriv(&a->rhor, m, p);
+  const double z2p = spl_deriv(&a->z2r, m, p);
+  const double z2 = spl_value(&a->z2r, m, p);
+  const double recip = 1.0 / r;
+  const double phi = z2 * recip;
+  const double phip = z2p * recip - phi * recip;
+  const double psip = fpi * rhop + fpj * rhop + phip;
+  const int in = rsq < a->cutforcesq;
+  *phi_out = in ? phi : 0.0;
+  return in ? -psip * recip : 0.0;
+}
+
 /* pass 2: pair forces; the energy adds to the embedding energy already in eatom */
 PORTA_FOR(minimd_k_eam_force, force_args, a, i) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
   const int n = PORTA_AT1(a->numneigh, i);
   const double fpi = PORTA_AT1(a->fp, i);
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
-  for (int k = 0; k < n; ++k) {
-    const int32_t j = PORTA_AT2(a->neighbors, i, k);
-    const minimd_vec3 xj = PORTA_AT1(a->x, j);
-    const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
-    const double rsq = dx * dx + dy * dy + dz * dz;
-    if (rsq < a->cutforcesq) {
-      const double r = sqrt(rsq);
-      double p;
-      const int m = eam_knot(r, a->rdr, a->nr, &p);
-      const double rhop = spl_deriv(&a->rhor, m, p);
-      const double z2p = spl_deriv(&a->z2r, m, p);
-      const double z2 = spl_value(&a->z2r, m, p);
-      const double recip = 1.0 / r;
-      const double phi = z2 * recip;
-      const double phip = z2p * recip - phi * recip;
-      const double psip = fpi * rhop + PORTA_AT1(a->fp, j) * rhop + phip;
-      const double fpair = -psip * recip;
+  if (!a->half) { /* each pair seen from both atoms: half its energy and virial is i's */
+    for (int k = 0; k < n; ++k) {
+      const int32_t j = PORTA_AT2(a->neighbors, i, k);
+      const minimd_vec3 xj = PORTA_AT1(a->x, j);
+      const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq >= a->cutforcesq) continue;
+      double phi;
+      const double fpair = eam_pair(a, rsq, fpi, PORTA_AT1(a->fp, j), &phi);
       fx += dx * fpair;
       fy += dy * fpair;
       fz += dz * fpair;
-      double s = 0.5; /* full list: each pair seen twice */
-      if (a->half) {
-        s = j < a->nlocal ? 1.0 : 0.5;
-        if (j < a->nlocal) add_atomic(a, j, -dx * fpair, -dy * fpair, -dz * fpair);
-      }
-      if (a->eflag) {
-        e += s * phi;
-        w += s * rsq * fpair;
-      }
+      e += 0.5 * phi;
+      w += 0.5 * rsq * fpair;
     }
-  }
-  if (a->half) {
-    add_atomic(a, i, fx, fy, fz);
-  } else {
     minimd_vec3 *fi = &PORTA_AT1(a->f, i);
     fi->v[0] = fx;
     fi->v[1] = fy;
     fi->v[2] = fz;
+  } else { /* owned partners updated here; owned-ghost pairs are listed on both ranks */
+    for (int k = 0; k < n; ++k) {
+      const int32_t j = PORTA_AT2(a->neighbors, i, k);
+      const minimd_vec3 xj = PORTA_AT1(a->x, j);
+      const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq >= a->cutforcesq) continue;
+      double phi;
+      const double fpair = eam_pair(a, rsq, fpi, PORTA_AT1(a->fp, j), &phi);
+      fx += dx * fpair;
+      fy += dy * fpair;
+      fz += dz * fpair;
+      const double s = j < a->nlocal ? 1.0 : 0.5;
+      if (j < a->nlocal) add_atomic(a, j, -dx * fpair, -dy * fpair, -dz * fpair);
+      e += s * phi;
+      w += s * rsq * fpair;
+    }
+    add_atomic(a, i, fx, fy, fz);
   }
   if (a->eflag) {
     PORTA_AT1(a->eatom, i) += e;

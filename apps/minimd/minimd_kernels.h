@@ -12,6 +12,15 @@ PORTA_EXTERN_C_BEGIN
 /** x[first .. first + n) += shift (a swap's periodic image). */
 int minimd_shift(porta_exec exec, porta_view_vec3 x, int64_t first, int64_t n,
                  const double shift[3]);
+/** A swap with this rank itself: x[first + k] = x[list[k]] + shift for k < n. */
+int minimd_self_forward(porta_exec exec, porta_view_vec3 x, porta_view_i64 list, int64_t n,
+                        int64_t first, const double shift[3]);
+/** Its reverse: f[list[k]] += f[first + k]. */
+int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list, int64_t n,
+                        int64_t first);
+/** One double per atom: s[first + k] = s[list[k]]. */
+int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, int64_t n,
+                       int64_t first);
 
 /** Bins and stencil for this rank's sub-box (host work; allocates the bin views). */
 int minimd_neighbor_setup(minimd *m);

@@ -42,11 +42,11 @@ static void compute_force(minimd *m, int eflag) {
     TIMED(m, &m->times.force, minimd_force_lj(m, eflag));
   } else {
     TIMED(m, &m->times.force, minimd_force_eam(m, eflag));
-    TIMED(m, &m->times.force, minimd_comm_forward_scalar(&m->comm, m->eam.fp));
+    TIMED(m, &m->times.force, minimd_comm_forward_scalar(&m->comm, m->exec, m->eam.fp));
     TIMED(m, &m->times.force, minimd_force_eam_pairs(m, eflag));
   }
   if (m->neigh.half && m->neigh.newton)
-    TIMED(m, &m->times.comm, minimd_comm_reverse(&m->comm, m->atoms.f));
+    TIMED(m, &m->times.comm, minimd_comm_reverse(&m->comm, m->exec, m->atoms.f));
 }
 
 /** Migration, sorting, ghosts and the list: the re-neighbouring of step `step`. */
@@ -143,10 +143,14 @@ int main(int argc, char **argv) {
   m.exec = porta_exec_default();
   m.reproducible = cli.reproducible;
   RUN(app_sum_create(&m.sum, MPI_COMM_WORLD, m.reproducible, NULL));
-  /* Full lists unless a half list is asked for: each atom sums its own force in a vector loop,
-     no atomics; on 2 CPU cores (LJ -s 32) 1.5x faster than the half list's atomic updates
-     (docs/minimd.md) */
-  m.neigh.half = p->half_neigh != 0 && p->half_neigh != -2;
+  /* The list kind when --half_neigh is not given, as measured (docs/minimd.md): LJ a full
+     list everywhere (its vector loop without atomics beat the half list's atomic updates 1.6x
+     on 2 CPU cores); EAM a half list on the host (its pairs cost square roots and table
+     look-ups, so computing each once wins, 1.26x) and a full list on a GPU (no atomics). */
+  if (p->half_neigh == -2)
+    m.neigh.half = p->force == MINIMD_FORCE_EAM && m.exec.backend != PORTA_BACKEND_CUDA;
+  else
+    m.neigh.half = p->half_neigh != 0;
   if (m.reproducible && m.neigh.half) {
     /* a half list adds each pair's force to two atoms in whatever order the threads run */
     if (rank == 0) printf("# --reproducible: full neighbour lists in global-id order\n");

@@ -120,26 +120,6 @@ PORTA_FOR(minimd_k_sort_list, nb_args, a, i) {
   }
 }
 
-typedef struct shift_args {
-  porta_view_vec3 x;
-  int64_t first;
-  double s[3];
-} shift_args;
-
-PORTA_FOR(minimd_k_shift, shift_args, a, k) {
-  minimd_vec3 *p = &PORTA_AT1(a->x, a->first + k);
-  for (int d = 0; d < 3; ++d) p->v[d] += a->s[d];
-}
-
-int minimd_shift(porta_exec exec, porta_view_vec3 x, int64_t first, int64_t n,
-                 const double shift[3]) {
-  shift_args a;
-  a.x = x;
-  a.first = first;
-  for (int d = 0; d < 3; ++d) a.s[d] = shift[d];
-  return porta_parallel_for("minimd_shift", exec, porta_range(0, n), &minimd_k_shift, &a);
-}
-
 /* ---- host side --------------------------------------------------------------------------- */
 
 /** The reference's bin distance: the closest approach of two bins i, j, k apart. */

@@ -113,8 +113,8 @@ static const app_cli_option minimd_options[] = {
     {"ntypes", "N", "atom types (default 4; every pair has the same parameters)", set_int, NULL, 0},
     {"neigh_bins", "N", "neighbour bins per dimension (default 5/6 of the cells)", set_int, "b", 0},
     {"half_neigh", "K",
-     "1 half neighbour list (the reference's default), 0 full list (Porta's default: faster "
-     "here on CPUs and GPUs)",
+     "1 half neighbour list, 0 full list (default: full for LJ, half for EAM on the host, "
+     "full on a GPU; the reference's default is 1)",
      set_int, NULL, 0},
     {"ghost_newton", "K", "1 Newton's third law across ghosts (default; EAM uses 0)", set_int, "gn",
      0},
@@ -139,7 +139,7 @@ void minimd_cli_defaults(minimd_cli *c) {
   c->threads = -1;
   c->ntypes = 4;
   c->nbins = 0;
-  c->half_neigh = -2; /* not given: full lists (measured faster on every back end) */
+  c->half_neigh = -2; /* not given: chosen per force field and back end (minimd_main.c) */
   c->ghost_newton = -1;
   c->sort = -1;
   c->units = -1;
