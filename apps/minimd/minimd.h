@@ -154,8 +154,9 @@ typedef struct minimd {
   porta_exec exec;
   app_sum *sum;
   int reproducible;
-  double virial, eng;   /**< local sums of the last force with energy */
-  porta_view_i32 error; /**< [1] a kernel's complaint (atom that left its bins, ...) */
+  int device_reneighbor; /**< one rank on a GPU: re-neighbouring without the host */
+  double virial, eng;    /**< local sums of the last force with energy */
+  porta_view_i32 error;  /**< [1] a kernel's complaint (atom that left its bins, ...) */
 } minimd;
 
 PORTA_EXTERN_C_END

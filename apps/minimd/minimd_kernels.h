@@ -22,6 +22,11 @@ int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list,
 int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, int64_t n,
                        int64_t first);
 
+/** Re-neighbouring without the host, for one rank: owned atoms wrapped into the box and the
+ *  ghosts of every (self) swap made by kernels. PORTA_ERROR_OUT_OF_MEMORY (no message) when
+ *  the ghosts would not fit the views: the caller then takes the host path, which grows them. */
+int minimd_reneighbor_device(minimd *m);
+
 /** Bins and stencil for this rank's sub-box (host work; allocates the bin views). */
 int minimd_neighbor_setup(minimd *m);
 /** Bin every atom (owned and ghost) and build the owned atoms' lists, growing the bins and the

@@ -3,10 +3,13 @@
 # bitwise identical (h5diff without tolerance) on 1, 2, 3 and 4 ranks, 1 and 2 threads and the
 # Serial back end; and a default-mode run on 2 ranks must differ from them somewhere in the
 # last bits (so the comparison can see a difference).
-#   minimd_repro.sh MPIEXEC MINIMD H5DIFF MINIMD_ARGS...
+# CROSS = 0 (a CUDA build with FMA contraction, not configured with PORTA_ENABLE_REPRODUCIBLE):
+# when the default back end is CUDA (PORTA_BACKEND=cuda), the Serial run is compared for the
+# record only - host and device round a*b+c differently there; every CUDA run must still agree.
+#   minimd_repro.sh MPIEXEC MINIMD H5DIFF CROSS MINIMD_ARGS...
 set -u
-mpiexec=$1 exe=$2 h5diff=$3
-shift 3
+mpiexec=$1 exe=$2 h5diff=$3 cross=$4
+shift 4
 dir=$(mktemp -d "${TMPDIR:-/tmp}/minimd_repro.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
@@ -37,6 +40,8 @@ for cfg in 2:1: 3:1: 4:1: 1:2: 2:2: 1:1:serial; do
   run "$name" "$np" "$t" "$be" --reproducible "$@"
   if same "$name"; then
     echo "same bits: $name"
+  elif [ "$cross" = 0 ] && [ "${PORTA_BACKEND:-}" = cuda ] && [ "$be" = serial ]; then
+    echo "differs (for the record): $name - a CUDA build with FMA contraction rounds otherwise"
   else
     head -n 20 "$name.diff"
     echo "FAIL: $name differs from the 1-rank run"

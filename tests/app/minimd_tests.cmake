@@ -62,6 +62,15 @@ minimd_ref_test(minimd.ref.lj.sort0.np1 1 lj_sort0_s8_n200_np1 -- ${_lj} -s 8 -n
 minimd_ref_test(minimd.ref.lj.sort7.np2 2 lj_sort0_s8_n200_np1 -- ${_lj} -s 8 -n 200 --sort 7)
 minimd_ref_test(minimd.ref.lj.threads2.np1 1 lj_s8_n500_np1_half -- ${_lj} -s 8 -n 500 -t 2)
 minimd_ref_test(minimd.ref.eam.threads2.np1 1 eam_s8_n500_np1_half -- ${_eam} -s 8 -n 500 -t 2)
+# re-neighbouring on the execution space (one rank on a GPU; forced here on the host)
+minimd_test(minimd.ref.lj.device_reneighbor.np1 1
+            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
+                    "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500
+            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
+minimd_test(minimd.ref.eam.device_reneighbor.np1 1
+            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
+                    "${_mdref}/eam_s8_n500_np1_full.txt" -- ${_eam} -s 8 -n 500 --half_neigh 0
+            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
 # energy conservation over 1,000 steps: 1.5 T + U within 0.3 % of its start, and the
 # reference's thermo lines all the way
 minimd_ref_test(minimd.energy.lj.np2 2 lj_s8_n1000_np1_energy --conserve 3e-3
@@ -71,10 +80,15 @@ minimd_ref_test(minimd.energy.lj.np2 2 lj_s8_n1000_np1_energy --conserve 3e-3
 # threads, Serial and OpenMP, LJ and EAM
 find_program(PORTA_H5DIFF_EXECUTABLE NAMES h5diff h5diff.openmpi DOC "HDF5's h5diff")
 if(PORTA_H5DIFF_EXECUTABLE)
+  set(_cross 1) # host and CUDA runs bitwise equal: not with FMA contraction on the device
+  if(PORTA_ENABLE_CUDA AND NOT PORTA_ENABLE_REPRODUCIBLE)
+    set(_cross 0)
+  endif()
   foreach(pot lj eam)
     minimd_test(minimd.reproducible.${pot} 4 TIMEOUT 600
                 COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
-                        "${PORTA_H5DIFF_EXECUTABLE}" -i "${_mdin}/in.${pot}.miniMD" -s 5 -n 60)
+                        "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.${pot}.miniMD" -s 5
+                        -n 60)
   endforeach()
 else()
   message(STATUS "  tests/app: h5diff not found, minimd.reproducible is skipped")
