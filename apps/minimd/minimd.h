@@ -91,6 +91,7 @@ typedef struct minimd_neighbor {
   int atoms_per_bin;
   porta_view_i32 bincount; /**< [mbins] */
   porta_view_i32 bins;     /**< [mbins][atoms_per_bin] */
+  porta_view_vec3 binx;    /**< the binned atoms' positions, [bin * atoms_per_bin + slot] */
   porta_view_i32 stencil;  /**< bin offsets */
   int nstencil;
   int half, newton; /**< list kind in use */

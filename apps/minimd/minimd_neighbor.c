@@ -17,7 +17,7 @@
 #include "minimd_kernels.h"
 
 typedef struct nb_args {
-  porta_view_vec3 x;
+  porta_view_vec3 x, binx;
   porta_view_i64 id;
   porta_view_i32 bincount, bins, stencil, numneigh, neighbors, flag;
   double prd[3], bininv[3], cutneighsq;
@@ -52,13 +52,16 @@ PORTA_FOR(minimd_k_bin, nb_args, a, i) {
     return;
   }
   const int slot = porta_atomic_fetch_add_i32(&PORTA_AT1(a->bincount, b), 1);
-  if (slot < a->atoms_per_bin)
+  if (slot < a->atoms_per_bin) {
     PORTA_AT2(a->bins, b, slot) = (int32_t)i;
-  else
+    PORTA_AT1(a->binx, b * a->atoms_per_bin + slot) = xi;
+  } else
     porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 1);
 }
 
-/* owned atom i's list; the reduction is the longest list (the width it needs) */
+/* owned atom i's list; the reduction is the longest list (the width it needs). A full list
+ * reads the candidates' positions from the bins' own copy (contiguous per bin) and looks at an
+ * index only for the candidates it keeps; half lists need every index (j < i). */
 PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
   const int64_t ib = nb_coord2bin(a, xi.v);
@@ -66,21 +69,33 @@ PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
   for (int s = 0; s < a->nstencil; ++s) {
     const int64_t jb = ib + PORTA_AT1(a->stencil, s);
     const int cnt = PORTA_AT1(a->bincount, jb);
+    if (!a->half) {
+      const minimd_vec3 *bx = &PORTA_AT1(a->binx, jb * a->atoms_per_bin);
+      for (int q = 0; q < cnt; ++q) {
+        const double dx = xi.v[0] - bx[q].v[0], dy = xi.v[1] - bx[q].v[1],
+                     dz = xi.v[2] - bx[q].v[2];
+        if (dx * dx + dy * dy + dz * dz <= a->cutneighsq) {
+          const int32_t j = PORTA_AT2(a->bins, jb, q);
+          if (j == i) continue;
+          if (n < a->maxneighs) PORTA_AT2(a->neighbors, i, n) = j;
+          ++n;
+        }
+      }
+      continue;
+    }
     for (int q = 0; q < cnt; ++q) {
       const int64_t j = PORTA_AT2(a->bins, jb, q);
       if (j == i) continue;
-      if (a->half) {
-        if (!a->newton) {
-          if (j < i) continue;
-        } else if (jb == ib) {
-          if (j < i) continue;
-          if (j >= a->nlocal) {
-            const minimd_vec3 xj = PORTA_AT1(a->x, j);
-            if (xj.v[2] < xi.v[2]) continue;
-            if (xj.v[2] == xi.v[2]) {
-              if (xj.v[1] < xi.v[1]) continue;
-              if (xj.v[1] == xi.v[1] && xj.v[0] < xi.v[0]) continue;
-            }
+      if (!a->newton) {
+        if (j < i) continue;
+      } else if (jb == ib) {
+        if (j < i) continue;
+        if (j >= a->nlocal) {
+          const minimd_vec3 xj = PORTA_AT1(a->x, j);
+          if (xj.v[2] < xi.v[2]) continue;
+          if (xj.v[2] == xi.v[2]) {
+            if (xj.v[1] < xi.v[1]) continue;
+            if (xj.v[1] == xi.v[1] && xj.v[0] < xi.v[0]) continue;
           }
         }
       }
@@ -188,6 +203,8 @@ int minimd_neighbor_setup(minimd *m) {
   if (nb->maxneighs < 100) nb->maxneighs = 100;
   PORTA_CHECK(porta_view_i32_create1(&nb->bincount, "minimd_bincount", mbins));
   PORTA_CHECK(porta_view_i32_create2(&nb->bins, "minimd_bins", mbins, nb->atoms_per_bin));
+  const int64_t nbx = mbins * nb->atoms_per_bin;
+  PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nbx, NULL));
   PORTA_CHECK(porta_view_i32_create1(&nb->flag, "minimd_nbflag", 1));
   return PORTA_SUCCESS;
 }
@@ -244,6 +261,7 @@ int minimd_neighbor_build(minimd *m) {
     PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
     a.bincount = nb->bincount;
     a.bins = nb->bins;
+    a.binx = nb->binx;
     a.flag = nb->flag;
     a.atoms_per_bin = nb->atoms_per_bin;
     PORTA_CHECK(
@@ -257,7 +275,10 @@ int minimd_neighbor_build(minimd *m) {
     if (!(flag & 1)) break;
     nb->atoms_per_bin *= 2;
     porta_view_i32_release(&nb->bins);
+    porta_view_vec3_release(&nb->binx);
     PORTA_CHECK(porta_view_i32_create2(&nb->bins, "minimd_bins", nb->mbins, nb->atoms_per_bin));
+    const int64_t nbx = nb->mbins * nb->atoms_per_bin;
+    PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nbx, NULL));
   }
   for (;;) { /* build, widening the list until the longest fits */
     if (nb->nlocal_cap < at->nlocal || !nb->neighbors.data) {
