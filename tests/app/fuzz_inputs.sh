@@ -6,6 +6,8 @@
 #
 #   fuzz_inputs.sh tealeaf EXE SEED COUNT DECK...        mutated decks (small grids, few steps)
 #   fuzz_inputs.sh minife  EXE SEED COUNT "ARGS" ...     mutated command lines (key=value ...)
+#   fuzz_inputs.sh minimd  EXE SEED COUNT DECK...        mutated 14-line decks (4x4x4 cells, 20
+#                                                        steps; Cu_u6.eam beside the first deck)
 #
 # Mutations: a number replaced by an extreme or malformed one (0, negatives, 1e308, 1e-320,
 # INT_MAX + 1, 20 nines, nan, inf, '', '1e', '0x10', 200 digits), a line deleted, duplicated or
@@ -40,6 +42,9 @@ mutate() {
                    "tl_ppcg_inner_steps=-1|visit_frequency=1|summary_frequency=0|" \
                    "state 2 density=0 energy=-1 geometry=circular xmin=1 ymin=1 radius=0|" \
                    "state 1 density=1e308 energy=1e308|tl_eps=0|xmin=5|xmax=5", keys, "|")
+      else if (app == "minimd")
+        nk = split("lj|metal|eam|none|1m.data|1.0 1.0|4 4 4|20|0.005|1.44|0.8442|" \
+                   "2.5 0.30|4.95 1.00|0|600|0.07041125|10", keys, "|")
       else
         nk = split("nx=3|ny=1|nz=2|load_imbalance=50|mv_overlap_comm_comp=1|" \
                    "verify_solution=1|source_free=1|matvec_lanes=8|name=a|-nx|--ny|nz:4", keys, "|")
@@ -83,10 +88,14 @@ shrink() {
            if (l ~ /^[ \t]*end_time/) next
            if (l ~ /^[ \t]*test_problem/) next
            print }' "$1"
+  elif [ "$app" = minimd ]; then # fixed line positions: size, steps, thermo interval
+    awk 'NR == 7 { print "4 4 4"; next } NR == 8 { print "20"; next }
+         NR == 14 { print "10"; next } { print }' "$1"
   else
     cat "$1"
   fi
 }
+[ "$app" = minimd ] && cp "$(dirname "$1")/Cu_u6.eam" "$dir/" 
 
 case_no=0
 while [ $case_no -lt "$count" ]; do
@@ -94,7 +103,7 @@ while [ $case_no -lt "$count" ]; do
   b=$(((case_no - 1) % nbase + 1))
   eval "base=\${$b}"
   in=$dir/case$case_no.in
-  if [ "$app" = tealeaf ]; then
+  if [ "$app" = tealeaf ] || [ "$app" = minimd ]; then
     shrink "$base" >"$dir/base.in"
   else
     printf '%s\n' $base >"$dir/base.in"
@@ -102,6 +111,9 @@ while [ $case_no -lt "$count" ]; do
   mutate $((seed * 100003 + case_no)) "$dir/base.in" "$in"
   if [ "$app" = tealeaf ]; then
     (cd "$dir" && timeout "$tmo" "$exe" --no-h5 "$in") >"$dir/out" 2>&1
+    rc=$?
+  elif [ "$app" = minimd ]; then
+    (cd "$dir" && timeout "$tmo" "$exe" --no-h5 --porta-threads=1 -i "$in") >"$dir/out" 2>&1
     rc=$?
   else
     # shellcheck disable=SC2046

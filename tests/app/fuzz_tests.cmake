@@ -1,4 +1,4 @@
-# Input fuzzing (tests/app/fuzz_inputs.sh): mutated TeaLeaf decks and miniFE command lines from
+# Input fuzzing (tests/app/fuzz_inputs.sh): mutated TeaLeaf and miniMD decks and miniFE command lines from
 # fixed seeds; every case must end in a clean result or a clean refusal (CTest label `fuzz`).
 # CI runs them in the release build and again in the ASan/UBSan build (scripts/test).
 set(PORTA_FUZZ_CASES 300 CACHE STRING "cases per fuzz test")
@@ -20,5 +20,14 @@ if(TARGET minife)
                    "-nx 4 -ny 3 --nz=5 verify_solution=1" "nx=5 source_free=1 --reproducible"
            WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
   set_tests_properties(fuzz.minife PROPERTIES LABELS "app;fuzz" TIMEOUT 1500
+                       ENVIRONMENT "${_fuzz_env}")
+endif()
+if(TARGET minimd)
+  set(_d "${PROJECT_SOURCE_DIR}/inputs/minimd")
+  add_test(NAME fuzz.minimd
+           COMMAND sh "${_fuzz}" minimd $<TARGET_FILE:minimd> 1 ${PORTA_FUZZ_CASES}
+                   "${_d}/in.lj.miniMD" "${_d}/in.eam.miniMD" "${_d}/in.lj.t10.miniMD"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(fuzz.minimd PROPERTIES LABELS "app;fuzz" TIMEOUT 1500
                        ENVIRONMENT "${_fuzz_env}")
 endif()
