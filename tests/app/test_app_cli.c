@@ -3,7 +3,9 @@
  *  nx=30, --nx=30, -nx=30, nx:30), the last value of a key wins, the common options next to
  *  app options, unknown options / missing values / bad values refused with a message naming
  *  the option, a deck (takes_input) versus no deck (miniFE-like), and a usage text that lists
- *  the app's options and holds Porta's own option text exactly once.
+ *  the app's options and holds Porta's own option text exactly once. Aliases (-s for --size),
+ *  switches without a value, `-o` taken by an app option (miniMD's YAML switch) and a long
+ *  name for the deck (--input_file) as miniMD uses them.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -247,6 +249,54 @@ int main(int argc, char **argv) {
     EXPECT(fread(text, 1, (size_t)n, g) == (size_t)n, "read back");
     fclose(g);
     EXPECT(!strstr(text, "DECK") && count_of(text, porta_help_text()) == 1, "no deck usage");
+    free(text);
+  }
+
+  /* miniMD's shapes: aliases, a switch, -o owned by the app, --input_file */
+  {
+    static const app_cli_option md[] = {
+        {"size", "N", "cells", set_long, "s", 0},
+        {"yaml_output", "0|1", "YAML", set_long, "o", 0},
+        {"check", NULL, "a switch", set_name, NULL, 1},
+    };
+    app_cli_spec s = spec_for(1);
+    s.options = md;
+    s.noptions = 3;
+    s.input_long = "input_file";
+    /* set_long stores keys nx/ny only: count the calls through the name switch instead */
+    const char *w[] = {"-s",           "7",     "-o",    "1", "--check",
+                       "--input_file", "md.in", "--out", "r", NULL};
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = (char *)"testapp";
+    for (const char *const *p = w; *p; ++p) argv[argc++] = (char *)*p;
+    memset(&g_opts, 0, sizeof g_opts);
+    int rc = app_cli_parse(argc, argv, &s, &cli);
+    EXPECT(rc == PORTA_SUCCESS, "miniMD forms: %s", porta_last_error_message());
+    EXPECT(cli.input_given && !strcmp(cli.input, "md.in"), "--input_file: deck '%s'", cli.input);
+    EXPECT(!strcmp(cli.output, "r"), "-o went to the app, --out to the output ('%s')", cli.output);
+    EXPECT(g_opts.calls_name == 1 && !strcmp(g_opts.name, "1"), "switch: %d calls, '%s'",
+           g_opts.calls_name, g_opts.name);
+    /* a switch takes no value */
+    const char *bad[] = {"testapp", "--check=2", NULL};
+    rc = app_cli_parse(2, (char **)bad, &s, &cli);
+    EXPECT(rc == PORTA_ERROR_INVALID_ARGUMENT, "--check=2 accepted as a switch (rc %d)", rc);
+    /* without an app option named o, -o is the output */
+    const char *w2[] = {"testapp", "-o", "z", NULL};
+    app_cli_spec s2 = spec_for(1);
+    rc = app_cli_parse(3, (char **)w2, &s2, &cli);
+    EXPECT(rc == PORTA_SUCCESS && !strcmp(cli.output, "z"), "-o NAME: '%s'", cli.output);
+    /* the usage names the alias */
+    FILE *g = tmpfile();
+    app_cli_usage(g, &s);
+    long n = ftell(g);
+    rewind(g);
+    char *text = (char *)calloc((size_t)n + 1, 1);
+    EXPECT(fread(text, 1, (size_t)n, g) == (size_t)n, "read back");
+    fclose(g);
+    EXPECT(strstr(text, "-s, --size N") && strstr(text, "-o, --yaml_output") &&
+               strstr(text, "--input_file"),
+           "usage with aliases:\n%s", text);
     free(text);
   }
 
