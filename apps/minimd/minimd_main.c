@@ -15,6 +15,7 @@
 #include "app_h5.h"
 #include "app_sum_comm.h"
 #include "minimd_comm.h"
+#include "minimd_data.h"
 #include "minimd_eam.h"
 #include "minimd_kernels.h"
 #include "minimd_output.h"
@@ -110,23 +111,24 @@ static void thermo(minimd *m, int64_t step, double elapsed) {
   }
   if (!isfinite(t) || !isfinite(u) || !isfinite(p))
     app_exit_all(1,
-                 "minimd: step %lld: the thermo output is not finite (T=%g U=%g P=%g); the run "
+                 "step %lld: the thermo output is not finite (T=%g U=%g P=%g); the run "
                  "blew up (time step too large, atoms too close, or a bad potential)",
                  (long long)step, t, u, p);
 }
 
-/** Where the EAM potential is: Cu_u6.eam beside the deck, else in the working directory. */
-static void eam_path(const char *deck, char *out, size_t n) {
+/** A file named by the deck (the EAM potential, a data file): beside the deck if it is there,
+ *  else as given (relative to the working directory, as the reference looks for it). */
+static void beside_deck(const char *deck, const char *name, char *out, size_t n) {
   const char *slash = strrchr(deck, '/');
-  if (slash) {
-    snprintf(out, n, "%.*s/Cu_u6.eam", (int)(slash - deck), deck);
+  if (slash && name[0] != '/') {
+    snprintf(out, n, "%.*s/%s", (int)(slash - deck), deck, name);
     FILE *f = fopen(out, "r");
     if (f) {
       fclose(f);
       return;
     }
   }
-  snprintf(out, n, "Cu_u6.eam");
+  snprintf(out, n, "%s", name);
 }
 
 int main(int argc, char **argv) {
@@ -145,11 +147,14 @@ int main(int argc, char **argv) {
   if (minimd_params_read(&m.prm, cli.input, &cl, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
     app_exit_all(2, "%s", err);
   minimd_params *p = &m.prm;
-  if (p->data_file[0])
-    app_exit_all(2,
-                 "minimd: %s: LAMMPS data files ('%s') are not supported yet; use 'none' on "
-                 "line 4 (the fcc lattice)",
-                 p->input, p->data_file);
+  minimd_data data;
+  memset(&data, 0, sizeof data);
+  if (p->data_file[0]) {
+    char path[1100];
+    beside_deck(p->input, p->data_file, path, sizeof path);
+    if (minimd_data_read(path, &data, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
+      app_exit_all(2, "%s", err);
+  }
   if (p->force == MINIMD_FORCE_EAM && p->ghost_newton) {
     if (rank == 0) printf("# EAM currently requires '--ghost_newton 0'; Changing setting now.\n");
     p->ghost_newton = 0;
@@ -180,21 +185,26 @@ int main(int argc, char **argv) {
 
   /* ---- box, decomposition, potential ---- */
   const double alat = pow(4.0 / p->density, 1.0 / 3.0);
-  const double prd[3] = {p->nx * alat, p->ny * alat, p->nz * alat};
+  double prd[3] = {p->nx * alat, p->ny * alat, p->nz * alat};
   m.atoms.natoms = 4 * p->nx * p->ny * p->nz;
+  if (data.x) { /* the data file's box and atoms; the density follows from them */
+    for (int d = 0; d < 3; ++d) prd[d] = data.prd[d];
+    m.atoms.natoms = data.natoms;
+    p->density = (double)data.natoms / (prd[0] * prd[1] * prd[2]);
+  }
   minimd_comm_grid(&m.comm, prd, nranks, rank);
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)
     if (cutneigh * m.comm.procgrid[d] / prd[d] + 1 > 64)
       app_exit_all(2,
-                   "minimd: %s: the neighbour cut-off %g is more than 63 sub-domains (%g) "
+                   "%s: the neighbour cut-off %g is more than 63 sub-domains (%g) "
                    "wide; the density or the cut-off makes no sense for this box",
                    p->input, cutneigh, prd[d] / m.comm.procgrid[d]);
   RUN(minimd_comm_setup(&m.comm, cutneigh));
-  double mass = 1.0;
+  double mass = data.have_mass ? data.mass : 1.0;
   if (p->force == MINIMD_FORCE_EAM) {
     char path[1100];
-    eam_path(p->input, path, sizeof path);
+    beside_deck(p->input, "Cu_u6.eam", path, sizeof path);
     if (minimd_eam_read(&m.eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
       app_exit_all(2, "%s", err);
     mass = m.eam.mass;
@@ -202,7 +212,11 @@ int main(int argc, char **argv) {
   minimd_units_setup(&m, mass);
   const int64_t ncells[3] = {p->nx, p->ny, p->nz};
   for (int d = 0; d < 3; ++d) {
-    m.neigh.nbin[d] = p->nbins[d] > 0 ? p->nbins[d] : (int)(5.0 / 6.0 * (double)ncells[d]);
+    /* the reference's default: 5/6 of the unit cells, or with a data file bins of
+       (16 rho)^(1/3) */
+    m.neigh.nbin[d] = p->nbins[d] > 0 ? p->nbins[d]
+                      : data.x        ? (int)(prd[d] / pow(p->density * 16.0, 1.0 / 3.0))
+                                      : (int)(5.0 / 6.0 * (double)ncells[d]);
     if (m.neigh.nbin[d] < 1) m.neigh.nbin[d] = 1;
   }
 
@@ -214,9 +228,16 @@ int main(int argc, char **argv) {
   app_porta_errors_fatal();
 
   RUN(minimd_neighbor_setup(&m));
-  RUN(minimd_create_atoms(&m));
-  RUN(minimd_atoms_to_device(&m));
-  RUN(minimd_velocity_create(&m));
+  if (data.x) { /* velocities as the file gives them */
+    RUN(minimd_create_atoms_from(&m, data.x, data.v, data.natoms));
+    free(data.x);
+    free(data.v);
+    RUN(minimd_atoms_to_device(&m));
+  } else {
+    RUN(minimd_create_atoms(&m));
+    RUN(minimd_atoms_to_device(&m));
+    RUN(minimd_velocity_create(&m));
+  }
   if (rank == 0) {
     printf("# Done .... \n");
     minimd_print_settings(stdout, &m, threads, sort_every);

@@ -86,6 +86,27 @@ int minimd_create_atoms(minimd *m) {
   return PORTA_SUCCESS;
 }
 
+int minimd_create_atoms_from(minimd *m, const double *x, const double *v, int64_t n) {
+  minimd_atoms *a = &m->atoms;
+  const minimd_comm *c = &m->comm;
+  a->nlocal = 0;
+  for (int64_t id = 0; id < n; ++id) {
+    const double *p = x + 3 * id;
+    if (p[0] < c->lo[0] || p[0] >= c->hi[0] || p[1] < c->lo[1] || p[1] >= c->hi[1] ||
+        p[2] < c->lo[2] || p[2] >= c->hi[2])
+      continue;
+    PORTA_CHECK(minimd_host_reserve(a, a->nlocal + 1));
+    const int64_t q = a->nlocal++;
+    for (int d = 0; d < 3; ++d) {
+      a->hx[3 * q + d] = p[d];
+      a->hv[3 * q + d] = v[3 * id + d];
+    }
+    a->hid[q] = id;
+    a->htype[q] = (int32_t)(id % m->prm.ntypes);
+  }
+  return PORTA_SUCCESS;
+}
+
 /** A host view over `n` elements of `ptr`. */
 #define HOST_WRAP(TYPE, v, ptr, label, n)                                                          \
   do {                                                                                             \

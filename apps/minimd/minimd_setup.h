@@ -11,6 +11,8 @@ PORTA_EXTERN_C_BEGIN
 void minimd_units_setup(minimd *m, double mass);
 /** This rank's fcc sites, with the reference's per-site random velocities (host arrays). */
 int minimd_create_atoms(minimd *m);
+/** This rank's atoms of a data file (positions x and velocities v of n atoms by id). */
+int minimd_create_atoms_from(minimd *m, const double *x, const double *v, int64_t n);
 /** Host arrays (owned + ghosts) to the execution space, growing its views as needed. */
 int minimd_atoms_to_device(minimd *m);
 /** Owned positions and velocities back to the host arrays. */

@@ -15,7 +15,8 @@ shift 6
 dir=$(mktemp -d "${TMPDIR:-/tmp}/minimd_bad.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
-cp "$inputs"/in.lj.miniMD "$inputs"/in.eam.miniMD "$inputs"/Cu_u6.eam . || exit 1
+cp "$inputs"/in.lj.miniMD "$inputs"/in.eam.miniMD "$inputs"/Cu_u6.eam "$inputs"/in.lj-data.miniMD \
+  "$inputs"/lj4.data . || exit 1
 IFS=: read -r kind file n text <<END
 $edit
 END

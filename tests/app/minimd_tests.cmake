@@ -62,6 +62,11 @@ minimd_ref_test(minimd.ref.lj.sort0.np1 1 lj_sort0_s8_n200_np1 -- ${_lj} -s 8 -n
 minimd_ref_test(minimd.ref.lj.sort7.np2 2 lj_sort0_s8_n200_np1 -- ${_lj} -s 8 -n 200 --sort 7)
 minimd_ref_test(minimd.ref.lj.threads2.np1 1 lj_s8_n500_np1_half -- ${_lj} -s 8 -n 500 -t 2)
 minimd_ref_test(minimd.ref.eam.threads2.np1 1 eam_s8_n500_np1_half -- ${_eam} -s 8 -n 500 -t 2)
+# atoms from a LAMMPS data file (256 displaced atoms with their own velocities)
+foreach(np 1 2 4)
+  minimd_ref_test(minimd.ref.lj.data.np${np} ${np} lj_data_n300_np1
+                  -- -i "${_mdin}/in.lj-data.miniMD" -n 300)
+endforeach()
 # re-neighbouring on the execution space (one rank on a GPU; forced here on the host)
 minimd_test(minimd.ref.lj.device_reneighbor.np1 1
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
@@ -134,7 +139,12 @@ minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
            "line:in.lj.miniMD:9:0.5" -s 6 -n 100)
 minimd_bad(blow_up.np4 4 "step 20: .*(sub-domain|box length|not finite)"
            "line:in.lj.miniMD:9:0.2" -s 6 -n 40)
-minimd_bad(data_file 1 "data files .* not supported" "line:in.lj.miniMD:4:1m.data" -s 4 -n 10)
+minimd_bad(data_missing 1 "cannot open the data file '1m.data'" "line:in.lj.miniMD:4:1m.data"
+           -s 4 -n 10)
+minimd_bad(data_short 2 "lj4.data: the file ends in section Atoms after 100 of 256 lines"
+           "head:lj4.data:115" -i in.lj-data.miniMD -n 10)
+minimd_bad(data_bad_atom 2 "lj4.data:20: expected 'id type x y z'" "line:lj4.data:20:3 1 0.5 x 2"
+           -i in.lj-data.miniMD -n 10)
 # where the reference crashes (thermo every 0: integer division by zero) or misreads (a blank
 # line in the potential: a segmentation fault), Porta runs: the start and the end only; the
 # blank line ignored

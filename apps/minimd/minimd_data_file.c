@@ -1,0 +1,207 @@
+/** @file minimd_data_file.c
+ *  Atoms from a LAMMPS data file (deck line 4 or -f), as the reference reads one: a header
+ *  (`N atoms`, `xlo xhi`, `ylo yhi`, `zlo zhi`; other lines such as `atom types` ignored), then
+ *  sections `Atoms` (id type x y z), `Velocities` (id vx vy vz) and `Masses` (type mass; the
+ *  mass of LJ atoms). Velocities are used as read (no rescaling); the file's types are not
+ *  (every type pair has the same parameters). Rank 0 reads and checks the whole file; a bad one
+ *  stops the run with the file, the line and the reason. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_common.h"
+#include "minimd_data.h"
+
+typedef struct data_file {
+  int64_t natoms;
+  double lo[3], prd[3], mass;
+  int have_mass, have_velocities;
+  double *x, *v; /* [3 natoms], by id - 1 */
+} data_file;
+
+static int blank(const char *l) {
+  for (; *l; ++l)
+    if (*l != ' ' && *l != '\t' && *l != '\r' && *l != '\n') return 0;
+  return 1;
+}
+
+/** The next line that is not blank (comments from '#' removed); NULL at the end. */
+static char *next_line(FILE *f, char *buf, size_t n, int *line) {
+  while (fgets(buf, (int)n, f)) {
+    ++*line;
+    char *h = strchr(buf, '#');
+    if (h) *h = '\0';
+    if (!blank(buf)) return buf;
+  }
+  return NULL;
+}
+
+static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "cannot open the data file '%s': %s", path, strerror(errno));
+    return PORTA_ERROR_IO;
+  }
+  char buf[4096];
+  int line = 0, have_box[3] = {0, 0, 0}, rc = PORTA_SUCCESS;
+  const char *axes[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
+  if (!fgets(buf, sizeof buf, f)) { /* line 1: a title */
+    snprintf(err, errlen, "%s: the file is empty", path);
+    fclose(f);
+    return PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  line = 1;
+  char *l = NULL;
+  while ((l = next_line(f, buf, sizeof buf, &line))) { /* the header */
+    int axis = -1;
+    for (int d = 0; d < 3; ++d)
+      if (strstr(l, axes[d])) axis = d;
+    if (axis >= 0) {
+      double lo, hi;
+      if (sscanf(l, "%lg %lg", &lo, &hi) != 2 || !isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
+        snprintf(err, errlen, "%s:%d: expected '%s' with lo < hi", path, line, axes[axis]);
+        rc = PORTA_ERROR_INVALID_ARGUMENT;
+        break;
+      }
+      df->lo[axis] = lo;
+      df->prd[axis] = hi - lo;
+      have_box[axis] = 1;
+    } else if (strstr(l, "atom types")) {
+      continue;
+    } else if (strstr(l, "atoms")) {
+      long long n = 0;
+      if (sscanf(l, "%lld", &n) != 1 || n < 2 || n > 2000000000LL) {
+        snprintf(err, errlen, "%s:%d: expected the number of atoms (2 or more)", path, line);
+        rc = PORTA_ERROR_INVALID_ARGUMENT;
+        break;
+      }
+      df->natoms = n;
+    } else {
+      break; /* the first section's keyword */
+    }
+  }
+  if (rc == PORTA_SUCCESS && (!df->natoms || !have_box[0] || !have_box[1] || !have_box[2])) {
+    snprintf(err, errlen, "%s:%d: the header needs 'N atoms', 'xlo xhi', 'ylo yhi' and 'zlo zhi'",
+             path, line);
+    rc = PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  if (rc == PORTA_SUCCESS) {
+    df->x = (double *)malloc((size_t)df->natoms * 3 * sizeof(double));
+    df->v = (double *)calloc((size_t)df->natoms * 3, sizeof(double));
+    if (!df->x || !df->v) {
+      snprintf(err, errlen, "%s: no memory for %lld atoms", path, (long long)df->natoms);
+      rc = PORTA_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  int have_atoms = 0;
+  while (rc == PORTA_SUCCESS && l) { /* sections: l holds a keyword */
+    char key[64] = "";
+    sscanf(l, "%63s", key);
+    const int atoms = !strcmp(key, "Atoms"), vel = !strcmp(key, "Velocities");
+    const int masses = !strcmp(key, "Masses");
+    const int64_t rows = atoms || vel ? df->natoms : masses ? 1 : 0;
+    char *seen = atoms || vel ? (char *)calloc((size_t)df->natoms, 1) : NULL;
+    for (int64_t r = 0; r < rows && rc == PORTA_SUCCESS; ++r) {
+      if (!(l = next_line(f, buf, sizeof buf, &line))) {
+        snprintf(err, errlen, "%s: the file ends in section %s after %lld of %lld lines", path, key,
+                 (long long)r, (long long)rows);
+        rc = PORTA_ERROR_INVALID_ARGUMENT;
+        break;
+      }
+      long long id = 0;
+      int type = 0;
+      double a[3];
+      if (masses) {
+        if (sscanf(l, "%d %lg", &type, &df->mass) != 2 || !(df->mass > 0.0) ||
+            !isfinite(df->mass)) {
+          snprintf(err, errlen, "%s:%d: expected 'type mass' with a positive mass", path, line);
+          rc = PORTA_ERROR_INVALID_ARGUMENT;
+        }
+        df->have_mass = 1;
+        continue;
+      }
+      const int ok = atoms ? sscanf(l, "%lld %d %lg %lg %lg", &id, &type, &a[0], &a[1], &a[2]) == 5
+                           : sscanf(l, "%lld %lg %lg %lg", &id, &a[0], &a[1], &a[2]) == 4;
+      if (!ok || id < 1 || id > df->natoms || seen[id - 1] || !isfinite(a[0]) || !isfinite(a[1]) ||
+          !isfinite(a[2])) {
+        snprintf(err, errlen, "%s:%d: expected '%s' with a new id in 1..%lld and finite values",
+                 path, line, atoms ? "id type x y z" : "id vx vy vz", (long long)df->natoms);
+        rc = PORTA_ERROR_INVALID_ARGUMENT;
+        break;
+      }
+      seen[id - 1] = 1;
+      for (int d = 0; d < 3; ++d) {
+        if (atoms) {
+          double x = a[d] - df->lo[d]; /* the box starts at 0 */
+          if (x < 0.0) x += df->prd[d];
+          if (x >= df->prd[d]) x -= df->prd[d];
+          if (x < 0.0 || x >= df->prd[d]) {
+            snprintf(err, errlen, "%s:%d: atom %lld lies outside the box", path, line, id);
+            rc = PORTA_ERROR_INVALID_ARGUMENT;
+          }
+          df->x[3 * (id - 1) + d] = x;
+        } else {
+          df->v[3 * (id - 1) + d] = a[d];
+        }
+      }
+    }
+    free(seen);
+    if (atoms) have_atoms = 1;
+    if (vel) df->have_velocities = 1;
+    if (rc == PORTA_SUCCESS && !atoms && !vel && !masses)
+      while ((l = next_line(f, buf, sizeof buf, &line)) &&
+             isdigit((unsigned char)l[strspn(l, " \t")])) {
+      } /* an unknown section: skipped */
+    else if (rc == PORTA_SUCCESS)
+      l = next_line(f, buf, sizeof buf, &line);
+  }
+  fclose(f);
+  if (rc == PORTA_SUCCESS && !have_atoms) {
+    snprintf(err, errlen, "%s: no Atoms section", path);
+    rc = PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  return rc;
+}
+
+int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm, char *err, size_t errlen) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  data_file df;
+  memset(&df, 0, sizeof df);
+  df.mass = 1.0;
+  err[0] = '\0';
+  int rc = rank == 0 ? read_file(path, &df, err, errlen) : PORTA_SUCCESS;
+  APP_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
+  if (rc != PORTA_SUCCESS) {
+    APP_MPI_CHECK(MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, comm));
+    free(df.x);
+    free(df.v);
+    return rc;
+  }
+  double head[9] = {
+      (double)df.natoms,          df.prd[0], df.prd[1], df.prd[2], df.mass, (double)df.have_mass,
+      (double)df.have_velocities, 0,         0};
+  APP_MPI_CHECK(MPI_Bcast(head, 9, MPI_DOUBLE, 0, comm));
+  out->natoms = (int64_t)head[0];
+  for (int d = 0; d < 3; ++d) out->prd[d] = head[1 + d];
+  out->mass = head[4];
+  out->have_mass = (int)head[5];
+  out->have_velocities = (int)head[6];
+  if (rank != 0) {
+    df.x = (double *)malloc((size_t)out->natoms * 3 * sizeof(double));
+    df.v = (double *)malloc((size_t)out->natoms * 3 * sizeof(double));
+    if (!df.x || !df.v)
+      app_fatal("minimd: no memory for the data file's %lld atoms", (long long)out->natoms);
+  }
+  for (int64_t off = 0; off < 3 * out->natoms; off += 1 << 28) { /* MPI counts are int */
+    const int n = (int)(3 * out->natoms - off < (1 << 28) ? 3 * out->natoms - off : 1 << 28);
+    APP_MPI_CHECK(MPI_Bcast(df.x + off, n, MPI_DOUBLE, 0, comm));
+    APP_MPI_CHECK(MPI_Bcast(df.v + off, n, MPI_DOUBLE, 0, comm));
+  }
+  out->x = df.x;
+  out->v = df.v;
+  return PORTA_SUCCESS;
+}
