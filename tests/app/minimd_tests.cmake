@@ -38,6 +38,9 @@ foreach(np 1 2 4)
   minimd_ref_test(minimd.ref.eam.s8.full.np${np} ${np} eam_s8_n500_np1_full
                   -- ${_eam} -s 8 -n 500 --half_neigh 0)
 endforeach()
+# the reference's shipped logs (16 ranks, 10,000 steps): their first 500 steps
+minimd_ref_test(minimd.ref.shipped.lj4k.np4 4 shipped_4k_lj_n500 -- ${_lj} -s 10 -n 500)
+minimd_ref_test(minimd.ref.shipped.eam16k.np2 2 shipped_16k_eam_n500 -- ${_eam} -s 16 -n 500)
 # thermo every 10 steps, other sizes and shapes, a last line off the thermo interval, the
 # reference's options (one type, 4 bins, no sorting), 2 threads
 minimd_ref_test(minimd.ref.lj.t10.half.np1 1 lj_t10_s8_n100_np1_half
