@@ -22,7 +22,7 @@ typedef struct nb_args {
   porta_view_i32 bincount, bins, stencil, numneigh, neighbors, flag;
   double prd[3], bininv[3], cutneighsq;
   int nbin[3], mbinlo[3], mbin[3];
-  int atoms_per_bin, nstencil, maxneighs, half, newton;
+  int atoms_per_bin, nstencil, maxneighs, half, newton, bin_copy;
   int64_t nlocal, nall, mbins;
 } nb_args;
 
@@ -43,14 +43,10 @@ PORTA_INLINE_FUNCTION int64_t nb_coord2bin(const nb_args *a, const double *x) {
   return (ix[2] * a->mbin[1] + ix[1]) * a->mbin[0] + ix[0];
 }
 
-/** The bins' own copy of the positions: on the host a full-list build reads them contiguously
- *  (1.6x faster on 2 cores); on a GPU, where a warp's atoms sit in different bins, the gather
- *  through the atom index was faster (the H100's EAM -s 64 build: 16 ms against 31 ms). */
-#if defined(__CUDA_ARCH__)
-#define NB_BINX 0
-#else
-#define NB_BINX 1
-#endif
+/* The bins' own copy of the positions (bin_copy): on the host a full-list build reads them
+ * contiguously (1.6x faster on 2 cores); on a GPU, where a warp's atoms sit in different bins,
+ * the gather through the atom index was faster (the H100's EAM -s 64 build: 16 ms against
+ * 31 ms). MINIMD_NO_BIN_COPY=1 takes the GPU's way on the host (the tests check it). */
 
 /* every atom into its bin; flag bit 1: a bin overflowed, bit 2: an atom outside the bins */
 PORTA_FOR(minimd_k_bin, nb_args, a, i) {
@@ -63,7 +59,7 @@ PORTA_FOR(minimd_k_bin, nb_args, a, i) {
   const int slot = porta_atomic_fetch_add_i32(&PORTA_AT1(a->bincount, b), 1);
   if (slot < a->atoms_per_bin) {
     PORTA_AT2(a->bins, b, slot) = (int32_t)i;
-    if (NB_BINX) PORTA_AT1(a->binx, b * a->atoms_per_bin + slot) = xi;
+    if (a->bin_copy) PORTA_AT1(a->binx, b * a->atoms_per_bin + slot) = xi;
   } else
     porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 1);
 }
@@ -78,7 +74,7 @@ PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
   for (int s = 0; s < a->nstencil; ++s) {
     const int64_t jb = ib + PORTA_AT1(a->stencil, s);
     const int cnt = PORTA_AT1(a->bincount, jb);
-    if (NB_BINX && !a->half) {
+    if (a->bin_copy && !a->half) {
       const minimd_vec3 *bx = &PORTA_AT1(a->binx, jb * a->atoms_per_bin);
       for (int q = 0; q < cnt; ++q) {
         const double dx = xi.v[0] - bx[q].v[0], dy = xi.v[1] - bx[q].v[1],
@@ -95,7 +91,9 @@ PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
     for (int q = 0; q < cnt; ++q) {
       const int64_t j = PORTA_AT2(a->bins, jb, q);
       if (j == i) continue;
-      if (!a->newton) {
+      if (!a->half) {
+        /* full list: every j */
+      } else if (!a->newton) {
         if (j < i) continue;
       } else if (jb == ib) {
         if (j < i) continue;
@@ -264,6 +262,8 @@ int minimd_neighbor_build(minimd *m) {
   a.nall = at->nlocal + at->nghost;
   a.mbins = nb->mbins;
   a.stencil = nb->stencil;
+  const char *nocopy = getenv("MINIMD_NO_BIN_COPY");
+  a.bin_copy = m->exec.backend != PORTA_BACKEND_CUDA && !(nocopy && !strcmp(nocopy, "1"));
   const int32_t zero = 0;
   for (;;) { /* bin, doubling the bins' capacity until every atom fits */
     PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->bincount), &zero));
