@@ -421,8 +421,17 @@ int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
     if (w->self) {
-      if (w->nsend > 0)
-        PORTA_CHECK(minimd_self_forward(exec, x, w->list_d, w->nsend, w->firstrecv, w->shift));
+      /* the lower and upper swap of a pair are independent: one launch for both */
+      minimd_swap *w2 =
+          s % 2 == 0 && s + 1 < c->nswap && c->swaps[s + 1].self && c->swaps[s + 1].dim == w->dim
+              ? &c->swaps[s + 1]
+              : NULL;
+      const int64_t n2 = w2 ? w2->nsend : 0;
+      if (w->nsend + n2 > 0)
+        PORTA_CHECK(minimd_self_forward(exec, x, w->list_d, w->nsend, w->firstrecv, w->shift,
+                                        w2 ? w2->list_d : w->list_d, n2, w2 ? w2->firstrecv : 0,
+                                        w2 ? w2->shift : w->shift));
+      if (w2) ++s;
       continue;
     }
     PORTA_CHECK(app_exchange_run(w->forward, &f, 1));

@@ -10,9 +10,9 @@
 typedef struct swap_args {
   porta_view_vec3 x;
   porta_view_f64 s;
-  porta_view_i64 list;
-  int64_t first;
-  double shift[3];
+  porta_view_i64 list, list2; /* list2: a second, independent swap in the same launch */
+  int64_t first, n, first2;
+  double shift[3], shift2[3];
 } swap_args;
 
 PORTA_FOR(minimd_k_shift, swap_args, a, k) {
@@ -20,10 +20,15 @@ PORTA_FOR(minimd_k_shift, swap_args, a, k) {
   for (int d = 0; d < 3; ++d) p->v[d] += a->shift[d];
 }
 
+/* index k < n: the first swap; n and above: the second (the lower and the upper swap of one
+ * dimension read the same candidates and write different ghosts, so they can share a launch) */
 PORTA_FOR(minimd_k_self_forward, swap_args, a, k) {
-  const minimd_vec3 src = PORTA_AT1(a->x, PORTA_AT1(a->list, k));
-  minimd_vec3 *dst = &PORTA_AT1(a->x, a->first + k);
-  for (int d = 0; d < 3; ++d) dst->v[d] = src.v[d] + a->shift[d];
+  const int second = k >= a->n;
+  const int64_t q = second ? k - a->n : k;
+  const int64_t from = second ? PORTA_AT1(a->list2, q) : PORTA_AT1(a->list, q);
+  const minimd_vec3 src = PORTA_AT1(a->x, from);
+  minimd_vec3 *dst = &PORTA_AT1(a->x, (second ? a->first2 : a->first) + q);
+  for (int d = 0; d < 3; ++d) dst->v[d] = src.v[d] + (second ? a->shift2[d] : a->shift[d]);
 }
 
 /* the atoms of one swap's list are distinct, so the adds do not race */
@@ -43,8 +48,14 @@ static swap_args make(porta_view_vec3 x, porta_view_i64 list, int64_t first, con
   a.s.data = NULL;
   a.s.m = x.m;
   a.list = list;
+  a.list2 = list;
   a.first = first;
-  for (int d = 0; d < 3; ++d) a.shift[d] = shift ? shift[d] : 0.0;
+  a.n = 0;
+  a.first2 = 0;
+  for (int d = 0; d < 3; ++d) {
+    a.shift[d] = shift ? shift[d] : 0.0;
+    a.shift2[d] = 0.0;
+  }
   return a;
 }
 
@@ -58,10 +69,15 @@ int minimd_shift(porta_exec exec, porta_view_vec3 x, int64_t first, int64_t n,
 }
 
 int minimd_self_forward(porta_exec exec, porta_view_vec3 x, porta_view_i64 list, int64_t n,
-                        int64_t first, const double shift[3]) {
+                        int64_t first, const double shift[3], porta_view_i64 list2, int64_t n2,
+                        int64_t first2, const double shift2[3]) {
   swap_args a = make(x, list, first, shift);
-  return porta_parallel_for("minimd_self_forward", exec, porta_range(0, n), &minimd_k_self_forward,
-                            &a);
+  a.n = n;
+  a.list2 = n2 > 0 ? list2 : list;
+  a.first2 = first2;
+  for (int d = 0; d < 3; ++d) a.shift2[d] = n2 > 0 ? shift2[d] : 0.0;
+  return porta_parallel_for("minimd_self_forward", exec, porta_range(0, n + n2),
+                            &minimd_k_self_forward, &a);
 }
 
 int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list, int64_t n,

@@ -12,9 +12,11 @@ PORTA_EXTERN_C_BEGIN
 /** x[first .. first + n) += shift (a swap's periodic image). */
 int minimd_shift(porta_exec exec, porta_view_vec3 x, int64_t first, int64_t n,
                  const double shift[3]);
-/** A swap with this rank itself: x[first + k] = x[list[k]] + shift for k < n. */
+/** A swap with this rank itself: x[first + k] = x[list[k]] + shift for k < n; and in the same
+ *  launch a second, independent one (list2, n2, first2, shift2; n2 = 0: none). */
 int minimd_self_forward(porta_exec exec, porta_view_vec3 x, porta_view_i64 list, int64_t n,
-                        int64_t first, const double shift[3]);
+                        int64_t first, const double shift[3], porta_view_i64 list2, int64_t n2,
+                        int64_t first2, const double shift2[3]);
 /** Its reverse: f[list[k]] += f[first + k]. */
 int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list, int64_t n,
                         int64_t first);
