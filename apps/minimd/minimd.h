@@ -39,18 +39,14 @@ typedef struct minimd_params {
   int neigh_every;
   double cutforce, skin;
   int thermo_every;
-  int ntypes;             /**< atom types (all pairs share the parameters) */
-  int nbins[3];           /**< neighbour bins per dimension; 0: 5/6 of the cells */
-  int half_neigh;         /**< 1 half list, 0 full list (-1: the reference's serial kernel) */
-  int ghost_newton;       /**< Newton's third law across ghosts (half lists) */
-  int sort_every;         /**< -1: every re-neighbouring; 0: never; N: every N steps */
-  int check_exchange;     /**< warn about atoms that moved farther than a sub-domain */
-  int yaml_output;        /**< write miniMD-DATE.yaml */
-  int yaml_screen;        /**< print the YAML on stdout too */
-  int dump_every;         /**< snapshots of the atoms in minimd.h5 every N steps; 0: none */
-  int64_t size_override;  /**< -s N */
-  int64_t nx_override[3]; /**< -nx/-ny/-nz */
-  char eam_file[1024];    /**< the potential file (Cu_u6.eam beside the deck) */
+  int ntypes;       /**< atom types (all pairs share the parameters) */
+  int nbins[3];     /**< neighbour bins per dimension; 0: 5/6 of the cells */
+  int half_neigh;   /**< 1 half list, 0 full list (-1: the reference's serial kernel) */
+  int ghost_newton; /**< Newton's third law across ghosts (half lists) */
+  int sort_every;   /**< -1: every re-neighbouring; 0: never; N: every N steps */
+  int yaml_output;  /**< write miniMD-DATE.yaml */
+  int yaml_screen;  /**< print the YAML on stdout too */
+  int dump_every;   /**< snapshots of the atoms in minimd.h5 every N steps; 0: none */
 } minimd_params;
 
 /** Physical constants of a unit system and the potential's mass. */
@@ -127,7 +123,7 @@ typedef struct minimd_comm {
   int nswap;
   minimd_swap *swaps;
   double cutneigh;
-  int64_t exchanged, max_ghosts;
+  int64_t max_ghosts;
 } minimd_comm;
 
 /** Timers of the reference's performance summary (rank 0's wall seconds). */
@@ -156,8 +152,6 @@ typedef struct minimd {
   app_sum *sum;
   int reproducible;
   int device_reneighbor; /**< one rank on a GPU: re-neighbouring without the host */
-  double virial, eng;    /**< local sums of the last force with energy */
-  porta_view_i32 error;  /**< [1] a kernel's complaint (atom that left its bins, ...) */
 } minimd;
 
 PORTA_EXTERN_C_END

@@ -257,7 +257,6 @@ int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step) {
     }
     free(sbuf);
   }
-  c->exchanged += 1;
   /* an atom that moved farther than a sub-domain was dropped by every rank: stop, do not go on
      with fewer atoms */
   int64_t total = 0;

@@ -308,9 +308,10 @@ int minimd_force_lj(minimd *m, int eflag) {
   return porta_parallel_for("minimd_force_lj_half", m->exec, r, &minimd_k_lj_half, &a);
 }
 
-int minimd_force_eam(minimd *m, int eflag) {
+/** The arguments of both EAM passes: the splines and the per-atom density and F'. */
+static force_args eam_make(minimd *m, int eflag) {
   force_args a = force_make(m, eflag);
-  minimd_eam *e = &m->eam;
+  const minimd_eam *e = &m->eam;
   a.cutforcesq = e->cutsq;
   a.frho = e->frho;
   a.rhor = e->rhor;
@@ -322,6 +323,12 @@ int minimd_force_eam(minimd *m, int eflag) {
   a.rho = e->rho;
   a.fp = e->fp;
   a.newton = 0;
+  return a;
+}
+
+int minimd_force_eam(minimd *m, int eflag) {
+  force_args a = eam_make(m, eflag);
+  minimd_eam *e = &m->eam;
   const porta_range_policy r = porta_range(0, m->atoms.nlocal);
   if (a.half) {
     const double zero = 0.0;
@@ -339,16 +346,7 @@ int minimd_force_eam(minimd *m, int eflag) {
 }
 
 int minimd_force_eam_pairs(minimd *m, int eflag) {
-  force_args a = force_make(m, eflag);
-  minimd_eam *e = &m->eam;
-  a.cutforcesq = e->cutsq;
-  a.frho = e->frho;
-  a.rhor = e->rhor;
-  a.z2r = e->z2r;
-  a.rdr = e->rdr;
-  a.nr = e->nr;
-  a.fp = e->fp;
-  a.newton = 0;
+  force_args a = eam_make(m, eflag);
   return porta_parallel_for("minimd_eam_force", m->exec, porta_range(0, m->atoms.nlocal),
                             &minimd_k_eam_force, &a);
 }

@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
   m.reproducible = cli.reproducible;
   RUN(app_sum_create(&m.sum, MPI_COMM_WORLD, m.reproducible, NULL));
   /* The list kind when --half_neigh is not given, as measured (docs/minimd.md): LJ a full
-     list everywhere (its vector loop without atomics beat the half list's atomic updates 1.6x
+     list everywhere (its vector loop without atomics beat the half list's atomic updates 1.9x
      on 2 CPU cores); EAM a half list on the host (its pairs cost square roots and table
      look-ups, so computing each once wins, 1.26x) and a full list on a GPU (no atomics). */
   if (p->half_neigh == -2)

@@ -275,7 +275,6 @@ static int apply_cli(const minimd_cli *c, minimd_params *p) {
   p->half_neigh = c->half_neigh;
   p->ghost_newton = c->ghost_newton < 0 ? 1 : c->ghost_newton;
   p->sort_every = c->sort;
-  p->check_exchange = c->check_exchange;
   p->yaml_output = c->yaml_output;
   p->yaml_screen = c->yaml_screen;
   p->dump_every = c->dump_every;

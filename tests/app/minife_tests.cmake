@@ -3,19 +3,10 @@
 set(_mfref "${PROJECT_SOURCE_DIR}/inputs/minife/reference")
 set(_mpi "${MPIEXEC_EXECUTABLE}")
 
-function(minife_test name np)
-  cmake_parse_arguments(T "" "TIMEOUT" "COMMAND;ENVIRONMENT" ${ARGN})
-  if(NOT T_TIMEOUT)
-    set(T_TIMEOUT 300)
-  endif()
-  add_test(NAME ${name} COMMAND ${T_COMMAND} WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-  set_tests_properties(${name} PROPERTIES LABELS "app;mpi" TIMEOUT ${T_TIMEOUT} PROCESSORS ${np}
-                       ENVIRONMENT "${PORTA_APP_MPI_ENV};${T_ENVIRONMENT}")
-endfunction()
 
 #   minife_ref_test(NAME NP REF_YAML|- [--rows N --nnz Z --iters K] -- MINIFE_ARGS...)
 function(minife_ref_test name np ref)
-  minife_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minife_compare.sh" "${_mpi}" ${np}
+  porta_app_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minife_compare.sh" "${_mpi}" ${np}
               $<TARGET_FILE:minife> "${ref}" ${ARGN})
 endfunction()
 
@@ -48,11 +39,11 @@ endforeach()
 minife_ref_test(minife.ref.n100.exact.np2 2 "${_mfref}/miniFE.100x100x100.P1.yaml"
                 --resid-exact 3.02062e-08 -- nx=100 --reproducible)
 # The same on the Serial back end and with two OpenMP threads per rank.
-minife_test(minife.ref.n30.serial.np2 2 ENVIRONMENT "PORTA_BACKEND=serial"
+porta_app_test(minife.ref.n30.serial.np2 2 ENVIRONMENT "PORTA_BACKEND=serial"
             COMMAND "${PORTA_APP_TEST_DIR}/minife_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minife>
                     "${_mfref}/miniFE.30x30x30.P2.yaml" -- nx=30)
 if(PORTA_ENABLE_OPENMP)
-  minife_test(minife.ref.20x30x40.openmp2.np2 2
+  porta_app_test(minife.ref.20x30x40.openmp2.np2 2
               ENVIRONMENT "PORTA_BACKEND=openmp;PORTA_NUM_THREADS=2;OMP_NUM_THREADS=2"
               COMMAND "${PORTA_APP_TEST_DIR}/minife_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minife>
                       "${_mfref}/miniFE.20x30x40.P2.yaml" -- nx=20 ny=30 nz=40)
@@ -85,7 +76,7 @@ if(PORTA_H5DIFF_EXECUTABLE)
   if(PORTA_ENABLE_CUDA AND NOT PORTA_ENABLE_REPRODUCIBLE)
     set(_cross 0)
   endif()
-  minife_test(minife.reproducible 4 TIMEOUT 600
+  porta_app_test(minife.reproducible 4 TIMEOUT 600
               COMMAND "${PORTA_APP_TEST_DIR}/minife_repro.sh" "${_mpi}" $<TARGET_FILE:minife>
                       "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} nx=14 ny=11 nz=17)
 else()
@@ -93,12 +84,12 @@ else()
 endif()
 
 # Source-free mode: second-order convergence of the nodal error (3.5 .. 4.5 per halving of h).
-minife_test(minife.converge 2 TIMEOUT 600
+porta_app_test(minife.converge 2 TIMEOUT 600
             COMMAND "${PORTA_APP_TEST_DIR}/minife_converge.sh" "${_mpi}" 2 $<TARGET_FILE:minife>
                     16 32 64)
 
 # The YAML report keeps the reference's keys, in order.
-minife_test(minife.yaml_keys 1
+porta_app_test(minife.yaml_keys 1
             COMMAND "${PORTA_APP_TEST_DIR}/minife_yaml_keys.sh" "${_mpi}" $<TARGET_FILE:minife>
                     "${_mfref}/miniFE.30x30x30.P2.yaml" nx=6)
 
@@ -111,7 +102,7 @@ foreach(cfg "1;" "2;" "4;" "3;load_imbalance=15")
   list(GET cfg 0 np)
   list(GET cfg 1 extra)
   set(o mfh5_np${np})
-  minife_test(minife.h5.np${np} ${np}
+  porta_app_test(minife.h5.np${np} ${np}
               COMMAND sh -c "rm -f ${o}.h5 ${o}.xmf && \"$0\" -n ${np} \"$1\" nx=9 ny=6 nz=11 --out ${o} ${extra} > ${o}.log 2>&1 && test ! -e ${o}.h5.tmp && grep -q 'Dimensions=\"12 7 10\"' ${o}.xmf && \"$2\" ${o}.h5 9 6 11 ${np}"
                       "${_mpi}" $<TARGET_FILE:minife> $<TARGET_FILE:test_minife_h5>)
 endforeach()
@@ -131,7 +122,7 @@ foreach(case "zero_nx;1;nx;nx=0" "negative_nz;1;nz;nz=-4" "word_ny;1;ny;ny=ten"
   list(GET case 2 re)
   list(GET case 3 args)
   separate_arguments(args)
-  minife_test(minife.bad.${n} ${np} TIMEOUT 60
+  porta_app_test(minife.bad.${n} ${np} TIMEOUT 60
               COMMAND "${_bad}" "${_mpi}" ${np} $<TARGET_FILE:minife> "${re}" ${args})
 endforeach()
 
@@ -148,7 +139,7 @@ foreach(case "longpath;2;nx=8" "badout;2;nx=8" "kill;2;nx=100" "links;2;nx=8" "t
   if(c STREQUAL "kill" OR c STREQUAL "rename")
     set(be "PORTA_BACKEND=serial")
   endif()
-  minife_test(minife.h5_safety.${c}.np${np} ${np} TIMEOUT 180 ENVIRONMENT "${be}"
+  porta_app_test(minife.h5_safety.${c}.np${np} ${np} TIMEOUT 180 ENVIRONMENT "${be}"
               COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" ${c} "${_mpi}" ${np}
                       $<TARGET_FILE:minife> $<TARGET_FILE:test_app_h5_safety> ${args})
 endforeach()

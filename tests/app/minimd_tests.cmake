@@ -4,20 +4,11 @@ set(_mdin "${PROJECT_SOURCE_DIR}/inputs/minimd")
 set(_mdref "${_mdin}/reference")
 set(_mpi "${MPIEXEC_EXECUTABLE}")
 
-function(minimd_test name np)
-  cmake_parse_arguments(T "" "TIMEOUT" "COMMAND;ENVIRONMENT" ${ARGN})
-  if(NOT T_TIMEOUT)
-    set(T_TIMEOUT 300)
-  endif()
-  add_test(NAME ${name} COMMAND ${T_COMMAND} WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-  set_tests_properties(${name} PROPERTIES LABELS "app;mpi" TIMEOUT ${T_TIMEOUT} PROCESSORS ${np}
-                       ENVIRONMENT "${PORTA_APP_MPI_ENV};${T_ENVIRONMENT}")
-endfunction()
 
 #   minimd_ref_test(NAME NP REF [--conserve TOL] -- MINIMD_ARGS...): thermo lines against the
 #   reference's (inputs/minimd/reference), 7 printed digits, one unit of the last
 function(minimd_ref_test name np ref)
-  minimd_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
+  porta_app_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
               $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt" ${ARGN})
 endfunction()
 
@@ -71,16 +62,16 @@ foreach(np 1 2 4)
                   -- -i "${_mdin}/in.lj-data.miniMD" -n 300)
 endforeach()
 # re-neighbouring on the execution space (one rank on a GPU; forced here on the host)
-minimd_test(minimd.ref.lj.device_reneighbor.np1 1
+porta_app_test(minimd.ref.lj.device_reneighbor.np1 1
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
                     "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500
             ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
-minimd_test(minimd.ref.eam.device_reneighbor.np1 1
+porta_app_test(minimd.ref.eam.device_reneighbor.np1 1
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
                     "${_mdref}/eam_s8_n500_np1_full.txt" -- ${_eam} -s 8 -n 500 --half_neigh 0
             ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
 # the GPU's way of building full lists (through the atom index), taken on the host
-minimd_test(minimd.ref.lj.no_bin_copy.np2 2
+porta_app_test(minimd.ref.lj.no_bin_copy.np2 2
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
                     "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500
             ENVIRONMENT "MINIMD_NO_BIN_COPY=1")
@@ -98,7 +89,7 @@ if(PORTA_H5DIFF_EXECUTABLE)
     set(_cross 0)
   endif()
   foreach(pot lj eam)
-    minimd_test(minimd.reproducible.${pot} 4 TIMEOUT 600
+    porta_app_test(minimd.reproducible.${pot} 4 TIMEOUT 600
                 COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
                         "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.${pot}.miniMD" -s 5
                         -n 60)
@@ -110,7 +101,7 @@ endif()
 # Bad input: the message names the problem (and the file and line), exit 1 or 2, no crash
 #   minimd_bad(NAME NP REGEX EDIT ARGS...) - see minimd_bad_input.sh
 function(minimd_bad name np regex edit)
-  minimd_test(minimd.bad.${name} ${np} TIMEOUT 120
+  porta_app_test(minimd.bad.${name} ${np} TIMEOUT 120
               COMMAND "${PORTA_APP_TEST_DIR}/minimd_bad_input.sh" "${_mpi}" ${np}
                       $<TARGET_FILE:minimd> "${_mdin}" "${regex}" "${edit}" ${ARGN})
 endfunction()
