@@ -84,17 +84,18 @@ typedef struct minimd_neighbor {
   double binsize[3], bininv[3];
   int mbinlo[3], mbin[3]; /**< local bin grid (sub-box + cut-off + one bin) */
   int64_t mbins;
-  int atoms_per_bin;
-  porta_view_i32 bincount; /**< [mbins] */
-  porta_view_i32 bins;     /**< [mbins][atoms_per_bin] */
-  porta_view_vec3 binx;    /**< the binned atoms' positions, [bin * atoms_per_bin + slot] */
-  porta_view_i32 stencil;  /**< bin offsets */
-  int nstencil;
+  porta_view_i32 bincount; /**< [mbins] atoms per bin (a counter while binning) */
+  porta_view_i32 binstart; /**< [mbins + 1] each bin's first slot in the binned arrays */
+  porta_view_vec3 binx;    /**< [atoms] positions in bin order */
+  porta_view_i32 binatom;  /**< [atoms] the atom in each binned slot */
+  int64_t binned_cap;
+  porta_view_i32 rows; /**< the stencil as runs of consecutive bins: [2 * row] offset, count */
+  int nrows;
   int half, newton; /**< list kind in use */
   int maxneighs;
   porta_view_i32 numneigh;  /**< [nlocal] */
   porta_view_i32 neighbors; /**< [nlocal][maxneighs], the back end's preferred layout */
-  porta_view_i32 flag;      /**< [1] set when a bin overflows */
+  porta_view_i32 flag;      /**< [1] set when an atom is outside the bins */
   int64_t nlocal_cap;
   double cutneighsq;
   int64_t builds;

@@ -44,8 +44,9 @@ int minimd_force_lj(minimd *m, int eflag);
 int minimd_force_eam(minimd *m, int eflag);
 int minimd_force_eam_pairs(minimd *m, int eflag);
 
-/** v += dtf f, x += dt v over the owned atoms. */
-int minimd_initial_integrate(minimd *m);
+/** v += dtf f, x += dt v over the owned atoms; with final_first the previous step's
+ *  minimd_final_integrate first, in the same pass (bit for bit the two calls). */
+int minimd_initial_integrate(minimd *m, int final_first);
 /** v += dtf f over the owned atoms. */
 int minimd_final_integrate(minimd *m);
 

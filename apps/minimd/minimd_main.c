@@ -259,8 +259,9 @@ int main(int argc, char **argv) {
   APP_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const double t_start = porta_wtime();
   int64_t next_sort = sort_every > 0 ? sort_every : p->nsteps + 1;
+  int final_pending = 0; /* the last step's final integration is left to the next initial one */
   for (int64_t n = 0; n < p->nsteps; ++n) {
-    RUN(minimd_initial_integrate(&m)); /* "other" is the remainder: no fence needed */
+    RUN(minimd_initial_integrate(&m, final_pending)); /* "other": the remainder, no fence */
     if ((n + 1) % p->neigh_every) {
       TIMED(&m, &m.times.comm, minimd_comm_forward(&m.comm, m.exec, m.atoms.x));
     } else {
@@ -270,9 +271,11 @@ int main(int argc, char **argv) {
     }
     const int eflag = p->thermo_every > 0 && (n + 1) % p->thermo_every == 0;
     compute_force(&m, eflag);
-    RUN(minimd_final_integrate(&m));
+    const int dump = p->dump_every > 0 && (n + 1) % p->dump_every == 0 && !cli.no_h5;
+    final_pending = !eflag && !dump && n + 1 < p->nsteps; /* v is looked at otherwise */
+    if (!final_pending) RUN(minimd_final_integrate(&m));
     if (eflag) thermo(&m, n + 1, porta_wtime() - t_start);
-    if (p->dump_every > 0 && (n + 1) % p->dump_every == 0 && !cli.no_h5) {
+    if (dump) {
       char group[64];
       snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)(n + 1));
       RUN(minimd_atoms_to_host(&m));

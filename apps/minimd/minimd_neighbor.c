@@ -1,14 +1,21 @@
 /** @file minimd_neighbor.c
  *  Binning and the neighbour list, as the reference builds them (bins of 5/6 of a unit cell,
  *  a local bin grid over the sub-box plus the cut-off plus one bin, a stencil of the bins
- *  within the cut-off, inclusion at r^2 <= (cutforce + skin)^2), on the execution space:
- *  atoms go into bins by an atomic counter per bin, then one thread per owned atom walks the
- *  stencil. Three list kinds: full (every j != i), half with Newton across ghosts (upper bins
- *  only; in the own bin j > i, ghosts only if not below i in z, y, x order) and half without
- *  (every bin, j > i: owned-ghost pairs are listed on both ranks). The list is a 2D view
- *  [atom][slot] in the memory space's default layout (slot-major on a GPU, so the threads of a
- *  warp read consecutive words). In reproducible mode each list is put in global-id order, so
- *  a force sums its terms in an order that no decomposition or thread count changes.
+ *  within the cut-off, inclusion at r^2 <= (cutforce + skin)^2), on the execution space.
+ *
+ *  The atoms are binned by a counting sort: an atomic counter per bin, a scan of the counts,
+ *  then each atom's position and index written to its bin's slots, so that the atoms of
+ *  consecutive bins are consecutive in memory. The stencil is kept as rows, runs of bins
+ *  consecutive along x, and one thread per owned atom walks each row as one contiguous range of
+ *  candidates: about 25 ranges of 8-12 atoms instead of 93 bins of 2-3 (H100, LJ -s 100: 12.5
+ *  ms a build against 13.8 with bins of fixed capacity read through the atom index).
+ *
+ *  Three list kinds: full (every j != i), half with Newton across ghosts (upper bins only; in
+ *  the own bin j > i, ghosts only if not below i in z, y, x order) and half without (every bin,
+ *  j > i: owned-ghost pairs are listed on both ranks). The list is a 2D view [atom][slot] in
+ *  the memory space's default layout (slot-major on a GPU, so the threads of a warp read
+ *  consecutive words). In reproducible mode each list is put in global-id order, so a force
+ *  sums its terms in an order that no decomposition or thread count changes.
  *  Kernel file (C11 and C++17). */
 #include <math.h>
 #include <stdlib.h>
@@ -19,10 +26,10 @@
 typedef struct nb_args {
   porta_view_vec3 x, binx;
   porta_view_i64 id;
-  porta_view_i32 bincount, bins, stencil, numneigh, neighbors, flag;
+  porta_view_i32 bincount, binstart, binatom, rows, numneigh, neighbors, flag;
   double prd[3], bininv[3], cutneighsq;
   int nbin[3], mbinlo[3], mbin[3];
-  int atoms_per_bin, nstencil, maxneighs, half, newton, bin_copy;
+  int nrows, maxneighs, half, newton;
   int64_t nlocal, nall, mbins;
 } nb_args;
 
@@ -43,63 +50,59 @@ PORTA_INLINE_FUNCTION int64_t nb_coord2bin(const nb_args *a, const double *x) {
   return (ix[2] * a->mbin[1] + ix[1]) * a->mbin[0] + ix[0];
 }
 
-/* The bins' own copy of the positions (bin_copy): on the host a full-list build reads them
- * contiguously (1.6x faster on 2 cores); on a GPU, where a warp's atoms sit in different bins,
- * the gather through the atom index was faster (H100, EAM -s 64: 0.016 s of list building
- * per 100 steps against 0.031 s). MINIMD_NO_BIN_COPY=1 takes the GPU's way on the host (the tests
- * check it). */
-
-/* every atom into its bin; flag bit 1: a bin overflowed, bit 2: an atom outside the bins */
-PORTA_FOR(minimd_k_bin, nb_args, a, i) {
-  const minimd_vec3 xi = PORTA_AT1(a->x, i);
-  const int64_t b = nb_coord2bin(a, xi.v);
-  if (b < 0) {
-    porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 2);
-    return;
-  }
-  const int slot = porta_atomic_fetch_add_i32(&PORTA_AT1(a->bincount, b), 1);
-  if (slot < a->atoms_per_bin) {
-    PORTA_AT2(a->bins, b, slot) = (int32_t)i;
-    if (a->bin_copy) PORTA_AT1(a->binx, b * a->atoms_per_bin + slot) = xi;
-  } else
+/* count the atoms of every bin; flag: an atom outside the bins */
+PORTA_FOR(minimd_k_bin_count, nb_args, a, i) {
+  const int64_t b = nb_coord2bin(a, PORTA_AT1(a->x, i).v);
+  if (b < 0)
     porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 1);
+  else
+    porta_atomic_add_i32(&PORTA_AT1(a->bincount, b), 1);
 }
 
-/* owned atom i's list; the reduction is the longest list (the width it needs). A full list on
- * the host reads the candidates' positions from the bins' copy and looks at an index only for
- * the candidates it keeps; half lists need every index (j < i). */
+/* binstart[b] = atoms in the bins before b (b = mbins: all); the counters back to zero */
+PORTA_SCAN(minimd_k_bin_start, nb_args, a, b, porta_sum_i64, upd, final) {
+  const int c = b < a->mbins ? PORTA_AT1(a->bincount, b) : 0;
+  if (final) {
+    PORTA_AT1(a->binstart, b) = (int32_t)*upd;
+    if (b < a->mbins) PORTA_AT1(a->bincount, b) = 0;
+  }
+  *upd += c;
+}
+
+/* every atom into the next free slot of its bin (in index order on one thread) */
+PORTA_FOR(minimd_k_bin_fill, nb_args, a, i) {
+  const minimd_vec3 xi = PORTA_AT1(a->x, i);
+  const int64_t b = nb_coord2bin(a, xi.v);
+  const int64_t slot =
+      PORTA_AT1(a->binstart, b) + porta_atomic_fetch_add_i32(&PORTA_AT1(a->bincount, b), 1);
+  PORTA_AT1(a->binx, slot) = xi;
+  PORTA_AT1(a->binatom, slot) = (int32_t)i;
+}
+
+/* owned atom i's list; the reduction is the longest list (the width it needs). Candidates are
+ * tested by distance first, from the binned positions; the atom index is read only for those
+ * within the cut-off. With Newton across ghosts row 0 is the own bin, where a pair is listed
+ * once: by the lower index, and for a ghost partner only if it is not below i in z, y, x. */
 PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
   const int64_t ib = nb_coord2bin(a, xi.v);
+  const int upper = a->half && a->newton;
   int n = 0;
-  for (int s = 0; s < a->nstencil; ++s) {
-    const int64_t jb = ib + PORTA_AT1(a->stencil, s);
-    const int cnt = PORTA_AT1(a->bincount, jb);
-    if (a->bin_copy && !a->half) {
-      const minimd_vec3 *bx = &PORTA_AT1(a->binx, jb * a->atoms_per_bin);
-      for (int q = 0; q < cnt; ++q) {
-        const double dx = xi.v[0] - bx[q].v[0], dy = xi.v[1] - bx[q].v[1],
-                     dz = xi.v[2] - bx[q].v[2];
-        if (dx * dx + dy * dy + dz * dz <= a->cutneighsq) {
-          const int32_t j = PORTA_AT2(a->bins, jb, q);
-          if (j == i) continue;
-          if (n < a->maxneighs) PORTA_AT2(a->neighbors, i, n) = j;
-          ++n;
-        }
-      }
-      continue;
-    }
-    for (int q = 0; q < cnt; ++q) {
-      const int64_t j = PORTA_AT2(a->bins, jb, q);
+  for (int r = 0; r < a->nrows; ++r) {
+    const int64_t b0 = ib + PORTA_AT1(a->rows, 2 * r);
+    const int32_t p0 = PORTA_AT1(a->binstart, b0);
+    const int32_t p1 = PORTA_AT1(a->binstart, b0 + PORTA_AT1(a->rows, 2 * r + 1));
+    const int own = upper && r == 0;
+    for (int32_t p = p0; p < p1; ++p) {
+      const minimd_vec3 xj = PORTA_AT1(a->binx, p);
+      const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
+      if (dx * dx + dy * dy + dz * dz > a->cutneighsq) continue;
+      const int32_t j = PORTA_AT1(a->binatom, p);
       if (j == i) continue;
-      if (!a->half) {
-        /* full list: every j */
-      } else if (!a->newton) {
-        if (j < i) continue;
-      } else if (jb == ib) {
+      if (a->half && !a->newton && j < i) continue;
+      if (own) {
         if (j < i) continue;
         if (j >= a->nlocal) {
-          const minimd_vec3 xj = PORTA_AT1(a->x, j);
           if (xj.v[2] < xi.v[2]) continue;
           if (xj.v[2] == xi.v[2]) {
             if (xj.v[1] < xi.v[1]) continue;
@@ -107,12 +110,8 @@ PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
           }
         }
       }
-      const minimd_vec3 xj = PORTA_AT1(a->x, j);
-      const double dx = xi.v[0] - xj.v[0], dy = xi.v[1] - xj.v[1], dz = xi.v[2] - xj.v[2];
-      if (dx * dx + dy * dy + dz * dz <= a->cutneighsq) {
-        if (n < a->maxneighs) PORTA_AT2(a->neighbors, i, n) = (int32_t)j;
-        ++n;
-      }
+      if (n < a->maxneighs) PORTA_AT2(a->neighbors, i, n) = j;
+      ++n;
     }
   }
   PORTA_AT1(a->numneigh, i) = n;
@@ -184,35 +183,47 @@ int minimd_neighbor_setup(minimd *m) {
     next[d] = (int)(cut * nb->bininv[d]);
     if (next[d] * nb->binsize[d] < 0.999 * cut) next[d]++;
   }
-  int32_t *st = (int32_t *)malloc((size_t)(2 * next[0] + 1) * (2 * next[1] + 1) *
-                                  (2 * next[2] + 1) * sizeof(int32_t));
-  if (!st) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "stencil", "no memory");
-  int ns = 0;
+  /* the stencil row by row: for each (k, j) the bins i within reach form one run, symmetric
+     about 0 (the upper half of a half list with Newton: the own bin first, then i > 0 in row
+     (0, 0), then the rows above) */
+  const int maxrows = (2 * next[1] + 1) * (2 * next[2] + 1) + 1;
+  int32_t *rows = (int32_t *)malloc((size_t)maxrows * 2 * sizeof(int32_t));
+  if (!rows) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "stencil", "no memory");
+  int nr = 0;
   const int upper = nb->half && nb->newton;
-  if (upper) st[ns++] = 0;
+  if (upper) {
+    rows[2 * nr] = 0;
+    rows[2 * nr + 1] = 1;
+    ++nr;
+  }
   for (int k = upper ? 0 : -next[2]; k <= next[2]; ++k)
-    for (int j = -next[1]; j <= next[1]; ++j)
-      for (int i = -next[0]; i <= next[0]; ++i) {
-        if (upper && !(k > 0 || j > 0 || (j == 0 && i > 0))) continue;
-        if (bindist(nb, i, j, k) < nb->cutneighsq)
-          st[ns++] = (k * nb->mbin[1] + j) * nb->mbin[0] + i;
-      }
-  nb->nstencil = ns;
+    for (int j = -next[1]; j <= next[1]; ++j) {
+      if (upper && k == 0 && j < 0) continue;
+      const int ilo = upper && k == 0 && j == 0 ? 1 : -next[0];
+      int first = 0, count = 0;
+      for (int i = ilo; i <= next[0]; ++i)
+        if (bindist(nb, i, j, k) < nb->cutneighsq) {
+          if (count == 0) first = i;
+          ++count;
+        }
+      if (count == 0) continue;
+      rows[2 * nr] = (k * nb->mbin[1] + j) * nb->mbin[0] + first;
+      rows[2 * nr + 1] = count;
+      ++nr;
+    }
+  nb->nrows = nr;
   porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
   porta_view_i32 h;
-  int64_t n = ns;
-  int rc = porta_view_i32_wrap(&h, st, "stencil_host", 1, &n, &hopt);
-  if (rc == PORTA_SUCCESS) rc = porta_view_i32_create1(&nb->stencil, "minimd_stencil", ns);
-  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(nb->stencil, h);
+  int64_t n = 2 * nr;
+  int rc = porta_view_i32_wrap(&h, rows, "rows_host", 1, &n, &hopt);
+  if (rc == PORTA_SUCCESS) rc = porta_view_i32_create1(&nb->rows, "minimd_stencil_rows", 2 * nr);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(nb->rows, h);
   porta_view_i32_release(&h);
-  free(st);
+  free(rows);
   PORTA_CHECK(rc);
-  if (nb->atoms_per_bin < 8) nb->atoms_per_bin = 8;
   if (nb->maxneighs < 100) nb->maxneighs = 100;
   PORTA_CHECK(porta_view_i32_create1(&nb->bincount, "minimd_bincount", mbins));
-  PORTA_CHECK(porta_view_i32_create2(&nb->bins, "minimd_bins", mbins, nb->atoms_per_bin));
-  const int64_t nbx = mbins * nb->atoms_per_bin;
-  PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nbx, NULL));
+  PORTA_CHECK(porta_view_i32_create1(&nb->binstart, "minimd_binstart", mbins + 1));
   PORTA_CHECK(porta_view_i32_create1(&nb->flag, "minimd_nbflag", 1));
   return PORTA_SUCCESS;
 }
@@ -256,40 +267,43 @@ int minimd_neighbor_build(minimd *m) {
     a.mbin[d] = nb->mbin[d];
   }
   a.cutneighsq = nb->cutneighsq;
-  a.nstencil = nb->nstencil;
   a.half = nb->half;
   a.newton = nb->newton;
   a.nlocal = at->nlocal;
   a.nall = at->nlocal + at->nghost;
   a.mbins = nb->mbins;
-  a.stencil = nb->stencil;
-  const char *nocopy = getenv("MINIMD_NO_BIN_COPY");
-  a.bin_copy = m->exec.backend != PORTA_BACKEND_CUDA && !(nocopy && !strcmp(nocopy, "1"));
-  const int32_t zero = 0;
-  for (;;) { /* bin, doubling the bins' capacity until every atom fits */
-    PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->bincount), &zero));
-    PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
-    a.bincount = nb->bincount;
-    a.bins = nb->bins;
-    a.binx = nb->binx;
-    a.flag = nb->flag;
-    a.atoms_per_bin = nb->atoms_per_bin;
-    PORTA_CHECK(
-        porta_parallel_for("minimd_bin", m->exec, porta_range(0, a.nall), &minimd_k_bin, &a));
-    int32_t flag = 0;
-    PORTA_CHECK(read_flag(nb->flag, &flag));
-    if (flag & 2)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "neighbor",
-                         "an atom is outside this rank's bins (it moved farther than the "
-                         "neighbour skin allows, or its position is not finite)");
-    if (!(flag & 1)) break;
-    nb->atoms_per_bin *= 2;
-    porta_view_i32_release(&nb->bins);
+  a.nrows = nb->nrows;
+  a.rows = nb->rows;
+  if (nb->binned_cap < a.nall || !nb->binx.data) { /* the binned copies, as long as the atoms */
     porta_view_vec3_release(&nb->binx);
-    PORTA_CHECK(porta_view_i32_create2(&nb->bins, "minimd_bins", nb->mbins, nb->atoms_per_bin));
-    const int64_t nbx = nb->mbins * nb->atoms_per_bin;
-    PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nbx, NULL));
+    porta_view_i32_release(&nb->binatom);
+    nb->binned_cap = a.nall + a.nall / 5 + 64;
+    porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
+                              PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nb->binned_cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->binatom, "minimd_binatom", 1, &nb->binned_cap, &opt));
   }
+  a.bincount = nb->bincount;
+  a.binstart = nb->binstart;
+  a.binx = nb->binx;
+  a.binatom = nb->binatom;
+  a.flag = nb->flag;
+  const int32_t zero = 0;
+  PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->bincount), &zero));
+  PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
+  PORTA_CHECK(porta_parallel_for("minimd_bin_count", m->exec, porta_range(0, a.nall),
+                                 &minimd_k_bin_count, &a));
+  int32_t flag = 0;
+  PORTA_CHECK(read_flag(nb->flag, &flag));
+  if (flag)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "neighbor",
+                       "an atom is outside this rank's bins (it moved farther than the "
+                       "neighbour skin allows, or its position is not finite)");
+  int64_t binned = 0;
+  PORTA_CHECK(porta_parallel_scan("minimd_bin_start", m->exec, porta_range(0, a.mbins + 1),
+                                  &minimd_k_bin_start, &a, &binned));
+  PORTA_CHECK(porta_parallel_for("minimd_bin_fill", m->exec, porta_range(0, a.nall),
+                                 &minimd_k_bin_fill, &a));
   for (;;) { /* build, widening the list until the longest fits */
     if (nb->nlocal_cap < at->nlocal || !nb->neighbors.data) {
       porta_view_i32_release(&nb->numneigh);

@@ -70,11 +70,6 @@ porta_app_test(minimd.ref.eam.device_reneighbor.np1 1
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
                     "${_mdref}/eam_s8_n500_np1_full.txt" -- ${_eam} -s 8 -n 500 --half_neigh 0
             ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
-# the GPU's way of building full lists (through the atom index), taken on the host
-porta_app_test(minimd.ref.lj.no_bin_copy.np2 2
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
-                    "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500
-            ENVIRONMENT "MINIMD_NO_BIN_COPY=1")
 # energy conservation over 1,000 steps: 1.5 T + U within 0.3 % of its start, and the
 # reference's thermo lines all the way
 minimd_ref_test(minimd.energy.lj.np2 2 lj_s8_n1000_np1_energy --conserve 3e-3
