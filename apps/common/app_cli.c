@@ -18,6 +18,15 @@ static int set_output(app_cli *cli, const char *name) {
   return PORTA_SUCCESS;
 }
 
+static int set_summary(app_cli *cli, const char *arg, const char *path) {
+  if (!path || !path[0])
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg, "empty summary file name");
+  const int n = snprintf(cli->summary_json, sizeof cli->summary_json, "%s", path);
+  if (n < 0 || (size_t)n >= sizeof cli->summary_json)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg, "summary file name too long");
+  return PORTA_SUCCESS;
+}
+
 static int set_input(app_cli *cli, const char *arg, const char *path) {
   if (cli->input_given)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg,
@@ -110,6 +119,12 @@ static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, 
       if (i + 1 >= argc)
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
       PORTA_CHECK(in ? set_input(cli, a, argv[++i]) : set_output(cli, argv[++i]));
+    } else if (!strcmp(a, "--summary-json")) {
+      if (i + 1 >= argc)
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
+      PORTA_CHECK(set_summary(cli, a, argv[++i]));
+    } else if (!strncmp(a, "--summary-json=", 15)) {
+      PORTA_CHECK(set_summary(cli, a, a + 15));
     } else if (spec->takes_input && !strncmp(a, "--in=", 5)) {
       PORTA_CHECK(set_input(cli, a, a + 5));
     } else if (!strncmp(a, "--out=", 6)) {
@@ -159,6 +174,7 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
   fprintf(out,
           "  --out NAME%s       results in NAME.h5 (+ NAME.xmf) (default: %s)\n"
           "  --no-h5                   do not write the HDF5 result file\n"
+          "  --summary-json FILE       the run summary (also /summary in the HDF5 file) as JSON\n"
           "  --reproducible            bitwise identical results for any rank and thread count\n"
           "                            (exact sums; slower)\n"
           "  --help, -h                this text\n\n",

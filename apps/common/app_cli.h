@@ -8,6 +8,7 @@
  *    --out NAME | -o NAME         output name: NAME.h5 (and NAME.xmf) ("NAME.h5" is accepted too)
  *    --reproducible               bitwise rank/thread-count independent results (exact sums)
  *    --no-h5                      do not write the HDF5 result file
+ *    --summary-json FILE          the run summary as JSON too (app_summary.h)
  *  and the app's own options (app_cli_option), each accepted in the reference miniFE's forms:
  *  `-KEY VALUE`, `--KEY VALUE`, `KEY=VALUE`, `--KEY=VALUE`, `-KEY=VALUE` and `KEY:VALUE`. A key
  *  given more than once: the last value wins. The common options take precedence over an app
@@ -56,6 +57,7 @@ typedef struct app_cli {
   int reproducible;
   int help;
   int no_h5;
+  char summary_json[1024]; /**< --summary-json FILE ("": none) */
 } app_cli;
 
 /** Parse argv[1..argc-1] by `spec`. App options are applied once each, after the whole command

@@ -25,5 +25,6 @@
 #include "app_halo.h"
 #include "app_mpi.h"
 #include "app_report.h"
+#include "app_summary.h"
 
 #endif /* APP_COMMON_H */

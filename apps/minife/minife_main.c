@@ -281,8 +281,13 @@ int main(int argc, char **argv) {
     else
       printf("YAML report: %s\n", path);
   }
+  app_summary summary;
+  minife_summary(&rep, &summary);
+  APP_CHECK(app_summary_agree(&summary, MPI_COMM_WORLD));
+  if (cli.summary_json[0]) APP_CHECK(app_summary_write_json(&summary, &rc, cli.summary_json));
   if (!cli.no_h5) {
     APP_CHECK(minife_write_h5(&h5, &m, &rep));
+    APP_CHECK(app_summary_write_h5(&summary, &rc, &h5));
     APP_CHECK(app_h5_close(&h5, 1));
     if (rank == 0) {
       APP_CHECK(minife_write_xdmf(cli.output, &m));

@@ -170,3 +170,31 @@ int minife_write_xdmf(const char *name, const minife *m) {
   const char *names[1] = {"u"}, *paths[1] = {"/solution"};
   return app_xdmf_write_3d(xmf, h5, pts, origin, spacing, names, paths, 1, 1);
 }
+
+/* ---- run summary ---- */
+
+void minife_summary(const minife_report *r, app_summary *s) {
+  const minife_params *p = r->prm;
+  app_summary_init(s, "minife");
+  snprintf(s->size, sizeof s->size, "%lldx%lldx%lld elements, %lld rows, %lld nonzeros",
+           (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)r->global_rows,
+           (long long)r->global_nnz);
+  s->iteration_name = "cg_iteration";
+  s->iterations = r->cg->iterations;
+  s->solve_time = r->cg->t_total;
+  s->total_time = r->t_total;
+  if (s->iterations > 0 && s->solve_time > 0.0) {
+    const double bytes = 12.0 * (double)r->global_nnz + 116.0 * (double)r->global_rows;
+    s->bandwidth_gbs = bytes * (double)s->iterations / s->solve_time * 1e-9;
+  }
+  if (!r->verified) {
+    snprintf(s->check_detail, sizeof s->check_detail,
+             "not verified (verify_solution=0 or mv_overlap_comm_comp=1)");
+    return;
+  }
+  s->check = r->verify_passed ? APP_CHECK_PASSED : APP_CHECK_FAILED;
+  snprintf(s->check_detail, sizeof s->check_detail,
+           "largest error against the analytic solution %.3g%s (limit 0.06)",
+           p->source_free ? r->ver->max_error_far : r->ver->max_error,
+           p->source_free ? " at x <= 0.75" : "");
+}

@@ -34,6 +34,11 @@ typedef struct minife_report {
  *  to `path`. Returns a Porta code. */
 int minife_write_yaml(const minife_report *r, char *path, size_t pathlen);
 
+/** The run summary: size, CG iterations and time, the effective bandwidth at the reference's
+ *  12 bytes per nonzero + 116 per row and CG iteration, and the verification's verdict (none
+ *  when the run was not verified). */
+void minife_summary(const minife_report *r, app_summary *s);
+
 /** Collective: the run parameters, sizes, residual history, timings, verification and the
  *  solution on the global node grid (nz+1, ny+1, nx+1) into the open result file. */
 int minife_write_h5(app_h5 *h, const minife *m, const minife_report *r);

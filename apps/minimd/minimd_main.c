@@ -138,6 +138,7 @@ int main(int argc, char **argv) {
   const app_cli_spec spec = minimd_cli_spec(&cl);
   app_cli cli;
   app_begin(&argc, &argv, &spec, &cli);
+  const double t_program = porta_wtime();
   const int rank = app_mpi_rank(), nranks = app_mpi_size();
   if (cl.threads > 0 && porta_set_num_threads(cl.threads) != PORTA_SUCCESS)
     app_exit_all(2, "%s", porta_last_error_message());
@@ -301,9 +302,16 @@ int main(int argc, char **argv) {
   if (p->yaml_output && rank == 0 &&
       minimd_write_yaml(&m, threads, sort_every, p->yaml_screen) != PORTA_SUCCESS)
     fprintf(stderr, "minimd: %s\n", porta_last_error_message());
+  app_run_config rc;
+  app_run_config_fill(&rc, NULL, cli.reproducible);
+  app_summary summary;
+  minimd_summary(&m, porta_wtime() - t_program, &summary);
+  RUN(app_summary_agree(&summary, MPI_COMM_WORLD));
+  if (cli.summary_json[0]) RUN(app_summary_write_json(&summary, &rc, cli.summary_json));
   if (!cli.no_h5) {
     RUN(minimd_atoms_to_host(&m));
     RUN(minimd_write_h5(&m, &h5, threads));
+    RUN(app_summary_write_h5(&summary, &rc, &h5));
     char xmf[1100], h5name[1100];
     snprintf(xmf, sizeof xmf, "%s.xmf", cli.output);
     snprintf(h5name, sizeof h5name, "%s.h5", cli.output);

@@ -3,6 +3,7 @@
  *  summary) and YAML file, and minimd.h5 (run parameters, the thermo table at full precision,
  *  timings, and the atoms ordered by global id, so runs on any rank count compare with
  *  h5diff) with minimd.xmf for ParaView. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,4 +299,30 @@ int minimd_write_xmf(const minimd *m, const char *xmf, const char *h5name, const
     return porta_error(PORTA_ERROR_IO, "minimd", xmf, "writing the XDMF file failed");
   }
   return PORTA_SUCCESS;
+}
+
+void minimd_summary(const minimd *m, double program_time, app_summary *s) {
+  const minimd_params *p = &m->prm;
+  app_summary_init(s, "minimd");
+  snprintf(s->input, sizeof s->input, "%s", p->input);
+  snprintf(s->size, sizeof s->size, "force %s, units %s, %lldx%lldx%lld unit cells, %lld atoms",
+           force_name(m), units_name(m), (long long)p->nx, (long long)p->ny, (long long)p->nz,
+           (long long)m->atoms.natoms);
+  s->iteration_name = "step";
+  s->iterations = p->nsteps;
+  s->solve_time = m->times.total;
+  s->total_time = program_time;
+  s->rate_unit = "atom-steps/s";
+  if (m->times.total > 0.0) s->rate = (double)m->atoms.natoms * (double)p->nsteps / m->times.total;
+  const minimd_thermo *th = &m->thermo;
+  if (th->n < 2) return; /* nothing to compare */
+  const double e0 = 1.5 * m->units.boltz * th->t[0] + th->u[0];
+  const double e1 = 1.5 * m->units.boltz * th->t[th->n - 1] + th->u[th->n - 1];
+  const double change = fabs(e1 - e0) / fabs(e0);
+  const double limit = 1e-2;
+  s->check = isfinite(change) && change <= limit ? APP_CHECK_PASSED : APP_CHECK_FAILED;
+  snprintf(s->check_detail, sizeof s->check_detail,
+           "energy per atom 1.5 kT + U: relative change %.3g between steps %lld and %lld "
+           "(limit %g)",
+           change, (long long)th->step[0], (long long)th->step[th->n - 1], limit);
 }

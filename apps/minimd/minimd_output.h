@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "app_h5.h"
+#include "app_summary.h"
 #include "minimd.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -21,6 +22,10 @@ int minimd_write_yaml(const minimd *m, int threads, int sort_every, int screen);
 int minimd_write_h5(const minimd *m, app_h5 *h, int threads);
 /** The owned atoms (host arrays) in global-id order into group/x, v, type (collective). */
 int minimd_write_atoms(const minimd *m, app_h5 *h, const char *group);
+/** The run summary: size, steps, loop time, atom-steps/s, and the self-check (the total energy
+ *  per atom, 1.5 k_B T + U, may not move by more than 1% between the first and the last thermo
+ *  line: velocity Verlet conserves it to far better than that unless the run blew up). */
+void minimd_summary(const minimd *m, double program_time, app_summary *s);
 /** minimd.xmf: the snapshots at `steps[0..nsnap)` and the final state, as a time series. */
 int minimd_write_xmf(const minimd *m, const char *xmf, const char *h5name, const int64_t *steps,
                      int nsnap);

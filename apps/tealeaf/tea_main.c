@@ -167,6 +167,10 @@ int main(int argc, char **argv) {
     fprintf(out, " Executed solver iterations %lld in %d steps\n\n", (long long)total_iterations,
             step);
   }
+  app_summary summary;
+  APP_CHECK(tea_summary_make(&summary, &s, deck.path, &timers, t_solve, total_iterations, wall,
+                             verdict, qa));
+  if (cli.summary_json[0]) APP_CHECK(app_summary_write_json(&summary, &rc, cli.summary_json));
   if (!cli.no_h5) {
     app_timer_start(&timers, t_output);
     tea_results r;
@@ -183,6 +187,7 @@ int main(int argc, char **argv) {
     r.verdict = verdict;
     r.steps = step;
     r.time = time;
+    r.summary = &summary;
     TEA_OUTPUT(tea_write_results(&h5, &c, &r));
     app_timer_stop(&timers, t_output);
     if (rank == 0) {

@@ -264,6 +264,7 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
                                              : "NOT CHECKED"));
   H5_TRY(app_h5_attr_double(h, "/", "u_ref", r->u_ref));
   H5_TRY(app_h5_attr_double(h, "/", "qa_diff_percent", r->qa_diff));
+  if (r->summary) H5_TRY(app_summary_write_h5(r->summary, rc, h));
 
   const tea_history *t = r->hist;
   H5_TRY(app_h5_group(h, "/steps"));
@@ -337,5 +338,33 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
   /* ParaView's description only: a warning, the results themselves are complete */
   if (bad)
     fprintf(stderr, "tealeaf: warning: cannot write %s (%s)\n", xmf, porta_last_error_message());
+  return PORTA_SUCCESS;
+}
+
+/* ---- run summary ---- */
+
+int tea_summary_make(app_summary *s, const tea_settings *set, const char *deck_path,
+                     const app_timers *timers, int solve_timer, int64_t iterations, double wall,
+                     int verdict, double qa_diff) {
+  app_summary_init(s, "tealeaf");
+  snprintf(s->input, sizeof s->input, "%s", deck_path ? deck_path : "");
+  snprintf(s->size, sizeof s->size, "%dx%d cells, %s", set->x_cells, set->y_cells,
+           tea_solver_name(set->solver));
+  s->iteration_name = "solver_iteration";
+  s->iterations = iterations;
+  s->solve_time = timers->total[solve_timer];
+  s->total_time = wall;
+  PORTA_CHECK(app_summary_agree(s, MPI_COMM_WORLD));
+  if (set->solver == TEA_SOLVER_CG && iterations > 0 && s->solve_time > 0.0)
+    s->bandwidth_gbs = 112.0 * (double)set->x_cells * (double)set->y_cells * (double)iterations /
+                       s->solve_time * 1e-9;
+  if (verdict == 0) {
+    snprintf(s->check_detail, sizeof s->check_detail, "no test_problem in the deck");
+    return PORTA_SUCCESS;
+  }
+  s->check = verdict > 0 ? APP_CHECK_PASSED : APP_CHECK_FAILED;
+  snprintf(s->check_detail, sizeof s->check_detail,
+           "test_problem %d: final u within %.3g%% of the expected value (limit 0.001%%)",
+           set->test_problem, qa_diff);
   return PORTA_SUCCESS;
 }

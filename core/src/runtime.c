@@ -376,6 +376,13 @@ int porta_device_id(void) {
              : -1;
 }
 
+const char *porta_device_name(void) {
+#if PORTA_ENABLE_CUDA
+  if (porta_device_id() >= 0) return porta_cuda_device_name_();
+#endif
+  return "";
+}
+
 void porta_print_configuration(FILE *out) {
   fprintf(out, "Porta %s\n", PORTA_VERSION_STRING);
   fprintf(out, "  back ends compiled: serial%s%s\n", PORTA_ENABLE_OPENMP ? " openmp" : "",

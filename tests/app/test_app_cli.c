@@ -159,6 +159,29 @@ int main(int argc, char **argv) {
     EXPECT(rc == PORTA_SUCCESS && cli.input == NULL, "no deck without takes_input");
   }
 
+  /* the run summary's JSON file, both forms; none by default */
+  {
+    const char *w[] = {"--summary-json", "a.json", NULL};
+    int rc = run(0, &cli, w);
+    EXPECT(rc == PORTA_SUCCESS && !strcmp(cli.summary_json, "a.json"), "--summary-json: '%s' %s",
+           cli.summary_json, porta_last_error_message());
+    const char *w2[] = {"--summary-json=b.json", NULL};
+    rc = run(0, &cli, w2);
+    EXPECT(rc == PORTA_SUCCESS && !strcmp(cli.summary_json, "b.json"), "--summary-json=: '%s'",
+           cli.summary_json);
+    const char *w3[] = {NULL};
+    rc = run(0, &cli, w3);
+    EXPECT(rc == PORTA_SUCCESS && cli.summary_json[0] == '\0', "summary by default");
+  }
+  {
+    const char *w[] = {"--summary-json", NULL};
+    expect_refused(0, w, "--summary-json", "--summary-json without a file");
+  }
+  {
+    const char *w[] = {"--summary-json=", NULL};
+    expect_refused(0, w, "--summary-json=", "an empty summary file name");
+  }
+
   /* refusals name the option */
   {
     const char *w[] = {"--bogus", NULL};

@@ -89,6 +89,9 @@ void porta_print_configuration(FILE *out);
  *  the node-local MPI rank modulo the GPU count; Kokkos::device_id), or -1 when the default
  *  back end is not CUDA. */
 int porta_device_id(void);
+/** The model name of porta_device_id()'s GPU ("NVIDIA H100 80GB HBM3"), or "" when the default
+ *  back end is not CUDA (run summaries record it). */
+const char *porta_device_name(void);
 
 /** Wait for all outstanding work on every instance. */
 int porta_fence(const char *label);

@@ -1,0 +1,56 @@
+/** @file app_summary.h
+ *  The run summary every app stores for tools: what ran (app, input, size, back end, ranks,
+ *  threads, device, build), how long it took (solve time, time per iteration, a rate and an
+ *  effective bandwidth where the app has them) and whether its self-check passed. It is written
+ *  as attributes of /summary in the app's HDF5 file and, with --summary-json FILE, as one JSON
+ *  object. Tools (scripts/compare-backends, scripts/scaling) read these, never stdout.
+ */
+#ifndef APP_SUMMARY_H
+#define APP_SUMMARY_H
+
+#include <stdint.h>
+
+#include "app_h5.h"
+#include "app_report.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Verdict of an app's own check of its answer. */
+typedef enum app_check {
+  APP_CHECK_NONE = -1, /**< the run has nothing to check against */
+  APP_CHECK_FAILED = 0,
+  APP_CHECK_PASSED = 1
+} app_check;
+
+typedef struct app_summary {
+  const char *app;            /**< "tealeaf", "minife", "minimd" */
+  char input[1024];           /**< the deck's path ("" without one) */
+  char size[128];             /**< the problem size in the app's words: "4000x4000 cells" */
+  const char *iteration_name; /**< what one iteration is: "cg_iteration", "step" */
+  int64_t iterations;         /**< iterations in the timed part */
+  double solve_time;          /**< seconds in the timed part (the solver, the MD loop) */
+  double total_time;          /**< seconds for the whole program */
+  double rate;                /**< work per second in rate_unit; 0: none */
+  const char *rate_unit;      /**< "atom-steps/s" (NULL without a rate) */
+  double bandwidth_gbs;       /**< effective bandwidth of the timed part (GB/s); 0: none */
+  app_check check;
+  char check_detail[256]; /**< what was checked, with the measured value */
+} app_summary;
+
+/** A summary of `app` with nothing measured yet and no check. */
+void app_summary_init(app_summary *s, const char *app);
+
+/** Collective over comm: the times become their maximum over the ranks (so every rank holds
+ *  the same summary, as the HDF5 attributes need). Returns a Porta code. */
+int app_summary_agree(app_summary *s, MPI_Comm comm);
+
+/** Attributes of the group /summary in h (collective over h's communicator). */
+int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 *h);
+
+/** One JSON object in the file `path`, written by rank 0 of MPI_COMM_WORLD (the others return
+ *  PORTA_SUCCESS at once). PORTA_ERROR_IO with the file's name when it cannot be written. */
+int app_summary_write_json(const app_summary *s, const app_run_config *rc, const char *path);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_SUMMARY_H */
