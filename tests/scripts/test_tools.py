@@ -1,8 +1,11 @@
 #!/usr/bin/python3
-"""scripts/compare-backends on small inputs, on the host back ends: its CSV must hold one row per
-configuration with values that fit together, and a real disagreement must fail the script.
+"""The suite's tools on small inputs, on the host back ends. scripts/compare-backends: its CSV must
+hold one row per configuration with values that fit together, and a real disagreement must fail
+it. scripts/scaling: its CSV's problem sizes, times and efficiencies. scripts/slurm/cpu.sbatch,
+run outside Slurm: every app's run summary.
 
-  test_compare_backends.py SCRIPT BUILD_DIR CASE    (CASE: tealeaf, minife, minimd, disagree)
+  test_tools.py SCRIPTS_DIR BUILD_DIR CASE
+  CASE: tealeaf, minife, minimd, disagree (compare-backends), scaling, slurm
 """
 import csv
 import os
@@ -10,7 +13,8 @@ import subprocess
 import sys
 import tempfile
 
-script, build, case = sys.argv[1:4]
+scripts, build, case = sys.argv[1:4]
+script = os.path.join(scripts, "compare-backends")
 failures = []
 
 
@@ -94,6 +98,51 @@ elif case == "disagree":
     expect(rc == 1, f"exit {rc}, expected 1")
     expect("FAIL serial-2x1: the answer differs" in err, "the failing run is not named")
     expect([r["agrees"] for r in rows] == ["yes", "no"], "agrees column")
+elif case == "scaling":
+    out = tempfile.mkdtemp(prefix="scaling_")
+    env = dict(os.environ, BUILD_DIR=build, NO_BUILD="1")
+    r = subprocess.run([os.path.join(scripts, "scaling"), "minife", "--weak", "--ranks=2",
+                        "--size=8", "--reps=1", f"--out={out}"], capture_output=True, text=True,
+                       env=env)
+    print(r.stderr)
+    expect(r.returncode == 0, f"exit {r.returncode}")
+    with open(os.path.join(out, "minife-weak.csv")) as f:
+        rows = list(csv.DictReader(f))
+    expect([int(x["ranks"]) for x in rows] == [1, 2], "ranks 1 (added) and 2")
+    expect(rows[0]["size"].startswith("8x8x8 elements, 729 rows"), f"size {rows[0]['size']}")
+    expect(rows[1]["size"].startswith("16x8x8 elements, 1377 rows"), f"size {rows[1]['size']}")
+    t = [float(x["time_per_iteration_s"]) for x in rows]
+    expect(close(float(rows[1]["efficiency"]), t[0] / t[1], 1e-9), "weak efficiency t1 / t2")
+    expect(close(float(rows[1]["speedup"]), 2 * t[0] / t[1], 1e-9), "weak speed-up 2 t1 / t2")
+    expect(all(x["check"] == "passed" for x in rows), "checks")
+    expect(os.path.getsize(os.path.join(out, "minife-weak.png")) > 100, "plot")
+elif case == "slurm":
+    # the CPU template outside Slurm: mpirun, 2 ranks x 1 thread, results under RESULTS
+    import json
+    for app, args in (("tealeaf", os.path.join(os.path.dirname(scripts), "inputs", "tealeaf",
+                                               "tea_bm_1.in")),
+                      ("minife", "-nx 8 verify_solution=1"),
+                      ("minimd", "-i " + os.path.join(os.path.dirname(scripts), "inputs",
+                                                      "minimd", "in.lj.miniMD") + " -s 4")):
+        res = tempfile.mkdtemp(prefix="slurm_")
+        env = dict(os.environ, BUILD_DIR=build, APP=app, ARGS=args, RESULTS=res, RANKS="2",
+                   PORTA_ROOT=os.path.dirname(scripts), OMPI_ALLOW_RUN_AS_ROOT="1",
+                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        env.pop("SLURM_JOB_ID", None)
+        r = subprocess.run(["bash", os.path.join(scripts, "slurm", "cpu.sbatch")],
+                           capture_output=True, text=True, env=env)
+        print(r.stdout, r.stderr)
+        expect(r.returncode == 0, f"{app}: exit {r.returncode}")
+        found = [os.path.join(res, d, f"{app}.json") for d in os.listdir(res)]
+        expect(len(found) == 1 and os.path.exists(found[0]), f"{app}: no summary in {res}")
+        if found and os.path.exists(found[0]):
+            with open(found[0]) as f:
+                s = json.load(f)
+            expect(s["app"] == app and s["ranks"] == 2 and s["backend"] == "openmp",
+                   f"{app}: summary {s['app']} {s['ranks']} {s['backend']}")
+            expect(s["check"] == "passed", f"{app}: check {s['check']}: {s['check_detail']}")
+            expect(os.path.exists(os.path.join(os.path.dirname(found[0]), f"{app}.h5")),
+                   f"{app}: no result file")
 else:
     sys.exit(f"unknown case {case}")
 

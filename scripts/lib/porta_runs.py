@@ -1,0 +1,182 @@
+"""What the suite's tools share: the apps' command lines, the build's back ends, one run of an
+app (mpirun here, srun under Slurm) read back from its run summary, and Porta's STREAM triad.
+Used by scripts/compare-backends and scripts/scaling (standard library only)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+APPS = ("tealeaf", "minife", "minimd")
+
+
+def die(tool, msg, code=2):
+    print(f"{tool}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def tealeaf_deck(tool, size):
+    deck = size or "tea_bm_2.in"
+    if not os.path.isfile(deck):
+        deck = os.path.join(ROOT, "inputs", "tealeaf", deck)
+    if not os.path.isfile(deck):
+        die(tool, f"no TeaLeaf deck '{size}' (a path, or a name in inputs/tealeaf)")
+    return os.path.abspath(deck)
+
+
+def app_args(tool, app, size, grid=(1, 1, 1)):
+    """The app's arguments for one run. `size` is the app's --size (see the tools' --help);
+    `grid` multiplies it per dimension (weak scaling: one base problem per rank)."""
+    if app == "tealeaf":
+        deck = tealeaf_deck(tool, size)
+        if grid[:2] == (1, 1):
+            return [deck]
+        return [scaled_tealeaf_deck(tool, deck, grid)]
+    if app == "minife":
+        n = size or "30"
+        if not n.isdigit() or int(n) < 2:
+            die(tool, f"miniFE --size is the elements per side (an integer >= 2), not '{n}'")
+        n = int(n)
+        return ["-nx", str(n * grid[0]), "-ny", str(n * grid[1]), "-nz", str(n * grid[2]),
+                "verify_solution=1"]
+    pot, _, n = (size or "lj:16").rpartition(":")
+    pot = pot or "lj"
+    if pot not in ("lj", "eam") or not n.isdigit() or int(n) < 1:
+        die(tool, f"miniMD --size is [lj:|eam:]CELLS, not '{size}'")
+    n = int(n)
+    return ["-i", os.path.join(ROOT, "inputs", "minimd", f"in.{pot}.miniMD"), "-nx",
+            str(n * grid[0]), "-ny", str(n * grid[1]), "-nz", str(n * grid[2]), "-n", "100"]
+
+
+def scaled_tealeaf_deck(tool, deck, grid):
+    """A copy of `deck` with x_cells and y_cells multiplied by grid[0] and grid[1]."""
+    out, seen = [], 0
+    with open(deck) as f:
+        for line in f:
+            key, sep, val = line.strip().partition("=")
+            if sep and key.strip() in ("x_cells", "y_cells"):
+                k = 0 if key.strip() == "x_cells" else 1
+                line = f"{key.strip()}={int(val) * grid[k]}\n"
+                seen += 1
+            out.append(line)
+    if seen != 2:
+        die(tool, f"{deck}: x_cells and y_cells must be given as NAME=VALUE to be scaled")
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                        f"scaled_{grid[0]}x{grid[1]}_{os.getpid()}_{os.path.basename(deck)}")
+    with open(path, "w") as f:
+        f.writelines(out)
+    return path
+
+
+def factor(n, dims):
+    """n as a product of `dims` factors as equal as possible, largest first."""
+    best = None
+    def rec(left, k, acc):
+        nonlocal best
+        if k == 1:
+            f = sorted(acc + [left], reverse=True)
+            if best is None or f[0] - f[-1] < best[0] - best[-1]:
+                best = f
+            return
+        for d in range(1, left + 1):
+            if left % d == 0:
+                rec(left // d, k - 1, acc + [d])
+    rec(n, dims, [])
+    return tuple(best + [1] * (3 - dims))
+
+
+def cache_value(build, key):
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def gpu_present():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def build_apps(build, targets):
+    """Configure (Release) if needed and build `targets` unless NO_BUILD is set."""
+    if os.environ.get("NO_BUILD"):
+        return
+    if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        subprocess.run(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release"],
+                       check=True, stdout=sys.stderr)
+    subprocess.run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2), "--target"] +
+                   targets, check=True, stdout=sys.stderr)
+
+
+def launcher(ranks):
+    """srun under Slurm (one task per rank, its binding), else mpirun (no binding, so a rank's
+    threads may use every core it was given)."""
+    if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
+        return ["srun", "-n", str(ranks)]
+    return ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
+
+
+def run_app(tool, exe, args, backend, ranks, threads, rundir, extra=()):
+    """One run in `rundir` (result.h5, summary.json, stdout.txt); returns its summary."""
+    os.makedirs(rundir, exist_ok=True)
+    cmd = launcher(ranks) + [exe] + list(args) + [
+        f"--porta-backend={backend}", f"--porta-threads={threads}", "--out", "result",
+        "--summary-json", "summary.json"] + list(extra)
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false",
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    with open(os.path.join(rundir, "stdout.txt"), "w") as log:
+        rc = subprocess.run(cmd, cwd=rundir, stdout=log, stderr=subprocess.STDOUT,
+                            env=env).returncode
+    path = os.path.join(rundir, "summary.json")
+    if rc != 0 or not os.path.exists(path):
+        with open(os.path.join(rundir, "stdout.txt")) as f:
+            tail = "".join(f.readlines()[-8:])
+        die(tool, f"{' '.join(cmd)} failed (exit {rc}); {rundir}/stdout.txt ends:\n{tail}")
+    with open(path) as f:
+        return json.load(f)
+
+
+def triad(build, gpu, threads):
+    """Porta's STREAM triad in GB/s (porta-bench): on the host with `threads` OpenMP threads,
+    or on the GPU; None when the benchmark is not built."""
+    exe = os.path.join(build, "scripts", "bench", "porta-bench-gpu" if gpu else "porta-bench")
+    if not os.path.exists(exe):
+        return None
+    cmd = [exe, "--only=triad", "--reps=10"] + ([] if gpu else ["--n=16000000"])
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), PORTA_NUM_THREADS=str(threads),
+               PORTA_BACKEND="cuda" if gpu else "openmp")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if gpu and len(f) >= 8 and f[0] == "triad":
+            return float(f[6]) * 1000.0
+        if not gpu and len(f) >= 12 and f[0] == "triad":
+            return float(f[10])
+    return None
+
+
+def h5diff_exe(tool):
+    for name in ("h5diff", "h5diff.openmpi"):
+        if shutil.which(name):
+            return shutil.which(name)
+    die(tool, "h5diff not found (Debian package hdf5-tools; scripts/install-deps installs it)")
+
+
+def pyplot():
+    """matplotlib's pyplot (Agg), or None with a note when it is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("matplotlib missing (scripts/install-deps installs python3-matplotlib): no plot",
+              file=sys.stderr)
+        return None

@@ -1,0 +1,23 @@
+# The suite's tools on small inputs over the host back ends (label `tools`, tests/scripts/
+# test_tools.py): scripts/compare-backends (its CSV checked value by value for each app, and a
+# real disagreement, --exact on a default-mode run, must fail it), scripts/scaling (a weak
+# series' sizes and efficiencies) and scripts/slurm/cpu.sbatch run outside Slurm.
+# Needs the system Python (its matplotlib draws the plots), h5diff, porta-bench and every app.
+find_program(PORTA_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(PORTA_TOOLS_H5DIFF NAMES h5diff h5diff.openmpi)
+if(NOT PORTA_SYSTEM_PYTHON OR NOT PORTA_TOOLS_H5DIFF OR NOT TARGET porta-bench)
+  message(STATUS "  tests/scripts: /usr/bin/python3, h5diff or porta-bench missing: "
+                 "the tools.* tests are skipped")
+  return()
+endif()
+foreach(case tealeaf minife minimd disagree scaling slurm)
+  set(_name tools.compare_backends.${case})
+  if(case STREQUAL "scaling" OR case STREQUAL "slurm")
+    set(_name tools.${case})
+  endif()
+  add_test(NAME ${_name}
+           COMMAND "${PORTA_SYSTEM_PYTHON}" "${PROJECT_SOURCE_DIR}/tests/scripts/test_tools.py"
+                   "${PROJECT_SOURCE_DIR}/scripts" "${PROJECT_BINARY_DIR}" ${case})
+  set_tests_properties(${_name} PROPERTIES LABELS "tools;mpi" TIMEOUT 600 RUN_SERIAL TRUE
+                       ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+endforeach()
