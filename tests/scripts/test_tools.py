@@ -114,7 +114,7 @@ elif case == "scaling":
     t = [float(x["time_per_iteration_s"]) for x in rows]
     expect(close(float(rows[1]["efficiency"]), t[0] / t[1], 1e-9), "weak efficiency t1 / t2")
     expect(close(float(rows[1]["speedup"]), 2 * t[0] / t[1], 1e-9), "weak speed-up 2 t1 / t2")
-    expect(all(x["check"] == "passed" for x in rows), "checks")
+    expect(all(x["check"] == "none" for x in rows), "miniFE unverified in a scaling series")
     expect(os.path.getsize(os.path.join(out, "minife-weak.png")) > 100, "plot")
 elif case == "slurm":
     # the CPU template outside Slurm: mpirun, 2 ranks x 1 thread, results under RESULTS
