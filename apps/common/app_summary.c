@@ -127,6 +127,27 @@ static void json_number(FILE *f, const char *key, double v, int positive_only) {
     fprintf(f, "  \"%s\": %.17g,\n", key, v);
 }
 
+int app_summary_probe(const char *path, MPI_Comm comm) {
+  int rank = 0, err = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+      err = errno ? errno : EIO;
+    else {
+      fclose(f);
+      remove(tmp);
+    }
+  }
+  if (MPI_Bcast(&err, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "app_summary_probe", path, "MPI_Bcast failed");
+  if (err)
+    return porta_error(PORTA_ERROR_IO, "--summary-json", path, "cannot create: %s", strerror(err));
+  return PORTA_SUCCESS;
+}
+
 int app_summary_write_json(const app_summary *s, const app_run_config *rc, const char *path) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -47,6 +47,11 @@ int app_summary_agree(app_summary *s, MPI_Comm comm);
 /** Attributes of the group /summary in h (collective over h's communicator). */
 int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 *h);
 
+/** Collective over comm: can rank 0 create the file `path` (its temporary, which is removed
+ *  again)? Checked at start-up so that a bad --summary-json fails before the run, not after it.
+ *  PORTA_ERROR_IO on every rank, with the same message, when it cannot. */
+int app_summary_probe(const char *path, MPI_Comm comm);
+
 /** One JSON object in the file `path`, written by rank 0 of MPI_COMM_WORLD (the others return
  *  PORTA_SUCCESS at once). PORTA_ERROR_IO with the file's name when it cannot be written. */
 int app_summary_write_json(const app_summary *s, const app_run_config *rc, const char *path);

@@ -284,7 +284,6 @@ int main(int argc, char **argv) {
   app_summary summary;
   minife_summary(&rep, &summary);
   APP_CHECK(app_summary_agree(&summary, MPI_COMM_WORLD));
-  if (cli.summary_json[0]) APP_CHECK(app_summary_write_json(&summary, &rc, cli.summary_json));
   if (!cli.no_h5) {
     APP_CHECK(minife_write_h5(&h5, &m, &rep));
     APP_CHECK(app_summary_write_h5(&summary, &rc, &h5));
@@ -294,6 +293,8 @@ int main(int argc, char **argv) {
       printf("Results written to %s.h5 (ParaView: %s.xmf)\n", cli.output, cli.output);
     }
   }
+  /* after the result file, so a failure here loses nothing (the path was checked at start-up) */
+  if (cli.summary_json[0]) APP_CHECK(app_summary_write_json(&summary, &rc, cli.summary_json));
   fflush(stdout);
 
   free(cg.history);

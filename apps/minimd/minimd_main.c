@@ -307,7 +307,6 @@ int main(int argc, char **argv) {
   app_summary summary;
   minimd_summary(&m, porta_wtime() - t_program, &summary);
   RUN(app_summary_agree(&summary, MPI_COMM_WORLD));
-  if (cli.summary_json[0]) RUN(app_summary_write_json(&summary, &rc, cli.summary_json));
   if (!cli.no_h5) {
     RUN(minimd_atoms_to_host(&m));
     RUN(minimd_write_h5(&m, &h5, threads));
@@ -319,6 +318,8 @@ int main(int argc, char **argv) {
     if (minimd_write_xmf(&m, xmf, h5name, snap, nsnap) != PORTA_SUCCESS && rank == 0)
       fprintf(stderr, "minimd: warning: %s\n", porta_last_error_message());
   }
+  /* after the result file, so a failure here loses nothing (the path was checked at start-up) */
+  if (cli.summary_json[0]) RUN(app_summary_write_json(&summary, &rc, cli.summary_json));
   free(snap);
   minimd_comm_free(&m.comm);
   app_sum_destroy(m.sum);

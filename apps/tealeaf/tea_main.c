@@ -170,7 +170,6 @@ int main(int argc, char **argv) {
   app_summary summary;
   APP_CHECK(tea_summary_make(&summary, &s, deck.path, &timers, t_solve, total_iterations, wall,
                              verdict, qa));
-  if (cli.summary_json[0]) APP_CHECK(app_summary_write_json(&summary, &rc, cli.summary_json));
   if (!cli.no_h5) {
     app_timer_start(&timers, t_output);
     tea_results r;
@@ -198,6 +197,8 @@ int main(int argc, char **argv) {
     }
   }
   tea_h5_out_free(&h5);
+  /* after the result file, so a failure here loses nothing (the path was checked at start-up) */
+  if (cli.summary_json[0]) APP_CHECK(app_summary_write_json(&summary, &rc, cli.summary_json));
   /* after the final write, so its time is in the table (the results file holds the timers as
      they were when it was written) */
   app_timers_print(out, &timers, MPI_COMM_WORLD, porta_wtime() - wall0);

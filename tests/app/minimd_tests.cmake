@@ -101,6 +101,9 @@ function(minimd_bad name np regex edit)
                       $<TARGET_FILE:minimd> "${_mdin}" "${regex}" "${edit}" ${ARGN})
 endfunction()
 minimd_bad(units 2 "in.lj.miniMD:3: units 'foo'" "line:in.lj.miniMD:3:foo   units" -s 4 -n 10)
+# a summary file that cannot be written is refused before the run (apps/common/app_begin.c)
+minimd_bad(summary_json_path 2 "--summary-json\\('/nonexistent/s.json'\\): cannot create" -
+           -s 4 -n 10 --summary-json /nonexistent/s.json)
 minimd_bad(force_style 1 "in.lj.miniMD:5: force style 'morse'" "line:in.lj.miniMD:5:morse"
            -s 4 -n 10)
 minimd_bad(size_word 1 "in.lj.miniMD:7: .*'abc'" "line:in.lj.miniMD:7:32 abc 32" -n 10)
