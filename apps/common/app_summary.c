@@ -58,8 +58,74 @@ static void build_options(char *out, size_t n) {
   );
 }
 
-static double per_iteration(const app_summary *s) {
-  return s->iterations > 0 ? s->solve_time / (double)s->iterations : 0.0;
+/* ---- the fields: one list, written to HDF5 and to JSON ---- */
+
+typedef enum field_kind {
+  FIELD_STRING, /* NULL: "" in HDF5, null in JSON */
+  FIELD_INT,
+  FIELD_BOOL,    /* 0 / 1 in HDF5, false / true in JSON */
+  FIELD_NUMBER,  /* null in JSON when not finite */
+  FIELD_POSITIVE /* null in JSON unless above zero (0 means none) */
+} field_kind;
+
+typedef struct field {
+  const char *key;
+  field_kind kind;
+  const char *s;
+  int64_t i;
+  double d;
+} field;
+
+enum { MAX_FIELDS = 24 };
+
+typedef struct field_list {
+  field f[MAX_FIELDS];
+  int n;
+  char cpu[256], build[256];
+} field_list;
+
+static void add(field_list *l, const char *key, field_kind kind, const char *s, int64_t i,
+                double d) {
+  field *f = &l->f[l->n++];
+  f->key = key;
+  f->kind = kind;
+  f->s = s;
+  f->i = i;
+  f->d = d;
+}
+
+/* `per_iteration` times the iterations of the timed part, per second of it (0 without time) */
+static double per_second(const app_summary *s, double per_iteration) {
+  return s->solve_time > 0.0 ? per_iteration * (double)s->iterations / s->solve_time : 0.0;
+}
+
+static void fields(field_list *l, const app_summary *s, const app_run_config *rc) {
+  l->n = 0;
+  cpu_model(l->cpu, sizeof l->cpu);
+  build_options(l->build, sizeof l->build);
+  const double per_it = s->iterations > 0 ? s->solve_time / (double)s->iterations : 0.0;
+  add(l, "app", FIELD_STRING, s->app, 0, 0.0);
+  add(l, "input", FIELD_STRING, s->input, 0, 0.0);
+  add(l, "size", FIELD_STRING, s->size, 0, 0.0);
+  add(l, "backend", FIELD_STRING, rc->backend, 0, 0.0);
+  add(l, "device", FIELD_STRING, device_model(), 0, 0.0);
+  add(l, "devices", FIELD_STRING, rc->device, 0, 0.0);
+  add(l, "cpu", FIELD_STRING, l->cpu, 0, 0.0);
+  add(l, "ranks", FIELD_INT, NULL, rc->ranks, 0.0);
+  add(l, "threads", FIELD_INT, NULL, rc->threads, 0.0);
+  add(l, "reproducible", FIELD_BOOL, NULL, rc->reproducible, 0.0);
+  add(l, "porta_version", FIELD_STRING, rc->version, 0, 0.0);
+  add(l, "build", FIELD_STRING, l->build, 0, 0.0);
+  add(l, "iteration_name", FIELD_STRING, s->iteration_name, 0, 0.0);
+  add(l, "iterations", FIELD_INT, NULL, s->iterations, 0.0);
+  add(l, "solve_time_s", FIELD_NUMBER, NULL, 0, s->solve_time);
+  add(l, "time_per_iteration_s", FIELD_POSITIVE, NULL, 0, per_it);
+  add(l, "total_time_s", FIELD_NUMBER, NULL, 0, s->total_time);
+  add(l, "rate", FIELD_POSITIVE, NULL, 0, per_second(s, s->work_per_iteration));
+  add(l, "rate_unit", FIELD_STRING, s->rate_unit, 0, 0.0);
+  add(l, "bandwidth_gbs", FIELD_POSITIVE, NULL, 0, per_second(s, s->bytes_per_iteration) * 1e-9);
+  add(l, "check_detail", FIELD_STRING, s->check_detail, 0, 0.0);
+  add(l, "check", FIELD_STRING, check_name(s->check), 0, 0.0);
 }
 
 int app_summary_agree(app_summary *s, MPI_Comm comm) {
@@ -67,8 +133,6 @@ int app_summary_agree(app_summary *s, MPI_Comm comm) {
   const int rc = MPI_Allreduce(t, mx, 2, MPI_DOUBLE, MPI_MAX, comm);
   if (rc != MPI_SUCCESS)
     return porta_error(PORTA_ERROR_BACKEND, "app_summary_agree", s->app, "MPI_Allreduce failed");
-  if (s->rate > 0.0 && mx[0] > 0.0) s->rate *= s->solve_time / mx[0]; /* work / the max time */
-  if (s->bandwidth_gbs > 0.0 && mx[0] > 0.0) s->bandwidth_gbs *= s->solve_time / mx[0];
   s->solve_time = mx[0];
   s->total_time = mx[1];
   return PORTA_SUCCESS;
@@ -76,55 +140,52 @@ int app_summary_agree(app_summary *s, MPI_Comm comm) {
 
 int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 *h) {
   const char *g = "/summary";
-  char cpu[256], build[256];
-  cpu_model(cpu, sizeof cpu);
-  build_options(build, sizeof build);
+  field_list l;
+  fields(&l, s, rc);
   PORTA_CHECK(app_h5_group(h, g));
-  PORTA_CHECK(app_h5_attr_string(h, g, "app", s->app));
-  PORTA_CHECK(app_h5_attr_string(h, g, "input", s->input));
-  PORTA_CHECK(app_h5_attr_string(h, g, "size", s->size));
-  PORTA_CHECK(app_h5_attr_string(h, g, "backend", rc->backend));
-  PORTA_CHECK(app_h5_attr_string(h, g, "device", device_model()));
-  PORTA_CHECK(app_h5_attr_string(h, g, "devices", rc->device));
-  PORTA_CHECK(app_h5_attr_string(h, g, "cpu", cpu));
-  PORTA_CHECK(app_h5_attr_int(h, g, "ranks", rc->ranks));
-  PORTA_CHECK(app_h5_attr_int(h, g, "threads", rc->threads));
-  PORTA_CHECK(app_h5_attr_int(h, g, "reproducible", rc->reproducible));
-  PORTA_CHECK(app_h5_attr_string(h, g, "porta_version", rc->version));
-  PORTA_CHECK(app_h5_attr_string(h, g, "build", build));
-  PORTA_CHECK(app_h5_attr_string(h, g, "iteration_name", s->iteration_name));
-  PORTA_CHECK(app_h5_attr_int(h, g, "iterations", s->iterations));
-  PORTA_CHECK(app_h5_attr_double(h, g, "solve_time_s", s->solve_time));
-  PORTA_CHECK(app_h5_attr_double(h, g, "time_per_iteration_s", per_iteration(s)));
-  PORTA_CHECK(app_h5_attr_double(h, g, "total_time_s", s->total_time));
-  PORTA_CHECK(app_h5_attr_double(h, g, "rate", s->rate));
-  PORTA_CHECK(app_h5_attr_string(h, g, "rate_unit", s->rate_unit ? s->rate_unit : ""));
-  PORTA_CHECK(app_h5_attr_double(h, g, "bandwidth_gbs", s->bandwidth_gbs));
-  PORTA_CHECK(app_h5_attr_string(h, g, "check", check_name(s->check)));
-  return app_h5_attr_string(h, g, "check_detail", s->check_detail);
+  for (int k = 0; k < l.n; ++k) {
+    const field *f = &l.f[k];
+    if (f->kind == FIELD_STRING)
+      PORTA_CHECK(app_h5_attr_string(h, g, f->key, f->s ? f->s : ""));
+    else if (f->kind == FIELD_INT || f->kind == FIELD_BOOL)
+      PORTA_CHECK(app_h5_attr_int(h, g, f->key, f->i));
+    else
+      PORTA_CHECK(app_h5_attr_double(h, g, f->key, f->d));
+  }
+  return PORTA_SUCCESS;
 }
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *f, const char *key, const char *v) {
-  fprintf(f, "  \"%s\": \"", key);
-  for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p; ++p) {
+static void json_string(FILE *out, const char *v) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)v; *p; ++p) {
     if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
+      fprintf(out, "\\%c", *p);
     else if (*p < 0x20)
-      fprintf(f, "\\u%04x", *p);
+      fprintf(out, "\\u%04x", *p);
     else
-      fputc(*p, f);
+      fputc(*p, out);
   }
-  fputs("\",\n", f);
+  fputc('"', out);
 }
 
-/* a number, or null when it is not one or (positive_only) when it is not above zero */
-static void json_number(FILE *f, const char *key, double v, int positive_only) {
-  if (!isfinite(v) || (positive_only && !(v > 0.0)))
-    fprintf(f, "  \"%s\": null,\n", key);
-  else
-    fprintf(f, "  \"%s\": %.17g,\n", key, v);
+static void json_field(FILE *out, const field *f) {
+  fprintf(out, "  \"%s\": ", f->key);
+  if (f->kind == FIELD_STRING) {
+    if (f->s)
+      json_string(out, f->s);
+    else
+      fputs("null", out);
+  } else if (f->kind == FIELD_INT) {
+    fprintf(out, "%lld", (long long)f->i);
+  } else if (f->kind == FIELD_BOOL) {
+    fputs(f->i ? "true" : "false", out);
+  } else if (!isfinite(f->d) || (f->kind == FIELD_POSITIVE && !(f->d > 0.0))) {
+    fputs("null", out);
+  } else {
+    fprintf(out, "%.17g", f->d);
+  }
 }
 
 int app_summary_probe(const char *path, MPI_Comm comm) {
@@ -152,39 +213,20 @@ int app_summary_write_json(const app_summary *s, const app_run_config *rc, const
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return PORTA_SUCCESS;
-  char tmp[1100], cpu[256], build[256];
+  char tmp[1100];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  cpu_model(cpu, sizeof cpu);
-  build_options(build, sizeof build);
+  field_list l;
+  fields(&l, s, rc);
   FILE *f = fopen(tmp, "w");
   if (!f)
     return porta_error(PORTA_ERROR_IO, "app_summary_write_json", path, "cannot create: %s",
                        strerror(errno));
   fputs("{\n", f);
-  json_string(f, "app", s->app);
-  json_string(f, "input", s->input);
-  json_string(f, "size", s->size);
-  json_string(f, "backend", rc->backend);
-  json_string(f, "device", device_model());
-  json_string(f, "devices", rc->device);
-  json_string(f, "cpu", cpu);
-  fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"reproducible\": %s,\n", rc->ranks,
-          rc->threads, rc->reproducible ? "true" : "false");
-  json_string(f, "porta_version", rc->version);
-  json_string(f, "build", build);
-  json_string(f, "iteration_name", s->iteration_name);
-  fprintf(f, "  \"iterations\": %lld,\n", (long long)s->iterations);
-  json_number(f, "solve_time_s", s->solve_time, 0);
-  json_number(f, "time_per_iteration_s", per_iteration(s), 1);
-  json_number(f, "total_time_s", s->total_time, 0);
-  json_number(f, "rate", s->rate, 1);
-  if (s->rate_unit)
-    json_string(f, "rate_unit", s->rate_unit);
-  else
-    fputs("  \"rate_unit\": null,\n", f);
-  json_number(f, "bandwidth_gbs", s->bandwidth_gbs, 1);
-  json_string(f, "check_detail", s->check_detail);
-  fprintf(f, "  \"check\": \"%s\"\n}\n", check_name(s->check));
+  for (int k = 0; k < l.n; ++k) {
+    json_field(f, &l.f[k]);
+    fputs(k + 1 < l.n ? ",\n" : "\n", f);
+  }
+  fputs("}\n", f);
   const int bad = ferror(f);
   if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
     const int e = errno;

@@ -30,9 +30,13 @@ typedef struct app_summary {
   int64_t iterations;         /**< iterations in the timed part */
   double solve_time;          /**< seconds in the timed part (the solver, the MD loop) */
   double total_time;          /**< seconds for the whole program */
-  double rate;                /**< work per second in rate_unit; 0: none */
-  const char *rate_unit;      /**< "atom-steps/s" (NULL without a rate) */
-  double bandwidth_gbs;       /**< effective bandwidth of the timed part (GB/s); 0: none */
+  /** Work of one iteration in the units of rate_unit ("atom-steps/s": the atoms); the summary's
+   *  rate is work_per_iteration * iterations / solve_time. 0: no rate. */
+  double work_per_iteration;
+  const char *rate_unit; /**< NULL without a rate */
+  /** Bytes one iteration moves by the reference's count; the summary's effective bandwidth is
+   *  bytes_per_iteration * iterations / solve_time. 0: not applicable. */
+  double bytes_per_iteration;
   app_check check;
   char check_detail[256]; /**< what was checked, with the measured value */
 } app_summary;
@@ -41,7 +45,8 @@ typedef struct app_summary {
 void app_summary_init(app_summary *s, const char *app);
 
 /** Collective over comm: the times become their maximum over the ranks (so every rank holds
- *  the same summary, as the HDF5 attributes need). Returns a Porta code. */
+ *  the same summary, as the HDF5 attributes need, and the rate and bandwidth are the slowest
+ *  rank's). Returns a Porta code. */
 int app_summary_agree(app_summary *s, MPI_Comm comm);
 
 /** Attributes of the group /summary in h (collective over h's communicator). */

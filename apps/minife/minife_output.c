@@ -183,10 +183,7 @@ void minife_summary(const minife_report *r, app_summary *s) {
   s->iterations = r->cg->iterations;
   s->solve_time = r->cg->t_total;
   s->total_time = r->t_total;
-  if (s->iterations > 0 && s->solve_time > 0.0) {
-    const double bytes = 12.0 * (double)r->global_nnz + 116.0 * (double)r->global_rows;
-    s->bandwidth_gbs = bytes * (double)s->iterations / s->solve_time * 1e-9;
-  }
+  s->bytes_per_iteration = 12.0 * (double)r->global_nnz + 116.0 * (double)r->global_rows;
   if (!r->verified) {
     snprintf(s->check_detail, sizeof s->check_detail,
              "not verified (verify_solution=0 or mv_overlap_comm_comp=1)");

@@ -34,9 +34,9 @@ typedef struct minife_report {
  *  to `path`. Returns a Porta code. */
 int minife_write_yaml(const minife_report *r, char *path, size_t pathlen);
 
-/** The run summary: size, CG iterations and time, the effective bandwidth at the reference's
- *  12 bytes per nonzero + 116 per row and CG iteration, and the verification's verdict (none
- *  when the run was not verified). */
+/** The run summary: size, CG iterations and time, the bytes per CG iteration by the reference's
+ *  count (12 per nonzero + 116 per row), and the verification's verdict (none when the run was
+ *  not verified). */
 void minife_summary(const minife_report *r, app_summary *s);
 
 /** Collective: the run parameters, sizes, residual history, timings, verification and the

@@ -299,9 +299,8 @@ int minimd_neighbor_build(minimd *m) {
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "neighbor",
                        "an atom is outside this rank's bins (it moved farther than the "
                        "neighbour skin allows, or its position is not finite)");
-  int64_t binned = 0;
   PORTA_CHECK(porta_parallel_scan("minimd_bin_start", m->exec, porta_range(0, a.mbins + 1),
-                                  &minimd_k_bin_start, &a, &binned));
+                                  &minimd_k_bin_start, &a, NULL));
   PORTA_CHECK(porta_parallel_for("minimd_bin_fill", m->exec, porta_range(0, a.nall),
                                  &minimd_k_bin_fill, &a));
   for (;;) { /* build, widening the list until the longest fits */

@@ -312,8 +312,8 @@ void minimd_summary(const minimd *m, double program_time, app_summary *s) {
   s->iterations = p->nsteps;
   s->solve_time = m->times.total;
   s->total_time = program_time;
+  s->work_per_iteration = (double)m->atoms.natoms;
   s->rate_unit = "atom-steps/s";
-  if (m->times.total > 0.0) s->rate = (double)m->atoms.natoms * (double)p->nsteps / m->times.total;
   const minimd_thermo *th = &m->thermo;
   if (th->n < 2) return; /* nothing to compare */
   const double e0 = 1.5 * m->units.boltz * th->t[0] + th->u[0];

@@ -168,8 +168,8 @@ int main(int argc, char **argv) {
             step);
   }
   app_summary summary;
-  APP_CHECK(tea_summary_make(&summary, &s, deck.path, &timers, t_solve, total_iterations, wall,
-                             verdict, qa));
+  tea_summary_make(&summary, &s, deck.path, &timers, t_solve, total_iterations, wall, verdict, qa);
+  APP_CHECK(app_summary_agree(&summary, MPI_COMM_WORLD));
   if (!cli.no_h5) {
     app_timer_start(&timers, t_output);
     tea_results r;

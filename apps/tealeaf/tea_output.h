@@ -50,12 +50,12 @@ typedef struct tea_results {
   const app_summary *summary; /**< stored as /summary */
 } tea_results;
 
-/** The run summary: cells, solver, iterations over all steps and the solve time, the effective
- *  bandwidth for CG (the reference's 112 bytes per cell and iteration), and the deck's test
- *  problem verdict (none without one). Collective (the times become the slowest rank's). */
-int tea_summary_make(app_summary *s, const tea_settings *set, const char *deck_path,
-                     const app_timers *timers, int solve_timer, int64_t iterations, double wall,
-                     int verdict, double qa_diff);
+/** The run summary: cells, solver, iterations over all steps and this rank's solve time, the
+ *  bytes per iteration for CG (the reference's 112 per cell), and the deck's test problem
+ *  verdict (none without one). */
+void tea_summary_make(app_summary *s, const tea_settings *set, const char *deck_path,
+                      const app_timers *timers, int solve_timer, int64_t iterations, double wall,
+                      int verdict, double qa_diff);
 
 /** The result file while the run goes on. Its temporary (app_h5.h) is created by
  *  tea_h5_out_open before the solve (so a bad --out fails before any work) and only renamed to

@@ -90,6 +90,22 @@ static void expect_refused(int takes_input, const char *const *words, const char
   printf("  %s -> %s\n", context, m);
 }
 
+/** The usage text of `spec` (to free), through a temporary file; "" when that fails (and the
+ *  failure is counted). */
+static char *usage_text(const app_cli_spec *spec) {
+  FILE *f = tmpfile();
+  EXPECT(f != NULL, "tmpfile");
+  if (!f) return (char *)calloc(1, 1);
+  app_cli_usage(f, spec);
+  long n = ftell(f);
+  rewind(f);
+  char *text = (char *)calloc((size_t)n + 1, 1);
+  size_t got = fread(text, 1, (size_t)n, f);
+  fclose(f);
+  EXPECT(got == (size_t)n, "read back %zu of %ld", got, n);
+  return text;
+}
+
 static int count_of(const char *hay, const char *needle) {
   int n = 0;
   for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) ++n;
@@ -237,17 +253,9 @@ int main(int argc, char **argv) {
   }
 
   /* usage: app options, then Porta's text exactly once */
-  FILE *f = tmpfile();
-  EXPECT(f != NULL, "tmpfile");
-  if (f) {
+  {
     app_cli_spec s = spec_for(1);
-    app_cli_usage(f, &s);
-    long n = ftell(f);
-    rewind(f);
-    char *text = (char *)calloc((size_t)n + 1, 1);
-    size_t got = fread(text, 1, (size_t)n, f);
-    fclose(f);
-    EXPECT(got == (size_t)n, "read back %zu of %ld", got, n);
+    char *text = usage_text(&s);
     const char *porta = porta_help_text();
     EXPECT(porta && porta[0] && count_of(text, porta) == 1, "Porta's text %d times",
            count_of(text, porta));
@@ -262,15 +270,9 @@ int main(int argc, char **argv) {
     free(text);
   }
   {
-    FILE *g = tmpfile();
     app_cli_spec s = spec_for(0);
     s.noptions = 0;
-    app_cli_usage(g, &s);
-    long n = ftell(g);
-    rewind(g);
-    char *text = (char *)calloc((size_t)n + 1, 1);
-    EXPECT(fread(text, 1, (size_t)n, g) == (size_t)n, "read back");
-    fclose(g);
+    char *text = usage_text(&s);
     EXPECT(!strstr(text, "DECK") && count_of(text, porta_help_text()) == 1, "no deck usage");
     free(text);
   }
@@ -310,13 +312,7 @@ int main(int argc, char **argv) {
     rc = app_cli_parse(3, (char **)w2, &s2, &cli);
     EXPECT(rc == PORTA_SUCCESS && !strcmp(cli.output, "z"), "-o NAME: '%s'", cli.output);
     /* the usage names the alias */
-    FILE *g = tmpfile();
-    app_cli_usage(g, &s);
-    long n = ftell(g);
-    rewind(g);
-    char *text = (char *)calloc((size_t)n + 1, 1);
-    EXPECT(fread(text, 1, (size_t)n, g) == (size_t)n, "read back");
-    fclose(g);
+    char *text = usage_text(&s);
     EXPECT(strstr(text, "-s, --size N") && strstr(text, "-o, --yaml_output") &&
                strstr(text, "--input_file"),
            "usage with aliases:\n%s", text);

@@ -8,6 +8,7 @@ run outside Slurm: every app's run summary.
   CASE: tealeaf, minife, minimd, disagree (compare-backends), scaling, slurm
 """
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -118,7 +119,6 @@ elif case == "scaling":
     expect(os.path.getsize(os.path.join(out, "minife-weak.png")) > 100, "plot")
 elif case == "slurm":
     # the CPU template outside Slurm: mpirun, 2 ranks x 1 thread, results under RESULTS
-    import json
     for app, args in (("tealeaf", os.path.join(os.path.dirname(scripts), "inputs", "tealeaf",
                                                "tea_bm_1.in")),
                       ("minife", "-nx 8 verify_solution=1"),

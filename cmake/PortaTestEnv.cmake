@@ -1,0 +1,43 @@
+# The environments Porta's tests run in, shared by tests/ (unit and app tests) and tutorial/
+# (its solutions run as tests too). Included from the top-level CMakeLists.txt, so every
+# directory below sees the same values.
+#
+#   PORTA_TEST_ALL_BACKENDS   the back ends of this build a test runs on: serial, openmp1,
+#                             openmp2 (OpenMP builds), cuda and cuda-grid3 (CUDA builds)
+#   PORTA_TEST_ENV_<backend>  each one's environment (NAME=VALUE list)
+#   PORTA_TEST_SANITIZER_ENV  sanitizer options in sanitized builds, else empty
+#   PORTA_APP_MPI_ENV         MPI runs: Open MPI may run as root and oversubscribe (4 ranks on a
+#                             2-core machine); every rank runs 1 thread unless a test says
+
+set(PORTA_TEST_ALL_BACKENDS serial)
+set(PORTA_TEST_ENV_serial "PORTA_BACKEND=serial")
+if(PORTA_ENABLE_OPENMP)
+  list(APPEND PORTA_TEST_ALL_BACKENDS openmp1 openmp2)
+  # No pinning: with 2 threads on a small or shared machine binding only hurts.
+  set(PORTA_TEST_ENV_openmp1 "PORTA_BACKEND=openmp;PORTA_NUM_THREADS=1;OMP_PROC_BIND=false")
+  set(PORTA_TEST_ENV_openmp2 "PORTA_BACKEND=openmp;PORTA_NUM_THREADS=2;OMP_PROC_BIND=false")
+endif()
+if(PORTA_ENABLE_CUDA)
+  list(APPEND PORTA_TEST_ALL_BACKENDS cuda)
+  list(APPEND PORTA_TEST_ALL_BACKENDS cuda-grid3)
+  set(PORTA_TEST_ENV_cuda "PORTA_BACKEND=cuda;CUDA_LAUNCH_BLOCKING=1")
+  set(PORTA_TEST_ENV_cuda-grid3 "${PORTA_TEST_ENV_cuda};PORTA_CUDA_GRID_LIMIT=3")
+endif()
+
+# Sanitized builds: stack traces for UBSan, any finding fails the test. Leaks are checked with
+# full stacks (fast_unwind_on_malloc=0: the frame-pointer unwinder stops in MPI's libraries),
+# and the one-time allocations of Open MPI and HDF5 are suppressed (tests/sanitizers/lsan.supp),
+# so the app tests run under LeakSanitizer too and a leak of our own still fails.
+set(PORTA_TEST_SANITIZER_ENV "")
+if(PORTA_ENABLE_SANITIZERS)
+  set(PORTA_TEST_SANITIZER_ENV
+      "ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1:fast_unwind_on_malloc=0"
+      "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp:print_suppressions=0"
+      "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
+
+set(PORTA_APP_MPI_ENV
+    "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+    "OMPI_MCA_rmaps_base_oversubscribe=1" "PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe"
+    "OMPI_MCA_btl_vader_single_copy_mechanism=none"
+    "OMP_PROC_BIND=false" "OMP_NUM_THREADS=1" "PORTA_NUM_THREADS=1" ${PORTA_TEST_SANITIZER_ENV})
