@@ -34,15 +34,111 @@ static int fail(app_exchange *x, int code, const char *fmt, const char *what, in
   return porta_error(code, fmt, x->label, "%s%s%s", what, len ? ": " : "", err);
 }
 
-/** A view of `n` values copied from host array `src`, in `space`. */
-static int index_view(porta_view_i64 *v, const char *label, const int64_t *src, int64_t n,
-                      porta_memory_space space) {
-  porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
-  PORTA_CHECK(porta_view_i64_create(v, label, 1, &n, &opt));
-  porta_view_i64 host;
+int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
+  porta_memory_space s = porta_exec_memory_space(exec);
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s)) s = PORTA_CUDA_HOST_PINNED_SPACE;
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s) || !porta_space_accessible(exec.backend, s))
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "app_exchange_buffer_space",
+                       porta_backend_name(exec.backend),
+                       "no memory space both the %s back end and MPI can access",
+                       porta_backend_name(exec.backend));
+  *space = s;
+  return PORTA_SUCCESS;
+}
+
+/** Capacity for `n` values: a quarter more once a plan has been updated, so plans refreshed at
+ *  every re-neighbouring of a simulation seldom allocate. */
+static int64_t grown(int64_t n, int updating) { return n + (updating ? n / 4 + 64 : 0); }
+
+/** `n` offsets from host array `src` into *v on `space`, growing it as needed. */
+static int copy_index(porta_view_i64 *v, const char *label, const int64_t *src, int64_t n,
+                      porta_memory_space space, int updating) {
+  if (!v->data || porta_extent(*v, 0) < n) {
+    porta_view_i64_release(v);
+    const int64_t len = grown(n > 0 ? n : 1, updating);
+    porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_i64_create(v, label, 1, &len, &opt));
+  }
+  if (n == 0) return PORTA_SUCCESS;
+  porta_view_i64 dst, host;
+  memset(&dst, 0, sizeof dst);
+  porta_slice sl = porta_slice_range(0, n);
   porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
   PORTA_CHECK(porta_view_i64_wrap(&host, (int64_t *)src, "exchange_lists", 1, &n, &hopt));
-  if (n > 0) PORTA_CHECK(porta_deep_copy(*v, host));
+  int rc = porta_view_i64_subview(&dst, v, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(dst, host);
+  porta_view_i64_release(&dst);
+  porta_view_i64_release(&host);
+  return rc;
+}
+
+/** A buffer of at least `bytes` on `space`, kept when it is large enough. */
+static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
+                          porta_memory_space space, int updating) {
+  if (v->data && porta_extent(*v, 0) >= bytes) return PORTA_SUCCESS;
+  porta_view_u8_release(v);
+  const int64_t len = grown(bytes > 0 ? bytes : 1, updating);
+  porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, 0, NULL};
+  return porta_view_u8_create(v, label, 1, &len, &opt);
+}
+
+/** Are the offsets distinct? (ascending lists, the usual case, in one pass) */
+static int distinct(const int64_t *o, int64_t n, int64_t *dup);
+
+/** Counts, offsets and buffers from `l` (the plan's neighbours are set already, or are set
+ *  here when `x->n` is still -1). */
+static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating) {
+  const char *op = updating ? "app_exchange_update" : "app_exchange_create";
+  int nranks = 0; /* MPI_COMM_NULL (no communicator): no rank is a valid neighbour */
+  if (x->comm != MPI_COMM_NULL) MPI_Comm_size(x->comm, &nranks);
+  if (l->nneighbours != x->n)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "%d neighbours, the plan was built with %d", l->nneighbours, x->n);
+  int64_t send_total = 0, recv_total = 0;
+  for (int k = 0; k < x->n; ++k) {
+    if (l->ranks[k] < 0 || l->ranks[k] >= nranks || l->send_count[k] < 0 || l->recv_count[k] < 0 ||
+        (updating && l->ranks[k] != x->rank[k]))
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                         "neighbour %d: rank %d outside 0..%d, a negative count, or not the "
+                         "plan's neighbour",
+                         k, l->ranks[k], nranks - 1);
+    send_total += l->send_count[k];
+    recv_total += l->recv_count[k];
+  }
+  int64_t max_offset = -1;
+  for (int64_t i = 0; i < send_total + recv_total; ++i) {
+    const int64_t o = i < send_total ? l->send_index[i] : l->recv_index[i - send_total];
+    if (o < 0)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label, "negative offset %lld",
+                         (long long)o);
+    if (o > max_offset) max_offset = o;
+  }
+  int64_t dup = 0;
+  if (x->accumulate && !distinct(l->recv_index, recv_total, &dup))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "offset %lld is received more than once; adding would race", (long long)dup);
+  porta_memory_space space;
+  PORTA_CHECK(app_exchange_buffer_space(x->exec, &space));
+  const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
+  const int64_t vb = x->max_fields * (int64_t)x->value_size;
+  PORTA_CHECK(copy_index(&x->send_index, "exchange_send_index", l->send_index, send_total,
+                         exec_space, updating));
+  PORTA_CHECK(copy_index(&x->recv_index, "exchange_recv_index", l->recv_index, recv_total,
+                         exec_space, updating));
+  PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space, updating));
+  for (int b = 0; b < 2; ++b)
+    PORTA_CHECK(reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space, updating));
+  x->send_total = x->recv_total = 0;
+  for (int k = 0; k < x->n; ++k) {
+    x->rank[k] = l->ranks[k];
+    x->send_count[k] = l->send_count[k];
+    x->recv_count[k] = l->recv_count[k];
+    x->send_displ[k] = x->send_total;
+    x->recv_displ[k] = x->recv_total;
+    x->send_total += l->send_count[k];
+    x->recv_total += l->recv_count[k];
+  }
+  x->max_offset = max_offset;
   return PORTA_SUCCESS;
 }
 
@@ -58,8 +154,6 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
                        "value_size %zu must be a positive multiple of 4, max_fields %d in 1..%d, "
                        "neighbours %d >= 0",
                        value_size, max_fields, APP_EXCHANGE_MAX_FIELDS, l->nneighbours);
-  int nranks = 0; /* MPI_COMM_NULL (no communicator): no rank is a valid neighbour */
-  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &nranks);
   app_exchange *x = (app_exchange *)calloc(1, sizeof *x);
   if (!x) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
   snprintf(x->label, sizeof x->label, "%s", label);
@@ -83,53 +177,7 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   x->send_displ = x->send_count + nn;
   x->recv_count = x->send_count + 2 * nn;
   x->recv_displ = x->send_count + 3 * nn;
-  for (int k = 0; k < x->n; ++k) {
-    if (l->ranks[k] < 0 || l->ranks[k] >= nranks || l->send_count[k] < 0 || l->recv_count[k] < 0) {
-      int r = l->ranks[k];
-      app_exchange_destroy(x);
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                         "neighbour %d: rank %d outside 0..%d or a negative count", k, r,
-                         nranks - 1);
-    }
-    x->rank[k] = l->ranks[k];
-    x->send_count[k] = l->send_count[k];
-    x->recv_count[k] = l->recv_count[k];
-    x->send_displ[k] = x->send_total;
-    x->recv_displ[k] = x->recv_total;
-    x->send_total += l->send_count[k];
-    x->recv_total += l->recv_count[k];
-  }
-  for (int64_t i = 0; i < x->send_total + x->recv_total; ++i) {
-    const int64_t o = i < x->send_total ? l->send_index[i] : l->recv_index[i - x->send_total];
-    if (o < 0) {
-      app_exchange_destroy(x);
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "negative offset %lld",
-                         (long long)o);
-    }
-    if (o > x->max_offset) x->max_offset = o;
-  }
-  /* Buffers: the execution space's memory when the host (MPI) can access it, else pinned
-   * host memory mapped into the device. Hook: a CUDA-aware MPI could use device memory. */
-  porta_memory_space space = porta_exec_memory_space(exec);
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space)) space = PORTA_CUDA_HOST_PINNED_SPACE;
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
-      !porta_space_accessible(exec.backend, space)) {
-    app_exchange_destroy(x);
-    return porta_error(PORTA_ERROR_UNSUPPORTED, op, label,
-                       "no memory space both the %s back end and MPI can access",
-                       porta_backend_name(exec.backend));
-  }
-  porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, 0, NULL};
-  int64_t sb = x->send_total * max_fields * (int64_t)value_size;
-  int64_t rb = x->recv_total * max_fields * (int64_t)value_size;
-  int rc = index_view(&x->send_index, "exchange_send_index", l->send_index, x->send_total,
-                      porta_exec_memory_space(exec));
-  if (rc == PORTA_SUCCESS)
-    rc = index_view(&x->recv_index, "exchange_recv_index", l->recv_index, x->recv_total,
-                    porta_exec_memory_space(exec));
-  if (rc == PORTA_SUCCESS) rc = porta_view_u8_create(&x->send_buf, "exchange_send", 1, &sb, &opt);
-  for (int b = 0; b < 2 && rc == PORTA_SUCCESS; ++b)
-    rc = porta_view_u8_create(&x->recv_buf[b], "exchange_recv", 1, &rb, &opt);
+  const int rc = set_lists(x, l, 0);
   if (rc != PORTA_SUCCESS) {
     app_exchange_destroy(x);
     return rc;
@@ -138,9 +186,36 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   return PORTA_SUCCESS;
 }
 
+int app_exchange_update(app_exchange *x, const app_exchange_lists *l) {
+  if (x->active)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_exchange_update", x->label,
+                       "an exchange is in progress (finish it first)");
+  /* the buffers may be replaced: the last exchange's unpack must be done with them */
+  PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_update"));
+  return set_lists(x, l, 1);
+}
+
 static int cmp_i64(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
+}
+
+static int distinct(const int64_t *o, int64_t n, int64_t *dup) {
+  int64_t i = 1;
+  while (i < n && o[i] > o[i - 1]) ++i;
+  if (i >= n) return 1;
+  int64_t *c = (int64_t *)malloc((size_t)n * sizeof *c);
+  if (!c) return 0; /* cannot tell: refuse */
+  memcpy(c, o, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp_i64);
+  int ok = 1;
+  for (i = 1; i < n && ok; ++i)
+    if (c[i] == c[i - 1]) {
+      *dup = c[i];
+      ok = 0;
+    }
+  free(c);
+  return ok;
 }
 
 int app_exchange_set_accumulate(app_exchange *x, int on) {
@@ -155,26 +230,23 @@ int app_exchange_set_accumulate(app_exchange *x, int on) {
   /* distinct receive offsets: parallel adds into one value would race */
   int64_t *o = (int64_t *)malloc((size_t)(x->recv_total > 0 ? x->recv_total : 1) * sizeof *o);
   if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-  porta_view_i64 h;
-  memset(&h, 0, sizeof h);
   int rc = PORTA_SUCCESS;
   if (x->recv_total > 0) {
-    porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
+    porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+    porta_view_i64 h, src;
+    memset(&src, 0, sizeof src);
     int64_t n = x->recv_total;
+    porta_slice sl = porta_slice_range(0, n);
     rc = porta_view_i64_wrap(&h, o, "exchange_recv_check", 1, &n, &opt);
-    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, x->recv_index);
+    if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&src, &x->recv_index, &sl);
+    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, src);
+    porta_view_i64_release(&src);
     porta_view_i64_release(&h);
   }
-  if (rc == PORTA_SUCCESS) {
-    qsort(o, (size_t)x->recv_total, sizeof *o, cmp_i64);
-    for (int64_t i = 1; i < x->recv_total; ++i)
-      if (o[i] == o[i - 1]) {
-        rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                         "offset %lld is received more than once; adding would race",
-                         (long long)o[i]);
-        break;
-      }
-  }
+  int64_t dup = 0;
+  if (rc == PORTA_SUCCESS && !distinct(o, x->recv_total, &dup))
+    rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                     "offset %lld is received more than once; adding would race", (long long)dup);
   free(o);
   if (rc == PORTA_SUCCESS) x->accumulate = 1;
   return rc;

@@ -59,6 +59,16 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
                         porta_exec exec, int tag);
 void app_exchange_destroy(app_exchange *x);
 
+/** Give the plan new lists with the same neighbours, in the same order (a simulation's ghost
+ *  swaps after re-neighbouring). Index views and buffers are kept when they are large enough
+ *  and otherwise grow with a margin, so repeated updates seldom allocate; an adding plan
+ *  checks that its new receive offsets are distinct. No exchange may be in progress. */
+int app_exchange_update(app_exchange *x, const app_exchange_lists *lists);
+
+/** The memory space of the buffers that `exec`'s kernels and MPI both access: the space's
+ *  own when the host can read it, else (CUDA) pinned, mapped host memory. */
+int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space);
+
 /** Make the unpack add the received values to the fields instead of storing them (reverse
  *  communication: ghost forces summed into their owners). The values must be doubles
  *  (value_size a multiple of 8) and the receive offsets distinct (checked). */

@@ -125,6 +125,10 @@ typedef struct minimd_comm {
   minimd_swap *swaps;
   double cutneigh;
   int64_t max_ghosts;
+  /* re-neighbouring on the execution space (minimd_reneighbor.c): message buffers that the
+     kernels and MPI both reach, and the migration's index lists */
+  porta_view_f64 sbuf, rbuf;
+  porta_view_i64 leave, movers;
 } minimd_comm;
 
 /** Timers of the reference's performance summary (rank 0's wall seconds). */
@@ -152,7 +156,7 @@ typedef struct minimd {
   porta_exec exec;
   app_sum *sum;
   int reproducible;
-  int device_reneighbor; /**< one rank on a GPU: re-neighbouring without the host */
+  int device_reneighbor; /**< on a GPU: re-neighbouring without the atoms visiting the host */
 } minimd;
 
 PORTA_EXTERN_C_END

@@ -115,6 +115,10 @@ void minimd_comm_free(minimd_comm *c) {
   }
   free(c->swaps);
   c->swaps = NULL;
+  porta_view_f64_release(&c->sbuf);
+  porta_view_f64_release(&c->rbuf);
+  porta_view_i64_release(&c->leave);
+  porta_view_i64_release(&c->movers);
 }
 
 /* ---- host arrays ------------------------------------------------------------------------- */
@@ -257,6 +261,10 @@ int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step) {
     }
     free(sbuf);
   }
+  return minimd_comm_check_count(c, a, step);
+}
+
+int minimd_comm_check_count(const minimd_comm *c, const minimd_atoms *a, int64_t step) {
   /* an atom that moved farther than a sub-domain was dropped by every rank: stop, do not go on
      with fewer atoms */
   int64_t total = 0;
@@ -340,8 +348,8 @@ int minimd_comm_borders(minimd_comm *c, minimd_atoms *a) {
 
 /* ---- plans ------------------------------------------------------------------------------- */
 
-/** Build one swap's plan; `reverse` turns the directions round (ghost values back to the
- *  atoms they copy). */
+/** Build one swap's plan, or give the one in *out the swap's new lists; `reverse` turns the
+ *  directions round (ghost values back to the atoms they copy). */
 static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, int reverse, int tag,
                      app_exchange **out) {
   int64_t *recv = (int64_t *)malloc((size_t)(w->nrecv > 0 ? w->nrecv : 1) * sizeof(int64_t));
@@ -372,8 +380,11 @@ static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, i
     scount[1] = 0;
     rcount[1] = nr;
   }
-  int rc = app_exchange_create(out, reverse ? "minimd_reverse" : "minimd_forward", MPI_COMM_WORLD,
-                               &l, value_size, 1, exec, tag);
+  const int update = *out != NULL;
+  int rc = update ? app_exchange_update(*out, &l)
+                  : app_exchange_create(out, reverse ? "minimd_reverse" : "minimd_forward",
+                                        MPI_COMM_WORLD, &l, value_size, 1, exec, tag);
+  if (rc == PORTA_SUCCESS && reverse && !update) rc = app_exchange_set_accumulate(*out, 1);
   free(recv);
   return rc;
 }
@@ -394,20 +405,38 @@ static int self_list(minimd_swap *w, porta_exec exec) {
   return rc;
 }
 
-int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar) {
+/** A swap's send list from the execution space into its host array. */
+static int download_list(minimd_swap *w) {
+  if (w->nsend > w->sendcap) {
+    int64_t *l = (int64_t *)realloc(w->sendlist, (size_t)w->nsend * sizeof *l);
+    if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "sendlist", "no memory");
+    w->sendlist = l;
+    w->sendcap = w->nsend;
+  }
+  if (w->nsend == 0) return PORTA_SUCCESS;
+  porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
+  porta_view_i64 h, d;
+  porta_slice sl = porta_slice_range(0, w->nsend);
+  PORTA_CHECK(porta_view_i64_wrap(&h, w->sendlist, "minimd_sendlist_host", 1, &w->nsend, &hopt));
+  int rc = porta_view_i64_subview(&d, &w->list_d, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, d);
+  porta_view_i64_release(&d);
+  porta_view_i64_release(&h);
+  return rc;
+}
+
+int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
+                      int lists_on_device) {
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
-    swap_plans_free(w);
     w->self = w->sendproc == c->rank && w->recvproc == c->rank;
     if (w->self) { /* no messages: one kernel per swap (nsend == nrecv) */
-      PORTA_CHECK(self_list(w, exec));
+      if (!lists_on_device) PORTA_CHECK(self_list(w, exec));
       continue;
     }
+    if (lists_on_device) PORTA_CHECK(download_list(w));
     PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 0, 100 + s, &w->forward));
-    if (reverse) {
-      PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 1, 200 + s, &w->reverse));
-      PORTA_CHECK(app_exchange_set_accumulate(w->reverse, 1));
-    }
+    if (reverse) PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 1, 200 + s, &w->reverse));
     if (scalar) PORTA_CHECK(swap_plan(w, exec, sizeof(double), 0, 300 + s, &w->forward_scalar));
   }
   return PORTA_SUCCESS;

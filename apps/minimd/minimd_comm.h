@@ -19,11 +19,21 @@ int minimd_host_reserve(minimd_atoms *a, int64_t n);
 /** Wrap the owned atoms (host arrays) into the box and send those that left this sub-domain
  *  to their new owners; checks that no atom was lost. */
 int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step);
+/** The global atom count still natoms after a migration (a clear error naming the step
+ *  otherwise). */
+int minimd_comm_check_count(const minimd_comm *c, const minimd_atoms *a, int64_t step);
 /** Build the swaps' send lists and append the ghosts to the host arrays. */
 int minimd_comm_borders(minimd_comm *c, minimd_atoms *a);
 /** Plans for the swaps just built: positions forward, forces back (`reverse`), one double
- *  forward (`scalar`, EAM's F'). */
-int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar);
+ *  forward (`scalar`, EAM's F'). The send lists are the host arrays, or with `lists_on_device`
+ *  the execution space's (minimd_reneighbor.c). Existing plans are updated, keeping their
+ *  buffers. */
+int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
+                      int lists_on_device);
+
+/** Re-neighbouring on the execution space (minimd_reneighbor.c): wrap, migration, the check
+ *  of the atom count, borders and plans, the atoms never visiting the host. */
+int minimd_reneighbor_device(minimd *m, int64_t step);
 
 /** Ghost positions from their owners (every step that is not a re-neighbouring). */
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x);

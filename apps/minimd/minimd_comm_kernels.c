@@ -98,19 +98,32 @@ int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, i
                             &a);
 }
 
-/* ---- re-neighbouring on the execution space (one rank: every swap is a self swap) -------- */
+/* ---- re-neighbouring on the execution space (apps/minimd/minimd_reneighbor.c) ------------ */
 
-typedef struct border_args {
-  porta_view_vec3 x;
+typedef struct atom_args {
+  porta_view_vec3 x, v;
   porta_view_i32 type;
-  porta_view_i64 id, list;
-  int64_t nfirst, first;
-  int dim;
+  porta_view_i64 id, list, list2;
+  porta_view_f64 buf;
+  int64_t first;
+  int dim, mode, with_v;
   double lo, hi, shift[3], prd[3];
-} border_args;
+} atom_args;
+
+static atom_args atom_args_make(const minimd_atoms *at) {
+  atom_args a;
+  memset(&a, 0, sizeof a);
+  a.x = at->x;
+  a.v = at->v;
+  a.type = at->type;
+  a.id = at->id;
+  a.list = a.list2 = at->id; /* placeholders of the right type; set where used */
+  a.buf.m = at->x.m;
+  return a;
+}
 
 /* owned positions wrapped into the box (the reference's test: < 0, then >= L) */
-PORTA_FOR(minimd_k_wrap, border_args, a, i) {
+PORTA_FOR(minimd_k_wrap, atom_args, a, i) {
   minimd_vec3 *p = &PORTA_AT1(a->x, i);
   for (int d = 0; d < 3; ++d) {
     if (p->v[d] < 0.0) p->v[d] += a->prd[d];
@@ -118,17 +131,23 @@ PORTA_FOR(minimd_k_wrap, border_args, a, i) {
   }
 }
 
-/* the candidates within the swap's slab, in index order, into list */
-PORTA_SCAN(minimd_k_slab, border_args, a, k, porta_sum_i64, upd, final) {
-  const double c = PORTA_AT1(a->x, a->nfirst + k).v[a->dim];
-  if (c >= a->lo && c <= a->hi) {
-    if (final) PORTA_AT1(a->list, *upd) = a->nfirst + k;
+PORTA_INLINE_FUNCTION int selected(int mode, double c, double lo, double hi) {
+  return mode == MINIMD_SELECT_SLAB      ? c >= lo && c <= hi
+         : mode == MINIMD_SELECT_OUTSIDE ? c < lo || c >= hi
+                                         : c >= lo && c < hi;
+}
+
+/* the atoms first + k chosen by the mode, in index order, into list */
+PORTA_SCAN(minimd_k_select, atom_args, a, k, porta_sum_i64, upd, final) {
+  const double c = PORTA_AT1(a->x, a->first + k).v[a->dim];
+  if (selected(a->mode, c, a->lo, a->hi)) {
+    if (final) PORTA_AT1(a->list, *upd) = a->first + k;
     *upd += 1;
   }
 }
 
 /* ghost first + k is the image of atom list[k] */
-PORTA_FOR(minimd_k_ghost, border_args, a, k) {
+PORTA_FOR(minimd_k_ghost, atom_args, a, k) {
   const int64_t i = PORTA_AT1(a->list, k), g = a->first + k;
   const minimd_vec3 src = PORTA_AT1(a->x, i);
   minimd_vec3 *dst = &PORTA_AT1(a->x, g);
@@ -137,56 +156,107 @@ PORTA_FOR(minimd_k_ghost, border_args, a, k) {
   PORTA_AT1(a->id, g) = PORTA_AT1(a->id, i);
 }
 
-int minimd_reneighbor_device(minimd *m) {
-  minimd_comm *c = &m->comm;
-  minimd_atoms *at = &m->atoms;
-  border_args a;
-  memset(&a, 0, sizeof a);
-  a.x = at->x;
-  a.type = at->type;
-  a.id = at->id;
-  for (int d = 0; d < 3; ++d) a.prd[d] = c->prd[d];
-  PORTA_CHECK(
-      porta_parallel_for("minimd_wrap", m->exec, porta_range(0, at->nlocal), &minimd_k_wrap, &a));
-  /* every swap's candidates, as minimd_comm_borders chooses them; a list may be as long as the
-     candidates, a ghost range must fit the views: otherwise the caller takes the host path */
-  int64_t nghost = 0, nfirst = 0, nlast = 0;
-  int s = 0;
-  for (int d = 0; d < 3; ++d) {
-    nlast = 0;
-    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
-      minimd_swap *w = &c->swaps[s];
-      if (k % 2 == 0) {
-        nfirst = nlast;
-        nlast = at->nlocal + nghost;
-      }
-      if (porta_extent(w->list_d, 0) < nlast - nfirst || !w->list_d.data) {
-        porta_view_i64_release(&w->list_d);
-        const int64_t len = (nlast - nfirst) + (nlast - nfirst) / 4 + 16;
-        porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
-                                  PORTA_VIEW_UNINITIALIZED, NULL};
-        PORTA_CHECK(porta_view_i64_create(&w->list_d, "minimd_sendlist", 1, &len, &opt));
-      }
-      a.list = w->list_d;
-      a.nfirst = nfirst;
-      a.dim = d;
-      a.lo = w->slablo;
-      a.hi = w->slabhi;
-      int64_t count = 0;
-      PORTA_CHECK(porta_parallel_scan("minimd_slab", m->exec, porta_range(0, nlast - nfirst),
-                                      &minimd_k_slab, &a, &count));
-      w->firstrecv = at->nlocal + nghost;
-      if (w->firstrecv + count > at->cap) return PORTA_ERROR_OUT_OF_MEMORY; /* host path */
-      w->nsend = w->nrecv = count;
-      w->self = 1;
-      a.first = w->firstrecv;
-      for (int e = 0; e < 3; ++e) a.shift[e] = w->shift[e];
-      PORTA_CHECK(
-          porta_parallel_for("minimd_ghost", m->exec, porta_range(0, count), &minimd_k_ghost, &a));
-      nghost += count;
-    }
+/* atom list2[k] takes atom list[k]'s place (filling the holes migration leaves) */
+PORTA_FOR(minimd_k_move, atom_args, a, k) {
+  const int64_t from = PORTA_AT1(a->list, k), to = PORTA_AT1(a->list2, k);
+  PORTA_AT1(a->x, to) = PORTA_AT1(a->x, from);
+  PORTA_AT1(a->v, to) = PORTA_AT1(a->v, from);
+  PORTA_AT1(a->type, to) = PORTA_AT1(a->type, from);
+  PORTA_AT1(a->id, to) = PORTA_AT1(a->id, from);
+}
+
+/* atom list[k] into the message: x, (v), type, id as doubles */
+PORTA_FOR(minimd_k_pack, atom_args, a, k) {
+  const int64_t i = PORTA_AT1(a->list, k);
+  const int w = a->with_v ? MINIMD_MIGRATE_DOUBLES : MINIMD_GHOST_DOUBLES;
+  double *b = &PORTA_AT1(a->buf, k * w);
+  const minimd_vec3 x = PORTA_AT1(a->x, i);
+  for (int d = 0; d < 3; ++d) b[d] = x.v[d];
+  if (a->with_v) {
+    const minimd_vec3 v = PORTA_AT1(a->v, i);
+    for (int d = 0; d < 3; ++d) b[3 + d] = v.v[d];
   }
-  at->nghost = nghost;
-  if (nghost > c->max_ghosts) c->max_ghosts = nghost;
-  return PORTA_SUCCESS;
+  b[w - 2] = (double)PORTA_AT1(a->type, i);
+  b[w - 1] = (double)PORTA_AT1(a->id, i);
+}
+
+/* the message's atoms within [lo, hi) along dim (dim < 0: all) appended from first on
+   (+ shift) */
+PORTA_SCAN(minimd_k_unpack, atom_args, a, k, porta_sum_i64, upd, final) {
+  const int w = a->with_v ? MINIMD_MIGRATE_DOUBLES : MINIMD_GHOST_DOUBLES;
+  const double *b = &PORTA_AT1(a->buf, k * w);
+  if (a->dim < 0 || (b[a->dim] >= a->lo && b[a->dim] < a->hi)) {
+    if (final) {
+      const int64_t j = a->first + *upd;
+      minimd_vec3 *x = &PORTA_AT1(a->x, j);
+      for (int d = 0; d < 3; ++d) x->v[d] = b[d] + a->shift[d];
+      if (a->with_v) {
+        minimd_vec3 *v = &PORTA_AT1(a->v, j);
+        for (int d = 0; d < 3; ++d) v->v[d] = b[3 + d];
+      }
+      PORTA_AT1(a->type, j) = (int32_t)b[w - 2];
+      PORTA_AT1(a->id, j) = (int64_t)b[w - 1];
+    }
+    *upd += 1;
+  }
+}
+
+int minimd_wrap(porta_exec exec, minimd_atoms *at, const double prd[3]) {
+  atom_args a = atom_args_make(at);
+  for (int d = 0; d < 3; ++d) a.prd[d] = prd[d];
+  return porta_parallel_for("minimd_wrap", exec, porta_range(0, at->nlocal), &minimd_k_wrap, &a);
+}
+
+int minimd_select(porta_exec exec, const minimd_atoms *at, int64_t first, int64_t n, int dim,
+                  int mode, double lo, double hi, porta_view_i64 list, int64_t *count) {
+  atom_args a = atom_args_make(at);
+  a.list = list;
+  a.first = first;
+  a.dim = dim;
+  a.mode = mode;
+  a.lo = lo;
+  a.hi = hi;
+  *count = 0;
+  return porta_parallel_scan("minimd_select", exec, porta_range(0, n), &minimd_k_select, &a, count);
+}
+
+int minimd_ghosts(porta_exec exec, minimd_atoms *at, porta_view_i64 list, int64_t n, int64_t first,
+                  const double shift[3]) {
+  atom_args a = atom_args_make(at);
+  a.list = list;
+  a.first = first;
+  for (int d = 0; d < 3; ++d) a.shift[d] = shift[d];
+  return porta_parallel_for("minimd_ghost", exec, porta_range(0, n), &minimd_k_ghost, &a);
+}
+
+int minimd_move(porta_exec exec, minimd_atoms *at, porta_view_i64 from, porta_view_i64 to,
+                int64_t n) {
+  atom_args a = atom_args_make(at);
+  a.list = from;
+  a.list2 = to;
+  return porta_parallel_for("minimd_move", exec, porta_range(0, n), &minimd_k_move, &a);
+}
+
+int minimd_pack(porta_exec exec, const minimd_atoms *at, porta_view_i64 list, int64_t n, int with_v,
+                porta_view_f64 buf) {
+  atom_args a = atom_args_make(at);
+  a.list = list;
+  a.with_v = with_v;
+  a.buf = buf;
+  return porta_parallel_for("minimd_pack", exec, porta_range(0, n), &minimd_k_pack, &a);
+}
+
+int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t n, int with_v,
+                  int dim, double lo, double hi, int64_t first, const double shift[3],
+                  int64_t *kept) {
+  atom_args a = atom_args_make(at);
+  a.buf = buf;
+  a.with_v = with_v;
+  a.dim = dim;
+  a.lo = lo;
+  a.hi = hi;
+  a.first = first;
+  for (int d = 0; d < 3; ++d) a.shift[d] = shift ? shift[d] : 0.0;
+  *kept = 0;
+  return porta_parallel_scan("minimd_unpack", exec, porta_range(0, n), &minimd_k_unpack, &a, kept);
 }

@@ -24,10 +24,36 @@ int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list,
 int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, int64_t n,
                        int64_t first);
 
-/** Re-neighbouring without the host, for one rank: owned atoms wrapped into the box and the
- *  ghosts of every (self) swap made by kernels. PORTA_ERROR_OUT_OF_MEMORY (no message) when
- *  the ghosts would not fit the views: the caller then takes the host path, which grows them. */
-int minimd_reneighbor_device(minimd *m);
+/** Which atoms minimd_select picks along a dimension: within the closed slab [lo, hi] (ghost
+ *  candidates, the reference's inclusive test), outside [lo, hi) (atoms leaving the
+ *  sub-domain) or inside it. */
+enum { MINIMD_SELECT_SLAB = 0, MINIMD_SELECT_OUTSIDE = 1, MINIMD_SELECT_INSIDE = 2 };
+/** Doubles per atom in a migration message (x, v, type, id) and a ghost message (x, type,
+ *  id); ids travel as doubles (below 2^53: checked at set-up). */
+enum { MINIMD_MIGRATE_DOUBLES = 8, MINIMD_GHOST_DOUBLES = 5 };
+
+/* The kernels of re-neighbouring on the execution space (driven by minimd_reneighbor.c). */
+
+/** Owned positions wrapped into the box of lengths prd. */
+int minimd_wrap(porta_exec exec, minimd_atoms *at, const double prd[3]);
+/** Indices i in [first, first + n) whose coordinate `dim` the mode picks, ascending, into
+ *  list; *count of them. */
+int minimd_select(porta_exec exec, const minimd_atoms *at, int64_t first, int64_t n, int dim,
+                  int mode, double lo, double hi, porta_view_i64 list, int64_t *count);
+/** Ghost first + k = atom list[k] + shift (position, type, id), k < n. */
+int minimd_ghosts(porta_exec exec, minimd_atoms *at, porta_view_i64 list, int64_t n, int64_t first,
+                  const double shift[3]);
+/** Atom to[k] = atom from[k] (position, velocity, type, id), k < n. */
+int minimd_move(porta_exec exec, minimd_atoms *at, porta_view_i64 from, porta_view_i64 to,
+                int64_t n);
+/** Atoms list[0..n) into buf, MINIMD_MIGRATE_DOUBLES each (with_v) or MINIMD_GHOST_DOUBLES. */
+int minimd_pack(porta_exec exec, const minimd_atoms *at, porta_view_i64 list, int64_t n, int with_v,
+                porta_view_f64 buf);
+/** The n atoms of buf whose coordinate `dim` is in [lo, hi) (dim < 0: all of them) appended from
+ * index first on, their positions + shift (NULL: none); *kept of them. */
+int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t n, int with_v,
+                  int dim, double lo, double hi, int64_t first, const double shift[3],
+                  int64_t *kept);
 
 /** Bins and stencil for this rank's sub-box (host work; allocates the bin views). */
 int minimd_neighbor_setup(minimd *m);

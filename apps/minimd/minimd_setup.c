@@ -144,6 +144,26 @@ static int grow_device(minimd *m, int64_t need) {
   return PORTA_SUCCESS;
 }
 
+int minimd_atoms_reserve(minimd *m, int64_t need) {
+  minimd_atoms *a = &m->atoms;
+  if (need <= a->cap) return PORTA_SUCCESS;
+  const int64_t cap = need + need / 5 + 64;
+  /* positions, velocities, types and ids keep their values; the rest is recomputed */
+  PORTA_CHECK(porta_view_vec3_resize(&a->x, 1, &cap));
+  PORTA_CHECK(porta_view_vec3_resize(&a->v, 1, &cap));
+  PORTA_CHECK(porta_view_i32_resize(&a->type, 1, &cap));
+  PORTA_CHECK(porta_view_i64_resize(&a->id, 1, &cap));
+  PORTA_CHECK(porta_view_vec3_realloc(&a->f, 1, &cap));
+  PORTA_CHECK(porta_view_f64_realloc(&a->eatom, 1, &cap));
+  PORTA_CHECK(porta_view_f64_realloc(&a->vatom, 1, &cap));
+  if (m->prm.force == MINIMD_FORCE_EAM) {
+    PORTA_CHECK(porta_view_f64_realloc(&m->eam.rho, 1, &cap));
+    PORTA_CHECK(porta_view_f64_realloc(&m->eam.fp, 1, &cap));
+  }
+  a->cap = cap;
+  return PORTA_SUCCESS;
+}
+
 /** Copy n elements between a device view's first elements and a host array. */
 #define COPY_RANGE(TYPE, dev, host_ptr, n, to_device)                                              \
   do {                                                                                             \

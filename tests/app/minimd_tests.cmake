@@ -61,15 +61,28 @@ foreach(np 1 2 4)
   minimd_ref_test(minimd.ref.lj.data.np${np} ${np} lj_data_n300_np1
                   -- -i "${_mdin}/in.lj-data.miniMD" -n 300)
 endforeach()
-# re-neighbouring on the execution space (one rank on a GPU; forced here on the host)
-porta_app_test(minimd.ref.lj.device_reneighbor.np1 1
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
-                    "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500
-            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
-porta_app_test(minimd.ref.eam.device_reneighbor.np1 1
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 1 $<TARGET_FILE:minimd>
-                    "${_mdref}/eam_s8_n500_np1_full.txt" -- ${_eam} -s 8 -n 500 --half_neigh 0
-            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
+# re-neighbouring on the execution space (the GPU's path; forced here on the host): one rank,
+# migration to one neighbour (2 ranks) and to two (3 along x), forces back across ghosts (half
+# list, Newton), EAM's F' forward, a data file, 8 ranks over 2 x 2 x 2
+function(minimd_device_test name np ref)
+  porta_app_test(minimd.ref.${name}.device_reneighbor.np${np} ${np}
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
+                      $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt" -- ${ARGN}
+              ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
+endfunction()
+minimd_device_test(lj 1 lj_s8_n500_np1_full ${_lj} -s 8 -n 500)
+minimd_device_test(eam 1 eam_s8_n500_np1_full ${_eam} -s 8 -n 500 --half_neigh 0)
+minimd_device_test(lj 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
+minimd_device_test(lj.half 4 lj_s8_n500_np1_half ${_lj} -s 8 -n 500 --half_neigh 1)
+minimd_device_test(eam.half 2 eam_s8_n500_np1_half ${_eam} -s 8 -n 500 --half_neigh 1)
+minimd_device_test(lj.6x8x10 3 lj_nx6ny8nz10_n200_np1 ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
+minimd_device_test(lj.data 4 lj_data_n300_np1 -i "${_mdin}/in.lj-data.miniMD" -n 300)
+minimd_device_test(lj 8 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
+# and the host path where the device one is the default (a GPU)
+porta_app_test(minimd.ref.lj.host_reneighbor.np2 2
+            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
+                    "${_mdref}/lj_s8_n500_np1_half.txt" -- ${_lj} -s 8 -n 500 --half_neigh 1
+            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=0")
 # energy conservation over 1,000 steps: 1.5 T + U within 0.3 % of its start, and the
 # reference's thermo lines all the way
 minimd_ref_test(minimd.energy.lj.np2 2 lj_s8_n1000_np1_energy --conserve 3e-3
@@ -136,6 +149,10 @@ minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
            "line:in.lj.miniMD:9:0.5" -s 6 -n 100)
 minimd_bad(blow_up.np4 4 "step 20: .*(sub-domain|box length|not finite)"
            "line:in.lj.miniMD:9:0.2" -s 6 -n 40)
+minimd_bad(blow_up.device_reneighbor.np4 4 "step 20: .*(sub-domain|not finite)"
+           "line:in.lj.miniMD:9:0.2" -s 6 -n 40)
+set_property(TEST minimd.bad.blow_up.device_reneighbor.np4 APPEND PROPERTY ENVIRONMENT
+             "MINIMD_DEVICE_RENEIGHBOR=1")
 minimd_bad(data_missing 1 "cannot open the data file '1m.data'" "line:in.lj.miniMD:4:1m.data"
            -s 4 -n 10)
 minimd_bad(data_short 2 "lj4.data: the file ends in section Atoms after 100 of 256 lines"

@@ -275,14 +275,28 @@ static void fields_check(fields *F, int it, double add, const char *what) {
   failures += bad;
 }
 
+/** The plan's neighbours with nothing to send or receive (what an updated plan starts from). */
+static int64_t zero_counts[MAX_PAIRS];
+static app_exchange_lists empty_lists(void) {
+  app_exchange_lists l = lists;
+  l.send_count = l.recv_count = zero_counts;
+  return l;
+}
+
 /** Exchange `nfields` fields of `vs`-byte values `iters` times; iteration 1 as start, a kernel
- *  on field 0 (8-byte values only), finish. */
-static void run_plan(size_t vs, int nfields, int max_fields, int iters) {
+ *  on field 0 (8-byte values only), finish. With `updated` the plan is built with empty lists
+ *  and then given the real ones by app_exchange_update (its buffers must grow). */
+static void run_plan(size_t vs, int nfields, int max_fields, int iters, int updated) {
   char label[32];
-  snprintf(label, sizeof label, "exchange%zu", vs);
+  snprintf(label, sizeof label, "exchange%zu%s", vs, updated ? "_updated" : "");
   app_exchange *x = NULL;
-  APP_CHECK(app_exchange_create(&x, label, MPI_COMM_WORLD, &lists, vs, max_fields,
+  const app_exchange_lists none = empty_lists();
+  APP_CHECK(app_exchange_create(&x, label, MPI_COMM_WORLD, updated ? &none : &lists, vs, max_fields,
                                 porta_exec_default(), 7));
+  if (updated) {
+    if (app_exchange_send_total(x) != 0 || app_exchange_recv_total(x) != 0) ++failures;
+    APP_CHECK(app_exchange_update(x, &lists));
+  }
   int64_t st = 0, rt = recv_total_of(me);
   for (int k = 0; k < lists.nneighbours; ++k) st += scount[k];
   if (app_exchange_send_total(x) != st || app_exchange_recv_total(x) != rt) {
@@ -383,11 +397,36 @@ static void refusals(void) {
   expect_refusal(app_exchange_start(x, &f4, 1), "plan_checks", "4-byte", "4-byte field");
   expect_refusal(app_exchange_finish(x), "plan_checks", "no exchange in progress",
                  "finish without start");
-  /* a second start while one is in progress; then the first one completes normally */
+  /* a second start, or an update, while one is in progress; then the first one completes */
   APP_CHECK(app_exchange_start(x, three, 2));
   expect_refusal(app_exchange_start(x, three, 2), "plan_checks", "in progress", "second start");
+  expect_refusal(app_exchange_update(x, &lists), "plan_checks", "in progress", "update in flight");
   APP_CHECK(app_exchange_finish(x));
+  /* an update must keep the neighbours */
+  {
+    app_exchange_lists fewer = lists;
+    fewer.nneighbours = lists.nneighbours - 1;
+    expect_refusal(app_exchange_update(x, &fewer), "plan_checks", "neighbours",
+                   "update with fewer neighbours");
+    int other[MAX_PAIRS];
+    for (int k = 0; k < lists.nneighbours; ++k) other[k] = (lists.ranks[k] + 1) % nranks;
+    app_exchange_lists moved = lists;
+    moved.ranks = other;
+    if (nranks > 1)
+      expect_refusal(app_exchange_update(x, &moved), "plan_checks", "not the plan's neighbour",
+                     "update with other ranks");
+  }
   app_exchange_destroy(x);
+  /* an adding plan refuses an update that receives one offset twice */
+  {
+    int r[1] = {me};
+    int64_t zero[1] = {0}, two[1] = {2}, idx[2] = {1, 1};
+    app_exchange_lists l0 = {1, r, zero, idx, zero, idx}, l2 = {1, r, two, idx, two, idx};
+    APP_CHECK(app_exchange_create(&x, "plan_add", MPI_COMM_WORLD, &l0, 8, 1, ex, 11));
+    APP_CHECK(app_exchange_set_accumulate(x, 1));
+    expect_refusal(app_exchange_update(x, &l2), "plan_add", "more than once", "duplicate adds");
+    app_exchange_destroy(x);
+  }
   porta_view_f64_release(&small);
   for (int f = 0; f < 3; ++f) porta_view_f64_release(&ok[f]);
   porta_view_release(&f4);
@@ -402,9 +441,11 @@ int main(int argc, char **argv) {
   if (nranks > 8) app_fatal("at most 8 ranks");
   make_pairs(nranks);
   build_lists();
-  run_plan(8, 3, 4, 3);  /* three doubles fields, room for four */
-  run_plan(4, 2, 2, 2);  /* two int32 fields */
-  run_plan(12, 2, 3, 3); /* two fields of a 12-byte struct */
+  for (int updated = 0; updated < 2; ++updated) {
+    run_plan(8, 3, 4, 3, updated);  /* three doubles fields, room for four */
+    run_plan(4, 2, 2, 2, updated);  /* two int32 fields */
+    run_plan(12, 2, 3, 3, updated); /* two fields of a 12-byte struct */
+  }
   refusals();
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
