@@ -6,32 +6,21 @@
 #include <string.h>
 
 #include "app_exchange_kernels.h"
+#include "app_exchange_private.h"
 
-struct app_exchange {
-  char label[PORTA_LABEL_MAX];
-  MPI_Comm comm;
-  porta_exec exec;
-  int tag, max_fields, words, word_bytes;
-  size_t value_size;
-  int n;                                                      /**< neighbours */
-  int *rank;                                                  /**< [n] */
-  int64_t *send_count, *send_displ, *recv_count, *recv_displ; /**< [n], in values */
-  int64_t send_total, recv_total;
-  int64_t max_offset;                    /**< largest offset in either list (-1: none) */
-  porta_view_i64 send_index, recv_index; /**< on the execution space */
-  porta_view_u8 send_buf, recv_buf[2];   /**< memory both the kernels and MPI can access */
-  MPI_Request *req;                      /**< [2n] */
-  int nreq, nfields, active;
-  int accumulate;                             /**< unpack adds doubles */
-  porta_view fields[APP_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */
-  int64_t exchanges, messages, bytes;
-};
-
-static int fail(app_exchange *x, int code, const char *fmt, const char *what, int rc) {
+int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int rc) {
   char err[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   if (rc != MPI_SUCCESS) MPI_Error_string(rc, err, &len);
-  return porta_error(code, fmt, x->label, "%s%s%s", what, len ? ": " : "", err);
+  return porta_error(PORTA_ERROR_BACKEND, op, x->label, "%s%s%s", what, len ? ": " : "", err);
+}
+
+/** Transports of the plans made so far in this process (a bit per app_exchange_mode). */
+static unsigned modes_used;
+
+static const char *mode_name(app_exchange_mode m) {
+  static const char *names[] = {"host", "pinned-host", "cuda-aware-mpi", "cuda-ipc"};
+  return names[m];
 }
 
 int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
@@ -125,9 +114,21 @@ static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating)
                          exec_space, updating));
   PORTA_CHECK(copy_index(&x->recv_index, "exchange_recv_index", l->recv_index, recv_total,
                          exec_space, updating));
+  if (x->mode == APP_EXCHANGE_CUDA_MPI || x->mode == APP_EXCHANGE_IPC) space = exec_space;
   PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space, updating));
-  for (int b = 0; b < 2; ++b)
-    PORTA_CHECK(reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space, updating));
+  if (x->mode == APP_EXCHANGE_IPC) {
+    PORTA_CHECK(app_exchange_ipc_reserve_(x, recv_total * vb));
+    /* staging for the neighbours reached through MPI */
+    PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb,
+                               PORTA_CUDA_HOST_PINNED_SPACE, updating));
+    for (int b = 0; b < 2; ++b)
+      PORTA_CHECK(reserve_buffer(&x->host_recv[b], "exchange_recv_host", recv_total * vb,
+                                 PORTA_CUDA_HOST_PINNED_SPACE, updating));
+  } else {
+    for (int b = 0; b < 2; ++b)
+      PORTA_CHECK(
+          reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space, updating));
+  }
   x->send_total = x->recv_total = 0;
   for (int k = 0; k < x->n; ++k) {
     x->rank[k] = l->ranks[k];
@@ -177,12 +178,67 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   x->send_displ = x->send_count + nn;
   x->recv_count = x->send_count + 2 * nn;
   x->recv_displ = x->send_count + 3 * nn;
-  const int rc = set_lists(x, l, 0);
+  x->peer = (app_exchange_peer *)calloc(nn, sizeof *x->peer);
+  if (!x->peer) {
+    app_exchange_destroy(x);
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
+  }
+  /* the transport: device buffers to a CUDA-aware MPI, else on a GPU the neighbours' mapped
+     buffers where both sides can (every GPU rank takes part in the hand-shake, so that the
+     pairs agree), else pinned host memory */
+  x->mode = exec.backend != PORTA_BACKEND_CUDA ? APP_EXCHANGE_HOST
+            : app_exchange_cuda_mpi_(exec)     ? APP_EXCHANGE_CUDA_MPI
+            : app_exchange_ipc_wanted_(exec)   ? APP_EXCHANGE_IPC
+                                               : APP_EXCHANGE_PINNED;
+  int rc = set_lists(x, l, 0);
+  if (rc == PORTA_SUCCESS && exec.backend == PORTA_BACKEND_CUDA &&
+      x->mode != APP_EXCHANGE_CUDA_MPI) {
+    rc = app_exchange_ipc_handshake_(x, 1);
+    if (rc == PORTA_SUCCESS && x->mode == APP_EXCHANGE_IPC && x->npeers_on == 0) {
+      /* no neighbour can be reached that way: pinned host memory for all */
+      app_exchange_ipc_release_(x);
+      porta_view_u8_release(&x->send_buf);
+      porta_view_u8_release(&x->host_send);
+      for (int b = 0; b < 2; ++b) porta_view_u8_release(&x->host_recv[b]);
+      x->mode = APP_EXCHANGE_PINNED;
+      rc = set_lists(x, l, 0);
+    }
+  }
   if (rc != PORTA_SUCCESS) {
     app_exchange_destroy(x);
     return rc;
   }
+  modes_used |= 1u << x->mode;
+  if (x->mode == APP_EXCHANGE_IPC && x->npeers_on < x->n) modes_used |= 1u << APP_EXCHANGE_PINNED;
   *out = x;
+  return PORTA_SUCCESS;
+}
+
+const char *app_exchange_transport(const app_exchange *x) {
+  if (x->mode == APP_EXCHANGE_IPC && x->npeers_on < x->n) return "cuda-ipc+pinned-host";
+  return mode_name(x->mode);
+}
+
+static void names_of(unsigned modes, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int m = APP_EXCHANGE_HOST; m <= APP_EXCHANGE_IPC; ++m)
+    if (modes & (1u << m)) {
+      snprintf(buf + len, size - len, "%s%s", len ? "+" : "", mode_name((app_exchange_mode)m));
+      len = strlen(buf);
+    }
+  if (!len) snprintf(buf, size, "none");
+}
+
+void app_exchange_transports_used(char *buf, size_t size) { names_of(modes_used, buf, size); }
+
+int app_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size) {
+  unsigned all = 0;
+  const int rc = MPI_Allreduce(&modes_used, &all, 1, MPI_UNSIGNED, MPI_BOR, comm);
+  if (rc != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "app_exchange_transports_agree", NULL,
+                       "MPI_Allreduce failed");
+  names_of(all, buf, size);
   return PORTA_SUCCESS;
 }
 
@@ -192,7 +248,8 @@ int app_exchange_update(app_exchange *x, const app_exchange_lists *l) {
                        "an exchange is in progress (finish it first)");
   /* the buffers may be replaced: the last exchange's unpack must be done with them */
   PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_update"));
-  return set_lists(x, l, 1);
+  PORTA_CHECK(set_lists(x, l, 1));
+  return x->mode == APP_EXCHANGE_IPC ? app_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -257,12 +314,23 @@ void app_exchange_destroy(app_exchange *x) {
   porta_view_i64_release(&x->send_index);
   porta_view_i64_release(&x->recv_index);
   porta_view_u8_release(&x->send_buf);
-  porta_view_u8_release(&x->recv_buf[0]);
-  porta_view_u8_release(&x->recv_buf[1]);
+  porta_view_u8_release(&x->host_send);
+  for (int b = 0; b < 2; ++b) {
+    porta_view_u8_release(&x->recv_buf[b]);
+    porta_view_u8_release(&x->host_recv[b]);
+  }
+  app_exchange_ipc_release_(x);
+  free(x->peer);
   free(x->rank);
   free(x->send_count);
   free(x->req);
   free(x);
+}
+
+/** The buffer the current exchange receives into and unpacks from. */
+static unsigned char *recv_buffer(app_exchange *x) {
+  const int b = (int)(x->exchanges % 2);
+  return x->mode == APP_EXCHANGE_IPC ? (unsigned char *)x->ipc_recv[b] : x->recv_buf[b].data;
 }
 
 /** Pack (to_buffer) or unpack every field's listed values. */
@@ -273,7 +341,7 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
   memset(&a, 0, sizeof a);
   a.index = to_buffer ? x->send_index : x->recv_index;
   for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
-  a.buf = to_buffer ? x->send_buf.data : x->recv_buf[x->exchanges % 2].data;
+  a.buf = to_buffer ? (void *)x->send_buf.data : recv_buffer(x);
   a.nfields = nfields;
   a.words = x->words;
   const porta_kernel *k = x->word_bytes == 8
@@ -282,6 +350,50 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
   if (!to_buffer && x->accumulate) k = &app_exchange_unpack_add_f64;
   return porta_parallel_for(to_buffer ? "app_exchange_pack" : "app_exchange_unpack", x->exec,
                             porta_range(0, total), k, &a);
+}
+
+/** IPC mode: receives (tokens from the mapped neighbours, values from the others into host
+ *  staging), the pack, each neighbour's values copied into its buffer or the staging, one
+ *  fence, then the tokens and the MPI messages. */
+static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
+  const char *op = "app_exchange_start";
+  const int b = (int)(x->exchanges % 2);
+  unsigned char *hrecv = x->host_recv[b].data;
+  for (int k = 0; k < x->n; ++k) {
+    int rc = MPI_SUCCESS;
+    if (x->peer[k].on)
+      rc =
+          MPI_Irecv(&x->peer[k].token, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    else if (x->recv_count[k] > 0)
+      rc = MPI_Irecv(hrecv + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
+                     x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
+  }
+  PORTA_CHECK(copy(x, fields, nfields, 1));
+  for (int k = 0; k < x->n; ++k) {
+    if (x->send_count[k] == 0) continue;
+    const unsigned char *src = x->send_buf.data + x->send_displ[k] * vb;
+    unsigned char *dst = x->peer[k].on ? (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb
+                                       : x->host_send.data + x->send_displ[k] * vb;
+    PORTA_CHECK(porta_ipc_copy_async(x->exec, dst, src, (size_t)(x->send_count[k] * vb)));
+  }
+  /* the values are in place, and this rank's unpack of the last exchange is done */
+  PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
+  x->token_out = (int)x->exchanges;
+  for (int k = 0; k < x->n; ++k) {
+    int rc = MPI_SUCCESS;
+    if (x->peer[k].on)
+      rc = MPI_Isend(&x->token_out, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    else if (x->send_count[k] > 0)
+      rc = MPI_Isend(x->host_send.data + x->send_displ[k] * vb, (int)(x->send_count[k] * vb),
+                     MPI_BYTE, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Isend failed", rc);
+    if (x->send_count[k] > 0) {
+      x->messages += 1;
+      x->bytes += x->send_count[k] * vb;
+    }
+  }
+  return PORTA_SUCCESS;
 }
 
 int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
@@ -308,7 +420,8 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
   x->active = 1;
   if (nfields == 0) return PORTA_SUCCESS;
   const int64_t vb = (int64_t)x->value_size * nfields;
-  unsigned char *rbuf = x->recv_buf[x->exchanges % 2].data;
+  if (x->mode == APP_EXCHANGE_IPC) return start_ipc(x, fields, nfields, vb);
+  unsigned char *rbuf = recv_buffer(x);
   /* The fence after packing covers the unpack of two exchanges ago, which read the buffer
    * the receives are about to fill; a plan that sends nothing must wait here instead. */
   if (x->send_total == 0 && x->recv_total > 0)
@@ -317,7 +430,7 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
     if (x->recv_count[k] == 0) continue;
     int rc = MPI_Irecv(rbuf + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
                        x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return fail(x, PORTA_ERROR_BACKEND, op, "MPI_Irecv failed", rc);
+    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
   }
   PORTA_CHECK(copy(x, fields, nfields, 1));
   if (x->send_total > 0) PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
@@ -325,7 +438,7 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
     if (x->send_count[k] == 0) continue;
     int rc = MPI_Isend(x->send_buf.data + x->send_displ[k] * vb, (int)(x->send_count[k] * vb),
                        MPI_BYTE, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return fail(x, PORTA_ERROR_BACKEND, op, "MPI_Isend failed", rc);
+    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Isend failed", rc);
     x->messages += 1;
     x->bytes += x->send_count[k] * vb;
   }
@@ -340,7 +453,16 @@ int app_exchange_finish(app_exchange *x) {
   if (x->nfields == 0) return PORTA_SUCCESS;
   int rc = MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS)
-    return fail(x, PORTA_ERROR_BACKEND, "app_exchange_finish", "MPI_Waitall failed", rc);
+    return app_exchange_fail_(x, "app_exchange_finish", "MPI_Waitall failed", rc);
+  if (x->mode == APP_EXCHANGE_IPC) { /* the staged values next to the mapped ones */
+    const int64_t vb = (int64_t)x->value_size * x->nfields;
+    const int b = (int)(x->exchanges % 2);
+    for (int k = 0; k < x->n; ++k)
+      if (!x->peer[k].on && x->recv_count[k] > 0)
+        PORTA_CHECK(porta_ipc_copy_async(x->exec, recv_buffer(x) + x->recv_displ[k] * vb,
+                                         x->host_recv[b].data + x->recv_displ[k] * vb,
+                                         (size_t)(x->recv_count[k] * vb)));
+  }
   rc = copy(x, x->fields, x->nfields, 0);
   ++x->exchanges;
   return rc;

@@ -9,10 +9,17 @@
  *
  *  One exchange moves up to `max_fields` fields of the same shape at once (one message per
  *  neighbour). The values are packed and unpacked by Porta kernels on the plan's execution
- *  space, into buffers MPI can use: the space's own memory when the host can access it, else
- *  (CUDA) pinned, mapped host memory that the kernels read and write over the bus, which saves
- *  the staging copies. A CUDA-aware MPI could take device buffers instead (the hook is in
- *  app_exchange_create).
+ *  space. How they travel between ranks (app_exchange_transport names it; the apps' run
+ *  summaries record it):
+ *  - host back ends: buffers in host memory, sent by MPI;
+ *  - a GPU and a CUDA-aware MPI (Open MPI's run-time query): device buffers, sent by MPI;
+ *  - a GPU otherwise, for each neighbour on the same node whose GPU this one can reach: CUDA
+ *    IPC (app_exchange_ipc.c): the values are copied straight into the neighbour's mapped
+ *    receive buffer and MPI only carries a one-int "in place" message;
+ *  - any other neighbour of a GPU rank: pinned, mapped host memory that the kernels read and
+ *    write over the bus and MPI sends.
+ *  APP_EXCHANGE_TRANSPORT=pinned-host (or cuda-ipc, cuda-aware-mpi) forces a choice, for
+ *  comparisons; every rank must see the same value.
  *
  *  An exchange is split in two so that work can run while the messages travel:
  *  app_exchange_start() posts the receives, packs, waits for the pack and sends;
@@ -81,6 +88,17 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields);
 int app_exchange_finish(app_exchange *x);
 /** start + finish. */
 int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields);
+
+/** How this plan's values travel: "host" (host back end), "pinned-host" (GPU kernels read and
+ *  write pinned host memory that MPI sends), "cuda-aware-mpi" (device buffers to MPI),
+ *  "cuda-ipc" (copies into the neighbours' mapped device buffers, MPI only signals) or
+ *  "cuda-ipc+pinned-host" (some neighbours each way). */
+const char *app_exchange_transport(const app_exchange *x);
+/** The transports of every plan made so far in this process, joined by '+' ("none": no
+ *  plan), for the run reports. */
+void app_exchange_transports_used(char *buf, size_t size);
+/** The same over every rank of comm (collective). */
+int app_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size);
 
 /** Totals over this plan's exchanges: messages and bytes sent. */
 void app_exchange_stats(const app_exchange *x, int64_t *messages, int64_t *bytes);

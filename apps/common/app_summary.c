@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app_exchange.h"
+
 void app_summary_init(app_summary *s, const char *app) {
   memset(s, 0, sizeof *s);
   s->app = app;
@@ -76,7 +78,7 @@ typedef struct field {
   double d;
 } field;
 
-enum { MAX_FIELDS = 24 };
+enum { MAX_FIELDS = 32 };
 
 typedef struct field_list {
   field f[MAX_FIELDS];
@@ -113,6 +115,7 @@ static void fields(field_list *l, const app_summary *s, const app_run_config *rc
   add(l, "cpu", FIELD_STRING, l->cpu, 0, 0.0);
   add(l, "ranks", FIELD_INT, NULL, rc->ranks, 0.0);
   add(l, "threads", FIELD_INT, NULL, rc->threads, 0.0);
+  add(l, "exchange", FIELD_STRING, s->exchange[0] ? s->exchange : "none", 0, 0.0);
   add(l, "reproducible", FIELD_BOOL, NULL, rc->reproducible, 0.0);
   add(l, "porta_version", FIELD_STRING, rc->version, 0, 0.0);
   add(l, "build", FIELD_STRING, l->build, 0, 0.0);
@@ -135,6 +138,13 @@ int app_summary_agree(app_summary *s, MPI_Comm comm) {
     return porta_error(PORTA_ERROR_BACKEND, "app_summary_agree", s->app, "MPI_Allreduce failed");
   s->solve_time = mx[0];
   s->total_time = mx[1];
+  PORTA_CHECK(app_exchange_transports_agree(comm, s->exchange, sizeof s->exchange));
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (me == 0) {
+    printf("# Halo exchange: %s\n", s->exchange);
+    fflush(stdout);
+  }
   return PORTA_SUCCESS;
 }
 

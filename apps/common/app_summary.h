@@ -39,6 +39,9 @@ typedef struct app_summary {
   double bytes_per_iteration;
   app_check check;
   char check_detail[256]; /**< what was checked, with the measured value */
+  /** How the halo values travelled, over all ranks (app_exchange_transport's names joined by
+   *  '+', "none" without an exchange): set by app_summary_agree. */
+  char exchange[64];
 } app_summary;
 
 /** A summary of `app` with nothing measured yet and no check. */
@@ -46,7 +49,8 @@ void app_summary_init(app_summary *s, const char *app);
 
 /** Collective over comm: the times become their maximum over the ranks (so every rank holds
  *  the same summary, as the HDF5 attributes need, and the rate and bandwidth are the slowest
- *  rank's). Returns a Porta code. */
+ *  rank's), and `exchange` names every rank's halo transports (rank 0 prints it: "# Halo
+ *  exchange: ..."). Returns a Porta code. */
 int app_summary_agree(app_summary *s, MPI_Comm comm);
 
 /** Attributes of the group /summary in h (collective over h's communicator). */

@@ -58,6 +58,10 @@ void porta_cuda_team_limits_(int *max_threads, size_t *max_shared);
 int porta_cuda_instance_create_(int *instance);
 int porta_cuda_instance_destroy_(int instance);
 int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
+int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64);
+void porta_cuda_ipc_free_(void *ptr);
+int porta_cuda_ipc_open_(const void *handle64, void **ptr);
+void porta_cuda_ipc_close_(void *ptr);
 #endif
 
 /** Failures porta_error has recorded on this thread: tells whether a message is new. */

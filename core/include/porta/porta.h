@@ -17,5 +17,6 @@
 #include "porta/profiling.h"
 #include "porta/team.h"
 #include "porta/kernel.h"
+#include "porta/ipc.h"
 
 #endif /* PORTA_H */

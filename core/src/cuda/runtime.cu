@@ -243,6 +243,39 @@ extern "C" int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, 
   return PORTA_SUCCESS;
 }
 
+static_assert(sizeof(cudaIpcMemHandle_t) <= 64, "porta_ipc_handle holds a CUDA IPC handle");
+
+extern "C" int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64) {
+  CUDA_TRY(cudaMalloc(ptr, bytes ? bytes : 1), "porta_ipc_alloc", NULL);
+  cudaIpcMemHandle_t h;
+  const cudaError_t e = cudaIpcGetMemHandle(&h, *ptr);
+  if (e != cudaSuccess) {
+    cudaFree(*ptr);
+    *ptr = NULL;
+    return fail(e, "porta_ipc_alloc", NULL);
+  }
+  memset(handle64, 0, 64);
+  memcpy(handle64, &h, sizeof h);
+  return PORTA_SUCCESS;
+}
+
+extern "C" void porta_cuda_ipc_free_(void *ptr) { cudaFree(ptr); }
+
+extern "C" int porta_cuda_ipc_open_(const void *handle64, void **ptr) {
+  cudaIpcMemHandle_t h;
+  memcpy(&h, handle64, sizeof h);
+  const cudaError_t e = cudaIpcOpenMemHandle(ptr, h, cudaIpcMemLazyEnablePeerAccess);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: the context stays usable */
+    *ptr = NULL;
+    return porta_error(PORTA_ERROR_BACKEND, "porta_ipc_open", NULL, "CUDA error %s: %s",
+                       cudaGetErrorName(e), cudaGetErrorString(e));
+  }
+  return PORTA_SUCCESS;
+}
+
+extern "C" void porta_cuda_ipc_close_(void *ptr) { cudaIpcCloseMemHandle(ptr); }
+
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
   if (bytes <= workspace_bytes && workspace) return workspace;
   cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
