@@ -297,6 +297,14 @@ static void run_plan(size_t vs, int nfields, int max_fields, int iters, int upda
     if (app_exchange_send_total(x) != 0 || app_exchange_recv_total(x) != 0) ++failures;
     APP_CHECK(app_exchange_update(x, &lists));
   }
+  /* the transport the GPU tests ask for (the rank itself, a neighbour of this plan, goes
+     through the host: "cuda-ipc+pinned-host" then) */
+  const char *want = getenv("TEST_EXCHANGE_TRANSPORT");
+  if (want && *want && strncmp(app_exchange_transport(x), want, strlen(want)) != 0) {
+    fprintf(stderr, "rank %d: %s went through '%s', want '%s'\n", me, label,
+            app_exchange_transport(x), want);
+    ++failures;
+  }
   int64_t st = 0, rt = recv_total_of(me);
   for (int k = 0; k < lists.nneighbours; ++k) st += scount[k];
   if (app_exchange_send_total(x) != st || app_exchange_recv_total(x) != rt) {
