@@ -110,9 +110,8 @@ typedef struct minimd_swap {
   int64_t sendcap;
   double shift[3]; /**< added by the receiver to what it receives (periodic image) */
   struct app_exchange *forward, *reverse, *forward_scalar;
-  struct app_exchange *border; /**< the ghosts' records at re-neighbouring (minimd_reneighbor.c) */
-  int self;                    /**< the partner is this rank: the swap is a device copy */
-  porta_view_i64 list_d;       /**< sendlist on the execution space (self swaps) */
+  int self;              /**< the partner is this rank: the swap is a device copy */
+  porta_view_i64 list_d; /**< sendlist on the execution space (self swaps) */
 } minimd_swap;
 
 /** The decomposition and the communication state. */
@@ -126,11 +125,9 @@ typedef struct minimd_comm {
   minimd_swap *swaps;
   double cutneigh;
   int64_t max_ghosts;
-  /* re-neighbouring on the execution space (minimd_reneighbor.c): the messages' records (sent
-     ones first, received after them), their plans (per dimension and side for migration, per
-     swap for ghosts: minimd_swap.border), and the migration's index lists */
-  porta_view migrate_msg, ghost_msg;
-  struct app_exchange *migrate_plan[3][2];
+  /* re-neighbouring on the execution space (minimd_reneighbor.c): message buffers that the
+     kernels and MPI both reach, and the migration's index lists */
+  porta_view_f64 sbuf, rbuf;
   porta_view_i64 leave, movers;
 } minimd_comm;
 

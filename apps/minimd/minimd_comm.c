@@ -104,8 +104,7 @@ static void swap_plans_free(minimd_swap *w) {
   app_exchange_destroy(w->forward);
   app_exchange_destroy(w->reverse);
   app_exchange_destroy(w->forward_scalar);
-  app_exchange_destroy(w->border);
-  w->forward = w->reverse = w->forward_scalar = w->border = NULL;
+  w->forward = w->reverse = w->forward_scalar = NULL;
 }
 
 void minimd_comm_free(minimd_comm *c) {
@@ -116,10 +115,8 @@ void minimd_comm_free(minimd_comm *c) {
   }
   free(c->swaps);
   c->swaps = NULL;
-  porta_view_release(&c->migrate_msg);
-  porta_view_release(&c->ghost_msg);
-  for (int d = 0; d < 3; ++d)
-    for (int side = 0; side < 2; ++side) app_exchange_destroy(c->migrate_plan[d][side]);
+  porta_view_f64_release(&c->sbuf);
+  porta_view_f64_release(&c->rbuf);
   porta_view_i64_release(&c->leave);
   porta_view_i64_release(&c->movers);
 }

@@ -1,10 +1,9 @@
 /** @file minimd_reneighbor.c
  *  Re-neighbouring on the execution space: the host path's migration and borders
  *  (minimd_comm.c), with the atoms staying where the kernels run. Kernels select, pack and
- *  unpack the atoms (minimd_comm_kernels.c) in records on the execution space, and exchange
- *  plans move the records (GPU to GPU where they can, app_exchange.h), so the atoms never visit
- *  the host. The swaps' plans, and those of the messages, are updated in place, keeping their
- *  buffers.
+ *  unpack the atoms (minimd_comm_kernels.c); only the messages pass through memory MPI reaches
+ *  (on a GPU pinned host memory that the kernels read and write, as in the exchange plans),
+ *  and the swaps' plans are updated in place, keeping their buffers.
  *
  *  - migration, per dimension with more than one rank: the atoms outside [lo, hi) are listed
  *    in index order and packed; the owned atoms at the tail fill the holes they leave; the
@@ -17,7 +16,7 @@
  *  Atom order differs from the host path's (holes are filled from the tail, nothing is
  *  sorted), which changes sums only in their rounding; --reproducible runs, whose lists are in
  *  global-id order, are bitwise the same on either path. */
-#include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "app_common.h"
@@ -35,56 +34,32 @@ static int reserve_i64(porta_view_i64 *v, const char *label, int64_t n, porta_me
   return porta_view_i64_create(v, label, 1, &len, &opt);
 }
 
-/** Room for n records in *msg (a view of records of `rec` doubles on the execution space),
- *  keeping what it holds. */
-static int reserve_records(porta_view *msg, int rec, int64_t n, porta_exec exec) {
-  if (msg->data && porta_extent(*msg, 0) >= n) return PORTA_SUCCESS;
+/** A message buffer of at least n doubles that the kernels and MPI both reach. */
+static int reserve_buffer(porta_view_f64 *v, const char *label, int64_t n, porta_exec exec) {
+  if (v->data && porta_extent(*v, 0) >= n) return PORTA_SUCCESS;
+  porta_memory_space space;
+  PORTA_CHECK(app_exchange_buffer_space(exec, &space));
+  porta_view_f64_release(v);
   const int64_t len = n + n / 4 + 1024;
-  if (msg->data) return porta_view_resize(msg, 1, &len);
-  porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
-                            PORTA_VIEW_UNINITIALIZED, NULL};
-  return porta_view_create(msg, rec == MINIMD_MIGRATE_DOUBLES ? "minimd_migrate" : "minimd_ghosts",
-                           PORTA_TYPE_USER, (size_t)rec * sizeof(double), 1, &len, &opt);
+  porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
+  return porta_view_f64_create(v, label, 1, &len, &opt);
 }
 
-/** Records [first, first + n) of msg as doubles (what the pack and unpack kernels take). */
-static porta_view_f64 records(const porta_view *msg, int rec, int64_t first, int64_t n) {
-  porta_view_f64 v;
-  const int64_t len = (n > 0 ? n : 1) * rec;
-  porta_view_options opt = {(porta_memory_space)msg->m.space, PORTA_LAYOUT_DEFAULT,
-                            PORTA_VIEW_UNMANAGED, NULL};
-  if (porta_view_f64_wrap(&v, (double *)msg->data + first * rec, "minimd_records", 1, &len, &opt) !=
-      PORTA_SUCCESS)
-    memset(&v, 0, sizeof v);
-  return v;
-}
-
-/** The `ns` records at the start of *msg go to rank `to`; the records from rank `from` land
- *  after them (*nr of them). The plan in *plan (made at the first message, updated after) moves
- *  them as any halo, GPU to GPU where it can. */
-static int message(minimd *m, app_exchange **plan, porta_view *msg, int rec, int64_t ns, int to,
-                   int from, int tag, int64_t *nr) {
+/** Send `ns` doubles of c->sbuf to `to` and receive from `from` into c->rbuf (grown to fit);
+ *  *nr doubles arrived. The sender's buffer must be packed (fenced) already. */
+static int sendrecv(minimd_comm *c, porta_exec exec, int64_t ns, int to, int from, int tag,
+                    int64_t *nr) {
   MPI_Status st;
   APP_MPI_CHECK(MPI_Sendrecv(&ns, 1, MPI_INT64_T, to, tag, nr, 1, MPI_INT64_T, from, tag,
                              MPI_COMM_WORLD, &st));
-  PORTA_CHECK(reserve_records(msg, rec, ns + *nr, m->exec));
-  int64_t *idx = (int64_t *)malloc((size_t)(ns + *nr + 1) * sizeof(int64_t));
-  if (!idx) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "message", "no memory");
-  for (int64_t i = 0; i < ns + *nr; ++i) idx[i] = i;
-  int ranks[2] = {to, from};
-  int64_t scount[2] = {ns, 0}, rcount[2] = {*nr, 0};
-  app_exchange_lists l = {1, ranks, scount, idx, rcount, idx + ns};
-  if (to != from) { /* one neighbour each way */
-    l.nneighbours = 2;
-    rcount[0] = 0;
-    rcount[1] = *nr;
-  }
-  int rc = *plan ? app_exchange_update(*plan, &l)
-                 : app_exchange_create(plan, "minimd_reneighbor", MPI_COMM_WORLD, &l,
-                                       (size_t)rec * sizeof(double), 1, m->exec, tag + 1);
-  free(idx);
-  PORTA_CHECK(rc);
-  return app_exchange_run(*plan, msg, 1);
+  if (ns > INT32_MAX || *nr > INT32_MAX)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm", "message",
+                       "a message of %lld doubles is too long for MPI",
+                       (long long)(ns > *nr ? ns : *nr));
+  PORTA_CHECK(reserve_buffer(&c->rbuf, "minimd_recv", *nr, exec));
+  APP_MPI_CHECK(MPI_Sendrecv(c->sbuf.data, (int)ns, MPI_DOUBLE, to, tag + 1, c->rbuf.data, (int)*nr,
+                             MPI_DOUBLE, from, tag + 1, MPI_COMM_WORLD, &st));
+  return PORTA_SUCCESS;
 }
 
 /** The owned atoms that left [lo, hi) along d go to both neighbours, which keep theirs. */
@@ -98,11 +73,9 @@ static int migrate(minimd *m, int d) {
   int64_t nsend = 0, nstay = 0;
   PORTA_CHECK(minimd_select(m->exec, at, 0, n, d, MINIMD_SELECT_OUTSIDE, c->lo[d], c->hi[d],
                             c->leave, &nsend));
-  const int rec = MINIMD_MIGRATE_DOUBLES;
-  PORTA_CHECK(reserve_records(&c->migrate_msg, rec, nsend, m->exec));
+  PORTA_CHECK(reserve_buffer(&c->sbuf, "minimd_send", nsend * MINIMD_MIGRATE_DOUBLES, m->exec));
   if (nsend > 0) {
-    PORTA_CHECK(
-        minimd_pack(m->exec, at, c->leave, nsend, 1, records(&c->migrate_msg, rec, 0, nsend)));
+    PORTA_CHECK(minimd_pack(m->exec, at, c->leave, nsend, 1, c->sbuf));
     /* the atoms that stay among the last nsend fill the holes below n - nsend: as many as
        there are leavers there, which come first in the ascending list */
     PORTA_CHECK(minimd_select(m->exec, at, n - nsend, nsend, d, MINIMD_SELECT_INSIDE, c->lo[d],
@@ -110,15 +83,19 @@ static int migrate(minimd *m, int d) {
     if (nstay > 0) PORTA_CHECK(minimd_move(m->exec, at, c->movers, c->leave, nstay));
   }
   at->nlocal = n - nsend;
+  PORTA_CHECK(porta_exec_fence(m->exec, "minimd_migrate_pack"));
   const int ntimes = c->procgrid[d] > 2 ? 2 : 1; /* one message when both are the same rank */
   for (int side = 0; side < ntimes; ++side) {
     int64_t nr = 0, kept = 0;
-    PORTA_CHECK(message(m, &c->migrate_plan[d][side], &c->migrate_msg, rec, nsend,
-                        c->procneigh[d][side], c->procneigh[d][1 - side], 40 + 2 * side, &nr));
-    PORTA_CHECK(minimd_atoms_reserve(m, at->nlocal + nr));
-    PORTA_CHECK(minimd_unpack(m->exec, at, records(&c->migrate_msg, rec, nsend, nr), nr, 1, d,
-                              c->lo[d], c->hi[d], at->nlocal, NULL, &kept));
+    PORTA_CHECK(sendrecv(c, m->exec, nsend * MINIMD_MIGRATE_DOUBLES, c->procneigh[d][side],
+                         c->procneigh[d][1 - side], 40 + 2 * side, &nr));
+    const int64_t natoms = nr / MINIMD_MIGRATE_DOUBLES;
+    PORTA_CHECK(minimd_atoms_reserve(m, at->nlocal + natoms));
+    PORTA_CHECK(minimd_unpack(m->exec, at, c->rbuf, natoms, 1, d, c->lo[d], c->hi[d], at->nlocal,
+                              NULL, &kept));
     at->nlocal += kept;
+    /* the next message lands in the same buffer: the unpack must be done with it */
+    PORTA_CHECK(porta_exec_fence(m->exec, "minimd_migrate_unpack"));
   }
   return PORTA_SUCCESS;
 }
@@ -140,17 +117,17 @@ static int border(minimd *m, minimd_swap *w, int64_t nfirst, int64_t nlast) {
     w->nrecv = count;
     return PORTA_SUCCESS;
   }
-  const int rec = MINIMD_GHOST_DOUBLES;
-  PORTA_CHECK(reserve_records(&c->ghost_msg, rec, count, m->exec));
-  if (count > 0)
-    PORTA_CHECK(
-        minimd_pack(m->exec, at, w->list_d, count, 0, records(&c->ghost_msg, rec, 0, count)));
-  int64_t kept = 0;
+  PORTA_CHECK(reserve_buffer(&c->sbuf, "minimd_send", count * MINIMD_GHOST_DOUBLES, m->exec));
+  if (count > 0) PORTA_CHECK(minimd_pack(m->exec, at, w->list_d, count, 0, c->sbuf));
+  PORTA_CHECK(porta_exec_fence(m->exec, "minimd_border_pack"));
+  int64_t nr = 0, kept = 0;
   PORTA_CHECK(
-      message(m, &w->border, &c->ghost_msg, rec, count, w->sendproc, w->recvproc, 60, &w->nrecv));
+      sendrecv(c, m->exec, count * MINIMD_GHOST_DOUBLES, w->sendproc, w->recvproc, 60, &nr));
+  w->nrecv = nr / MINIMD_GHOST_DOUBLES;
   PORTA_CHECK(minimd_atoms_reserve(m, w->firstrecv + w->nrecv));
-  return minimd_unpack(m->exec, at, records(&c->ghost_msg, rec, count, w->nrecv), w->nrecv, 0, -1,
-                       0.0, 0.0, w->firstrecv, w->shift, &kept);
+  PORTA_CHECK(minimd_unpack(m->exec, at, c->rbuf, w->nrecv, 0, -1, 0.0, 0.0, w->firstrecv, w->shift,
+                            &kept));
+  return porta_exec_fence(m->exec, "minimd_border_unpack");
 }
 
 int minimd_reneighbor_device(minimd *m, int64_t step) {
