@@ -15,9 +15,8 @@
  *  copies a one-thread kernel sets a flag in the neighbour's memory ("exchange e's values are
  *  in place"), and the neighbour's stream waits for that flag before its unpack and then sets
  *  one back ("unpacked"), which the first waits for before it writes that buffer again. The
- *  hosts only queue work, so the GPU never idles on a fence or a message. This is experimental
- *  and off unless APP_EXCHANGE_SYNC=gpu: one of 143 app tests on 4 ranks sharing 2 GPUs failed
- *  with it (docs/clusters.md). */
+ *  hosts only queue work, so the GPU never idles on a fence or a message (APP_EXCHANGE_SYNC=host
+ *  keeps the messages, for comparison). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +93,10 @@ static void unmap(app_exchange_peer *p) {
   p->gpu_sync = 0;
 }
 
-/** GPU-side synchronisation asked for: APP_EXCHANGE_SYNC=gpu (experimental: the hosts'
- *  messages are the default). */
+/** GPU-side synchronisation wanted: APP_EXCHANGE_SYNC unset or "gpu". */
 static int sync_wanted(const app_exchange *x) {
   const char *e = getenv("APP_EXCHANGE_SYNC");
-  return x->n <= APP_EXCHANGE_SYNC_MAX && e && !strcmp(e, "gpu");
+  return x->n <= APP_EXCHANGE_SYNC_MAX && (!e || !*e || !strcmp(e, "gpu"));
 }
 
 /** Post one message per taking part neighbour each way and wait for all of them. */
