@@ -352,27 +352,23 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
                             porta_range(0, total), k, &a);
 }
 
-/** IPC mode: receives (tokens from the neighbours synchronised by their hosts, values from the
- *  unmapped ones into host staging), the pack, each neighbour's values copied into its buffer
- *  or the staging, then the GPU-side signal, or a fence and the tokens and MPI messages. */
+/** IPC mode: receives (tokens from the mapped neighbours, values from the others into host
+ *  staging), the pack, each neighbour's values copied into its buffer or the staging, one
+ *  fence, then the tokens and the MPI messages. */
 static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
   const char *op = "app_exchange_start";
   const int b = (int)(x->exchanges % 2);
   unsigned char *hrecv = x->host_recv[b].data;
-  int host_sync = 0; /* a neighbour whose messages need this host */
   for (int k = 0; k < x->n; ++k) {
-    const app_exchange_peer *p = &x->peer[k];
     int rc = MPI_SUCCESS;
-    if (p->on && !p->gpu_sync)
+    if (x->peer[k].on)
       rc =
           MPI_Irecv(&x->peer[k].token, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    else if (!p->on && x->recv_count[k] > 0)
+    else if (x->recv_count[k] > 0)
       rc = MPI_Irecv(hrecv + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
                      x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
     if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
-    host_sync |= (p->on && !p->gpu_sync) || (!p->on && x->send_count[k] > 0);
   }
-  PORTA_CHECK(app_exchange_ipc_sync_(x, 0, x->exchanges)); /* their buffer b is free again */
   PORTA_CHECK(copy(x, fields, nfields, 1));
   for (int k = 0; k < x->n; ++k) {
     if (x->send_count[k] == 0) continue;
@@ -380,23 +376,22 @@ static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int
     unsigned char *dst = x->peer[k].on ? (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb
                                        : x->host_send.data + x->send_displ[k] * vb;
     PORTA_CHECK(porta_ipc_copy_async(x->exec, dst, src, (size_t)(x->send_count[k] * vb)));
-    x->messages += 1;
-    x->bytes += x->send_count[k] * vb;
   }
-  PORTA_CHECK(app_exchange_ipc_sync_(x, 1, x->exchanges));
-  if (!host_sync) return PORTA_SUCCESS;
   /* the values are in place, and this rank's unpack of the last exchange is done */
   PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
   x->token_out = (int)x->exchanges;
   for (int k = 0; k < x->n; ++k) {
-    const app_exchange_peer *p = &x->peer[k];
     int rc = MPI_SUCCESS;
-    if (p->on && !p->gpu_sync)
+    if (x->peer[k].on)
       rc = MPI_Isend(&x->token_out, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    else if (!p->on && x->send_count[k] > 0)
+    else if (x->send_count[k] > 0)
       rc = MPI_Isend(x->host_send.data + x->send_displ[k] * vb, (int)(x->send_count[k] * vb),
                      MPI_BYTE, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
     if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Isend failed", rc);
+    if (x->send_count[k] > 0) {
+      x->messages += 1;
+      x->bytes += x->send_count[k] * vb;
+    }
   }
   return PORTA_SUCCESS;
 }
@@ -462,7 +457,6 @@ int app_exchange_finish(app_exchange *x) {
   if (x->mode == APP_EXCHANGE_IPC) { /* the staged values next to the mapped ones */
     const int64_t vb = (int64_t)x->value_size * x->nfields;
     const int b = (int)(x->exchanges % 2);
-    PORTA_CHECK(app_exchange_ipc_sync_(x, 2, x->exchanges));
     for (int k = 0; k < x->n; ++k)
       if (!x->peer[k].on && x->recv_count[k] > 0)
         PORTA_CHECK(porta_ipc_copy_async(x->exec, recv_buffer(x) + x->recv_displ[k] * vb,
@@ -470,8 +464,6 @@ int app_exchange_finish(app_exchange *x) {
                                          (size_t)(x->recv_count[k] * vb)));
   }
   rc = copy(x, x->fields, x->nfields, 0);
-  if (rc == PORTA_SUCCESS && x->mode == APP_EXCHANGE_IPC)
-    rc = app_exchange_ipc_sync_(x, 3, x->exchanges);
   ++x->exchanges;
   return rc;
 }

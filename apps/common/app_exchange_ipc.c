@@ -9,14 +9,7 @@
  *  carries no data. Buffers alternate between exchanges, and every neighbour of an IPC pair
  *  sends such a message at every exchange, after the fence that also covers its unpack of
  *  the exchange before: so when a rank writes buffer e % 2 at exchange e, the neighbour has
- *  finished reading it at exchange e - 2.
- *
- *  Between two GPUs (not two processes sharing one) even the hosts stay out of it: after the
- *  copies a one-thread kernel sets a flag in the neighbour's memory ("exchange e's values are
- *  in place"), and the neighbour's stream waits for that flag before its unpack and then sets
- *  one back ("unpacked"), which the first waits for before it writes that buffer again. The
- *  hosts only queue work, so the GPU never idles on a fence or a message (APP_EXCHANGE_SYNC=host
- *  keeps the messages, for comparison). */
+ *  finished reading it at exchange e - 2. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +18,6 @@
 #include <mpi-ext.h>
 #endif
 
-#include "app_exchange_kernels.h"
 #include "app_exchange_private.h"
 
 static const char *transport_env(void) {
@@ -75,11 +67,10 @@ static uint64_t node_id(void) {
 }
 
 typedef struct offer {
-  int32_t want, sync, slot, nflags;
+  int32_t want, pad;
   uint64_t node;
   int64_t displ;
-  porta_ipc_handle handle[2], flags;
-  char device[32];
+  porta_ipc_handle handle[2];
 } offer;
 
 static void unmap(app_exchange_peer *p) {
@@ -87,16 +78,6 @@ static void unmap(app_exchange_peer *p) {
     porta_ipc_close(p->base[b]);
     p->base[b] = NULL;
   }
-  porta_ipc_close(p->flags_base);
-  p->flags_base = NULL;
-  p->flag_data = p->flag_ack = NULL;
-  p->gpu_sync = 0;
-}
-
-/** GPU-side synchronisation wanted: APP_EXCHANGE_SYNC unset or "gpu". */
-static int sync_wanted(const app_exchange *x) {
-  const char *e = getenv("APP_EXCHANGE_SYNC");
-  return x->n <= APP_EXCHANGE_SYNC_MAX && (!e || !*e || !strcmp(e, "gpu"));
 }
 
 /** Post one message per taking part neighbour each way and wait for all of them. */
@@ -136,37 +117,21 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
   int *their_ok = ok + nn;
   const uint64_t node = node_id();
   const int want = x->ipc_recv[0] != NULL;
-  if (want && !x->ipc_flags) {
-    void *f = NULL;
-    rc = porta_ipc_alloc((size_t)(2 * nn) * sizeof(int64_t), &f, &x->ipc_flags_handle);
-    x->ipc_flags = (int64_t *)f;
-  }
-  char device[32];
-  porta_ipc_device_key(device, sizeof device);
   for (int k = 0; k < x->n; ++k) {
     part[k] = x->rank[k] != me && (first || x->peer[k].on);
-    mine[k].want = want && rc == PORTA_SUCCESS;
-    mine[k].sync = sync_wanted(x);
-    mine[k].slot = k;
-    mine[k].nflags = x->n;
+    mine[k].want = want;
     mine[k].node = node;
     mine[k].displ = x->recv_displ[k];
     for (int b = 0; b < 2; ++b) mine[k].handle[b] = x->ipc_handle[b];
-    mine[k].flags = x->ipc_flags_handle;
-    memcpy(mine[k].device, device, sizeof device);
   }
-  if (rc == PORTA_SUCCESS)
-    rc = swap_with_neighbours(x, "handles", part, mine, theirs, (int)sizeof(offer));
+  rc = swap_with_neighbours(x, "handles", part, mine, theirs, (int)sizeof(offer));
   /* map what the neighbours offer; a failure only means this pair goes through the host */
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     if (!part[k]) continue;
     app_exchange_peer *p = &x->peer[k];
-    ok[k] = mine[k].want && theirs[k].want && theirs[k].node == node;
+    ok[k] = want && theirs[k].want && theirs[k].node == node;
     if (ok[k] && (!p->base[0] || memcmp(p->handle, theirs[k].handle, sizeof p->handle))) {
-      for (int b = 0; b < 2; ++b) {
-        porta_ipc_close(p->base[b]);
-        p->base[b] = NULL;
-      }
+      unmap(p);
       for (int b = 0; b < 2 && ok[k]; ++b)
         if (porta_ipc_open(&theirs[k].handle[b], &p->base[b]) != PORTA_SUCCESS) {
           porta_error_clear();
@@ -174,36 +139,21 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
         }
       memcpy(p->handle, theirs[k].handle, sizeof p->handle);
     }
-    if (ok[k] && !p->flags_base &&
-        porta_ipc_open(&theirs[k].flags, &p->flags_base) != PORTA_SUCCESS) {
-      porta_error_clear();
-      ok[k] = 0;
-    }
     if (!ok[k]) unmap(p);
     p->displ = theirs[k].displ;
-    /* bit 1: both want the GPUs to synchronise, and they are two GPUs (the flag kernels would
-       spin on a GPU the neighbour shares) */
-    if (ok[k] && mine[k].sync && theirs[k].sync && device[0] &&
-        strncmp(device, theirs[k].device, sizeof device) != 0) {
-      ok[k] |= 2;
-      p->flag_data = (int64_t *)p->flags_base + theirs[k].slot;
-      p->flag_ack = (int64_t *)p->flags_base + theirs[k].nflags + theirs[k].slot;
-    }
   }
   if (rc == PORTA_SUCCESS) rc = swap_with_neighbours(x, "agreement", part, ok, their_ok, 4);
-  x->npeers_on = x->npeers_sync = 0;
+  x->npeers_on = 0;
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     app_exchange_peer *p = &x->peer[k];
     const int was_on = p->on;
-    p->on = part[k] && (ok[k] & 1) && (their_ok[k] & 1);
+    p->on = part[k] && ok[k] && their_ok[k];
     if (!p->on) unmap(p);
-    if (part[k] && first) p->gpu_sync = p->on && (ok[k] & 2) && (their_ok[k] & 2);
     if (!first && was_on && !p->on)
       rc = porta_error(PORTA_ERROR_BACKEND, "app_exchange_update", x->label,
                        "neighbour %d (rank %d) could not map the new receive buffers", k,
                        x->rank[k]);
     x->npeers_on += p->on;
-    x->npeers_sync += p->gpu_sync;
   }
   /* every neighbour has mapped the new buffers (and let go of the old ones) */
   for (int b = 0; b < 2 && rc == PORTA_SUCCESS; ++b) {
@@ -216,25 +166,6 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
   return rc;
 }
 
-int app_exchange_ipc_sync_(app_exchange *x, int when, int64_t e) {
-  if (x->npeers_sync == 0 || (when == 0 && e < 2)) return PORTA_SUCCESS;
-  app_exchange_sync_args a;
-  memset(&a, 0, sizeof a);
-  /* 0: their "unpacked e - 2" here; 1: "e in place" there; 2: theirs here; 3: "unpacked e" */
-  a.value = when == 0 ? e - 1 : e + 1;
-  for (int k = 0; k < x->n; ++k) {
-    if (!x->peer[k].gpu_sync) continue;
-    a.flag[a.n++] = when == 0   ? x->ipc_flags + x->n + k
-                    : when == 1 ? x->peer[k].flag_data
-                    : when == 2 ? x->ipc_flags + k
-                                : x->peer[k].flag_ack;
-  }
-  const int wait = when == 0 || when == 2;
-  return porta_parallel_for(wait ? "app_exchange_wait" : "app_exchange_signal", x->exec,
-                            porta_range(0, 1), wait ? &app_exchange_wait : &app_exchange_signal,
-                            &a);
-}
-
 void app_exchange_ipc_release_(app_exchange *x) {
   if (x->peer)
     for (int k = 0; k < x->n; ++k) unmap(&x->peer[k]);
@@ -243,8 +174,5 @@ void app_exchange_ipc_release_(app_exchange *x) {
     porta_ipc_free(x->ipc_old[b]);
     x->ipc_recv[b] = x->ipc_old[b] = NULL;
   }
-  porta_ipc_free(x->ipc_flags);
-  x->ipc_flags = NULL;
   x->ipc_bytes = 0;
-  x->npeers_on = x->npeers_sync = 0;
 }

@@ -48,31 +48,3 @@ PORTA_FOR(app_exchange_unpack_add_f64, app_exchange_pack_args, a, e) {
     buf += a->words;
   }
 }
-
-/* GPU-side synchronisation of IPC neighbours (app_exchange_ipc.c): one thread writes each
- * flag after a system-wide fence (the values copied before, in stream order, are then visible
- * to the neighbour's GPU), or spins until each flag reaches the value. Launched on CUDA only:
- * on a host back end the neighbour's flag would never change while this thread spins. */
-PORTA_FOR(app_exchange_signal, app_exchange_sync_args, a, i) {
-  (void)i;
-#if defined(__CUDA_ARCH__)
-  __threadfence_system();
-#endif
-  for (int k = 0; k < a->n; ++k) *(volatile int64_t *)a->flag[k] = a->value;
-#if defined(__CUDA_ARCH__)
-  __threadfence_system();
-#endif
-}
-
-PORTA_FOR(app_exchange_wait, app_exchange_sync_args, a, i) {
-  (void)i;
-  for (int k = 0; k < a->n; ++k)
-    while (*(volatile int64_t *)a->flag[k] < a->value) {
-#if defined(__CUDA_ARCH__)
-      __nanosleep(64);
-#endif
-    }
-#if defined(__CUDA_ARCH__)
-  __threadfence_system();
-#endif
-}

@@ -28,18 +28,4 @@ PORTA_DECLARE_KERNEL(app_exchange_unpack_w4)
 /** Unpack that adds doubles into the fields (reverse communication of forces). */
 PORTA_DECLARE_KERNEL(app_exchange_unpack_add_f64)
 
-/** Most neighbours a plan synchronises on the GPU (more: through the host). */
-#define APP_EXCHANGE_SYNC_MAX 32
-
-/** Flags of IPC neighbours: app_exchange_signal sets each to `value` (range of 1),
- * app_exchange_wait returns once each holds at least `value`. */
-typedef struct app_exchange_sync_args {
-  int64_t *flag[APP_EXCHANGE_SYNC_MAX];
-  int n;
-  int64_t value;
-} app_exchange_sync_args;
-
-PORTA_DECLARE_KERNEL(app_exchange_signal)
-PORTA_DECLARE_KERNEL(app_exchange_wait)
-
 #endif /* APP_EXCHANGE_KERNELS_H */

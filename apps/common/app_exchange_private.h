@@ -22,11 +22,6 @@ typedef struct app_exchange_peer {
   porta_ipc_handle handle[2]; /**< their handles (a change means new buffers) */
   int64_t displ;              /**< where this rank's values start in them, in values */
   int token;                  /**< the neighbour's "your values are in place" message */
-  /** Another GPU: the two GPUs synchronise by flags instead of the hosts by messages. */
-  int gpu_sync;
-  void *flags_base;   /**< the neighbour's flags, mapped here */
-  int64_t *flag_data; /**< where this rank says "exchange e's values are in place" */
-  int64_t *flag_ack;  /**< where this rank says "I have unpacked exchange e" */
 } app_exchange_peer;
 
 struct app_exchange {
@@ -50,13 +45,9 @@ struct app_exchange {
   porta_ipc_handle ipc_handle[2];
   int64_t ipc_bytes;
   void *ipc_old[2]; /**< replaced buffers, freed once the neighbours mapped the new ones */
-  /** Flags the neighbours set (IPC, GPU-side synchronisation): [k] "neighbour k's values of
-   *  exchange e are in place" (e + 1), [n + k] "neighbour k has unpacked exchange e". */
-  int64_t *ipc_flags;
-  porta_ipc_handle ipc_flags_handle;
   porta_view_u8 host_send, host_recv[2];
   app_exchange_peer *peer; /**< [n] (IPC mode) */
-  int npeers_on, npeers_sync, token_out;
+  int npeers_on, token_out;
   MPI_Request *req; /**< [2n] */
   int nreq, nfields, active;
   int accumulate;                             /**< unpack adds doubles */
@@ -74,11 +65,6 @@ int app_exchange_ipc_reserve_(app_exchange *x, int64_t bytes);
  *  neighbour but this rank itself takes part; later, after an update, the neighbours that are
  *  on). Collective over the plan's neighbours. */
 int app_exchange_ipc_handshake_(app_exchange *x, int first);
-/** Queue the GPU-side synchronisation of exchange `e` on the plan's execution space: before
- *  the values go out (`when` 0: wait until every GPU-synchronised neighbour has unpacked
- *  exchange e - 2), after they went (1: tell them they are in place), before the unpack
- *  (2: wait for theirs) and after it (3: tell them). */
-int app_exchange_ipc_sync_(app_exchange *x, int when, int64_t e);
 /** Unmap the neighbours' buffers and free this rank's. */
 void app_exchange_ipc_release_(app_exchange *x);
 /** Whether this process should try IPC: a GPU back end, no CUDA-aware MPI, and

@@ -17,17 +17,6 @@ int porta_ipc_available(void) {
 #endif
 }
 
-void porta_ipc_device_key(char *buf, size_t size) {
-  if (size == 0) return;
-  buf[0] = '\0';
-#if PORTA_ENABLE_CUDA
-  if (porta_ipc_available() && porta_cuda_pci_bus_id_(buf, (int)size) != PORTA_SUCCESS) {
-    porta_error_clear();
-    buf[0] = '\0';
-  }
-#endif
-}
-
 int porta_ipc_alloc(size_t bytes, void **ptr, porta_ipc_handle *handle) {
   *ptr = NULL;
 #if PORTA_ENABLE_CUDA

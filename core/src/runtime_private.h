@@ -62,7 +62,6 @@ int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64);
 void porta_cuda_ipc_free_(void *ptr);
 int porta_cuda_ipc_open_(const void *handle64, void **ptr);
 void porta_cuda_ipc_close_(void *ptr);
-int porta_cuda_pci_bus_id_(char *buf, int len);
 #endif
 
 /** Failures porta_error has recorded on this thread: tells whether a message is new. */

@@ -23,10 +23,7 @@ typedef struct porta_ipc_handle {
 /** 1 when this process can share device buffers (the CUDA back end is the default and has a
  *  GPU), else 0. */
 int porta_ipc_available(void);
-/** The GPU this process uses, as a name that is the same in every process of the node
- *  (its PCI bus id), whatever devices each process sees; "" without a GPU. */
-void porta_ipc_device_key(char *buf, size_t size);
-/** Allocate `bytes` of device memory, zeroed, that other processes can map, and its handle. */
+/** Allocate `bytes` of device memory that other processes can map, and its handle. */
 int porta_ipc_alloc(size_t bytes, void **ptr, porta_ipc_handle *handle);
 void porta_ipc_free(void *ptr);
 /** Map another process's buffer; fails (PORTA_ERROR_BACKEND) when the two GPUs cannot reach

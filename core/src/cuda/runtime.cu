@@ -247,7 +247,6 @@ static_assert(sizeof(cudaIpcMemHandle_t) <= 64, "porta_ipc_handle holds a CUDA I
 
 extern "C" int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64) {
   CUDA_TRY(cudaMalloc(ptr, bytes ? bytes : 1), "porta_ipc_alloc", NULL);
-  CUDA_TRY(cudaMemset(*ptr, 0, bytes ? bytes : 1), "porta_ipc_alloc", NULL);
   cudaIpcMemHandle_t h;
   const cudaError_t e = cudaIpcGetMemHandle(&h, *ptr);
   if (e != cudaSuccess) {
@@ -276,13 +275,6 @@ extern "C" int porta_cuda_ipc_open_(const void *handle64, void **ptr) {
 }
 
 extern "C" void porta_cuda_ipc_close_(void *ptr) { cudaIpcCloseMemHandle(ptr); }
-
-extern "C" int porta_cuda_pci_bus_id_(char *buf, int len) {
-  int dev = 0;
-  CUDA_TRY(cudaGetDevice(&dev), "porta_ipc_device_key", NULL);
-  CUDA_TRY(cudaDeviceGetPCIBusId(buf, len, dev), "porta_ipc_device_key", NULL);
-  return PORTA_SUCCESS;
-}
 
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
   if (bytes <= workspace_bytes && workspace) return workspace;
