@@ -196,6 +196,9 @@ int minimd_atoms_to_host(minimd *m) {
   PORTA_CHECK(minimd_host_reserve(a, a->nlocal));
   COPY_RANGE(vec3, a->x, (minimd_vec3 *)a->hx, a->nlocal, 0);
   COPY_RANGE(vec3, a->v, (minimd_vec3 *)a->hv, a->nlocal, 0);
+  /* re-neighbouring on the execution space reorders the atoms: their ids and types too */
+  COPY_RANGE(i32, a->type, a->htype, a->nlocal, 0);
+  COPY_RANGE(i64, a->id, a->hid, a->nlocal, 0);
   return PORTA_SUCCESS;
 }
 

@@ -15,7 +15,7 @@ int minimd_create_atoms(minimd *m);
 int minimd_create_atoms_from(minimd *m, const double *x, const double *v, int64_t n);
 /** Host arrays (owned + ghosts) to the execution space, growing its views as needed. */
 int minimd_atoms_to_device(minimd *m);
-/** Owned positions and velocities back to the host arrays. */
+/** Owned positions, velocities, types and ids back to the host arrays. */
 int minimd_atoms_to_host(minimd *m);
 /** Room for `need` atoms on the execution space, keeping every atom's position, velocity,
  *  type and id (forces, energies and EAM densities are recomputed after re-neighbouring). */

@@ -102,6 +102,12 @@ if(PORTA_H5DIFF_EXECUTABLE)
                         "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.${pot}.miniMD" -s 5
                         -n 60)
   endforeach()
+  # the same with re-neighbouring on the execution space (atoms reordered by migration: the
+  # final atoms must still be written by global id)
+  porta_app_test(minimd.reproducible.lj.device_reneighbor 4 TIMEOUT 600
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                      "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.lj.miniMD" -s 5 -n 60
+              ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
 else()
   message(STATUS "  tests/app: h5diff not found, minimd.reproducible is skipped")
 endif()
