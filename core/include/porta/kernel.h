@@ -139,8 +139,8 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                            \
   PORTA_CUDA_REDUCE_(NAME, ARGS_T, R)                                                              \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_RANGE, 0, sizeof(R##_value))          \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
-                                                     int64_t I PORTA_UNUSED, R##_value *ACC)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)
 
 /** parallel_scan over a range with reducer R:
  *  body(const ARGS_T *A, int64_t I, R_value *UPDATE, int FINAL). The body adds
@@ -153,9 +153,9 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)                                                              \
   PORTA_CUDA_SCAN_(NAME, ARGS_T, R)                                                                \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_SCAN, PORTA_POLICY_RANGE, 0, sizeof(R##_value))            \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
-                                                     int64_t I PORTA_UNUSED, R##_value *UPDATE,    \
-                                                     int FINAL PORTA_UNUSED)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I PORTA_UNUSED, R##_value *UPDATE PORTA_UNUSED,        \
+      int FINAL PORTA_UNUSED)
 
 /** parallel_for over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1). */
 #define PORTA_MDFOR2(NAME, ARGS_T, A, I0, I1)                                                      \
@@ -164,8 +164,8 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDFOR2_(NAME, ARGS_T)                                                               \
   PORTA_CUDA_MDFOR2_(NAME, ARGS_T)                                                                 \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 2, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
 
 #define PORTA_MDFOR3(NAME, ARGS_T, A, I0, I1, I2)                                                  \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
@@ -174,8 +174,9 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDFOR3_(NAME, ARGS_T)                                                               \
   PORTA_CUDA_MDFOR3_(NAME, ARGS_T)                                                                 \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 3, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1, int64_t I2)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
+      int64_t I2 PORTA_UNUSED)
 
 #define PORTA_MDFOR4(NAME, ARGS_T, A, I0, I1, I2, I3)                                              \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
@@ -184,8 +185,9 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDFOR4_(NAME, ARGS_T)                                                               \
   PORTA_CUDA_MDFOR4_(NAME, ARGS_T)                                                                 \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 4, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1, int64_t I2, int64_t I3)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
+      int64_t I2 PORTA_UNUSED, int64_t I3 PORTA_UNUSED)
 
 #define PORTA_MDFOR5(NAME, ARGS_T, A, I0, I1, I2, I3, I4)                                          \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
@@ -195,7 +197,8 @@ PORTA_EXTERN_C_END
   PORTA_CUDA_MDFOR5_(NAME, ARGS_T)                                                                 \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 5, 0)                           \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0, int64_t I1, int64_t I2, int64_t I3, int64_t I4)
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
+      int64_t I2 PORTA_UNUSED, int64_t I3 PORTA_UNUSED, int64_t I4 PORTA_UNUSED)
 
 #define PORTA_MDFOR6(NAME, ARGS_T, A, I0, I1, I2, I3, I4, I5)                                      \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
@@ -204,9 +207,10 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDFOR6_(NAME, ARGS_T)                                                               \
   PORTA_CUDA_MDFOR6_(NAME, ARGS_T)                                                                 \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 6, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1, int64_t I2, int64_t I3,           \
-                                                     int64_t I4, int64_t I5)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
+      int64_t I2 PORTA_UNUSED, int64_t I3 PORTA_UNUSED, int64_t I4 PORTA_UNUSED,                   \
+      int64_t I5 PORTA_UNUSED)
 
 /** parallel_reduce over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1, R_value *ACC).
  */
@@ -217,8 +221,9 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDREDUCE2_(NAME, ARGS_T, R)                                                         \
   PORTA_CUDA_MDREDUCE2_(NAME, ARGS_T, R)                                                           \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE, 2, sizeof(R##_value))        \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1, R##_value *ACC)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
+      R##_value *ACC PORTA_UNUSED)
 
 #define PORTA_MDREDUCE3(NAME, ARGS_T, A, I0, I1, I2, R, ACC)                                       \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
@@ -227,8 +232,9 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_MDREDUCE3_(NAME, ARGS_T, R)                                                         \
   PORTA_CUDA_MDREDUCE3_(NAME, ARGS_T, R)                                                           \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE, 3, sizeof(R##_value))        \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, int64_t I0,     \
-                                                     int64_t I1, int64_t I2, R##_value *ACC)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
+      int64_t I2 PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)
 
 /** parallel_for over a team policy: body(const ARGS_T *A, porta_team *TEAM). */
 #define PORTA_TEAM_FOR(NAME, ARGS_T, A, TEAM)                                                      \
@@ -237,7 +243,8 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)                                                             \
   PORTA_CUDA_TEAM_FOR_(NAME, ARGS_T)                                                               \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_TEAM, 0, 0)                              \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, porta_team *TEAM)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
+                                                     porta_team *TEAM PORTA_UNUSED)
 
 /** parallel_reduce over a team policy: every thread of every team adds to its *ACC. */
 #define PORTA_TEAM_REDUCE(NAME, ARGS_T, A, TEAM, R, ACC)                                           \
@@ -247,7 +254,7 @@ PORTA_EXTERN_C_END
   PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)                                                       \
   PORTA_CUDA_TEAM_REDUCE_(NAME, ARGS_T, R)                                                         \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM, 0, sizeof(R##_value))           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
-                                                     porta_team *TEAM, R##_value *ACC)
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
+      const ARGS_T *A PORTA_UNUSED, porta_team *TEAM PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)
 
 #endif /* PORTA_KERNEL_H */
