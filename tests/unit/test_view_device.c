@@ -6,7 +6,8 @@
  *  subviews of subviews, and the allocation outliving its parent), deep_copy both ways and
  *  between two views of the space, fill, resize (values kept) and realloc, and value types
  *  other than double. On the host back ends the same code runs with host memory, so every
- *  expectation is one for every back end. (test_view covers the host-only details.)
+ *  expectation is one for every back end. (test_view_create, _layout, _lifetime, _copy and
+ *  _launch cover the host-only details.)
  */
 #include <math.h>
 #include <stdint.h>
