@@ -1,13 +1,14 @@
 /** @file porta_bench.c
  *  Porta against hand-written OpenMP, in one run, BabelStream style.
  *
- *  Every benchmark runs a Porta kernel and a hand-written OpenMP loop over raw
- *  pointers, compiled in this file with identical flags, on arrays of the same
- *  allocator. After one warm-up of each, reps are interleaved so machine noise
- *  hits both: in rep r Porta works on data set r % 2 and the hand-written loop
- *  on the other, and set 0 always runs first, so each side alternates sets and
- *  positions (ABBA). That cancels the few per cent by which one allocation can
- *  be faster than another (measured: the set allocated first was slower).
+ *  Every benchmark runs a Porta kernel (bench_kernels.c, shared with
+ *  porta-bench-gpu) and a hand-written OpenMP loop over raw pointers (this
+ *  file), compiled with identical flags, on arrays of the same allocator. After
+ *  one warm-up of each, reps are interleaved so machine noise hits both: in rep
+ *  r Porta works on data set r % 2 and the hand-written loop on the other, and
+ *  set 0 always runs first, so each side alternates sets and positions (ABBA).
+ *  That cancels the few per cent by which one allocation can be faster than
+ *  another (measured: the set allocated first was slower).
  *  Results (the last rep of each side, and through the BabelStream chain the
  *  earlier ones) are checked after the timed runs; a failed check makes the exit
  *  status non-zero, a missed performance criterion only prints MISS.
@@ -28,7 +29,9 @@
 
 #include "porta/porta.h"
 
-/* Keeps an empty loop body from being optimised away. */
+#include "bench_kernels.h"
+
+/* Keeps the hand-written empty loop body from being optimised away. */
 #if defined(__GNUC__)
 #define BENCH_BARRIER() __asm__ __volatile__("" ::: "memory")
 #else
@@ -40,83 +43,8 @@
 
 static const double start_a = 0.1, start_b = 0.2, start_c = 0.0, start_scalar = 0.4;
 
-/* ======================================================================== */
-/* Porta kernels                                                            */
-/* ======================================================================== */
-
-typedef struct stream_args {
-  porta_view_f64 a, b, c;
-  double scalar;
-} stream_args;
-
-PORTA_FOR(bench_copy, stream_args, s, i) { PORTA_AT1(s->c, i) = PORTA_AT1(s->a, i); }
-PORTA_FOR(bench_scale, stream_args, s, i) { PORTA_AT1(s->b, i) = s->scalar * PORTA_AT1(s->c, i); }
-PORTA_FOR(bench_add, stream_args, s, i) {
-  PORTA_AT1(s->c, i) = PORTA_AT1(s->a, i) + PORTA_AT1(s->b, i);
-}
-PORTA_FOR(bench_triad, stream_args, s, i) {
-  PORTA_AT1(s->a, i) = PORTA_AT1(s->b, i) + s->scalar * PORTA_AT1(s->c, i);
-}
-PORTA_REDUCE(bench_dot, stream_args, s, i, porta_sum_f64, acc) {
-  *acc += PORTA_AT1(s->a, i) * PORTA_AT1(s->b, i);
-}
-
-typedef struct empty_args {
-  int unused;
-} empty_args;
-
-PORTA_FOR(bench_empty, empty_args, e, i) { BENCH_BARRIER(); }
-
-typedef struct stencil_args {
-  porta_view_f64 in, out;
-} stencil_args;
-
-PORTA_MDFOR2(bench_stencil, stencil_args, s, i, j) {
-  PORTA_AT2(s->out, i, j) =
-      0.2 * (PORTA_AT2(s->in, i, j) + PORTA_AT2(s->in, i - 1, j) + PORTA_AT2(s->in, i + 1, j) +
-             PORTA_AT2(s->in, i, j + 1) + PORTA_AT2(s->in, i, j - 1));
-}
-
-typedef struct spmv_args {
-  porta_view_i64 rowptr;
-  porta_view_i32 col;
-  porta_view_f64 val, x, y;
-  int64_t nrows, rows_per_team;
-} spmv_args;
-
-PORTA_TEAM_FOR(bench_spmv, spmv_args, s, team) {
-  const int64_t r0 = team->league_rank * s->rows_per_team;
-  const int64_t r1 = r0 + s->rows_per_team < s->nrows ? r0 + s->rows_per_team : s->nrows;
-  PORTA_TEAM_THREAD_RANGE(team, r, r0, r1) {
-    const int64_t kb = PORTA_AT1(s->rowptr, r), ke = PORTA_AT1(s->rowptr, r + 1);
-    double sum;
-    PORTA_THREAD_VECTOR_REDUCE(team, k, kb, ke, porta_sum_f64, sum) {
-      sum += PORTA_AT1(s->val, k) * PORTA_AT1(s->x, PORTA_AT1(s->col, k));
-    }
-    PORTA_SINGLE_PER_THREAD(team) { PORTA_AT1(s->y, r) = sum; }
-  }
-}
-
-typedef struct scan_args {
-  porta_view_i64 in, out;
-} scan_args;
-
-/* The scan's bandwidth reference: a plain copy of the same arrays. */
-PORTA_FOR(bench_copy_i64, scan_args, s, i) { PORTA_AT1(s->out, i) = PORTA_AT1(s->in, i); }
-
-PORTA_SCAN(bench_scan, scan_args, s, i, porta_sum_i64, upd, final) {
-  const int64_t v = PORTA_AT1(s->in, i);
-  if (final) PORTA_AT1(s->out, i) = *upd;
-  *upd += v;
-}
-
-typedef struct dot_args {
-  porta_view_f64 x, y;
-} dot_args;
-
-PORTA_REDUCE(bench_ddot, dot_args, s, i, porta_sum_f64, acc) {
-  *acc += PORTA_AT1(s->x, i) * PORTA_AT1(s->y, i);
-}
+/* The Porta kernels (bk_*) and their argument structs: bench_kernels.h, shared with
+ * porta-bench-gpu. */
 
 /* ======================================================================== */
 /* Hand-written OpenMP                                                      */
@@ -351,6 +279,7 @@ static double stream_run(bench *B, int k, stream_set *s, int porta) {
   args.a = s->a;
   args.b = s->b;
   args.c = s->c;
+  args.d = s->a; /* triad writes a (BabelStream's chain) */
   args.scalar = start_scalar;
   const porta_range_policy rg = porta_range(0, n);
   int rc = PORTA_SUCCESS;
@@ -358,31 +287,31 @@ static double stream_run(bench *B, int k, stream_set *s, int porta) {
   switch (k) {
   case B_COPY:
     if (porta)
-      rc = porta_parallel_for("copy", B->ex, rg, &bench_copy, &args);
+      rc = porta_parallel_for("copy", B->ex, rg, &bk_copy, &args);
     else
       hand_copy(s->a.data, s->c.data, n, B->nt);
     break;
   case B_SCALE:
     if (porta)
-      rc = porta_parallel_for("scale", B->ex, rg, &bench_scale, &args);
+      rc = porta_parallel_for("scale", B->ex, rg, &bk_scale, &args);
     else
       hand_scale(s->b.data, s->c.data, start_scalar, n, B->nt);
     break;
   case B_ADD:
     if (porta)
-      rc = porta_parallel_for("add", B->ex, rg, &bench_add, &args);
+      rc = porta_parallel_for("add", B->ex, rg, &bk_add, &args);
     else
       hand_add(s->a.data, s->b.data, s->c.data, n, B->nt);
     break;
   case B_TRIAD:
     if (porta)
-      rc = porta_parallel_for("triad", B->ex, rg, &bench_triad, &args);
+      rc = porta_parallel_for("triad", B->ex, rg, &bk_triad, &args);
     else
       hand_triad(s->a.data, s->b.data, s->c.data, start_scalar, n, B->nt);
     break;
   default:
     if (porta)
-      rc = porta_parallel_reduce("dot", B->ex, rg, &bench_dot, &args, &s->dot);
+      rc = porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &args, &s->dot);
     else
       s->dot = hand_dot(s->a.data, s->b.data, n, B->nt);
     break;
@@ -486,7 +415,7 @@ static double launch_porta(bench *B) {
   int rc = PORTA_SUCCESS;
   const double t0 = porta_wtime();
   for (int l = 0; l < LAUNCHES_PER_REP; ++l)
-    rc |= porta_parallel_for("empty", B->ex, porta_range(0, B->nt), &bench_empty, &e);
+    rc |= porta_parallel_for("empty", B->ex, porta_range(0, B->nt), &bk_empty, &e);
   rc |= porta_exec_fence(B->ex, "empty");
   const double t = porta_wtime() - t0;
   note_rc(B, rc);
@@ -550,7 +479,7 @@ static void bench_stencil_run(bench *B) {
         stencil_args sa;
         sa.in = vin;
         sa.out = vout[o];
-        rc |= porta_parallel_for_md("stencil", B->ex, box, &bench_stencil, &sa);
+        rc |= porta_parallel_for_md("stencil", B->ex, box, &bk_stencil, &sa);
         rc |= porta_exec_fence(B->ex, "stencil");
       } else {
         hand_stencil(in, vout[o].data, m, B->nt);
@@ -644,7 +573,7 @@ static void bench_spmv_run(bench *B) {
       const double t0 = porta_wtime();
       if (porta) {
         s.y = y[o];
-        rc |= porta_parallel_for_team("spmv", B->ex, tp, &bench_spmv, &s);
+        rc |= porta_parallel_for_team("spmv", B->ex, tp, &bk_spmv, &s);
         rc |= porta_exec_fence(B->ex, "spmv");
       } else {
         hand_spmv(rp, col, val, x, y[o].data, nrows, B->nt);
@@ -701,7 +630,7 @@ static void bench_scan_run(bench *B) {
       ca.in = vin;
       ca.out = vout[porta_set(r)];
       const double t0 = porta_wtime();
-      rc |= porta_parallel_for("copy_i64", B->ex, porta_range(0, n), &bench_copy_i64, &ca);
+      rc |= porta_parallel_for("copy_i64", B->ex, porta_range(0, n), &bk_copy_i64, &ca);
       rc |= porta_exec_fence(B->ex, "copy_i64");
       if (r >= 0) tc[r] = porta_wtime() - t0;
     }
@@ -713,7 +642,7 @@ static void bench_scan_run(bench *B) {
         scan_args sa;
         sa.in = vin;
         sa.out = vout[o];
-        rc |= porta_parallel_scan("scan", B->ex, porta_range(0, n), &bench_scan, &sa, &tot_p);
+        rc |= porta_parallel_scan("scan", B->ex, porta_range(0, n), &bk_scan, &sa, &tot_p);
         rc |= porta_exec_fence(B->ex, "scan");
       } else {
         tot_h = hand_scan(in, vout[o].data, n, B->nt, part);
@@ -771,11 +700,14 @@ typedef struct det_bits {
 static void bench_det(bench *B, det_bits bits[3]) {
   row *rw = &B->rows[B_DET];
   const int64_t n = B->n;
-  dot_args d;
-  note_rc(B, porta_view_f64_create1(&d.x, "det_x", n));
-  note_rc(B, porta_view_f64_create1(&d.y, "det_y", n));
+  stream_args d; /* the dot of a and b */
+  note_rc(B, porta_view_f64_create1(&d.a, "det_x", n));
+  note_rc(B, porta_view_f64_create1(&d.b, "det_y", n));
   if (B->porta_rc) return;
-  double *x = d.x.data, *y = d.y.data;
+  d.c = d.a;
+  d.d = d.a;
+  d.scalar = 0.0;
+  double *x = d.a.data, *y = d.b.data;
   PORTA_OMP(parallel for num_threads(B->nt))
   for (int64_t i = 0; i < n; ++i) {
     x[i] = (double)((i * 2654435761LL) % 1000003) / 1000003.0 - 0.5;
@@ -795,7 +727,7 @@ static void bench_det(bench *B, det_bits bits[3]) {
       const int det = (side == 0) == porta_first(r);
       porta_set_deterministic(det);
       const double t0 = porta_wtime();
-      rc |= porta_parallel_reduce("dot", B->ex, rg, &bench_ddot, &d, det ? &v_det : &v_def);
+      rc |= porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &d, det ? &v_det : &v_def);
       rc |= porta_exec_fence(B->ex, "dot");
       const double t = porta_wtime() - t0;
       if (r >= 0) (det ? B->tp : B->th)[r] = t;
@@ -805,17 +737,17 @@ static void bench_det(bench *B, det_bits bits[3]) {
   /* the deterministic result on Serial, OpenMP 1 thread, OpenMP nt threads */
   porta_set_deterministic(1);
   bits[0].have = 1;
-  rc |= porta_parallel_reduce("dot", porta_exec_backend(PORTA_BACKEND_SERIAL), rg, &bench_ddot, &d,
+  rc |= porta_parallel_reduce("dot", porta_exec_backend(PORTA_BACKEND_SERIAL), rg, &bk_dot, &d,
                               &bits[0].v);
   if (porta_backend_available(PORTA_BACKEND_OPENMP)) {
     const porta_exec omp = porta_exec_backend(PORTA_BACKEND_OPENMP);
     const int nt2 = nt0 > 1 ? nt0 : 2;
     B->det_threads = nt2;
     rc |= porta_set_num_threads(1);
-    rc |= porta_parallel_reduce("dot", omp, rg, &bench_ddot, &d, &bits[1].v);
+    rc |= porta_parallel_reduce("dot", omp, rg, &bk_dot, &d, &bits[1].v);
     bits[1].have = 1;
     rc |= porta_set_num_threads(nt2);
-    rc |= porta_parallel_reduce("dot", omp, rg, &bench_ddot, &d, &bits[2].v);
+    rc |= porta_parallel_reduce("dot", omp, rg, &bk_dot, &d, &bits[2].v);
     bits[2].have = 1;
     rc |= porta_set_num_threads(nt0);
   }
@@ -838,8 +770,8 @@ static void bench_det(bench *B, det_bits bits[3]) {
   rw->crit_ok = v <= 1.10;
   snprintf(rw->accept, sizeof rw->accept, "det/default time <= 1.10: %.3f %s", v,
            rw->crit_ok ? "PASS" : "MISS");
-  porta_view_f64_release(&d.x);
-  porta_view_f64_release(&d.y);
+  porta_view_f64_release(&d.a);
+  porta_view_f64_release(&d.b);
 }
 
 /* ---- output ------------------------------------------------------------- */

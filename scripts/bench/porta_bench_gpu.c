@@ -2,10 +2,11 @@
  *  Porta's CUDA back end against hand-written CUDA kernels, in one run.
  *
  *  Every row runs a Porta kernel (launched on porta_exec_backend(PORTA_BACKEND_CUDA))
- *  and a reference, normally a hand-written CUDA kernel over raw pointers. Both live
- *  in this file, which nvcc compiles as CUDA (scripts/bench/CMakeLists.txt marks it
- *  with porta_kernel_sources), so both get the same compiler and flags. They work on
- *  the same device allocations (Porta views in CudaSpace, default layout: Left).
+ *  and a reference, normally a hand-written CUDA kernel over raw pointers. The Porta
+ *  kernels are in bench_kernels.c (shared with porta-bench), the hand-written ones in
+ *  this file; nvcc compiles both as CUDA (scripts/bench/CMakeLists.txt marks them with
+ *  porta_kernel_sources), so both get the same compiler and flags. They work on the
+ *  same device allocations (Porta views in CudaSpace, default layout: Left).
  *
  *  Timing: after one warm-up of each side, reps alternate which side runs first
  *  (ABBA). A sample is a fenced batch: K back-to-back calls, then one fence, timed
@@ -34,114 +35,15 @@
 
 #include "porta/porta.h"
 
+#include "bench_kernels.h"
+
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #endif
 
-#define NEIGHBOURS 64
-
-/* ======================================================================== */
-/* Porta kernels (every back end is generated; the Serial one serves the    */
-/* deterministic dot's reference)                                           */
-/* ======================================================================== */
-
-/** BabelStream-style arrays; triad writes d (not a) so that every kernel is idempotent. */
-typedef struct stream_args {
-  porta_view_f64 a, b, c, d;
-  double scalar;
-} stream_args;
-
-PORTA_FOR(gb_copy, stream_args, s, i) { PORTA_AT1(s->c, i) = PORTA_AT1(s->a, i); }
-PORTA_FOR(gb_triad, stream_args, s, i) {
-  PORTA_AT1(s->d, i) = PORTA_AT1(s->b, i) + s->scalar * PORTA_AT1(s->c, i);
-}
-PORTA_REDUCE(gb_dot, stream_args, s, i, porta_sum_f64, acc) {
-  *acc += PORTA_AT1(s->a, i) * PORTA_AT1(s->b, i);
-}
-
-typedef struct empty_args {
-  int unused;
-} empty_args;
-
-PORTA_FOR(gb_empty, empty_args, e, i) {}
-
-typedef struct stencil_args {
-  porta_view_f64 in, out;
-} stencil_args;
-
-/* Rank 2, first index contiguous on the GPU (the device's default layout is Left). */
-PORTA_MDFOR2(gb_stencil, stencil_args, s, i, j) {
-  PORTA_AT2(s->out, i, j) =
-      0.2 * (PORTA_AT2(s->in, i, j) + PORTA_AT2(s->in, i - 1, j) + PORTA_AT2(s->in, i + 1, j) +
-             PORTA_AT2(s->in, i, j - 1) + PORTA_AT2(s->in, i, j + 1));
-}
-
-typedef struct spmv_args {
-  porta_view_i64 rowptr;
-  porta_view_i32 col;
-  porta_view_f64 val, x, y;
-  int64_t nrows, rows_per_team;
-} spmv_args;
-
-/* A team of rows: each team thread takes rows, its vector lanes split the row's nonzeros. */
-PORTA_TEAM_FOR(gb_spmv, spmv_args, s, team) {
-  const int64_t r0 = team->league_rank * s->rows_per_team;
-  const int64_t r1 = r0 + s->rows_per_team < s->nrows ? r0 + s->rows_per_team : s->nrows;
-  PORTA_TEAM_THREAD_RANGE(team, r, r0, r1) {
-    const int64_t kb = PORTA_AT1(s->rowptr, r), ke = PORTA_AT1(s->rowptr, r + 1);
-    double sum;
-    PORTA_THREAD_VECTOR_REDUCE(team, k, kb, ke, porta_sum_f64, sum) {
-      sum += PORTA_AT1(s->val, k) * PORTA_AT1(s->x, PORTA_AT1(s->col, k));
-    }
-    PORTA_SINGLE_PER_THREAD(team) { PORTA_AT1(s->y, r) = sum; }
-  }
-}
-
-typedef struct scan_args {
-  porta_view_i64 in, out;
-} scan_args;
-
-/* The scan's bandwidth reference: a plain copy of the same arrays. */
-PORTA_FOR(gb_copy_i64, scan_args, s, i) { PORTA_AT1(s->out, i) = PORTA_AT1(s->in, i); }
-
-PORTA_SCAN(gb_scan, scan_args, s, i, porta_sum_i64, upd, final) {
-  const int64_t v = PORTA_AT1(s->in, i);
-  if (final) PORTA_AT1(s->out, i) = *upd;
-  *upd += v;
-}
-
-typedef struct neigh_args {
-  porta_view_i32 nb; /**< nb(i, k): the k-th neighbour of atom i */
-  porta_view_f64 x, out;
-  int64_t natoms;
-} neigh_args;
-
-/** The k-th neighbour of atom i: a nearby atom, as in a spatially sorted neighbour list. */
-PORTA_INLINE_FUNCTION int32_t bench_neighbour(int64_t i, int64_t k, int64_t n) {
-  int64_t j = i + (k * 97 + i * 31) % 257 - 128;
-  if (j < 0) j += n;
-  if (j >= n) j -= n;
-  return (int32_t)j;
-}
-
-PORTA_FOR(gb_neigh_fill, neigh_args, s, i) {
-  for (int64_t k = 0; k < NEIGHBOURS; ++k)
-    PORTA_AT2(s->nb, i, k) = bench_neighbour(i, k, s->natoms);
-}
-PORTA_FOR(gb_neigh_fill_right, neigh_args, s, i) {
-  for (int64_t k = 0; k < NEIGHBOURS; ++k) PORTA_R2(s->nb, i, k) = bench_neighbour(i, k, s->natoms);
-}
-/* The same loop twice: through the default accessor, and forcing LayoutRight. */
-PORTA_FOR(gb_neigh, neigh_args, s, i) {
-  double sum = 0.0;
-  for (int64_t k = 0; k < NEIGHBOURS; ++k) sum += PORTA_AT1(s->x, PORTA_AT2(s->nb, i, k));
-  PORTA_AT1(s->out, i) = sum;
-}
-PORTA_FOR(gb_neigh_right, neigh_args, s, i) {
-  double sum = 0.0;
-  for (int64_t k = 0; k < NEIGHBOURS; ++k) sum += PORTA_AT1(s->x, PORTA_R2(s->nb, i, k));
-  PORTA_AT1(s->out, i) = sum;
-}
+/* The Porta kernels (bk_*), their argument structs and NEIGHBOURS: bench_kernels.h, shared
+ * with porta-bench. Every back end is generated; the Serial one serves the deterministic
+ * dot's reference. */
 
 #if defined(__CUDACC__)
 
@@ -538,19 +440,19 @@ static double stream_side(bench *B, void *vctx, int side) {
     switch (c->kernel) {
     case B_COPY:
       if (side == 0)
-        rc |= porta_parallel_for("copy", B->ex, rg, &gb_copy, &c->s);
+        rc |= porta_parallel_for("copy", B->ex, rg, &bk_copy, &c->s);
       else
         hand_copy_k<<<g, HAND_BLOCK>>>(c->s.a.data, c->s.c.data, n);
       break;
     case B_TRIAD:
       if (side == 0)
-        rc |= porta_parallel_for("triad", B->ex, rg, &gb_triad, &c->s);
+        rc |= porta_parallel_for("triad", B->ex, rg, &bk_triad, &c->s);
       else
         hand_triad_k<<<g, HAND_BLOCK>>>(c->s.b.data, c->s.c.data, c->s.d.data, c->s.scalar, n);
       break;
     default:
       if (side == 0)
-        rc |= porta_parallel_reduce("dot", B->ex, rg, &gb_dot, &c->s, &c->dot_p);
+        rc |= porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &c->s, &c->dot_p);
       else
         c->dot_h = hand_dot(B, c->s.a.data, c->s.b.data, n);
       break;
@@ -609,7 +511,7 @@ static double det_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     rc |=
-        porta_parallel_reduce("dot", B->ex, rg, &gb_dot, &c->s, side == 0 ? &c->v_det : &c->v_def);
+        porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &c->s, side == 0 ? &c->v_det : &c->v_def);
     if (side == 0) {
       if (!c->have_first) {
         c->first_det = c->v_det;
@@ -663,7 +565,7 @@ static void bench_det(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
     hs.scalar = 0.0;
     porta_set_deterministic(1);
     note_rc(B, porta_parallel_reduce("dot", porta_exec_backend(PORTA_BACKEND_SERIAL),
-                                     porta_range(0, n), &gb_dot, &hs, &v_serial));
+                                     porta_range(0, n), &bk_dot, &hs, &v_serial));
     porta_set_deterministic(det0);
     for (int64_t i = 0; i < n; ++i) {
       const long double p = (long double)hx.data[i] * hy.data[i];
@@ -734,7 +636,7 @@ static double launch_side(bench *B, void *vctx, int side) {
   const porta_range_policy one = porta_range(0, 1);
   const double t0 = porta_wtime();
   if (side == 0) {
-    for (int l = 0; l < LAUNCHES; ++l) rc |= porta_parallel_for("empty", B->ex, one, &gb_empty, e);
+    for (int l = 0; l < LAUNCHES; ++l) rc |= porta_parallel_for("empty", B->ex, one, &bk_empty, e);
     rc |= porta_exec_fence(B->ex, "empty");
   } else {
     for (int l = 0; l < LAUNCHES; ++l) hand_empty_k<<<1, 1>>>();
@@ -774,10 +676,10 @@ static double latency_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   if (side == 0) {
     for (int l = 0; l < LATENCY_CALLS; ++l)
-      rc |= porta_parallel_reduce("small_dot", B->ex, small, &gb_dot, &c->s, &c->v);
+      rc |= porta_parallel_reduce("small_dot", B->ex, small, &bk_dot, &c->s, &c->v);
   } else {
     for (int l = 0; l < LATENCY_CALLS; ++l) {
-      rc |= porta_parallel_for("empty", B->ex, one, &gb_empty, &c->e);
+      rc |= porta_parallel_for("empty", B->ex, one, &bk_empty, &c->e);
       rc |= porta_exec_fence(B->ex, "empty");
     }
   }
@@ -851,9 +753,9 @@ static double scan_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0)
-      rc |= porta_parallel_scan("scan", B->ex, rg, &gb_scan, &c->s, &c->total);
+      rc |= porta_parallel_scan("scan", B->ex, rg, &bk_scan, &c->s, &c->total);
     else
-      rc |= porta_parallel_for("copy_i64", B->ex, rg, &gb_copy_i64, &c->s);
+      rc |= porta_parallel_for("copy_i64", B->ex, rg, &bk_copy_i64, &c->s);
   }
   rc |= porta_exec_fence(B->ex, "scan");
   const double t = porta_wtime() - t0;
@@ -913,7 +815,7 @@ static double stencil_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0)
-      rc |= porta_parallel_for_md("stencil", B->ex, box, &gb_stencil, &c->s);
+      rc |= porta_parallel_for_md("stencil", B->ex, box, &bk_stencil, &c->s);
     else
       hand_stencil_k<<<grid, blk>>>(c->s.in.data, c->s.out.data, m, c->ld);
   }
@@ -984,7 +886,7 @@ static double spmv_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0) {
-      rc |= porta_parallel_for_team("spmv", B->ex, c->policy, &gb_spmv, &c->s);
+      rc |= porta_parallel_for_team("spmv", B->ex, c->policy, &bk_spmv, &c->s);
     } else if (c->vl == 4) {
       hand_spmv_k<4><<<g, HAND_BLOCK>>>(c->s.rowptr.data, c->s.col.data, c->s.val.data, c->s.x.data,
                                         c->s.y.data, nrows);
@@ -1116,9 +1018,9 @@ static double layout_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0)
-      rc |= porta_parallel_for("neigh_left", B->ex, rg, &gb_neigh, &c->left);
+      rc |= porta_parallel_for("neigh_left", B->ex, rg, &bk_neigh, &c->left);
     else
-      rc |= porta_parallel_for("neigh_right", B->ex, rg, &gb_neigh_right, &c->right);
+      rc |= porta_parallel_for("neigh_right", B->ex, rg, &bk_neigh_right, &c->right);
   }
   rc |= porta_exec_fence(B->ex, "neigh");
   const double t = porta_wtime() - t0;
@@ -1152,8 +1054,8 @@ static void bench_layout(bench *B) {
   neigh_x_init_k<<<check_grid(B), HAND_BLOCK>>>(c.left.x.data, n);
   CU_LAUNCHED(B);
   const porta_range_policy rg = porta_range(0, n);
-  note_rc(B, porta_parallel_for("neigh_fill", B->ex, rg, &gb_neigh_fill, &c.left));
-  note_rc(B, porta_parallel_for("neigh_fill_right", B->ex, rg, &gb_neigh_fill_right, &c.right));
+  note_rc(B, porta_parallel_for("neigh_fill", B->ex, rg, &bk_neigh_fill, &c.left));
+  note_rc(B, porta_parallel_for("neigh_fill_right", B->ex, rg, &bk_neigh_fill_right, &c.right));
   note_rc(B, porta_exec_fence(B->ex, "neigh_fill"));
   neigh_ref_k<<<check_grid(B), HAND_BLOCK>>>(c.left.nb.data, porta_stride(c.left.nb, 1),
                                              c.left.x.data, ref.data, n);
