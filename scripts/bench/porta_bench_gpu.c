@@ -1212,7 +1212,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  printf("porta-bench-gpu: Porta's CUDA back end against hand-written CUDA kernels (same file, "
+  printf("porta-bench-gpu: Porta's CUDA back end against hand-written CUDA kernels (same nvcc, "
          "same nvcc flags)\n");
   porta_print_configuration(stdout);
   printf("  %s: %d SMs, %.0f MiB L2, %.1f GiB; n = %lld (%.0f MiB per f64 array), reps = %d "
