@@ -862,7 +862,8 @@ int main(int argc, char **argv) {
   B.tp = (double *)malloc((size_t)B.reps * sizeof(double));
   B.th = (double *)malloc((size_t)B.reps * sizeof(double));
 
-  printf("porta-bench: Porta kernels against hand-written OpenMP loops (same compiler, same flags)\n");
+  printf(
+      "porta-bench: Porta kernels against hand-written OpenMP loops (same compiler, same flags)\n");
   porta_print_configuration(stdout);
   const char *bind = getenv("OMP_PROC_BIND");
   printf("  n = %lld (%.1f MiB per array), reps = %d after 1 warm-up, threads = %d, "
