@@ -86,18 +86,16 @@ int porta_view_deep_copy(porta_view dst, porta_view src) {
 }
 
 int porta_view_deep_copy_async(porta_exec exec, porta_view dst, porta_view src) {
-#if PORTA_ENABLE_CUDA
-  /* A contiguous copy is queued on the instance's stream; anything else runs at once. */
-  if (exec.backend == PORTA_BACKEND_CUDA && porta_backend_available(PORTA_BACKEND_CUDA)) {
+  /* On a back end with instances of its own, a contiguous copy is queued on the instance;
+     anything else (and everything on the host back ends) runs in order at once. */
+  const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
+  if (ops && ops->copy_async && porta_backend_available(exec.backend)) {
     PORTA_CHECK(check_compatible(&dst, &src));
     int64_t n = porta_view_meta_size(&dst.m);
     if (n > 0 && porta_view_meta_contiguous(&dst.m) && porta_view_meta_contiguous(&src.m) &&
         dst.m.layout == src.m.layout)
-      return porta_cuda_copy_async_(dst.data, src.data, (size_t)n * dst.m.value_size,
-                                    exec.instance);
+      return ops->copy_async(dst.data, src.data, (size_t)n * dst.m.value_size, exec.instance);
   }
-#endif
-  (void)exec; /* host instances run the copy in order at once */
   return copy_now(dst, src);
 }
 

@@ -3,9 +3,6 @@
  *  resolve AUTO sizes, call the tools hooks (one branch when none is loaded). */
 #include <stdio.h>
 #include <string.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "runtime_private.h"
 
@@ -29,12 +26,14 @@ static int prepare(porta_launch *L, const char *op, const char *label, porta_exe
     return porta_error(PORTA_ERROR_UNSUPPORTED, op, label,
                        "kernel '%s' was not compiled for the %s back end", k->name,
                        porta_backend_name(exec.backend));
-  if (PORTA_UNLIKELY(!porta_backend_available(exec.backend)))
+  /* one load, no call: porta_initialize recorded the usable back ends */
+  const porta_backend_ops *ops = porta_backend_usable_[exec.backend];
+  if (PORTA_UNLIKELY(!ops))
     return porta_error(PORTA_ERROR_UNSUPPORTED, op, label, "the %s back end is not available",
                        porta_backend_name(exec.backend));
   L->label = label;
   L->exec = exec;
-  L->num_threads = exec.backend == PORTA_BACKEND_OPENMP ? porta_state_.num_threads : 1;
+  L->num_threads = ops->uses_host_threads ? porta_state_.num_threads : 1;
   L->deterministic = porta_state_.deterministic;
   return PORTA_SUCCESS;
 }
@@ -114,36 +113,14 @@ size_t porta_team_policy_level0_bytes(porta_team_policy policy, int team_size,
 }
 
 size_t porta_team_level0_limit(porta_exec exec) {
-#if PORTA_ENABLE_CUDA
-  if (exec.backend == PORTA_BACKEND_CUDA) {
-    int threads;
-    size_t shared;
-    porta_cuda_team_limits_(&threads, &shared);
-    return shared;
-  }
-#endif
-  (void)exec;
-  return PORTA_TEAM_SCRATCH_MAX;
+  const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
+  return ops && ops->team_level0_limit ? ops->team_level0_limit() : PORTA_TEAM_SCRATCH_MAX;
 }
 
 /** Threads a team may have on `exec` with `vector_length` lanes each, memory aside. */
 static int team_thread_limit(porta_exec exec, int vector_length) {
-#if PORTA_ENABLE_CUDA
-  if (exec.backend == PORTA_BACKEND_CUDA) {
-    int threads;
-    size_t shared;
-    porta_cuda_team_limits_(&threads, &shared);
-    return threads / vector_length;
-  }
-#endif
-  (void)vector_length;
-#if defined(_OPENMP)
-  if (exec.backend == PORTA_BACKEND_OPENMP) {
-    int limit = omp_get_thread_limit(); /* a team needs all its threads at once */
-    return porta_state_.num_threads < limit ? porta_state_.num_threads : limit;
-  }
-#endif
-  return 1;
+  const porta_backend_ops *ops = porta_backend_ops_[exec.backend];
+  return ops->team_thread_limit ? ops->team_thread_limit(vector_length) : 1;
 }
 
 /** Resolve an AUTO vector length and check it and the scratch requests (`op`, `label`: for
@@ -154,9 +131,11 @@ static int team_check_shape(const char *op, const char *label, porta_exec exec,
   if (p->vector_length < 1 || (p->vector_length & (p->vector_length - 1)))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                        "vector length %d is not a power of two", (int)p->vector_length);
-  if (exec.backend == PORTA_BACKEND_CUDA && p->vector_length > 32)
+  const int max_vector = porta_backend_ops_[exec.backend]->max_vector_length;
+  if (max_vector > 0 && p->vector_length > max_vector)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                       "vector length %d exceeds the warp size 32", (int)p->vector_length);
+                       "vector length %d exceeds the warp size %d", (int)p->vector_length,
+                       max_vector);
   for (int l = 0; l < 2; ++l)
     if (p->scratch_team[l] > PORTA_TEAM_SCRATCH_MAX ||
         p->scratch_thread[l] > PORTA_TEAM_SCRATCH_MAX)
@@ -167,11 +146,12 @@ static int team_check_shape(const char *op, const char *label, porta_exec exec,
   return PORTA_SUCCESS;
 }
 
-/** Largest team size that fits the thread limit and, on CUDA, the block's shared memory
- *  (level-0 bytes grow with the team size, so a binary search finds it); 0 if none fits. */
+/** Largest team size that fits the thread limit and, on a back end with a level-0 limit (the
+ *  GPU's shared memory per block), that limit (level-0 bytes grow with the team size, so a
+ *  binary search finds it); 0 if none fits. */
 static int team_fit_max(porta_exec exec, const porta_team_policy *p, size_t value_size) {
   int hi = team_thread_limit(exec, p->vector_length), lo = 0;
-  if (exec.backend != PORTA_BACKEND_CUDA) return hi;
+  if (!porta_backend_ops_[exec.backend]->team_level0_limit) return hi;
   const size_t limit = porta_team_level0_limit(exec);
   while (lo < hi) { /* invariant: lo fits (or is 0), everything above hi does not */
     int mid = lo + (hi - lo + 1) / 2;
@@ -198,19 +178,18 @@ static int team_no_fit(const char *op, const char *label, porta_exec exec, const
       "end's limit of %zu bytes per team%s; %s",
       k ? k->name : "(none)", team_size, need, p->scratch_team[0], team_size, p->scratch_thread[0],
       own, porta_backend_name(exec.backend), porta_team_level0_limit(exec),
-      exec.backend == PORTA_BACKEND_CUDA ? " (the GPU's shared memory per block, with the opt-in)"
-                                         : "",
+      porta_backend_ops_[exec.backend]->team_level0_what
+          ? porta_backend_ops_[exec.backend]->team_level0_what
+          : "",
       hint);
 }
 
-/** Team size PORTA_AUTO becomes: 1 on the host; on CUDA 256 threads (vector lanes included) or
- *  as many as fit, rounded down to whole warps when that leaves at least one. */
+/** Team size PORTA_AUTO becomes: the back end's choice (on CUDA 256 threads or as many as
+ *  fit, in whole warps), else 1. */
 static int team_recommended(porta_exec exec, const porta_team_policy *p, int fit) {
-  if (exec.backend != PORTA_BACKEND_CUDA) return fit < 1 ? fit : 1;
-  const int v = p->vector_length, warp = 32 / v;
-  int ts = 256 / v < fit ? 256 / v : fit;
-  if (ts >= warp) ts -= ts % warp;
-  return ts;
+  const porta_backend_ops *ops = porta_backend_ops_[exec.backend];
+  if (!ops->team_recommended || fit < 1) return fit < 1 ? fit : 1;
+  return ops->team_recommended((int)p->vector_length, fit);
 }
 
 /** The team-size queries' common part: check the policy, then the largest and the

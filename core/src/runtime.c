@@ -7,20 +7,17 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "runtime_private.h"
 
 porta_state porta_state_ = {0, PORTA_BACKEND_SERIAL, 1, 0, 0, 0, -1};
 
-static const char *const backend_names[PORTA_NUM_BACKENDS] = {"serial", "openmp", "cuda"};
 static const char *const space_names[PORTA_NUM_MEMORY_SPACES] = {"Host", "Cuda", "CudaUVM",
                                                                  "CudaHostPinned"};
 
 const char *porta_backend_name(porta_backend b) {
-  return ((int)b >= 0 && b < PORTA_NUM_BACKENDS) ? backend_names[b] : "unknown";
+  const porta_backend_ops *ops = porta_backend_ops_of_(b);
+  return ops ? ops->name : "unknown";
 }
 
 const char *porta_memory_space_name(porta_memory_space s) {
@@ -29,7 +26,7 @@ const char *porta_memory_space_name(porta_memory_space s) {
 
 int porta_backend_parse(const char *name, porta_backend *backend) {
   for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
-    if (name && strcasecmp(name, backend_names[b]) == 0) {
+    if (name && strcasecmp(name, porta_backend_ops_[b]->name) == 0) {
       *backend = (porta_backend)b;
       return PORTA_SUCCESS;
     }
@@ -37,22 +34,15 @@ int porta_backend_parse(const char *name, porta_backend *backend) {
 }
 
 int porta_backend_available(porta_backend backend) {
-  switch (backend) {
-  case PORTA_BACKEND_SERIAL: return 1;
-#if defined(_OPENMP)
-  case PORTA_BACKEND_OPENMP: return 1;
-#endif
-#if PORTA_ENABLE_CUDA
-  case PORTA_BACKEND_CUDA: return porta_cuda_available_();
-#endif
-  default: return 0;
-  }
+  const porta_backend_ops *ops = porta_backend_ops_of_(backend);
+  return ops && ops->available ? ops->available() : 0;
 }
 
 int porta_space_accessible(porta_backend backend, porta_memory_space space) {
-  if (backend == PORTA_BACKEND_CUDA) return space != PORTA_HOST_SPACE;
-  return space == PORTA_HOST_SPACE || space == PORTA_CUDA_UVM_SPACE ||
-         space == PORTA_CUDA_HOST_PINNED_SPACE;
+  const porta_backend_ops *ops = porta_backend_ops_of_(backend);
+  if (!ops) ops = porta_backend_ops_[PORTA_BACKEND_SERIAL]; /* as before: the host's reach */
+  return (int)space >= 0 && space < PORTA_NUM_MEMORY_SPACES &&
+         (ops->reach & PORTA_SPACE_BIT(space)) != 0;
 }
 
 porta_exec porta_exec_backend(porta_backend backend) {
@@ -67,17 +57,14 @@ int porta_exec_create_instance(porta_backend backend, porta_exec *out) {
   if (!porta_backend_available(backend))
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_create_instance",
                        porta_backend_name(backend), "back end not available");
-#if PORTA_ENABLE_CUDA
-  if (backend == PORTA_BACKEND_CUDA) return porta_cuda_instance_create_(&out->instance);
-#endif
-  return PORTA_SUCCESS;
+  const porta_backend_ops *ops = porta_backend_ops_[backend];
+  return ops->instance_create ? ops->instance_create(&out->instance) : PORTA_SUCCESS;
 }
 
 int porta_exec_destroy_instance(porta_exec exec) {
   if (exec.instance == 0) return PORTA_SUCCESS;
-#if PORTA_ENABLE_CUDA
-  if (exec.backend == PORTA_BACKEND_CUDA) return porta_cuda_instance_destroy_(exec.instance);
-#endif
+  const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
+  if (ops && ops->instance_destroy) return ops->instance_destroy(exec.instance);
   return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_destroy_instance",
                      porta_backend_name(exec.backend), "instance %d was not created",
                      exec.instance);
@@ -86,7 +73,8 @@ int porta_exec_destroy_instance(porta_exec exec) {
 porta_exec porta_exec_default(void) { return porta_exec_backend(porta_state_.default_backend); }
 
 porta_memory_space porta_exec_memory_space(porta_exec exec) {
-  return exec.backend == PORTA_BACKEND_CUDA ? PORTA_CUDA_SPACE : PORTA_HOST_SPACE;
+  const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
+  return ops ? ops->memory_space : PORTA_HOST_SPACE;
 }
 
 porta_memory_space porta_default_memory_space(void) {
@@ -111,13 +99,11 @@ int porta_set_num_threads(int n) {
   if (n < 1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_set_num_threads", NULL,
                        "thread count must be >= 1, got %d", n);
-#if defined(_OPENMP)
-  porta_state_.num_threads = n;
-#else
-  if (n != 1)
+  if (porta_backend_threads_())
+    porta_state_.num_threads = n;
+  else if (n != 1)
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_set_num_threads", NULL,
                        "OpenMP is not compiled in; only 1 thread is possible");
-#endif
   return PORTA_SUCCESS;
 }
 
@@ -136,11 +122,9 @@ double porta_wtime(void) {
 #define PORTA_MAX_THREADS 4096
 
 static int available_processors(void) {
-#if defined(_OPENMP)
-  int n = omp_get_num_procs();
-#else
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-#endif
+  const porta_backend_ops *threads = porta_backend_threads_();
+  const long n =
+      threads && threads->num_procs ? threads->num_procs() : sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
 }
 
@@ -320,37 +304,44 @@ int porta_initialize(int *argc, char ***argv) {
   PORTA_CHECK(read_arguments(argc, argv, &o)); /* the command line first: it wins */
   PORTA_CHECK(read_environment(&o));
 
-#if PORTA_ENABLE_CUDA
-  PORTA_CHECK(porta_cuda_initialize_(o.device, o.have_device,
-                                     o.have_backend && o.backend == PORTA_BACKEND_CUDA));
-#endif
+  /* the option's device; a GPU back end that chooses one (by node-local rank) records it */
+  porta_state_.device_id = o.device;
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b) {
+    const porta_backend_ops *ops = porta_backend_ops_[b];
+    const porta_backend_init_args args = {o.device, o.have_device,
+                                          o.have_backend && o.backend == (porta_backend)b};
+    if (ops->initialize) PORTA_CHECK(ops->initialize(&args));
+  }
+  /* The default: the last usable back end of the enum (Serial, then OpenMP, then a GPU). */
   porta_backend backend = PORTA_BACKEND_SERIAL;
-  if (porta_backend_available(PORTA_BACKEND_OPENMP)) backend = PORTA_BACKEND_OPENMP;
-  if (porta_backend_available(PORTA_BACKEND_CUDA)) backend = PORTA_BACKEND_CUDA;
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
+    if (porta_backend_available((porta_backend)b)) backend = (porta_backend)b;
   if (o.have_backend) {
-    if (!porta_backend_available(o.backend))
+    if (!porta_backend_available(o.backend)) {
+      const porta_backend_ops *ops = porta_backend_ops_[o.backend];
       return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
                          "back end '%s' was asked for but is not %s", porta_backend_name(o.backend),
-                         o.backend == PORTA_BACKEND_CUDA && PORTA_ENABLE_CUDA
-                             ? "usable (no GPU found)"
-                             : "compiled into this build");
+                         ops->available && ops->unavailable_why ? ops->unavailable_why
+                                                                : "compiled into this build");
+    }
     backend = o.backend;
   }
   int threads = 1;
-#if defined(_OPENMP)
-  threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-#else
-  if (o.threads > 1)
+  const porta_backend_ops *threaded = porta_backend_threads_();
+  if (threaded)
+    threads = o.threads > 0 ? o.threads : threaded->default_threads();
+  else if (o.threads > 1)
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
                        "%d threads asked for, but OpenMP is not compiled in", o.threads);
-#endif
   porta_state_.default_backend = backend;
   porta_state_.num_threads = threads;
   porta_state_.deterministic = o.deterministic;
   porta_state_.profile_table = o.profile;
-  porta_state_.device_id = o.device;
   PORTA_CHECK(porta_profiling_initialize(NULL, o.profile));
   consume_arguments(argc, argv);
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
+    porta_backend_usable_[b] =
+        porta_backend_available((porta_backend)b) ? porta_backend_ops_[b] : NULL;
   porta_state_.initialized = 1;
   return PORTA_SUCCESS;
 }
@@ -362,37 +353,39 @@ int porta_finalize(void) {
   porta_fence("porta_finalize");
   porta_profiling_finalize(stdout);
   porta_host_workspace_free_();
-#if PORTA_ENABLE_CUDA
-  porta_cuda_finalize_();
-#endif
+  for (int b = PORTA_NUM_BACKENDS - 1; b >= 0; --b) {
+    porta_backend_usable_[b] = NULL;
+    if (porta_backend_ops_[b]->finalize) porta_backend_ops_[b]->finalize();
+  }
   porta_state_.initialized = 0;
   porta_state_.default_space = -1;
   return PORTA_SUCCESS;
 }
 
 int porta_device_id(void) {
-  return porta_state_.initialized && porta_state_.default_backend == PORTA_BACKEND_CUDA
+  return porta_state_.initialized && porta_backend_ops_[porta_state_.default_backend]->device_name
              ? porta_state_.device_id
              : -1;
 }
 
 const char *porta_device_name(void) {
-#if PORTA_ENABLE_CUDA
-  if (porta_device_id() >= 0) return porta_cuda_device_name_();
-#endif
+  if (porta_device_id() >= 0)
+    return porta_backend_ops_[porta_state_.default_backend]->device_name();
   return "";
 }
 
 void porta_print_configuration(FILE *out) {
   fprintf(out, "Porta %s\n", PORTA_VERSION_STRING);
-  fprintf(out, "  back ends compiled: serial%s%s\n", PORTA_ENABLE_OPENMP ? " openmp" : "",
-          PORTA_ENABLE_CUDA ? " cuda" : "");
+  fprintf(out, "  back ends compiled:");
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
+    if (porta_backend_ops_[b]->available) fprintf(out, " %s", porta_backend_ops_[b]->name);
+  fprintf(out, "\n");
   fprintf(out, "  default back end:   %s\n", porta_backend_name(porta_state_.default_backend));
   fprintf(out, "  OpenMP threads:     %d\n", porta_state_.num_threads);
-#if PORTA_ENABLE_CUDA
-  fprintf(out, "  GPU:                %s (device %d)\n", porta_cuda_device_name_(),
-          porta_state_.device_id);
-#endif
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
+    if (porta_backend_ops_[b]->device_name)
+      fprintf(out, "  GPU:                %s (device %d)\n", porta_backend_ops_[b]->device_name(),
+              porta_state_.device_id);
   fprintf(out, "  deterministic:      %s\n", porta_state_.deterministic ? "on" : "off");
   fprintf(out, "  reproducible build: %s\n", PORTA_ENABLE_REPRODUCIBLE ? "on" : "off");
   fprintf(out, "  debug checks:       %s\n", PORTA_ENABLE_DEBUG ? "on" : "off");
@@ -400,13 +393,18 @@ void porta_print_configuration(FILE *out) {
           porta_profiling_active_ ? (porta_state_.profile_table ? "table" : "tools") : "off");
 }
 
+/** The usable table of `exec`'s back end if it has a fence, else NULL (host back ends finish
+ *  their work before a launch returns). */
+static const porta_backend_ops *fence_ops(porta_exec exec) {
+  const porta_backend_ops *ops = (int)exec.backend >= 0 && exec.backend < PORTA_NUM_BACKENDS
+                                     ? porta_backend_usable_[exec.backend]
+                                     : NULL;
+  return ops && ops->fence ? ops : NULL;
+}
+
 int porta_fence_quiet_(porta_exec exec) {
-#if PORTA_ENABLE_CUDA
-  if (exec.backend == PORTA_BACKEND_CUDA && porta_cuda_available_())
-    return porta_cuda_sync_(exec.instance, "profile table");
-#endif
-  (void)exec;
-  return PORTA_SUCCESS;
+  const porta_backend_ops *ops = fence_ops(exec);
+  return ops ? ops->fence(exec.instance, "profile table") : PORTA_SUCCESS;
 }
 
 int porta_exec_fence(porta_exec exec, const char *label) {
@@ -415,25 +413,25 @@ int porta_exec_fence(porta_exec exec, const char *label) {
     h = porta_profile_begin_fence_(label, porta_profile_device_id(exec.backend,
                                                                   (uint32_t)porta_state_.device_id,
                                                                   (uint32_t)exec.instance));
-  int rc = PORTA_SUCCESS;
-#if PORTA_ENABLE_CUDA
-  if (exec.backend == PORTA_BACKEND_CUDA && porta_cuda_available_())
-    rc = porta_cuda_sync_(exec.instance, label);
-#else
-  (void)exec; /* host back ends complete their work before a launch returns */
-#endif
+  const porta_backend_ops *ops = fence_ops(exec);
+  const int rc = ops ? ops->fence(exec.instance, label) : PORTA_SUCCESS;
   if (PORTA_UNLIKELY(porta_profiling_active_)) porta_profile_end_fence_(h);
   return rc;
 }
 
 int porta_fence(const char *label) {
-#if PORTA_ENABLE_CUDA
+  /* A back end with instances of its own fences them all; otherwise the default one. */
+  int any = 0;
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b) any |= porta_backend_ops_[b]->fence_all != NULL;
+  if (!any) return porta_exec_fence(porta_exec_backend(porta_state_.default_backend), label);
   uint64_t h = 0;
   if (PORTA_UNLIKELY(porta_profiling_active_)) h = porta_profile_begin_fence_(label, 0);
-  int rc = porta_cuda_device_sync_(label);
+  int rc = PORTA_SUCCESS;
+  for (int b = 0; b < PORTA_NUM_BACKENDS; ++b)
+    if (porta_backend_ops_[b]->fence_all) {
+      const int r = porta_backend_ops_[b]->fence_all(label);
+      if (rc == PORTA_SUCCESS) rc = r;
+    }
   if (PORTA_UNLIKELY(porta_profiling_active_)) porta_profile_end_fence_(h);
   return rc;
-#else
-  return porta_exec_fence(porta_exec_backend(porta_state_.default_backend), label);
-#endif
 }

@@ -3,6 +3,7 @@
 #ifndef PORTA_RUNTIME_PRIVATE_H
 #define PORTA_RUNTIME_PRIVATE_H
 
+#include "backend_private.h"
 #include "porta/porta.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -44,25 +45,6 @@ void porta_view_copy_overlap_(porta_view dst, porta_view src);
  *  staged through a host copy of its span, and a staged destination goes back whole (its span
  *  was read first, so gaps and padding keep their values). No fence. */
 int porta_view_copy_overlap_staged_(porta_view dst, porta_view src, const char *op);
-
-#if PORTA_ENABLE_CUDA
-/* The CUDA back end's run time (core/src/cuda/runtime.cu). */
-int porta_cuda_initialize_(int device_id, int device_given, int required);
-void porta_cuda_finalize_(void);
-int porta_cuda_available_(void);
-const char *porta_cuda_device_name_(void);
-int porta_cuda_device_sync_(const char *label);
-int porta_cuda_sync_(int instance, const char *label);
-/** Threads per block, and shared memory per block with the opt-in (defaults without a GPU). */
-void porta_cuda_team_limits_(int *max_threads, size_t *max_shared);
-int porta_cuda_instance_create_(int *instance);
-int porta_cuda_instance_destroy_(int instance);
-int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
-int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64);
-void porta_cuda_ipc_free_(void *ptr);
-int porta_cuda_ipc_open_(const void *handle64, void **ptr);
-void porta_cuda_ipc_close_(void *ptr);
-#endif
 
 /** Failures porta_error has recorded on this thread: tells whether a message is new. */
 unsigned long porta_error_serial_(void);

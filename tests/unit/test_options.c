@@ -686,6 +686,32 @@ static void test_error_abort(void) {
   PT_OK(porta_finalize());
 }
 
+/* The GPU a process takes from its node-local rank is the one porta_device_id() reports: the
+ * option value (0 when none is given) used to overwrite it after the CUDA back end had chosen,
+ * so every rank of a multi-GPU node said GPU 0. (A CUDA build compiles this file with nvcc;
+ * with one GPU, local rank 1 takes GPU 0 as well.) */
+static void test_device_from_local_rank(void) {
+#if defined(__CUDACC__)
+  const char *old = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  unsetenv("PORTA_DEVICE_ID");
+  if (porta_initialize(NULL, NULL) == PORTA_SUCCESS) {
+    if (porta_exec_default().backend == PORTA_BACKEND_CUDA) {
+      int dev = -1;
+      PT_CHECK(cudaGetDevice(&dev) == cudaSuccess);
+      PT_EQ_I64(porta_device_id(), dev);
+    }
+    PT_OK(porta_finalize());
+  }
+  if (saved)
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", saved, 1);
+  else
+    unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  free(saved);
+#endif
+}
+
 int main(void) {
   env_save();
   PT_RUN(test_consume_options);
@@ -706,6 +732,8 @@ int main(void) {
   PT_RUN(test_error_callback);
   PT_RUN(test_error_print);
   PT_RUN(test_error_abort);
+  env_restore();
+  PT_RUN(test_device_from_local_rank);
   finalize_if_needed();
   for (int k = 0; k < NUM_ENV; ++k) free(env_saved[k]);
   printf("%d failure(s)\n", pt_failures_);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime_private.h"
+#include "cuda_private.h"
 
 static int cuda_usable = 0;
 #define PORTA_CUDA_MAX_INSTANCES 64

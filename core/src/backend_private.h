@@ -1,0 +1,112 @@
+/** @file backend_private.h
+ *  The execution interface of a back end (not installed): each back end fills in one
+ *  porta_backend_ops table in its own folder (serial/, openmp/, cuda/) and backends.c lists
+ *  the tables compiled into this build. runtime.c, dispatch.c, deep_copy.c and ipc.c call
+ *  through the tables and hold no back-end conditionals. */
+#ifndef PORTA_BACKEND_PRIVATE_H
+#define PORTA_BACKEND_PRIVATE_H
+
+#include "porta/porta.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** What porta_initialize hands a back end's initialize hook. */
+typedef struct porta_backend_init_args {
+  int device_id;    /**< --porta-device / PORTA_DEVICE_ID (0 when not given) */
+  int device_given; /**< non-zero if device_id was given */
+  int required;     /**< non-zero if this back end was asked for by name: fail if unusable */
+} porta_backend_init_args;
+
+/** Bit of memory space `s` in porta_backend_ops.reach. */
+#define PORTA_SPACE_BIT(s) (1u << (unsigned)(s))
+
+/** One back end's execution interface. A NULL hook means the default named with it; the host
+ *  back ends leave most of them NULL. Only `name`, `memory_space` and `reach` are read for a
+ *  back end that is not compiled in (its table comes from backends.c, every hook NULL). */
+typedef struct porta_backend_ops {
+  porta_backend id;
+  const char *name;                /**< what --porta-backend accepts (case-insensitive) */
+  porta_memory_space memory_space; /**< the space its kernels use by default */
+  unsigned reach;                  /**< PORTA_SPACE_BIT of each space its kernels may touch */
+  /** Ends "back end 'X' was asked for but is not ...": why a compiled-in back end is not
+   *  available (NULL: it always is). */
+  const char *unavailable_why;
+
+  /* ---- life cycle ---- */
+  /** Usable on this machine (after initialize). NULL: not compiled in. */
+  int (*available)(void);
+  /** Called by porta_initialize before the default back end is chosen. NULL: nothing to do. */
+  int (*initialize)(const porta_backend_init_args *args);
+  /** Called by porta_finalize after the last fence. NULL: nothing to do. */
+  void (*finalize)(void);
+
+  /* ---- host threads (a back end that runs a kernel on several host threads) ---- */
+  /** Non-zero: launches get porta_num_threads() threads (porta_launch.num_threads). */
+  int uses_host_threads;
+  /** Thread count when none is asked for. NULL: this back end does not own the host threads. */
+  int (*default_threads)(void);
+  /** Processors this process may use (bounds --porta-threads). NULL: sysconf. */
+  int (*num_procs)(void);
+
+  /* ---- instances and fences ---- */
+  /** Wait for one instance (reports asynchronous faults). NULL: launches complete before
+   *  they return, a fence has nothing to wait for. */
+  int (*fence)(int instance, const char *label);
+  /** Wait for every instance (porta_fence). NULL: porta_fence fences the default back end. */
+  int (*fence_all)(const char *label);
+  /** A new instance (stream). NULL: the back end has only instance 0. */
+  int (*instance_create)(int *instance);
+  /** Release an instance made by instance_create (never called for instance 0). */
+  int (*instance_destroy)(int instance);
+  /** Queue a copy of `bytes` on an instance. NULL: copies run at once on the host. */
+  int (*copy_async)(void *dst, const void *src, size_t bytes, int instance);
+
+  /* ---- device ---- */
+  /** The device's model name. NULL: the back end runs on the host (porta_device_id() is -1). */
+  const char *(*device_name)(void);
+
+  /* ---- capabilities (teams) ---- */
+  /** Threads a team may have with `vector_length` lanes each. NULL: 1. */
+  int (*team_thread_limit)(int vector_length);
+  /** Level-0 (shared) bytes per team. NULL: no limit beyond the scratch cap. */
+  size_t (*team_level0_limit)(void);
+  /** Ends the message of a team that does not fit team_level0_limit (may be ""). */
+  const char *team_level0_what;
+  /** Largest vector length (the warp size); 0: no limit. */
+  int max_vector_length;
+  /** Team size PORTA_AUTO becomes, given the largest that fits (`fit` >= 1). NULL: 1. */
+  int (*team_recommended)(int vector_length, int fit);
+
+  /* ---- memory shared between the processes of a node (porta/ipc.h) ---- */
+  /** NULL: porta_ipc_* report "not available" on this back end. */
+  int (*ipc_alloc)(size_t bytes, void **ptr, void *handle64);
+  void (*ipc_free)(void *ptr);
+  int (*ipc_open)(const void *handle64, void **ptr);
+  void (*ipc_close)(void *ptr);
+} porta_backend_ops;
+
+/** Every back end of the porta_backend enum, indexed by it (backends.c). One that is not
+ *  compiled in has a table with its name, memory space and reach only. */
+extern const porta_backend_ops *const porta_backend_ops_[PORTA_NUM_BACKENDS];
+
+/** The back ends usable in this run, indexed by porta_backend: set by porta_initialize,
+ *  NULL for one that is not usable (or before initialisation). The launch path reads it once
+ *  per launch instead of calling available(). */
+extern const porta_backend_ops *porta_backend_usable_[PORTA_NUM_BACKENDS];
+
+/** The table of back end `b`, or NULL if `b` is out of range. */
+static inline const porta_backend_ops *porta_backend_ops_of_(porta_backend b) {
+  return (int)b >= 0 && b < PORTA_NUM_BACKENDS ? porta_backend_ops_[b] : NULL;
+}
+
+/** The compiled-in back end that owns the host threads (default_threads set), or NULL. */
+const porta_backend_ops *porta_backend_threads_(void);
+
+/* The back ends' tables (each in its own folder). */
+extern const porta_backend_ops porta_serial_backend_ops_; /* serial/serial_backend.c */
+extern const porta_backend_ops porta_openmp_backend_ops_; /* openmp/openmp_backend.c */
+extern const porta_backend_ops porta_cuda_backend_ops_;   /* cuda/cuda_backend.c */
+
+PORTA_EXTERN_C_END
+
+#endif

@@ -1,0 +1,29 @@
+/** @file cuda/cuda_private.h
+ *  The CUDA back end's run time (runtime.cu) as the core's C files see it: plain C
+ *  declarations, no CUDA headers. The launchers' part is porta/backend/cuda/runtime.h. */
+#ifndef PORTA_CUDA_PRIVATE_H
+#define PORTA_CUDA_PRIVATE_H
+
+#include "../runtime_private.h"
+
+PORTA_EXTERN_C_BEGIN
+
+int porta_cuda_initialize_(int device_id, int device_given, int required);
+void porta_cuda_finalize_(void);
+int porta_cuda_available_(void);
+const char *porta_cuda_device_name_(void);
+int porta_cuda_device_sync_(const char *label);
+int porta_cuda_sync_(int instance, const char *label);
+/** Threads per block, and shared memory per block with the opt-in (defaults without a GPU). */
+void porta_cuda_team_limits_(int *max_threads, size_t *max_shared);
+int porta_cuda_instance_create_(int *instance);
+int porta_cuda_instance_destroy_(int instance);
+int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
+int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64);
+void porta_cuda_ipc_free_(void *ptr);
+int porta_cuda_ipc_open_(const void *handle64, void **ptr);
+void porta_cuda_ipc_close_(void *ptr);
+
+PORTA_EXTERN_C_END
+
+#endif

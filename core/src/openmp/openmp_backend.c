@@ -1,0 +1,36 @@
+/** @file openmp/openmp_backend.c
+ *  The OpenMP back end's execution interface: porta_num_threads() host threads per launch,
+ *  instance 0 only; every launch completes before it returns, so a fence has nothing to wait
+ *  for. A team needs all its threads at once. The launchers are generated in the user's files
+ *  (porta/backend/openmp/). Listed by backends.c when PORTA_ENABLE_OPENMP is on. */
+#if defined(_OPENMP)
+#include <omp.h>
+
+#include "../backend_private.h"
+#include "../runtime_private.h"
+
+static int openmp_available(void) { return 1; }
+static int openmp_default_threads(void) { return omp_get_max_threads(); }
+static int openmp_num_procs(void) { return omp_get_num_procs(); }
+
+static int openmp_team_thread_limit(int vector_length) {
+  (void)vector_length;
+  const int limit = omp_get_thread_limit();
+  return porta_state_.num_threads < limit ? porta_state_.num_threads : limit;
+}
+
+const porta_backend_ops porta_openmp_backend_ops_ = {
+    .id = PORTA_BACKEND_OPENMP,
+    .name = "openmp",
+    .memory_space = PORTA_HOST_SPACE,
+    .reach = PORTA_SPACE_BIT(PORTA_HOST_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |
+             PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE),
+    .available = openmp_available,
+    .uses_host_threads = 1,
+    .default_threads = openmp_default_threads,
+    .num_procs = openmp_num_procs,
+    .team_thread_limit = openmp_team_thread_limit,
+};
+#else
+typedef int porta_openmp_backend_not_compiled_; /* ISO C: no empty translation unit */
+#endif
