@@ -74,8 +74,8 @@ static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
 /** Are the offsets distinct? (ascending lists, the usual case, in one pass) */
 static int distinct(const int64_t *o, int64_t n, int64_t *dup);
 
-/** Counts, offsets and buffers from `l` (the plan's neighbours are set already, or are set
- *  here when `x->n` is still -1). */
+/** Counts, offsets and buffers from `l`, whose neighbours must be the plan's (the same number;
+ *  on an update the same ranks in the same order); buffers grow, never shrink. */
 static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating) {
   const char *op = updating ? "app_exchange_update" : "app_exchange_create";
   int nranks = 0; /* MPI_COMM_NULL (no communicator): no rank is a valid neighbour */
