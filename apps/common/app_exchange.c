@@ -71,8 +71,10 @@ static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
   return porta_view_u8_create(v, label, 1, &len, &opt);
 }
 
-/** Are the offsets distinct? (ascending lists, the usual case, in one pass) */
-static int distinct(const int64_t *o, int64_t n, int64_t *dup);
+/** The receive offsets of an adding plan are distinct (parallel adds into one value would
+ *  race): PORTA_SUCCESS, or an error naming a repeated offset. Ascending lists, the usual
+ *  case, take one pass. */
+static int check_distinct(const app_exchange *x, const char *op, const int64_t *o, int64_t n);
 
 /** Counts, offsets and buffers from `l`, whose neighbours must be the plan's (the same number;
  *  on an update the same ranks in the same order); buffers grow, never shrink. */
@@ -102,10 +104,7 @@ static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating)
                          (long long)o);
     if (o > max_offset) max_offset = o;
   }
-  int64_t dup = 0;
-  if (x->accumulate && !distinct(l->recv_index, recv_total, &dup))
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                       "offset %lld is received more than once; adding would race", (long long)dup);
+  if (x->accumulate) PORTA_CHECK(check_distinct(x, op, l->recv_index, recv_total));
   porta_memory_space space;
   PORTA_CHECK(app_exchange_buffer_space(x->exec, &space));
   const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
@@ -257,22 +256,22 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int distinct(const int64_t *o, int64_t n, int64_t *dup) {
+static int check_distinct(const app_exchange *x, const char *op, const int64_t *o, int64_t n) {
   int64_t i = 1;
   while (i < n && o[i] > o[i - 1]) ++i;
-  if (i >= n) return 1;
+  if (i >= n) return PORTA_SUCCESS;
   int64_t *c = (int64_t *)malloc((size_t)n * sizeof *c);
-  if (!c) return 0; /* cannot tell: refuse */
+  if (!c) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
   memcpy(c, o, (size_t)n * sizeof *c);
   qsort(c, (size_t)n, sizeof *c, cmp_i64);
-  int ok = 1;
-  for (i = 1; i < n && ok; ++i)
-    if (c[i] == c[i - 1]) {
-      *dup = c[i];
-      ok = 0;
-    }
+  int rc = PORTA_SUCCESS;
+  for (i = 1; i < n && rc == PORTA_SUCCESS; ++i)
+    if (c[i] == c[i - 1])
+      rc =
+          porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                      "offset %lld is received more than once; adding would race", (long long)c[i]);
   free(c);
-  return ok;
+  return rc;
 }
 
 int app_exchange_set_accumulate(app_exchange *x, int on) {
@@ -300,10 +299,7 @@ int app_exchange_set_accumulate(app_exchange *x, int on) {
     porta_view_i64_release(&src);
     porta_view_i64_release(&h);
   }
-  int64_t dup = 0;
-  if (rc == PORTA_SUCCESS && !distinct(o, x->recv_total, &dup))
-    rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                     "offset %lld is received more than once; adding would race", (long long)dup);
+  if (rc == PORTA_SUCCESS) rc = check_distinct(x, op, o, x->recv_total);
   free(o);
   if (rc == PORTA_SUCCESS) x->accumulate = 1;
   return rc;

@@ -85,6 +85,7 @@ int minimd_comm_setup(minimd_comm *c, double cutneigh) {
       const int down = k % 2 == 0;
       w->sendproc = c->procneigh[d][down ? 0 : 1];
       w->recvproc = c->procneigh[d][down ? 1 : 0];
+      w->self = w->sendproc == c->rank && w->recvproc == c->rank;
       if (down) {
         w->slablo = k < 2 ? -HUGE_VAL : 0.5 * (c->lo[d] + c->hi[d]);
         w->slabhi = c->lo[d] + cutneigh;
@@ -301,10 +302,7 @@ int minimd_comm_borders(minimd_comm *c, minimd_atoms *a) {
     nlast = 0;
     for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
       minimd_swap *w = &c->swaps[s];
-      if (k % 2 == 0) {
-        nfirst = nlast;
-        nlast = a->nlocal + a->nghost;
-      }
+      minimd_swap_candidates(k, a->nlocal + a->nghost, &nfirst, &nlast);
       w->nsend = 0;
       for (int64_t i = nfirst; i < nlast; ++i) {
         const double x = a->hx[3 * i + d];
@@ -429,7 +427,6 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
                       int lists_on_device) {
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
-    w->self = w->sendproc == c->rank && w->recvproc == c->rank;
     if (w->self) { /* no messages: one kernel per swap (nsend == nrecv) */
       if (!lists_on_device) PORTA_CHECK(self_list(w, exec));
       continue;

@@ -22,6 +22,16 @@ int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step);
 /** The global atom count still natoms after a migration (a clear error naming the step
  *  otherwise). */
 int minimd_comm_check_count(const minimd_comm *c, const minimd_atoms *a, int64_t step);
+/** The candidates of swap k of a dimension are the atoms [*nfirst, *nlast): the first pair
+ *  (k = 0, 1) takes the owned atoms and the earlier dimensions' ghosts, each later pair the
+ *  ghosts the pair before it made. Call at every swap, with *nlast = 0 at a dimension's first
+ *  and `nall` the atoms (owned + ghosts) held before the swap. */
+static inline void minimd_swap_candidates(int k, int64_t nall, int64_t *nfirst, int64_t *nlast) {
+  if (k % 2 == 0) {
+    *nfirst = *nlast;
+    *nlast = nall;
+  }
+}
 /** Build the swaps' send lists and append the ghosts to the host arrays. */
 int minimd_comm_borders(minimd_comm *c, minimd_atoms *a);
 /** Plans for the swaps just built: positions forward, forces back (`reverse`), one double

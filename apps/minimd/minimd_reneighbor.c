@@ -93,9 +93,7 @@ static int migrate(minimd *m, int d) {
     PORTA_CHECK(minimd_atoms_reserve(m, at->nlocal + natoms));
     PORTA_CHECK(minimd_unpack(m->exec, at, c->rbuf, natoms, 1, d, c->lo[d], c->hi[d], at->nlocal,
                               NULL, &kept));
-    at->nlocal += kept;
-    /* the next message lands in the same buffer: the unpack must be done with it */
-    PORTA_CHECK(porta_exec_fence(m->exec, "minimd_migrate_unpack"));
+    at->nlocal += kept; /* (the scan blocks: the next message may land in the buffer) */
   }
   return PORTA_SUCCESS;
 }
@@ -125,9 +123,9 @@ static int border(minimd *m, minimd_swap *w, int64_t nfirst, int64_t nlast) {
       sendrecv(c, m->exec, count * MINIMD_GHOST_DOUBLES, w->sendproc, w->recvproc, 60, &nr));
   w->nrecv = nr / MINIMD_GHOST_DOUBLES;
   PORTA_CHECK(minimd_atoms_reserve(m, w->firstrecv + w->nrecv));
-  PORTA_CHECK(minimd_unpack(m->exec, at, c->rbuf, w->nrecv, 0, -1, 0.0, 0.0, w->firstrecv, w->shift,
-                            &kept));
-  return porta_exec_fence(m->exec, "minimd_border_unpack");
+  /* (the scan blocks, so the buffer is free for the next swap's message) */
+  return minimd_unpack(m->exec, at, c->rbuf, w->nrecv, 0, -1, 0.0, 0.0, w->firstrecv, w->shift,
+                       &kept);
 }
 
 int minimd_reneighbor_device(minimd *m, int64_t step) {
@@ -145,11 +143,7 @@ int minimd_reneighbor_device(minimd *m, int64_t step) {
     nlast = 0;
     for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
       minimd_swap *w = &c->swaps[s];
-      if (k % 2 == 0) {
-        nfirst = nlast;
-        nlast = at->nlocal + at->nghost;
-      }
-      w->self = w->sendproc == c->rank && w->recvproc == c->rank;
+      minimd_swap_candidates(k, at->nlocal + at->nghost, &nfirst, &nlast);
       PORTA_CHECK(border(m, w, nfirst, nlast));
       at->nghost += w->nrecv;
     }

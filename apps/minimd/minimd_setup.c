@@ -115,39 +115,26 @@ int minimd_create_atoms_from(minimd *m, const double *x, const double *v, int64_
     PORTA_CHECK(porta_view_##TYPE##_wrap(&(v), (ptr), (label), 1, &e_, &o_));                      \
   } while (0)
 
-static int grow_device(minimd *m, int64_t need) {
-  minimd_atoms *a = &m->atoms;
-  if (need <= a->cap && a->x.data) return PORTA_SUCCESS;
-  int64_t cap = need + need / 5 + 64;
-  porta_view_vec3_release(&a->x);
-  porta_view_vec3_release(&a->v);
-  porta_view_vec3_release(&a->f);
-  porta_view_i32_release(&a->type);
-  porta_view_i64_release(&a->id);
-  porta_view_f64_release(&a->eatom);
-  porta_view_f64_release(&a->vatom);
-  porta_view_f64_release(&m->eam.rho);
-  porta_view_f64_release(&m->eam.fp);
-  porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT, 0, NULL};
-  PORTA_CHECK(porta_view_vec3_create(&a->x, "minimd_x", 1, &cap, &opt));
-  PORTA_CHECK(porta_view_vec3_create(&a->v, "minimd_v", 1, &cap, &opt));
-  PORTA_CHECK(porta_view_vec3_create(&a->f, "minimd_f", 1, &cap, &opt));
-  PORTA_CHECK(porta_view_i32_create(&a->type, "minimd_type", 1, &cap, &opt));
-  PORTA_CHECK(porta_view_i64_create(&a->id, "minimd_id", 1, &cap, &opt));
-  PORTA_CHECK(porta_view_f64_create(&a->eatom, "minimd_eatom", 1, &cap, &opt));
-  PORTA_CHECK(porta_view_f64_create(&a->vatom, "minimd_vatom", 1, &cap, &opt));
-  if (m->prm.force == MINIMD_FORCE_EAM) {
-    PORTA_CHECK(porta_view_f64_create(&m->eam.rho, "minimd_rho", 1, &cap, &opt));
-    PORTA_CHECK(porta_view_f64_create(&m->eam.fp, "minimd_fp", 1, &cap, &opt));
-  }
-  a->cap = cap;
-  return PORTA_SUCCESS;
-}
-
 int minimd_atoms_reserve(minimd *m, int64_t need) {
   minimd_atoms *a = &m->atoms;
-  if (need <= a->cap) return PORTA_SUCCESS;
+  if (need <= a->cap && a->x.data) return PORTA_SUCCESS;
   const int64_t cap = need + need / 5 + 64;
+  if (!a->x.data) { /* the first call: every per-atom view */
+    porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT, 0, NULL};
+    PORTA_CHECK(porta_view_vec3_create(&a->x, "minimd_x", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_vec3_create(&a->v, "minimd_v", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_vec3_create(&a->f, "minimd_f", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&a->type, "minimd_type", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_i64_create(&a->id, "minimd_id", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_f64_create(&a->eatom, "minimd_eatom", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_f64_create(&a->vatom, "minimd_vatom", 1, &cap, &opt));
+    if (m->prm.force == MINIMD_FORCE_EAM) {
+      PORTA_CHECK(porta_view_f64_create(&m->eam.rho, "minimd_rho", 1, &cap, &opt));
+      PORTA_CHECK(porta_view_f64_create(&m->eam.fp, "minimd_fp", 1, &cap, &opt));
+    }
+    a->cap = cap;
+    return PORTA_SUCCESS;
+  }
   /* positions, velocities, types and ids keep their values; the rest is recomputed */
   PORTA_CHECK(porta_view_vec3_resize(&a->x, 1, &cap));
   PORTA_CHECK(porta_view_vec3_resize(&a->v, 1, &cap));
@@ -183,7 +170,7 @@ int minimd_atoms_reserve(minimd *m, int64_t need) {
 int minimd_atoms_to_device(minimd *m) {
   minimd_atoms *a = &m->atoms;
   const int64_t nall = a->nlocal + a->nghost;
-  PORTA_CHECK(grow_device(m, nall));
+  PORTA_CHECK(minimd_atoms_reserve(m, nall));
   COPY_RANGE(vec3, a->x, (minimd_vec3 *)a->hx, nall, 1);
   COPY_RANGE(vec3, a->v, (minimd_vec3 *)a->hv, a->nlocal, 1);
   COPY_RANGE(i32, a->type, a->htype, nall, 1);

@@ -17,8 +17,9 @@ int minimd_create_atoms_from(minimd *m, const double *x, const double *v, int64_
 int minimd_atoms_to_device(minimd *m);
 /** Owned positions, velocities, types and ids back to the host arrays. */
 int minimd_atoms_to_host(minimd *m);
-/** Room for `need` atoms on the execution space, keeping every atom's position, velocity,
- *  type and id (forces, energies and EAM densities are recomputed after re-neighbouring). */
+/** Room for `need` atoms on the execution space (the views made at the first call), keeping
+ *  every atom's position, velocity, type and id (forces, energies and EAM densities are
+ *  recomputed after re-neighbouring). */
 int minimd_atoms_reserve(minimd *m, int64_t need);
 /** Reorder the owned atoms (host arrays) by bin, stably. */
 int minimd_sort_host(minimd *m);

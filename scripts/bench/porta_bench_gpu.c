@@ -1212,8 +1212,8 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  printf("porta-bench-gpu: Porta's CUDA back end against hand-written CUDA kernels (same nvcc, "
-         "same nvcc flags)\n");
+  printf("porta-bench-gpu: Porta's CUDA back end against hand-written CUDA kernels (the same nvcc "
+         "and flags)\n");
   porta_print_configuration(stdout);
   printf("  %s: %d SMs, %.0f MiB L2, %.1f GiB; n = %lld (%.0f MiB per f64 array), reps = %d "
          "after 1 warm-up\n",

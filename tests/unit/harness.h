@@ -75,6 +75,21 @@ static inline void pt_fail_(const char *file, int line, const char *what) {
     }                                                                                              \
   } while (0)
 
+/** Non-zero if the last error message contains `text`. */
+static inline int msg_has(const char *text) {
+  return strstr(porta_last_error_message(), text) != NULL;
+}
+
+#define PT_MSG_HAS(text)                                                                           \
+  do {                                                                                             \
+    if (!msg_has(text)) {                                                                          \
+      char pt_m_[1200];                                                                            \
+      snprintf(pt_m_, sizeof pt_m_, "message lacks \"%s\": %s", (text),                            \
+               porta_last_error_message());                                                        \
+      pt_fail_(__FILE__, __LINE__, pt_m_);                                                         \
+    }                                                                                              \
+  } while (0)
+
 /** Check that a Porta call returns `code`. */
 #define PT_EXPECT_CODE(call, code) PT_EQ_I64((call), (code))
 /** A Porta call that must succeed. A back-end failure (a GPU fault leaves the device unusable,

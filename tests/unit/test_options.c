@@ -27,18 +27,6 @@
 /* helpers                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-static int msg_has(const char *text) { return strstr(porta_last_error_message(), text) != NULL; }
-
-#define PT_MSG_HAS(text)                                                                           \
-  do {                                                                                             \
-    if (!msg_has(text)) {                                                                          \
-      char pt_m_[1200];                                                                            \
-      snprintf(pt_m_, sizeof pt_m_, "message lacks \"%s\": %s", (text),                            \
-               porta_last_error_message());                                                        \
-      pt_fail_(__FILE__, __LINE__, pt_m_);                                                         \
-    }                                                                                              \
-  } while (0)
-
 /** A writable argv (NULL-terminated, as main's) built from a list of strings. */
 typedef struct {
   int argc;

@@ -16,21 +16,6 @@
 
 static inline int64_t uc(porta_view g) { return porta_view_use_count(&g); }
 
-/** Non-zero if the last error message contains `text`. */
-static inline int msg_has(const char *text) {
-  return strstr(porta_last_error_message(), text) != NULL;
-}
-
-#define PT_MSG_HAS(text)                                                                           \
-  do {                                                                                             \
-    if (!msg_has(text)) {                                                                          \
-      char pt_m_[1200];                                                                            \
-      snprintf(pt_m_, sizeof pt_m_, "message lacks \"%s\": %s", (text),                            \
-               porta_last_error_message());                                                        \
-      pt_fail_(__FILE__, __LINE__, pt_m_);                                                         \
-    }                                                                                              \
-  } while (0)
-
 /** Options in the default execution space's memory, with a layout, flags and strides. */
 static inline porta_view_options opts(porta_layout layout, uint32_t flags, const int64_t *stride) {
   porta_view_options o;
