@@ -5,6 +5,7 @@
  *  deep_copy_async is ordered on its instance (host instances complete at once). */
 #include <string.h>
 
+#include "profiling_private.h"
 #include "runtime_private.h"
 
 static const char *layout_name(int layout) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "profiling_private.h"
 #include "runtime_private.h"
 
 static const char *const pattern_names[3] = {"parallel_for", "parallel_reduce", "parallel_scan"};

@@ -8,6 +8,7 @@
 #include <omp.h>
 #endif
 
+#include "profiling_private.h"
 #include "runtime_private.h"
 
 static int host_alloc(void **ptr, size_t bytes) {

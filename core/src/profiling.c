@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "porta/error.h"
-#include "porta/profiling.h"
 #include "porta/runtime.h"
+#include "profiling_private.h"
 
 int porta_profiling_active_ = 0;
 
@@ -206,6 +206,7 @@ int porta_profiling_initialize(const char *tools_libs, int builtin_table) {
 
 int porta_profiling_num_tools(void) { return P.ntools; }
 int porta_profiling_table_enabled(void) { return P.initialized && P.table_on; }
+int porta_profiling_enabled(void) { return porta_profiling_active_; }
 
 /* ---- the table ---- */
 

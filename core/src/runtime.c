@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profiling_private.h"
 #include "runtime_private.h"
 
 porta_state porta_state_ = {0, PORTA_BACKEND_SERIAL, 1, 0, 0, 0, -1};

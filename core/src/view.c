@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiling_private.h"
 #include "runtime_private.h"
 
 /** Shared by a managed view and every copy, subview and retained handle of it. */

@@ -26,7 +26,7 @@ PORTA_SCAN(tp_scan, tp_args, a, i, porta_sum_i64, upd, is_final) {
 static const int64_t N = 1000;
 
 static void test_counts(void) {
-  PT_CHECK(porta_profiling_active_ != 0);
+  PT_CHECK(porta_profiling_enabled() != 0);
   PT_EQ_I64(porta_profiling_table_enabled(), 1);
   PT_EQ_I64(porta_profiling_num_tools(), 0);
   tp_args a;
@@ -80,7 +80,7 @@ static void test_printed_table(void) {
   PT_CHECK(f != NULL);
   if (!f) return;
   porta_profiling_finalize(f);
-  PT_EQ_I64(porta_profiling_active_, 0);
+  PT_EQ_I64(porta_profiling_enabled(), 0);
   PT_EQ_I64(porta_profiling_table_enabled(), 0);
   rewind(f);
   char line[512];
@@ -136,7 +136,7 @@ static void test_printed_table(void) {
 static void test_off(void) {
   PT_OK(porta_finalize());
   PT_OK(porta_initialize(NULL, NULL));
-  PT_EQ_I64(porta_profiling_active_, 0);
+  PT_EQ_I64(porta_profiling_enabled(), 0);
   PT_EQ_I64(porta_profiling_table_enabled(), 0);
   tp_args a;
   PT_OK(porta_view_i64_create1(&a.x, "tp_x", N));

@@ -101,7 +101,7 @@ static const char *default_space(void) {
 /* ---- tests ---- */
 
 static void test_loaded(void) {
-  PT_CHECK(porta_profiling_active_ != 0);
+  PT_CHECK(porta_profiling_enabled() != 0);
   PT_EQ_I64(porta_profiling_num_tools(), 1);
   PT_EQ_I64(porta_profiling_table_enabled(), 0);
   /* Loaded once, initialised first with loadSeq 0 and Kokkos 4's interface version. */
@@ -256,7 +256,7 @@ static void test_finalize(void) {
   setenv("PORTA_EVENT_TOOL_LOG", log, 1);
   int before = T.num();
   porta_profiling_finalize(stdout);
-  PT_EQ_I64(porta_profiling_active_, 0);
+  PT_EQ_I64(porta_profiling_enabled(), 0);
   PT_EQ_I64(porta_profiling_num_tools(), 0);
   PT_EQ_I64(T.count("finalize"), 1);
   PT_EQ_I64(T.num(), before + 1);
@@ -298,7 +298,7 @@ static void test_load_errors(void) {
   int inits = T.count("init");
   PT_EXPECT_CODE(porta_profiling_initialize(list, 0), PORTA_ERROR_IO);
   PT_CHECK(strstr(porta_last_error_message(), "/nonexistent/libporta_no_such_tool.so") != NULL);
-  PT_EQ_I64(porta_profiling_active_, 0);
+  PT_EQ_I64(porta_profiling_enabled(), 0);
   PT_EQ_I64(porta_profiling_num_tools(), 0);
   PT_EQ_I64(T.count("init"), inits); /* the good library was not initialised either */
 
@@ -321,7 +321,7 @@ static void test_load_errors(void) {
   PT_EQ_I64(T.count(e1), 1);
   porta_profiling_finalize(NULL);
   PT_EQ_I64(T.count("finalize"), 3);
-  PT_EQ_I64(porta_profiling_active_, 0);
+  PT_EQ_I64(porta_profiling_enabled(), 0);
 }
 
 int main(int argc, char **argv) {

@@ -335,9 +335,9 @@ PORTA_EXTERN_C_BEGIN
 
 /** Take the host spinlock that `addr` hashes to (acquire). Not reentrant: taking a second lock
  *  while holding one can deadlock, since two addresses may share a lock. */
-void porta_atomic_lock(const void *addr);
+PORTA_API void porta_atomic_lock(const void *addr);
 /** Release the host spinlock that `addr` hashes to (release). */
-void porta_atomic_unlock(const void *addr);
+PORTA_API void porta_atomic_unlock(const void *addr);
 
 PORTA_EXTERN_C_END
 

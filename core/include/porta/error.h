@@ -37,21 +37,22 @@ typedef enum porta_error_mode {
 typedef int (*porta_error_handler)(int code, const char *message, void *user_data);
 
 /** Choose what failures do. `handler` is only used with PORTA_ERROR_MODE_CALLBACK. */
-void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler, void *user_data);
+PORTA_API void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler,
+                                    void *user_data);
 
 /** The message of the most recent failure on this thread ("" if none). */
-const char *porta_last_error_message(void);
+PORTA_API const char *porta_last_error_message(void);
 
 /** Short name of an error code ("PORTA_ERROR_INCOMPATIBLE"). */
-const char *porta_error_name(int code);
+PORTA_API const char *porta_error_name(int code);
 
 /** Record a failure of operation `op` on the object labelled `label` and
  *  dispatch it to the handler; returns what the handler returns (normally `code`). */
-int porta_error(int code, const char *op, const char *label, const char *fmt, ...)
+PORTA_API int porta_error(int code, const char *op, const char *label, const char *fmt, ...)
     PORTA_PRINTF_FORMAT(4, 5);
 
 /** Clear the last message (tests use it). */
-void porta_error_clear(void);
+PORTA_API void porta_error_clear(void);
 
 PORTA_EXTERN_C_END
 

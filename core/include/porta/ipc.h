@@ -22,17 +22,17 @@ typedef struct porta_ipc_handle {
 
 /** 1 when this process can share device buffers (the CUDA back end is the default and has a
  *  GPU), else 0. */
-int porta_ipc_available(void);
+PORTA_API int porta_ipc_available(void);
 /** Allocate `bytes` of device memory that other processes can map, and its handle. */
-int porta_ipc_alloc(size_t bytes, void **ptr, porta_ipc_handle *handle);
-void porta_ipc_free(void *ptr);
+PORTA_API int porta_ipc_alloc(size_t bytes, void **ptr, porta_ipc_handle *handle);
+PORTA_API void porta_ipc_free(void *ptr);
 /** Map another process's buffer; fails (PORTA_ERROR_BACKEND) when the two GPUs cannot reach
  *  each other's memory or the handle is this process's own. */
-int porta_ipc_open(const porta_ipc_handle *handle, void **ptr);
-void porta_ipc_close(void *ptr);
+PORTA_API int porta_ipc_open(const porta_ipc_handle *handle, void **ptr);
+PORTA_API void porta_ipc_close(void *ptr);
 /** Copy `bytes` between any two buffers `exec` can reach (device, mapped peer, pinned host),
  *  queued on its instance (a host instance copies at once). */
-int porta_ipc_copy_async(porta_exec exec, void *dst, const void *src, size_t bytes);
+PORTA_API int porta_ipc_copy_async(porta_exec exec, void *dst, const void *src, size_t bytes);
 
 PORTA_EXTERN_C_END
 

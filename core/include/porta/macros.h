@@ -40,6 +40,14 @@
 #define PORTA_HOST_DEVICE
 #endif
 
+/** Marks a function of the library's interface (the user API and what generated launchers
+ *  call): exported from a shared libporta, which is built with every other symbol hidden. */
+#if defined(__GNUC__)
+#define PORTA_API __attribute__((visibility("default")))
+#else
+#define PORTA_API
+#endif
+
 #define PORTA_STRINGIFY_(x) #x
 #define PORTA_STRINGIFY(x) PORTA_STRINGIFY_(x)
 #define PORTA_CONCAT_(a, b) a##b

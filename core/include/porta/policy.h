@@ -136,14 +136,14 @@ PORTA_INLINE_FUNCTION size_t porta_team_level0_bytes_(const porta_team_policy *p
 
 /** porta_team_level0_bytes_ for `kernel` (NULL: a parallel_for): what a team of `team_size`
  *  needs of the per-team limit porta_team_level0_limit. */
-size_t porta_team_policy_level0_bytes(porta_team_policy policy, int team_size,
-                                      const struct porta_kernel *kernel);
+PORTA_API size_t porta_team_policy_level0_bytes(porta_team_policy policy, int team_size,
+                                                const struct porta_kernel *kernel);
 
 /** The most level-0 memory (porta_team_policy_level0_bytes) one team may use on `exec`: on CUDA
  *  the GPU's shared memory per block with the opt-in (cudaFuncAttributeMaxDynamicSharedMemorySize,
  *  227 KiB on an H100; launches above 48 KiB opt in by themselves); on the host, where level-0
  *  scratch is ordinary memory, the cap on any one scratch request (2^40 bytes). */
-size_t porta_team_level0_limit(porta_exec exec);
+PORTA_API size_t porta_team_level0_limit(porta_exec exec);
 
 /** Largest team size `kernel` (NULL: a parallel_for without reducer) can be launched with under
  *  `policy` on `exec`, like Kokkos' TeamPolicy::team_size_max: the back end's thread limit (the
@@ -151,18 +151,19 @@ size_t porta_team_level0_limit(porta_exec exec);
  *  shared memory (porta_team_policy_level0_bytes within porta_team_level0_limit). Fails, with
  *  *team_size = 0 and a message naming the bytes and the limit, when not even a team of one fits,
  *  and on a bad vector length or scratch request. The policy's own team_size is ignored. */
-int porta_team_policy_team_size_max(porta_exec exec, porta_team_policy policy,
-                                    const struct porta_kernel *kernel, int *team_size);
+PORTA_API int porta_team_policy_team_size_max(porta_exec exec, porta_team_policy policy,
+                                              const struct porta_kernel *kernel, int *team_size);
 /** The team size PORTA_AUTO resolves to for `kernel` (NULL: a parallel_for) under `policy`:
  *  1 on the host; on CUDA 256 threads per block (whole warps) or fewer, as many as fit the
  *  block's shared memory with the policy's level-0 scratch. Fails as team_size_max does. */
-int porta_team_policy_team_size_recommended(porta_exec exec, porta_team_policy policy,
-                                            const struct porta_kernel *kernel, int *team_size);
+PORTA_API int porta_team_policy_team_size_recommended(porta_exec exec, porta_team_policy policy,
+                                                      const struct porta_kernel *kernel,
+                                                      int *team_size);
 
 /** porta_team_policy_team_size_max for a parallel_for; 0 when no team size fits. */
-int porta_team_size_max(porta_exec exec, porta_team_policy policy);
+PORTA_API int porta_team_size_max(porta_exec exec, porta_team_policy policy);
 /** porta_team_policy_team_size_recommended for a parallel_for; 0 when no team size fits. */
-int porta_team_size_recommended(porta_exec exec, porta_team_policy policy);
+PORTA_API int porta_team_size_recommended(porta_exec exec, porta_team_policy policy);
 
 PORTA_EXTERN_C_END
 

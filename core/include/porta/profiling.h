@@ -14,9 +14,7 @@
  *  accumulated per label and pattern and printed at porta_finalize, sorted by
  *  total time.
  *
- *  Cost: with neither on, a launch pays one branch on porta_profiling_active_.
- *  The hooks below (names ending in `_`) are called by the core's dispatch,
- *  view and fence code only when it is non-zero.
+ *  Cost: with neither on, a launch pays one branch (the core's hooks are private to it).
  *
  *  Not thread-safe: launches, allocations, copies, fences and regions are
  *  reported from one host thread at a time.
@@ -46,40 +44,39 @@ typedef enum porta_pattern {
 /** At most this many tool libraries are loaded at once. */
 #define PORTA_MAX_TOOLS 8
 
-/** Non-zero iff a tool library is loaded or the built-in table is on: the one
- *  branch a launch pays. Written only by porta_profiling_initialize/finalize. */
-extern int porta_profiling_active_;
+/** Non-zero iff a tool library is loaded or the built-in table is on. */
+PORTA_API int porta_profiling_enabled(void);
 
 /** Load the tool libraries in `tools_libs` (';' or ':' separated; NULL: read
  *  KOKKOS_TOOLS_LIBS, then KOKKOS_PROFILE_LIBRARY) and call their
  *  kokkosp_init_library; turn the built-in table on if `builtin_table`.
  *  A library that fails to load is a PORTA_ERROR_IO naming its path and
  *  dlerror's reason; then nothing stays loaded. Called by porta_initialize. */
-int porta_profiling_initialize(const char *tools_libs, int builtin_table);
+PORTA_API int porta_profiling_initialize(const char *tools_libs, int builtin_table);
 
 /** Print the built-in table to `out` (if on and `out` is not NULL), call the
  *  tools' kokkosp_finalize_library, unload them and switch profiling off.
  *  Does nothing when profiling is not initialised. Called by porta_finalize. */
-void porta_profiling_finalize(FILE *out);
+PORTA_API void porta_profiling_finalize(FILE *out);
 
 /** Number of tool libraries loaded (0 when none or not initialised). */
-int porta_profiling_num_tools(void);
+PORTA_API int porta_profiling_num_tools(void);
 
 /** Non-zero while the built-in per-kernel table is recording. */
-int porta_profiling_table_enabled(void);
+PORTA_API int porta_profiling_table_enabled(void);
 
 /** Look up the built-in table: calls and total seconds of the kernels labelled
  *  `label` (summed over patterns if one label was used for several). Either
  *  output pointer may be NULL. PORTA_SUCCESS if found; an error if the table
  *  is off or no kernel with that label has run. */
-int porta_profile_table_entry(const char *label, int64_t *calls, double *seconds);
+PORTA_API int porta_profile_table_entry(const char *label, int64_t *calls, double *seconds);
 
 /** Push a named region (Kokkos::Profiling::pushRegion): tools see nested
  *  regions, e.g. as NVTX ranges. `name` must not be NULL. Works also when no
  *  tool is loaded; the nesting depth is counted for the whole process. */
-int porta_push_region(const char *name);
+PORTA_API int porta_push_region(const char *name);
 /** Pop the innermost region; popping with nothing pushed is an error. */
-int porta_pop_region(void);
+PORTA_API int porta_pop_region(void);
 
 /** Kokkos' 32-bit device id for tools: device type (the back end: Serial 0,
  *  OpenMP 1, Cuda 2, as Kokkos numbers them) in the top 8 bits, the device
@@ -87,25 +84,6 @@ int porta_pop_region(void);
 static inline uint32_t porta_profile_device_id(int backend, uint32_t device, uint32_t instance) {
   return ((uint32_t)backend << 24) | ((device & 0x7fu) << 17) | (instance & 0x1ffffu);
 }
-
-/* ---- hooks called by the core (only when porta_profiling_active_) ---- */
-
-/** A kernel starts: calls kokkosp_begin_parallel_{for,reduce,scan}. Returns the
- *  handle to pass to the end hook: the kID the first tool set, or an internal
- *  counter when no tool has that hook. Starts the table's clock when on. */
-uint64_t porta_profile_begin_kernel_(porta_pattern p, const char *label, uint32_t device_id);
-/** A kernel has completed (the caller fenced): stops the clock and calls
- *  kokkosp_end_parallel_*. */
-void porta_profile_end_kernel_(porta_pattern p, uint64_t handle);
-/** `space` is a porta_memory_space; tools see Kokkos' space names (Host, Cuda, ...). */
-void porta_profile_allocate_(int space, const char *label, const void *ptr, uint64_t bytes);
-void porta_profile_deallocate_(int space, const char *label, const void *ptr, uint64_t bytes);
-void porta_profile_begin_deep_copy_(int dst_space, const char *dst_label, const void *dst,
-                                    int src_space, const char *src_label, const void *src,
-                                    uint64_t bytes);
-void porta_profile_end_deep_copy_(void);
-uint64_t porta_profile_begin_fence_(const char *label, uint32_t device_id);
-void porta_profile_end_fence_(uint64_t handle);
 
 PORTA_EXTERN_C_END
 

@@ -39,67 +39,67 @@ typedef struct porta_exec {
  *  also reads PORTA_BACKEND, PORTA_NUM_THREADS, PORTA_DETERMINISTIC, PORTA_PROFILE and
  *  KOKKOS_TOOLS_LIBS. Command-line options win over the environment. Unknown `--porta-`
  *  options and bad values are errors. Calling it twice is an error. */
-int porta_initialize(int *argc, char ***argv);
+PORTA_API int porta_initialize(int *argc, char ***argv);
 /** Fence, print the profile table if one was asked for, unload tools, free pools. */
-int porta_finalize(void);
-int porta_is_initialized(void);
+PORTA_API int porta_finalize(void);
+PORTA_API int porta_is_initialized(void);
 
 /** The default execution space (chosen by --porta-backend / PORTA_BACKEND). */
-porta_exec porta_exec_default(void);
+PORTA_API porta_exec porta_exec_default(void);
 /** The instance 0 of a given back end. */
-porta_exec porta_exec_backend(porta_backend backend);
+PORTA_API porta_exec porta_exec_backend(porta_backend backend);
 /** A new instance of `backend` for asynchronous work: a CUDA stream of its own, ordered
  *  independently of other instances and fenced by porta_exec_fence. Host back ends complete
  *  each launch before it returns, so they hand back instance 0. */
-int porta_exec_create_instance(porta_backend backend, porta_exec *out);
+PORTA_API int porta_exec_create_instance(porta_backend backend, porta_exec *out);
 /** Fence and release an instance made by porta_exec_create_instance (instance 0: no-op). */
-int porta_exec_destroy_instance(porta_exec exec);
+PORTA_API int porta_exec_destroy_instance(porta_exec exec);
 /** The memory space kernels on `exec` use by default. */
-porta_memory_space porta_exec_memory_space(porta_exec exec);
+PORTA_API porta_memory_space porta_exec_memory_space(porta_exec exec);
 /** The memory space views are created in when no options say otherwise: the default
  *  execution space's, unless porta_set_default_memory_space chose another (for example
  *  CudaUVMSpace, so host code can read device results after a fence). */
-porta_memory_space porta_default_memory_space(void);
-int porta_set_default_memory_space(porta_memory_space space);
+PORTA_API porta_memory_space porta_default_memory_space(void);
+PORTA_API int porta_set_default_memory_space(porta_memory_space space);
 /** Non-zero if `backend` is compiled in and usable on this machine. */
-int porta_backend_available(porta_backend backend);
+PORTA_API int porta_backend_available(porta_backend backend);
 /** Non-zero if code running on `backend` may dereference memory of `space`. */
-int porta_space_accessible(porta_backend backend, porta_memory_space space);
+PORTA_API int porta_space_accessible(porta_backend backend, porta_memory_space space);
 
-const char *porta_backend_name(porta_backend backend);
-const char *porta_memory_space_name(porta_memory_space space);
+PORTA_API const char *porta_backend_name(porta_backend backend);
+PORTA_API const char *porta_memory_space_name(porta_memory_space space);
 /** Parse "serial" / "openmp" / "cuda" (case-insensitive). */
-int porta_backend_parse(const char *name, porta_backend *backend);
+PORTA_API int porta_backend_parse(const char *name, porta_backend *backend);
 
 /** Threads the OpenMP back end uses (1 for the other back ends' host work). */
-int porta_num_threads(void);
+PORTA_API int porta_num_threads(void);
 /** Change the OpenMP thread count after initialisation (n >= 1). */
-int porta_set_num_threads(int n);
+PORTA_API int porta_set_num_threads(int n);
 /** Deterministic reductions: bitwise-identical results for any thread count. */
-int porta_deterministic(void);
-void porta_set_deterministic(int on);
+PORTA_API int porta_deterministic(void);
+PORTA_API void porta_set_deterministic(int on);
 
 /** The text `--porta-help` prints: Porta's command-line options with their environment
  *  variables (apps include it in their own usage text, so there is one copy). */
-const char *porta_help_text(void);
+PORTA_API const char *porta_help_text(void);
 
 /** Print the build and run configuration (version, back ends, threads, modes). */
-void porta_print_configuration(FILE *out);
+PORTA_API void porta_print_configuration(FILE *out);
 /** The GPU this process runs CUDA kernels on (chosen by --porta-device / PORTA_DEVICE_ID, else
  *  the node-local MPI rank modulo the GPU count; Kokkos::device_id), or -1 when the default
  *  back end is not CUDA. */
-int porta_device_id(void);
+PORTA_API int porta_device_id(void);
 /** The model name of porta_device_id()'s GPU ("NVIDIA H100 80GB HBM3"), or "" when the default
  *  back end is not CUDA (run summaries record it). */
-const char *porta_device_name(void);
+PORTA_API const char *porta_device_name(void);
 
 /** Wait for all outstanding work on every instance. */
-int porta_fence(const char *label);
+PORTA_API int porta_fence(const char *label);
 /** Wait for outstanding work on one instance. */
-int porta_exec_fence(porta_exec exec, const char *label);
+PORTA_API int porta_exec_fence(porta_exec exec, const char *label);
 
 /** Monotonic wall-clock seconds. */
-double porta_wtime(void);
+PORTA_API double porta_wtime(void);
 
 /** A wall-clock timer (like Kokkos::Timer). */
 typedef struct porta_timer {

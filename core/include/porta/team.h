@@ -45,7 +45,7 @@ typedef struct porta_team {
 } porta_team;
 
 /** Host barrier (core/src/openmp/team_barrier.c). */
-void porta_team_barrier_host_(porta_team *team);
+PORTA_API void porta_team_barrier_host_(porta_team *team);
 
 PORTA_EXTERN_C_END
 

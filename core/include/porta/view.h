@@ -107,44 +107,46 @@ static inline porta_slice porta_slice_range(int64_t b, int64_t e) {
 
 /** The layout PORTA_LAYOUT_DEFAULT means in `space` (Kokkos: MemorySpace::array_layout): Left
  *  in CUDA device and managed memory, Right elsewhere. */
-porta_layout porta_memory_space_default_layout(porta_memory_space space);
+PORTA_API porta_layout porta_memory_space_default_layout(porta_memory_space space);
 
 /** Allocate a view of `rank` dimensions; zero-filled unless PORTA_VIEW_UNINITIALIZED. */
-int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,
-                      int rank, const int64_t *extents, const porta_view_options *opt);
+PORTA_API int porta_view_create(porta_view *v, const char *label, porta_type type,
+                                size_t value_size, int rank, const int64_t *extents,
+                                const porta_view_options *opt);
 /** Wrap memory Porta does not own (an unmanaged view; retain/release do nothing). */
-int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type, size_t value_size,
-                    int rank, const int64_t *extents, const porta_view_options *opt);
-void porta_view_retain(const porta_view *v);
+PORTA_API int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type,
+                              size_t value_size, int rank, const int64_t *extents,
+                              const porta_view_options *opt);
+PORTA_API void porta_view_retain(const porta_view *v);
 /** Drop one reference; frees at zero. Leaves `*v` empty. */
-void porta_view_release(porta_view *v);
+PORTA_API void porta_view_release(porta_view *v);
 /** Reference count of the allocation (0 when unmanaged or empty). */
-int64_t porta_view_use_count(const porta_view *v);
+PORTA_API int64_t porta_view_use_count(const porta_view *v);
 /** A view of part of `src` (one slice per rank of src); shares and retains src's allocation. */
-int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice *slices);
+PORTA_API int porta_view_subview(porta_view *out, const porta_view *src, const porta_slice *slices);
 /** New extents, keeping the overlapping values (new values zeroed); fences first. Device
  *  views are staged through host memory. */
-int porta_view_resize(porta_view *v, int rank, const int64_t *extents);
+PORTA_API int porta_view_resize(porta_view *v, int rank, const int64_t *extents);
 /** New extents, discarding the values (zeroed unless the view was uninitialised). */
-int porta_view_realloc(porta_view *v, int rank, const int64_t *extents);
+PORTA_API int porta_view_realloc(porta_view *v, int rank, const int64_t *extents);
 /** A host view shaped like `src` (always a new allocation). */
-int porta_view_create_mirror(porta_view *out, const porta_view *src);
+PORTA_API int porta_view_create_mirror(porta_view *out, const porta_view *src);
 /** `src` itself (retained) when the host can access it, else a new host mirror. */
-int porta_view_create_mirror_view(porta_view *out, const porta_view *src);
+PORTA_API int porta_view_create_mirror_view(porta_view *out, const porta_view *src);
 /** Copy src to dst. Types, ranks, extents must match, and layouts too when rank >= 2:
  *  a layout conversion is never done behind the caller's back. Fences all instances first;
  *  the copy is complete on return. */
-int porta_view_deep_copy(porta_view dst, porta_view src);
+PORTA_API int porta_view_deep_copy(porta_view dst, porta_view src);
 /** As deep_copy, ordered on `exec`; complete after porta_exec_fence(exec). */
-int porta_view_deep_copy_async(porta_exec exec, porta_view dst, porta_view src);
+PORTA_API int porta_view_deep_copy_async(porta_exec exec, porta_view dst, porta_view src);
 /** Set every element to the value at `value` (value_size bytes). */
-int porta_view_fill(porta_view dst, const void *value);
+PORTA_API int porta_view_fill(porta_view dst, const void *value);
 /** Number of elements (product of extents). */
-int64_t porta_view_meta_size(const porta_view_meta *m);
+PORTA_API int64_t porta_view_meta_size(const porta_view_meta *m);
 /** Non-zero if the elements occupy one contiguous block with no gaps. */
-int porta_view_meta_contiguous(const porta_view_meta *m);
+PORTA_API int porta_view_meta_contiguous(const porta_view_meta *m);
 /** Bytes spanned by the data, padding included. */
-int64_t porta_view_meta_span_bytes(const porta_view_meta *m);
+PORTA_API int64_t porta_view_meta_span_bytes(const porta_view_meta *m);
 
 static inline porta_view porta_view_make_(void *data, const porta_view_meta *m) {
   porta_view v;
@@ -154,8 +156,8 @@ static inline porta_view porta_view_make_(void *data, const porta_view_meta *m) 
 }
 
 /* Reports a failed debug check (rank, layout, bounds) and aborts. */
-void porta_view_check_failure_(const porta_view_meta *m, const char *what, int nidx,
-                               const int64_t *idx, const char *file, int line);
+PORTA_API void porta_view_check_failure_(const porta_view_meta *m, const char *what, int nidx,
+                                         const int64_t *idx, const char *file, int line);
 
 PORTA_EXTERN_C_END
 

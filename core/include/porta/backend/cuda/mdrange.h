@@ -1,7 +1,8 @@
 /** @file backend/cuda/mdrange.h
- *  CUDA multi-dimensional ranges: the first (contiguous on the GPU) index runs
- *  on threadIdx.x, the second on threadIdx.y; higher ranks are flattened onto
- *  the grid's z dimension. Tile hints set the block shape of ranks 0 and 1.
+ *  CUDA multi-dimensional ranges, one function template for every rank (the functor's rank,
+ *  a template parameter). The first (contiguous on the GPU) index runs on threadIdx.x, the
+ *  second on threadIdx.y; higher indices are flattened onto the grid's z dimension, the last
+ *  fastest. Tile hints set the block shape of indices 0 and 1.
  *  The grid-stride loops are not unrolled, and in rank 2 the first point is peeled: a
  *  thread normally runs one iteration, and an unrolled loop cost every thread a 64-bit
  *  trip-count division and the loop's address set-up (an 8192^2 5-point stencil took
@@ -15,6 +16,10 @@
 #ifndef PORTA_BACKEND_CUDA_MDRANGE_H
 #define PORTA_BACKEND_CUDA_MDRANGE_H
 
+#include "porta/backend/cuda/launch.h"
+
+#if defined(__CUDACC__)
+
 /** Block shape from the tile hints (default 32 x 8, at most 1024 threads). */
 static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
   int64_t bx = p->tile[0] > 0 ? p->tile[0] : 32, by = p->tile[1] > 0 ? p->tile[1] : 8;
@@ -24,347 +29,196 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
   return dim3((unsigned)bx, (unsigned)by, 1);
 }
 
-#define PORTA_CUDA_MDFOR2_(NAME, ARGS_T)                                                           \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p) {            \
-    const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                \
-    if (i0 >= p.upper[0]) return;                                                                  \
-    int64_t i1 = p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y;                      \
-    if (i1 >= p.upper[1]) return;                                                                  \
-    NAME##_porta_body_(&a, i0, i1); /* the grid covers the box unless it has > 65535 * 8 rows */   \
-    const int64_t s1 = (int64_t)gridDim.y * blockDim.y;                                            \
-    _Pragma("unroll 1") for (i1 += s1; i1 < p.upper[1]; i1 += s1) NAME##_porta_body_(&a, i0, i1);  \
-  }                                                                                                \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    (void)result;                                                                                  \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
-    for (int r = 2; r < 2; ++r) nz *= p->upper[r] - p->lower[r];                                   \
-    if (n0 <= 0 || n1 <= 0 || nz <= 0) return 0;                                                   \
-    dim3 blk = porta_cuda_md_block_(p);                                                            \
-    int64_t gx = (n0 + blk.x - 1) / blk.x, gy = (n1 + blk.y - 1) / blk.y;                          \
-    if (gx > 2147483647) return PORTA_ERROR_INVALID_ARGUMENT;                                      \
-    dim3 grid((unsigned)gx, (unsigned)(gy > 65535 ? 65535 : gy),                                   \
-              (unsigned)(nz > 65535 ? 65535 : nz));                                                \
-    NAME##_porta_cuda_k_<<<grid, blk, 0, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p);      \
-    return porta_cuda_launched_(L->label);                                                         \
-  }
+/** The body at the indices ix[0 .. Rank-1], then the extra arguments (an accumulator). */
+template <class F, size_t... K, class... Extra>
+__device__ __forceinline__ void porta_cuda_md_call_(const typename F::args *a, const int64_t *ix,
+                                                    std::index_sequence<K...>, Extra... extra) {
+  F::body(a, ix[K]..., extra...);
+}
 
-#define PORTA_CUDA_MDFOR3_(NAME, ARGS_T)                                                           \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p) {            \
-    const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                \
-    if (i0 >= p.upper[0]) return;                                                                  \
-    _Pragma("unroll 1") for (int64_t i1 =                                                          \
-                                 p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y;      \
-                             i1 < p.upper[1]; i1 += (int64_t)gridDim.y * blockDim.y) {             \
-      int64_t nz = 1;                                                                              \
-      for (int r = 2; r < 3; ++r) nz *= p.upper[r] - p.lower[r];                                   \
-      _Pragma("unroll 1") for (int64_t z = blockIdx.z; z < nz; z += gridDim.z) {                   \
-        int64_t rem = z;                                                                           \
-        const int64_t i2 = p.lower[2] + rem % (p.upper[2] - p.lower[2]);                           \
-        rem /= (p.upper[2] - p.lower[2]);                                                          \
-        NAME##_porta_body_(&a, i0, i1, i2);                                                        \
-      }                                                                                            \
-    }                                                                                              \
-  }                                                                                                \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    (void)result;                                                                                  \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
-    for (int r = 2; r < 3; ++r) nz *= p->upper[r] - p->lower[r];                                   \
-    if (n0 <= 0 || n1 <= 0 || nz <= 0) return 0;                                                   \
-    dim3 blk = porta_cuda_md_block_(p);                                                            \
-    int64_t gx = (n0 + blk.x - 1) / blk.x, gy = (n1 + blk.y - 1) / blk.y;                          \
-    if (gx > 2147483647) return PORTA_ERROR_INVALID_ARGUMENT;                                      \
-    dim3 grid((unsigned)gx, (unsigned)(gy > 65535 ? 65535 : gy),                                   \
-              (unsigned)(nz > 65535 ? 65535 : nz));                                                \
-    NAME##_porta_cuda_k_<<<grid, blk, 0, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p);      \
-    return porta_cuda_launched_(L->label);                                                         \
-  }
+/** Points of the box beyond indices 0 and 1 (the grid's z extent before clamping). */
+template <int Rank>
+__host__ __device__ __forceinline__ int64_t porta_cuda_md_depth_(const porta_mdrange_policy *p) {
+  int64_t nz = 1;
+  for (int r = 2; r < Rank; ++r) nz *= p->upper[r] - p->lower[r];
+  return nz;
+}
 
-#define PORTA_CUDA_MDFOR4_(NAME, ARGS_T)                                                           \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p) {            \
-    const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                \
-    if (i0 >= p.upper[0]) return;                                                                  \
-    _Pragma("unroll 1") for (int64_t i1 =                                                          \
-                                 p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y;      \
-                             i1 < p.upper[1]; i1 += (int64_t)gridDim.y * blockDim.y) {             \
-      int64_t nz = 1;                                                                              \
-      for (int r = 2; r < 4; ++r) nz *= p.upper[r] - p.lower[r];                                   \
-      _Pragma("unroll 1") for (int64_t z = blockIdx.z; z < nz; z += gridDim.z) {                   \
-        int64_t rem = z;                                                                           \
-        const int64_t i3 = p.lower[3] + rem % (p.upper[3] - p.lower[3]);                           \
-        rem /= (p.upper[3] - p.lower[3]);                                                          \
-        const int64_t i2 = p.lower[2] + rem % (p.upper[2] - p.lower[2]);                           \
-        rem /= (p.upper[2] - p.lower[2]);                                                          \
-        NAME##_porta_body_(&a, i0, i1, i2, i3);                                                    \
-      }                                                                                            \
-    }                                                                                              \
-  }                                                                                                \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    (void)result;                                                                                  \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
-    for (int r = 2; r < 4; ++r) nz *= p->upper[r] - p->lower[r];                                   \
-    if (n0 <= 0 || n1 <= 0 || nz <= 0) return 0;                                                   \
-    dim3 blk = porta_cuda_md_block_(p);                                                            \
-    int64_t gx = (n0 + blk.x - 1) / blk.x, gy = (n1 + blk.y - 1) / blk.y;                          \
-    if (gx > 2147483647) return PORTA_ERROR_INVALID_ARGUMENT;                                      \
-    dim3 grid((unsigned)gx, (unsigned)(gy > 65535 ? 65535 : gy),                                   \
-              (unsigned)(nz > 65535 ? 65535 : nz));                                                \
-    NAME##_porta_cuda_k_<<<grid, blk, 0, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p);      \
-    return porta_cuda_launched_(L->label);                                                         \
+template <class F, int Rank = F::rank>
+__global__ void porta_cuda_mdfor_k_(const typename F::args a, porta_mdrange_policy p) {
+  const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i0 >= p.upper[0]) return;
+  if constexpr (Rank == 2) {
+    int64_t i1 = p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    if (i1 >= p.upper[1]) return;
+    F::body(&a, i0, i1); /* the grid covers the box unless it has > 65535 * 8 rows */
+    const int64_t s1 = (int64_t)gridDim.y * blockDim.y;
+#pragma unroll 1
+    for (i1 += s1; i1 < p.upper[1]; i1 += s1) F::body(&a, i0, i1);
+  } else {
+    int64_t ix[Rank];
+    ix[0] = i0;
+#pragma unroll 1
+    for (int64_t i1 = p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y; i1 < p.upper[1];
+         i1 += (int64_t)gridDim.y * blockDim.y) {
+      ix[1] = i1;
+      const int64_t nz = porta_cuda_md_depth_<Rank>(&p);
+#pragma unroll 1
+      for (int64_t z = blockIdx.z; z < nz; z += gridDim.z) {
+        int64_t rem = z;
+        for (int r = Rank - 1; r >= 2; --r) {
+          const int64_t ex = p.upper[r] - p.lower[r];
+          ix[r] = p.lower[r] + rem % ex;
+          rem /= ex;
+        }
+        porta_cuda_md_call_<F>(&a, ix, std::make_index_sequence<Rank>());
+      }
+    }
   }
+}
 
-#define PORTA_CUDA_MDFOR5_(NAME, ARGS_T)                                                           \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p) {            \
-    const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                \
-    if (i0 >= p.upper[0]) return;                                                                  \
-    _Pragma("unroll 1") for (int64_t i1 =                                                          \
-                                 p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y;      \
-                             i1 < p.upper[1]; i1 += (int64_t)gridDim.y * blockDim.y) {             \
-      int64_t nz = 1;                                                                              \
-      for (int r = 2; r < 5; ++r) nz *= p.upper[r] - p.lower[r];                                   \
-      _Pragma("unroll 1") for (int64_t z = blockIdx.z; z < nz; z += gridDim.z) {                   \
-        int64_t rem = z;                                                                           \
-        const int64_t i4 = p.lower[4] + rem % (p.upper[4] - p.lower[4]);                           \
-        rem /= (p.upper[4] - p.lower[4]);                                                          \
-        const int64_t i3 = p.lower[3] + rem % (p.upper[3] - p.lower[3]);                           \
-        rem /= (p.upper[3] - p.lower[3]);                                                          \
-        const int64_t i2 = p.lower[2] + rem % (p.upper[2] - p.lower[2]);                           \
-        rem /= (p.upper[2] - p.lower[2]);                                                          \
-        NAME##_porta_body_(&a, i0, i1, i2, i3, i4);                                                \
-      }                                                                                            \
-    }                                                                                              \
-  }                                                                                                \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    (void)result;                                                                                  \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
-    for (int r = 2; r < 5; ++r) nz *= p->upper[r] - p->lower[r];                                   \
-    if (n0 <= 0 || n1 <= 0 || nz <= 0) return 0;                                                   \
-    dim3 blk = porta_cuda_md_block_(p);                                                            \
-    int64_t gx = (n0 + blk.x - 1) / blk.x, gy = (n1 + blk.y - 1) / blk.y;                          \
-    if (gx > 2147483647) return PORTA_ERROR_INVALID_ARGUMENT;                                      \
-    dim3 grid((unsigned)gx, (unsigned)(gy > 65535 ? 65535 : gy),                                   \
-              (unsigned)(nz > 65535 ? 65535 : nz));                                                \
-    NAME##_porta_cuda_k_<<<grid, blk, 0, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p);      \
-    return porta_cuda_launched_(L->label);                                                         \
-  }
+template <class F, int Rank = F::rank>
+static int porta_cuda_mdfor_(const porta_launch *L, const typename F::args &a, void *result) {
+  (void)result;
+  const porta_mdrange_policy *p = &L->md;
+  const int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1],
+                nz = porta_cuda_md_depth_<Rank>(p);
+  if (n0 <= 0 || n1 <= 0 || nz <= 0) return 0;
+  const dim3 blk = porta_cuda_md_block_(p);
+  const int64_t gx = (n0 + blk.x - 1) / blk.x, gy = (n1 + blk.y - 1) / blk.y;
+  if (gx > 2147483647) return PORTA_ERROR_INVALID_ARGUMENT;
+  const dim3 grid((unsigned)gx, (unsigned)(gy > 65535 ? 65535 : gy),
+                  (unsigned)(nz > 65535 ? 65535 : nz));
+  porta_cuda_mdfor_k_<F, Rank><<<grid, blk, 0, porta_cuda_stream_of_(L)>>>(a, *p);
+  return porta_cuda_launched_(L->label);
+}
 
-#define PORTA_CUDA_MDFOR6_(NAME, ARGS_T)                                                           \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p) {            \
-    const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                \
-    if (i0 >= p.upper[0]) return;                                                                  \
-    _Pragma("unroll 1") for (int64_t i1 =                                                          \
-                                 p.lower[1] + (int64_t)blockIdx.y * blockDim.y + threadIdx.y;      \
-                             i1 < p.upper[1]; i1 += (int64_t)gridDim.y * blockDim.y) {             \
-      int64_t nz = 1;                                                                              \
-      for (int r = 2; r < 6; ++r) nz *= p.upper[r] - p.lower[r];                                   \
-      _Pragma("unroll 1") for (int64_t z = blockIdx.z; z < nz; z += gridDim.z) {                   \
-        int64_t rem = z;                                                                           \
-        const int64_t i5 = p.lower[5] + rem % (p.upper[5] - p.lower[5]);                           \
-        rem /= (p.upper[5] - p.lower[5]);                                                          \
-        const int64_t i4 = p.lower[4] + rem % (p.upper[4] - p.lower[4]);                           \
-        rem /= (p.upper[4] - p.lower[4]);                                                          \
-        const int64_t i3 = p.lower[3] + rem % (p.upper[3] - p.lower[3]);                           \
-        rem /= (p.upper[3] - p.lower[3]);                                                          \
-        const int64_t i2 = p.lower[2] + rem % (p.upper[2] - p.lower[2]);                           \
-        rem /= (p.upper[2] - p.lower[2]);                                                          \
-        NAME##_porta_body_(&a, i0, i1, i2, i3, i4, i5);                                            \
-      }                                                                                            \
-    }                                                                                              \
-  }                                                                                                \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    (void)result;                                                                                  \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1], nz = 1;                \
-    for (int r = 2; r < 6; ++r) nz *= p->upper[r] - p->lower[r];                                   \
-    if (n0 <= 0 || n1 <= 0 || nz <= 0) return 0;                                                   \
-    dim3 blk = porta_cuda_md_block_(p);                                                            \
-    int64_t gx = (n0 + blk.x - 1) / blk.x, gy = (n1 + blk.y - 1) / blk.y;                          \
-    if (gx > 2147483647) return PORTA_ERROR_INVALID_ARGUMENT;                                      \
-    dim3 grid((unsigned)gx, (unsigned)(gy > 65535 ? 65535 : gy),                                   \
-              (unsigned)(nz > 65535 ? 65535 : nz));                                                \
-    NAME##_porta_cuda_k_<<<grid, blk, 0, PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p);      \
-    return porta_cuda_launched_(L->label);                                                         \
+/** Point k of the flattened box into the body: first index fastest (`left`) or the host's
+ *  row-major order (deterministic mode). */
+template <class F, int Rank>
+__device__ __forceinline__ void porta_cuda_md_at_(const typename F::args *a,
+                                                  const porta_mdrange_policy *p, int64_t k,
+                                                  int left, typename F::value *acc) {
+  int64_t ix[Rank], rem = k;
+  if (left) {
+    for (int r = 0; r < Rank; ++r) {
+      const int64_t ex = p->upper[r] - p->lower[r];
+      ix[r] = p->lower[r] + rem % ex;
+      rem /= ex;
+    }
+  } else {
+    for (int r = Rank - 1; r >= 0; --r) {
+      const int64_t ex = p->upper[r] - p->lower[r];
+      ix[r] = p->lower[r] + rem % ex;
+      rem /= ex;
+    }
   }
+  porta_cuda_md_call_<F>(a, ix, std::make_index_sequence<Rank>(), acc);
+}
 
-#define PORTA_CUDA_MDREDUCE2_(NAME, ARGS_T, R)                                                     \
-  static __device__ __forceinline__ void NAME##_porta_cuda_at_(                                    \
-      const ARGS_T *a, const porta_mdrange_policy *p, int64_t k, int left, R##_value *acc) {       \
-    int64_t ix[2], rem = k;                                                                        \
-    if (left) {                                                                                    \
-      for (int r = 0; r < 2; ++r) {                                                                \
-        int64_t ex = p->upper[r] - p->lower[r];                                                    \
-        ix[r] = p->lower[r] + rem % ex;                                                            \
-        rem /= ex;                                                                                 \
-      }                                                                                            \
-    } else {                                                                                       \
-      for (int r = 1; r >= 0; --r) {                                                               \
-        int64_t ex = p->upper[r] - p->lower[r];                                                    \
-        ix[r] = p->lower[r] + rem % ex;                                                            \
-        rem /= ex;                                                                                 \
-      }                                                                                            \
-    }                                                                                              \
-    NAME##_porta_body_(a, ix[0], ix[1], acc);                                                      \
-  }                                                                                                \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p, int64_t n,   \
-                                              R##_value *partials, unsigned *counter,              \
-                                              R##_value *out) {                                    \
-    R##_value acc;                                                                                 \
-    R##_init(&acc);                                                                                \
-    const int64_t step = (int64_t)gridDim.x * blockDim.x;                                          \
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)             \
-      NAME##_porta_cuda_at_(&a, &p, k, 1, &acc);                                                   \
-    PORTA_CUDA_REDUCE_TAIL_(R, acc, partials, counter, out)                                        \
-  }                                                                                                \
-  /* 2D tiles of 32 x (PORTA_CUDA_BLOCK / 32): gx tiles across index 0, gridDim.x / gx down     */ \
-  /* index 1, each thread striding over rows; no 64-bit division per element                  */   \
-  static __global__ void NAME##_porta_cuda_k2d_(const ARGS_T a, porta_mdrange_policy p,            \
-                                                unsigned gx, R##_value *partials,                  \
-                                                unsigned *counter, R##_value *out) {               \
-    R##_value acc;                                                                                 \
-    R##_init(&acc);                                                                                \
-    const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;                \
-    const int64_t i0 = p.lower[0] + (int64_t)bx * 32 + (threadIdx.x & 31);                         \
-    if (i0 < p.upper[0]) {                                                                         \
-      const int64_t s1 = (int64_t)gy * (PORTA_CUDA_BLOCK / 32);                                    \
-      _Pragma("unroll 1") for (int64_t i1 = p.lower[1] + (int64_t)by * (PORTA_CUDA_BLOCK / 32) +   \
-                                            (threadIdx.x >> 5);                                    \
-                               i1 < p.upper[1]; i1 += s1) NAME##_porta_body_(&a, i0, i1, &acc);    \
-    }                                                                                              \
-    PORTA_CUDA_REDUCE_TAIL_(R, acc, partials, counter, out)                                        \
-  }                                                                                                \
-  static __global__ void NAME##_porta_cuda_det_(const ARGS_T a, porta_mdrange_policy p, int64_t n, \
-                                                int64_t nc, R##_value *partials) {                 \
-    const int lane = threadIdx.x & 31;                                                             \
-    const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);                                  \
-    for (int64_t c = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nc;           \
-         c += warps) {                                                                             \
-      const int64_t lo = c * PORTA_DET_CHUNK,                                                      \
-                    hi = lo + PORTA_DET_CHUNK < n ? lo + PORTA_DET_CHUNK : n;                      \
-      R##_value acc;                                                                               \
-      R##_init(&acc);                                                                              \
-      for (int64_t k = lo + lane; k < hi; k += 32) NAME##_porta_cuda_at_(&a, &p, k, 0, &acc);      \
-      PORTA_CUDA_DET_LANES_TREE_(R, acc, lane)                                                     \
-      if (lane == 0) partials[c] = acc;                                                            \
-    }                                                                                              \
-  }                                                                                                \
-  PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    const int64_t n = porta_mdrange_size_(p);                                                      \
-    R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
-    if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-    if (L->deterministic) {                                                                        \
-      const int64_t nc = (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;                              \
-      R##_value *q =                                                                               \
-          (R##_value *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(R##_value));       \
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-      if (nc > 0)                                                                                  \
-        NAME##_porta_cuda_det_<<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, \
-                                 PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p, n, nc, q);    \
-      NAME##_porta_cuda_tree_<<<1, 1024, 0, PORTA_CUDA_STREAM_(L)>>>(q, nc, out);                  \
-    } else if (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1]) {                     \
-      static int resident2_ = 0;                                                                   \
-      const int64_t gx = (p->upper[0] - p->lower[0] + 31) / 32, rows = PORTA_CUDA_BLOCK / 32;      \
-      const int64_t cap =                                                                          \
-          porta_cuda_reduce_grid_(n, (const void *)NAME##_porta_cuda_k2d_, &resident2_) / gx;      \
-      int64_t gy = (p->upper[1] - p->lower[1] + rows - 1) / rows;                                  \
-      if (gy > cap) gy = cap > 0 ? cap : 1;                                                        \
-      if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;                   \
-      R##_value *q = (R##_value *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(R##_value));    \
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-      NAME##_porta_cuda_k2d_<<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, PORTA_CUDA_STREAM_(L)>>>( \
-          *(const ARGS_T *)args, *p, (unsigned)gx, q, porta_cuda_counter_(), out);                 \
-    } else {                                                                                       \
-      static int resident_ = 0;                                                                    \
-      const unsigned g =                                                                           \
-          porta_cuda_reduce_grid_(n, (const void *)NAME##_porta_cuda_k_, &resident_);              \
-      R##_value *q = (R##_value *)porta_cuda_workspace_((size_t)g * sizeof(R##_value));            \
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-      NAME##_porta_cuda_k_<<<g, PORTA_CUDA_BLOCK, 0, PORTA_CUDA_STREAM_(L)>>>(                     \
-          *(const ARGS_T *)args, *p, n, q, porta_cuda_counter_(), out);                            \
-    }                                                                                              \
-    PORTA_CUDA_FINISH_REDUCE_(L, R, out, result)                                                   \
-  }
+template <class F, int Rank = F::rank>
+__global__ void porta_cuda_mdreduce_k_(const typename F::args a, porta_mdrange_policy p, int64_t n,
+                                       typename F::value *partials, unsigned *counter,
+                                       typename F::value *out) {
+  typename F::value acc;
+  F::init(&acc);
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)
+    porta_cuda_md_at_<F, Rank>(&a, &p, k, 1, &acc);
+  porta_cuda_reduce_tail_<F>(acc, partials, counter, out);
+}
 
-#define PORTA_CUDA_MDREDUCE3_(NAME, ARGS_T, R)                                                     \
-  static __device__ __forceinline__ void NAME##_porta_cuda_at_(                                    \
-      const ARGS_T *a, const porta_mdrange_policy *p, int64_t k, int left, R##_value *acc) {       \
-    int64_t ix[3], rem = k;                                                                        \
-    if (left) {                                                                                    \
-      for (int r = 0; r < 3; ++r) {                                                                \
-        int64_t ex = p->upper[r] - p->lower[r];                                                    \
-        ix[r] = p->lower[r] + rem % ex;                                                            \
-        rem /= ex;                                                                                 \
-      }                                                                                            \
-    } else {                                                                                       \
-      for (int r = 2; r >= 0; --r) {                                                               \
-        int64_t ex = p->upper[r] - p->lower[r];                                                    \
-        ix[r] = p->lower[r] + rem % ex;                                                            \
-        rem /= ex;                                                                                 \
-      }                                                                                            \
-    }                                                                                              \
-    NAME##_porta_body_(a, ix[0], ix[1], ix[2], acc);                                               \
-  }                                                                                                \
-  static __global__ void NAME##_porta_cuda_k_(const ARGS_T a, porta_mdrange_policy p, int64_t n,   \
-                                              R##_value *partials, unsigned *counter,              \
-                                              R##_value *out) {                                    \
-    R##_value acc;                                                                                 \
-    R##_init(&acc);                                                                                \
-    const int64_t step = (int64_t)gridDim.x * blockDim.x;                                          \
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)             \
-      NAME##_porta_cuda_at_(&a, &p, k, 1, &acc);                                                   \
-    PORTA_CUDA_REDUCE_TAIL_(R, acc, partials, counter, out)                                        \
-  }                                                                                                \
-  static __global__ void NAME##_porta_cuda_det_(const ARGS_T a, porta_mdrange_policy p, int64_t n, \
-                                                int64_t nc, R##_value *partials) {                 \
-    const int lane = threadIdx.x & 31;                                                             \
-    const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);                                  \
-    for (int64_t c = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nc;           \
-         c += warps) {                                                                             \
-      const int64_t lo = c * PORTA_DET_CHUNK,                                                      \
-                    hi = lo + PORTA_DET_CHUNK < n ? lo + PORTA_DET_CHUNK : n;                      \
-      R##_value acc;                                                                               \
-      R##_init(&acc);                                                                              \
-      for (int64_t k = lo + lane; k < hi; k += 32) NAME##_porta_cuda_at_(&a, &p, k, 0, &acc);      \
-      PORTA_CUDA_DET_LANES_TREE_(R, acc, lane)                                                     \
-      if (lane == 0) partials[c] = acc;                                                            \
-    }                                                                                              \
-  }                                                                                                \
-  PORTA_CUDA_DET_TREE_KERNEL_(NAME, R)                                                             \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
-    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    const porta_mdrange_policy *p = &L->md;                                                        \
-    const int64_t n = porta_mdrange_size_(p);                                                      \
-    R##_value *out = (R##_value *)porta_cuda_result_(sizeof(R##_value));                           \
-    if (!out) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-    if (L->deterministic) {                                                                        \
-      const int64_t nc = (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;                              \
-      R##_value *q =                                                                               \
-          (R##_value *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(R##_value));       \
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-      if (nc > 0)                                                                                  \
-        NAME##_porta_cuda_det_<<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, \
-                                 PORTA_CUDA_STREAM_(L)>>>(*(const ARGS_T *)args, *p, n, nc, q);    \
-      NAME##_porta_cuda_tree_<<<1, 1024, 0, PORTA_CUDA_STREAM_(L)>>>(q, nc, out);                  \
-    } else {                                                                                       \
-      static int resident_ = 0;                                                                    \
-      const unsigned g =                                                                           \
-          porta_cuda_reduce_grid_(n, (const void *)NAME##_porta_cuda_k_, &resident_);              \
-      R##_value *q = (R##_value *)porta_cuda_workspace_((size_t)g * sizeof(R##_value));            \
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;                                                    \
-      NAME##_porta_cuda_k_<<<g, PORTA_CUDA_BLOCK, 0, PORTA_CUDA_STREAM_(L)>>>(                     \
-          *(const ARGS_T *)args, *p, n, q, porta_cuda_counter_(), out);                            \
-    }                                                                                              \
-    PORTA_CUDA_FINISH_REDUCE_(L, R, out, result)                                                   \
+/** Rank 2: tiles of 32 x (PORTA_CUDA_BLOCK / 32), gx tiles across index 0 and gridDim.x / gx
+ *  down index 1, each thread striding over rows; no 64-bit division per element. */
+template <class F>
+__global__ void porta_cuda_mdreduce_2d_k_(const typename F::args a, porta_mdrange_policy p,
+                                          unsigned gx, typename F::value *partials,
+                                          unsigned *counter, typename F::value *out) {
+  typename F::value acc;
+  F::init(&acc);
+  const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;
+  const int64_t i0 = p.lower[0] + (int64_t)bx * 32 + (threadIdx.x & 31);
+  if (i0 < p.upper[0]) {
+    const int64_t s1 = (int64_t)gy * (PORTA_CUDA_BLOCK / 32);
+#pragma unroll 1
+    for (int64_t i1 = p.lower[1] + (int64_t)by * (PORTA_CUDA_BLOCK / 32) + (threadIdx.x >> 5);
+         i1 < p.upper[1]; i1 += s1)
+      F::body(&a, i0, i1, &acc);
   }
+  porta_cuda_reduce_tail_<F>(acc, partials, counter, out);
+}
+
+template <class F, int Rank = F::rank>
+__global__ void porta_cuda_mdreduce_det_k_(const typename F::args a, porta_mdrange_policy p,
+                                           int64_t n, int64_t nc, typename F::value *partials) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  for (int64_t c = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nc; c += warps) {
+    const int64_t lo = c * PORTA_DET_CHUNK,
+                  hi = lo + PORTA_DET_CHUNK < n ? lo + PORTA_DET_CHUNK : n;
+    typename F::value acc;
+    F::init(&acc);
+    for (int64_t k = lo + lane; k < hi; k += 32) porta_cuda_md_at_<F, Rank>(&a, &p, k, 0, &acc);
+    porta_cuda_det_lanes_<F>(&acc, lane);
+    if (lane == 0) partials[c] = acc;
+  }
+}
+
+template <class F, int Rank = F::rank>
+static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args &a, void *result) {
+  typedef typename F::value V;
+  const porta_mdrange_policy *p = &L->md;
+  const int64_t n = porta_mdrange_size_(p);
+  const cudaStream_t st = porta_cuda_stream_of_(L);
+  V *out = (V *)porta_cuda_result_(sizeof(V));
+  if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
+  if (L->deterministic) {
+    const int64_t nc = (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;
+    V *q = (V *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(V));
+    if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+    if (nc > 0)
+      porta_cuda_mdreduce_det_k_<F, Rank>
+          <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, nc,
+                                                                                     q);
+    porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out);
+    return porta_cuda_finish_reduce_<F>(L, out, result);
+  }
+  if constexpr (Rank == 2) {
+    if (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1]) {
+      static int resident = 0;
+      const int64_t gx = (p->upper[0] - p->lower[0] + 31) / 32, rows = PORTA_CUDA_BLOCK / 32;
+      const int64_t cap =
+          porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_2d_k_<F>, &resident) / gx;
+      int64_t gy = (p->upper[1] - p->lower[1] + rows - 1) / rows;
+      if (gy > cap) gy = cap > 0 ? cap : 1;
+      if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;
+      V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
+      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+      porta_cuda_mdreduce_2d_k_<F><<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, st>>>(
+          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out);
+      return porta_cuda_finish_reduce_<F>(L, out, result);
+    }
+  }
+  static int resident = 0;
+  const unsigned g =
+      porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank>, &resident);
+  V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
+  if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+  porta_cuda_mdreduce_k_<F, Rank>
+      <<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, q, porta_cuda_counter_(), out);
+  return porta_cuda_finish_reduce_<F>(L, out, result);
+}
+
+#define PORTA_CUDA_MDFOR_(NAME, ARGS_T, RANK)                                                      \
+  PORTA_CUDA_FUNCTOR_(NAME, ARGS_T, RANK)                                                          \
+  PORTA_CUDA_LAUNCHER_(NAME, porta_cuda_mdfor_)
+#define PORTA_CUDA_MDREDUCE_(NAME, ARGS_T, RANK, R)                                                \
+  PORTA_CUDA_FUNCTOR_R_(NAME, ARGS_T, RANK, R)                                                     \
+  PORTA_CUDA_LAUNCHER_(NAME, porta_cuda_mdreduce_)
+
+#else
+#define PORTA_CUDA_MDFOR_(NAME, ARGS_T, RANK)
+#define PORTA_CUDA_MDREDUCE_(NAME, ARGS_T, RANK, R)
+#endif
 
 #endif

@@ -9,27 +9,28 @@
 PORTA_EXTERN_C_BEGIN
 
 /** The stream of an instance (a cudaStream_t). */
-void *porta_cuda_stream_(int instance);
+PORTA_API void *porta_cuda_stream_(int instance);
 /** Device workspace of at least `bytes` (grows; one per process; launches are ordered). */
-void *porta_cuda_workspace_(size_t bytes);
+PORTA_API void *porta_cuda_workspace_(size_t bytes);
 /** A zeroed device counter for last-block detection (atomicInc wraps it back to 0). */
-unsigned *porta_cuda_counter_(void);
+PORTA_API unsigned *porta_cuda_counter_(void);
 /** Pinned, device-mapped host memory for reduction results. */
-void *porta_cuda_result_(size_t bytes);
+PORTA_API void *porta_cuda_result_(size_t bytes);
 /** Check a launch and remember its label for asynchronous fault reports. */
-int porta_cuda_launched_(const char *label);
+PORTA_API int porta_cuda_launched_(const char *label);
 /** Wait for an instance; reports a fault naming the last kernel launched. */
-int porta_cuda_sync_(int instance, const char *label);
+PORTA_API int porta_cuda_sync_(int instance, const char *label);
 /** The GPU's limit on blocks per grid (x). */
-int64_t porta_cuda_max_grid_(void);
+PORTA_API int64_t porta_cuda_max_grid_(void);
 /** Blocks a grid-stride launch uses at most: the GPU's limit, or PORTA_CUDA_GRID_LIMIT. */
-int64_t porta_cuda_grid_limit_(void);
+PORTA_API int64_t porta_cuda_grid_limit_(void);
 /** Set a kernel up for `bytes` of dynamic shared memory in blocks of `threads`: opt in above
  *  48 KiB (failing with a message naming `label`, the bytes and the GPU's limit when they
  *  cannot fit), and ask for a shared-memory carveout just large enough for a full SM of such
  *  blocks, so the rest stays L1 cache (the driver's own choice for a kernel that uses shared
  *  memory can shrink L1). Remembered per kernel: repeated launches of one shape cost a lookup. */
-int porta_cuda_shared_setup_(const void *kernel, size_t bytes, int threads, const char *label);
+PORTA_API int porta_cuda_shared_setup_(const void *kernel, size_t bytes, int threads,
+                                       const char *label);
 
 /** A failed view check on the GPU (debug builds, view_access.h). The first failing thread
  *  claims the record through a flag in device memory, fills it in pinned host memory (which
@@ -61,7 +62,7 @@ typedef struct porta_cuda_check_sink {
  *  address) unless that was done since the last porta_initialize (`*epoch` remembers), and ask
  *  launches to wait for their kernel so a failed check is reported by the launch that caused it.
  *  Called by debug-build launchers before each launch. */
-int porta_cuda_check_attach_(const void *symbol, unsigned *epoch);
+PORTA_API int porta_cuda_check_attach_(const void *symbol, unsigned *epoch);
 
 PORTA_EXTERN_C_END
 

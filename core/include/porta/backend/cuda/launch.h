@@ -1,0 +1,200 @@
+/** @file backend/cuda/launch.h
+ *  What every CUDA launcher shares: the functor type a kernel macro stamps out, grid sizing,
+ *  the block and deterministic reduction trees, and the wait that ends a reduction.
+ *
+ *  A PORTA_* kernel macro, when nvcc compiles the file as CUDA, declares one small C++ type per
+ *  kernel (NAME_porta_cuda_f_: the argument struct, the rank, the reducer and the body) and a
+ *  launcher that calls a function template of range.h, mdrange.h or team.h instantiated for that
+ *  type. The templates hold the kernels; the macros only name them. The functor reaches the GPU
+ *  by value as a kernel parameter and the body is inlined, never called through a pointer.
+ *  In every other compilation the CUDA slot of the descriptor is empty, and a launch on CUDA
+ *  reports that the kernel was not compiled for it. */
+#ifndef PORTA_BACKEND_CUDA_LAUNCH_H
+#define PORTA_BACKEND_CUDA_LAUNCH_H
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include <utility>
+
+#include "porta/backend/cuda/runtime.h"
+#include "porta/backend/cuda/warp.h"
+
+#define PORTA_CUDA_REF_(NAME) NAME##_porta_cuda_
+#define PORTA_CUDA_BLOCK 256
+
+#if PORTA_ENABLE_DEBUG
+#include "porta/view.h" /* porta_cuda_check_sink_d_ (view_access.h) */
+
+/** Debug builds: point this file's kernels at the run time's view-check record (once per
+ *  porta_initialize; the run time then waits for each launch, see porta_cuda_launched_). */
+static inline int porta_cuda_check_attach_file_(void) {
+  static unsigned epoch = 0;
+  return porta_cuda_check_attach_((const void *)&porta_cuda_check_sink_d_, &epoch);
+}
+#define PORTA_CUDA_DEBUG_ATTACH_()                                                                 \
+  {                                                                                                \
+    const int rc_dbg_ = porta_cuda_check_attach_file_();                                           \
+    if (rc_dbg_) return rc_dbg_;                                                                   \
+  }
+#else
+#define PORTA_CUDA_DEBUG_ATTACH_()
+#endif
+
+/** A kernel as one C++ type: its arguments, its rank (1 for ranges and teams) and its body,
+ *  which takes the indices (and the accumulator, or the scan's update and final flag). The
+ *  type is in an unnamed namespace, so it and every template instantiated for it are private
+ *  to the kernel's file, like the body. */
+#define PORTA_CUDA_FUNCTOR_(NAME, ARGS_T, RANK)                                                    \
+  namespace {                                                                                      \
+  struct NAME##_porta_cuda_f_ {                                                                    \
+    typedef ARGS_T args;                                                                           \
+    enum { rank = RANK };                                                                          \
+    template <class... I> static __device__ __forceinline__ void body(const ARGS_T *a, I... i) {   \
+      NAME##_porta_body_(a, i...);                                                                 \
+    }                                                                                              \
+  };                                                                                               \
+  }
+
+/** The same with reducer R: its value type, identity and join. */
+#define PORTA_CUDA_FUNCTOR_R_(NAME, ARGS_T, RANK, R)                                               \
+  namespace {                                                                                      \
+  struct NAME##_porta_cuda_f_ {                                                                    \
+    typedef ARGS_T args;                                                                           \
+    typedef R##_value value;                                                                       \
+    enum { rank = RANK };                                                                          \
+    template <class... I> static __device__ __forceinline__ void body(const ARGS_T *a, I... i) {   \
+      NAME##_porta_body_(a, i...);                                                                 \
+    }                                                                                              \
+    static __host__ __device__ __forceinline__ void init(value *v) { R##_init(v); }                \
+    static __host__ __device__ __forceinline__ void join(value *d, const value *s) {               \
+      R##_join(d, s);                                                                              \
+    }                                                                                              \
+  };                                                                                               \
+  }
+
+/** The descriptor's CUDA launcher: LAUNCH (a function template) instantiated for the kernel. */
+#define PORTA_CUDA_LAUNCHER_(NAME, LAUNCH)                                                         \
+  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+    PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
+    return LAUNCH<NAME##_porta_cuda_f_>(L, *(const NAME##_porta_cuda_f_::args *)args, result);     \
+  }
+
+/** The stream of the launch's execution-space instance. */
+static inline cudaStream_t porta_cuda_stream_of_(const porta_launch *L) {
+  return (cudaStream_t)porta_cuda_stream_(L->exec.instance);
+}
+
+/** Grid size for n work items at `per_block` items per block. */
+static inline unsigned porta_cuda_grid_(int64_t n, int64_t per_block) {
+  int64_t g = (n + per_block - 1) / per_block, m = porta_cuda_grid_limit_();
+  return (unsigned)(g < 1 ? 1 : (g > m ? m : g));
+}
+
+/** Grid of a (non-deterministic) reduction over n items: a block per PORTA_CUDA_BLOCK * 4 items,
+ *  but no more blocks than are resident on the GPU at once (`*resident`, found on the kernel's
+ *  first launch). Each block then loops over many items and writes one partial, so the tail
+ *  (block trees, and the last block combining the partials) stays small: with a block per 1024
+ *  items, 2^28 items left 262144 partials to one block, a few per cent of the run time. */
+static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, int *resident) {
+  if (*resident <= 0) {
+    int per_sm = 0, dev = 0, sms = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, PORTA_CUDA_BLOCK, 0) !=
+            cudaSuccess ||
+        cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      per_sm = sms = 0;
+    }
+    *resident = per_sm > 0 && sms > 0 ? per_sm * sms : 1024;
+  }
+  const unsigned g = porta_cuda_grid_(n > 0 ? n : 1, PORTA_CUDA_BLOCK * 4);
+  return g < (unsigned)*resident ? g : (unsigned)*resident;
+}
+
+/** The end of every reduction kernel (blocks of PORTA_CUDA_BLOCK threads): reduce `acc` over
+ *  the block, store the block's partial, and let the last block to finish combine all partials
+ *  in block order. */
+template <class F>
+__device__ __forceinline__ void porta_cuda_reduce_tail_(typename F::value acc,
+                                                        typename F::value *partials,
+                                                        unsigned *counter, typename F::value *out) {
+  typedef typename F::value V;
+  __shared__ V sh[PORTA_CUDA_BLOCK];
+  __shared__ int last;
+  const int t = threadIdx.x;
+  sh[t] = acc;
+  __syncthreads();
+  for (int s = PORTA_CUDA_BLOCK / 2; s > 0; s >>= 1) {
+    if (t < s) F::join(&sh[t], &sh[t + s]);
+    __syncthreads();
+  }
+  if (t == 0) {
+    partials[blockIdx.x] = sh[0];
+    __threadfence();
+    last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last) {
+    __threadfence();
+    V x;
+    F::init(&x);
+    for (unsigned j = t; j < gridDim.x; j += PORTA_CUDA_BLOCK) {
+      V p = porta_cuda_load_cg_(&partials[j]);
+      F::join(&x, &p);
+    }
+    sh[t] = x;
+    __syncthreads();
+    for (int s = PORTA_CUDA_BLOCK / 2; s > 0; s >>= 1) {
+      if (t < s) F::join(&sh[t], &sh[t + s]);
+      __syncthreads();
+    }
+    if (t == 0) *out = sh[0];
+  }
+}
+
+/** Deterministic reductions: a warp's lanes (interleaved over a chunk) by the halving tree. */
+template <class F>
+__device__ __forceinline__ void porta_cuda_det_lanes_(typename F::value *acc, int lane) {
+  for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1) {
+    typename F::value o = porta_cuda_shfl_down_(*acc, s, 32);
+    if (lane < s) F::join(acc, &o);
+  }
+}
+
+/** Deterministic tail: combine n chunk partials by the host's halving tree, in one block. */
+template <class F>
+__global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename F::value *out) {
+  int64_t s = 1;
+  while (s < n) s <<= 1;
+  for (s >>= 1; s > 0; s >>= 1) {
+    for (int64_t l = threadIdx.x; l < s; l += blockDim.x)
+      if (l + s < n) F::join(&p[l], &p[l + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    if (n > 0)
+      *out = p[0];
+    else
+      F::init(out);
+  }
+}
+
+/** A reduction's end on the host: check the launch, wait for the instance, copy the value. */
+template <class F>
+static inline int porta_cuda_finish_reduce_(const porta_launch *L, const typename F::value *out,
+                                            void *result) {
+  int rc = porta_cuda_launched_(L->label);
+  if (rc) return rc;
+  rc = porta_cuda_sync_(L->exec.instance, L->label);
+  if (rc) return rc;
+  if (result) memcpy(result, out, sizeof(typename F::value));
+  return 0;
+}
+
+#else /* not compiled by nvcc as CUDA: no CUDA launchers */
+#define PORTA_CUDA_REF_(NAME) NULL
+#endif
+
+#endif
