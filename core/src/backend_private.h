@@ -47,6 +47,11 @@ typedef struct porta_backend_ops {
   int (*default_threads)(void);
   /** Processors this process may use (bounds --porta-threads). NULL: sysconf. */
   int (*num_procs)(void);
+  /** Zero, or copy, `bytes` of host memory on `nthreads` threads, each taking one contiguous
+   *  block, so pages are first touched by the threads whose kernels will use them. Used for
+   *  host allocations and copies of 1 MiB and more. NULL: one memset / memcpy. */
+  int (*host_zero)(void *ptr, size_t bytes, int nthreads);
+  int (*host_copy)(void *dst, const void *src, size_t bytes, int nthreads);
 
   /* ---- instances and fences ---- */
   /** Wait for one instance (reports asynchronous faults). NULL: launches complete before

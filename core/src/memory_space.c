@@ -1,15 +1,20 @@
 /** @file memory_space.c
  *  Allocation, zeroing and copies per memory space, and the host workspace.
- *  Host memory is 64-byte aligned and zeroed in parallel so pages are first
- *  touched by the threads that will use them. */
+ *  Host memory is 64-byte aligned; large zeroes and copies are spread over the host threads
+ *  (porta_backend_ops.host_zero / host_copy) so pages are first touched by the threads that
+ *  will use them. */
 #include <stdlib.h>
 #include <string.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "profiling_private.h"
 #include "runtime_private.h"
+
+/** Large host zeroes and copies go to the back end that owns the host threads, if it spreads
+ *  them (the OpenMP back end does), when more than one thread is asked for. */
+static const porta_backend_ops *host_spreader(size_t bytes) {
+  if (bytes < ((size_t)1 << 20) || porta_state_.num_threads <= 1) return NULL;
+  return porta_backend_threads_();
+}
 
 static int host_alloc(void **ptr, size_t bytes) {
   size_t rounded = (bytes + 63) & ~(size_t)63;
@@ -20,18 +25,9 @@ static int host_alloc(void **ptr, size_t bytes) {
 static void host_free(void *ptr) { free(ptr); }
 
 static int host_zero(void *ptr, size_t bytes) {
-  char *p = (char *)ptr;
-#if defined(_OPENMP)
-  if (bytes >= ((size_t)1 << 20) && porta_state_.num_threads > 1) {
-    PORTA_OMP(parallel num_threads(porta_state_.num_threads)) {
-      int64_t lo, hi;
-      porta_partition_(0, (int64_t)bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-      memset(p + lo, 0, (size_t)(hi - lo));
-    }
-    return PORTA_SUCCESS;
-  }
-#endif
-  memset(p, 0, bytes);
+  const porta_backend_ops *t = host_spreader(bytes);
+  if (t && t->host_zero) return t->host_zero(ptr, bytes, porta_state_.num_threads);
+  memset(ptr, 0, bytes);
   return PORTA_SUCCESS;
 }
 
@@ -39,19 +35,9 @@ static int host_copy(void *dst, porta_memory_space dst_space, const void *src,
                      porta_memory_space src_space, size_t bytes) {
   (void)dst_space;
   (void)src_space;
-  char *d = (char *)dst;
-  const char *s = (const char *)src;
-#if defined(_OPENMP)
-  if (bytes >= ((size_t)1 << 20) && porta_state_.num_threads > 1) {
-    PORTA_OMP(parallel num_threads(porta_state_.num_threads)) {
-      int64_t lo, hi;
-      porta_partition_(0, (int64_t)bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-      memcpy(d + lo, s + lo, (size_t)(hi - lo));
-    }
-    return PORTA_SUCCESS;
-  }
-#endif
-  memcpy(d, s, bytes);
+  const porta_backend_ops *t = host_spreader(bytes);
+  if (t && t->host_copy) return t->host_copy(dst, src, bytes, porta_state_.num_threads);
+  memcpy(dst, src, bytes);
   return PORTA_SUCCESS;
 }
 
