@@ -92,9 +92,11 @@ typedef struct tea_chunk {
   porta_view_f64 cellx, celly;           /**< rank 1, n+2h */
 
   /* ---- solver state kept across steps (numerics only) ---- */
-  double rx, ry;                /**< dt/dx^2, dt/dy^2 of the current step */
-  bool have_eigs;               /**< Chebyshev/PPCG eigenvalue estimate done (SAVEd in the ref) */
-  double eigmin, eigmax;        /**< widened estimate */
+  double rx, ry;         /**< dt/dx^2, dt/dy^2 of the current step */
+  bool faces_zeroed;     /**< Kx, Ky are 0 on every physical face (no reflective_boundary): the
+                              operator weighs a physical halo cell by exactly 0 */
+  bool have_eigs;        /**< Chebyshev/PPCG eigenvalue estimate done (SAVEd in the ref) */
+  double eigmin, eigmax; /**< widened estimate */
   double *cg_alphas, *cg_betas; /**< host history of CG coefficients (grown with the iterations) */
   int cg_hist_cap;
   double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients (grown as used) */
@@ -139,6 +141,8 @@ typedef struct tea_summary {
  *  (Sentence kept for reference:) then call tea_reflect_boundaries(c, fields, nfields, depth) for
  * the physical faces. */
 int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth);
+/** The MPI part of tea_halo_exchange alone: the physical faces' halos keep their values. */
+int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, int depth);
 /** Sum `n` values over all ranks in place (app_sum_allreduce on c->sum). In reproducible mode
  *  (c->reproducible) the values are the rounded local sums the reduction kernels just left in
  *  c->sum's slots 0..n-1 (else an error): the exact accumulators are merged over the ranks and

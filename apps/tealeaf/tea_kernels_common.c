@@ -157,6 +157,7 @@ int tea_k_init_common(tea_chunk *c, const tea_settings *s) {
   a.nx = c->nx;
   a.ny = c->ny;
   int zero = !s->reflective_boundary;
+  c->faces_zeroed = zero;
   a.zl = zero && c->phys_left;
   a.zr = zero && c->phys_right;
   a.zb = zero && c->phys_bottom;
