@@ -75,13 +75,6 @@ static int tea_not_finite(const char *what, int64_t n, double v, double initial_
                      what, v, where);
 }
 
-/** The lean CG iteration (96 instead of 112 B/cell, tea_kernels_cg.c) runs unless the
- *  preconditioner needs z, or reproducible mode wants exact sums (the reference kernels have
- *  both). */
-static bool lean_cg(tea_precon pc, const tea_settings *s) {
-  return pc == TEA_PRECON_NONE && !s->reproducible;
-}
-
 static int tea_exchange1(tea_chunk *c, int f, int depth) {
   return tea_halo_exchange(c, &f, 1, depth);
 }
@@ -215,7 +208,9 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       st->cg_iterations++;
       /* the coefficients' history (for the eigenvalue estimate) grows with the iterations */
       PORTA_CHECK(tea_ensure(&c->cg_alphas, &c->cg_betas, &c->cg_hist_cap, n, max_iters));
-      const bool lean = lean_cg(pc, s);
+      /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
+         needs z, or reproducible mode wants exact sums (the reference kernels have both) */
+      const bool lean = pc == TEA_PRECON_NONE && !s->reproducible;
       /* the lean iteration exchanges only p, read only through A, which weighs a physical
          halo cell by exactly 0 when faces_zeroed: reflecting it would change no result */
       reflect = !(lean && c->faces_zeroed);

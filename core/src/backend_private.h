@@ -19,6 +19,14 @@ typedef struct porta_backend_init_args {
 
 /** Bit of memory space `s` in porta_backend_ops.reach. */
 #define PORTA_SPACE_BIT(s) (1u << (unsigned)(s))
+/** The spaces host threads can touch: host memory, and the CUDA spaces mapped into it. */
+#define PORTA_HOST_REACH                                                                           \
+  (PORTA_SPACE_BIT(PORTA_HOST_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |                     \
+   PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE))
+/** The spaces CUDA kernels can touch: every one but plain host memory. */
+#define PORTA_CUDA_REACH                                                                           \
+  (PORTA_SPACE_BIT(PORTA_CUDA_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |                     \
+   PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE))
 
 /** One back end's execution interface. A NULL hook means the default named with it; the host
  *  back ends leave most of them NULL. Only `name`, `memory_space` and `reach` are read for a

@@ -5,29 +5,23 @@
  *  porta_exec_memory_space / porta_space_accessible answer as in any build), all hooks NULL. */
 #include "backend_private.h"
 
-#define HOST_REACH                                                                                 \
-  (PORTA_SPACE_BIT(PORTA_HOST_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |                     \
-   PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE))
-
 #if PORTA_ENABLE_OPENMP
 #define OPENMP_OPS (&porta_openmp_backend_ops_)
 #else
 static const porta_backend_ops openmp_absent = {.id = PORTA_BACKEND_OPENMP,
                                                 .name = "openmp",
                                                 .memory_space = PORTA_HOST_SPACE,
-                                                .reach = HOST_REACH};
+                                                .reach = PORTA_HOST_REACH};
 #define OPENMP_OPS (&openmp_absent)
 #endif
 
 #if PORTA_ENABLE_CUDA
 #define CUDA_OPS (&porta_cuda_backend_ops_)
 #else
-static const porta_backend_ops cuda_absent = {
-    .id = PORTA_BACKEND_CUDA,
-    .name = "cuda",
-    .memory_space = PORTA_CUDA_SPACE,
-    .reach = PORTA_SPACE_BIT(PORTA_CUDA_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |
-             PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE)};
+static const porta_backend_ops cuda_absent = {.id = PORTA_BACKEND_CUDA,
+                                              .name = "cuda",
+                                              .memory_space = PORTA_CUDA_SPACE,
+                                              .reach = PORTA_CUDA_REACH};
 #define CUDA_OPS (&cuda_absent)
 #endif
 

@@ -37,8 +37,7 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .id = PORTA_BACKEND_CUDA,
     .name = "cuda",
     .memory_space = PORTA_CUDA_SPACE,
-    .reach = PORTA_SPACE_BIT(PORTA_CUDA_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |
-             PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE),
+    .reach = PORTA_CUDA_REACH,
     .unavailable_why = "usable (no GPU found)",
     .available = porta_cuda_available_,
     .initialize = cuda_initialize,

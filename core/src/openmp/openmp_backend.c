@@ -20,39 +20,37 @@ static int openmp_team_thread_limit(int vector_length) {
   return porta_state_.num_threads < limit ? porta_state_.num_threads : limit;
 }
 
-static int openmp_host_zero(void *ptr, size_t bytes, int nthreads) {
-  char *p = (char *)ptr;
-  PORTA_OMP(parallel num_threads(nthreads)) {
-    int64_t lo, hi;
-    porta_partition_(0, (int64_t)bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-    memset(p + lo, 0, (size_t)(hi - lo));
-  }
-  return PORTA_SUCCESS;
-}
-
-static int openmp_host_copy(void *dst, const void *src, size_t bytes, int nthreads) {
+/** `bytes` copied from `src` to `dst` (zeroed when `src` is NULL), one contiguous block per
+ *  thread. */
+static int openmp_spread(void *dst, const void *src, size_t bytes, int nthreads) {
   char *d = (char *)dst;
   const char *s = (const char *)src;
   PORTA_OMP(parallel num_threads(nthreads)) {
     int64_t lo, hi;
     porta_partition_(0, (int64_t)bytes, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-    memcpy(d + lo, s + lo, (size_t)(hi - lo));
+    if (s)
+      memcpy(d + lo, s + lo, (size_t)(hi - lo));
+    else
+      memset(d + lo, 0, (size_t)(hi - lo));
   }
   return PORTA_SUCCESS;
+}
+
+static int openmp_host_zero(void *ptr, size_t bytes, int nthreads) {
+  return openmp_spread(ptr, NULL, bytes, nthreads);
 }
 
 const porta_backend_ops porta_openmp_backend_ops_ = {
     .id = PORTA_BACKEND_OPENMP,
     .name = "openmp",
     .memory_space = PORTA_HOST_SPACE,
-    .reach = PORTA_SPACE_BIT(PORTA_HOST_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |
-             PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE),
+    .reach = PORTA_HOST_REACH,
     .available = openmp_available,
     .uses_host_threads = 1,
     .default_threads = openmp_default_threads,
     .num_procs = openmp_num_procs,
     .host_zero = openmp_host_zero,
-    .host_copy = openmp_host_copy,
+    .host_copy = openmp_spread,
     .team_thread_limit = openmp_team_thread_limit,
 };
 #else

@@ -10,7 +10,6 @@ const porta_backend_ops porta_serial_backend_ops_ = {
     .id = PORTA_BACKEND_SERIAL,
     .name = "serial",
     .memory_space = PORTA_HOST_SPACE,
-    .reach = PORTA_SPACE_BIT(PORTA_HOST_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |
-             PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE),
+    .reach = PORTA_HOST_REACH,
     .available = serial_available,
 };
