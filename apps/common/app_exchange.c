@@ -18,10 +18,12 @@ int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int rc
 /** Transports of the plans made so far in this process (a bit per app_exchange_mode). */
 static unsigned modes_used;
 
-static const char *mode_name(app_exchange_mode m) {
+const char *app_exchange_mode_name_(app_exchange_mode m) {
   static const char *names[] = {"host", "pinned-host", "cuda-aware-mpi", "cuda-ipc"};
   return names[m];
 }
+
+void app_exchange_note_mode_(app_exchange_mode mode) { modes_used |= 1u << mode; }
 
 int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
   porta_memory_space s = porta_exec_memory_space(exec);
@@ -35,16 +37,16 @@ int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
   return PORTA_SUCCESS;
 }
 
-/** Capacity for `n` values: a quarter more once a plan has been updated, so plans refreshed at
- *  every re-neighbouring of a simulation seldom allocate. */
-static int64_t grown(int64_t n, int updating) { return n + (updating ? n / 4 + 64 : 0); }
+/** Capacity for `n` values: a quarter more, so plans refreshed at every re-neighbouring of a
+ *  simulation seldom allocate (from the first update on). */
+static int64_t grown(int64_t n) { return n + n / 4 + 64; }
 
 /** `n` offsets from host array `src` into *v on `space`, growing it as needed. */
 static int copy_index(porta_view_i64 *v, const char *label, const int64_t *src, int64_t n,
-                      porta_memory_space space, int updating) {
+                      porta_memory_space space) {
   if (!v->data || porta_extent(*v, 0) < n) {
     porta_view_i64_release(v);
-    const int64_t len = grown(n > 0 ? n : 1, updating);
+    const int64_t len = grown(n > 0 ? n : 1);
     porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
     PORTA_CHECK(porta_view_i64_create(v, label, 1, &len, &opt));
   }
@@ -63,10 +65,10 @@ static int copy_index(porta_view_i64 *v, const char *label, const int64_t *src, 
 
 /** A buffer of at least `bytes` on `space`, kept when it is large enough. */
 static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
-                          porta_memory_space space, int updating) {
+                          porta_memory_space space) {
   if (v->data && porta_extent(*v, 0) >= bytes) return PORTA_SUCCESS;
   porta_view_u8_release(v);
-  const int64_t len = grown(bytes > 0 ? bytes : 1, updating);
+  const int64_t len = grown(bytes > 0 ? bytes : 1);
   porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, 0, NULL};
   return porta_view_u8_create(v, label, 1, &len, &opt);
 }
@@ -109,24 +111,23 @@ static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating)
   PORTA_CHECK(app_exchange_buffer_space(x->exec, &space));
   const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
   const int64_t vb = x->max_fields * (int64_t)x->value_size;
-  PORTA_CHECK(copy_index(&x->send_index, "exchange_send_index", l->send_index, send_total,
-                         exec_space, updating));
-  PORTA_CHECK(copy_index(&x->recv_index, "exchange_recv_index", l->recv_index, recv_total,
-                         exec_space, updating));
+  PORTA_CHECK(
+      copy_index(&x->send_index, "exchange_send_index", l->send_index, send_total, exec_space));
+  PORTA_CHECK(
+      copy_index(&x->recv_index, "exchange_recv_index", l->recv_index, recv_total, exec_space));
   if (x->mode == APP_EXCHANGE_CUDA_MPI || x->mode == APP_EXCHANGE_IPC) space = exec_space;
-  PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space, updating));
+  PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space));
   if (x->mode == APP_EXCHANGE_IPC) {
     PORTA_CHECK(app_exchange_ipc_reserve_(x, recv_total * vb));
     /* staging for the neighbours reached through MPI */
     PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb,
-                               PORTA_CUDA_HOST_PINNED_SPACE, updating));
+                               PORTA_CUDA_HOST_PINNED_SPACE));
     for (int b = 0; b < 2; ++b)
       PORTA_CHECK(reserve_buffer(&x->host_recv[b], "exchange_recv_host", recv_total * vb,
-                                 PORTA_CUDA_HOST_PINNED_SPACE, updating));
+                                 PORTA_CUDA_HOST_PINNED_SPACE));
   } else {
     for (int b = 0; b < 2; ++b)
-      PORTA_CHECK(
-          reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space, updating));
+      PORTA_CHECK(reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space));
   }
   x->send_total = x->recv_total = 0;
   for (int k = 0; k < x->n; ++k) {
@@ -215,21 +216,24 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
 
 const char *app_exchange_transport(const app_exchange *x) {
   if (x->mode == APP_EXCHANGE_IPC && x->npeers_on < x->n) return "cuda-ipc+pinned-host";
-  return mode_name(x->mode);
+  return app_exchange_mode_name_(x->mode);
 }
 
-static void names_of(unsigned modes, char *buf, size_t size) {
+void app_exchange_mode_names_(unsigned modes, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = '\0';
   for (int m = APP_EXCHANGE_HOST; m <= APP_EXCHANGE_IPC; ++m)
     if (modes & (1u << m)) {
-      snprintf(buf + len, size - len, "%s%s", len ? "+" : "", mode_name((app_exchange_mode)m));
+      snprintf(buf + len, size - len, "%s%s", len ? "+" : "",
+               app_exchange_mode_name_((app_exchange_mode)m));
       len = strlen(buf);
     }
   if (!len) snprintf(buf, size, "none");
 }
 
-void app_exchange_transports_used(char *buf, size_t size) { names_of(modes_used, buf, size); }
+void app_exchange_transports_used(char *buf, size_t size) {
+  app_exchange_mode_names_(modes_used, buf, size);
+}
 
 int app_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size) {
   unsigned all = 0;
@@ -237,7 +241,7 @@ int app_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size) {
   if (rc != MPI_SUCCESS)
     return porta_error(PORTA_ERROR_BACKEND, "app_exchange_transports_agree", NULL,
                        "MPI_Allreduce failed");
-  names_of(all, buf, size);
+  app_exchange_mode_names_(all, buf, size);
   return PORTA_SUCCESS;
 }
 
@@ -467,6 +471,13 @@ int app_exchange_finish(app_exchange *x) {
 int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields) {
   PORTA_CHECK(app_exchange_start(x, fields, nfields));
   return app_exchange_finish(x);
+}
+
+int app_exchange_run_together(app_exchange *const *plans, int nplans, const porta_view *fields,
+                              int nfields) {
+  for (int k = 0; k < nplans; ++k) PORTA_CHECK(app_exchange_start(plans[k], fields, nfields));
+  for (int k = 0; k < nplans; ++k) PORTA_CHECK(app_exchange_finish(plans[k]));
+  return PORTA_SUCCESS;
 }
 
 void app_exchange_stats(const app_exchange *x, int64_t *messages, int64_t *bytes) {

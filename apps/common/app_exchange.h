@@ -88,6 +88,11 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields);
 int app_exchange_finish(app_exchange *x);
 /** start + finish. */
 int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields);
+/** Start every plan, then finish every plan, so that their messages travel at the same time.
+ *  The plans must be independent: none may send a value another of them receives (miniMD's
+ *  two swaps of one dimension, which read the same atoms and write different ghosts). */
+int app_exchange_run_together(app_exchange *const *plans, int nplans, const porta_view *fields,
+                              int nfields);
 
 /** How this plan's values travel: "host" (host back end), "pinned-host" (GPU kernels read and
  *  write pinned host memory that MPI sends), "cuda-aware-mpi" (device buffers to MPI),

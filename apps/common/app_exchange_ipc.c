@@ -44,7 +44,7 @@ int app_exchange_ipc_wanted_(porta_exec exec) {
 
 int app_exchange_ipc_reserve_(app_exchange *x, int64_t bytes) {
   if (x->ipc_recv[0] && x->ipc_bytes >= bytes) return PORTA_SUCCESS;
-  const int64_t len = (x->ipc_recv[0] ? bytes + bytes / 4 : bytes) + 256;
+  const int64_t len = bytes + bytes / 4 + 256; /* room to grow, as the other buffers */
   for (int b = 0; b < 2; ++b) {
     porta_ipc_free(x->ipc_old[b]); /* (none in flight: updates hand-shake before returning) */
     x->ipc_old[b] = x->ipc_recv[b];
@@ -56,8 +56,7 @@ int app_exchange_ipc_reserve_(app_exchange *x, int64_t bytes) {
   return PORTA_SUCCESS;
 }
 
-/** This node's name as a number (ranks of one node agree; IPC needs one node). */
-static uint64_t node_id(void) {
+uint64_t app_exchange_node_id_(void) {
   char name[MPI_MAX_PROCESSOR_NAME];
   int len = 0;
   MPI_Get_processor_name(name, &len);
@@ -115,7 +114,7 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
   }
   offer *theirs = mine + nn;
   int *their_ok = ok + nn;
-  const uint64_t node = node_id();
+  const uint64_t node = app_exchange_node_id_();
   const int want = x->ipc_recv[0] != NULL;
   for (int k = 0; k < x->n; ++k) {
     part[k] = x->rank[k] != me && (first || x->peer[k].on);

@@ -72,5 +72,14 @@ void app_exchange_ipc_release_(app_exchange *x);
 int app_exchange_ipc_wanted_(porta_exec exec);
 /** A CUDA-aware MPI (Open MPI's run-time query) and APP_EXCHANGE_TRANSPORT not forbidding it. */
 int app_exchange_cuda_mpi_(porta_exec exec);
+/** This node's name as a number (ranks of one node agree; IPC needs one node). */
+uint64_t app_exchange_node_id_(void);
+/** Record that messages went by `mode` (for app_exchange_transports_used; app_channel.c
+ *  records its messages too). */
+void app_exchange_note_mode_(app_exchange_mode mode);
+/** "host", "pinned-host", "cuda-aware-mpi" or "cuda-ipc". */
+const char *app_exchange_mode_name_(app_exchange_mode mode);
+/** The modes set in the bit mask `modes`, joined by '+' ("none" when empty). */
+void app_exchange_mode_names_(unsigned modes, char *buf, size_t size);
 
 #endif /* APP_EXCHANGE_PRIVATE_H */

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "app_channel.h"
 #include "app_sum.h"
 #include "porta/porta.h"
 
@@ -125,9 +126,9 @@ typedef struct minimd_comm {
   minimd_swap *swaps;
   double cutneigh;
   int64_t max_ghosts;
-  /* re-neighbouring on the execution space (minimd_reneighbor.c): message buffers that the
-     kernels and MPI both reach, and the migration's index lists */
-  porta_view_f64 sbuf, rbuf;
+  /* re-neighbouring on the execution space (minimd_reneighbor.c): its messages (created at
+     the first) and the migration's index lists */
+  app_channel *chan;
   porta_view_i64 leave, movers;
 } minimd_comm;
 

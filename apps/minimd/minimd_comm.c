@@ -116,8 +116,8 @@ void minimd_comm_free(minimd_comm *c) {
   }
   free(c->swaps);
   c->swaps = NULL;
-  porta_view_f64_release(&c->sbuf);
-  porta_view_f64_release(&c->rbuf);
+  app_channel_destroy(c->chan);
+  c->chan = NULL;
   porta_view_i64_release(&c->leave);
   porta_view_i64_release(&c->movers);
 }
@@ -441,27 +441,43 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
 
 /* ---- every step -------------------------------------------------------------------------- */
 
+/** The swap after s when s and it are the lower and upper swap of one dimension's pair (s
+ *  even): they read the same candidates and write different ghosts, so they are independent
+ *  (one launch when both are with this rank itself, messages in flight together otherwise).
+ *  NULL otherwise. */
+static minimd_swap *pair_of(minimd_comm *c, int s) {
+  minimd_swap *w = &c->swaps[s];
+  if (s % 2 != 0 || s + 1 >= c->nswap) return NULL;
+  minimd_swap *w2 = &c->swaps[s + 1];
+  return w2->dim == w->dim && w2->self == w->self ? w2 : NULL;
+}
+
+static int shift_ghosts(const minimd_swap *w, porta_exec exec, porta_view_vec3 x) {
+  if (w->nrecv > 0 && (w->shift[0] != 0.0 || w->shift[1] != 0.0 || w->shift[2] != 0.0))
+    return minimd_shift(exec, x, w->firstrecv, w->nrecv, w->shift);
+  return PORTA_SUCCESS;
+}
+
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
   porta_view f = PORTA_VIEW_ERASE(x);
   for (int s = 0; s < c->nswap; ++s) {
-    minimd_swap *w = &c->swaps[s];
+    minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
     if (w->self) {
-      /* the lower and upper swap of a pair are independent: one launch for both */
-      minimd_swap *w2 =
-          s % 2 == 0 && s + 1 < c->nswap && c->swaps[s + 1].self && c->swaps[s + 1].dim == w->dim
-              ? &c->swaps[s + 1]
-              : NULL;
       const int64_t n2 = w2 ? w2->nsend : 0;
       if (w->nsend + n2 > 0)
         PORTA_CHECK(minimd_self_forward(exec, x, w->list_d, w->nsend, w->firstrecv, w->shift,
                                         w2 ? w2->list_d : w->list_d, n2, w2 ? w2->firstrecv : 0,
                                         w2 ? w2->shift : w->shift));
-      if (w2) ++s;
-      continue;
+    } else if (w2) {
+      app_exchange *plans[2] = {w->forward, w2->forward};
+      PORTA_CHECK(app_exchange_run_together(plans, 2, &f, 1));
+      PORTA_CHECK(shift_ghosts(w, exec, x));
+      PORTA_CHECK(shift_ghosts(w2, exec, x));
+    } else {
+      PORTA_CHECK(app_exchange_run(w->forward, &f, 1));
+      PORTA_CHECK(shift_ghosts(w, exec, x));
     }
-    PORTA_CHECK(app_exchange_run(w->forward, &f, 1));
-    if (w->nrecv > 0 && (w->shift[0] != 0.0 || w->shift[1] != 0.0 || w->shift[2] != 0.0))
-      PORTA_CHECK(minimd_shift(exec, x, w->firstrecv, w->nrecv, w->shift));
+    if (w2) ++s;
   }
   return PORTA_SUCCESS;
 }
@@ -470,10 +486,17 @@ int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
   porta_view g = PORTA_VIEW_ERASE(f);
   for (int s = c->nswap - 1; s >= 0; --s) {
     minimd_swap *w = &c->swaps[s];
-    if (!w->self)
+    minimd_swap *lower = s % 2 == 1 && pair_of(c, s - 1) == w ? &c->swaps[s - 1] : NULL;
+    if (w->self) {
+      if (w->nsend > 0)
+        PORTA_CHECK(minimd_self_reverse(exec, f, w->list_d, w->nsend, w->firstrecv));
+    } else if (lower) { /* (the adds in the same order as one swap after the other) */
+      app_exchange *plans[2] = {w->reverse, lower->reverse};
+      PORTA_CHECK(app_exchange_run_together(plans, 2, &g, 1));
+      --s;
+    } else {
       PORTA_CHECK(app_exchange_run(w->reverse, &g, 1));
-    else if (w->nsend > 0)
-      PORTA_CHECK(minimd_self_reverse(exec, f, w->list_d, w->nsend, w->firstrecv));
+    }
   }
   return PORTA_SUCCESS;
 }
@@ -481,11 +504,16 @@ int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
 int minimd_comm_forward_scalar(minimd_comm *c, porta_exec exec, porta_view_f64 v) {
   porta_view g = PORTA_VIEW_ERASE(v);
   for (int s = 0; s < c->nswap; ++s) {
-    minimd_swap *w = &c->swaps[s];
-    if (!w->self)
+    minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
+    if (w->self) {
+      if (w->nsend > 0) PORTA_CHECK(minimd_self_scalar(exec, v, w->list_d, w->nsend, w->firstrecv));
+    } else if (w2) {
+      app_exchange *plans[2] = {w->forward_scalar, w2->forward_scalar};
+      PORTA_CHECK(app_exchange_run_together(plans, 2, &g, 1));
+      ++s;
+    } else {
       PORTA_CHECK(app_exchange_run(w->forward_scalar, &g, 1));
-    else if (w->nsend > 0)
-      PORTA_CHECK(minimd_self_scalar(exec, v, w->list_d, w->nsend, w->firstrecv));
+    }
   }
   return PORTA_SUCCESS;
 }

@@ -240,6 +240,7 @@ int main(int argc, char **argv) {
 
   /* ---- step 0 ---- */
   reneighbor(&m, 0, p->sort_every > 0);
+  if (m.device_reneighbor) RUN(minimd_reneighbor_prepare(&m));
   compute_force(&m, 1);
   memset(&m.times, 0, sizeof m.times);
   if (rank == 0) {

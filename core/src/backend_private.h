@@ -67,8 +67,9 @@ typedef struct porta_backend_ops {
   int (*fence)(int instance, const char *label);
   /** Wait for every instance (porta_fence). NULL: porta_fence fences the default back end. */
   int (*fence_all)(const char *label);
-  /** A new instance (stream). NULL: the back end has only instance 0. */
-  int (*instance_create)(int *instance);
+  /** A new instance (stream) of a porta_exec_priority. NULL: the back end has only
+   *  instance 0. */
+  int (*instance_create)(int priority, int *instance);
   /** Release an instance made by instance_create (never called for instance 0). */
   int (*instance_destroy)(int instance);
   /** Queue a copy of `bytes` on an instance. NULL: copies run at once on the host. */

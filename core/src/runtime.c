@@ -53,13 +53,21 @@ porta_exec porta_exec_backend(porta_backend backend) {
   return e;
 }
 
-int porta_exec_create_instance(porta_backend backend, porta_exec *out) {
+int porta_exec_create_instance_with_priority(porta_backend backend, porta_exec_priority priority,
+                                             porta_exec *out) {
   *out = porta_exec_backend(backend);
+  if (priority != PORTA_PRIORITY_NORMAL && priority != PORTA_PRIORITY_HIGH)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_create_instance",
+                       porta_backend_name(backend), "unknown priority %d", (int)priority);
   if (!porta_backend_available(backend))
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_create_instance",
                        porta_backend_name(backend), "back end not available");
   const porta_backend_ops *ops = porta_backend_ops_[backend];
-  return ops->instance_create ? ops->instance_create(&out->instance) : PORTA_SUCCESS;
+  return ops->instance_create ? ops->instance_create((int)priority, &out->instance) : PORTA_SUCCESS;
+}
+
+int porta_exec_create_instance(porta_backend backend, porta_exec *out) {
+  return porta_exec_create_instance_with_priority(backend, PORTA_PRIORITY_NORMAL, out);
 }
 
 int porta_exec_destroy_instance(porta_exec exec) {

@@ -1,6 +1,7 @@
 /** Execution-space instances: work launched on separate instances (CUDA streams on the GPU,
  *  instance 0 on the host) is complete and correct after each instance's fence, and
- *  deep_copy_async is ordered on its instance. */
+ *  deep_copy_async is ordered on its instance; a high-priority instance runs kernels like any
+ *  other, and an unknown priority is refused. */
 #include "harness.h"
 
 typedef struct {
@@ -49,11 +50,49 @@ static void test_instances_run_and_fence(void) {
   PT_OK(porta_exec_destroy_instance(e2));
 }
 
+/* a HIGH instance runs kernels like any other (its priority only orders the GPU's blocks):
+   a kernel on it beside a kernel on a NORMAL instance, both checked */
+static void test_instance_priority(void) {
+  const int64_t n = 1 << 18;
+  porta_exec def = porta_exec_default(), hi, lo;
+  PT_OK(porta_exec_create_instance_with_priority(def.backend, PORTA_PRIORITY_HIGH, &hi));
+  PT_OK(porta_exec_create_instance_with_priority(def.backend, PORTA_PRIORITY_NORMAL, &lo));
+  PT_CHECK(hi.backend == def.backend);
+  if (def.backend == PORTA_BACKEND_CUDA) PT_CHECK(hi.instance > 0 && hi.instance != lo.instance);
+  set_args a, b;
+  PT_OK(porta_view_f64_create1(&a.x, "hi", n));
+  PT_OK(porta_view_f64_create1(&b.x, "lo", n));
+  a.value = 7.0;
+  b.value = -3.0;
+  PT_OK(porta_parallel_for("set_lo", lo, porta_range(0, n), &set_k, &b));
+  PT_OK(porta_parallel_for("set_hi", hi, porta_range(0, n), &set_k, &a));
+  PT_OK(porta_exec_fence(hi, "hi"));
+  PT_OK(porta_exec_fence(lo, "lo"));
+  porta_view_f64 ha, hb;
+  PT_OK(porta_view_f64_create_mirror_view(&ha, &a.x));
+  PT_OK(porta_view_f64_create_mirror_view(&hb, &b.x));
+  PT_OK(porta_deep_copy(ha, a.x));
+  PT_OK(porta_deep_copy(hb, b.x));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    bad += (ha.data[i] != 7.0 + (double)i) + (hb.data[i] != -3.0 + (double)i);
+  PT_EQ_I64(bad, 0);
+  porta_view_f64_release(&ha);
+  porta_view_f64_release(&hb);
+  porta_view_f64_release(&a.x);
+  porta_view_f64_release(&b.x);
+  PT_OK(porta_exec_destroy_instance(hi));
+  PT_OK(porta_exec_destroy_instance(lo));
+}
+
 static void test_instance_errors(void) {
   porta_exec bogus = porta_exec_default();
   bogus.instance = 999;
   PT_EXPECT_CODE(porta_exec_destroy_instance(bogus), PORTA_ERROR_INVALID_ARGUMENT);
   porta_exec e;
+  PT_EXPECT_CODE(porta_exec_create_instance_with_priority(porta_exec_default().backend,
+                                                          (porta_exec_priority)7, &e),
+                 PORTA_ERROR_INVALID_ARGUMENT);
   if (!porta_backend_available(PORTA_BACKEND_CUDA))
     PT_EXPECT_CODE(porta_exec_create_instance(PORTA_BACKEND_CUDA, &e), PORTA_ERROR_UNSUPPORTED);
 }
@@ -61,6 +100,7 @@ static void test_instance_errors(void) {
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_instances_run_and_fence);
+  PT_RUN(test_instance_priority);
   PT_RUN(test_instance_errors);
   PT_END();
 }

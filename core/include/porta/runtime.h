@@ -52,6 +52,19 @@ PORTA_API porta_exec porta_exec_backend(porta_backend backend);
  *  independently of other instances and fenced by porta_exec_fence. Host back ends complete
  *  each launch before it returns, so they hand back instance 0. */
 PORTA_API int porta_exec_create_instance(porta_backend backend, porta_exec *out);
+/** How soon a GPU runs an instance's kernels beside other instances' (CUDA stream
+ *  priorities). */
+typedef enum porta_exec_priority {
+  PORTA_PRIORITY_NORMAL = 0, /**< porta_exec_create_instance's, and instance 0's */
+  PORTA_PRIORITY_HIGH = 1    /**< its waiting blocks are started before NORMAL ones */
+} porta_exec_priority;
+/** porta_exec_create_instance with a priority: the small kernels of a HIGH instance (a halo
+ *  exchange's pack and unpack) start as soon as the GPU has room, instead of after every
+ *  block of a large kernel already running on another instance. Host back ends have one
+ *  instance and no priorities: they hand back instance 0. */
+PORTA_API int porta_exec_create_instance_with_priority(porta_backend backend,
+                                                       porta_exec_priority priority,
+                                                       porta_exec *out);
 /** Fence and release an instance made by porta_exec_create_instance (instance 0: no-op). */
 PORTA_API int porta_exec_destroy_instance(porta_exec exec);
 /** The memory space kernels on `exec` use by default. */

@@ -16,7 +16,7 @@ int porta_cuda_device_sync_(const char *label);
 int porta_cuda_sync_(int instance, const char *label);
 /** Threads per block, and shared memory per block with the opt-in (defaults without a GPU). */
 void porta_cuda_team_limits_(int *max_threads, size_t *max_shared);
-int porta_cuda_instance_create_(int *instance);
+int porta_cuda_instance_create_(int priority, int *instance);
 int porta_cuda_instance_destroy_(int instance);
 int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
 int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64);

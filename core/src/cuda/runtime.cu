@@ -214,10 +214,14 @@ extern "C" void *porta_cuda_stream_(int instance) {
   return (void *)streams[instance];
 }
 
-extern "C" int porta_cuda_instance_create_(int *instance) {
+extern "C" int porta_cuda_instance_create_(int priority, int *instance) {
+  /* CUDA's priorities: lower numbers first; streams are made at the least urgent by default */
+  int least = 0, greatest = 0;
+  CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest), "porta_exec_create_instance", NULL);
   for (int k = 1; k < PORTA_CUDA_MAX_INSTANCES; ++k)
     if (!streams[k]) {
-      CUDA_TRY(cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking),
+      CUDA_TRY(cudaStreamCreateWithPriority(&streams[k], cudaStreamNonBlocking,
+                                            priority == PORTA_PRIORITY_HIGH ? greatest : least),
                "porta_exec_create_instance", NULL);
       *instance = k;
       return PORTA_SUCCESS;

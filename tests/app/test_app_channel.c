@@ -1,0 +1,150 @@
+/** Channels (app_channel.h) on any number of ranks. Every rank makes the same sequence of
+ *  calls, each a pattern every rank derives alike:
+ *  - a ring one way, then the other (on 2 ranks `to` and `from` are one rank);
+ *  - one packed message sent to both neighbours, as miniMD's migration does;
+ *  - a message to this rank itself;
+ *  sizes change from call to call, with empty messages and jumps that make the receivers'
+ *  buffers grow (and over CUDA IPC be mapped again), after a reserve that makes room for some. The
+ * messages are packed by a kernel; each received value must be the one its sender wrote (rank, call
+ * and index in the value), and the count the sender's. Then bad sizes are refused naming the
+ * channel. On a GPU the test checks the transport TEST_EXCHANGE_TRANSPORT names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_channel.h"
+#include "app_expect_mpi.h"
+#include "app_mpi.h"
+
+static int me = 0, nranks = 1;
+
+/** The size of the message `sender` sends at call `call`: varied, empty at times, and much
+ *  larger from call 12 on (the receivers' buffers grow). */
+static int64_t size_of(int sender, int call) {
+  if ((sender + call) % 5 == 3) return 0;
+  const int64_t base = 1 + (37 * call + 11 * sender) % 97;
+  return call >= 12 ? 40000 + 1000 * call + base : base;
+}
+
+static double value(int sender, int call, int64_t k) {
+  return (double)sender * 1e9 + (double)call * 1e6 + (double)k + 0.5;
+}
+
+typedef struct {
+  porta_view_f64 buf;
+  int sender, call;
+} fill_args;
+
+PORTA_FOR(channel_fill, fill_args, a, k) {
+  PORTA_AT1(a->buf, k) = (double)a->sender * 1e9 + (double)a->call * 1e6 + (double)k + 0.5;
+}
+
+/** Pack this rank's message of `call` into the channel's send buffer; its size. */
+static int64_t pack(app_channel *ch, int call) {
+  const int64_t n = size_of(me, call);
+  fill_args a;
+  APP_CHECK(app_channel_send_buffer(ch, n, &a.buf));
+  a.sender = me;
+  a.call = call;
+  if (n > 0)
+    APP_CHECK(porta_parallel_for("channel_fill", porta_exec_default(), porta_range(0, n),
+                                 &channel_fill, &a));
+  return n;
+}
+
+/** The message from `from` of `call`, checked on the host. */
+static void check(porta_view_f64 recv, int64_t nr, int from, int call, const char *what) {
+  const int64_t want = size_of(from, call);
+  EXPECT(nr == want, "%s, call %d: %lld doubles from rank %d, want %lld", what, call, (long long)nr,
+         from, (long long)want);
+  if (nr != want || nr == 0) return;
+  double *h = (double *)malloc((size_t)nr * sizeof(double));
+  porta_view_f64 hv;
+  porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+  APP_CHECK(porta_view_f64_wrap(&hv, h, "check", 1, &nr, &opt));
+  APP_CHECK(porta_deep_copy(hv, recv));
+  int64_t bad = 0, first = -1;
+  for (int64_t k = 0; k < nr; ++k)
+    if (h[k] != value(from, call, k)) {
+      if (first < 0) first = k;
+      ++bad;
+    }
+  EXPECT(bad == 0, "%s, call %d: %lld wrong values from rank %d (first at %lld: %g, want %g)", what,
+         call, (long long)bad, from, (long long)first, first >= 0 ? h[first] : 0.0,
+         first >= 0 ? value(from, call, first) : 0.0);
+  porta_view_f64_release(&hv);
+  free(h);
+}
+
+static void sendrecv_checked(app_channel *ch, int64_t ns, int to, int from, int call,
+                             const char *what) {
+  porta_view_f64 recv;
+  int64_t nr = -1;
+  APP_CHECK(app_channel_sendrecv(ch, ns, to, from, &recv, &nr));
+  check(recv, nr, from, call, what);
+}
+
+int main(int argc, char **argv) {
+  app_mpi_init(&argc, &argv, "test_app_channel");
+  APP_CHECK(porta_initialize(&argc, &argv));
+  porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  app_channel *ch;
+  APP_CHECK(app_channel_create(&ch, "test_channel", MPI_COMM_WORLD, porta_exec_default(), 500));
+  const int right = (me + 1) % nranks, left = (me + nranks - 1) % nranks;
+  /* room for the ring's largest messages at once (the later growth is then only leftward) */
+  APP_CHECK(app_channel_reserve(ch, size_of(me, 12), right, left));
+  int call = 0;
+  for (int round = 0; round < 6; ++round) {
+    int64_t n = pack(ch, call);
+    sendrecv_checked(ch, n, right, left, call, "ring right");
+    ++call;
+    n = pack(ch, call);
+    sendrecv_checked(ch, n, left, right, call, "ring left");
+    ++call;
+    /* one message to both sides (the send buffer keeps it) */
+    n = pack(ch, call);
+    sendrecv_checked(ch, n, right, left, call, "both sides, right");
+    sendrecv_checked(ch, n, left, right, call, "both sides, left");
+    ++call;
+  }
+  for (int round = 0; round < 3; ++round, ++call) {
+    const int64_t n = pack(ch, call);
+    sendrecv_checked(ch, n, me, me, call, "itself");
+  }
+
+  char used[128];
+  app_channel_transports(ch, used, sizeof used);
+  const char *want = getenv("TEST_EXCHANGE_TRANSPORT");
+  if (want && *want && nranks > 1)
+    EXPECT(strstr(used, want) != NULL, "rank %d: messages went by '%s', want '%s'", me, used, want);
+  if (me == 0) printf("transports: %s\n", used);
+
+  /* refusals: a negative size, more than the send buffer holds (every rank fails before
+     any message, so nothing is left waiting) */
+  porta_view_f64 recv, buf;
+  int64_t nr = 0;
+  int rc = app_channel_sendrecv(ch, -1, right, left, &recv, &nr);
+  expect_failed_everywhere(rc, "negative size");
+  expect_message("test_channel", "negative size");
+  APP_CHECK(app_channel_send_buffer(ch, 10, &buf));
+  rc = app_channel_sendrecv(ch, porta_extent(buf, 0) + 1, right, left, &recv, &nr);
+  expect_failed_everywhere(rc, "size beyond the send buffer");
+  expect_message("send buffer holds", "size beyond the send buffer");
+  rc = app_channel_reserve(ch, -3, right, left);
+  expect_failed_everywhere(rc, "negative reserve");
+  expect_message("negative size", "negative reserve");
+  rc = app_channel_send_buffer(ch, -5, &buf);
+  expect_failed_everywhere(rc, "negative buffer");
+  expect_message("negative size", "negative buffer");
+
+  app_channel_destroy(ch);
+  int total = 0;
+  MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0)
+    printf("channels on %d ranks (%d calls, %s back end): %s (%d failures)\n", nranks, call,
+           porta_backend_name(porta_exec_default().backend), total ? "FAILED" : "PASSED", total);
+  app_mpi_finalize();
+  return total ? 1 : 0;
+}
