@@ -143,6 +143,16 @@ typedef struct tea_summary {
 int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth);
 /** The MPI part of tea_halo_exchange alone: the physical faces' halos keep their values. */
 int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, int depth);
+/** The instance beside c->exec that tea_halo_exchange_beside packs and unpacks on (a GPU run
+ *  with neighbours, high priority): 1 and *side, or 0 when there is none. TEA_HALO_BESIDE=0
+ *  turns it off (for comparisons), =1 on on host back ends too, where the "instance beside"
+ *  is instance 0 and nothing overlaps (for tests of the split on machines without a GPU). */
+int tea_halo_beside(const tea_chunk *c, porta_exec *side);
+/** tea_halo_exchange_neighbours on that instance, so that it runs beside a kernel queued on
+ *  c->exec (which must not write what is sent or received). The kernels that made the values
+ *  to send must be on the side instance or complete; on return the halos are in place (the
+ *  side instance fenced) and kernels queued on c->exec from then on can read them. */
+int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int depth);
 /** Sum `n` values over all ranks in place (app_sum_allreduce on c->sum). In reproducible mode
  *  (c->reproducible) the values are the rounded local sums the reduction kernels just left in
  *  c->sum's slots 0..n-1 (else an error): the exact accumulators are merged over the ranks and

@@ -13,6 +13,7 @@
 #include "tea_comm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, porta_exec exec) {
   c->gx_cells = s->x_cells;
@@ -42,9 +43,29 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
   m->t_halo = timers ? app_timer_id(timers, "MPI halo exchange") : -1;
   /* fields are (y, x): x is view dimension 1 */
   int rc = app_halo2d_create(&m->halo, d, c->halo, 1, TEA_NUM_EXCHANGE_FIELDS, c->exec);
+  /* a GPU with neighbours: the exchange of p can run beside the update of the inside cells
+     (tea_step.c) on a stream of its own whose small kernels go first */
+  int neighbours = 0;
+  for (int dim = 0; dim < 2; ++dim)
+    for (int side = 0; side < 2; ++side) neighbours += !app_decomp_is_boundary(d, dim, side);
+  const char *env = getenv("TEA_HALO_BESIDE"); /* 0: never, 1: on host back ends too (tests) */
+  const int beside = env && !strcmp(env, "1")   ? 1
+                     : env && !strcmp(env, "0") ? 0
+                                                : c->exec.backend == PORTA_BACKEND_CUDA;
+  if (rc == PORTA_SUCCESS && neighbours > 0 && beside) {
+    rc = porta_exec_create_instance_with_priority(c->exec.backend, PORTA_PRIORITY_HIGH, &m->beside);
+    if (rc == PORTA_SUCCESS) {
+      m->has_beside = 1;
+      rc = app_halo2d_create(&m->halo_beside, d, c->halo, 1, 1, m->beside);
+    }
+  }
   if (rc == PORTA_SUCCESS) rc = app_sum_create(&c->sum, d->comm, c->reproducible, timers);
   if (rc != PORTA_SUCCESS) {
     app_halo2d_destroy(&m->halo);
+    if (m->has_beside) {
+      app_halo2d_destroy(&m->halo_beside);
+      porta_exec_destroy_instance(m->beside);
+    }
     free(m);
     return rc;
   }
@@ -57,6 +78,10 @@ void tea_comm_destroy(tea_chunk *c) {
   c->sum = NULL;
   if (!c->comm) return;
   app_halo2d_destroy(&c->comm->halo);
+  if (c->comm->has_beside) {
+    app_halo2d_destroy(&c->comm->halo_beside);
+    porta_exec_destroy_instance(c->comm->beside);
+  }
   free(c->comm);
   c->comm = NULL;
 }
@@ -66,9 +91,14 @@ int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth) {
   return tea_reflect_boundaries(c, fields, nfields, depth);
 }
 
-int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, int depth) {
-  struct tea_comm *m = c->comm;
-  porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
+int tea_halo_beside(const tea_chunk *c, porta_exec *side) {
+  if (!c->comm || !c->comm->has_beside) return 0;
+  *side = c->comm->beside;
+  return 1;
+}
+
+/** Views of the listed field ids. */
+static int field_views(tea_chunk *c, const int *fields, int nfields, porta_view_f64 *views) {
   if (nfields < 0 || nfields > TEA_NUM_EXCHANGE_FIELDS)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_halo_exchange", "halo",
                        "%d fields (at most %d)", nfields, TEA_NUM_EXCHANGE_FIELDS);
@@ -79,6 +109,27 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
                          "unknown field id %d", fields[i]);
     views[i] = *v;
   }
+  return PORTA_SUCCESS;
+}
+
+int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int depth) {
+  struct tea_comm *m = c->comm;
+  if (!m || !m->has_beside)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_halo_exchange_beside", "halo",
+                       "no instance beside the chunk's (see tea_halo_beside)");
+  porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
+  PORTA_CHECK(field_views(c, fields, nfields, views));
+  app_timer_start(m->timers, m->t_halo);
+  int rc = app_halo2d_exchange(&m->halo_beside, views, nfields, depth);
+  if (rc == PORTA_SUCCESS) rc = porta_exec_fence(m->beside, "tea_halo_exchange_beside");
+  app_timer_stop(m->timers, m->t_halo);
+  return rc;
+}
+
+int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, int depth) {
+  struct tea_comm *m = c->comm;
+  porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
+  PORTA_CHECK(field_views(c, fields, nfields, views));
   if (m) {
     app_timer_start(m->timers, m->t_halo);
     int rc = app_halo2d_exchange(&m->halo, views, nfields, depth);

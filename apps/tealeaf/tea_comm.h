@@ -13,6 +13,11 @@ PORTA_EXTERN_C_BEGIN
 struct tea_comm {
   app_decomp d;
   app_halo2d halo;
+  /** the exchanges beside c->exec (tea_halo_exchange_beside): plans of their own on a
+   *  high-priority instance; has_beside 0 when there is none */
+  app_halo2d halo_beside;
+  porta_exec beside;
+  int has_beside;
   app_timers *timers;
   int t_halo;
 };

@@ -7,6 +7,7 @@
 typedef struct {
   porta_view_f64 u, p, r, w, z, mi, kx, ky, di;
   double rx, ry, alpha, beta;
+  int64_t k0, k1, j0, j1; /**< the interior box (the ring kernel walks its edge) */
 } tea_cg_args;
 
 static tea_cg_args tea_cg_make(tea_chunk *c) {
@@ -23,6 +24,7 @@ static tea_cg_args tea_cg_make(tea_chunk *c) {
   a.rx = c->rx;
   a.ry = c->ry;
   a.alpha = a.beta = 0.0;
+  a.k0 = a.k1 = a.j0 = a.j1 = 0;
   return a;
 }
 
@@ -187,10 +189,42 @@ int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
 }
 
 /* u += a p; p = r + b p */
-PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) {
+PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j) {
   const double p = PORTA_AT2(a->p, k, j);
   PORTA_AT2(a->u, k, j) += a->alpha * p;
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + a->beta * p;
+}
+
+PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
+
+/* cell i of the interior's edge: the bottom row, the top row, then the left and the right
+   column between them */
+PORTA_FOR(tea_k_cg_calc_up_ring_f, tea_cg_args, a, i) {
+  const int64_t w = a->j1 - a->j0, h = a->k1 - a->k0 - 2;
+  if (i < 2 * w)
+    tea_cg_up(a, i < w ? a->k0 : a->k1 - 1, a->j0 + i % w);
+  else
+    tea_cg_up(a, a->k0 + 1 + (i - 2 * w) % h, i - 2 * w < h ? a->j0 : a->j1 - 1);
+}
+
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
+  tea_cg_args a = tea_cg_make(c);
+  a.alpha = alpha;
+  a.beta = beta;
+  const tea_box b = tea_box_interior(c, 0);
+  a.k0 = b.k0;
+  a.k1 = b.k1;
+  a.j0 = b.j0;
+  a.j1 = b.j1;
+  if (c->nx < 3 || c->ny < 3)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_up_split", "interior",
+                       "%d x %d cells have no inside to split off", c->nx, c->ny);
+  const int64_t ring = 2 * (int64_t)c->nx + 2 * ((int64_t)c->ny - 2);
+  PORTA_CHECK(porta_parallel_for("tea_cg_calc_up_ring", ring_exec, porta_range(0, ring),
+                                 &tea_k_cg_calc_up_ring_f, &a));
+  return porta_parallel_for_md("tea_cg_calc_up_inside", c->exec,
+                               porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0 + 1, b.j1 - 1),
+                               &tea_k_cg_calc_up_f, &a);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {

@@ -123,6 +123,7 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   const int64_t last_iter = rr != 0.0 ? max_iters : 0;
   for (n = 1; n <= last_iter; ++n) {
     bool reflect = true; /* the exchanged field's physical halo is reflected after the exchange */
+    bool exchanged = false; /* the iteration exchanged already (beside its update) */
     if (!ch_switch) {
       if (cheby_steps > 0)
         ch_switch = true;
@@ -224,7 +225,14 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
       double beta = rrn / rro;
       c->cg_betas[n - 1] = beta;
-      if (lean)
+      porta_exec side;
+      if (lean && !reflect && c->nx >= 3 && c->ny >= 3 && tea_halo_beside(c, &side)) {
+        /* u += alpha p; p = r + beta p on the edge beside, the inside on c->exec, and the
+           exchange of p beside that (it reads and writes only the edge and the halo) */
+        PORTA_CHECK(tea_k_cg_calc_up_split(c, side, alpha, beta));
+        PORTA_CHECK(tea_halo_exchange_beside(c, &exch, 1, 1));
+        exchanged = true;
+      } else if (lean)
         PORTA_CHECK(tea_k_cg_calc_up(c, alpha, beta)); /* u += alpha p (old p); p = r + beta p */
       else
         PORTA_CHECK(tea_k_cg_calc_p(c, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R, beta));
@@ -235,9 +243,9 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
     }
 
-    if (reflect)
+    if (!exchanged && reflect)
       PORTA_CHECK(tea_exchange1(c, exch, 1));
-    else
+    else if (!exchanged)
       PORTA_CHECK(tea_halo_exchange_neighbours(c, &exch, 1, 1));
 
     error = sqrt(fabs(error));

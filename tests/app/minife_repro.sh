@@ -4,8 +4,9 @@
 # mv_overlap_comm_comp=1 and with load_imbalance; the iteration count too.
 # MINIFE_REPRO_CUDA=1 adds CUDA runs on 1 and 2 ranks.
 # CROSS = 0 (a CUDA build with FMA contraction, not configured with PORTA_ENABLE_REPRODUCIBLE):
-# when the default back end is CUDA (PORTA_BACKEND=cuda), the Serial run is compared for the
-# record only - host and device round a*b+c differently there; every CUDA run must still agree.
+# when the default back end is CUDA (PORTA_BACKEND=cuda, or unset on a machine with a GPU), the
+# Serial run is compared for the record only - host and device round a*b+c differently there;
+# every CUDA run must still agree.
 #   minife_repro.sh MPIEXEC MINIFE H5DIFF CROSS MINIFE_ARGS...
 set -u
 mpiexec=$1 exe=$2 h5diff=$3 cross=$4
@@ -14,6 +15,15 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/minife_repro.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 fail=0
+# the runs without a back end named run on CUDA when PORTA_BACKEND says so, or when it is unset
+# and this machine has a GPU (the default of a CUDA build)
+default_is_cuda() {
+  case ${PORTA_BACKEND:-} in
+  cuda) return 0 ;;
+  "") command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 ;;
+  *) return 1 ;;
+  esac
+}
 run() { # run NAME NP THREADS BACKEND [args...]
   name=$1 np=$2 t=$3 be=$4
   shift 4
@@ -45,7 +55,7 @@ for cfg in $cfgs; do
     "$h5diff" ref.h5 "$name.h5" /cg/residual_history /cg/residual_history >>"$name.diff" 2>&1 &&
     [ "$it" = "$ref_iters" ]; then
     echo "same bits: $name ($it iterations)"
-  elif [ "$cross" = 0 ] && [ "${PORTA_BACKEND:-}" = cuda ] && [ "$be" = serial ]; then
+  elif [ "$cross" = 0 ] && default_is_cuda && [ "$be" = serial ]; then
     echo "differs (for the record): $name - a CUDA build with FMA contraction rounds otherwise"
   else
     cat "$name.diff"

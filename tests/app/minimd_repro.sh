@@ -4,8 +4,9 @@
 # Serial back end; and a default-mode run on 2 ranks must differ from them somewhere in the
 # last bits (so the comparison can see a difference).
 # CROSS = 0 (a CUDA build with FMA contraction, not configured with PORTA_ENABLE_REPRODUCIBLE):
-# when the default back end is CUDA (PORTA_BACKEND=cuda), the Serial run is compared for the
-# record only - host and device round a*b+c differently there; every CUDA run must still agree.
+# when the default back end is CUDA (PORTA_BACKEND=cuda, or unset on a machine with a GPU), the
+# Serial run is compared for the record only - host and device round a*b+c differently there;
+# every CUDA run must still agree.
 #   minimd_repro.sh MPIEXEC MINIMD H5DIFF CROSS MINIMD_ARGS...
 set -u
 mpiexec=$1 exe=$2 h5diff=$3 cross=$4
@@ -14,6 +15,15 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/minimd_repro.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 fail=0
+# the runs without a back end named run on CUDA when PORTA_BACKEND says so, or when it is unset
+# and this machine has a GPU (the default of a CUDA build)
+default_is_cuda() {
+  case ${PORTA_BACKEND:-} in
+  cuda) return 0 ;;
+  "") command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 ;;
+  *) return 1 ;;
+  esac
+}
 run() { # run NAME NP THREADS BACKEND MODE [args...]
   name=$1 np=$2 t=$3 be=$4 mode=$5
   shift 5
@@ -40,7 +50,7 @@ for cfg in 2:1: 3:1: 4:1: 1:2: 2:2: 1:1:serial; do
   run "$name" "$np" "$t" "$be" --reproducible "$@"
   if same "$name"; then
     echo "same bits: $name"
-  elif [ "$cross" = 0 ] && [ "${PORTA_BACKEND:-}" = cuda ] && [ "$be" = serial ]; then
+  elif [ "$cross" = 0 ] && default_is_cuda && [ "$be" = serial ]; then
     echo "differs (for the record): $name - a CUDA build with FMA contraction rounds otherwise"
   else
     head -n 20 "$name.diff"

@@ -49,6 +49,13 @@ if(PORTA_ENABLE_OPENMP)
   endforeach()
 endif()
 
+# The lean CG iteration's split update with the exchange of p beside it (on a GPU by default;
+# TEA_HALO_BESIDE=1 takes that path on the host back ends too): the reference answers on 2 and 4
+# ranks
+foreach(np 2 4)
+  tea_reference_test(tealeaf.bm2.cg.beside.np${np} 2 ${np} "TEA_HALO_BESIDE=1")
+endforeach()
+
 # Every solver x preconditioner (tests/app/tea_combo.sh): tea_bm_1 (10 x 10, test_problem 1,
 # eps 1e-15) with its solver lines replaced at test time. Each test asserts exit status 0, the
 # report's PASSED and the figures the reference's algorithm (tealeaf.md 1.6-1.7) implies:
