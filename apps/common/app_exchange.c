@@ -78,43 +78,38 @@ static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
  *  case, take one pass. */
 static int check_distinct(const app_exchange *x, const char *op, const int64_t *o, int64_t n);
 
-/** Counts, offsets and buffers from `l`, whose neighbours must be the plan's (the same number;
- *  on an update the same ranks in the same order); buffers grow, never shrink. */
-static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating) {
-  const char *op = updating ? "app_exchange_update" : "app_exchange_create";
+/** The neighbours and counts of new lists: the plan's neighbours (the same number; on an update
+ *  the same ranks in the same order), counts not negative; their totals. */
+static int check_counts(const app_exchange *x, const char *op, int nneighbours, const int *ranks,
+                        const int64_t *send_count, const int64_t *recv_count, int updating,
+                        int64_t *send_total, int64_t *recv_total) {
   int nranks = 0; /* MPI_COMM_NULL (no communicator): no rank is a valid neighbour */
   if (x->comm != MPI_COMM_NULL) MPI_Comm_size(x->comm, &nranks);
-  if (l->nneighbours != x->n)
+  if (nneighbours != x->n)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                       "%d neighbours, the plan was built with %d", l->nneighbours, x->n);
-  int64_t send_total = 0, recv_total = 0;
+                       "%d neighbours, the plan was built with %d", nneighbours, x->n);
+  *send_total = *recv_total = 0;
   for (int k = 0; k < x->n; ++k) {
-    if (l->ranks[k] < 0 || l->ranks[k] >= nranks || l->send_count[k] < 0 || l->recv_count[k] < 0 ||
-        (updating && l->ranks[k] != x->rank[k]))
+    if (ranks[k] < 0 || ranks[k] >= nranks || send_count[k] < 0 || recv_count[k] < 0 ||
+        (updating && ranks[k] != x->rank[k]))
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                          "neighbour %d: rank %d outside 0..%d, a negative count, or not the "
                          "plan's neighbour",
-                         k, l->ranks[k], nranks - 1);
-    send_total += l->send_count[k];
-    recv_total += l->recv_count[k];
+                         k, ranks[k], nranks - 1);
+    *send_total += send_count[k];
+    *recv_total += recv_count[k];
   }
-  int64_t max_offset = -1;
-  for (int64_t i = 0; i < send_total + recv_total; ++i) {
-    const int64_t o = i < send_total ? l->send_index[i] : l->recv_index[i - send_total];
-    if (o < 0)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label, "negative offset %lld",
-                         (long long)o);
-    if (o > max_offset) max_offset = o;
-  }
-  if (x->accumulate) PORTA_CHECK(check_distinct(x, op, l->recv_index, recv_total));
+  return PORTA_SUCCESS;
+}
+
+/** Buffers for the new totals (they grow, never shrink), then the counts and displacements. */
+static int set_counts(app_exchange *x, const int *ranks, const int64_t *send_count,
+                      const int64_t *recv_count, int64_t send_total, int64_t recv_total,
+                      int64_t max_offset) {
   porta_memory_space space;
   PORTA_CHECK(app_exchange_buffer_space(x->exec, &space));
   const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
   const int64_t vb = x->max_fields * (int64_t)x->value_size;
-  PORTA_CHECK(
-      copy_index(&x->send_index, "exchange_send_index", l->send_index, send_total, exec_space));
-  PORTA_CHECK(
-      copy_index(&x->recv_index, "exchange_recv_index", l->recv_index, recv_total, exec_space));
   if (x->mode == APP_EXCHANGE_CUDA_MPI || x->mode == APP_EXCHANGE_IPC) space = exec_space;
   PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space));
   if (x->mode == APP_EXCHANGE_IPC) {
@@ -131,16 +126,121 @@ static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating)
   }
   x->send_total = x->recv_total = 0;
   for (int k = 0; k < x->n; ++k) {
-    x->rank[k] = l->ranks[k];
-    x->send_count[k] = l->send_count[k];
-    x->recv_count[k] = l->recv_count[k];
+    x->rank[k] = ranks[k];
+    x->send_count[k] = send_count[k];
+    x->recv_count[k] = recv_count[k];
     x->send_displ[k] = x->send_total;
     x->recv_displ[k] = x->recv_total;
-    x->send_total += l->send_count[k];
-    x->recv_total += l->recv_count[k];
+    x->send_total += send_count[k];
+    x->recv_total += recv_count[k];
   }
   x->max_offset = max_offset;
   return PORTA_SUCCESS;
+}
+
+/** Counts, offsets and buffers from `l` (host arrays). */
+static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating) {
+  const char *op = updating ? "app_exchange_update" : "app_exchange_create";
+  int64_t send_total, recv_total;
+  PORTA_CHECK(check_counts(x, op, l->nneighbours, l->ranks, l->send_count, l->recv_count, updating,
+                           &send_total, &recv_total));
+  int64_t max_offset = -1;
+  for (int64_t i = 0; i < send_total + recv_total; ++i) {
+    const int64_t o = i < send_total ? l->send_index[i] : l->recv_index[i - send_total];
+    if (o < 0)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label, "negative offset %lld",
+                         (long long)o);
+    if (o > max_offset) max_offset = o;
+  }
+  if (x->accumulate) PORTA_CHECK(check_distinct(x, op, l->recv_index, recv_total));
+  const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
+  PORTA_CHECK(
+      copy_index(&x->send_index, "exchange_send_index", l->send_index, send_total, exec_space));
+  PORTA_CHECK(
+      copy_index(&x->recv_index, "exchange_recv_index", l->recv_index, recv_total, exec_space));
+  return set_counts(x, l->ranks, l->send_count, l->recv_count, send_total, recv_total, max_offset);
+}
+
+/** *dst (grown as needed) holds the first n offsets of view src, copied on the device. */
+static int copy_index_view(porta_view_i64 *dst, const char *label, porta_view_i64 src, int64_t n,
+                           porta_memory_space space) {
+  if (!dst->data || porta_extent(*dst, 0) < n) {
+    porta_view_i64_release(dst);
+    const int64_t len = grown(n > 0 ? n : 1);
+    porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_i64_create(dst, label, 1, &len, &opt));
+  }
+  if (n == 0) return PORTA_SUCCESS;
+  porta_view_i64 d, s;
+  memset(&d, 0, sizeof d);
+  memset(&s, 0, sizeof s);
+  porta_slice sl = porta_slice_range(0, n);
+  int rc = porta_view_i64_subview(&d, dst, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&s, &src, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(d, s);
+  porta_view_i64_release(&d);
+  porta_view_i64_release(&s);
+  return rc;
+}
+
+int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t *send_count,
+                               porta_view_i64 send_index, const int64_t *recv_count,
+                               porta_view_i64 recv_index) {
+  const char *op = "app_exchange_update_device";
+  if (x->active)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "an exchange is in progress (finish it first)");
+  int64_t send_total, recv_total;
+  PORTA_CHECK(
+      check_counts(x, op, x->n, ranks, send_count, recv_count, 1, &send_total, &recv_total));
+  const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
+  if ((send_total > 0 && (!send_index.data || porta_extent(send_index, 0) < send_total)) ||
+      (recv_total > 0 && (!recv_index.data || porta_extent(recv_index, 0) < recv_total)) ||
+      (send_total > 0 && !porta_space_accessible(x->exec.backend, send_index.m.space)) ||
+      (recv_total > 0 && !porta_space_accessible(x->exec.backend, recv_index.m.space)))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "the offset views must hold %lld and %lld offsets where the plan's "
+                       "kernels run",
+                       (long long)send_total, (long long)recv_total);
+  /* one kernel checks them: none negative, and an adding plan's receive offsets ascending
+     (so distinct; lists that are not are checked on the host) */
+  app_exchange_check_args a;
+  a.send = send_index;
+  a.recv = recv_index;
+  a.nsend = send_total;
+  app_exchange_check_value v;
+  app_exchange_check_init(&v);
+  if (send_total + recv_total > 0)
+    PORTA_CHECK(porta_parallel_reduce("app_exchange_check", x->exec,
+                                      porta_range(0, send_total + recv_total),
+                                      &app_exchange_check_offsets, &a, &v));
+  if (v.lo < 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label, "negative offset %lld",
+                       (long long)v.lo);
+  if (x->accumulate && v.unordered > 0) { /* distinct? (on the host, before anything changes) */
+    int64_t *o = (int64_t *)malloc((size_t)recv_total * sizeof *o);
+    if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+    porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+    porta_view_i64 h, src;
+    memset(&src, 0, sizeof src);
+    porta_slice sl = porta_slice_range(0, recv_total);
+    int rc = porta_view_i64_wrap(&h, o, "exchange_recv_check", 1, &recv_total, &hopt);
+    if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&src, &recv_index, &sl);
+    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, src);
+    if (rc == PORTA_SUCCESS) rc = check_distinct(x, op, o, recv_total);
+    porta_view_i64_release(&src);
+    porta_view_i64_release(&h);
+    free(o);
+    if (rc != PORTA_SUCCESS) return rc;
+  }
+  /* the buffers may be replaced: the last exchange's unpack must be done with them */
+  PORTA_CHECK(porta_exec_fence(x->exec, op));
+  PORTA_CHECK(
+      copy_index_view(&x->send_index, "exchange_send_index", send_index, send_total, exec_space));
+  PORTA_CHECK(
+      copy_index_view(&x->recv_index, "exchange_recv_index", recv_index, recv_total, exec_space));
+  PORTA_CHECK(set_counts(x, ranks, send_count, recv_count, send_total, recv_total, v.hi));
+  return x->mode == APP_EXCHANGE_IPC ? app_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
 }
 
 int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
@@ -334,11 +434,23 @@ static unsigned char *recv_buffer(app_exchange *x) {
 }
 
 /** Pack (to_buffer) or unpack every field's listed values. */
-static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_buffer) {
+/** A pack (to_buffer) or unpack; `direct` (a pack in IPC mode, every sending neighbour mapped,
+ *  at most APP_EXCHANGE_MAX_SEGMENTS of them): each neighbour's values go straight into its
+ *  mapped receive buffer, with no copy after the pack. */
+static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_buffer, int direct) {
   const int64_t total = to_buffer ? x->send_total : x->recv_total;
   if (total == 0) return PORTA_SUCCESS;
   app_exchange_pack_args a;
   memset(&a, 0, sizeof a);
+  if (direct) {
+    const int b = (int)(x->exchanges % 2);
+    const int64_t vb = (int64_t)x->value_size * nfields;
+    for (int k = 0; k < x->n; ++k)
+      if (x->send_count[k] > 0) {
+        a.seg_first[a.nseg] = x->send_displ[k];
+        a.seg_buf[a.nseg++] = (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb;
+      }
+  }
   a.index = to_buffer ? x->send_index : x->recv_index;
   for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
   a.buf = to_buffer ? (void *)x->send_buf.data : recv_buffer(x);
@@ -353,8 +465,9 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
 }
 
 /** IPC mode: receives (tokens from the mapped neighbours, values from the others into host
- *  staging), the pack, each neighbour's values copied into its buffer or the staging, one
- *  fence, then the tokens and the MPI messages. */
+ *  staging), the pack (straight into the neighbours' buffers when every sending neighbour is
+ *  mapped, else into the send buffer, then each neighbour's values copied into its buffer or
+ *  the staging), one fence, then the tokens and the MPI messages. */
 static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
   const char *op = "app_exchange_start";
   const int b = (int)(x->exchanges % 2);
@@ -369,8 +482,15 @@ static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int
                      x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
     if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
   }
-  PORTA_CHECK(copy(x, fields, nfields, 1));
-  for (int k = 0; k < x->n; ++k) {
+  int direct = 1, nsending = 0;
+  for (int k = 0; k < x->n; ++k)
+    if (x->send_count[k] > 0) {
+      direct = direct && x->peer[k].on;
+      ++nsending;
+    }
+  direct = direct && nsending <= APP_EXCHANGE_MAX_SEGMENTS;
+  PORTA_CHECK(copy(x, fields, nfields, 1, direct));
+  for (int k = 0; k < x->n && !direct; ++k) {
     if (x->send_count[k] == 0) continue;
     const unsigned char *src = x->send_buf.data + x->send_displ[k] * vb;
     unsigned char *dst = x->peer[k].on ? (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb
@@ -432,7 +552,7 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
                        x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
     if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
   }
-  PORTA_CHECK(copy(x, fields, nfields, 1));
+  PORTA_CHECK(copy(x, fields, nfields, 1, 0));
   if (x->send_total > 0) PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
   for (int k = 0; k < x->n; ++k) {
     if (x->send_count[k] == 0) continue;
@@ -463,7 +583,7 @@ int app_exchange_finish(app_exchange *x) {
                                          x->host_recv[b].data + x->recv_displ[k] * vb,
                                          (size_t)(x->recv_count[k] * vb)));
   }
-  rc = copy(x, x->fields, x->nfields, 0);
+  rc = copy(x, x->fields, x->nfields, 0, 0);
   ++x->exchanges;
   return rc;
 }

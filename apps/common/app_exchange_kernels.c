@@ -8,7 +8,15 @@
 #define APP_EXCHANGE_COPY_(NAME, WORD_T, TO_BUFFER)                                                \
   PORTA_FOR(NAME, app_exchange_pack_args, a, e) {                                                  \
     const int64_t off = PORTA_AT1(a->index, e) * a->words;                                         \
-    WORD_T *buf = (WORD_T *)a->buf + e * a->nfields * a->words;                                    \
+    void *base = a->buf;                                                                           \
+    int64_t q = e;                                                                                 \
+    if (a->nseg > 0) {                                                                             \
+      int k = 0;                                                                                   \
+      while (k + 1 < a->nseg && e >= a->seg_first[k + 1]) ++k;                                     \
+      base = a->seg_buf[k];                                                                        \
+      q = e - a->seg_first[k];                                                                     \
+    }                                                                                              \
+    WORD_T *buf = (WORD_T *)base + q * a->nfields * a->words;                                      \
     if (a->words == 1) {                                                                           \
       for (int f = 0; f < a->nfields; ++f) {                                                       \
         WORD_T *field = (WORD_T *)a->field[f] + off;                                               \
@@ -35,6 +43,15 @@ APP_EXCHANGE_COPY_(app_exchange_pack_w8, uint64_t, 1)
 APP_EXCHANGE_COPY_(app_exchange_unpack_w8, uint64_t, 0)
 APP_EXCHANGE_COPY_(app_exchange_pack_w4, uint32_t, 1)
 APP_EXCHANGE_COPY_(app_exchange_unpack_w4, uint32_t, 0)
+
+PORTA_REDUCE(app_exchange_check_offsets, app_exchange_check_args, a, i, app_exchange_check, acc) {
+  const int in_recv = i >= a->nsend;
+  const int64_t q = in_recv ? i - a->nsend : i;
+  const int64_t o = in_recv ? PORTA_AT1(a->recv, q) : PORTA_AT1(a->send, q);
+  if (o < acc->lo) acc->lo = o;
+  if (o > acc->hi) acc->hi = o;
+  if (in_recv && q > 0 && o <= PORTA_AT1(a->recv, q - 1)) acc->unordered += 1;
+}
 
 /* Unpack by adding: the values are doubles (value_size a multiple of 8). A plan lists each
  * offset at most once per neighbour; offsets repeated across neighbours would race, so

@@ -130,6 +130,7 @@ typedef struct minimd_comm {
      the first) and the migration's index lists */
   app_channel *chan;
   porta_view_i64 leave, movers;
+  porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
 } minimd_comm;
 
 /** Timers of the reference's performance summary (rank 0's wall seconds). */

@@ -116,6 +116,7 @@ void minimd_comm_free(minimd_comm *c) {
   }
   free(c->swaps);
   c->swaps = NULL;
+  porta_view_i64_release(&c->ghost_index);
   app_channel_destroy(c->chan);
   c->chan = NULL;
   porta_view_i64_release(&c->leave);
@@ -423,12 +424,45 @@ static int download_list(minimd_swap *w) {
   return rc;
 }
 
+/** A swap's plan given its new lists where the kernels made them: the send list w->list_d and
+ *  the ghosts' offsets (c->ghost_index), never through the host. */
+static int swap_plan_device(minimd_comm *c, const minimd_swap *w, int reverse, app_exchange *x) {
+  const int64_t ns = reverse ? w->nrecv : w->nsend, nr = reverse ? w->nsend : w->nrecv;
+  const int to = reverse ? w->recvproc : w->sendproc, from = reverse ? w->sendproc : w->recvproc;
+  const porta_view_i64 sidx = reverse ? c->ghost_index : w->list_d;
+  const porta_view_i64 ridx = reverse ? w->list_d : c->ghost_index;
+  int ranks[2] = {to, from};
+  int64_t scount[2] = {ns, 0}, rcount[2] = {nr, 0};
+  if (to != from) { /* the first neighbour only sends, the second only receives */
+    rcount[0] = 0;
+    rcount[1] = nr;
+  }
+  return app_exchange_update_device(x, ranks, scount, sidx, rcount, ridx);
+}
+
 int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
                       int lists_on_device) {
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
     if (w->self) { /* no messages: one kernel per swap (nsend == nrecv) */
       if (!lists_on_device) PORTA_CHECK(self_list(w, exec));
+      continue;
+    }
+    if (lists_on_device && w->forward && (!reverse || w->reverse) &&
+        (!scalar || w->forward_scalar)) {
+      /* the ghosts' offsets once for the swap's plans, which copy them */
+      const int64_t n = w->nrecv > 0 ? w->nrecv : 1;
+      if (!c->ghost_index.data || porta_extent(c->ghost_index, 0) < n) {
+        porta_view_i64_release(&c->ghost_index);
+        const int64_t len = n + n / 4 + 64;
+        porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
+                                  PORTA_VIEW_UNINITIALIZED, NULL};
+        PORTA_CHECK(porta_view_i64_create(&c->ghost_index, "minimd_ghost_index", 1, &len, &opt));
+      }
+      if (w->nrecv > 0) PORTA_CHECK(minimd_iota(exec, c->ghost_index, w->firstrecv, w->nrecv));
+      PORTA_CHECK(swap_plan_device(c, w, 0, w->forward));
+      if (reverse) PORTA_CHECK(swap_plan_device(c, w, 1, w->reverse));
+      if (scalar) PORTA_CHECK(swap_plan_device(c, w, 0, w->forward_scalar));
       continue;
     }
     if (lists_on_device) PORTA_CHECK(download_list(w));

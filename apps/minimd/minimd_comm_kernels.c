@@ -98,6 +98,20 @@ int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, i
                             &a);
 }
 
+typedef struct iota_args {
+  porta_view_i64 list;
+  int64_t first;
+} iota_args;
+
+PORTA_FOR(minimd_k_iota, iota_args, a, k) { PORTA_AT1(a->list, k) = a->first + k; }
+
+int minimd_iota(porta_exec exec, porta_view_i64 list, int64_t first, int64_t n) {
+  iota_args a;
+  a.list = list;
+  a.first = first;
+  return porta_parallel_for("minimd_iota", exec, porta_range(0, n), &minimd_k_iota, &a);
+}
+
 /* ---- re-neighbouring on the execution space (apps/minimd/minimd_reneighbor.c) ------------ */
 
 typedef struct atom_args {

@@ -283,19 +283,54 @@ static app_exchange_lists empty_lists(void) {
   return l;
 }
 
+/** *v: a view in the default memory space holding the n offsets of host array `src`. */
+static void device_offsets(porta_view_i64 *v, const int64_t *src, int64_t n) {
+  const int64_t len = n > 0 ? n : 1;
+  APP_CHECK(porta_view_i64_create1(v, "offsets", len));
+  if (n == 0) return;
+  porta_view_i64 h, d;
+  porta_slice sl = porta_slice_range(0, n);
+  porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+  APP_CHECK(porta_view_i64_wrap(&h, (int64_t *)src, "offsets_host", 1, &n, &opt));
+  APP_CHECK(porta_view_i64_subview(&d, v, &sl));
+  APP_CHECK(porta_deep_copy(d, h));
+  porta_view_i64_release(&d);
+  porta_view_i64_release(&h);
+}
+
+/** app_exchange_update_device with this rank's lists, copied to the default memory space. */
+static int update_device(app_exchange *x, const app_exchange_lists *l) {
+  int64_t st = 0, rt = 0;
+  for (int k = 0; k < l->nneighbours; ++k) {
+    st += l->send_count[k];
+    rt += l->recv_count[k];
+  }
+  porta_view_i64 sv, rv;
+  device_offsets(&sv, l->send_index, st);
+  device_offsets(&rv, l->recv_index, rt);
+  const int rc = app_exchange_update_device(x, l->ranks, l->send_count, sv, l->recv_count, rv);
+  porta_view_i64_release(&sv);
+  porta_view_i64_release(&rv);
+  return rc;
+}
+
 /** Exchange `nfields` fields of `vs`-byte values `iters` times; iteration 1 as start, a kernel
  *  on field 0 (8-byte values only), finish. With `updated` the plan is built with empty lists
- *  and then given the real ones by app_exchange_update (its buffers must grow). */
+ *  and then given the real ones by app_exchange_update (1) or, from views in the default
+ *  memory space, app_exchange_update_device (2) (its buffers must grow). */
 static void run_plan(size_t vs, int nfields, int max_fields, int iters, int updated) {
   char label[32];
-  snprintf(label, sizeof label, "exchange%zu%s", vs, updated ? "_updated" : "");
+  snprintf(label, sizeof label, "exchange%zu%s", vs,
+           updated == 2 ? "_device"
+           : updated    ? "_updated"
+                        : "");
   app_exchange *x = NULL;
   const app_exchange_lists none = empty_lists();
   APP_CHECK(app_exchange_create(&x, label, MPI_COMM_WORLD, updated ? &none : &lists, vs, max_fields,
                                 porta_exec_default(), 7));
   if (updated) {
     if (app_exchange_send_total(x) != 0 || app_exchange_recv_total(x) != 0) ++failures;
-    APP_CHECK(app_exchange_update(x, &lists));
+    APP_CHECK(updated == 2 ? update_device(x, &lists) : app_exchange_update(x, &lists));
   }
   /* the transport the GPU tests ask for (the rank itself, a neighbour of this plan, goes
      through the host: "cuda-ipc+pinned-host" then) */
@@ -433,6 +468,23 @@ static void refusals(void) {
     APP_CHECK(app_exchange_create(&x, "plan_add", MPI_COMM_WORLD, &l0, 8, 1, ex, 11));
     APP_CHECK(app_exchange_set_accumulate(x, 1));
     expect_refusal(app_exchange_update(x, &l2), "plan_add", "more than once", "duplicate adds");
+    expect_refusal(update_device(x, &l2), "plan_add", "more than once",
+                   "duplicate adds from device lists");
+    app_exchange_destroy(x);
+  }
+  /* device lists: a negative offset, views shorter than the counts */
+  {
+    int r[1] = {me};
+    int64_t zero[1] = {0}, two[1] = {2}, neg[2] = {0, -4}, idx[2] = {0, 1};
+    app_exchange_lists l0 = {1, r, zero, idx, zero, idx}, ln = {1, r, two, neg, two, idx};
+    APP_CHECK(app_exchange_create(&x, "plan_device", MPI_COMM_WORLD, &l0, 8, 1, ex, 13));
+    expect_refusal(update_device(x, &ln), "plan_device", "negative offset",
+                   "negative offset from device lists");
+    porta_view_i64 one;
+    device_offsets(&one, idx, 1);
+    expect_refusal(app_exchange_update_device(x, r, two, one, two, one), "plan_device",
+                   "offset views", "device lists shorter than the counts");
+    porta_view_i64_release(&one);
     app_exchange_destroy(x);
   }
   porta_view_f64_release(&small);
@@ -449,7 +501,7 @@ int main(int argc, char **argv) {
   if (nranks > 8) app_fatal("at most 8 ranks");
   make_pairs(nranks);
   build_lists();
-  for (int updated = 0; updated < 2; ++updated) {
+  for (int updated = 0; updated < 3; ++updated) {
     run_plan(8, 3, 4, 3, updated);  /* three doubles fields, room for four */
     run_plan(4, 2, 2, 2, updated);  /* two int32 fields */
     run_plan(12, 2, 3, 3, updated); /* two fields of a 12-byte struct */
