@@ -121,14 +121,9 @@ static int build_plans(app_halo2d *h) {
   return PORTA_SUCCESS;
 }
 
-int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
-  const char *op = "app_halo2d_exchange";
-  if (depth < 1 || depth > h->halo)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
-                       "depth %d outside 1..%d (the fields' ghost layers)", depth, h->halo);
-  if (nfields < 0 || nfields > h->max_fields)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
-                       "%d fields, buffers were sized for %d", nfields, h->max_fields);
+/** The fields have the halo's shape (rank 2, the local cells and ghost layers). */
+static int check_shapes(const app_halo2d *h, const char *op, const porta_view_f64 *fields,
+                        int nfields) {
   for (int f = 0; f < nfields; ++f) {
     const porta_view_f64 *v = &fields[f];
     int64_t ex = h->d.local[0] + 2 * h->halo, ey = h->d.local[1] + 2 * h->halo;
@@ -139,6 +134,33 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
                          (int)v->m.rank, (long long)v->m.extent[0], (long long)v->m.extent[1],
                          (long long)e0, (long long)e1);
   }
+  return PORTA_SUCCESS;
+}
+
+int app_halo2d_prepare(app_halo2d *h, const porta_view_f64 *field) {
+  PORTA_CHECK(check_shapes(h, "app_halo2d_prepare", field, 1));
+  if (h->built) {
+    if (field->m.stride[0] != h->stride[0] || field->m.stride[1] != h->stride[1])
+      return porta_error(PORTA_ERROR_INCOMPATIBLE, "app_halo2d_prepare", field->m.label,
+                         "field has strides %lld x %lld; the plans were built for %lld x %lld",
+                         (long long)field->m.stride[0], (long long)field->m.stride[1],
+                         (long long)h->stride[0], (long long)h->stride[1]);
+    return PORTA_SUCCESS;
+  }
+  h->stride[0] = field->m.stride[0];
+  h->stride[1] = field->m.stride[1];
+  return build_plans(h);
+}
+
+int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
+  const char *op = "app_halo2d_exchange";
+  if (depth < 1 || depth > h->halo)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
+                       "depth %d outside 1..%d (the fields' ghost layers)", depth, h->halo);
+  if (nfields < 0 || nfields > h->max_fields)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
+                       "%d fields, buffers were sized for %d", nfields, h->max_fields);
+  PORTA_CHECK(check_shapes(h, op, fields, nfields));
   for (int dim = 0; dim < 2; ++dim) {
     /* the smallest share along dim is global / dims: every rank must be able to send depth */
     if (h->d.dims[dim] > 1 && h->d.global[dim] / h->d.dims[dim] < depth)

@@ -54,6 +54,11 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
  *  buffers, so nothing waits for the unpack: the next exchange's fence after packing does,
  *  before the buffers come round again. */
 int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth);
+/** Build the plans now, for fields shaped like `field` (collective over the neighbours, like
+ *  the first exchange, which otherwise builds them): their buffers and CUDA IPC mappings cost
+ *  milliseconds, which belong to the set-up rather than to the first timed exchange. A no-op
+ *  once built (the strides must match). */
+int app_halo2d_prepare(app_halo2d *h, const porta_view_f64 *field);
 void app_halo2d_destroy(app_halo2d *h);
 
 PORTA_EXTERN_C_END

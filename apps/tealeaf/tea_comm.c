@@ -59,6 +59,10 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
       rc = app_halo2d_create(&m->halo_beside, d, c->halo, 1, 1, m->beside);
     }
   }
+  /* the plans (buffers, IPC mappings) now, not in the first step's timed solve */
+  if (rc == PORTA_SUCCESS) rc = app_halo2d_prepare(&m->halo, tea_field(c, TEA_FIELD_U));
+  if (rc == PORTA_SUCCESS && m->has_beside)
+    rc = app_halo2d_prepare(&m->halo_beside, tea_field(c, TEA_FIELD_U));
   if (rc == PORTA_SUCCESS) rc = app_sum_create(&c->sum, d->comm, c->reproducible, timers);
   if (rc != PORTA_SUCCESS) {
     app_halo2d_destroy(&m->halo);

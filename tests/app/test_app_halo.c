@@ -1,7 +1,9 @@
 /** Halo exchange of 2D views on any number of ranks: after an exchange of depth d every ghost
  *  cell within d layers that lies inside the global domain holds the owner's value (corners
  *  included), everything else is untouched. Two fields at once, both index orders (x first
- *  or second), uneven splits (11 x 9 cells), depths 1, 2 (halo 2) and 3 (halo 3). */
+ *  or second), uneven splits (11 x 9 cells), depths 1, 2 (halo 2) and 3 (halo 3); plans built
+ *  in advance by app_halo2d_prepare (which refuses a field of another shape) or by the first
+ *  exchange. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,19 @@ static void run(const app_decomp *d, int H, int depth, int x_dim) {
         int own = x >= 0 && x < d->local[0] && y >= 0 && y < d->local[1];
         *at(f[k], x_dim, H, x, y) = own ? value(k, d->offset[0] + x, d->offset[1] + y) : -1.0;
       }
+  }
+  /* the plans built in advance (odd depths) or by the exchange itself (even): the same
+     values either way; a field of another shape is refused */
+  if (depth % 2 == 1) {
+    porta_view_f64 wrong;
+    APP_CHECK(porta_view_f64_create2(&wrong, "wrong_shape", ex + 1, ey + 1));
+    if (app_halo2d_prepare(&h, &wrong) == PORTA_SUCCESS) {
+      fprintf(stderr, "rank %d: prepare with a %lld x %lld field accepted\n", d->rank,
+              (long long)(ex + 1), (long long)(ey + 1));
+      ++failures;
+    }
+    porta_view_f64_release(&wrong);
+    APP_CHECK(app_halo2d_prepare(&h, &f[0]));
   }
   APP_CHECK(app_halo2d_exchange(&h, f, 2, depth));
   int bad = 0;
