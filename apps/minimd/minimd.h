@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 
-#include "app_channel.h"
 #include "app_sum.h"
 #include "porta/porta.h"
 
@@ -128,7 +127,7 @@ typedef struct minimd_comm {
   int64_t max_ghosts;
   /* re-neighbouring on the execution space (minimd_reneighbor.c): its messages (created at
      the first) and the migration's index lists */
-  app_channel *chan;
+  struct app_channel *chan; /* (app_channel.h carries MPI, which kernel files do not see) */
   porta_view_i64 leave, movers;
   porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
 } minimd_comm;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_channel.h"
 #include "app_common.h"
 #include "app_exchange.h"
 #include "minimd_comm.h"
