@@ -215,7 +215,12 @@ static int replace_buffers(app_channel *ch, channel_peer *pt, channel_peer *pf, 
   if (grow_recv) {
     porta_ipc_free(pf->old_recv_buf); /* the sender let go of it before mapping the new one */
     pf->old_recv_buf = NULL;
-    if (!their_ok) pf->recv_failed = 1;
+    if (!their_ok) { /* the pair goes through the host from now on */
+      pf->recv_failed = 1;
+      porta_ipc_free(pf->recv_buf);
+      pf->recv_buf = NULL;
+      pf->recv_cap = 0;
+    }
   }
   return PORTA_SUCCESS;
 }
@@ -229,15 +234,27 @@ static int wrap(app_channel *ch, void *p, int64_t n, porta_view_f64 *v) {
   return porta_view_f64_wrap(v, (double *)p, "channel_recv", 1, &len, &opt);
 }
 
+/** The longest message, in doubles (MPI counts bytes in an int). */
+#define CHANNEL_MAX_DOUBLES ((int64_t)(INT32_MAX / 8))
+
+/** The error of a message of n doubles, too long for MPI. */
+static int too_long(app_channel *ch, const char *op, int64_t n) {
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, ch->label,
+                     "a message of %lld doubles is too long for MPI (at most %lld)", (long long)n,
+                     (long long)CHANNEL_MAX_DOUBLES);
+}
+
 /** What rounds 1-3 settled for one call. */
 typedef struct channel_pair {
   channel_peer *to, *from;
   int64_t n_in;        /**< doubles `from` sends */
   int ipc_out, ipc_in; /**< this call's messages go by IPC */
+  int bad_out, bad_in; /**< a message too long for MPI: neither end moves it (both know) */
+  int64_t bad_size;    /**< its size */
 } channel_pair;
 
 /** Rounds 1-3 for a call sending `ns` doubles to `to` and receiving from `from`. */
-static int agree(app_channel *ch, const char *op, int64_t ns, int to, int from, channel_pair *p) {
+static int agree(app_channel *ch, int64_t ns, int to, int from, channel_pair *p) {
   /* the pack is done, and so is every kernel that read this rank's last message */
   PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel"));
   channel_peer *pt, *pf;
@@ -248,7 +265,9 @@ static int agree(app_channel *ch, const char *op, int64_t ns, int to, int from, 
   /* round 1 */
   channel_hello size_out = {ns, ch->node, ch->ipc_able, 0};
   channel_hello room_out = {pf->recv_cap, ch->node, ch->ipc_able, 0};
-  channel_hello size_in, room_in;
+  channel_hello size_in, room_in; /* (MPI_PROC_NULL: nothing arrives, so zeros) */
+  memset(&size_in, 0, sizeof size_in);
+  memset(&room_in, 0, sizeof room_in);
   MPI_Request req[4];
   CH_MPI(ch, "MPI_Irecv (size)",
          MPI_Irecv(&size_in, (int)sizeof size_in, MPI_BYTE, from, ch->tag, ch->comm, &req[0]));
@@ -261,22 +280,23 @@ static int agree(app_channel *ch, const char *op, int64_t ns, int to, int from, 
       MPI_Isend(&room_out, (int)sizeof room_out, MPI_BYTE, from, ch->tag + 1, ch->comm, &req[3]));
   CH_MPI(ch, "MPI_Waitall (sizes)", MPI_Waitall(4, req, MPI_STATUSES_IGNORE));
   const int64_t n_in = size_in.count;
-  if (ns > INT32_MAX / 8 || n_in > INT32_MAX / 8 || n_in < 0)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, ch->label,
-                       "a message of %lld doubles is too long for MPI",
-                       (long long)(ns > n_in ? ns : n_in));
+  /* a message too long for MPI is refused by both its ends, which then skip it and return
+     the error after the call's last round, so that no other pair is left waiting */
+  p->bad_out = ns > CHANNEL_MAX_DOUBLES;
+  p->bad_in = n_in > CHANNEL_MAX_DOUBLES || n_in < 0;
+  p->bad_size = p->bad_out ? ns : n_in;
 
   /* rounds 2 and 3 */
   const int send_ipc = ch->ipc_able && room_in.ipc_able && room_in.node == ch->node &&
                        to != ch->me && !pt->send_failed;
   const int recv_ipc = ch->ipc_able && size_in.ipc_able && size_in.node == ch->node &&
                        from != ch->me && !pf->recv_failed;
-  const int grow_send = send_ipc && ns > room_in.count;
-  const int grow_recv = recv_ipc && n_in > pf->recv_cap;
+  const int grow_send = send_ipc && !p->bad_out && ns > room_in.count;
+  const int grow_recv = recv_ipc && !p->bad_in && n_in > pf->recv_cap;
   if (grow_send || grow_recv) PORTA_CHECK(replace_buffers(ch, pt, pf, grow_recv, grow_send, n_in));
   p->to = pt;
   p->from = pf;
-  p->n_in = n_in;
+  p->n_in = p->bad_in ? 0 : n_in;
   p->ipc_out = send_ipc && !pt->send_failed;
   p->ipc_in = recv_ipc && !pf->recv_failed;
   return PORTA_SUCCESS;
@@ -287,7 +307,20 @@ int app_channel_reserve(app_channel *ch, int64_t n, int to, int from) {
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_channel_reserve", ch->label,
                        "a negative size %lld", (long long)n);
   channel_pair p;
-  return agree(ch, "app_channel_reserve", n, to, from, &p);
+  PORTA_CHECK(agree(ch, n, to, from, &p));
+  if (p.bad_out || p.bad_in) return too_long(ch, "app_channel_reserve", p.bad_size);
+  /* the buffers the other transports use, too */
+  const porta_memory_space space = porta_exec_memory_space(ch->exec);
+  PORTA_CHECK(reserve(&ch->send_buf, "channel_send", n, space));
+  if (ch->host_mode == APP_EXCHANGE_PINNED && !p.ipc_out)
+    PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", n, PORTA_CUDA_HOST_PINNED_SPACE));
+  if (!p.ipc_in) {
+    PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", p.n_in, space));
+    if (ch->host_mode == APP_EXCHANGE_PINNED)
+      PORTA_CHECK(
+          reserve(&ch->stage_recv, "channel_stage_recv", p.n_in, PORTA_CUDA_HOST_PINNED_SPACE));
+  }
+  return PORTA_SUCCESS;
 }
 
 int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_view_f64 *recv,
@@ -299,49 +332,55 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
                        "%lld doubles to send, the send buffer holds %lld", (long long)ns,
                        (long long)(ch->send_buf.data ? porta_extent(ch->send_buf, 0) : 0));
   channel_pair p;
-  PORTA_CHECK(agree(ch, op, ns, to, from, &p));
+  PORTA_CHECK(agree(ch, ns, to, from, &p));
   channel_peer *pt = p.to, *pf = p.from;
   const int64_t n_in = p.n_in;
   const int by_ipc_out = p.ipc_out, by_ipc_in = p.ipc_in;
   MPI_Request req[2];
 
-  /* round 4 */
+  /* round 4: first what can fail here (buffers, the copy out), then the messages, so that a
+     failure leaves no request behind (the other ends then wait: the apps' fatal path aborts) */
   const int staged = ch->host_mode == APP_EXCHANGE_PINNED;
-  int token_in = 0, token_out = 1;
-  int nreq = 0;
-  if (by_ipc_in) {
-    CH_MPI(ch, "MPI_Irecv (in place)",
-           MPI_Irecv(&token_in, 1, MPI_INT, from, ch->tag + 4, ch->comm, &req[nreq++]));
-  } else {
-    PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", n_in, porta_exec_memory_space(ch->exec)));
+  const porta_memory_space space = porta_exec_memory_space(ch->exec);
+  if (!by_ipc_in && !p.bad_in) {
+    PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", n_in, space));
     if (staged)
       PORTA_CHECK(
           reserve(&ch->stage_recv, "channel_stage_recv", n_in, PORTA_CUDA_HOST_PINNED_SPACE));
-    double *dst = staged ? ch->stage_recv.data : ch->recv_buf.data;
-    CH_MPI(ch, "MPI_Irecv (message)",
-           MPI_Irecv(dst, (int)n_in, MPI_DOUBLE, from, ch->tag + 4, ch->comm, &req[nreq++]));
   }
-  if (by_ipc_out) {
+  const double *src = ch->send_buf.data;
+  if (!p.bad_out && by_ipc_out) {
+    if (ns > pt->mapped_cap) /* (both ends sized the buffer from the same values) */
+      return porta_error(PORTA_ERROR_BACKEND, op, ch->label,
+                         "%lld doubles for a mapped buffer of %lld", (long long)ns,
+                         (long long)pt->mapped_cap);
     if (ns > 0)
-      PORTA_CHECK(porta_ipc_copy_async(ch->exec, pt->mapped, ch->send_buf.data,
-                                       (size_t)ns * sizeof(double)));
+      PORTA_CHECK(porta_ipc_copy_async(ch->exec, pt->mapped, src, (size_t)ns * sizeof(double)));
     PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel_copy"));
+  } else if (!p.bad_out && staged) {
+    PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", ns, PORTA_CUDA_HOST_PINNED_SPACE));
+    if (ns > 0)
+      PORTA_CHECK(
+          porta_ipc_copy_async(ch->exec, ch->stage_send.data, src, (size_t)ns * sizeof(double)));
+    PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel_stage"));
+    src = ch->stage_send.data;
+  }
+  int token_in = 0, token_out = 1, nreq = 0;
+  if (by_ipc_in && !p.bad_in)
+    CH_MPI(ch, "MPI_Irecv (in place)",
+           MPI_Irecv(&token_in, 1, MPI_INT, from, ch->tag + 4, ch->comm, &req[nreq++]));
+  else if (!p.bad_in)
+    CH_MPI(ch, "MPI_Irecv (message)",
+           MPI_Irecv(staged ? ch->stage_recv.data : ch->recv_buf.data, (int)n_in, MPI_DOUBLE, from,
+                     ch->tag + 4, ch->comm, &req[nreq++]));
+  if (by_ipc_out && !p.bad_out)
     CH_MPI(ch, "MPI_Isend (in place)",
            MPI_Isend(&token_out, 1, MPI_INT, to, ch->tag + 4, ch->comm, &req[nreq++]));
-  } else {
-    const double *src = ch->send_buf.data;
-    if (staged) {
-      PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", ns, PORTA_CUDA_HOST_PINNED_SPACE));
-      if (ns > 0)
-        PORTA_CHECK(
-            porta_ipc_copy_async(ch->exec, ch->stage_send.data, src, (size_t)ns * sizeof(double)));
-      PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel_stage"));
-      src = ch->stage_send.data;
-    }
+  else if (!p.bad_out)
     CH_MPI(ch, "MPI_Isend (message)",
            MPI_Isend(src, (int)ns, MPI_DOUBLE, to, ch->tag + 4, ch->comm, &req[nreq++]));
-  }
   CH_MPI(ch, "MPI_Waitall (message)", MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+  if (p.bad_out || p.bad_in) return too_long(ch, op, p.bad_size);
   ch->modes |= 1u << (by_ipc_out ? APP_EXCHANGE_IPC : ch->host_mode);
   app_exchange_note_mode_(by_ipc_out ? APP_EXCHANGE_IPC : ch->host_mode);
 

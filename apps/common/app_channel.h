@@ -20,6 +20,11 @@
  *  The receiver tells the sender at the start of every call that its buffer is free, so a
  *  received message stays valid until this rank's next app_channel_sendrecv, which fences the
  *  execution space before anything else (kernels reading the message may still be queued).
+ *
+ *  A message too long for MPI is refused by both its ends after the call's last round, so no
+ *  other rank is left waiting. A local failure part-way (no memory, a GPU fault) returns at
+ *  once: the ranks this one was exchanging with then wait, so treat it as fatal (MPI_Abort,
+ *  which the apps' fatal path calls).
  */
 #ifndef APP_CHANNEL_H
 #define APP_CHANNEL_H

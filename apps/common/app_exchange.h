@@ -72,9 +72,11 @@ void app_exchange_destroy(app_exchange *x);
  *  checks that its new receive offsets are distinct. No exchange may be in progress. */
 int app_exchange_update(app_exchange *x, const app_exchange_lists *lists);
 
-/** app_exchange_update with the offsets already where the plan's kernels run: the first
- *  sum(send_count) of `send_index` and sum(recv_count) of `recv_index` (views `exec` reaches),
- *  concatenated per neighbour as in app_exchange_lists. They are checked by a kernel (none
+/** app_exchange_update with the offsets already where the plan's kernels run: `ranks`,
+ *  `send_count` and `recv_count` have one entry per neighbour of the plan (its count at
+ *  creation), and the first sum(send_count) of `send_index` and sum(recv_count) of
+ *  `recv_index` (views `exec` reaches) are the offsets, concatenated per neighbour as in
+ *  app_exchange_lists. They are checked by a kernel (none
  *  negative; an adding plan's receive offsets distinct, on the host when they are not
  *  ascending) and copied on the device, so lists that kernels make never visit the host. */
 int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t *send_count,

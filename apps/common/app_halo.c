@@ -8,12 +8,13 @@
 #include <string.h>
 
 /** Tag of the plan of depth d (1-based) and phase p: its own tag per plan, so no message of
- *  one plan can match a receive of another. */
-#define APP_HALO_TAG(d, p) (1000 + 2 * ((d)-1) + (p))
+ *  one plan can match a receive of another (h->tag apart for two halos of one decomposition). */
+#define APP_HALO_TAG(h, d, p) ((h)->tag + 2 * ((d)-1) + (p))
 
 int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, int max_fields,
                       porta_exec exec) {
   memset(h, 0, sizeof *h);
+  h->tag = 1000;
   if (d->ndims != 2 || halo < 1 || halo > 10000 || (x_dim != 0 && x_dim != 1) || max_fields < 1 ||
       max_fields > APP_EXCHANGE_MAX_FIELDS)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_halo2d_create", "halo",
@@ -100,7 +101,7 @@ static int build_plan(app_halo2d *h, int depth, int dim, app_exchange **out) {
   char label[32];
   snprintf(label, sizeof label, "halo_%c_depth%d", "xy"[dim], depth);
   const int rc = app_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields,
-                                     h->exec, APP_HALO_TAG(depth, dim));
+                                     h->exec, APP_HALO_TAG(h, depth, dim));
   free(index);
   return rc;
 }

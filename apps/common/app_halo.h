@@ -34,6 +34,9 @@ typedef struct app_halo2d {
   int halo;       /**< ghost layers allocated in every field */
   int x_dim;      /**< view dimension that is x (0 or 1) */
   int max_fields; /**< most fields in one exchange (at most APP_EXCHANGE_MAX_FIELDS) */
+  int tag;        /**< first MPI tag of the plans (1000; they take tag .. tag + 2 * halo - 1):
+                       a second halo over the same ranks sets another before its first
+                       exchange, so that neither can take the other's messages */
   porta_exec exec;
   int built;         /**< the plans exist (built at the first exchange) */
   int64_t stride[2]; /**< the fields' strides the plans were built for */

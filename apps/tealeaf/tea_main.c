@@ -170,6 +170,14 @@ int main(int argc, char **argv) {
   app_summary summary;
   tea_summary_make(&summary, &s, deck.path, &timers, t_solve, total_iterations, wall, verdict, qa);
   APP_CHECK(app_summary_agree(&summary, MPI_COMM_WORLD));
+  {
+    porta_exec side;
+    if (d.rank == 0 && !s.reproducible && s.preconditioner == TEA_PRECON_NONE &&
+        s.solver != TEA_SOLVER_JACOBI)
+      printf("# CG exchange of p: %s\n", tea_halo_beside(&c, &side) && c.faces_zeroed
+                                             ? "beside the update (second instance)"
+                                             : "after the update");
+  }
   if (!cli.no_h5) {
     app_timer_start(&timers, t_output);
     tea_results r;

@@ -226,7 +226,7 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       double beta = rrn / rro;
       c->cg_betas[n - 1] = beta;
       porta_exec side;
-      if (lean && !reflect && c->nx >= 3 && c->ny >= 3 && tea_halo_beside(c, &side)) {
+      if (lean && !reflect && tea_halo_beside(c, &side)) {
         /* u += alpha p; p = r + beta p on the edge beside, the inside on c->exec, and the
            exchange of p beside that (it reads and writes only the edge and the halo) */
         PORTA_CHECK(tea_k_cg_calc_up_split(c, side, alpha, beta));

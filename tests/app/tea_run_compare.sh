@@ -5,7 +5,8 @@
 # TEA_KNIFE_EDGE="S1 S2 ..." (steps): documented knife edges, where the count depends on the
 # summation order. On the CUDA back end (its reductions sum in another order than the
 # reference's) a count there may differ by one; every other step, and every step on the host
-# back ends, must match exactly.
+# back ends, must match exactly. TEA_EXPECT_LINE=PATTERN: the output must also have a line
+# matching it.
 set -u
 mpiexec=$1 np=$2 exe=$3 deck=$4 ref=$5 tol=$6
 shift 6
@@ -42,5 +43,9 @@ awk -v g="$ugot" -v w="$uwant" -v t="$tol" 'BEGIN {
   g += 0; w += 0; d = (g - w) / w; if (d < 0) d = -d;
   printf "U: got %.17g want %.17g relative difference %.3g (tolerance %s)\n", g, w, d, t;
   exit (d <= t + 0 && g == g) ? 0 : 1 }' || { echo "FAIL: U differs"; exit 1; }
+if [ -n "${TEA_EXPECT_LINE:-}" ] && ! grep -q "$TEA_EXPECT_LINE" "$log"; then
+  echo "FAIL: no line matching '$TEA_EXPECT_LINE' in the output"
+  exit 1
+fi
 rm -f "$log" # kept only when the test fails
 echo "PASS"

@@ -51,10 +51,15 @@ endif()
 
 # The lean CG iteration's split update with the exchange of p beside it (on a GPU by default;
 # TEA_HALO_BESIDE=1 takes that path on the host back ends too): the reference answers on 2 and 4
-# ranks
+# ranks, and on 8
 foreach(np 2 4)
-  tea_reference_test(tealeaf.bm2.cg.beside.np${np} 2 ${np} "TEA_HALO_BESIDE=1")
+  tea_reference_test(tealeaf.bm2.cg.beside.np${np} 2 ${np}
+                     "TEA_HALO_BESIDE=1;TEA_EXPECT_LINE=exchange of p: beside")
 endforeach()
+# 10 x 10 cells on 8 ranks (4 x 2): some ranks own 2 columns, too few for the split, so no rank
+# takes it (the choice is made together: the two paths' plans do not meet)
+tea_reference_test(tealeaf.bm1.cg.beside.np8 1 8
+                   "TEA_HALO_BESIDE=1;TEA_EXPECT_LINE=exchange of p: after")
 
 # Every solver x preconditioner (tests/app/tea_combo.sh): tea_bm_1 (10 x 10, test_problem 1,
 # eps 1e-15) with its solver lines replaced at test time. Each test asserts exit status 0, the
