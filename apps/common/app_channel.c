@@ -36,7 +36,7 @@ struct app_channel {
   char label[PORTA_LABEL_MAX];
   MPI_Comm comm;
   porta_exec exec;
-  int tag, me, ipc_able, mpi_device;
+  int tag, me, ipc_able;
   uint64_t node;
   app_exchange_mode host_mode;           /**< how a message goes when not by IPC */
   porta_view_f64 send_buf;               /**< exec's memory */
@@ -61,17 +61,12 @@ typedef struct channel_buffer {
   int64_t cap;
 } channel_buffer;
 
-static int fail(app_channel *ch, const char *what, int mpi_rc) {
-  char msg[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  MPI_Error_string(mpi_rc, msg, &len);
-  return porta_error(PORTA_ERROR_BACKEND, "app_channel", ch->label, "%s failed: %s", what, msg);
-}
-
+/** An MPI call of the channel; `what` (a literal) names it in the error. */
 #define CH_MPI(ch, what, call)                                                                     \
   do {                                                                                             \
     const int rc_ = (call);                                                                        \
-    if (rc_ != MPI_SUCCESS) return fail(ch, what, rc_);                                            \
+    if (rc_ != MPI_SUCCESS)                                                                        \
+      return app_mpi_error_("app_channel", (ch)->label, what " failed", rc_);                      \
   } while (0)
 
 int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, porta_exec exec,
@@ -91,10 +86,9 @@ int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, port
     return rc;
   }
   const int host_reach = space == porta_exec_memory_space(exec);
-  ch->mpi_device = !host_reach && app_exchange_cuda_mpi_(exec);
-  ch->host_mode = host_reach       ? APP_EXCHANGE_HOST
-                  : ch->mpi_device ? APP_EXCHANGE_CUDA_MPI
-                                   : APP_EXCHANGE_PINNED;
+  ch->host_mode = host_reach                     ? APP_EXCHANGE_HOST
+                  : app_exchange_cuda_mpi_(exec) ? APP_EXCHANGE_CUDA_MPI
+                                                 : APP_EXCHANGE_PINNED;
   ch->ipc_able = !host_reach && app_exchange_ipc_wanted_(exec);
   ch->node = app_exchange_node_id_();
   *out = ch;

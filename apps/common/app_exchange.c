@@ -8,11 +8,15 @@
 #include "app_exchange_kernels.h"
 #include "app_exchange_private.h"
 
-int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int rc) {
+int app_mpi_error_(const char *op, const char *label, const char *what, int rc) {
   char err[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   if (rc != MPI_SUCCESS) MPI_Error_string(rc, err, &len);
-  return porta_error(PORTA_ERROR_BACKEND, op, x->label, "%s%s%s", what, len ? ": " : "", err);
+  return porta_error(PORTA_ERROR_BACKEND, op, label, "%s%s%s", what, len ? ": " : "", err);
+}
+
+int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int rc) {
+  return app_mpi_error_(op, x->label, what, rc);
 }
 
 /** Transports of the plans made so far in this process (a bit per app_exchange_mode). */
@@ -41,24 +45,35 @@ int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
  *  simulation seldom allocate (from the first update on). */
 static int64_t grown(int64_t n) { return n + n / 4 + 64; }
 
+/** *dst (grown as needed on `space`) holds the first n offsets of view src. */
+static int copy_index_view(porta_view_i64 *dst, const char *label, porta_view_i64 src, int64_t n,
+                           porta_memory_space space) {
+  if (!dst->data || porta_extent(*dst, 0) < n) {
+    porta_view_i64_release(dst);
+    const int64_t len = grown(n > 0 ? n : 1);
+    porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_i64_create(dst, label, 1, &len, &opt));
+  }
+  if (n == 0) return PORTA_SUCCESS;
+  porta_view_i64 d, s;
+  memset(&d, 0, sizeof d);
+  memset(&s, 0, sizeof s);
+  porta_slice sl = porta_slice_range(0, n);
+  int rc = porta_view_i64_subview(&d, dst, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&s, &src, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(d, s);
+  porta_view_i64_release(&d);
+  porta_view_i64_release(&s);
+  return rc;
+}
+
 /** `n` offsets from host array `src` into *v on `space`, growing it as needed. */
 static int copy_index(porta_view_i64 *v, const char *label, const int64_t *src, int64_t n,
                       porta_memory_space space) {
-  if (!v->data || porta_extent(*v, 0) < n) {
-    porta_view_i64_release(v);
-    const int64_t len = grown(n > 0 ? n : 1);
-    porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
-    PORTA_CHECK(porta_view_i64_create(v, label, 1, &len, &opt));
-  }
-  if (n == 0) return PORTA_SUCCESS;
-  porta_view_i64 dst, host;
-  memset(&dst, 0, sizeof dst);
-  porta_slice sl = porta_slice_range(0, n);
   porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+  porta_view_i64 host;
   PORTA_CHECK(porta_view_i64_wrap(&host, (int64_t *)src, "exchange_lists", 1, &n, &hopt));
-  int rc = porta_view_i64_subview(&dst, v, &sl);
-  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(dst, host);
-  porta_view_i64_release(&dst);
+  const int rc = copy_index_view(v, label, host, n, space);
   porta_view_i64_release(&host);
   return rc;
 }
@@ -77,6 +92,28 @@ static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
  *  race): PORTA_SUCCESS, or an error naming a repeated offset. Ascending lists, the usual
  *  case, take one pass. */
 static int check_distinct(const app_exchange *x, const char *op, const int64_t *o, int64_t n);
+
+/** check_distinct of the first n offsets of view `offsets` (wherever they are). */
+static int check_distinct_view(const app_exchange *x, const char *op, porta_view_i64 offsets,
+                               int64_t n) {
+  int64_t *o = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof *o);
+  if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  int rc = PORTA_SUCCESS;
+  if (n > 0) {
+    porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+    porta_view_i64 h, src;
+    memset(&src, 0, sizeof src);
+    porta_slice sl = porta_slice_range(0, n);
+    rc = porta_view_i64_wrap(&h, o, "exchange_recv_check", 1, &n, &opt);
+    if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&src, &offsets, &sl);
+    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, src);
+    porta_view_i64_release(&src);
+    porta_view_i64_release(&h);
+  }
+  if (rc == PORTA_SUCCESS) rc = check_distinct(x, op, o, n);
+  free(o);
+  return rc;
+}
 
 /** The neighbours and counts of new lists: the plan's neighbours (the same number; on an update
  *  the same ranks in the same order), counts not negative; their totals. */
@@ -161,28 +198,6 @@ static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating)
   return set_counts(x, l->ranks, l->send_count, l->recv_count, send_total, recv_total, max_offset);
 }
 
-/** *dst (grown as needed) holds the first n offsets of view src, copied on the device. */
-static int copy_index_view(porta_view_i64 *dst, const char *label, porta_view_i64 src, int64_t n,
-                           porta_memory_space space) {
-  if (!dst->data || porta_extent(*dst, 0) < n) {
-    porta_view_i64_release(dst);
-    const int64_t len = grown(n > 0 ? n : 1);
-    porta_view_options opt = {space, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
-    PORTA_CHECK(porta_view_i64_create(dst, label, 1, &len, &opt));
-  }
-  if (n == 0) return PORTA_SUCCESS;
-  porta_view_i64 d, s;
-  memset(&d, 0, sizeof d);
-  memset(&s, 0, sizeof s);
-  porta_slice sl = porta_slice_range(0, n);
-  int rc = porta_view_i64_subview(&d, dst, &sl);
-  if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&s, &src, &sl);
-  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(d, s);
-  porta_view_i64_release(&d);
-  porta_view_i64_release(&s);
-  return rc;
-}
-
 int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t *send_count,
                                porta_view_i64 send_index, const int64_t *recv_count,
                                porta_view_i64 recv_index) {
@@ -217,22 +232,8 @@ int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t 
   if (v.lo < 0)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label, "negative offset %lld",
                        (long long)v.lo);
-  if (x->accumulate && v.unordered > 0) { /* distinct? (on the host, before anything changes) */
-    int64_t *o = (int64_t *)malloc((size_t)recv_total * sizeof *o);
-    if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-    porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
-    porta_view_i64 h, src;
-    memset(&src, 0, sizeof src);
-    porta_slice sl = porta_slice_range(0, recv_total);
-    int rc = porta_view_i64_wrap(&h, o, "exchange_recv_check", 1, &recv_total, &hopt);
-    if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&src, &recv_index, &sl);
-    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, src);
-    if (rc == PORTA_SUCCESS) rc = check_distinct(x, op, o, recv_total);
-    porta_view_i64_release(&src);
-    porta_view_i64_release(&h);
-    free(o);
-    if (rc != PORTA_SUCCESS) return rc;
-  }
+  if (x->accumulate && v.unordered > 0) /* distinct? (on the host, before anything changes) */
+    PORTA_CHECK(check_distinct_view(x, op, recv_index, recv_total));
   /* the buffers may be replaced: the last exchange's unpack must be done with them */
   PORTA_CHECK(porta_exec_fence(x->exec, op));
   PORTA_CHECK(
@@ -388,25 +389,9 @@ int app_exchange_set_accumulate(app_exchange *x, int on) {
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "adding needs values of doubles (value size %zu)", x->value_size);
   /* distinct receive offsets: parallel adds into one value would race */
-  int64_t *o = (int64_t *)malloc((size_t)(x->recv_total > 0 ? x->recv_total : 1) * sizeof *o);
-  if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-  int rc = PORTA_SUCCESS;
-  if (x->recv_total > 0) {
-    porta_view_options opt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
-    porta_view_i64 h, src;
-    memset(&src, 0, sizeof src);
-    int64_t n = x->recv_total;
-    porta_slice sl = porta_slice_range(0, n);
-    rc = porta_view_i64_wrap(&h, o, "exchange_recv_check", 1, &n, &opt);
-    if (rc == PORTA_SUCCESS) rc = porta_view_i64_subview(&src, &x->recv_index, &sl);
-    if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, src);
-    porta_view_i64_release(&src);
-    porta_view_i64_release(&h);
-  }
-  if (rc == PORTA_SUCCESS) rc = check_distinct(x, op, o, x->recv_total);
-  free(o);
-  if (rc == PORTA_SUCCESS) x->accumulate = 1;
-  return rc;
+  PORTA_CHECK(check_distinct_view(x, op, x->recv_index, x->recv_total));
+  x->accumulate = 1;
+  return PORTA_SUCCESS;
 }
 
 void app_exchange_destroy(app_exchange *x) {
@@ -433,7 +418,6 @@ static unsigned char *recv_buffer(app_exchange *x) {
   return x->mode == APP_EXCHANGE_IPC ? (unsigned char *)x->ipc_recv[b] : x->recv_buf[b].data;
 }
 
-/** Pack (to_buffer) or unpack every field's listed values. */
 /** A pack (to_buffer) or unpack; `direct` (a pack in IPC mode, every sending neighbour mapped,
  *  at most APP_EXCHANGE_MAX_SEGMENTS of them): each neighbour's values go straight into its
  *  mapped receive buffer, with no copy after the pack. */

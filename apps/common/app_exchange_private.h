@@ -55,6 +55,8 @@ struct app_exchange {
   int64_t exchanges, messages, bytes;
 };
 
+/** An MPI failure (code rc) as a Porta error of `op` naming `label`: "what: MPI's text". */
+int app_mpi_error_(const char *op, const char *label, const char *what, int rc);
 /** An MPI failure as a Porta error naming the plan. */
 int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int mpi_rc);
 

@@ -138,16 +138,20 @@ static int check_shapes(const app_halo2d *h, const char *op, const porta_view_f6
   return PORTA_SUCCESS;
 }
 
+/** The field has the strides the plans are (or will be) built for. */
+static int check_strides(const app_halo2d *h, const char *op, const porta_view_meta *m) {
+  if (m->stride[0] != h->stride[0] || m->stride[1] != h->stride[1])
+    return porta_error(PORTA_ERROR_INCOMPATIBLE, op, m->label,
+                       "field has strides %lld x %lld; the halo's exchange plans were built for "
+                       "%lld x %lld (all fields of one halo need the same layout)",
+                       (long long)m->stride[0], (long long)m->stride[1], (long long)h->stride[0],
+                       (long long)h->stride[1]);
+  return PORTA_SUCCESS;
+}
+
 int app_halo2d_prepare(app_halo2d *h, const porta_view_f64 *field) {
   PORTA_CHECK(check_shapes(h, "app_halo2d_prepare", field, 1));
-  if (h->built) {
-    if (field->m.stride[0] != h->stride[0] || field->m.stride[1] != h->stride[1])
-      return porta_error(PORTA_ERROR_INCOMPATIBLE, "app_halo2d_prepare", field->m.label,
-                         "field has strides %lld x %lld; the plans were built for %lld x %lld",
-                         (long long)field->m.stride[0], (long long)field->m.stride[1],
-                         (long long)h->stride[0], (long long)h->stride[1]);
-    return PORTA_SUCCESS;
-  }
+  if (h->built) return check_strides(h, "app_halo2d_prepare", &field->m);
   h->stride[0] = field->m.stride[0];
   h->stride[1] = field->m.stride[1];
   return build_plans(h);
@@ -178,13 +182,7 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
   }
   porta_view views[APP_EXCHANGE_MAX_FIELDS];
   for (int f = 0; f < nfields; ++f) {
-    const porta_view_meta *m = &fields[f].m;
-    if (m->stride[0] != h->stride[0] || m->stride[1] != h->stride[1])
-      return porta_error(PORTA_ERROR_INCOMPATIBLE, op, m->label,
-                         "field has strides %lld x %lld; the halo's exchange plans were built for "
-                         "%lld x %lld (all fields of one halo need the same layout)",
-                         (long long)m->stride[0], (long long)m->stride[1], (long long)h->stride[0],
-                         (long long)h->stride[1]);
+    PORTA_CHECK(check_strides(h, op, &fields[f].m));
     views[f] = PORTA_VIEW_ERASE(fields[f]);
   }
   if (!h->built) PORTA_CHECK(build_plans(h));

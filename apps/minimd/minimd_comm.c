@@ -405,24 +405,12 @@ static int self_list(minimd_swap *w, porta_exec exec) {
   return rc;
 }
 
-/** A swap's send list from the execution space into its host array. */
-static int download_list(minimd_swap *w) {
-  if (w->nsend > w->sendcap) {
-    int64_t *l = (int64_t *)realloc(w->sendlist, (size_t)w->nsend * sizeof *l);
-    if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "sendlist", "no memory");
-    w->sendlist = l;
-    w->sendcap = w->nsend;
-  }
-  if (w->nsend == 0) return PORTA_SUCCESS;
-  porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
-  porta_view_i64 h, d;
-  porta_slice sl = porta_slice_range(0, w->nsend);
-  PORTA_CHECK(porta_view_i64_wrap(&h, w->sendlist, "minimd_sendlist_host", 1, &w->nsend, &hopt));
-  int rc = porta_view_i64_subview(&d, &w->list_d, &sl);
-  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(h, d);
-  porta_view_i64_release(&d);
-  porta_view_i64_release(&h);
-  return rc;
+int minimd_reserve_i64(porta_view_i64 *v, const char *label, int64_t n, porta_memory_space s) {
+  if (v->data && porta_extent(*v, 0) >= n) return PORTA_SUCCESS;
+  porta_view_i64_release(v);
+  const int64_t len = n + n / 4 + 64;
+  porta_view_options opt = {s, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
+  return porta_view_i64_create(v, label, 1, &len, &opt);
 }
 
 /** A swap's plan given its new lists where the kernels made them: the send list w->list_d and
@@ -449,24 +437,20 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
       if (!lists_on_device) PORTA_CHECK(self_list(w, exec));
       continue;
     }
-    if (lists_on_device && w->forward && (!reverse || w->reverse) &&
-        (!scalar || w->forward_scalar)) {
+    if (lists_on_device) {
+      /* the plans exist: the first re-neighbouring (step 0) takes the host path */
+      if (!w->forward || (reverse && !w->reverse) || (scalar && !w->forward_scalar))
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_plans", "swap",
+                           "swap %d has no plans to update (the host path builds them)", s);
       /* the ghosts' offsets once for the swap's plans, which copy them */
-      const int64_t n = w->nrecv > 0 ? w->nrecv : 1;
-      if (!c->ghost_index.data || porta_extent(c->ghost_index, 0) < n) {
-        porta_view_i64_release(&c->ghost_index);
-        const int64_t len = n + n / 4 + 64;
-        porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
-                                  PORTA_VIEW_UNINITIALIZED, NULL};
-        PORTA_CHECK(porta_view_i64_create(&c->ghost_index, "minimd_ghost_index", 1, &len, &opt));
-      }
+      PORTA_CHECK(minimd_reserve_i64(&c->ghost_index, "minimd_ghost_index",
+                                     w->nrecv > 0 ? w->nrecv : 1, porta_exec_memory_space(exec)));
       if (w->nrecv > 0) PORTA_CHECK(minimd_iota(exec, c->ghost_index, w->firstrecv, w->nrecv));
       PORTA_CHECK(swap_plan_device(c, w, 0, w->forward));
       if (reverse) PORTA_CHECK(swap_plan_device(c, w, 1, w->reverse));
       if (scalar) PORTA_CHECK(swap_plan_device(c, w, 0, w->forward_scalar));
       continue;
     }
-    if (lists_on_device) PORTA_CHECK(download_list(w));
     PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 0, 100 + s, &w->forward));
     if (reverse) PORTA_CHECK(swap_plan(w, exec, sizeof(minimd_vec3), 1, 200 + s, &w->reverse));
     if (scalar) PORTA_CHECK(swap_plan(w, exec, sizeof(double), 0, 300 + s, &w->forward_scalar));

@@ -32,12 +32,15 @@ static inline void minimd_swap_candidates(int k, int64_t nall, int64_t *nfirst, 
     *nlast = nall;
   }
 }
+/** Make *v hold at least n values in space s, with a quarter more room when it grows (contents
+ *  not kept then). */
+int minimd_reserve_i64(porta_view_i64 *v, const char *label, int64_t n, porta_memory_space s);
 /** Build the swaps' send lists and append the ghosts to the host arrays. */
 int minimd_comm_borders(minimd_comm *c, minimd_atoms *a);
 /** Plans for the swaps just built: positions forward, forces back (`reverse`), one double
  *  forward (`scalar`, EAM's F'). The send lists are the host arrays, or with `lists_on_device`
- *  the execution space's (minimd_reneighbor.c). Existing plans are updated, keeping their
- *  buffers. */
+ *  the execution space's (minimd_reneighbor.c), which update the plans the host path built
+ *  (never through the host). Existing plans are updated, keeping their buffers. */
 int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
                       int lists_on_device);
 

@@ -20,9 +20,9 @@ int minimd_self_forward(porta_exec exec, porta_view_vec3 x, porta_view_i64 list,
 /** Its reverse: f[list[k]] += f[first + k]. */
 int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list, int64_t n,
                         int64_t first);
-/** One double per atom: s[first + k] = s[list[k]]. */
 /** list[k] = first + k for k < n. */
 int minimd_iota(porta_exec exec, porta_view_i64 list, int64_t first, int64_t n);
+/** One double per atom: s[first + k] = s[list[k]]. */
 int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, int64_t n,
                        int64_t first);
 

@@ -25,15 +25,6 @@
 #include "minimd_kernels.h"
 #include "minimd_setup.h"
 
-/** Make *v hold at least n values (contents not kept). */
-static int reserve_i64(porta_view_i64 *v, const char *label, int64_t n, porta_memory_space s) {
-  if (v->data && porta_extent(*v, 0) >= n) return PORTA_SUCCESS;
-  porta_view_i64_release(v);
-  const int64_t len = n + n / 4 + 64;
-  porta_view_options opt = {s, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNINITIALIZED, NULL};
-  return porta_view_i64_create(v, label, 1, &len, &opt);
-}
-
 /** The channel of the re-neighbouring messages (made at the first). */
 static int channel(minimd *m, app_channel **ch) {
   if (!m->comm.chan)
@@ -51,8 +42,8 @@ static int migrate(minimd *m, int d) {
   const int64_t n = at->nlocal;
   app_channel *ch;
   PORTA_CHECK(channel(m, &ch));
-  PORTA_CHECK(reserve_i64(&c->leave, "minimd_leave", n, space));
-  PORTA_CHECK(reserve_i64(&c->movers, "minimd_movers", n, space));
+  PORTA_CHECK(minimd_reserve_i64(&c->leave, "minimd_leave", n, space));
+  PORTA_CHECK(minimd_reserve_i64(&c->movers, "minimd_movers", n, space));
   int64_t nsend = 0, nstay = 0;
   PORTA_CHECK(minimd_select(m->exec, at, 0, n, d, MINIMD_SELECT_OUTSIDE, c->lo[d], c->hi[d],
                             c->leave, &nsend));
@@ -86,7 +77,7 @@ static int border(minimd *m, minimd_swap *w, int64_t nfirst, int64_t nlast) {
   minimd_atoms *at = &m->atoms;
   const porta_memory_space space = porta_exec_memory_space(m->exec);
   int64_t count = 0;
-  PORTA_CHECK(reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
+  PORTA_CHECK(minimd_reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
   PORTA_CHECK(minimd_select(m->exec, at, nfirst, nlast - nfirst, w->dim, MINIMD_SELECT_SLAB,
                             w->slablo, w->slabhi, w->list_d, &count));
   w->nsend = count;

@@ -43,28 +43,26 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
   m->t_halo = timers ? app_timer_id(timers, "MPI halo exchange") : -1;
   /* fields are (y, x): x is view dimension 1 */
   int rc = app_halo2d_create(&m->halo, d, c->halo, 1, TEA_NUM_EXCHANGE_FIELDS, c->exec);
-  /* a GPU with neighbours: the exchange of p can run beside the update of the inside cells
-     (tea_step.c) on a stream of its own whose small kernels go first */
-  int neighbours = 0;
-  for (int dim = 0; dim < 2; ++dim)
-    for (int side = 0; side < 2; ++side) neighbours += !app_decomp_is_boundary(d, dim, side);
-  /* every rank must take the same path (the two halos' plans meet their neighbours' of the
-     same kind only): the edge and the inside need 3 x 3 cells on every rank, and one rank
-     with neighbours means all have them */
-  int mine[2] = {c->nx < c->ny ? c->nx : c->ny, neighbours > 0}, all[2] = {mine[0], mine[1]};
+  /* a GPU with neighbours (more than one rank: the domain is not periodic): the exchange of p
+     can run beside the update of the inside cells (tea_step.c) on a stream of its own whose
+     small kernels go first. Every rank must take the same path (the two halos' plans meet
+     their neighbours' of the same kind only), and the edge and the inside need 3 x 3 cells on
+     every rank. */
+  int smallest = c->nx < c->ny ? c->nx : c->ny, all = smallest;
   if (d->comm != MPI_COMM_NULL &&
-      MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS && rc == PORTA_SUCCESS)
+      MPI_Allreduce(&smallest, &all, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS &&
+      rc == PORTA_SUCCESS)
     rc = porta_error(PORTA_ERROR_BACKEND, "tea_comm_create", "comm", "MPI_Allreduce failed");
   const char *env = getenv("TEA_HALO_BESIDE"); /* 0: never, 1: on host back ends too (tests) */
   const int beside = env && !strcmp(env, "1")   ? 1
                      : env && !strcmp(env, "0") ? 0
                                                 : c->exec.backend == PORTA_BACKEND_CUDA;
-  if (rc == PORTA_SUCCESS && all[0] >= 3 && all[1] && beside) {
+  if (rc == PORTA_SUCCESS && d->nranks > 1 && all >= 3 && beside) {
     rc = porta_exec_create_instance_with_priority(c->exec.backend, PORTA_PRIORITY_HIGH, &m->beside);
     if (rc == PORTA_SUCCESS) {
       m->has_beside = 1;
       rc = app_halo2d_create(&m->halo_beside, d, c->halo, 1, 1, m->beside);
-      m->halo_beside.tag = 1000 + 2 * c->halo; /* after the main halo's */
+      m->halo_beside.tag = m->halo.tag + 2 * c->halo; /* after the main halo's */
     }
   }
   /* the plans (buffers, IPC mappings) now, not in the first step's timed solve */
