@@ -8,6 +8,7 @@ typedef struct {
   porta_view_f64 u, p, r, w, z, mi, kx, ky, di;
   double rx, ry, alpha, beta;
   int64_t k0, k1, j0, j1; /**< the interior box (the ring kernel walks its edge) */
+  int k_contiguous;       /**< the split's inside kernel: index k is the contiguous one */
 } tea_cg_args;
 
 static tea_cg_args tea_cg_make(tea_chunk *c) {
@@ -25,6 +26,7 @@ static tea_cg_args tea_cg_make(tea_chunk *c) {
   a.ry = c->ry;
   a.alpha = a.beta = 0.0;
   a.k0 = a.k1 = a.j0 = a.j1 = 0;
+  a.k_contiguous = 0;
   return a;
 }
 
@@ -197,11 +199,12 @@ PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j)
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
 
-/* the rows between the edge's, without their first and last cell: the box starts at the
-   interior's first column, which is aligned, and skips the edge cells, so that a warp's
-   loads stay in as few sectors as the whole update's */
+/* the interior without its edge: the box spans whole lines of the contiguous index (their
+   first cell is aligned, so a warp's loads stay in as few sectors as the whole update's),
+   leaves out the two edge lines across them, and skips each line's two edge cells by a test */
 PORTA_MDFOR2(tea_k_cg_calc_up_inside_f, tea_cg_args, a, k, j) {
-  if (j != a->j0 && j != a->j1 - 1) tea_cg_up(a, k, j);
+  if (a->k_contiguous ? k != a->k0 && k != a->k1 - 1 : j != a->j0 && j != a->j1 - 1)
+    tea_cg_up(a, k, j);
 }
 
 /* cell i of the interior's edge: the bottom row, the top row, then the left and the right
@@ -229,9 +232,13 @@ int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, dou
   const int64_t ring = 2 * (int64_t)c->nx + 2 * ((int64_t)c->ny - 2);
   PORTA_CHECK(porta_parallel_for("tea_cg_calc_up_ring", ring_exec, porta_range(0, ring),
                                  &tea_k_cg_calc_up_ring_f, &a));
-  return porta_parallel_for_md("tea_cg_calc_up_inside", c->exec,
-                               porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0, b.j1),
-                               &tea_k_cg_calc_up_inside_f, &a);
+  /* LayoutLeft (a GPU's) keeps k contiguous, LayoutRight (a CPU's) j */
+  a.k_contiguous = porta_stride(a.u, 0) == 1;
+  const porta_mdrange_policy inside = a.k_contiguous
+                                          ? porta_mdrange2(b.k0, b.k1, b.j0 + 1, b.j1 - 1)
+                                          : porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0, b.j1);
+  return porta_parallel_for_md("tea_cg_calc_up_inside", c->exec, inside, &tea_k_cg_calc_up_inside_f,
+                               &a);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
