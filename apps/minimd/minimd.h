@@ -96,6 +96,11 @@ typedef struct minimd_neighbor {
   porta_view_i32 numneigh;  /**< [nlocal] */
   porta_view_i32 neighbors; /**< [nlocal][maxneighs], the back end's preferred layout */
   porta_view_i32 flag;      /**< [1] set when an atom is outside the bins */
+  /* the device sort's copies of v, type and id (x goes through binx) */
+  porta_view_vec3 sortv;
+  porta_view_i32 sorttype;
+  porta_view_i64 sortid;
+  int64_t sort_cap;
   int64_t nlocal_cap;
   double cutneighsq;
   int64_t builds;

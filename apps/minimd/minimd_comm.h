@@ -45,8 +45,9 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
                       int lists_on_device);
 
 /** Re-neighbouring on the execution space (minimd_reneighbor.c): wrap, migration, the check
- *  of the atom count, borders and plans, the atoms never visiting the host. */
-int minimd_reneighbor_device(minimd *m, int64_t step);
+ *  of the atom count, when `sort` the sort by bin, borders and plans, the atoms never visiting
+ *  the host. */
+int minimd_reneighbor_device(minimd *m, int64_t step, int sort);
 /** Before the first of those (collective): the message buffers sized for the current swaps and
  *  mapped by their senders, so that the first timed re-neighbouring does not set them up. */
 int minimd_reneighbor_prepare(minimd *m);

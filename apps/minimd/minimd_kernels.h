@@ -62,6 +62,10 @@ int minimd_neighbor_setup(minimd *m);
 /** Bin every atom (owned and ghost) and build the owned atoms' lists, growing the bins and the
  *  list width as needed. */
 int minimd_neighbor_build(minimd *m);
+/** Sort the owned atoms by bin on the execution space, stably (in a bin by their old order),
+ *  as minimd_sort_host does on the host: neighbours in space become neighbours in memory again
+ *  after migration has filled holes from the tail. Call before the ghosts are made. */
+int minimd_sort_device(minimd *m);
 /** Bin index of every owned atom on the host (for sorting): bin[i] for i < nlocal. */
 void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64_t *bin);
 

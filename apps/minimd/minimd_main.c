@@ -54,9 +54,8 @@ static void compute_force(minimd *m, int eflag) {
 static void reneighbor(minimd *m, int64_t step, int sort) {
   double t_extra = 0.0;
   if (m->device_reneighbor && step > 0) {
-    /* on a GPU the host never sees the atoms (sorting, which only changes their order in
-       memory, is left out) */
-    TIMED(m, &t_extra, minimd_reneighbor_device(m, step));
+    /* on a GPU the host never sees the atoms (they are sorted there too) */
+    TIMED(m, &t_extra, minimd_reneighbor_device(m, step, sort));
   } else {
     TIMED(m, &t_extra, minimd_atoms_to_host(m));
     TIMED(m, &t_extra, minimd_comm_exchange(&m->comm, &m->atoms, step));

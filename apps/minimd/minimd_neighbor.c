@@ -27,6 +27,9 @@ typedef struct nb_args {
   porta_view_vec3 x, binx;
   porta_view_i64 id;
   porta_view_i32 bincount, binstart, binatom, rows, numneigh, neighbors, flag;
+  porta_view_vec3 v, sortv;      /* the sort: velocities and their sorted copy */
+  porta_view_i32 type, sorttype; /* types */
+  porta_view_i64 sortid;         /* global ids' sorted copy */
   double prd[3], bininv[3], cutneighsq;
   int nbin[3], mbinlo[3], mbin[3];
   int nrows, maxneighs, half, newton;
@@ -126,6 +129,39 @@ PORTA_INLINE_FUNCTION int nb_before(const nb_args *a, int64_t j, int64_t k) {
   for (int d = 2; d >= 0; --d)
     if (xj.v[d] != xk.v[d]) return xj.v[d] < xk.v[d];
   return 0;
+}
+
+/* the sort: the slots of bin b in atom order (bins hold a few atoms; the fill's atomics left
+   them in any order) */
+PORTA_FOR(minimd_k_bin_order, nb_args, a, b) {
+  const int64_t s0 = PORTA_AT1(a->binstart, b), s1 = PORTA_AT1(a->binstart, b + 1);
+  for (int64_t s = s0 + 1; s < s1; ++s) {
+    const int32_t i = PORTA_AT1(a->binatom, s);
+    const minimd_vec3 xi = PORTA_AT1(a->binx, s);
+    int64_t t = s;
+    for (; t > s0 && PORTA_AT1(a->binatom, t - 1) > i; --t) {
+      PORTA_AT1(a->binatom, t) = PORTA_AT1(a->binatom, t - 1);
+      PORTA_AT1(a->binx, t) = PORTA_AT1(a->binx, t - 1);
+    }
+    PORTA_AT1(a->binatom, t) = i;
+    PORTA_AT1(a->binx, t) = xi;
+  }
+}
+
+/* the sort: slot q's atom's velocity, type and id into the sorted copies */
+PORTA_FOR(minimd_k_sort_gather, nb_args, a, q) {
+  const int32_t i = PORTA_AT1(a->binatom, q);
+  PORTA_AT1(a->sortv, q) = PORTA_AT1(a->v, i);
+  PORTA_AT1(a->sorttype, q) = PORTA_AT1(a->type, i);
+  PORTA_AT1(a->sortid, q) = PORTA_AT1(a->id, i);
+}
+
+/* the sort: the sorted copies back into the atoms */
+PORTA_FOR(minimd_k_sort_store, nb_args, a, q) {
+  PORTA_AT1(a->x, q) = PORTA_AT1(a->binx, q);
+  PORTA_AT1(a->v, q) = PORTA_AT1(a->sortv, q);
+  PORTA_AT1(a->type, q) = PORTA_AT1(a->sorttype, q);
+  PORTA_AT1(a->id, q) = PORTA_AT1(a->sortid, q);
 }
 
 /* reproducible mode: atom i's list in global-id order (insertion sort, lists are short) */
@@ -228,20 +264,6 @@ int minimd_neighbor_setup(minimd *m) {
   return PORTA_SUCCESS;
 }
 
-void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64_t *bin) {
-  nb_args a;
-  memset(&a, 0, sizeof a);
-  const minimd_neighbor *nb = &m->neigh;
-  for (int d = 0; d < 3; ++d) {
-    a.prd[d] = m->comm.prd[d];
-    a.bininv[d] = nb->bininv[d];
-    a.nbin[d] = nb->nbin[d];
-    a.mbinlo[d] = nb->mbinlo[d];
-    a.mbin[d] = nb->mbin[d];
-  }
-  for (int64_t i = 0; i < n; ++i) bin[i] = nb_coord2bin(&a, x + 3 * i);
-}
-
 static int read_flag(porta_view_i32 v, int32_t *out) {
   porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
   porta_view_i32 h;
@@ -252,9 +274,10 @@ static int read_flag(porta_view_i32 v, int32_t *out) {
   return rc;
 }
 
-int minimd_neighbor_build(minimd *m) {
-  minimd_neighbor *nb = &m->neigh;
-  minimd_atoms *at = &m->atoms;
+/** The binning arguments of the current atoms; nall of them are binned. */
+static nb_args bin_args(const minimd *m, int64_t nall) {
+  const minimd_neighbor *nb = &m->neigh;
+  const minimd_atoms *at = &m->atoms;
   nb_args a;
   memset(&a, 0, sizeof a);
   a.x = at->x;
@@ -270,39 +293,88 @@ int minimd_neighbor_build(minimd *m) {
   a.half = nb->half;
   a.newton = nb->newton;
   a.nlocal = at->nlocal;
-  a.nall = at->nlocal + at->nghost;
+  a.nall = nall;
   a.mbins = nb->mbins;
   a.nrows = nb->nrows;
   a.rows = nb->rows;
-  if (nb->binned_cap < a.nall || !nb->binx.data) { /* the binned copies, as long as the atoms */
+  return a;
+}
+
+void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64_t *bin) {
+  const nb_args a = bin_args(m, 0);
+  for (int64_t i = 0; i < n; ++i) bin[i] = nb_coord2bin(&a, x + 3 * i);
+}
+
+/** Atoms 0 .. a->nall - 1 into the bins: counted, the bins' starts scanned, then each atom's
+ *  position and index into a slot of its bin (the binned copies grown as needed). */
+static int bin_atoms(minimd *m, nb_args *a) {
+  minimd_neighbor *nb = &m->neigh;
+  if (nb->binned_cap < a->nall || !nb->binx.data) { /* the binned copies, as long as the atoms */
     porta_view_vec3_release(&nb->binx);
     porta_view_i32_release(&nb->binatom);
-    nb->binned_cap = a.nall + a.nall / 5 + 64;
+    nb->binned_cap = a->nall + a->nall / 5 + 64;
     porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
                               PORTA_VIEW_UNINITIALIZED, NULL};
     PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nb->binned_cap, &opt));
     PORTA_CHECK(porta_view_i32_create(&nb->binatom, "minimd_binatom", 1, &nb->binned_cap, &opt));
   }
-  a.bincount = nb->bincount;
-  a.binstart = nb->binstart;
-  a.binx = nb->binx;
-  a.binatom = nb->binatom;
-  a.flag = nb->flag;
+  a->bincount = nb->bincount;
+  a->binstart = nb->binstart;
+  a->binx = nb->binx;
+  a->binatom = nb->binatom;
+  a->flag = nb->flag;
   const int32_t zero = 0;
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->bincount), &zero));
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
-  PORTA_CHECK(porta_parallel_for("minimd_bin_count", m->exec, porta_range(0, a.nall),
-                                 &minimd_k_bin_count, &a));
+  PORTA_CHECK(porta_parallel_for("minimd_bin_count", m->exec, porta_range(0, a->nall),
+                                 &minimd_k_bin_count, a));
   int32_t flag = 0;
   PORTA_CHECK(read_flag(nb->flag, &flag));
   if (flag)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "neighbor",
                        "an atom is outside this rank's bins (it moved farther than the "
                        "neighbour skin allows, or its position is not finite)");
-  PORTA_CHECK(porta_parallel_scan("minimd_bin_start", m->exec, porta_range(0, a.mbins + 1),
-                                  &minimd_k_bin_start, &a, NULL));
-  PORTA_CHECK(porta_parallel_for("minimd_bin_fill", m->exec, porta_range(0, a.nall),
-                                 &minimd_k_bin_fill, &a));
+  PORTA_CHECK(porta_parallel_scan("minimd_bin_start", m->exec, porta_range(0, a->mbins + 1),
+                                  &minimd_k_bin_start, a, NULL));
+  return porta_parallel_for("minimd_bin_fill", m->exec, porta_range(0, a->nall), &minimd_k_bin_fill,
+                            a);
+}
+
+int minimd_sort_device(minimd *m) {
+  minimd_neighbor *nb = &m->neigh;
+  minimd_atoms *at = &m->atoms;
+  if (at->nlocal < 2) return PORTA_SUCCESS;
+  if (nb->sort_cap < at->nlocal || !nb->sortv.data) {
+    porta_view_vec3_release(&nb->sortv);
+    porta_view_i32_release(&nb->sorttype);
+    porta_view_i64_release(&nb->sortid);
+    nb->sort_cap = at->nlocal + at->nlocal / 5 + 64;
+    porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
+                              PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_vec3_create(&nb->sortv, "minimd_sortv", 1, &nb->sort_cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->sorttype, "minimd_sorttype", 1, &nb->sort_cap, &opt));
+    PORTA_CHECK(porta_view_i64_create(&nb->sortid, "minimd_sortid", 1, &nb->sort_cap, &opt));
+  }
+  nb_args a = bin_args(m, at->nlocal);
+  PORTA_CHECK(bin_atoms(m, &a));
+  a.v = at->v;
+  a.type = at->type;
+  a.sortv = nb->sortv;
+  a.sorttype = nb->sorttype;
+  a.sortid = nb->sortid;
+  PORTA_CHECK(porta_parallel_for("minimd_bin_order", m->exec, porta_range(0, a.mbins),
+                                 &minimd_k_bin_order, &a));
+  PORTA_CHECK(porta_parallel_for("minimd_sort_gather", m->exec, porta_range(0, at->nlocal),
+                                 &minimd_k_sort_gather, &a));
+  return porta_parallel_for("minimd_sort_store", m->exec, porta_range(0, at->nlocal),
+                            &minimd_k_sort_store, &a);
+}
+
+int minimd_neighbor_build(minimd *m) {
+  minimd_neighbor *nb = &m->neigh;
+  minimd_atoms *at = &m->atoms;
+  nb_args a = bin_args(m, at->nlocal + at->nghost);
+  PORTA_CHECK(bin_atoms(m, &a));
   for (;;) { /* build, widening the list until the longest fits */
     if (nb->nlocal_cap < at->nlocal || !nb->neighbors.data) {
       porta_view_i32_release(&nb->numneigh);

@@ -78,6 +78,9 @@ minimd_device_test(eam.half 2 eam_s8_n500_np1_half ${_eam} -s 8 -n 500 --half_ne
 minimd_device_test(lj.6x8x10 3 lj_nx6ny8nz10_n200_np1 ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
 minimd_device_test(lj.data 4 lj_data_n300_np1 -i "${_mdin}/in.lj-data.miniMD" -n 300)
 minimd_device_test(lj 8 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
+# the atoms sorted by bin at every re-neighbouring is the default; never, and every 40 steps
+minimd_device_test(lj.sort0 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 0)
+minimd_device_test(lj.sort40 3 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 40)
 # and the host path where the device one is the default (a GPU)
 porta_app_test(minimd.ref.lj.host_reneighbor.np2 2
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
