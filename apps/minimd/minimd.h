@@ -101,6 +101,12 @@ typedef struct minimd_neighbor {
   porta_view_i32 sorttype;
   porta_view_i64 sortid;
   int64_t sort_cap;
+  /* with `split` (the forces overlap the ghosts' messages): the owned atoms without a ghost
+     among their neighbours (`inner`, ninner of them) and those with one (`border`), in index
+     order, made at every build */
+  int split;
+  porta_view_i32 isborder, inner, border;
+  int64_t ninner, nborder, split_cap;
   int64_t nlocal_cap;
   double cutneighsq;
   int64_t builds;
@@ -135,6 +141,7 @@ typedef struct minimd_comm {
   struct app_channel *chan; /* (app_channel.h carries MPI, which kernel files do not see) */
   porta_view_i64 leave, movers;
   porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
+  int forward_pending; /**< 1 + the swap minimd_comm_forward_begin left in flight (0: none) */
 } minimd_comm;
 
 /** Timers of the reference's performance summary (rank 0's wall seconds). */

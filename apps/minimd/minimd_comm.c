@@ -477,9 +477,12 @@ static int shift_ghosts(const minimd_swap *w, porta_exec exec, porta_view_vec3 x
   return PORTA_SUCCESS;
 }
 
-int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
+/** Forward swaps from s on; with `stop`, the first with another rank is only started (and
+ *  left in c->forward_pending, as 1 + its index). */
+static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int s, int stop) {
   porta_view f = PORTA_VIEW_ERASE(x);
-  for (int s = 0; s < c->nswap; ++s) {
+  c->forward_pending = 0;
+  for (; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
     if (w->self) {
       const int64_t n2 = w2 ? w2->nsend : 0;
@@ -487,18 +490,42 @@ int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
         PORTA_CHECK(minimd_self_forward(exec, x, w->list_d, w->nsend, w->firstrecv, w->shift,
                                         w2 ? w2->list_d : w->list_d, n2, w2 ? w2->firstrecv : 0,
                                         w2 ? w2->shift : w->shift));
-    } else if (w2) {
-      app_exchange *plans[2] = {w->forward, w2->forward};
-      PORTA_CHECK(app_exchange_run_together(plans, 2, &f, 1));
-      PORTA_CHECK(shift_ghosts(w, exec, x));
-      PORTA_CHECK(shift_ghosts(w2, exec, x));
     } else {
-      PORTA_CHECK(app_exchange_run(w->forward, &f, 1));
+      PORTA_CHECK(app_exchange_start(w->forward, &f, 1));
+      if (w2) PORTA_CHECK(app_exchange_start(w2->forward, &f, 1));
+      if (stop) {
+        c->forward_pending = s + 1;
+        return PORTA_SUCCESS;
+      }
+      PORTA_CHECK(app_exchange_finish(w->forward));
+      if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));
       PORTA_CHECK(shift_ghosts(w, exec, x));
+      if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
     }
     if (w2) ++s;
   }
   return PORTA_SUCCESS;
+}
+
+int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
+  return forward_from(c, exec, x, 0, 1);
+}
+
+int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
+  const int s = c->forward_pending - 1;
+  if (s < 0) return PORTA_SUCCESS;
+  c->forward_pending = 0;
+  minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
+  PORTA_CHECK(app_exchange_finish(w->forward));
+  if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));
+  PORTA_CHECK(shift_ghosts(w, exec, x));
+  if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
+  return forward_from(c, exec, x, s + (w2 ? 2 : 1), 0);
+}
+
+int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
+  PORTA_CHECK(minimd_comm_forward_begin(c, exec, x));
+  return minimd_comm_forward_end(c, exec, x);
 }
 
 int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {

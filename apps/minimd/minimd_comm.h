@@ -52,8 +52,16 @@ int minimd_reneighbor_device(minimd *m, int64_t step, int sort);
  *  mapped by their senders, so that the first timed re-neighbouring does not set them up. */
 int minimd_reneighbor_prepare(minimd *m);
 
-/** Ghost positions from their owners (every step that is not a re-neighbouring). */
+/** Ghost positions from their owners (every step that is not a re-neighbouring):
+ *  minimd_comm_forward_begin, then minimd_comm_forward_end. */
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
+/** The swaps up to the first with another rank, which is started (its pair too): its
+ *  positions are packed and sent, its messages in flight. Work queued after it on `exec` that
+ *  reads no ghost (the forces of the atoms without ghost neighbours) overlaps the messages. */
+int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
+/** The started swap finished (its ghosts unpacked and shifted, queued on `exec`), then the
+ *  swaps after it. Without a started swap, nothing. */
+int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
 /** Ghost forces added into their owners, in reverse swap order. */
 int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f);
 /** One double per atom to the ghosts. */

@@ -19,6 +19,7 @@ typedef struct force_args {
   porta_view_i32 numneigh, neighbors;
   porta_view_f64 eatom, vatom, rho, fp;
   porta_view_f64 frho, rhor, z2r; /* EAM splines, [knot * 7 + c] */
+  porta_view_i32 part;            /* the owned atoms of one side of the split */
   double cutforcesq, sigma6, epsilon;
   double rdr, rdrho;
   int nr, nrho;
@@ -69,7 +70,8 @@ PORTA_FORCEINLINE_FUNCTION double lj_force(const force_args *a, double rsq, doub
   return rsq < a->cutforcesq ? 48.0 * sr6 * (sr6 - 0.5) * sr2 * a->epsilon : 0.0;
 }
 
-PORTA_FOR(minimd_k_lj_full, force_args, a, i) {
+/** Atom i's force (full list): the sum over its neighbours, written, not added. */
+PORTA_FORCEINLINE_FUNCTION void lj_full_atom(const force_args *a, int64_t i) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
   const int n = PORTA_AT1(a->numneigh, i);
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
@@ -110,6 +112,11 @@ PORTA_FOR(minimd_k_lj_full, force_args, a, i) {
     PORTA_AT1(a->vatom, i) = 0.5 * w;
   }
 }
+
+PORTA_FOR(minimd_k_lj_full, force_args, a, i) { lj_full_atom(a, i); }
+
+/* the atoms of a->part (one side of the neighbour list's split) */
+PORTA_FOR(minimd_k_lj_full_part, force_args, a, t) { lj_full_atom(a, PORTA_AT1(a->part, t)); }
 
 PORTA_FOR(minimd_k_lj_half, force_args, a, i) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
@@ -314,13 +321,30 @@ static int zero_forces(minimd *m, int64_t n) {
   return rc;
 }
 
-int minimd_force_lj(minimd *m, int eflag) {
+static force_args lj_make(minimd *m, int eflag) {
   force_args a = force_make(m, eflag);
   const double c = m->prm.cutforce;
   a.cutforcesq = c * c;
   a.epsilon = m->prm.epsilon;
   const double s2 = m->prm.sigma * m->prm.sigma;
   a.sigma6 = s2 * s2 * s2;
+  return a;
+}
+
+int minimd_force_lj_part(minimd *m, int eflag, int border) {
+  const minimd_neighbor *nb = &m->neigh;
+  if (!nb->split || nb->half)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_force_lj_part", "neighbor",
+                       "the list is not split (a full list split at its build)");
+  force_args a = lj_make(m, eflag);
+  a.part = border ? nb->border : nb->inner;
+  const int64_t n = border ? nb->nborder : nb->ninner;
+  return porta_parallel_for(border ? "minimd_force_lj_border" : "minimd_force_lj_inner", m->exec,
+                            porta_range(0, n), &minimd_k_lj_full_part, &a);
+}
+
+int minimd_force_lj(minimd *m, int eflag) {
+  force_args a = lj_make(m, eflag);
   const porta_range_policy r = porta_range(0, m->atoms.nlocal);
   if (!a.half) return porta_parallel_for("minimd_force_lj_full", m->exec, r, &minimd_k_lj_full, &a);
   PORTA_CHECK(zero_forces(m, m->atoms.nlocal + (a.newton ? m->atoms.nghost : 0)));

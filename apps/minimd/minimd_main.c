@@ -50,6 +50,23 @@ static void compute_force(minimd *m, int eflag) {
     TIMED(m, &m->times.comm, minimd_comm_reverse(&m->comm, m->exec, m->atoms.f));
 }
 
+/** The ghosts' positions and the forces (m->neigh.split): the messages of the first swap with
+ *  another rank travel while the atoms without ghost neighbours get their forces; the rest of
+ *  the swaps, then the forces of the atoms with ghost neighbours. One fence, at the end. */
+static void forward_and_force(minimd *m, int eflag) {
+  const double t0 = porta_wtime();
+  RUN(minimd_comm_forward_begin(&m->comm, m->exec, m->atoms.x));
+  const double t1 = porta_wtime();
+  RUN(minimd_force_lj_part(m, eflag, 0));
+  const double t2 = porta_wtime();
+  RUN(minimd_comm_forward_end(&m->comm, m->exec, m->atoms.x));
+  const double t3 = porta_wtime();
+  RUN(minimd_force_lj_part(m, eflag, 1));
+  RUN(porta_exec_fence(m->exec, "minimd_timer"));
+  m->times.comm += (t1 - t0) + (t3 - t2); /* the host's part of the messages */
+  m->times.force += (t2 - t1) + (porta_wtime() - t3);
+}
+
 /** Migration, sorting, ghosts and the list: the re-neighbouring of step `step`. */
 static void reneighbor(minimd *m, int64_t step, int sort) {
   double t_extra = 0.0;
@@ -174,6 +191,14 @@ int main(int argc, char **argv) {
     m.neigh.half = 0;
   }
   m.neigh.newton = m.neigh.half && p->ghost_newton;
+  /* the forces of the atoms without ghost neighbours overlap the ghosts' messages: LJ with a
+     full list (one thread writes each atom's force, so the split changes no sum) on a GPU with
+     other ranks; MINIMD_OVERLAP=1 takes that path anywhere (the tests), =0 never */
+  const char *ov = getenv("MINIMD_OVERLAP");
+  const int lj_full = p->force == MINIMD_FORCE_LJ && !m.neigh.half;
+  m.neigh.split = ov && (!strcmp(ov, "0") || !strcmp(ov, "1"))
+                      ? ov[0] == '1' && lj_full
+                      : lj_full && nranks > 1 && m.exec.backend == PORTA_BACKEND_CUDA;
   const int sort_every = p->sort_every > 0 ? p->sort_every : p->sort_every < 0 ? p->neigh_every : 0;
   if (rank == 0) printf("# Create System:\n");
 
@@ -257,15 +282,19 @@ int main(int argc, char **argv) {
   int final_pending = 0; /* the last step's final integration is left to the next initial one */
   for (int64_t n = 0; n < p->nsteps; ++n) {
     RUN(minimd_initial_integrate(&m, final_pending)); /* "other": the remainder, no fence */
-    if ((n + 1) % p->neigh_every) {
-      TIMED(&m, &m.times.comm, minimd_comm_forward(&m.comm, m.exec, m.atoms.x));
-    } else {
-      const int sort = n + 1 >= next_sort;
-      if (sort) next_sort += sort_every;
-      reneighbor(&m, n + 1, sort);
-    }
     const int eflag = p->thermo_every > 0 && (n + 1) % p->thermo_every == 0;
-    compute_force(&m, eflag);
+    if ((n + 1) % p->neigh_every && m.neigh.split) {
+      forward_and_force(&m, eflag);
+    } else {
+      if ((n + 1) % p->neigh_every) {
+        TIMED(&m, &m.times.comm, minimd_comm_forward(&m.comm, m.exec, m.atoms.x));
+      } else {
+        const int sort = n + 1 >= next_sort;
+        if (sort) next_sort += sort_every;
+        reneighbor(&m, n + 1, sort);
+      }
+      compute_force(&m, eflag);
+    }
     const int dump = p->dump_every > 0 && (n + 1) % p->dump_every == 0 && !cli.no_h5;
     final_pending = !eflag && !dump && n + 1 < p->nsteps; /* v is looked at otherwise */
     if (!final_pending) RUN(minimd_final_integrate(&m));

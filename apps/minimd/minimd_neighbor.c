@@ -27,9 +27,10 @@ typedef struct nb_args {
   porta_view_vec3 x, binx;
   porta_view_i64 id;
   porta_view_i32 bincount, binstart, binatom, rows, numneigh, neighbors, flag;
-  porta_view_vec3 v, sortv;      /* the sort: velocities and their sorted copy */
-  porta_view_i32 type, sorttype; /* types */
-  porta_view_i64 sortid;         /* global ids' sorted copy */
+  porta_view_vec3 v, sortv;               /* the sort: velocities and their sorted copy */
+  porta_view_i32 type, sorttype;          /* types */
+  porta_view_i64 sortid;                  /* global ids' sorted copy */
+  porta_view_i32 isborder, inner, border; /* the split into atoms without and with ghosts */
   double prd[3], bininv[3], cutneighsq;
   int nbin[3], mbinlo[3], mbin[3];
   int nrows, maxneighs, half, newton;
@@ -162,6 +163,26 @@ PORTA_FOR(minimd_k_sort_store, nb_args, a, q) {
   PORTA_AT1(a->v, q) = PORTA_AT1(a->sortv, q);
   PORTA_AT1(a->type, q) = PORTA_AT1(a->sorttype, q);
   PORTA_AT1(a->id, q) = PORTA_AT1(a->sortid, q);
+}
+
+/* the split: 1 when a ghost is among atom i's neighbours */
+PORTA_FOR(minimd_k_find_border, nb_args, a, i) {
+  const int n = PORTA_AT1(a->numneigh, i);
+  int32_t ghost = 0;
+  for (int k = 0; k < n; ++k) ghost |= PORTA_AT2(a->neighbors, i, k) >= a->nlocal;
+  PORTA_AT1(a->isborder, i) = ghost;
+}
+
+/* the split: atom i into the next slot of its list (the scan counts the border atoms) */
+PORTA_SCAN(minimd_k_split, nb_args, a, i, porta_sum_i64, upd, final) {
+  const int32_t b = PORTA_AT1(a->isborder, i);
+  if (final) {
+    if (b)
+      PORTA_AT1(a->border, *upd) = (int32_t)i;
+    else
+      PORTA_AT1(a->inner, i - *upd) = (int32_t)i;
+  }
+  *upd += b;
 }
 
 /* reproducible mode: atom i's list in global-id order (insertion sort, lists are short) */
@@ -370,6 +391,33 @@ int minimd_sort_device(minimd *m) {
                             &minimd_k_sort_store, &a);
 }
 
+/** The owned atoms split by whether a ghost is among their neighbours (nb->split). */
+static int split_atoms(minimd *m, nb_args *a) {
+  minimd_neighbor *nb = &m->neigh;
+  if (nb->split_cap < a->nlocal || !nb->inner.data) {
+    porta_view_i32_release(&nb->isborder);
+    porta_view_i32_release(&nb->inner);
+    porta_view_i32_release(&nb->border);
+    nb->split_cap = a->nlocal + a->nlocal / 5 + 64;
+    porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
+                              PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_i32_create(&nb->isborder, "minimd_isborder", 1, &nb->split_cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->inner, "minimd_inner", 1, &nb->split_cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->border, "minimd_border", 1, &nb->split_cap, &opt));
+  }
+  a->isborder = nb->isborder;
+  a->inner = nb->inner;
+  a->border = nb->border;
+  PORTA_CHECK(porta_parallel_for("minimd_find_border", m->exec, porta_range(0, a->nlocal),
+                                 &minimd_k_find_border, a));
+  int64_t nborder = 0;
+  PORTA_CHECK(porta_parallel_scan("minimd_split", m->exec, porta_range(0, a->nlocal),
+                                  &minimd_k_split, a, &nborder));
+  nb->nborder = nborder;
+  nb->ninner = a->nlocal - nborder;
+  return PORTA_SUCCESS;
+}
+
 int minimd_neighbor_build(minimd *m) {
   minimd_neighbor *nb = &m->neigh;
   minimd_atoms *at = &m->atoms;
@@ -399,6 +447,7 @@ int minimd_neighbor_build(minimd *m) {
   if (m->reproducible)
     PORTA_CHECK(porta_parallel_for("minimd_sort_lists", m->exec, porta_range(0, a.nlocal),
                                    &minimd_k_sort_list, &a));
+  if (nb->split) PORTA_CHECK(split_atoms(m, &a));
   nb->builds += 1;
   return PORTA_SUCCESS;
 }

@@ -52,6 +52,7 @@ void minimd_print_settings(FILE *out, const minimd *m, int threads, int sort_eve
   fprintf(out, "\t# Sorting frequency: %i\n", sort_every);
   fprintf(out, "\t# Thermo frequency: %i\n", p->thermo_every);
   fprintf(out, "\t# Ghost Newton: %i\n", m->neigh.newton);
+  fprintf(out, "\t# Forces overlap ghost messages: %i\n", m->neigh.split);
   fprintf(out, "\t# Use intrinsics: %i\n", 0);
   fprintf(out, "\t# Do safe exchange: %i\n", 0);
   fprintf(out, "\t# Size of float: %i\n\n", (int)sizeof(double));

@@ -3,16 +3,18 @@
 # own and compares its printed thermo lines (step T U P) with a reference file of lines
 # "step T U P" (inputs/minimd/reference): the same steps, and every value within one unit of
 # the last of its 7 printed significant digits.
-#   minimd_compare.sh MPIEXEC NP MINIMD REF [--conserve TOL] -- MINIMD_ARGS...
+#   minimd_compare.sh MPIEXEC NP MINIMD REF [--conserve TOL] [--expect TEXT] -- MINIMD_ARGS...
 # --conserve TOL: also the total energy 1.5 T + U (LJ units) may not move by more than TOL
 # (relative) from its value at step 0 on any printed step.
+# --expect TEXT: the output must also have a line containing TEXT (the path a run took).
 set -u
 mpiexec=$1 np=$2 exe=$3 ref=$4
 shift 4
-conserve=""
+conserve="" expect=""
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case $1 in
     --conserve) conserve=$2; shift 2 ;;
+    --expect) expect=$2; shift 2 ;;
     *) echo "minimd_compare.sh: unknown argument $1"; exit 2 ;;
   esac
 done
@@ -24,6 +26,10 @@ rc=$?
 cat "$dir/run.log"
 if [ $rc -ne 0 ]; then
   echo "FAIL: minimd exited with $rc"
+  exit 1
+fi
+if [ -n "$expect" ] && ! grep -qF -- "$expect" "$dir/run.log"; then
+  echo "FAIL: no line containing '$expect' in the output"
   exit 1
 fi
 grep -E '^[0-9]+ [-0-9.e+]+ [-0-9.e+]+ [-0-9.e+]+ +[0-9.]+$' "$dir/run.log" | cut -d' ' -f1-4 >"$dir/ours"

@@ -81,6 +81,32 @@ minimd_device_test(lj 8 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
 # the atoms sorted by bin at every re-neighbouring is the default; never, and every 40 steps
 minimd_device_test(lj.sort0 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 0)
 minimd_device_test(lj.sort40 3 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 40)
+# the forces of the atoms without ghost neighbours while the ghosts' messages travel (a GPU's
+# path with other ranks; forced here): one rank (self swaps only), two and four, with either
+# re-neighbouring path
+function(minimd_overlap_test name np ref)
+  porta_app_test(minimd.ref.${name}.overlap.np${np} ${np}
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
+                      $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt"
+                      --expect "Forces overlap ghost messages: 1" -- ${ARGN}
+              ENVIRONMENT "MINIMD_OVERLAP=1")
+endfunction()
+minimd_overlap_test(lj 1 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
+minimd_overlap_test(lj 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
+minimd_overlap_test(lj.6x8x10 4 lj_nx6ny8nz10_n200_np1 ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
+porta_app_test(minimd.ref.lj.overlap.device_reneighbor.np3 3
+            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 3 $<TARGET_FILE:minimd>
+                    "${_mdref}/lj_s8_n500_np1_full.txt"
+                    --expect "Forces overlap ghost messages: 1" -- ${_lj} -s 8 -n 500
+                    --half_neigh 0
+            ENVIRONMENT "MINIMD_OVERLAP=1;MINIMD_DEVICE_RENEIGHBOR=1")
+# a half list is not split (its partners' forces are added in atom order)
+porta_app_test(minimd.ref.lj.half.overlap_refused.np2 2
+            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
+                    "${_mdref}/lj_s8_n500_np1_half.txt"
+                    --expect "Forces overlap ghost messages: 0" -- ${_lj} -s 8 -n 500
+                    --half_neigh 1
+            ENVIRONMENT "MINIMD_OVERLAP=1")
 # and the host path where the device one is the default (a GPU)
 porta_app_test(minimd.ref.lj.host_reneighbor.np2 2
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
@@ -111,6 +137,11 @@ if(PORTA_H5DIFF_EXECUTABLE)
               COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
                       "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.lj.miniMD" -s 5 -n 60
               ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
+  # and with the forces split around the ghosts' messages
+  porta_app_test(minimd.reproducible.lj.overlap 4 TIMEOUT 600
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                      "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.lj.miniMD" -s 5 -n 60
+              ENVIRONMENT "MINIMD_OVERLAP=1")
 else()
   message(STATUS "  tests/app: h5diff not found, minimd.reproducible is skipped")
 endif()
