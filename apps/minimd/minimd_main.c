@@ -191,14 +191,12 @@ int main(int argc, char **argv) {
     m.neigh.half = 0;
   }
   m.neigh.newton = m.neigh.half && p->ghost_newton;
-  /* the forces of the atoms without ghost neighbours overlap the ghosts' messages: LJ with a
-     full list (one thread writes each atom's force, so the split changes no sum) on a GPU with
-     other ranks; MINIMD_OVERLAP=1 takes that path anywhere (the tests), =0 never */
+  /* MINIMD_OVERLAP=1: the forces of the atoms without ghost neighbours overlap the ghosts'
+     messages, for LJ with a full list (one thread writes each atom's force, so the split
+     changes no sum). Not the default: on 2 H200s it ran 3 % slower per step than the forces in
+     one kernel after the messages (docs/minimd.md, "Overlap") */
   const char *ov = getenv("MINIMD_OVERLAP");
-  const int lj_full = p->force == MINIMD_FORCE_LJ && !m.neigh.half;
-  m.neigh.split = ov && (!strcmp(ov, "0") || !strcmp(ov, "1"))
-                      ? ov[0] == '1' && lj_full
-                      : lj_full && nranks > 1 && m.exec.backend == PORTA_BACKEND_CUDA;
+  m.neigh.split = ov && !strcmp(ov, "1") && p->force == MINIMD_FORCE_LJ && !m.neigh.half;
   const int sort_every = p->sort_every > 0 ? p->sort_every : p->sort_every < 0 ? p->neigh_every : 0;
   if (rank == 0) printf("# Create System:\n");
 
