@@ -481,7 +481,6 @@ static int shift_ghosts(const minimd_swap *w, porta_exec exec, porta_view_vec3 x
  *  left in c->forward_pending, as 1 + its index). */
 static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int s, int stop) {
   porta_view f = PORTA_VIEW_ERASE(x);
-  c->forward_pending = 0;
   for (; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
     if (w->self) {
@@ -491,12 +490,10 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
                                         w2 ? w2->list_d : w->list_d, n2, w2 ? w2->firstrecv : 0,
                                         w2 ? w2->shift : w->shift));
     } else {
+      if (stop) c->forward_pending = s + 1;
       PORTA_CHECK(app_exchange_start(w->forward, &f, 1));
       if (w2) PORTA_CHECK(app_exchange_start(w2->forward, &f, 1));
-      if (stop) {
-        c->forward_pending = s + 1;
-        return PORTA_SUCCESS;
-      }
+      if (stop) return PORTA_SUCCESS;
       PORTA_CHECK(app_exchange_finish(w->forward));
       if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));
       PORTA_CHECK(shift_ghosts(w, exec, x));
@@ -508,16 +505,20 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
 }
 
 int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
+  if (c->forward_pending)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_begin", "comm",
+                       "swap %d is still in flight (minimd_comm_forward_end finishes it)",
+                       c->forward_pending - 1);
   return forward_from(c, exec, x, 0, 1);
 }
 
 int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
   const int s = c->forward_pending - 1;
   if (s < 0) return PORTA_SUCCESS;
-  c->forward_pending = 0;
   minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
   PORTA_CHECK(app_exchange_finish(w->forward));
   if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));
+  c->forward_pending = 0;
   PORTA_CHECK(shift_ghosts(w, exec, x));
   if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
   return forward_from(c, exec, x, s + (w2 ? 2 : 1), 0);

@@ -195,6 +195,8 @@ int main(int argc, char **argv) {
      messages, for LJ with a full list (one thread writes each atom's force, so the split
      changes no sum). Not the default: on 2 H200s it ran 3 % slower per step than the forces in
      one kernel after the messages (docs/minimd.md, "Overlap") */
+  const char *cs = getenv("MINIMD_CHECK_SORT"); /* =1: each device sort checks its order */
+  m.neigh.check_sort = cs && !strcmp(cs, "1");
   const char *ov = getenv("MINIMD_OVERLAP");
   m.neigh.split = ov && !strcmp(ov, "1") && p->force == MINIMD_FORCE_LJ && !m.neigh.half;
   const int sort_every = p->sort_every > 0 ? p->sort_every : p->sort_every < 0 ? p->neigh_every : 0;

@@ -149,6 +149,18 @@ PORTA_FOR(minimd_k_bin_order, nb_args, a, b) {
   }
 }
 
+/* the sort: the fullest bin */
+PORTA_REDUCE(minimd_k_fullest_bin, nb_args, a, b, porta_max_i32, most) {
+  const int32_t n = PORTA_AT1(a->bincount, b);
+  if (n > *most) *most = n;
+}
+
+/* the sort's check (MINIMD_CHECK_SORT=1): atom q's bin is not below atom q - 1's */
+PORTA_FOR(minimd_k_check_sorted, nb_args, a, q) {
+  if (nb_coord2bin(a, PORTA_AT1(a->x, q - 1).v) > nb_coord2bin(a, PORTA_AT1(a->x, q).v))
+    porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 1);
+}
+
 /* the sort: slot q's atom's velocity, type and id into the sorted copies */
 PORTA_FOR(minimd_k_sort_gather, nb_args, a, q) {
   const int32_t i = PORTA_AT1(a->binatom, q);
@@ -383,12 +395,30 @@ int minimd_sort_device(minimd *m) {
   a.sortv = nb->sortv;
   a.sorttype = nb->sorttype;
   a.sortid = nb->sortid;
+  /* one thread orders each bin's slots by insertion, in a time of its count squared: bins of
+     a few atoms (the default 5/6 of a unit cell holds about 2), not a coarse --neigh_bins */
+  int32_t most = 0;
+  PORTA_CHECK(porta_parallel_reduce("minimd_fullest_bin", m->exec, porta_range(0, a.mbins),
+                                    &minimd_k_fullest_bin, &a, &most));
+  if (most > MINIMD_SORT_MAX_BIN) return PORTA_SUCCESS; /* the order stays as it is */
   PORTA_CHECK(porta_parallel_for("minimd_bin_order", m->exec, porta_range(0, a.mbins),
                                  &minimd_k_bin_order, &a));
   PORTA_CHECK(porta_parallel_for("minimd_sort_gather", m->exec, porta_range(0, at->nlocal),
                                  &minimd_k_sort_gather, &a));
-  return porta_parallel_for("minimd_sort_store", m->exec, porta_range(0, at->nlocal),
-                            &minimd_k_sort_store, &a);
+  PORTA_CHECK(porta_parallel_for("minimd_sort_store", m->exec, porta_range(0, at->nlocal),
+                                 &minimd_k_sort_store, &a));
+  nb->sorts += 1;
+  if (!nb->check_sort) return PORTA_SUCCESS;
+  const int32_t zero = 0;
+  int32_t flag = 0;
+  PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
+  PORTA_CHECK(porta_parallel_for("minimd_check_sorted", m->exec, porta_range(1, at->nlocal),
+                                 &minimd_k_check_sorted, &a));
+  PORTA_CHECK(read_flag(nb->flag, &flag));
+  if (flag)
+    return porta_error(PORTA_ERROR_BACKEND, "minimd_sort_device", "sort",
+                       "the owned atoms are not in bin order after the sort");
+  return PORTA_SUCCESS;
 }
 
 /** The owned atoms split by whether a ghost is among their neighbours (nb->split). */

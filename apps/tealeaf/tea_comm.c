@@ -43,11 +43,11 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
   m->t_halo = timers ? app_timer_id(timers, "MPI halo exchange") : -1;
   /* fields are (y, x): x is view dimension 1 */
   int rc = app_halo2d_create(&m->halo, d, c->halo, 1, TEA_NUM_EXCHANGE_FIELDS, c->exec);
-  /* a GPU with neighbours (more than one rank: the domain is not periodic): the exchange of p
-     can run beside the update of the inside cells (tea_step.c) on a stream of its own whose
-     small kernels go first. Every rank must take the same path (the two halos' plans meet
-     their neighbours' of the same kind only), and the edge and the inside need 3 x 3 cells on
-     every rank. */
+  /* a GPU with neighbours (more than one rank: the domain is not periodic): the exchange of
+     CG's p and of Chebyshev's u can run beside the update of the inside cells (tea_step.c) on
+     a stream of its own whose small kernels go first. Every rank must take the same path (the two
+     halos' plans meet their neighbours' of the same kind only), and the edge and the inside need 3
+     x 3 cells on every rank. */
   int smallest = c->nx < c->ny ? c->nx : c->ny, all = smallest;
   if (d->comm != MPI_COMM_NULL &&
       MPI_Allreduce(&smallest, &all, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS &&

@@ -28,6 +28,54 @@ static inline porta_mdrange_policy tea_policy(tea_box b) {
   return porta_mdrange2(b.k0, b.k1, b.j0, b.j1);
 }
 
+/** The interior split into its edge (the cells a depth-1 exchange sends), updated by a ring
+ *  kernel beside the main instance, and the inside: a box of whole lines of the contiguous
+ *  index (their first cell aligned, so a warp's loads stay in as few sectors as one kernel's)
+ *  without the two edge lines across them, whose kernel skips each line's two edge cells by a
+ *  test (tea_split_inside). Needs at least 3 x 3 interior cells. */
+typedef struct tea_split {
+  int64_t k0, k1, j0, j1; /**< the interior box */
+  int k_contiguous;       /**< index k is the contiguous one (LayoutLeft, a GPU's) */
+  int64_t ring;           /**< edge cells */
+} tea_split;
+
+/** The split of c's interior for fields laid out like `field`; *inside = the inside box. */
+static inline int tea_split_make(const tea_chunk *c, const porta_view_f64 *field, tea_split *s,
+                                 porta_mdrange_policy *inside) {
+  if (c->nx < 3 || c->ny < 3)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_split_make", "interior",
+                       "%d x %d cells have no inside to split off", c->nx, c->ny);
+  const tea_box b = tea_box_interior(c, 0);
+  s->k0 = b.k0;
+  s->k1 = b.k1;
+  s->j0 = b.j0;
+  s->j1 = b.j1;
+  s->k_contiguous = porta_stride(*field, 0) == 1;
+  s->ring = 2 * (int64_t)c->nx + 2 * ((int64_t)c->ny - 2);
+  *inside = s->k_contiguous ? porta_mdrange2(b.k0, b.k1, b.j0 + 1, b.j1 - 1)
+                            : porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0, b.j1);
+  return PORTA_SUCCESS;
+}
+
+/** Edge cell i of the split (0 <= i < s->ring): the bottom row, the top row, then the left and
+ *  the right column between them. */
+PORTA_INLINE_FUNCTION void tea_split_ring_cell(const tea_split *s, int64_t i, int64_t *k,
+                                               int64_t *j) {
+  const int64_t w = s->j1 - s->j0, h = s->k1 - s->k0 - 2;
+  if (i < 2 * w) {
+    *k = i < w ? s->k0 : s->k1 - 1;
+    *j = s->j0 + i % w;
+  } else {
+    *k = s->k0 + 1 + (i - 2 * w) % h;
+    *j = i - 2 * w < h ? s->j0 : s->j1 - 1;
+  }
+}
+
+/** Whether cell (k, j) of the inside box is inside the edge. */
+PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k, int64_t j) {
+  return s->k_contiguous ? k != s->k0 && k != s->k1 - 1 : j != s->j0 && j != s->j1 - 1;
+}
+
 #define TEA_F(c, id) ((c)->fields[(id)])
 
 /** Global-sum reduction `k` (an APP_SUM_KERNEL_MD2: plain or exact as c->sum says) over `p`
@@ -86,6 +134,10 @@ int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, dou
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);
 int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta);
+/** The same iteration with the update split (tea_split): the residual everywhere, a fence, then
+ *  the edge's update on `ring_exec` beside the inside's on c->exec (no block preconditioner). */
+int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
+                              double beta);
 
 /* ---- PPCG (tea_kernels_ppcg.c) ---- */
 /** Inner steps: sd = (M) r / theta, ... ; the result ("z") is left in UTEMP. */

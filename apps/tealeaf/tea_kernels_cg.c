@@ -2,13 +2,14 @@
  *  CG kernels (reference tea_leaf_cg_kernel): init, w = A p fused with p.w, the u/r update
  *  fused with r.r (or the diagonal preconditioner and r.z), and p = r (z) + beta p.
  *  Kernel file (C++17 compatible). */
+#include <string.h>
+
 #include "tea_internal.h"
 
 typedef struct {
   porta_view_f64 u, p, r, w, z, mi, kx, ky, di;
   double rx, ry, alpha, beta;
-  int64_t k0, k1, j0, j1; /**< the interior box (the ring kernel walks its edge) */
-  int k_contiguous;       /**< the split's inside kernel: index k is the contiguous one */
+  tea_split sp; /**< the split update's edge and inside */
 } tea_cg_args;
 
 static tea_cg_args tea_cg_make(tea_chunk *c) {
@@ -25,8 +26,7 @@ static tea_cg_args tea_cg_make(tea_chunk *c) {
   a.rx = c->rx;
   a.ry = c->ry;
   a.alpha = a.beta = 0.0;
-  a.k0 = a.k1 = a.j0 = a.j1 = 0;
-  a.k_contiguous = 0;
+  memset(&a.sp, 0, sizeof a.sp);
   return a;
 }
 
@@ -199,44 +199,25 @@ PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j)
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
 
-/* the interior without its edge: the box spans whole lines of the contiguous index (their
-   first cell is aligned, so a warp's loads stay in as few sectors as the whole update's),
-   leaves out the two edge lines across them, and skips each line's two edge cells by a test */
+/* the split's inside and edge (tea_split) */
 PORTA_MDFOR2(tea_k_cg_calc_up_inside_f, tea_cg_args, a, k, j) {
-  if (a->k_contiguous ? k != a->k0 && k != a->k1 - 1 : j != a->j0 && j != a->j1 - 1)
-    tea_cg_up(a, k, j);
+  if (tea_split_inside(&a->sp, k, j)) tea_cg_up(a, k, j);
 }
 
-/* cell i of the interior's edge: the bottom row, the top row, then the left and the right
-   column between them */
 PORTA_FOR(tea_k_cg_calc_up_ring_f, tea_cg_args, a, i) {
-  const int64_t w = a->j1 - a->j0, h = a->k1 - a->k0 - 2;
-  if (i < 2 * w)
-    tea_cg_up(a, i < w ? a->k0 : a->k1 - 1, a->j0 + i % w);
-  else
-    tea_cg_up(a, a->k0 + 1 + (i - 2 * w) % h, i - 2 * w < h ? a->j0 : a->j1 - 1);
+  int64_t k, j;
+  tea_split_ring_cell(&a->sp, i, &k, &j);
+  tea_cg_up(a, k, j);
 }
 
 int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   a.beta = beta;
-  const tea_box b = tea_box_interior(c, 0);
-  a.k0 = b.k0;
-  a.k1 = b.k1;
-  a.j0 = b.j0;
-  a.j1 = b.j1;
-  if (c->nx < 3 || c->ny < 3)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_up_split", "interior",
-                       "%d x %d cells have no inside to split off", c->nx, c->ny);
-  const int64_t ring = 2 * (int64_t)c->nx + 2 * ((int64_t)c->ny - 2);
-  PORTA_CHECK(porta_parallel_for("tea_cg_calc_up_ring", ring_exec, porta_range(0, ring),
+  porta_mdrange_policy inside;
+  PORTA_CHECK(tea_split_make(c, &a.u, &a.sp, &inside));
+  PORTA_CHECK(porta_parallel_for("tea_cg_calc_up_ring", ring_exec, porta_range(0, a.sp.ring),
                                  &tea_k_cg_calc_up_ring_f, &a));
-  /* LayoutLeft (a GPU's) keeps k contiguous, LayoutRight (a CPU's) j */
-  a.k_contiguous = porta_stride(a.u, 0) == 1;
-  const porta_mdrange_policy inside = a.k_contiguous
-                                          ? porta_mdrange2(b.k0, b.k1, b.j0 + 1, b.j1 - 1)
-                                          : porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0, b.j1);
   return porta_parallel_for_md("tea_cg_calc_up_inside", c->exec, inside, &tea_k_cg_calc_up_inside_f,
                                &a);
 }

@@ -2,12 +2,15 @@
  *  Chebyshev kernels (reference tea_leaf_cheby_kernel): r = u0 - A u (w is not stored: the
  *  reference writes it but never reads it), then p = alpha p + beta (M) r and u += p.
  *  Kernel file (C++17 compatible). */
+#include <string.h>
+
 #include "tea_internal.h"
 
 typedef struct {
   porta_view_f64 u, u0, p, r, z, mi, kx, ky, di;
   double rx, ry, alpha, beta, theta;
   int pc;
+  tea_split sp; /**< the split update's edge and inside */
 } tea_ch_args;
 
 PORTA_MDFOR2(tea_k_ch_resid, tea_ch_args, a, k, j) {
@@ -31,7 +34,7 @@ PORTA_MDFOR2(tea_k_ch_init_p, tea_ch_args, a, k, j) {
 }
 
 /* p = alpha p + beta (M r); u += p */
-PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) {
+PORTA_INLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_args *a, int64_t k, int64_t j) {
   double src;
   if (a->pc == TEA_PRECON_JAC_DIAG) {
     src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->r, k, j);
@@ -44,6 +47,19 @@ PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) {
   double p = a->alpha * PORTA_AT2(a->p, k, j) + a->beta * src;
   PORTA_AT2(a->p, k, j) = p;
   PORTA_AT2(a->u, k, j) += p;
+}
+
+PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) { tea_ch_iter_cell(a, k, j); }
+
+/* the split's inside and edge (tea_split) */
+PORTA_MDFOR2(tea_k_ch_iter_p_inside, tea_ch_args, a, k, j) {
+  if (tea_split_inside(&a->sp, k, j)) tea_ch_iter_cell(a, k, j);
+}
+
+PORTA_FOR(tea_k_ch_iter_p_ring, tea_ch_args, a, i) {
+  int64_t k, j;
+  tea_split_ring_cell(&a->sp, i, &k, &j);
+  tea_ch_iter_cell(a, k, j);
 }
 
 static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
@@ -62,6 +78,7 @@ static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
   a.alpha = a.beta = 0.0;
   a.theta = 1.0;
   a.pc = (int)pc;
+  memset(&a.sp, 0, sizeof a.sp);
   return a;
 }
 
@@ -83,4 +100,24 @@ int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta) 
   a.alpha = alpha;
   a.beta = beta;
   return tea_ch_step(c, pc, &a, &tea_k_ch_iter_p);
+}
+
+int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
+                              double beta) {
+  if (pc == TEA_PRECON_JAC_BLOCK)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_iterate_split", "precon",
+                       "the block preconditioner's columns cross the edge: no split");
+  tea_ch_args a = tea_ch_make(c, pc);
+  a.alpha = alpha;
+  a.beta = beta;
+  porta_mdrange_policy inside;
+  PORTA_CHECK(tea_split_make(c, &a.u, &a.sp, &inside));
+  PORTA_CHECK(porta_parallel_for_md("tea_cheby_resid", c->exec, tea_policy(tea_box_interior(c, 0)),
+                                    &tea_k_ch_resid, &a));
+  /* the residual reads u around every cell: all of it before any cell's u changes */
+  PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
+  PORTA_CHECK(porta_parallel_for("tea_cheby_update_ring", ring_exec, porta_range(0, a.sp.ring),
+                                 &tea_k_ch_iter_p_ring, &a));
+  return porta_parallel_for_md("tea_cheby_update_inside", c->exec, inside, &tea_k_ch_iter_p_inside,
+                               &a);
 }

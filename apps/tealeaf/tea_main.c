@@ -177,6 +177,10 @@ int main(int argc, char **argv) {
       printf("# CG exchange of p: %s\n", tea_halo_beside(&c, &side) && c.faces_zeroed
                                              ? "beside the update (second instance)"
                                              : "after the update");
+    if (d.rank == 0 && s.solver == TEA_SOLVER_CHEBY && s.preconditioner != TEA_PRECON_JAC_BLOCK)
+      printf("# Chebyshev exchange of u: %s\n", tea_halo_beside(&c, &side)
+                                                    ? "beside the update (second instance)"
+                                                    : "after the update");
   }
   if (!cli.no_h5) {
     app_timer_start(&timers, t_output);

@@ -180,7 +180,17 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
         } else {
           int64_t idx = cheby_steps < max_cheby_iters ? cheby_steps : max_cheby_iters - 1;
           PORTA_CHECK(tea_ch_coefs(c, idx + 1, ncoef, &have_coef, &theta));
-          PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[idx], c->ch_betas[idx]));
+          porta_exec side;
+          if (pc != TEA_PRECON_JAC_BLOCK && tea_halo_beside(c, &side)) {
+            /* the edge's update and the exchange of u beside the inside's update (the
+               physical faces are reflected after it, below) */
+            PORTA_CHECK(
+                tea_k_cheby_iterate_split(c, pc, side, c->ch_alphas[idx], c->ch_betas[idx]));
+            PORTA_CHECK(tea_halo_exchange_beside(c, &exch, 1, 1));
+            exchanged = true;
+          } else {
+            PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[idx], c->ch_betas[idx]));
+          }
           if (n >= est_itc && n % 10 == 0) {
             PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_R, &error));
             PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
@@ -247,6 +257,8 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       PORTA_CHECK(tea_exchange1(c, exch, 1));
     else if (!exchanged)
       PORTA_CHECK(tea_halo_exchange_neighbours(c, &exch, 1, 1));
+    else if (reflect)
+      PORTA_CHECK(tea_reflect_boundaries(c, &exch, 1, 1));
 
     error = sqrt(fabs(error));
     if (!isfinite(error)) return tea_not_finite("the residual", n, error, initial_residual);

@@ -78,7 +78,12 @@ minimd_device_test(eam.half 2 eam_s8_n500_np1_half ${_eam} -s 8 -n 500 --half_ne
 minimd_device_test(lj.6x8x10 3 lj_nx6ny8nz10_n200_np1 ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
 minimd_device_test(lj.data 4 lj_data_n300_np1 -i "${_mdin}/in.lj-data.miniMD" -n 300)
 minimd_device_test(lj 8 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
-# the atoms sorted by bin at every re-neighbouring is the default; never, and every 40 steps
+# the atoms sorted by bin at every re-neighbouring is the default, each sort checking that the
+# atoms' bins do not decrease; never, and every 40 steps
+porta_app_test(minimd.ref.lj.sort_checked.device_reneighbor.np3 3
+            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 3 $<TARGET_FILE:minimd>
+                    "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500 --half_neigh 0
+            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1;MINIMD_CHECK_SORT=1")
 minimd_device_test(lj.sort0 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 0)
 minimd_device_test(lj.sort40 3 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 40)
 # the forces of the atoms without ghost neighbours while the ghosts' messages travel (a GPU's
@@ -94,6 +99,9 @@ endfunction()
 minimd_overlap_test(lj 1 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
 minimd_overlap_test(lj 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
 minimd_overlap_test(lj.6x8x10 4 lj_nx6ny8nz10_n200_np1 ${_lj} -nx 6 -ny 8 -nz 10 -n 200)
+# thermo every 10 steps: energies and virials from the split forces between re-neighbourings
+minimd_overlap_test(lj.t10 2 lj_t10_s8_n100_np1_full -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100
+                    --half_neigh 0)
 porta_app_test(minimd.ref.lj.overlap.device_reneighbor.np3 3
             COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 3 $<TARGET_FILE:minimd>
                     "${_mdref}/lj_s8_n500_np1_full.txt"

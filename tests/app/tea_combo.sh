@@ -23,12 +23,15 @@
 #                     switch (inner total = M * (executed - CG + 1))
 #   fixed_point=1     every step's "Conduction error" is exactly 0 (Jacobi reached a fixed point)
 #   converged=1       no step says NOT CONVERGED
+#   env=VAR=VALUE     run with VAR=VALUE in the environment (the twin too, unless twinenv)
+#   twinenv=VAR=VALUE the twin runs with VAR=VALUE instead
+#   expect=TEXT       the report must have a line containing TEXT (the path a run took)
 #   reject=PATTERN    the deck must be refused: non-zero exit and a message matching PATTERN
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
 halo="" presteps="" counts="" twin="" twintol=0 cg="" cheby=0 inner="" fixed_point=0
-converged=0 reject="" steps=10
+converged=0 reject="" steps=10 run_env="" twin_env="" expect=""
 for kv in "$@"; do
   case $kv in
   halo=*) halo=${kv#*=} ;;
@@ -43,6 +46,9 @@ for kv in "$@"; do
   converged=*) converged=${kv#*=} ;;
   reject=*) reject=${kv#*=} ;;
   steps=*) steps=${kv#*=} ;;
+  env=*) run_env=${kv#*=} ;;
+  twinenv=*) twin_env=${kv#*=} ;;
+  expect=*) expect=${kv#*=} ;;
   *) echo "tea_combo.sh: unknown check '$kv'"; exit 2 ;;
   esac
 done
@@ -59,9 +65,13 @@ write_deck() {
     }
     { print }' "$base" >"$1" || fail "cannot write $1"
 }
-# run DECK LOG: TeaLeaf on NP ranks; sets rc
+# run DECK LOG [VAR=VALUE]: TeaLeaf on NP ranks (with that environment); sets rc
 run() {
-  "$mpiexec" -n "$np" "$exe" --no-h5 "$1" >"$2" 2>&1
+  if [ -n "${3:-}" ]; then
+    env "$3" "$mpiexec" -n "$np" "$exe" --no-h5 "$1" >"$2" 2>&1
+  else
+    "$mpiexec" -n "$np" "$exe" --no-h5 "$1" >"$2" 2>&1
+  fi
   rc=$?
 }
 iters() { grep '^Iteration count' "$1" | awk '{printf "%s ", $3}'; }
@@ -70,7 +80,7 @@ final_u() { grep ' step:' "$1" | tail -1 | awk '{print $7}'; }
 deck=combo_$name.in log=combo_$name.log
 write_deck "$deck" "$solver" "$precon" "$halo"
 echo "deck $deck: tl_use_$solver tl_preconditioner_type=$precon${halo:+ halo_depth=$halo}${presteps:+ tl_ch_cg_presteps=$presteps}"
-run "$deck" "$log"
+run "$deck" "$log" "$run_env"
 cat "$log"
 echo "exit status: $rc"
 
@@ -83,6 +93,9 @@ fi
 
 [ $rc -eq 0 ] || fail "tealeaf exited with $rc"
 grep -q '^ This test is considered PASSED$' "$log" || fail "the report does not say PASSED"
+if [ -n "$expect" ]; then
+  grep -qF -- "$expect" "$log" || fail "no line containing '$expect' in the report"
+fi
 got=$(iters "$log")
 n=$(echo "$got" | wc -w)
 [ "$n" -eq "$steps" ] || fail "$n 'Iteration count' lines, want $steps"
@@ -122,7 +135,7 @@ if [ -n "$twin" ]; then
   [ "$tp" != "$rest" ] && th=${rest#*:}
   tdeck=combo_$name.twin.in tlog=combo_$name.twin.log
   write_deck "$tdeck" "$ts" "$tp" "$th"
-  run "$tdeck" "$tlog"
+  run "$tdeck" "$tlog" "${twin_env:-$run_env}"
   [ $rc -eq 0 ] || { cat "$tlog"; fail "twin run ($ts, $tp${th:+, halo_depth $th}) exited with $rc"; }
   tgot=$(iters "$tlog")
   echo "twin tl_use_$ts $tp${th:+ halo_depth=$th}: iteration counts [$tgot]"

@@ -112,6 +112,15 @@ foreach(pc none jac_diag jac_block)
   porta_tea_combo(ppcg.${pc}.presteps5 ppcg ${pc} RANKS 1 2
                   CHECKS presteps=5 inner=12 converged=1 "cg=4 1 1 1 1 1 1 1 1 1")
 endforeach()
+# Chebyshev's update split and its exchange of u beside it (on a GPU by default; forced here):
+# the same counts and the same printed U as without the split, on 2 and 4 ranks (5 x 10 and
+# 5 x 5 cells each)
+foreach(pc none jac_diag)
+  porta_tea_combo(chebyshev.${pc}.presteps5.beside chebyshev ${pc} RANKS 2 4
+                  CHECKS presteps=5 cheby=1 converged=1 env=TEA_HALO_BESIDE=1
+                         "expect=Chebyshev exchange of u: beside" twin=chebyshev:${pc}
+                         twinenv=TEA_HALO_BESIDE=0)
+endforeach()
 foreach(pc none jac_diag)
   porta_tea_combo(ppcg.${pc}.presteps5.halo2 ppcg ${pc} RANKS 2 4
                   CHECKS presteps=5 halo=2 inner=12 converged=1 "cg=4 1 1 1 1 1 1 1 1 1"
