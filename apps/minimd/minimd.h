@@ -100,15 +100,13 @@ typedef struct minimd_neighbor {
   porta_view_vec3 sortv;
   porta_view_i32 sorttype;
   porta_view_i64 sortid;
-  int64_t sort_cap;
-  int64_t sorts;  /**< device sorts done (skipped ones not counted) */
   int check_sort; /**< MINIMD_CHECK_SORT=1: each device sort checks its bin order (the tests) */
   /* with `split` (the forces overlap the ghosts' messages): the owned atoms without a ghost
      among their neighbours (`inner`, ninner of them) and those with one (`border`), in index
      order, made at every build */
   int split;
   porta_view_i32 isborder, inner, border;
-  int64_t ninner, nborder, split_cap;
+  int64_t ninner, nborder;
   int64_t nlocal_cap;
   double cutneighsq;
   int64_t builds;

@@ -193,8 +193,8 @@ int main(int argc, char **argv) {
   m.neigh.newton = m.neigh.half && p->ghost_newton;
   /* MINIMD_OVERLAP=1: the forces of the atoms without ghost neighbours overlap the ghosts'
      messages, for LJ with a full list (one thread writes each atom's force, so the split
-     changes no sum). Not the default: on 2 H200s it ran 3 % slower per step than the forces in
-     one kernel after the messages (docs/minimd.md, "Overlap") */
+     changes no sum). Not the default: on 2 H200s it ran 3.7 % slower per step than the forces
+     in one kernel after the messages (docs/minimd.md, "Overlap") */
   const char *cs = getenv("MINIMD_CHECK_SORT"); /* =1: each device sort checks its order */
   m.neigh.check_sort = cs && !strcmp(cs, "1");
   const char *ov = getenv("MINIMD_OVERLAP");

@@ -377,16 +377,16 @@ int minimd_sort_device(minimd *m) {
   minimd_neighbor *nb = &m->neigh;
   minimd_atoms *at = &m->atoms;
   if (at->nlocal < 2) return PORTA_SUCCESS;
-  if (nb->sort_cap < at->nlocal || !nb->sortv.data) {
+  if (!nb->sortv.data || porta_extent(nb->sortv, 0) < at->nlocal) {
     porta_view_vec3_release(&nb->sortv);
     porta_view_i32_release(&nb->sorttype);
     porta_view_i64_release(&nb->sortid);
-    nb->sort_cap = at->nlocal + at->nlocal / 5 + 64;
+    const int64_t cap = at->nlocal + at->nlocal / 5 + 64;
     porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
                               PORTA_VIEW_UNINITIALIZED, NULL};
-    PORTA_CHECK(porta_view_vec3_create(&nb->sortv, "minimd_sortv", 1, &nb->sort_cap, &opt));
-    PORTA_CHECK(porta_view_i32_create(&nb->sorttype, "minimd_sorttype", 1, &nb->sort_cap, &opt));
-    PORTA_CHECK(porta_view_i64_create(&nb->sortid, "minimd_sortid", 1, &nb->sort_cap, &opt));
+    PORTA_CHECK(porta_view_vec3_create(&nb->sortv, "minimd_sortv", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->sorttype, "minimd_sorttype", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_i64_create(&nb->sortid, "minimd_sortid", 1, &cap, &opt));
   }
   nb_args a = bin_args(m, at->nlocal);
   PORTA_CHECK(bin_atoms(m, &a));
@@ -400,14 +400,13 @@ int minimd_sort_device(minimd *m) {
   int32_t most = 0;
   PORTA_CHECK(porta_parallel_reduce("minimd_fullest_bin", m->exec, porta_range(0, a.mbins),
                                     &minimd_k_fullest_bin, &a, &most));
-  if (most > MINIMD_SORT_MAX_BIN) return PORTA_SUCCESS; /* the order stays as it is */
+  if (most > 64) return PORTA_SUCCESS; /* fuller bins: the order stays as it is */
   PORTA_CHECK(porta_parallel_for("minimd_bin_order", m->exec, porta_range(0, a.mbins),
                                  &minimd_k_bin_order, &a));
   PORTA_CHECK(porta_parallel_for("minimd_sort_gather", m->exec, porta_range(0, at->nlocal),
                                  &minimd_k_sort_gather, &a));
   PORTA_CHECK(porta_parallel_for("minimd_sort_store", m->exec, porta_range(0, at->nlocal),
                                  &minimd_k_sort_store, &a));
-  nb->sorts += 1;
   if (!nb->check_sort) return PORTA_SUCCESS;
   const int32_t zero = 0;
   int32_t flag = 0;
@@ -424,16 +423,16 @@ int minimd_sort_device(minimd *m) {
 /** The owned atoms split by whether a ghost is among their neighbours (nb->split). */
 static int split_atoms(minimd *m, nb_args *a) {
   minimd_neighbor *nb = &m->neigh;
-  if (nb->split_cap < a->nlocal || !nb->inner.data) {
+  if (!nb->inner.data || porta_extent(nb->inner, 0) < a->nlocal) {
     porta_view_i32_release(&nb->isborder);
     porta_view_i32_release(&nb->inner);
     porta_view_i32_release(&nb->border);
-    nb->split_cap = a->nlocal + a->nlocal / 5 + 64;
+    const int64_t cap = a->nlocal + a->nlocal / 5 + 64;
     porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
                               PORTA_VIEW_UNINITIALIZED, NULL};
-    PORTA_CHECK(porta_view_i32_create(&nb->isborder, "minimd_isborder", 1, &nb->split_cap, &opt));
-    PORTA_CHECK(porta_view_i32_create(&nb->inner, "minimd_inner", 1, &nb->split_cap, &opt));
-    PORTA_CHECK(porta_view_i32_create(&nb->border, "minimd_border", 1, &nb->split_cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->isborder, "minimd_isborder", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->inner, "minimd_inner", 1, &cap, &opt));
+    PORTA_CHECK(porta_view_i32_create(&nb->border, "minimd_border", 1, &cap, &opt));
   }
   a->isborder = nb->isborder;
   a->inner = nb->inner;

@@ -39,23 +39,12 @@ typedef struct tea_split {
   int64_t ring;           /**< edge cells */
 } tea_split;
 
-/** The split of c's interior for fields laid out like `field`; *inside = the inside box. */
-static inline int tea_split_make(const tea_chunk *c, const porta_view_f64 *field, tea_split *s,
-                                 porta_mdrange_policy *inside) {
-  if (c->nx < 3 || c->ny < 3)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_split_make", "interior",
-                       "%d x %d cells have no inside to split off", c->nx, c->ny);
-  const tea_box b = tea_box_interior(c, 0);
-  s->k0 = b.k0;
-  s->k1 = b.k1;
-  s->j0 = b.j0;
-  s->j1 = b.j1;
-  s->k_contiguous = porta_stride(*field, 0) == 1;
-  s->ring = 2 * (int64_t)c->nx + 2 * ((int64_t)c->ny - 2);
-  *inside = s->k_contiguous ? porta_mdrange2(b.k0, b.k1, b.j0 + 1, b.j1 - 1)
-                            : porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0, b.j1);
-  return PORTA_SUCCESS;
-}
+/** A split update (tea_kernels_common.c): *sp, the `sp` member of `args`, set for c's
+ *  interior, then the edge's kernel (TEA_SPLIT_KERNELS' NAME_ring) on ring_exec and the
+ *  inside's (NAME_inside) on c->exec. */
+int tea_split_run(tea_chunk *c, porta_exec ring_exec, const char *ring_label,
+                  const porta_kernel *ring, const char *inside_label, const porta_kernel *inside,
+                  const void *args, tea_split *sp);
 
 /** Edge cell i of the split (0 <= i < s->ring): the bottom row, the top row, then the left and
  *  the right column between them. */
@@ -75,6 +64,18 @@ PORTA_INLINE_FUNCTION void tea_split_ring_cell(const tea_split *s, int64_t i, in
 PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k, int64_t j) {
   return s->k_contiguous ? k != s->k0 && k != s->k1 - 1 : j != s->j0 && j != s->j1 - 1;
 }
+
+/** The split's two kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a
+ *  tea_split member sp): NAME_inside over the inside box, NAME_ring over the edge cells. */
+#define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL)                                                      \
+  PORTA_MDFOR2(NAME##_inside, ARGS_T, a, k, j) {                                                   \
+    if (tea_split_inside(&a->sp, k, j)) CELL(a, k, j);                                             \
+  }                                                                                                \
+  PORTA_FOR(NAME##_ring, ARGS_T, a, i) {                                                           \
+    int64_t k, j;                                                                                  \
+    tea_split_ring_cell(&a->sp, i, &k, &j);                                                        \
+    CELL(a, k, j);                                                                                 \
+  }
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 

@@ -199,27 +199,14 @@ PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j)
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
 
-/* the split's inside and edge (tea_split) */
-PORTA_MDFOR2(tea_k_cg_calc_up_inside_f, tea_cg_args, a, k, j) {
-  if (tea_split_inside(&a->sp, k, j)) tea_cg_up(a, k, j);
-}
-
-PORTA_FOR(tea_k_cg_calc_up_ring_f, tea_cg_args, a, i) {
-  int64_t k, j;
-  tea_split_ring_cell(&a->sp, i, &k, &j);
-  tea_cg_up(a, k, j);
-}
+TEA_SPLIT_KERNELS(tea_k_cg_up, tea_cg_args, tea_cg_up)
 
 int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   a.beta = beta;
-  porta_mdrange_policy inside;
-  PORTA_CHECK(tea_split_make(c, &a.u, &a.sp, &inside));
-  PORTA_CHECK(porta_parallel_for("tea_cg_calc_up_ring", ring_exec, porta_range(0, a.sp.ring),
-                                 &tea_k_cg_calc_up_ring_f, &a));
-  return porta_parallel_for_md("tea_cg_calc_up_inside", c->exec, inside, &tea_k_cg_calc_up_inside_f,
-                               &a);
+  return tea_split_run(c, ring_exec, "tea_cg_calc_up_ring", &tea_k_cg_up_ring,
+                       "tea_cg_calc_up_inside", &tea_k_cg_up_inside, &a, &a.sp);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {

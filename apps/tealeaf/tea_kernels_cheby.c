@@ -51,16 +51,7 @@ PORTA_INLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_args *a, int64_t k, int
 
 PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) { tea_ch_iter_cell(a, k, j); }
 
-/* the split's inside and edge (tea_split) */
-PORTA_MDFOR2(tea_k_ch_iter_p_inside, tea_ch_args, a, k, j) {
-  if (tea_split_inside(&a->sp, k, j)) tea_ch_iter_cell(a, k, j);
-}
-
-PORTA_FOR(tea_k_ch_iter_p_ring, tea_ch_args, a, i) {
-  int64_t k, j;
-  tea_split_ring_cell(&a->sp, i, &k, &j);
-  tea_ch_iter_cell(a, k, j);
-}
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p, tea_ch_args, tea_ch_iter_cell)
 
 static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
   tea_ch_args a;
@@ -110,14 +101,10 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   tea_ch_args a = tea_ch_make(c, pc);
   a.alpha = alpha;
   a.beta = beta;
-  porta_mdrange_policy inside;
-  PORTA_CHECK(tea_split_make(c, &a.u, &a.sp, &inside));
   PORTA_CHECK(porta_parallel_for_md("tea_cheby_resid", c->exec, tea_policy(tea_box_interior(c, 0)),
                                     &tea_k_ch_resid, &a));
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
-  PORTA_CHECK(porta_parallel_for("tea_cheby_update_ring", ring_exec, porta_range(0, a.sp.ring),
-                                 &tea_k_ch_iter_p_ring, &a));
-  return porta_parallel_for_md("tea_cheby_update_inside", c->exec, inside, &tea_k_ch_iter_p_inside,
-                               &a);
+  return tea_split_run(c, ring_exec, "tea_cheby_update_ring", &tea_k_ch_iter_p_ring,
+                       "tea_cheby_update_inside", &tea_k_ch_iter_p_inside, &a, &a.sp);
 }

@@ -11,6 +11,12 @@ function(minimd_ref_test name np ref)
   porta_app_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
               $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt" ${ARGN})
 endfunction()
+#   minimd_env_test(NAME NP REF ENV [--expect TEXT] -- MINIMD_ARGS...): the same with the
+#   environment ENV (a list)
+function(minimd_env_test name np ref env)
+  porta_app_test(${name} ${np} COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
+              $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt" ${ARGN} ENVIRONMENT "${env}")
+endfunction()
 
 # LJ and EAM, 500 steps, on 1, 2, 4 and 8 ranks, half lists (Newton across ghosts for LJ) and
 # full lists (Porta's default): the reference's printed thermo lines (the reference agrees with itself across
@@ -65,10 +71,8 @@ endforeach()
 # migration to one neighbour (2 ranks) and to two (3 along x), forces back across ghosts (half
 # list, Newton), EAM's F' forward, a data file, 8 ranks over 2 x 2 x 2
 function(minimd_device_test name np ref)
-  porta_app_test(minimd.ref.${name}.device_reneighbor.np${np} ${np}
-              COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
-                      $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt" -- ${ARGN}
-              ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1")
+  minimd_env_test(minimd.ref.${name}.device_reneighbor.np${np} ${np} ${ref}
+                  "MINIMD_DEVICE_RENEIGHBOR=1" -- ${ARGN})
 endfunction()
 minimd_device_test(lj 1 lj_s8_n500_np1_full ${_lj} -s 8 -n 500)
 minimd_device_test(eam 1 eam_s8_n500_np1_full ${_eam} -s 8 -n 500 --half_neigh 0)
@@ -80,21 +84,17 @@ minimd_device_test(lj.data 4 lj_data_n300_np1 -i "${_mdin}/in.lj-data.miniMD" -n
 minimd_device_test(lj 8 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
 # the atoms sorted by bin at every re-neighbouring is the default, each sort checking that the
 # atoms' bins do not decrease; never, and every 40 steps
-porta_app_test(minimd.ref.lj.sort_checked.device_reneighbor.np3 3
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 3 $<TARGET_FILE:minimd>
-                    "${_mdref}/lj_s8_n500_np1_full.txt" -- ${_lj} -s 8 -n 500 --half_neigh 0
-            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=1;MINIMD_CHECK_SORT=1")
+minimd_env_test(minimd.ref.lj.sort_checked.device_reneighbor.np3 3 lj_s8_n500_np1_full
+                "MINIMD_DEVICE_RENEIGHBOR=1;MINIMD_CHECK_SORT=1" -- ${_lj} -s 8 -n 500 --half_neigh 0)
 minimd_device_test(lj.sort0 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 0)
 minimd_device_test(lj.sort40 3 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 40)
 # the forces of the atoms without ghost neighbours while the ghosts' messages travel (a GPU's
 # path with other ranks; forced here): one rank (self swaps only), two and four, with either
 # re-neighbouring path
+set(_overlap_on --expect "Forces overlap ghost messages: 1")
 function(minimd_overlap_test name np ref)
-  porta_app_test(minimd.ref.${name}.overlap.np${np} ${np}
-              COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" ${np}
-                      $<TARGET_FILE:minimd> "${_mdref}/${ref}.txt"
-                      --expect "Forces overlap ghost messages: 1" -- ${ARGN}
-              ENVIRONMENT "MINIMD_OVERLAP=1")
+  minimd_env_test(minimd.ref.${name}.overlap.np${np} ${np} ${ref} "MINIMD_OVERLAP=1"
+                  ${_overlap_on} -- ${ARGN})
 endfunction()
 minimd_overlap_test(lj 1 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
 minimd_overlap_test(lj 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0)
@@ -102,24 +102,15 @@ minimd_overlap_test(lj.6x8x10 4 lj_nx6ny8nz10_n200_np1 ${_lj} -nx 6 -ny 8 -nz 10
 # thermo every 10 steps: energies and virials from the split forces between re-neighbourings
 minimd_overlap_test(lj.t10 2 lj_t10_s8_n100_np1_full -i "${_mdin}/in.lj.t10.miniMD" -s 8 -n 100
                     --half_neigh 0)
-porta_app_test(minimd.ref.lj.overlap.device_reneighbor.np3 3
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 3 $<TARGET_FILE:minimd>
-                    "${_mdref}/lj_s8_n500_np1_full.txt"
-                    --expect "Forces overlap ghost messages: 1" -- ${_lj} -s 8 -n 500
-                    --half_neigh 0
-            ENVIRONMENT "MINIMD_OVERLAP=1;MINIMD_DEVICE_RENEIGHBOR=1")
+minimd_env_test(minimd.ref.lj.overlap.device_reneighbor.np3 3 lj_s8_n500_np1_full
+                "MINIMD_OVERLAP=1;MINIMD_DEVICE_RENEIGHBOR=1" ${_overlap_on}
+                -- ${_lj} -s 8 -n 500 --half_neigh 0)
 # a half list is not split (its partners' forces are added in atom order)
-porta_app_test(minimd.ref.lj.half.overlap_refused.np2 2
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
-                    "${_mdref}/lj_s8_n500_np1_half.txt"
-                    --expect "Forces overlap ghost messages: 0" -- ${_lj} -s 8 -n 500
-                    --half_neigh 1
-            ENVIRONMENT "MINIMD_OVERLAP=1")
+minimd_env_test(minimd.ref.lj.half.overlap_refused.np2 2 lj_s8_n500_np1_half "MINIMD_OVERLAP=1"
+                --expect "Forces overlap ghost messages: 0" -- ${_lj} -s 8 -n 500 --half_neigh 1)
 # and the host path where the device one is the default (a GPU)
-porta_app_test(minimd.ref.lj.host_reneighbor.np2 2
-            COMMAND "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
-                    "${_mdref}/lj_s8_n500_np1_half.txt" -- ${_lj} -s 8 -n 500 --half_neigh 1
-            ENVIRONMENT "MINIMD_DEVICE_RENEIGHBOR=0")
+minimd_env_test(minimd.ref.lj.host_reneighbor.np2 2 lj_s8_n500_np1_half
+                "MINIMD_DEVICE_RENEIGHBOR=0" -- ${_lj} -s 8 -n 500 --half_neigh 1)
 # energy conservation over 1,000 steps: 1.5 T + U within 0.3 % of its start, and the
 # reference's thermo lines all the way
 minimd_ref_test(minimd.energy.lj.np2 2 lj_s8_n1000_np1_energy --conserve 3e-3
