@@ -448,12 +448,11 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
                             porta_range(0, total), k, &a);
 }
 
-/** IPC mode: receives (tokens from the mapped neighbours, values from the others into host
- *  staging), the pack (straight into the neighbours' buffers when every sending neighbour is
- *  mapped, else into the send buffer, then each neighbour's values copied into its buffer or
- *  the staging), one fence, then the tokens and the MPI messages. */
-static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
-  const char *op = "app_exchange_start";
+/** IPC mode, before the fence: receives (tokens from the mapped neighbours, values from the
+ *  others into host staging) and the pack (straight into the neighbours' buffers when every
+ *  sending neighbour is mapped, else into the send buffer, then each neighbour's values copied
+ *  into its buffer or the staging). */
+static int post_ipc(app_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
   const int b = (int)(x->exchanges % 2);
   unsigned char *hrecv = x->host_recv[b].data;
   for (int k = 0; k < x->n; ++k) {
@@ -464,7 +463,8 @@ static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int
     else if (x->recv_count[k] > 0)
       rc = MPI_Irecv(hrecv + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
                      x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
+    if (rc != MPI_SUCCESS)
+      return app_exchange_fail_(x, "app_exchange_start", "MPI_Irecv failed", rc);
   }
   int direct = 1, nsending = 0;
   for (int k = 0; k < x->n; ++k)
@@ -481,27 +481,15 @@ static int start_ipc(app_exchange *x, const porta_view *fields, int nfields, int
                                        : x->host_send.data + x->send_displ[k] * vb;
     PORTA_CHECK(porta_ipc_copy_async(x->exec, dst, src, (size_t)(x->send_count[k] * vb)));
   }
-  /* the values are in place, and this rank's unpack of the last exchange is done */
-  PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
-  x->token_out = (int)x->exchanges;
-  for (int k = 0; k < x->n; ++k) {
-    int rc = MPI_SUCCESS;
-    if (x->peer[k].on)
-      rc = MPI_Isend(&x->token_out, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    else if (x->send_count[k] > 0)
-      rc = MPI_Isend(x->host_send.data + x->send_displ[k] * vb, (int)(x->send_count[k] * vb),
-                     MPI_BYTE, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Isend failed", rc);
-    if (x->send_count[k] > 0) {
-      x->messages += 1;
-      x->bytes += x->send_count[k] * vb;
-    }
-  }
   return PORTA_SUCCESS;
 }
 
-int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
+/** The first half of a start: checks, then the receives and the pack, queued without waiting.
+ *  *fence says whether the pack must be waited for before send(): always in IPC mode (the
+ *  fence also covers this rank's unpack of the last exchange, which the token promises). */
+static int post(app_exchange *x, const porta_view *fields, int nfields, int *fence) {
   const char *op = "app_exchange_start";
+  *fence = 0;
   if (x->active)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "an exchange is already in progress (finish it first)");
@@ -524,7 +512,10 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
   x->active = 1;
   if (nfields == 0) return PORTA_SUCCESS;
   const int64_t vb = (int64_t)x->value_size * nfields;
-  if (x->mode == APP_EXCHANGE_IPC) return start_ipc(x, fields, nfields, vb);
+  if (x->mode == APP_EXCHANGE_IPC) {
+    *fence = 1;
+    return post_ipc(x, fields, nfields, vb);
+  }
   unsigned char *rbuf = recv_buffer(x);
   /* The fence after packing covers the unpack of two exchanges ago, which read the buffer
    * the receives are about to fill; a plan that sends nothing must wait here instead. */
@@ -537,15 +528,56 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
     if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
   }
   PORTA_CHECK(copy(x, fields, nfields, 1, 0));
-  if (x->send_total > 0) PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_pack"));
+  *fence = x->send_total > 0;
+  return PORTA_SUCCESS;
+}
+
+/** The second half of a start, after the pack's fence: the messages (IPC mode: the tokens to
+ *  the mapped neighbours and the staged values to the others). */
+static int send(app_exchange *x) {
+  if (x->nfields == 0) return PORTA_SUCCESS;
+  const int64_t vb = (int64_t)x->value_size * x->nfields;
+  const int ipc = x->mode == APP_EXCHANGE_IPC;
+  const unsigned char *sbuf = ipc ? x->host_send.data : x->send_buf.data;
+  if (ipc) x->token_out = (int)x->exchanges;
   for (int k = 0; k < x->n; ++k) {
-    if (x->send_count[k] == 0) continue;
-    int rc = MPI_Isend(x->send_buf.data + x->send_displ[k] * vb, (int)(x->send_count[k] * vb),
-                       MPI_BYTE, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Isend failed", rc);
-    x->messages += 1;
-    x->bytes += x->send_count[k] * vb;
+    int rc = MPI_SUCCESS;
+    if (ipc && x->peer[k].on)
+      rc = MPI_Isend(&x->token_out, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    else if (x->send_count[k] > 0)
+      rc = MPI_Isend(sbuf + x->send_displ[k] * vb, (int)(x->send_count[k] * vb), MPI_BYTE,
+                     x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
+    if (rc != MPI_SUCCESS)
+      return app_exchange_fail_(x, "app_exchange_start", "MPI_Isend failed", rc);
+    if (x->send_count[k] > 0) {
+      x->messages += 1;
+      x->bytes += x->send_count[k] * vb;
+    }
   }
+  return PORTA_SUCCESS;
+}
+
+int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
+  return app_exchange_start_together(&x, 1, fields, nfields);
+}
+
+int app_exchange_start_together(app_exchange *const *plans, int nplans, const porta_view *fields,
+                                int nfields) {
+  int fence_any = 0;
+  for (int k = 0; k < nplans; ++k) {
+    int fence;
+    PORTA_CHECK(post(plans[k], fields, nfields, &fence));
+    fence_any |= fence;
+  }
+  /* one wait for every pack (each plan's execution space once) */
+  for (int k = 0; k < nplans && fence_any; ++k) {
+    int seen = 0;
+    for (int j = 0; j < k; ++j)
+      seen = seen || (plans[j]->exec.backend == plans[k]->exec.backend &&
+                      plans[j]->exec.instance == plans[k]->exec.instance);
+    if (!seen) PORTA_CHECK(porta_exec_fence(plans[k]->exec, "app_exchange_pack"));
+  }
+  for (int k = 0; k < nplans; ++k) PORTA_CHECK(send(plans[k]));
   return PORTA_SUCCESS;
 }
 
@@ -579,7 +611,7 @@ int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields) {
 
 int app_exchange_run_together(app_exchange *const *plans, int nplans, const porta_view *fields,
                               int nfields) {
-  for (int k = 0; k < nplans; ++k) PORTA_CHECK(app_exchange_start(plans[k], fields, nfields));
+  PORTA_CHECK(app_exchange_start_together(plans, nplans, fields, nfields));
   for (int k = 0; k < nplans; ++k) PORTA_CHECK(app_exchange_finish(plans[k]));
   return PORTA_SUCCESS;
 }

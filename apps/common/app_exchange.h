@@ -97,6 +97,12 @@ int app_exchange_set_accumulate(app_exchange *x, int on);
 int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields);
 /** Complete the exchange begun by app_exchange_start. */
 int app_exchange_finish(app_exchange *x);
+/** app_exchange_start for several plans with one wait for all their packs: every plan's
+ *  receives and pack are queued, the execution space is fenced once, then every plan sends
+ *  (each plan is then finished on its own). The plans must be independent, as for
+ *  app_exchange_run_together. */
+int app_exchange_start_together(app_exchange *const *plans, int nplans, const porta_view *fields,
+                                int nfields);
 /** start + finish. */
 int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields);
 /** Start every plan, then finish every plan, so that their messages travel at the same time.

@@ -491,8 +491,8 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
                                         w2 ? w2->shift : w->shift));
     } else {
       if (stop) c->forward_pending = s + 1;
-      PORTA_CHECK(app_exchange_start(w->forward, &f, 1));
-      if (w2) PORTA_CHECK(app_exchange_start(w2->forward, &f, 1));
+      app_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
+      PORTA_CHECK(app_exchange_start_together(plans, w2 ? 2 : 1, &f, 1));
       if (stop) return PORTA_SUCCESS;
       PORTA_CHECK(app_exchange_finish(w->forward));
       if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));

@@ -440,6 +440,67 @@ static void ring_without_self(void) {
   app_exchange_destroy(x);
 }
 
+/** One ring plan: rank r sends 5 + r + odd values (offsets odd, odd + 2, ...) to the rank
+ *  `step` places on and receives the opposite neighbour's at offsets `first`... (tag `tag`). */
+static app_exchange *ring_plan(int step, int odd, int64_t first, int tag, int64_t *nrecv) {
+  const int to = (me + nranks + step) % nranks, from = (me + nranks - step) % nranks;
+  const int64_t ns = 5 + me + odd, nr = 5 + from + odd;
+  int64_t sidx[16], ridx[16];
+  for (int64_t i = 0; i < ns; ++i) sidx[i] = odd + 2 * i;
+  for (int64_t i = 0; i < nr; ++i) ridx[i] = first + i;
+  int ranks2[2] = {to, from};
+  int64_t sc[2] = {ns, 0}, rc[2] = {0, nr};
+  if (to == from) rc[0] = nr; /* two ranks: one neighbour both ways */
+  app_exchange_lists l = {to == from ? 1 : 2, ranks2, sc, sidx, rc, ridx};
+  app_exchange *x = NULL;
+  APP_CHECK(
+      app_exchange_create(&x, "ring_pair", MPI_COMM_WORLD, &l, 8, 1, porta_exec_default(), tag));
+  *nrecv = nr;
+  return x;
+}
+
+/** Two independent rings, one each way, started together (one fence for both packs) and
+ *  finished one after the other, three times: each receives its neighbour's values. */
+static void ring_pair_together(void) {
+  if (nranks < 2) return;
+  int64_t nr[2];
+  app_exchange *x[2] = {ring_plan(1, 0, 100, 27, &nr[0]), ring_plan(-1, 1, 120, 28, &nr[1])};
+  const int from[2] = {(me + nranks - 1) % nranks, (me + 1) % nranks};
+  const int64_t len = 160, first[2] = {100, 120};
+  porta_view_f64 f, h;
+  APP_CHECK(porta_view_f64_create1(&f, "ring_pair_field", len));
+  APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
+  for (int it = 0; it < 3; ++it) {
+    for (int64_t i = 0; i < len; ++i) h.data[i] = i < 100 ? 1e4 * me + 1e3 * it + i : -1.0;
+    APP_CHECK(porta_deep_copy(f, h));
+    porta_view v = PORTA_VIEW_ERASE(f);
+    APP_CHECK(app_exchange_start_together(x, 2, &v, 1));
+    APP_CHECK(app_exchange_finish(x[0]));
+    APP_CHECK(app_exchange_finish(x[1]));
+    APP_CHECK(porta_deep_copy(h, f));
+    for (int p = 0; p < 2; ++p)
+      for (int64_t i = 0; i < nr[p]; ++i) {
+        const double want = 1e4 * from[p] + 1e3 * it + p + 2 * i;
+        if (h.data[first[p] + i] != want) {
+          fprintf(stderr, "rank %d: ring pair %d, exchange %d, value %lld: %g, want %g\n", me, p,
+                  it, (long long)i, h.data[first[p] + i], want);
+          ++failures;
+          break;
+        }
+      }
+  }
+  int64_t msgs = 0;
+  app_exchange_stats(x[1], &msgs, NULL);
+  if (msgs != 3) {
+    fprintf(stderr, "rank %d: ring pair sent %lld messages, want 3\n", me, (long long)msgs);
+    ++failures;
+  }
+  porta_view_f64_release(&h);
+  porta_view_f64_release(&f);
+  app_exchange_destroy(x[0]);
+  app_exchange_destroy(x[1]);
+}
+
 static void refusals(void) {
   app_exchange *x = NULL;
   const porta_exec ex = porta_exec_default();
@@ -552,6 +613,7 @@ int main(int argc, char **argv) {
     run_plan(12, 2, 3, 3, updated); /* two fields of a 12-byte struct */
   }
   ring_without_self();
+  ring_pair_together();
   refusals();
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
