@@ -148,6 +148,9 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
  *  turns it off (for comparisons), =1 on on host back ends too, where the "instance beside"
  *  is instance 0 and nothing overlaps (for tests of the split on machines without a GPU). */
 int tea_halo_beside(const tea_chunk *c, porta_exec *side);
+/** tea_halo_beside for an edge `depth` cells deep: every rank has 2 depth + 1 interior cells
+ *  each way (a choice all ranks make alike). */
+int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side);
 /** tea_halo_exchange_neighbours on that instance, so that it runs beside a kernel queued on
  *  c->exec (which must not write what is sent or received). The kernels that made the values
  *  to send must be on the side instance or complete; on return the halos are in place (the

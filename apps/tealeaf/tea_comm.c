@@ -44,10 +44,10 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
   /* fields are (y, x): x is view dimension 1 */
   int rc = app_halo2d_create(&m->halo, d, c->halo, 1, TEA_NUM_EXCHANGE_FIELDS, c->exec);
   /* a GPU with neighbours (more than one rank: the domain is not periodic): the exchange of
-     CG's p and of Chebyshev's u can run beside the update of the inside cells (tea_step.c) on
-     a stream of its own whose small kernels go first. Every rank must take the same path (the two
-     halos' plans meet their neighbours' of the same kind only), and the edge and the inside need 3
-     x 3 cells on every rank. */
+     CG's p, of Chebyshev's u and of PPCG's inner sd and rtemp can run beside the update of the
+     inside cells (tea_step.c) on a stream of its own whose small kernels go first. Every rank must
+     take the same path (the two halos' plans meet their neighbours' of the same kind only), and the
+     edge and the inside need 3 x 3 cells on every rank. */
   int smallest = c->nx < c->ny ? c->nx : c->ny, all = smallest;
   if (d->comm != MPI_COMM_NULL &&
       MPI_Allreduce(&smallest, &all, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS &&
@@ -61,7 +61,8 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
     rc = porta_exec_create_instance_with_priority(c->exec.backend, PORTA_PRIORITY_HIGH, &m->beside);
     if (rc == PORTA_SUCCESS) {
       m->has_beside = 1;
-      rc = app_halo2d_create(&m->halo_beside, d, c->halo, 1, 1, m->beside);
+      m->beside_cells = all;
+      rc = app_halo2d_create(&m->halo_beside, d, c->halo, 1, 2, m->beside);
       m->halo_beside.tag = m->halo.tag + 2 * c->halo; /* after the main halo's */
     }
   }
@@ -102,7 +103,11 @@ int tea_halo_exchange(tea_chunk *c, const int *fields, int nfields, int depth) {
 }
 
 int tea_halo_beside(const tea_chunk *c, porta_exec *side) {
-  if (!c->comm || !c->comm->has_beside) return 0;
+  return tea_halo_beside_depth(c, 1, side);
+}
+
+int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side) {
+  if (!c->comm || !c->comm->has_beside || c->comm->beside_cells < 2 * depth + 1) return 0;
   *side = c->comm->beside;
   return 1;
 }

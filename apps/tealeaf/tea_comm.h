@@ -18,6 +18,7 @@ struct tea_comm {
   app_halo2d halo_beside;
   porta_exec beside;
   int has_beside;
+  int beside_cells; /**< the fewest interior cells any rank has along x or y */
   app_timers *timers;
   int t_halo;
 };

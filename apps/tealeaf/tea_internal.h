@@ -28,41 +28,45 @@ static inline porta_mdrange_policy tea_policy(tea_box b) {
   return porta_mdrange2(b.k0, b.k1, b.j0, b.j1);
 }
 
-/** The interior split into its edge (the cells a depth-1 exchange sends), updated by a ring
- *  kernel beside the main instance, and the inside: a box of whole lines of the contiguous
- *  index (their first cell aligned, so a warp's loads stay in as few sectors as one kernel's)
- *  without the two edge lines across them, whose kernel skips each line's two edge cells by a
- *  test (tea_split_inside). Needs at least 3 x 3 interior cells. */
+/** The interior split into its edge, `width` cells deep (the cells an exchange of that depth
+ *  sends), updated by a ring kernel beside the main instance, and the inside: a box of whole
+ *  lines of the contiguous index (their first cell aligned, so a warp's loads stay in as few
+ *  sectors as one kernel's) without the edge lines across them, whose kernel skips each line's
+ *  edge cells by a test (tea_split_inside). Needs at least 2 width + 1 interior cells each way. */
 typedef struct tea_split {
   int64_t k0, k1, j0, j1; /**< the interior box */
+  int64_t width;          /**< the edge's depth */
   int k_contiguous;       /**< index k is the contiguous one (LayoutLeft, a GPU's) */
   int64_t ring;           /**< edge cells */
 } tea_split;
 
 /** A split update (tea_kernels_common.c): *sp, the `sp` member of `args`, set for c's
- *  interior, then the edge's kernel (TEA_SPLIT_KERNELS' NAME_ring) on ring_exec and the
- *  inside's (NAME_inside) on c->exec. */
-int tea_split_run(tea_chunk *c, porta_exec ring_exec, const char *ring_label,
+ *  interior and an edge `width` deep, then the edge's kernel (TEA_SPLIT_KERNELS' NAME_ring) on
+ *  ring_exec and the inside's (NAME_inside) on c->exec. */
+int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *ring_label,
                   const porta_kernel *ring, const char *inside_label, const porta_kernel *inside,
                   const void *args, tea_split *sp);
 
-/** Edge cell i of the split (0 <= i < s->ring): the bottom row, the top row, then the left and
- *  the right column between them. */
+/** Edge cell i of the split (0 <= i < s->ring): the width bottom rows, the width top rows,
+ *  then the width left and the width right columns between them. */
 PORTA_INLINE_FUNCTION void tea_split_ring_cell(const tea_split *s, int64_t i, int64_t *k,
                                                int64_t *j) {
-  const int64_t w = s->j1 - s->j0, h = s->k1 - s->k0 - 2;
-  if (i < 2 * w) {
-    *k = i < w ? s->k0 : s->k1 - 1;
+  const int64_t d = s->width, w = s->j1 - s->j0, h = s->k1 - s->k0 - 2 * d;
+  if (i < 2 * d * w) {
+    const int64_t row = i / w;
+    *k = row < d ? s->k0 + row : s->k1 - 2 * d + row;
     *j = s->j0 + i % w;
   } else {
-    *k = s->k0 + 1 + (i - 2 * w) % h;
-    *j = i - 2 * w < h ? s->j0 : s->j1 - 1;
+    const int64_t col = (i - 2 * d * w) / h;
+    *k = s->k0 + d + (i - 2 * d * w) % h;
+    *j = col < d ? s->j0 + col : s->j1 - 2 * d + col;
   }
 }
 
 /** Whether cell (k, j) of the inside box is inside the edge. */
 PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k, int64_t j) {
-  return s->k_contiguous ? k != s->k0 && k != s->k1 - 1 : j != s->j0 && j != s->j1 - 1;
+  return s->k_contiguous ? k >= s->k0 + s->width && k < s->k1 - s->width
+                         : j >= s->j0 + s->width && j < s->j1 - s->width;
 }
 
 /** The split's two kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a

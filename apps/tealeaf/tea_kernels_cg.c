@@ -205,7 +205,7 @@ int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, dou
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   a.beta = beta;
-  return tea_split_run(c, ring_exec, "tea_cg_calc_up_ring", &tea_k_cg_up_ring,
+  return tea_split_run(c, 1, ring_exec, "tea_cg_calc_up_ring", &tea_k_cg_up_ring,
                        "tea_cg_calc_up_inside", &tea_k_cg_up_inside, &a, &a.sp);
 }
 

@@ -242,21 +242,24 @@ int tea_k_finalise(tea_chunk *c, double *nonfinite) {
                     nonfinite);
 }
 
-int tea_split_run(tea_chunk *c, porta_exec ring_exec, const char *ring_label,
+int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *ring_label,
                   const porta_kernel *ring, const char *inside_label, const porta_kernel *inside,
                   const void *args, tea_split *sp) {
-  if (c->nx < 3 || c->ny < 3)
+  if (width < 1 || c->nx < 2 * width + 1 || c->ny < 2 * width + 1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, inside_label, "interior",
-                       "%d x %d cells have no inside to split off", c->nx, c->ny);
+                       "%d x %d cells have no inside to split off an edge %d deep", c->nx, c->ny,
+                       width);
   const tea_box b = tea_box_interior(c, 0);
+  const int64_t d = width;
   sp->k0 = b.k0;
   sp->k1 = b.k1;
   sp->j0 = b.j0;
   sp->j1 = b.j1;
+  sp->width = d;
   sp->k_contiguous = porta_stride(TEA_F(c, TEA_FIELD_U), 0) == 1; /* every field's layout */
-  sp->ring = 2 * (int64_t)c->nx + 2 * ((int64_t)c->ny - 2);
-  const porta_mdrange_policy in = sp->k_contiguous ? porta_mdrange2(b.k0, b.k1, b.j0 + 1, b.j1 - 1)
-                                                   : porta_mdrange2(b.k0 + 1, b.k1 - 1, b.j0, b.j1);
+  sp->ring = 2 * d * (b.j1 - b.j0) + 2 * d * (b.k1 - b.k0 - 2 * d);
+  const porta_mdrange_policy in = sp->k_contiguous ? porta_mdrange2(b.k0, b.k1, b.j0 + d, b.j1 - d)
+                                                   : porta_mdrange2(b.k0 + d, b.k1 - d, b.j0, b.j1);
   PORTA_CHECK(porta_parallel_for(ring_label, ring_exec, porta_range(0, sp->ring), ring, args));
   return porta_parallel_for_md(inside_label, c->exec, in, inside, args);
 }

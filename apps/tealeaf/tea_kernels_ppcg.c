@@ -16,6 +16,7 @@ typedef struct {
   porta_view_f64 u, p, r, w, z, mi, kx, ky, di, sd, rtemp, utemp, rstore;
   double rx, ry, alpha, beta, theta_r;
   int pc;
+  tea_split sp; /**< the split inner step's edge and inside */
 } tea_pp_args;
 
 static tea_pp_args tea_pp_make(tea_chunk *c, tea_precon pc) {
@@ -38,6 +39,7 @@ static tea_pp_args tea_pp_make(tea_chunk *c, tea_precon pc) {
   a.alpha = a.beta = 0.0;
   a.theta_r = 1.0;
   a.pc = (int)pc;
+  memset(&a.sp, 0, sizeof a.sp);
   return a;
 }
 
@@ -57,7 +59,7 @@ PORTA_MDFOR2(tea_k_pp_inner_r, tea_pp_args, a, k, j) {
 }
 
 /* sd = alpha sd + beta (M rtemp); utemp += sd */
-PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) {
+PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_args *a, int64_t k, int64_t j) {
   double src;
   if (a->pc == TEA_PRECON_JAC_DIAG)
     src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->rtemp, k, j);
@@ -69,6 +71,11 @@ PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) {
   PORTA_AT2(a->sd, k, j) = sd;
   PORTA_AT2(a->utemp, k, j) += sd;
 }
+
+PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) { tea_pp_inner_sd_cell(a, k, j); }
+
+/* the same split: the edge (halo deep) beside, then the inside */
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd, tea_pp_args, tea_pp_inner_sd_cell)
 
 int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
                    double theta, int steps) {
@@ -83,8 +90,18 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
   fields[1] = TEA_FIELD_RTEMP;
   int sdf = TEA_FIELD_SD;
   bool any_phys = c->phys_left || c->phys_right || c->phys_bottom || c->phys_top;
+  /* the last step of a group that another follows can update its edge (h deep) first and
+     exchange it beside the inside's update (not with the block preconditioner, whose columns
+     cross the edge) */
+  porta_exec side;
+  const bool beside = pc != TEA_PRECON_JAC_BLOCK && tea_halo_beside_depth(c, h, &side);
+  bool exchanged = false; /* the group's exchange ran beside the last step */
   for (int cur = 1; cur <= steps; cur += h) {
-    PORTA_CHECK(tea_halo_exchange(c, fields, 2, h));
+    if (exchanged)
+      PORTA_CHECK(tea_reflect_boundaries(c, fields, 2, h));
+    else
+      PORTA_CHECK(tea_halo_exchange(c, fields, 2, h));
+    exchanged = false;
     for (int extra = h - 1; extra >= 0; --extra) {
       int step = cur + h - 1 - extra;
       porta_mdrange_policy box = tea_policy(tea_box_interior(c, extra));
@@ -93,7 +110,18 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
         PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_RTEMP, TEA_FIELD_Z));
       a.alpha = alphas[step - 1];
       a.beta = betas[step - 1];
-      PORTA_CHECK(porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, box, &tea_k_pp_inner_sd, &a));
+      if (beside && extra == 0 && step < steps) {
+        /* rtemp everywhere before the edge's sd changes (the inside reads it) */
+        PORTA_CHECK(porta_exec_fence(c->exec, "tea_ppcg_inner_r"));
+        PORTA_CHECK(tea_split_run(c, h, side, "tea_ppcg_inner_sd_ring", &tea_k_pp_inner_sd_ring,
+                                  "tea_ppcg_inner_sd_inside", &tea_k_pp_inner_sd_inside, &a,
+                                  &a.sp));
+        PORTA_CHECK(tea_halo_exchange_beside(c, fields, 2, h));
+        exchanged = true;
+      } else {
+        PORTA_CHECK(
+            porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, box, &tea_k_pp_inner_sd, &a));
+      }
       if (s->reflective_boundary && any_phys) PORTA_CHECK(tea_reflect_boundaries(c, &sdf, 1, 1));
       if (step == steps) break;
     }

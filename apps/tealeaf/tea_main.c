@@ -181,6 +181,11 @@ int main(int argc, char **argv) {
       printf("# Chebyshev exchange of u: %s\n", tea_halo_beside(&c, &side)
                                                     ? "beside the update (second instance)"
                                                     : "after the update");
+    if (d.rank == 0 && s.solver == TEA_SOLVER_PPCG && s.preconditioner != TEA_PRECON_JAC_BLOCK)
+      printf("# PPCG inner exchange of sd and rtemp: %s\n",
+             tea_halo_beside_depth(&c, s.halo_depth, &side)
+                 ? "beside the group's last update (second instance)"
+                 : "after the update");
   }
   if (!cli.no_h5) {
     app_timer_start(&timers, t_output);

@@ -121,6 +121,17 @@ foreach(pc none jac_diag)
                          "expect=Chebyshev exchange of u: beside" twin=chebyshev:${pc}
                          twinenv=TEA_HALO_BESIDE=0)
 endforeach()
+# PPCG's inner steps: the last update of each group split (an edge halo_depth deep beside)
+# and its exchange of sd and rtemp beside the inside's update (forced here): the same counts and
+# the same printed U as without the split, halo_depth 1 and 2, on 2 and 4 ranks
+foreach(pc none jac_diag)
+  foreach(halo 1 2)
+    porta_tea_combo(ppcg.${pc}.presteps5.halo${halo}.beside ppcg ${pc} RANKS 2 4
+                    CHECKS presteps=5 halo=${halo} inner=12 converged=1 env=TEA_HALO_BESIDE=1
+                           "expect=PPCG inner exchange of sd and rtemp: beside"
+                           twin=ppcg:${pc}:${halo} twinenv=TEA_HALO_BESIDE=0)
+  endforeach()
+endforeach()
 foreach(pc none jac_diag)
   porta_tea_combo(ppcg.${pc}.presteps5.halo2 ppcg ${pc} RANKS 2 4
                   CHECKS presteps=5 halo=2 inner=12 converged=1 "cg=4 1 1 1 1 1 1 1 1 1"
