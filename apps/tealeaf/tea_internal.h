@@ -157,6 +157,16 @@ int tea_k_ppcg_init_p(tea_chunk *c, double *rro);
 
 /* ---- Jacobi (tea_kernels_jacobi.c) ---- */
 int tea_k_jacobi(tea_chunk *c, double *err); /**< un = u; u = Jacobi update; err = sum|u-un| */
+/** Which cells tea_k_jacobi_copy copies (un = u): the interior and the halo's first layer
+ *  (all that the update reads), or either part alone. */
+typedef enum tea_jacobi_copy {
+  TEA_JACOBI_COPY_ALL,
+  TEA_JACOBI_COPY_INTERIOR,
+  TEA_JACOBI_COPY_FRAME
+} tea_jacobi_copy;
+int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part);
+/** u = Jacobi update from un; err = sum|u - un| (tea_k_jacobi without the copy). */
+int tea_k_jacobi_update(tea_chunk *c, double *err);
 
 /* ---- eigenvalues / coefficients (tea_solve_cheby.c) ---- */
 int tea_calc_eigenvalues(const double *cg_alphas, const double *cg_betas, int n, double *eigmin,

@@ -8,10 +8,19 @@
 typedef struct {
   porta_view_f64 u, un, u0, kx, ky;
   double rx, ry;
+  tea_split frame; /**< the halo's first layer (the ring of the interior grown by 1) */
 } tea_jac_args;
 
-PORTA_MDFOR2(tea_k_jac_copy, tea_jac_args, a, k, j) {
+PORTA_FORCEINLINE_FUNCTION void tea_jac_copy_cell(const tea_jac_args *a, int64_t k, int64_t j) {
   PORTA_AT2(a->un, k, j) = PORTA_AT2(a->u, k, j);
+}
+
+PORTA_MDFOR2(tea_k_jac_copy, tea_jac_args, a, k, j) { tea_jac_copy_cell(a, k, j); }
+
+PORTA_FOR(tea_k_jac_copy_frame, tea_jac_args, a, i) {
+  int64_t k, j;
+  tea_split_ring_cell(&a->frame, i, &k, &j);
+  tea_jac_copy_cell(a, k, j);
 }
 
 /* u = Jacobi update; err += |u - un| */
@@ -28,7 +37,7 @@ APP_SUM_KERNEL_MD2(tea_k_jac_update, tea_jac_args, a, k, j) {
   return fabs(u - PORTA_AT2(a->un, k, j));
 }
 
-int tea_k_jacobi(tea_chunk *c, double *err) {
+static tea_jac_args tea_jac_make(tea_chunk *c) {
   tea_jac_args a;
   a.u = TEA_F(c, TEA_FIELD_U);
   a.un = TEA_F(c, TEA_FIELD_UN);
@@ -37,11 +46,38 @@ int tea_k_jacobi(tea_chunk *c, double *err) {
   a.ky = TEA_F(c, TEA_FIELD_KY);
   a.rx = c->rx;
   a.ry = c->ry;
+  memset(&a.frame, 0, sizeof a.frame);
+  return a;
+}
+
+int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part) {
+  tea_jac_args a = tea_jac_make(c);
   const int64_t h = c->halo; /* un is read one cell into the halo on every side */
-  PORTA_CHECK(porta_parallel_for_md("tea_jacobi_copy", c->exec,
-                                    porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
-                                    &tea_k_jac_copy, &a));
+  if (part == TEA_JACOBI_COPY_ALL)
+    return porta_parallel_for_md("tea_jacobi_copy", c->exec,
+                                 porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
+                                 &tea_k_jac_copy, &a);
+  if (part == TEA_JACOBI_COPY_INTERIOR)
+    return porta_parallel_for_md("tea_jacobi_copy_interior", c->exec,
+                                 tea_policy(tea_box_interior(c, 0)), &tea_k_jac_copy, &a);
+  a.frame.k0 = h - 1;
+  a.frame.k1 = h + c->ny + 1;
+  a.frame.j0 = h - 1;
+  a.frame.j1 = h + c->nx + 1;
+  a.frame.width = 1;
+  a.frame.ring = 2 * (c->nx + 2) + 2 * (int64_t)c->ny;
+  return porta_parallel_for("tea_jacobi_copy_frame", c->exec, porta_range(0, a.frame.ring),
+                            &tea_k_jac_copy_frame, &a);
+}
+
+int tea_k_jacobi_update(tea_chunk *c, double *err) {
+  tea_jac_args a = tea_jac_make(c);
   *err = 0.0;
   return tea_reduce(c, "tea_jacobi", tea_policy(tea_box_interior(c, 0)), &tea_k_jac_update, &a, 0,
                     err);
+}
+
+int tea_k_jacobi(tea_chunk *c, double *err) {
+  PORTA_CHECK(tea_k_jacobi_copy(c, TEA_JACOBI_COPY_ALL));
+  return tea_k_jacobi_update(c, err);
 }

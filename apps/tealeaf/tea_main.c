@@ -181,6 +181,10 @@ int main(int argc, char **argv) {
       printf("# Chebyshev exchange of u: %s\n", tea_halo_beside(&c, &side)
                                                     ? "beside the update (second instance)"
                                                     : "after the update");
+    if (d.rank == 0 && s.solver == TEA_SOLVER_JACOBI)
+      printf("# Jacobi exchange of u: %s\n",
+             tea_halo_beside(&c, &side) ? "beside the next iteration's copy (second instance)"
+                                        : "after the update");
     if (d.rank == 0 && s.solver == TEA_SOLVER_PPCG && s.preconditioner != TEA_PRECON_JAC_BLOCK)
       printf("# PPCG inner exchange of sd and rtemp: %s\n",
              tea_halo_beside_depth(&c, s.halo_depth, &side)

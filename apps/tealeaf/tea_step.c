@@ -249,8 +249,22 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       error = rrn;
       rro = rrn;
     } else {
-      PORTA_CHECK(tea_k_jacobi(c, &error));
-      PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
+      porta_exec side;
+      if (tea_halo_beside(c, &side)) {
+        /* un = u: all of it at first; later the interior was copied beside the last exchange,
+           and the halo's first layer now has its values (reflected too) */
+        PORTA_CHECK(tea_k_jacobi_copy(c, n == 1 ? TEA_JACOBI_COPY_ALL : TEA_JACOBI_COPY_FRAME));
+        PORTA_CHECK(tea_k_jacobi_update(c, &error));
+        PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
+        /* the exchange of u beside the next iteration's copy of the interior (the copy reads
+           the interior only, the exchange writes only the halo) */
+        PORTA_CHECK(tea_k_jacobi_copy(c, TEA_JACOBI_COPY_INTERIOR));
+        PORTA_CHECK(tea_halo_exchange_beside(c, &exch, 1, 1));
+        exchanged = true;
+      } else {
+        PORTA_CHECK(tea_k_jacobi(c, &error));
+        PORTA_CHECK(tea_allreduce_sum(c, &error, 1));
+      }
     }
 
     if (!exchanged && reflect)

@@ -121,6 +121,13 @@ foreach(pc none jac_diag)
                          "expect=Chebyshev exchange of u: beside" twin=chebyshev:${pc}
                          twinenv=TEA_HALO_BESIDE=0)
 endforeach()
+# Jacobi's exchange of u beside the next iteration's copy of the interior (un = u; the halo's
+# first layer copied after it): the same counts and the same printed U as without, on 2 and 4
+# ranks, each step ending on a fixed point
+porta_tea_combo(jacobi.none.beside jacobi none RANKS 2 4
+                CHECKS fixed_point=1 converged=1 env=TEA_HALO_BESIDE=1
+                       "expect=Jacobi exchange of u: beside" twin=jacobi:none
+                       twinenv=TEA_HALO_BESIDE=0)
 # PPCG's inner steps: the last update of each group split (an edge halo_depth deep beside)
 # and its exchange of sd and rtemp beside the inside's update (forced here): the same counts and
 # the same printed U as without the split, halo_depth 1 and 2, on 2 and 4 ranks
