@@ -484,12 +484,9 @@ static int post_ipc(app_exchange *x, const porta_view *fields, int nfields, int6
   return PORTA_SUCCESS;
 }
 
-/** The first half of a start: checks, then the receives and the pack, queued without waiting.
- *  *fence says whether the pack must be waited for before send(): always in IPC mode (the
- *  fence also covers this rank's unpack of the last exchange, which the token promises). */
-static int post(app_exchange *x, const porta_view *fields, int nfields, int *fence) {
+/** The checks of a start (nothing changes when one fails). */
+static int check_start(const app_exchange *x, const porta_view *fields, int nfields) {
   const char *op = "app_exchange_start";
-  *fence = 0;
   if (x->active)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "an exchange is already in progress (finish it first)");
@@ -506,6 +503,17 @@ static int post(app_exchange *x, const porta_view *fields, int nfields, int *fen
                          f, m->label, m->value_size, (long long)span, x->value_size,
                          (long long)x->max_offset);
   }
+  return PORTA_SUCCESS;
+}
+
+/** The first half of a start (after check_start): the receives and the pack, queued without
+ *  waiting. *fence says whether the pack must be waited for before post_sends(): always in IPC
+ *  mode (the fence also covers this rank's unpack of the last exchange, which the token
+ *  promises). */
+static int post_receives_and_pack(app_exchange *x, const porta_view *fields, int nfields,
+                                  int *fence) {
+  const char *op = "app_exchange_start";
+  *fence = 0;
   x->nfields = nfields;
   for (int f = 0; f < nfields; ++f) x->fields[f] = fields[f];
   x->nreq = 0;
@@ -534,7 +542,7 @@ static int post(app_exchange *x, const porta_view *fields, int nfields, int *fen
 
 /** The second half of a start, after the pack's fence: the messages (IPC mode: the tokens to
  *  the mapped neighbours and the staged values to the others). */
-static int send(app_exchange *x) {
+static int post_sends(app_exchange *x) {
   if (x->nfields == 0) return PORTA_SUCCESS;
   const int64_t vb = (int64_t)x->value_size * x->nfields;
   const int ipc = x->mode == APP_EXCHANGE_IPC;
@@ -563,13 +571,21 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
 
 int app_exchange_start_together(app_exchange *const *plans, int nplans, const porta_view *fields,
                                 int nfields) {
+  /* every check before any plan starts: a refusal leaves no plan half started */
+  for (int k = 0; k < nplans; ++k) {
+    PORTA_CHECK(check_start(plans[k], fields, nfields));
+    for (int j = 0; j < k; ++j)
+      if (plans[j] == plans[k])
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_exchange_start_together",
+                           plans[k]->label, "plan %d is plan %d again", k, j);
+  }
   int fence_any = 0;
   for (int k = 0; k < nplans; ++k) {
     int fence;
-    PORTA_CHECK(post(plans[k], fields, nfields, &fence));
+    PORTA_CHECK(post_receives_and_pack(plans[k], fields, nfields, &fence));
     fence_any |= fence;
   }
-  /* one wait for every pack (each plan's execution space once) */
+  /* one wait for every pack (each plans' execution space instance once) */
   for (int k = 0; k < nplans && fence_any; ++k) {
     int seen = 0;
     for (int j = 0; j < k; ++j)
@@ -577,7 +593,7 @@ int app_exchange_start_together(app_exchange *const *plans, int nplans, const po
                       plans[j]->exec.instance == plans[k]->exec.instance);
     if (!seen) PORTA_CHECK(porta_exec_fence(plans[k]->exec, "app_exchange_pack"));
   }
-  for (int k = 0; k < nplans; ++k) PORTA_CHECK(send(plans[k]));
+  for (int k = 0; k < nplans; ++k) PORTA_CHECK(post_sends(plans[k]));
   return PORTA_SUCCESS;
 }
 

@@ -98,9 +98,11 @@ int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields);
 /** Complete the exchange begun by app_exchange_start. */
 int app_exchange_finish(app_exchange *x);
 /** app_exchange_start for several plans with one wait for all their packs: every plan's
- *  receives and pack are queued, the execution space is fenced once, then every plan sends
- *  (each plan is then finished on its own). The plans must be independent, as for
- *  app_exchange_run_together. */
+ *  receives and pack are queued, each execution space instance among the plans' is fenced
+ *  once, then every plan sends (each plan is then finished on its own). The plans must be
+ *  distinct and independent, as for app_exchange_run_together. Every plan is checked before
+ *  any starts, so a refusal (a plan in progress, or given twice; a field that does not fit)
+ *  leaves none started; after a failed MPI call the plans are not usable. */
 int app_exchange_start_together(app_exchange *const *plans, int nplans, const porta_view *fields,
                                 int nfields);
 /** start + finish. */

@@ -187,7 +187,8 @@ int main(int argc, char **argv) {
                                         : "after the update");
     if (d.rank == 0 && s.solver == TEA_SOLVER_PPCG && s.preconditioner != TEA_PRECON_JAC_BLOCK)
       printf("# PPCG inner exchange of sd and rtemp: %s\n",
-             tea_halo_beside_depth(&c, s.halo_depth, &side)
+             tea_halo_beside_depth(&c, s.halo_depth, &side) &&
+                     tea_ppcg_inner_steps(&s) > s.halo_depth /* a group that another follows */
                  ? "beside the group's last update (second instance)"
                  : "after the update");
   }

@@ -470,6 +470,16 @@ static void ring_pair_together(void) {
   porta_view_f64 f, h;
   APP_CHECK(porta_view_f64_create1(&f, "ring_pair_field", len));
   APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
+  /* refusals start nothing: a plan given twice, a plan in progress (plan 0 then runs alone) */
+  porta_view v0 = PORTA_VIEW_ERASE(f);
+  app_exchange *twice[2] = {x[0], x[0]};
+  expect_refusal(app_exchange_start_together(twice, 2, &v0, 1), "ring_pair", "again",
+                 "a plan twice");
+  APP_CHECK(app_exchange_start(x[1], &v0, 1));
+  expect_refusal(app_exchange_start_together(x, 2, &v0, 1), "ring_pair", "in progress",
+                 "a plan in progress");
+  APP_CHECK(app_exchange_run(x[0], &v0, 1));
+  APP_CHECK(app_exchange_finish(x[1]));
   for (int it = 0; it < 3; ++it) {
     for (int64_t i = 0; i < len; ++i) h.data[i] = i < 100 ? 1e4 * me + 1e3 * it + i : -1.0;
     APP_CHECK(porta_deep_copy(f, h));
@@ -489,11 +499,13 @@ static void ring_pair_together(void) {
         }
       }
   }
-  int64_t msgs = 0;
-  app_exchange_stats(x[1], &msgs, NULL);
-  if (msgs != 3) {
-    fprintf(stderr, "rank %d: ring pair sent %lld messages, want 3\n", me, (long long)msgs);
-    ++failures;
+  for (int p = 0; p < 2; ++p) { /* the three together and the one alone, per plan */
+    int64_t msgs = 0;
+    app_exchange_stats(x[p], &msgs, NULL);
+    if (msgs != 4) {
+      fprintf(stderr, "rank %d: ring pair %d sent %lld messages, want 4\n", me, p, (long long)msgs);
+      ++failures;
+    }
   }
   porta_view_f64_release(&h);
   porta_view_f64_release(&f);
