@@ -106,5 +106,5 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
   return tea_split_run(c, 1, ring_exec, "tea_cheby_update_ring", &tea_k_ch_iter_p_ring,
-                       "tea_cheby_update_inside", &tea_k_ch_iter_p_inside, &a, &a.sp);
+                       "tea_cheby_update_inside", &tea_k_ch_iter_p_inside, &a, &a.sp, NULL);
 }

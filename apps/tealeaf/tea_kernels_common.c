@@ -244,7 +244,7 @@ int tea_k_finalise(tea_chunk *c, double *nonfinite) {
 
 int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *ring_label,
                   const porta_kernel *ring, const char *inside_label, const porta_kernel *inside,
-                  const void *args, tea_split *sp) {
+                  const void *args, tea_split *sp, const tea_split_between *between) {
   if (width < 1 || c->nx < 2 * width + 1 || c->ny < 2 * width + 1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, inside_label, "interior",
                        "%d x %d cells have no inside to split off an edge %d deep", c->nx, c->ny,
@@ -261,5 +261,6 @@ int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *rin
   const porta_mdrange_policy in = sp->k_contiguous ? porta_mdrange2(b.k0, b.k1, b.j0 + d, b.j1 - d)
                                                    : porta_mdrange2(b.k0 + d, b.k1 - d, b.j0, b.j1);
   PORTA_CHECK(porta_parallel_for(ring_label, ring_exec, porta_range(0, sp->ring), ring, args));
+  if (between) PORTA_CHECK(between->run(c, between->fields, between->nfields, between->depth));
   return porta_parallel_for_md(inside_label, c->exec, in, inside, args);
 }

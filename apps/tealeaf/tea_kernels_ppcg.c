@@ -111,11 +111,12 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
       a.alpha = alphas[step - 1];
       a.beta = betas[step - 1];
       if (beside && extra == 0 && step < steps) {
-        /* rtemp everywhere before the edge's sd changes (the inside reads it) */
+        /* rtemp everywhere before the edge's sd changes on the other instance (rtemp's update
+           reads sd around each cell; the exchange sends the edge's rtemp) */
         PORTA_CHECK(porta_exec_fence(c->exec, "tea_ppcg_inner_r"));
         PORTA_CHECK(tea_split_run(c, h, side, "tea_ppcg_inner_sd_ring", &tea_k_pp_inner_sd_ring,
-                                  "tea_ppcg_inner_sd_inside", &tea_k_pp_inner_sd_inside, &a,
-                                  &a.sp));
+                                  "tea_ppcg_inner_sd_inside", &tea_k_pp_inner_sd_inside, &a, &a.sp,
+                                  NULL));
         PORTA_CHECK(tea_halo_exchange_beside(c, fields, 2, h));
         exchanged = true;
       } else {
