@@ -47,12 +47,18 @@ typedef struct tea_split_between {
   int nfields, depth;
 } tea_split_between;
 
+/** A split update's kernels (TEA_SPLIT_KERNELS makes them): the edge's, the inside's with its
+ *  test (a GPU's layout), and the update over a box without a test (a CPU's inside, whose lines
+ *  need no alignment: a test per cell would keep the compiler from vectorising the loop). */
+typedef struct tea_split_kernels {
+  const char *ring_label, *inside_label;
+  const porta_kernel *ring, *inside, *box;
+} tea_split_kernels;
+
 /** A split update (tea_kernels_common.c): *sp, the `sp` member of `args`, set for c's
- *  interior and an edge `width` deep, then the edge's kernel (TEA_SPLIT_KERNELS' NAME_ring) on
- *  ring_exec, `between` (may be NULL: the host back ends' exchange begins there) and the
- *  inside's (NAME_inside) on c->exec. */
-int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *ring_label,
-                  const porta_kernel *ring, const char *inside_label, const porta_kernel *inside,
+ *  interior and an edge `width` deep, then the edge's kernel on ring_exec, `between` (may be
+ *  NULL: the host back ends' exchange begins there) and the inside's on c->exec. */
+int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
                   const void *args, tea_split *sp, const tea_split_between *between);
 
 /** Edge cell i of the split (0 <= i < s->ring): the width bottom rows, the width top rows,
@@ -77,17 +83,22 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k, int64_
                          : j >= s->j0 + s->width && j < s->j1 - s->width;
 }
 
-/** The split's two kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a
- *  tea_split member sp): NAME_inside over the inside box, NAME_ring over the edge cells. */
-#define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL)                                                      \
+/** The split's kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a
+ *  tea_split member sp), and NAME, their tea_split_kernels, labelled LABEL "_ring" and LABEL
+ *  "_inside": NAME_inside over the inside box (with the test), NAME_ring over the edge cells,
+ *  NAME_box over a box. */
+#define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL, LABEL)                                               \
   PORTA_MDFOR2(NAME##_inside, ARGS_T, a, k, j) {                                                   \
     if (tea_split_inside(&a->sp, k, j)) CELL(a, k, j);                                             \
   }                                                                                                \
+  PORTA_MDFOR2(NAME##_box, ARGS_T, a, k, j) { CELL(a, k, j); }                                     \
   PORTA_FOR(NAME##_ring, ARGS_T, a, i) {                                                           \
     int64_t k, j;                                                                                  \
     tea_split_ring_cell(&a->sp, i, &k, &j);                                                        \
     CELL(a, k, j);                                                                                 \
-  }
+  }                                                                                                \
+  static const tea_split_kernels NAME = {LABEL "_ring", LABEL "_inside", &NAME##_ring,             \
+                                         &NAME##_inside, &NAME##_box}
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 

@@ -199,15 +199,14 @@ PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j)
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
 
-TEA_SPLIT_KERNELS(tea_k_cg_up, tea_cg_args, tea_cg_up)
+TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_args, tea_cg_up, "tea_cg_calc_up");
 
 int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta,
                            const tea_split_between *between) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   a.beta = beta;
-  return tea_split_run(c, 1, ring_exec, "tea_cg_calc_up_ring", &tea_k_cg_up_ring,
-                       "tea_cg_calc_up_inside", &tea_k_cg_up_inside, &a, &a.sp, between);
+  return tea_split_run(c, 1, ring_exec, &tea_k_cg_up_split, &a, &a.sp, between);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {

@@ -51,7 +51,7 @@ PORTA_INLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_args *a, int64_t k, int
 
 PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) { tea_ch_iter_cell(a, k, j); }
 
-TEA_SPLIT_KERNELS(tea_k_ch_iter_p, tea_ch_args, tea_ch_iter_cell)
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split, tea_ch_args, tea_ch_iter_cell, "tea_cheby_update");
 
 static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
   tea_ch_args a;
@@ -105,6 +105,5 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
                                     &tea_k_ch_resid, &a));
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
-  return tea_split_run(c, 1, ring_exec, "tea_cheby_update_ring", &tea_k_ch_iter_p_ring,
-                       "tea_cheby_update_inside", &tea_k_ch_iter_p_inside, &a, &a.sp, NULL);
+  return tea_split_run(c, 1, ring_exec, &tea_k_ch_iter_p_split, &a, &a.sp, NULL);
 }

@@ -242,11 +242,10 @@ int tea_k_finalise(tea_chunk *c, double *nonfinite) {
                     nonfinite);
 }
 
-int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *ring_label,
-                  const porta_kernel *ring, const char *inside_label, const porta_kernel *inside,
+int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
                   const void *args, tea_split *sp, const tea_split_between *between) {
   if (width < 1 || c->nx < 2 * width + 1 || c->ny < 2 * width + 1)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, inside_label, "interior",
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, k->inside_label, "interior",
                        "%d x %d cells have no inside to split off an edge %d deep", c->nx, c->ny,
                        width);
   const tea_box b = tea_box_interior(c, 0);
@@ -258,9 +257,14 @@ int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const char *rin
   sp->width = d;
   sp->k_contiguous = porta_stride(TEA_F(c, TEA_FIELD_U), 0) == 1; /* every field's layout */
   sp->ring = 2 * d * (b.j1 - b.j0) + 2 * d * (b.k1 - b.k0 - 2 * d);
-  const porta_mdrange_policy in = sp->k_contiguous ? porta_mdrange2(b.k0, b.k1, b.j0 + d, b.j1 - d)
-                                                   : porta_mdrange2(b.k0 + d, b.k1 - d, b.j0, b.j1);
-  PORTA_CHECK(porta_parallel_for(ring_label, ring_exec, porta_range(0, sp->ring), ring, args));
+  PORTA_CHECK(
+      porta_parallel_for(k->ring_label, ring_exec, porta_range(0, sp->ring), k->ring, args));
   if (between) PORTA_CHECK(between->run(c, between->fields, between->nfields, between->depth));
-  return porta_parallel_for_md(inside_label, c->exec, in, inside, args);
+  if (!sp->k_contiguous) /* j contiguous (a CPU's layout): the inside box itself, no test */
+    return porta_parallel_for_md(k->inside_label, c->exec,
+                                 porta_mdrange2(b.k0 + d, b.k1 - d, b.j0 + d, b.j1 - d), k->box,
+                                 args);
+  /* whole lines of k from the aligned first cell; the test skips the edge's cells */
+  return porta_parallel_for_md(k->inside_label, c->exec,
+                               porta_mdrange2(b.k0, b.k1, b.j0 + d, b.j1 - d), k->inside, args);
 }

@@ -75,7 +75,7 @@ PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_args *a, int64
 PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) { tea_pp_inner_sd_cell(a, k, j); }
 
 /* the same split: the edge (halo deep) beside, then the inside */
-TEA_SPLIT_KERNELS(tea_k_pp_inner_sd, tea_pp_args, tea_pp_inner_sd_cell)
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split, tea_pp_args, tea_pp_inner_sd_cell, "tea_ppcg_inner_sd");
 
 int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
                    double theta, int steps) {
@@ -114,9 +114,7 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
         /* rtemp everywhere before the edge's sd changes on the other instance (rtemp's update
            reads sd around each cell; the exchange sends the edge's rtemp) */
         PORTA_CHECK(porta_exec_fence(c->exec, "tea_ppcg_inner_r"));
-        PORTA_CHECK(tea_split_run(c, h, side, "tea_ppcg_inner_sd_ring", &tea_k_pp_inner_sd_ring,
-                                  "tea_ppcg_inner_sd_inside", &tea_k_pp_inner_sd_inside, &a, &a.sp,
-                                  NULL));
+        PORTA_CHECK(tea_split_run(c, h, side, &tea_k_pp_inner_sd_split, &a, &a.sp, NULL));
         PORTA_CHECK(tea_halo_exchange_beside(c, fields, 2, h));
         exchanged = true;
       } else {
