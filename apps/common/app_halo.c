@@ -157,24 +157,8 @@ int app_halo2d_prepare(app_halo2d *h, const porta_view_f64 *field) {
   return build_plans(h);
 }
 
-/** Run (start and finish) or start the plan of phase `dim` of the pending exchange. */
-static int phase(app_halo2d *h, int dim, int start_only) {
-  app_exchange *x = h->plan[2 * (h->pending_depth - 1) + dim];
-  int64_t m0, b0, m1, b1;
-  app_exchange_stats(x, &m0, &b0);
-  PORTA_CHECK(start_only ? app_exchange_start(x, h->pending_views, h->pending_nfields)
-                         : app_exchange_run(x, h->pending_views, h->pending_nfields));
-  app_exchange_stats(x, &m1, &b1);
-  h->messages += m1 - m0;
-  h->bytes += b1 - b0;
-  return PORTA_SUCCESS;
-}
-
-int app_halo2d_exchange_begin(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
+int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
   const char *op = "app_halo2d_exchange";
-  if (h->pending)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
-                       "an exchange is in progress (app_halo2d_exchange_end finishes it)");
   if (depth < 1 || depth > h->halo)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
                        "depth %d outside 1..%d (the fields' ghost layers)", depth, h->halo);
@@ -196,34 +180,23 @@ int app_halo2d_exchange_begin(app_halo2d *h, const porta_view_f64 *fields, int n
     h->stride[0] = fields[0].m.stride[0];
     h->stride[1] = fields[0].m.stride[1];
   }
+  porta_view views[APP_EXCHANGE_MAX_FIELDS];
   for (int f = 0; f < nfields; ++f) {
     PORTA_CHECK(check_strides(h, op, &fields[f].m));
-    h->pending_views[f] = PORTA_VIEW_ERASE(fields[f]);
+    views[f] = PORTA_VIEW_ERASE(fields[f]);
   }
   if (!h->built) PORTA_CHECK(build_plans(h));
-  h->pending_nfields = nfields;
-  h->pending_depth = depth;
-  h->pending = 1;
-  /* the first phase with a plan starts (x, else y) */
-  h->pending_dim = h->plan[2 * (depth - 1)] ? 0 : h->plan[2 * (depth - 1) + 1] ? 1 : -1;
-  if (h->pending_dim < 0) return PORTA_SUCCESS;
-  const int rc = phase(h, h->pending_dim, 1);
-  if (rc != PORTA_SUCCESS) h->pending = 0;
-  return rc;
-}
 
-int app_halo2d_exchange_end(app_halo2d *h) {
-  if (!h->pending) return PORTA_SUCCESS;
-  h->pending = 0;
-  const int dim = h->pending_dim;
-  if (dim < 0) return PORTA_SUCCESS;
-  PORTA_CHECK(app_exchange_finish(h->plan[2 * (h->pending_depth - 1) + dim]));
   /* x, then y: the y plan's boxes include the ghost columns the x plan fills (corners) */
-  if (dim == 0 && h->plan[2 * (h->pending_depth - 1) + 1]) PORTA_CHECK(phase(h, 1, 0));
+  for (int dim = 0; dim < 2; ++dim) {
+    app_exchange *x = h->plan[2 * (depth - 1) + dim];
+    if (!x) continue;
+    int64_t m0, b0, m1, b1;
+    app_exchange_stats(x, &m0, &b0);
+    PORTA_CHECK(app_exchange_run(x, views, nfields));
+    app_exchange_stats(x, &m1, &b1);
+    h->messages += m1 - m0;
+    h->bytes += b1 - b0;
+  }
   return PORTA_SUCCESS;
-}
-
-int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
-  PORTA_CHECK(app_halo2d_exchange_begin(h, fields, nfields, depth));
-  return app_halo2d_exchange_end(h);
 }

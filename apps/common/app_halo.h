@@ -43,10 +43,6 @@ typedef struct app_halo2d {
   /** [2 * (depth - 1) + phase] (phase 0: x, 1: y); NULL where the phase has no neighbour */
   app_exchange **plan;
   int64_t messages, bytes; /**< counters: messages sent, bytes sent */
-  /** the exchange begun by app_halo2d_exchange_begin: its fields, depth and started phase
-   *  (-1: no phase has a neighbour) */
-  int pending, pending_nfields, pending_depth, pending_dim;
-  porta_view pending_views[APP_EXCHANGE_MAX_FIELDS];
 } app_halo2d;
 
 /** Set up exchanges of up to `max_fields` fields of depth up to `halo` (the plans and their
@@ -61,14 +57,6 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
  *  buffers, so nothing waits for the unpack: the next exchange's fence after packing does,
  *  before the buffers come round again. */
 int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth);
-/** app_halo2d_exchange in two halves, so that work can run while the first phase's messages
- *  travel: begin checks what app_halo2d_exchange checks and starts the first phase with a
- *  neighbour (x, else y: app_exchange_start); end finishes it and runs the y phase after an x
- *  phase (its boxes include the ghost columns x fills). In between, nothing may write the
- *  cells sent nor touch the ghost layers of the fields. end without a begun exchange does
- *  nothing; begin while one is in progress is refused. */
-int app_halo2d_exchange_begin(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth);
-int app_halo2d_exchange_end(app_halo2d *h);
 /** Build the plans now, for fields shaped like `field` (collective over the neighbours, like
  *  the first exchange, which otherwise builds them): their buffers and CUDA IPC mappings cost
  *  milliseconds, which belong to the set-up rather than to the first timed exchange. A no-op

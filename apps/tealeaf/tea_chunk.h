@@ -156,14 +156,6 @@ int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side);
  *  to send must be on the side instance or complete; on return the halos are in place (the
  *  side instance fenced) and kernels queued on c->exec from then on can read them. */
 int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int depth);
-/** Whether CG's exchange of p overlaps the update of the inside cells through MPI (a host
- *  back end with neighbours and 3 x 3 cells on every rank, TEA_HALO_BESIDE unset): begun by
- *  tea_halo_exchange_begin after the edge's update, ended by tea_halo_exchange_end after the
- *  inside's. */
-int tea_halo_overlap(const tea_chunk *c);
-/** tea_halo_exchange_neighbours in two halves (app_halo2d_exchange_begin / _end). */
-int tea_halo_exchange_begin(tea_chunk *c, const int *fields, int nfields, int depth);
-int tea_halo_exchange_end(tea_chunk *c);
 /** Sum `n` values over all ranks in place (app_sum_allreduce on c->sum). In reproducible mode
  *  (c->reproducible) the values are the rounded local sums the reduction kernels just left in
  *  c->sum's slots 0..n-1 (else an error): the exact accumulators are merged over the ranks and

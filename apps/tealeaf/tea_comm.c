@@ -53,15 +53,10 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
       MPI_Allreduce(&smallest, &all, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS &&
       rc == PORTA_SUCCESS)
     rc = porta_error(PORTA_ERROR_BACKEND, "tea_comm_create", "comm", "MPI_Allreduce failed");
-  /* TEA_HALO_BESIDE 0: never; 1: the second instance on host back ends too (tests) */
-  const char *env = getenv("TEA_HALO_BESIDE");
+  const char *env = getenv("TEA_HALO_BESIDE"); /* 0: never, 1: on host back ends too (tests) */
   const int beside = env && !strcmp(env, "1")   ? 1
                      : env && !strcmp(env, "0") ? 0
                                                 : c->exec.backend == PORTA_BACKEND_CUDA;
-  /* on a host back end the kernels run on the calling thread, so the CG exchange overlaps
-     the inside's update through MPI instead: begun after the edge's update, ended after it */
-  m->overlap = rc == PORTA_SUCCESS && d->nranks > 1 && all >= 3 && !beside &&
-               !(env && !strcmp(env, "0")) && c->exec.backend != PORTA_BACKEND_CUDA;
   if (rc == PORTA_SUCCESS && d->nranks > 1 && all >= 3 && beside) {
     rc = porta_exec_create_instance_with_priority(c->exec.backend, PORTA_PRIORITY_HIGH, &m->beside);
     if (rc == PORTA_SUCCESS) {
@@ -142,28 +137,6 @@ int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int d
   app_timer_start(m->timers, m->t_halo);
   int rc = app_halo2d_exchange(&m->halo_beside, views, nfields, depth);
   if (rc == PORTA_SUCCESS) rc = porta_exec_fence(m->beside, "tea_halo_exchange_beside");
-  app_timer_stop(m->timers, m->t_halo);
-  return rc;
-}
-
-int tea_halo_overlap(const tea_chunk *c) { return c->comm && c->comm->overlap; }
-
-int tea_halo_exchange_begin(tea_chunk *c, const int *fields, int nfields, int depth) {
-  struct tea_comm *m = c->comm;
-  if (!m) return PORTA_SUCCESS;
-  porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
-  PORTA_CHECK(field_views(c, fields, nfields, views));
-  app_timer_start(m->timers, m->t_halo);
-  const int rc = app_halo2d_exchange_begin(&m->halo, views, nfields, depth);
-  app_timer_stop(m->timers, m->t_halo);
-  return rc;
-}
-
-int tea_halo_exchange_end(tea_chunk *c) {
-  struct tea_comm *m = c->comm;
-  if (!m) return PORTA_SUCCESS;
-  app_timer_start(m->timers, m->t_halo);
-  const int rc = app_halo2d_exchange_end(&m->halo);
   app_timer_stop(m->timers, m->t_halo);
   return rc;
 }

@@ -19,7 +19,6 @@ struct tea_comm {
   porta_exec beside;
   int has_beside;
   int beside_cells; /**< the fewest interior cells any rank has along x or y */
-  int overlap;      /**< host back end: CG's exchange of p overlaps the inside's update */
   app_timers *timers;
   int t_halo;
 };

@@ -40,13 +40,6 @@ typedef struct tea_split {
   int64_t ring;           /**< edge cells */
 } tea_split;
 
-/** What runs between the edge's and the inside's kernels of a split update (NULL: nothing). */
-typedef struct tea_split_between {
-  int (*run)(tea_chunk *c, const int *fields, int nfields, int depth);
-  const int *fields;
-  int nfields, depth;
-} tea_split_between;
-
 /** A split update's kernels (TEA_SPLIT_KERNELS makes them): the edge's, the inside's with its
  *  test (a GPU's layout), and the update over a box without a test (a CPU's inside, whose lines
  *  need no alignment: a test per cell would keep the compiler from vectorising the loop). */
@@ -56,10 +49,10 @@ typedef struct tea_split_kernels {
 } tea_split_kernels;
 
 /** A split update (tea_kernels_common.c): *sp, the `sp` member of `args`, set for c's
- *  interior and an edge `width` deep, then the edge's kernel on ring_exec, `between` (may be
- *  NULL: the host back ends' exchange begins there) and the inside's on c->exec. */
+ *  interior and an edge `width` deep, then the edge's kernel on ring_exec and the inside's on
+ *  c->exec. */
 int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
-                  const void *args, tea_split *sp, const tea_split_between *between);
+                  const void *args, tea_split *sp);
 
 /** Edge cell i of the split (0 <= i < s->ring): the width bottom rows, the width top rows,
  *  then the width left and the width right columns between them. */
@@ -153,8 +146,7 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
 /** The same update in two parts: the interior's edge, which the exchange of p sends, on
  *  `ring_exec`, and the cells inside it on c->exec, so that the exchange can run beside the
  *  inside's kernel (needs at least 3 x 3 cells). Neither part is waited for. */
-int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta,
-                           const tea_split_between *between);
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta);
 
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);

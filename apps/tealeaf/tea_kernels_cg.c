@@ -201,12 +201,11 @@ PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
 
 TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_args, tea_cg_up, "tea_cg_calc_up");
 
-int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta,
-                           const tea_split_between *between) {
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   a.beta = beta;
-  return tea_split_run(c, 1, ring_exec, &tea_k_cg_up_split, &a, &a.sp, between);
+  return tea_split_run(c, 1, ring_exec, &tea_k_cg_up_split, &a, &a.sp);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {

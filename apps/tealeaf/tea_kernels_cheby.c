@@ -105,5 +105,5 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
                                     &tea_k_ch_resid, &a));
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
-  return tea_split_run(c, 1, ring_exec, &tea_k_ch_iter_p_split, &a, &a.sp, NULL);
+  return tea_split_run(c, 1, ring_exec, &tea_k_ch_iter_p_split, &a, &a.sp);
 }

@@ -243,7 +243,7 @@ int tea_k_finalise(tea_chunk *c, double *nonfinite) {
 }
 
 int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
-                  const void *args, tea_split *sp, const tea_split_between *between) {
+                  const void *args, tea_split *sp) {
   if (width < 1 || c->nx < 2 * width + 1 || c->ny < 2 * width + 1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, k->inside_label, "interior",
                        "%d x %d cells have no inside to split off an edge %d deep", c->nx, c->ny,
@@ -259,7 +259,6 @@ int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split
   sp->ring = 2 * d * (b.j1 - b.j0) + 2 * d * (b.k1 - b.k0 - 2 * d);
   PORTA_CHECK(
       porta_parallel_for(k->ring_label, ring_exec, porta_range(0, sp->ring), k->ring, args));
-  if (between) PORTA_CHECK(between->run(c, between->fields, between->nfields, between->depth));
   if (!sp->k_contiguous) /* j contiguous (a CPU's layout): the inside box itself, no test */
     return porta_parallel_for_md(k->inside_label, c->exec,
                                  porta_mdrange2(b.k0 + d, b.k1 - d, b.j0 + d, b.j1 - d), k->box,

@@ -114,7 +114,7 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
         /* rtemp everywhere before the edge's sd changes on the other instance (rtemp's update
            reads sd around each cell; the exchange sends the edge's rtemp) */
         PORTA_CHECK(porta_exec_fence(c->exec, "tea_ppcg_inner_r"));
-        PORTA_CHECK(tea_split_run(c, h, side, &tea_k_pp_inner_sd_split, &a, &a.sp, NULL));
+        PORTA_CHECK(tea_split_run(c, h, side, &tea_k_pp_inner_sd_split, &a, &a.sp));
         PORTA_CHECK(tea_halo_exchange_beside(c, fields, 2, h));
         exchanged = true;
       } else {

@@ -174,10 +174,9 @@ int main(int argc, char **argv) {
     porta_exec side;
     if (d.rank == 0 && !s.reproducible && s.preconditioner == TEA_PRECON_NONE &&
         s.solver != TEA_SOLVER_JACOBI)
-      printf("# CG exchange of p: %s\n",
-             tea_halo_beside(&c, &side) && c.faces_zeroed ? "beside the update (second instance)"
-             : tea_halo_overlap(&c) && c.faces_zeroed     ? "overlapping the update (MPI, host)"
-                                                          : "after the update");
+      printf("# CG exchange of p: %s\n", tea_halo_beside(&c, &side) && c.faces_zeroed
+                                             ? "beside the update (second instance)"
+                                             : "after the update");
     if (d.rank == 0 && s.solver == TEA_SOLVER_CHEBY && s.preconditioner != TEA_PRECON_JAC_BLOCK)
       printf("# Chebyshev exchange of u: %s\n", tea_halo_beside(&c, &side)
                                                     ? "beside the update (second instance)"

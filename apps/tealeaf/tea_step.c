@@ -239,15 +239,8 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
       if (lean && !reflect && tea_halo_beside(c, &side)) {
         /* u += alpha p; p = r + beta p on the edge beside, the inside on c->exec, and the
            exchange of p beside that (it reads and writes only the edge and the halo) */
-        PORTA_CHECK(tea_k_cg_calc_up_split(c, side, alpha, beta, NULL));
+        PORTA_CHECK(tea_k_cg_calc_up_split(c, side, alpha, beta));
         PORTA_CHECK(tea_halo_exchange_beside(c, &exch, 1, 1));
-        exchanged = true;
-      } else if (lean && !reflect && tea_halo_overlap(c)) {
-        /* a host back end: the edge's update, the exchange of p begun, the inside's update,
-           the exchange ended (its messages travel while the inside updates) */
-        const tea_split_between begin = {tea_halo_exchange_begin, &exch, 1, 1};
-        PORTA_CHECK(tea_k_cg_calc_up_split(c, c->exec, alpha, beta, &begin));
-        PORTA_CHECK(tea_halo_exchange_end(c));
         exchanged = true;
       } else if (lean)
         PORTA_CHECK(tea_k_cg_calc_up(c, alpha, beta)); /* u += alpha p (old p); p = r + beta p */

@@ -56,16 +56,6 @@ foreach(np 2 4)
   tea_reference_test(tealeaf.bm2.cg.beside.np${np} 2 ${np}
                      "TEA_HALO_BESIDE=1;TEA_EXPECT_LINE=exchange of p: beside")
 endforeach()
-# On the host back ends (TEA_HALO_BESIDE unset) the exchange of p overlaps the inside's update
-# through MPI (begun after the edge's update, ended after the inside's): the reference answers
-# on 2 ranks (x split only) and 4 (2 x 2: the y phase after the x phase ends); TEA_HALO_BESIDE=0
-# exchanges after the update
-foreach(np 2 4)
-  tea_reference_test(tealeaf.bm2.cg.overlap.np${np} 2 ${np}
-                     "PORTA_BACKEND=serial;TEA_EXPECT_LINE=exchange of p: overlapping")
-endforeach()
-tea_reference_test(tealeaf.bm2.cg.after.np2 2 2
-                   "TEA_HALO_BESIDE=0;TEA_EXPECT_LINE=exchange of p: after")
 # 10 x 10 cells on 8 ranks (4 x 2): some ranks own 2 columns, too few for the split, so no rank
 # takes it (the choice is made together: the two paths' plans do not meet)
 tea_reference_test(tealeaf.bm1.cg.beside.np8 1 8

@@ -3,11 +3,10 @@
  *  included), everything else is untouched. Two fields at once, both index orders (x first
  *  or second), uneven splits (11 x 9 cells), depths 1, 2 (halo 2) and 3 (halo 3); plans built
  *  in advance by app_halo2d_prepare (which refuses a field of another shape) or by the first
- *  exchange; depth 2 in two halves (app_halo2d_exchange_begin / _end). */
+ *  exchange. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "app_common.h"
 
@@ -48,18 +47,7 @@ static void run(const app_decomp *d, int H, int depth, int x_dim) {
     porta_view_f64_release(&wrong);
     APP_CHECK(app_halo2d_prepare(&h, &f[0]));
   }
-  if (depth == 2) { /* in two halves; a second begin in between is refused */
-    APP_CHECK(app_halo2d_exchange_begin(&h, f, 2, depth));
-    if (app_halo2d_exchange_begin(&h, f, 2, depth) == PORTA_SUCCESS ||
-        !strstr(porta_last_error_message(), "in progress")) {
-      fprintf(stderr, "rank %d: a second begin was not refused as in progress\n", d->rank);
-      ++failures;
-    }
-    porta_error_clear();
-    APP_CHECK(app_halo2d_exchange_end(&h));
-  } else {
-    APP_CHECK(app_halo2d_exchange(&h, f, 2, depth));
-  }
+  APP_CHECK(app_halo2d_exchange(&h, f, 2, depth));
   int bad = 0;
   for (int k = 0; k < 2; ++k)
     for (int64_t y = -H; y < d->local[1] + H; ++y)
