@@ -29,10 +29,11 @@ static inline porta_mdrange_policy tea_policy(tea_box b) {
 }
 
 /** The interior split into its edge, `width` cells deep (the cells an exchange of that depth
- *  sends), updated by a ring kernel beside the main instance, and the inside: a box of whole
- *  lines of the contiguous index (their first cell aligned, so a warp's loads stay in as few
- *  sectors as one kernel's) without the edge lines across them, whose kernel skips each line's
- *  edge cells by a test (tea_split_inside). Needs at least 2 width + 1 interior cells each way. */
+ *  sends), updated by a ring kernel beside the main instance, and the inside. When k is the
+ *  contiguous index (a GPU's layout) the inside is a box of whole lines of k (their first cell
+ *  aligned, so a warp's loads stay in as few sectors as one kernel's) without the edge lines
+ *  across them, whose kernel skips each line's edge cells by a test (tea_split_inside); else
+ *  the inside box itself. Needs at least 2 width + 1 interior cells each way. */
 typedef struct tea_split {
   int64_t k0, k1, j0, j1; /**< the interior box */
   int64_t width;          /**< the edge's depth */
