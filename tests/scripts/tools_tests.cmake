@@ -2,7 +2,8 @@
 # test_tools.py): scripts/compare-backends (its CSV checked value by value for each app, and a
 # real disagreement, --exact on a default-mode run, must fail it), scripts/scaling (a weak
 # series' sizes and efficiencies) and scripts/slurm/cpu.sbatch run outside Slurm.
-# Needs the system Python (its matplotlib draws the plots), h5diff, porta-bench and every app.
+# Needs the system Python, h5diff, porta-bench and every app; where that Python has no
+# matplotlib the tools must say so and draw no plot (checked instead of the plots).
 find_program(PORTA_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(PORTA_TOOLS_H5DIFF NAMES h5diff h5diff.openmpi)
 if(NOT PORTA_SYSTEM_PYTHON OR NOT PORTA_TOOLS_H5DIFF OR NOT TARGET porta-bench)
