@@ -71,10 +71,10 @@ PORTA_INLINE_FUNCTION void tea_split_ring_cell(const tea_split *s, int64_t i, in
   }
 }
 
-/** Whether cell (k, j) of the inside box is inside the edge. */
-PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k, int64_t j) {
-  return s->k_contiguous ? k >= s->k0 + s->width && k < s->k1 - s->width
-                         : j >= s->j0 + s->width && j < s->j1 - s->width;
+/** Whether cell k of a whole k line of the inside box is inside the edge (the tested inside
+ *  runs only when k is the contiguous index; a CPU's layout takes the box itself). */
+PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k) {
+  return k >= s->k0 + s->width && k < s->k1 - s->width;
 }
 
 /** The split's kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a
@@ -83,7 +83,7 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k, int64_
  *  NAME_box over a box. */
 #define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL, LABEL)                                               \
   PORTA_MDFOR2(NAME##_inside, ARGS_T, a, k, j) {                                                   \
-    if (tea_split_inside(&a->sp, k, j)) CELL(a, k, j);                                             \
+    if (tea_split_inside(&a->sp, k)) CELL(a, k, j);                                                \
   }                                                                                                \
   PORTA_MDFOR2(NAME##_box, ARGS_T, a, k, j) { CELL(a, k, j); }                                     \
   PORTA_FOR(NAME##_ring, ARGS_T, a, i) {                                                           \

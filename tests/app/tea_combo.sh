@@ -25,13 +25,14 @@
 #   converged=1       no step says NOT CONVERGED
 #   env=VAR=VALUE     run with VAR=VALUE in the environment (the twin too, unless twinenv)
 #   twinenv=VAR=VALUE the twin runs with VAR=VALUE instead
+#   twinexpect=TEXT   the twin's report must have a line containing TEXT
 #   expect=TEXT       the report must have a line containing TEXT (the path a run took)
 #   reject=PATTERN    the deck must be refused: non-zero exit and a message matching PATTERN
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
 halo="" presteps="" counts="" twin="" twintol=0 cg="" cheby=0 inner="" fixed_point=0
-converged=0 reject="" steps=10 run_env="" twin_env="" expect=""
+converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect=""
 for kv in "$@"; do
   case $kv in
   halo=*) halo=${kv#*=} ;;
@@ -49,6 +50,7 @@ for kv in "$@"; do
   env=*) run_env=${kv#*=} ;;
   twinenv=*) twin_env=${kv#*=} ;;
   expect=*) expect=${kv#*=} ;;
+  twinexpect=*) twin_expect=${kv#*=} ;;
   *) echo "tea_combo.sh: unknown check '$kv'"; exit 2 ;;
   esac
 done
@@ -137,6 +139,9 @@ if [ -n "$twin" ]; then
   write_deck "$tdeck" "$ts" "$tp" "$th"
   run "$tdeck" "$tlog" "${twin_env:-$run_env}"
   [ $rc -eq 0 ] || { cat "$tlog"; fail "twin run ($ts, $tp${th:+, halo_depth $th}) exited with $rc"; }
+  if [ -n "$twin_expect" ]; then
+    grep -qF -- "$twin_expect" "$tlog" || fail "no line containing '$twin_expect' in the twin's report"
+  fi
   tgot=$(iters "$tlog")
   echo "twin tl_use_$ts $tp${th:+ halo_depth=$th}: iteration counts [$tgot]"
   [ "$got" = "$tgot" ] || fail "per-step iteration counts differ from the twin's"

@@ -119,7 +119,7 @@ foreach(pc none jac_diag)
   porta_tea_combo(chebyshev.${pc}.presteps5.beside chebyshev ${pc} RANKS 2 4
                   CHECKS presteps=5 cheby=1 converged=1 env=TEA_HALO_BESIDE=1
                          "expect=Chebyshev exchange of u: beside" twin=chebyshev:${pc}
-                         twinenv=TEA_HALO_BESIDE=0)
+                         twinenv=TEA_HALO_BESIDE=0 "twinexpect=Chebyshev exchange of u: after")
 endforeach()
 # Jacobi's exchange of u beside the next iteration's copy of the interior (un = u; the halo's
 # first layer copied after it): the same counts and the same printed U as without, on 2 and 4
@@ -127,7 +127,7 @@ endforeach()
 porta_tea_combo(jacobi.none.beside jacobi none RANKS 2 4
                 CHECKS fixed_point=1 converged=1 env=TEA_HALO_BESIDE=1
                        "expect=Jacobi exchange of u: beside" twin=jacobi:none
-                       twinenv=TEA_HALO_BESIDE=0)
+                       twinenv=TEA_HALO_BESIDE=0 "twinexpect=Jacobi exchange of u: after")
 # PPCG's inner steps: the last update of each group split (an edge halo_depth deep beside)
 # and its exchange of sd and rtemp beside the inside's update (forced here): the same counts and
 # the same printed U as without the split, halo_depth 1 and 2, on 2 and 4 ranks
@@ -136,7 +136,8 @@ foreach(pc none jac_diag)
     porta_tea_combo(ppcg.${pc}.presteps5.halo${halo}.beside ppcg ${pc} RANKS 2 4
                     CHECKS presteps=5 halo=${halo} inner=12 converged=1 env=TEA_HALO_BESIDE=1
                            "expect=PPCG inner exchange of sd and rtemp: beside"
-                           twin=ppcg:${pc}:${halo} twinenv=TEA_HALO_BESIDE=0)
+                           twin=ppcg:${pc}:${halo} twinenv=TEA_HALO_BESIDE=0
+                           "twinexpect=PPCG inner exchange of sd and rtemp: after")
   endforeach()
 endforeach()
 foreach(pc none jac_diag)

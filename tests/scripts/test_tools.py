@@ -25,11 +25,10 @@ def expect(ok, what):
 
 
 def have_matplotlib():
-    try:
-        import matplotlib.pyplot  # noqa: F401 (only whether it imports)
-        return True
-    except ImportError:
-        return False
+    """Whether the tools can draw: their own check (scripts/lib/porta_runs.pyplot)."""
+    sys.path.insert(0, os.path.join(scripts, "lib"))
+    import porta_runs  # noqa: E402
+    return porta_runs.pyplot() is not None
 
 
 def plot_made(path, stderr):
