@@ -41,8 +41,8 @@ typedef struct tea_split {
   int64_t ring;           /**< edge cells */
 } tea_split;
 
-/** A split update's kernels (TEA_SPLIT_KERNELS makes them): the edge's, the inside's with its
- *  test (a GPU's layout), and the update over a box without a test (a CPU's inside, whose lines
+/** A split update's kernels (TEA_SPLIT_KERNELS names them): the edge's, the inside's with its
+ *  test (a GPU's layout), and the update's own kernel over a box (a CPU's inside, whose lines
  *  need no alignment: a test per cell would keep the compiler from vectorising the loop). */
 typedef struct tea_split_kernels {
   const char *ring_label, *inside_label;
@@ -54,6 +54,16 @@ typedef struct tea_split_kernels {
  *  c->exec. */
 int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
                   const void *args, tea_split *sp);
+
+/** *s's box, edge depth and edge cells for the box b (the layout is left to the caller). */
+static inline void tea_split_box(tea_split *s, tea_box b, int64_t width) {
+  s->k0 = b.k0;
+  s->k1 = b.k1;
+  s->j0 = b.j0;
+  s->j1 = b.j1;
+  s->width = width;
+  s->ring = 2 * width * (b.j1 - b.j0) + 2 * width * (b.k1 - b.k0 - 2 * width);
+}
 
 /** Edge cell i of the split (0 <= i < s->ring): the width bottom rows, the width top rows,
  *  then the width left and the width right columns between them. */
@@ -80,19 +90,18 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k) {
 /** The split's kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a
  *  tea_split member sp), and NAME, their tea_split_kernels, labelled LABEL "_ring" and LABEL
  *  "_inside": NAME_inside over the inside box (with the test), NAME_ring over the edge cells,
- *  NAME_box over a box. */
-#define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL, LABEL)                                               \
+ *  and WHOLE, the update's kernel over a box (CELL at every cell), for a CPU's inside. */
+#define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL, LABEL, WHOLE)                                        \
   PORTA_MDFOR2(NAME##_inside, ARGS_T, a, k, j) {                                                   \
     if (tea_split_inside(&a->sp, k)) CELL(a, k, j);                                                \
   }                                                                                                \
-  PORTA_MDFOR2(NAME##_box, ARGS_T, a, k, j) { CELL(a, k, j); }                                     \
   PORTA_FOR(NAME##_ring, ARGS_T, a, i) {                                                           \
     int64_t k, j;                                                                                  \
     tea_split_ring_cell(&a->sp, i, &k, &j);                                                        \
     CELL(a, k, j);                                                                                 \
   }                                                                                                \
   static const tea_split_kernels NAME = {LABEL "_ring", LABEL "_inside", &NAME##_ring,             \
-                                         &NAME##_inside, &NAME##_box}
+                                         &NAME##_inside, &WHOLE}
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 

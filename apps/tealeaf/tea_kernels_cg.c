@@ -199,7 +199,7 @@ PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j)
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
 
-TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_args, tea_cg_up, "tea_cg_calc_up");
+TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_args, tea_cg_up, "tea_cg_calc_up", tea_k_cg_calc_up_f);
 
 int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
   tea_cg_args a = tea_cg_make(c);

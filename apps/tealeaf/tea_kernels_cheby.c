@@ -51,7 +51,8 @@ PORTA_INLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_args *a, int64_t k, int
 
 PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) { tea_ch_iter_cell(a, k, j); }
 
-TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split, tea_ch_args, tea_ch_iter_cell, "tea_cheby_update");
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split, tea_ch_args, tea_ch_iter_cell, "tea_cheby_update",
+                  tea_k_ch_iter_p);
 
 static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
   tea_ch_args a;

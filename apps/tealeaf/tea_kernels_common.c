@@ -250,13 +250,8 @@ int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split
                        width);
   const tea_box b = tea_box_interior(c, 0);
   const int64_t d = width;
-  sp->k0 = b.k0;
-  sp->k1 = b.k1;
-  sp->j0 = b.j0;
-  sp->j1 = b.j1;
-  sp->width = d;
+  tea_split_box(sp, b, d);
   sp->k_contiguous = porta_stride(TEA_F(c, TEA_FIELD_U), 0) == 1; /* every field's layout */
-  sp->ring = 2 * d * (b.j1 - b.j0) + 2 * d * (b.k1 - b.k0 - 2 * d);
   PORTA_CHECK(
       porta_parallel_for(k->ring_label, ring_exec, porta_range(0, sp->ring), k->ring, args));
   if (!sp->k_contiguous) /* j contiguous (a CPU's layout): the inside box itself, no test */

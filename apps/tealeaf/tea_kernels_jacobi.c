@@ -60,12 +60,8 @@ int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part) {
   if (part == TEA_JACOBI_COPY_INTERIOR)
     return porta_parallel_for_md("tea_jacobi_copy_interior", c->exec,
                                  tea_policy(tea_box_interior(c, 0)), &tea_k_jac_copy, &a);
-  a.frame.k0 = h - 1;
-  a.frame.k1 = h + c->ny + 1;
-  a.frame.j0 = h - 1;
-  a.frame.j1 = h + c->nx + 1;
-  a.frame.width = 1;
-  a.frame.ring = 2 * (c->nx + 2) + 2 * (int64_t)c->ny;
+  const tea_box grown = {h - 1, h + c->ny + 1, h - 1, h + c->nx + 1};
+  tea_split_box(&a.frame, grown, 1);
   return porta_parallel_for("tea_jacobi_copy_frame", c->exec, porta_range(0, a.frame.ring),
                             &tea_k_jac_copy_frame, &a);
 }

@@ -75,7 +75,8 @@ PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_args *a, int64
 PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) { tea_pp_inner_sd_cell(a, k, j); }
 
 /* the same split: the edge (halo deep) beside, then the inside */
-TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split, tea_pp_args, tea_pp_inner_sd_cell, "tea_ppcg_inner_sd");
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split, tea_pp_args, tea_pp_inner_sd_cell, "tea_ppcg_inner_sd",
+                  tea_k_pp_inner_sd);
 
 int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
                    double theta, int steps) {

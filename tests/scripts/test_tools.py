@@ -26,7 +26,8 @@ def expect(ok, what):
 
 def have_matplotlib():
     """Whether the tools can draw: their own check (scripts/lib/porta_runs.pyplot)."""
-    sys.path.insert(0, os.path.join(scripts, "lib"))
+    if os.path.join(scripts, "lib") not in sys.path:
+        sys.path.insert(0, os.path.join(scripts, "lib"))
     import porta_runs  # noqa: E402
     return porta_runs.pyplot() is not None
 
