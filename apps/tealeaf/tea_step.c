@@ -177,6 +177,10 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
           double est = log(it_alpha) / log(gamm);
           est_itc = !isfinite(est) ? 0 : fabs(est) < 4e18 ? llround(est) : est > 0 ? INT64_MAX : 0;
           cheby_steps = 1;
+          /* switched at n = 1 (tl_ch_cg_presteps 1, eigenvalues kept from an earlier step): no
+             CG iteration set the error the convergence test reads (the reference reads an
+             unset variable there), so it takes this first step's residual */
+          if (n == 1) error = old_error;
         } else {
           int64_t idx = cheby_steps < max_cheby_iters ? cheby_steps : max_cheby_iters - 1;
           PORTA_CHECK(tea_ch_coefs(c, idx + 1, ncoef, &have_coef, &theta));

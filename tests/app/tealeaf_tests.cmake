@@ -111,6 +111,14 @@ foreach(pc none jac_diag jac_block)
                   CHECKS presteps=5 cheby=1 converged=1 "cg=4 4 4 4 4 4 4 4 4 4")
   porta_tea_combo(ppcg.${pc}.presteps5 ppcg ${pc} RANKS 1 2
                   CHECKS presteps=5 inner=12 converged=1 "cg=4 1 1 1 1 1 1 1 1 1")
+  # tl_ch_cg_presteps 1: step 1 switches after its first CG iteration (the first eigenvalue
+  # estimate needs one), later steps at once (n = 1, no CG iteration). Chebyshev's convergence
+  # test then reads its first step's residual (it had read an error no iteration had set and
+  # stopped after one iteration, NOT PASSED).
+  porta_tea_combo(chebyshev.${pc}.presteps1 chebyshev ${pc} RANKS 1 2
+                  CHECKS presteps=1 cheby=1 converged=1 "cg=1 0 0 0 0 0 0 0 0 0")
+  porta_tea_combo(ppcg.${pc}.presteps1 ppcg ${pc} RANKS 1 2
+                  CHECKS presteps=1 inner=12 converged=1 "cg=1 0 0 0 0 0 0 0 0 0")
 endforeach()
 # Chebyshev's update split and its exchange of u beside it (on a GPU by default; forced here):
 # the same counts and the same printed U as without the split, on 2 and 4 ranks (5 x 10 and
