@@ -2,23 +2,84 @@
  *  The apps' common start (see app_begin.h). */
 #include "app_begin.h"
 
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "app_mpi.h"
 #include "app_summary.h"
 
+/** Every rank has run a start-up stage; stop them all, together, if any failed: the lowest
+ *  failing rank prints its message (`rc` non-zero there; the message is Porta's last), and
+ *  every rank exits with `status`. A rank may fail alone: each has its own environment and,
+ *  under an MPMD launch, its own command line, and stopping only it would leave the others
+ *  waiting in a collective. */
+static void agree(int rc, int status) {
+  const int rank = app_mpi_rank(), size = app_mpi_size();
+  int mine = rc != 0 ? rank : size, first = size;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+    app_fatal("MPI_Allreduce failed while the ranks checked their start-up");
+  if (first == size) return;
+  if (rank == first) {
+    fflush(stdout);
+    if (first == 0)
+      fprintf(stderr, "%s: %s\n", app_program_name(), porta_last_error_message());
+    else
+      fprintf(stderr, "%s: rank %d: %s\n", app_program_name(), rank, porta_last_error_message());
+    fflush(stderr);
+  }
+  app_exit_all(status, NULL);
+}
+
+/** FNV-1a over the arguments left after Porta took its own (the app's command line). */
+static uint64_t arguments_hash(int argc, char **argv) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 1; i < argc; ++i) {
+    for (const char *c = argv[i]; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull; /* separator: "a b" differs from "ab" */
+  }
+  return h;
+}
+
+/** The app's options must be the same on every rank: each rank computes its part of the
+ *  problem from them, so ranks that disagree would solve a problem nobody asked for.
+ *  (Porta's options, taken out before, may differ: a GPU per rank.) */
+static int same_arguments(int argc, char **argv) {
+  const uint64_t h = arguments_hash(argc, argv);
+  uint64_t lo = h, hi = h;
+  if (MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+      MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "app_begin", NULL, "MPI_Allreduce failed");
+  if (lo == hi) return PORTA_SUCCESS;
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "command line", NULL,
+                     "the ranks were started with different options; every rank must be given "
+                     "the same options (only --porta-* options may differ)");
+}
+
 void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) {
   app_mpi_init(argc, argv, spec->program);
+  int help = 0, any_help = 0;
   for (int i = 1; i < *argc; ++i)
-    if (!strcmp((*argv)[i], "--help") || !strcmp((*argv)[i], "-h")) {
-      if (app_mpi_rank() == 0) app_cli_usage(stdout, spec);
-      app_exit_all(0, NULL);
-    }
-  if (porta_initialize(argc, argv) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
-  if (app_cli_parse(*argc, *argv, spec, cli) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
-  if (cli->summary_json[0] && app_summary_probe(cli->summary_json, MPI_COMM_WORLD) != PORTA_SUCCESS)
-    app_exit_all(2, "%s", porta_last_error_message());
+    if (!strcmp((*argv)[i], "--help") || !strcmp((*argv)[i], "-h") ||
+        !strcmp((*argv)[i], "--porta-help"))
+      help = 1;
+  if (MPI_Allreduce(&help, &any_help, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    app_fatal("MPI_Allreduce failed while the ranks checked their start-up");
+  if (any_help) {
+    if (app_mpi_rank() == 0) app_cli_usage(stdout, spec);
+    app_exit_all(0, NULL);
+  }
+  agree(porta_initialize(argc, argv), 2);
+  agree(app_cli_parse(*argc, *argv, spec, cli), 2);
+  agree(same_arguments(*argc, *argv), 2);
+  if (cli->summary_json[0]) {
+    /* the summary must not replace the run's deck or its results */
+    char h5[1100], xmf[1100];
+    snprintf(h5, sizeof h5, "%s.h5", cli->output);
+    snprintf(xmf, sizeof xmf, "%s.xmf", cli->output);
+    const char *keep[3] = {cli->input, cli->no_h5 ? NULL : h5, cli->no_h5 ? NULL : xmf};
+    agree(app_summary_probe(cli->summary_json, keep, 3, MPI_COMM_WORLD), 2);
+  }
   if (cli->reproducible) porta_set_deterministic(1);
 }

@@ -345,9 +345,16 @@ int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *
   return PORTA_SUCCESS;
 }
 
+int app_number_is_hex(const char *text) {
+  if (!text) return 0;
+  while (*text == ' ' || *text == '\t') ++text;
+  if (*text == '+' || *text == '-') ++text;
+  return text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+}
+
 int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out) {
   char show[256];
-  if (!text || !*text)
+  if (!text || !*text || app_number_is_hex(text))
     return deck_fail(d, PORTA_ERROR_INVALID_ARGUMENT, "app_deck_double", line,
                      "bad number '%s' for '%s'", deck_show(text, show, sizeof show), key);
   /* Fortran exponents: 1.0d-3 (a copy of any length: long numbers are not cut) */

@@ -58,11 +58,16 @@ int app_deck_error(app_deck *d, int line, const char *fmt, ...) PORTA_PRINTF_FOR
 /** Convert `text` (the value of `key` on line `line`): whole string must be a number (of any
  *  length). On failure set d->err ("file:line: bad integer 'x' for 'key'"; a value out of the
  *  type's range says so) and return PORTA_ERROR_INVALID_ARGUMENT. app_deck_double accepts
- *  Fortran exponents (1.0d-3) and subnormal values; it refuses what is not finite and what
- *  overflows or underflows to zero. */
+ *  Fortran exponents (1.0d-3) and subnormal values; it refuses hexadecimal numbers, what is not
+ *  finite and what overflows or underflows to zero. */
 int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *out);
 int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64_t *out);
 int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out);
+
+/** Does `text` (after blanks and a sign) start a hexadecimal number ("0x10", "0x1p4")? strtod
+ *  reads those, but decks, input files and options take decimal numbers only (a deck's "d"
+ *  exponent would even change a hexadecimal digit), so the readers refuse them. */
+int app_number_is_hex(const char *text);
 
 PORTA_EXTERN_C_END
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app_file.h"
 #include "app_mpi.h"
 
 /* ---- errors --------------------------------------------------------------------------------
@@ -76,45 +77,8 @@ static int h5_fail(const char *op, const char *label, const app_h5 *h, const cha
  * at beforehand. HDF5 then opens that file (H5F_ACC_TRUNC of an empty file); rank 0 checks it
  * is still the file it created. */
 
-/* 32 random bits: /dev/urandom, else the clock and a counter. */
-static unsigned tmp_random(void) {
-  static unsigned counter = 0;
-  unsigned v = 0;
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) v = 0;
-    close(fd);
-  }
-  if (v == 0) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    v = (unsigned)ts.tv_nsec ^ ((unsigned)ts.tv_sec << 7) ^ (++counter * 2654435761u);
-  }
-  return v;
-}
-
-/* Create final.tmp.PID.RANDOM exclusively (never through a link; a name that exists is tried
- * again under another); its name is in tmp (also on failure: the last name tried). Returns the
- * descriptor, or -1 with *err = errno. */
-static int tmp_create(const char *final, char *tmp, size_t len, int *err) {
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    if (snprintf(tmp, len, "%s.tmp.%ld.%08x", final, (long)getpid(), tmp_random()) >= (int)len) {
-      *err = ENAMETOOLONG;
-      return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) return fd;
-    if (errno != EEXIST) {
-      *err = errno;
-      return -1;
-    }
-  }
-  *err = EEXIST;
-  return -1;
-}
-
 /* What rank 0 found preparing the file: the errno and the step it failed at. */
-enum { PREP_OK = 0, PREP_FINAL_IS_DIR, PREP_CREATE };
+enum { PREP_OK = 0, PREP_FINAL_IS_DIR, PREP_XMF, PREP_CREATE };
 
 static int create_impl(app_h5 *h, const char *name, MPI_Comm comm) {
   static const char op[] = "app_h5_create";
@@ -131,17 +95,23 @@ static int create_impl(app_h5 *h, const char *name, MPI_Comm comm) {
   app_mpi_io_env();
 
   /* rank 0: the result's name must be free for the final rename (a directory there would only
-   * fail it after the run), and the temporary is created now, so a directory that is missing
-   * or not writable fails here with the OS's reason */
+   * fail it after the run), so must NAME.xmf, written beside it after the run (a directory
+   * there would fail the run after NAME.h5 was replaced), and the temporary is created now, so
+   * a directory that is missing or not writable fails here with the OS's reason */
   int prep[2] = {PREP_OK, 0}; /* step, errno */
   int fd = -1;
   struct stat made;
+  char xmf[sizeof h->path + 8];
   if (h->rank == 0) {
     struct stat sb;
+    snprintf(xmf, sizeof xmf, "%s.xmf", name);
     if (lstat(h->path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
       prep[0] = PREP_FINAL_IS_DIR, prep[1] = EISDIR;
       snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
-    } else if ((fd = tmp_create(h->path, h->tmp, sizeof h->tmp, &prep[1])) < 0 ||
+    } else if (lstat(xmf, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      prep[0] = PREP_XMF, prep[1] = EISDIR;
+      snprintf(h->tmp, sizeof h->tmp, "%s", xmf);
+    } else if ((fd = app_file_tmp_create(h->path, h->tmp, sizeof h->tmp, &prep[1])) < 0 ||
                fstat(fd, &made) != 0) {
       if (fd >= 0) prep[1] = errno, close(fd), unlink(h->tmp), fd = -1;
       prep[0] = PREP_CREATE;
@@ -159,6 +129,10 @@ static int create_impl(app_h5 *h, const char *name, MPI_Comm comm) {
   if (prep[0] == PREP_FINAL_IS_DIR)
     return porta_error(PORTA_ERROR_IO, op, h->path,
                        "the result cannot be written under this name: %s", strerror(prep[1]));
+  if (prep[0] == PREP_XMF)
+    return porta_error(PORTA_ERROR_IO, op, h->tmp,
+                       "the result's XDMF description cannot be written under this name: %s",
+                       strerror(prep[1]));
   if (prep[0] == PREP_CREATE)
     return porta_error(PORTA_ERROR_IO, op, h->tmp, "cannot create the temporary result file: %s",
                        strerror(prep[1]));
@@ -549,57 +523,17 @@ static const char xdmf_head[] = "<?xml version=\"1.0\" ?>\n"
                                 " <Domain>\n";
 static const char xdmf_tail[] = " </Domain>\n</Xdmf>\n";
 
-/* An XDMF file being written: a temporary created exclusively beside it (never through a
- * link), renamed over `path` when complete, so a link at `path` is replaced, not followed. */
-typedef struct xdmf_out {
-  FILE *f;
-  const char *path;
-  char tmp[APP_CLEANUP_PATH_MAX];
-  int cleanup;
-} xdmf_out;
-
-static int xdmf_open(const char *op, const char *path, xdmf_out *x) {
-  x->f = NULL;
-  x->path = path;
-  x->cleanup = -1;
-  int err = 0;
-  int fd = tmp_create(path, x->tmp, sizeof x->tmp, &err);
-  if (fd < 0)
-    return porta_error(PORTA_ERROR_IO, op, path, "cannot create its temporary '%s': %s", x->tmp,
-                       strerror(err));
-  x->cleanup = app_cleanup_add(x->tmp);
-  x->f = fdopen(fd, "w");
-  if (!x->f) {
-    err = errno;
-    close(fd);
-    unlink(x->tmp);
-    app_cleanup_forget(x->cleanup);
-    return porta_error(PORTA_ERROR_IO, op, path, "cannot write its temporary '%s': %s", x->tmp,
-                       strerror(err));
-  }
+/* An XDMF file being written (app_text_file: a temporary renamed over the path when complete,
+ * so a link at the path is replaced, not followed). */
+static int xdmf_open(const char *op, const char *path, app_text_file *x) {
+  PORTA_CHECK(app_text_file_open(op, path, x));
   fputs(xdmf_head, x->f);
   return PORTA_SUCCESS;
 }
 
-static int xdmf_close(const char *op, xdmf_out *x) {
+static int xdmf_close(const char *op, app_text_file *x) {
   fputs(xdmf_tail, x->f);
-  errno = 0;
-  int bad = ferror(x->f) != 0;
-  int os = errno;
-  if (fclose(x->f) != 0) bad = 1, os = errno;
-  int rc = PORTA_SUCCESS;
-  if (bad) {
-    unlink(x->tmp);
-    rc = porta_error(PORTA_ERROR_IO, op, x->path, "cannot write the file ('%s'): %s", x->tmp,
-                     os ? strerror(os) : "write error");
-  } else if (rename(x->tmp, x->path) != 0) {
-    os = errno;
-    unlink(x->tmp);
-    rc = porta_error(PORTA_ERROR_IO, op, x->path, "cannot rename '%s' to it: %s", x->tmp,
-                     strerror(os));
-  }
-  app_cleanup_forget(x->cleanup);
-  return rc;
+  return app_text_file_commit(op, x);
 }
 
 /* The 2D cell-centred grid of gx x gy cells. */
@@ -618,7 +552,7 @@ int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int6
                       const char *const *paths, int nfields) {
   static const char op[] = "app_xdmf_write_2d";
   const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
-  xdmf_out x;
+  app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
   return xdmf_close(op, &x);
@@ -630,7 +564,7 @@ int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t g
                              int nsteps) {
   static const char op[] = "app_xdmf_write_2d_series";
   const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
-  xdmf_out x;
+  app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   fprintf(x.f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (int t = 0; t < nsteps; ++t) {
@@ -661,7 +595,7 @@ int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t po
     m.origin[i] = origin[2 - i];
     m.spacing[i] = spacing[2 - i];
   }
-  xdmf_out x;
+  app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
   return xdmf_close(op, &x);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_exchange.h"
+#include "app_file.h"
 
 void app_summary_init(app_summary *s, const char *app) {
   memset(s, 0, sizeof *s);
@@ -198,51 +199,41 @@ static void json_field(FILE *out, const field *f) {
   }
 }
 
-int app_summary_probe(const char *path, MPI_Comm comm) {
-  int rank = 0, err = 0;
+int app_summary_probe(const char *path, const char *const *keep, int nkeep, MPI_Comm comm) {
+  int rank = 0, bad[2] = {0, -1}; /* errno, or the kept file it would replace */
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-      err = errno ? errno : EIO;
-    else {
-      fclose(f);
-      remove(tmp);
-    }
+    for (int k = 0; k < nkeep && bad[1] < 0; ++k)
+      if (keep[k] && keep[k][0] && app_file_same(path, keep[k])) bad[1] = k;
+    if (bad[1] < 0) bad[0] = app_text_file_probe(path);
   }
-  if (MPI_Bcast(&err, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+  if (MPI_Bcast(bad, 2, MPI_INT, 0, comm) != MPI_SUCCESS)
     return porta_error(PORTA_ERROR_BACKEND, "app_summary_probe", path, "MPI_Bcast failed");
-  if (err)
-    return porta_error(PORTA_ERROR_IO, "--summary-json", path, "cannot create: %s", strerror(err));
+  if (bad[1] >= 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "--summary-json", path,
+                       "this is '%s', a file of this run (its input or its result): the summary "
+                       "would replace it",
+                       keep[bad[1]]);
+  if (bad[0])
+    return porta_error(PORTA_ERROR_IO, "--summary-json", path, "cannot write it: %s",
+                       strerror(bad[0]));
   return PORTA_SUCCESS;
 }
 
 int app_summary_write_json(const app_summary *s, const app_run_config *rc, const char *path) {
+  static const char op[] = "app_summary_write_json";
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return PORTA_SUCCESS;
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
   field_list l;
   fields(&l, s, rc);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return porta_error(PORTA_ERROR_IO, "app_summary_write_json", path, "cannot create: %s",
-                       strerror(errno));
-  fputs("{\n", f);
+  app_text_file t;
+  PORTA_CHECK(app_text_file_open(op, path, &t));
+  fputs("{\n", t.f);
   for (int k = 0; k < l.n; ++k) {
-    json_field(f, &l.f[k]);
-    fputs(k + 1 < l.n ? ",\n" : "\n", f);
+    json_field(t.f, &l.f[k]);
+    fputs(k + 1 < l.n ? ",\n" : "\n", t.f);
   }
-  fputs("}\n", f);
-  const int bad = ferror(f);
-  if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-    const int e = errno;
-    remove(tmp);
-    return porta_error(PORTA_ERROR_IO, "app_summary_write_json", path, "write failed: %s",
-                       strerror(e));
-  }
-  return PORTA_SUCCESS;
+  fputs("}\n", t.f);
+  return app_text_file_commit(op, &t);
 }

@@ -56,13 +56,17 @@ int app_summary_agree(app_summary *s, MPI_Comm comm);
 /** Attributes of the group /summary in h (collective over h's communicator). */
 int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 *h);
 
-/** Collective over comm: can rank 0 create the file `path` (its temporary, which is removed
- *  again)? Checked at start-up so that a bad --summary-json fails before the run, not after it.
- *  PORTA_ERROR_IO on every rank, with the same message, when it cannot. */
-int app_summary_probe(const char *path, MPI_Comm comm);
+/** Collective over comm: can rank 0 write the file `path` (app_text_file_probe), and is it
+ *  none of the `nkeep` files `keep` (the run's input and results; NULL or "" entries are
+ *  skipped), which the summary must not replace? Checked at start-up so that a bad
+ *  --summary-json fails before the run, not after it. On every rank, with the same message:
+ *  PORTA_ERROR_INVALID_ARGUMENT naming the kept file, or PORTA_ERROR_IO with the OS's reason. */
+int app_summary_probe(const char *path, const char *const *keep, int nkeep, MPI_Comm comm);
 
 /** One JSON object in the file `path`, written by rank 0 of MPI_COMM_WORLD (the others return
- *  PORTA_SUCCESS at once). PORTA_ERROR_IO with the file's name when it cannot be written. */
+ *  PORTA_SUCCESS at once) as app_file.h says: a temporary renamed over `path`, or straight into
+ *  a device or FIFO. PORTA_ERROR_IO with the file's name when it cannot be written; the file at
+ *  `path` is then left as it was. */
 int app_summary_write_json(const app_summary *s, const app_run_config *rc, const char *path);
 
 PORTA_EXTERN_C_END

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_deck.h"
 #include "minife_params.h"
 
 /** A whole integer in [lo, hi], or an error naming the key. */
@@ -62,7 +63,7 @@ static int set_imbalance(void *user, const char *key, const char *v) {
   char *end = NULL;
   errno = 0;
   double x = strtod(v, &end);
-  if (errno || end == v || *end != '\0' || !(x >= 0.0 && x < 100.0))
+  if (errno || end == v || *end != '\0' || app_number_is_hex(v) || !(x >= 0.0 && x < 100.0))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife", key,
                        "%s: '%s' is not a percentage in [0, 100)", key, v);
   p->load_imbalance = x;

@@ -39,7 +39,8 @@ static int grab(FILE *f, const char *path, int *line, int n, double *list, const
       char *end = NULL;
       errno = 0;
       const double v = strtod(p, &end);
-      if (end == p || !isfinite(v) || (*end && !strchr(" \t\r\n\f", *end))) {
+      if (end == p || !isfinite(v) || app_number_is_hex(p) ||
+          (*end && !strchr(" \t\r\n\f", *end))) {
         snprintf(err, errlen, "%s:%d: '%.*s' is not a number (value %d of %s)", path, *line,
                  (int)strcspn(p, " \t\r\n\f") > 40 ? 40 : (int)strcspn(p, " \t\r\n\f"), p, i + 1,
                  what);

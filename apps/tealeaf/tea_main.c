@@ -5,9 +5,11 @@
  *
  *  Exit status: 0 when the run completed and (with test_problem >= 1) its check PASSED,
  *  1 when the check is NOT PASSED or a run error occurred, 2 for a bad command line. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app_common.h"
 #include "tea_chunk.h"
@@ -42,8 +44,16 @@ int main(int argc, char **argv) {
   /* ---- deck: read on rank 0, parsed everywhere ---- */
   app_deck deck;
   if (app_deck_load(&deck, cli.input, MPI_COMM_WORLD)) {
-    if (cli.input_given) app_exit_all(1, "%s", deck.err);
-    /* like the reference: no tea.in -> run the default deck */
+    /* like the reference: no tea.in -> run the default deck; but a tea.in that is there and
+       cannot be read (a directory, too large, unreadable) is the user's deck: an error */
+    int missing = 0;
+    if (rank == 0) {
+      struct stat sb;
+      missing = lstat(cli.input, &sb) != 0 && errno == ENOENT;
+    }
+    if (MPI_Bcast(&missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+      app_fatal("MPI_Bcast failed");
+    if (cli.input_given || !missing) app_exit_all(1, "%s", deck.err);
     if (rank == 0) fprintf(out, " tea.in not found: running the built-in default deck\n");
     app_deck_load_text(&deck, "(default deck)", tea_default_deck);
   }

@@ -20,6 +20,16 @@
 #   rename    a directory appears at NAME.h5 while the run goes on: non-zero exit status, the
 #             message names the temporary the complete result was left in, which is an HDF5
 #             file.
+#   summary   --summary-json FILE: a link planted at FILE.tmp (the fixed temporary name of the
+#             past) leaves its victim unchanged and FILE is the JSON; FILE naming the run's
+#             NAME.h5 or NAME.xmf (or its deck, when the first APP_ARG is a file) and a
+#             directory at FILE are refused before the solve and change nothing; a FIFO at FILE
+#             with a reader gets the JSON and stays a FIFO (renaming over it would replace a
+#             device such as /dev/null with a file); a FIFO nobody reads fails without hanging,
+#             NAME.h5 written.
+#   mpmd      two ranks started with different options (MPMD), and with a bad environment
+#             variable on rank 1 only: both stop with exit status 2 and the message (rank 1's
+#             named), none hangs.
 set -u
 case=$1 mpiexec=$2 np=$3 exe=$4 reader=$5
 shift 5
@@ -105,6 +115,13 @@ case $case in
       run ro.log ro/x "$@"
       refused ro.log ro/x "Permission denied"
     fi
+    echo "--- a directory named res2.xmf, an earlier res2.h5 (refused before it is replaced)"
+    echo "an earlier result: $$" >res2.h5
+    mkdir res2.xmf
+    run xmfdir.log res2 "$@"
+    refused xmfdir.log res2.xmf "Is a directory"
+    [ "$(cat res2.h5)" = "an earlier result: $$" ] || fail "the earlier res2.h5 changed"
+    no_tmp . res2
     echo "--- a directory named old.h5.tmp (runs: the temporary has a name of its own)"
     mkdir old.h5.tmp
     run old.log old "$@"
@@ -189,6 +206,67 @@ case $case in
     kept=$(sed -n "s/.*the complete result is left in '\([^']*\)'.*/\1/p" rename.log | head -n 1)
     [ -n "$kept" ] || fail "the message does not say where the result was left"
     [ -n "$kept" ] && { "$reader" --h5-ok "$kept" || fail "'$kept' is not the HDF5 result"; }
+    ;;
+  summary)
+    echo "--- a link at s.json.tmp"
+    echo "victim: must stay as it is" >victim
+    ln -s victim s.json.tmp
+    run link.log res "$@" --summary-json s.json
+    tail -n 2 link.log
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    [ "$(cat victim)" = "victim: must stay as it is" ] || fail "the victim of s.json.tmp changed"
+    grep -q '"app"' s.json || fail "s.json is not the summary"
+    for f in res.h5 res.xmf; do
+      echo "--- --summary-json $f, the run's own result (an earlier one there)"
+      echo "an earlier result: $$" >"$f"
+      run own.log res "$@" --summary-json "./$f"
+      refused own.log "$f" "would replace it"
+      [ "$(cat "$f")" = "an earlier result: $$" ] || fail "the earlier $f changed"
+    done
+    if [ -f "$1" ]; then
+      orig=$1
+      cp "$orig" deck.in
+      shift
+      echo "--- --summary-json naming the deck"
+      run deck.log res2 deck.in "$@" --summary-json deck.in
+      refused deck.log "deck.in" "would replace it"
+      cmp -s "$orig" deck.in || fail "the deck changed"
+      set -- deck.in "$@"
+    fi
+    echo "--- a directory at the summary's name"
+    mkdir sdir
+    run dir.log res3 "$@" --summary-json sdir
+    refused dir.log sdir "Is a directory"
+    [ -e res3.h5 ] && fail "res3.h5 written although the run was refused"
+    echo "--- a FIFO with a reader"
+    mkfifo fifo
+    cat fifo >fifo.out &
+    reader_pid=$!
+    run fifo.log res4 "$@" --summary-json fifo
+    tail -n 2 fifo.log
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    wait $reader_pid
+    grep -q '"app"' fifo.out || fail "the FIFO's reader got no summary"
+    [ -p fifo ] || fail "fifo is not a FIFO any more"
+    echo "--- a FIFO nobody reads"
+    run nofifo.log res5 "$@" --summary-json fifo
+    tail -n 3 nofifo.log
+    [ "$rc" -ne 0 ] || fail "exit status 0"
+    grep -qF "a FIFO that no process reads" nofifo.log || fail "no reason given"
+    "$reader" --h5-ok res5.h5 || fail "res5.h5 not written"
+    [ -p fifo ] || fail "fifo is not a FIFO any more"
+    ;;
+  mpmd)
+    echo "--- rank 1 with --no-h5 more"
+    "$mpiexec" -n 1 "$exe" --out m "$@" : -n 1 "$exe" --out m "$@" --no-h5 >mpmd.log 2>&1
+    rc=$?
+    refused mpmd.log "different options"
+    echo "--- PORTA_NUM_THREADS=0 on rank 1 only"
+    "$mpiexec" -n 1 "$exe" --out m "$@" : -n 1 env PORTA_NUM_THREADS=0 "$exe" --out m "$@" \
+      >env.log 2>&1
+    rc=$?
+    refused env.log "rank 1" "PORTA_NUM_THREADS"
+    [ "$rc" -eq 2 ] || fail "exit status $rc, not 2"
     ;;
   *)
     echo "unknown case $case"

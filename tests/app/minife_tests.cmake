@@ -113,6 +113,7 @@ foreach(case "zero_nx;1;nx;nx=0" "negative_nz;1;nz;nz=-4" "word_ny;1;ny;ny=ten"
              "missing_value;1;nx;--nx" "unknown_option;1;bogus;--bogus=1"
              "huge_extent;1;nx;nx=2000000" "nnz_overflow;1;32-bit;nx=1000"
              "bad_imbalance;1;load_imbalance;load_imbalance=-5"
+             "hex_imbalance;1;'0x10' is not a percentage;load_imbalance=0x10"
              "bad_verify;1;verify_solution;verify_solution=2"
              "zero_equations;4;0 equations;nx=1 ny=1 nz=2"
              "stray_argument;1;foo;foo" "bad_out;2;nonexistent;--out=/nonexistent/dir/x nx=4"
@@ -129,7 +130,7 @@ endforeach()
 # Result files and the file system: the cases of TeaLeaf's tealeaf.h5_safety.* (see
 # tests/app/app_h5_safety.sh), the same guarantees through the same writer.
 foreach(case "longpath;2;nx=8" "badout;2;nx=8" "kill;2;nx=100" "links;2;nx=8" "twice;1;nx=20"
-             "rename;2;nx=60")
+             "rename;2;nx=60" "summary;2;nx=8" "mpmd;2;nx=8")
   list(GET case 0 c)
   list(GET case 1 np)
   list(GET case 2 args)

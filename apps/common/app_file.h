@@ -1,0 +1,53 @@
+/** @file app_file.h
+ *  Small files the apps write beside their results (the JSON summary, the XDMF descriptions),
+ *  written so that a failing or concurrent run never destroys a file already there:
+ *  - the text goes to a temporary created exclusively under a name of its own
+ *    (FINAL.tmp.PID.RANDOM, never through a link) and is renamed over FINAL only when complete,
+ *    so a link at FINAL is replaced, not followed;
+ *  - a character device or a FIFO at FINAL (/dev/null, /dev/stdout, a pipe) is written
+ *    straight into instead: renaming over it would replace the device with a file;
+ *  - a directory at FINAL is refused.
+ *  The probe checks all of that at start-up, so a bad name fails before the run. */
+#ifndef APP_FILE_H
+#define APP_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "app_mpi.h"
+#include "porta/macros.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Create FINAL.tmp.PID.RANDOM exclusively (O_EXCL | O_NOFOLLOW; a name that exists is tried
+ *  again under another). Its name is in tmp, also on failure (the last name tried). Returns
+ *  the descriptor, or -1 with *err = errno. */
+int app_file_tmp_create(const char *final, char *tmp, size_t len, int *err);
+
+/** A text file being written (app_text_file_open / app_text_file_commit). */
+typedef struct app_text_file {
+  FILE *f;
+  const char *path;
+  char tmp[APP_CLEANUP_PATH_MAX]; /**< the temporary ("" when written straight into path) */
+  int cleanup;                    /**< the temporary's slot in the exit clean-up list, or -1 */
+} app_text_file;
+
+/** Start writing `path` (see the file comment). PORTA_ERROR_IO naming `op` and `path`, with the
+ *  OS's reason, when it cannot. */
+int app_text_file_open(const char *op, const char *path, app_text_file *t);
+
+/** Finish: close, and rename the temporary over the path. On a write or rename failure the
+ *  temporary is removed, the file at the path is left as it was, and PORTA_ERROR_IO says why. */
+int app_text_file_commit(const char *op, app_text_file *t);
+
+/** Could app_text_file_open write `path` now? 0, or the errno that says why not (EISDIR for a
+ *  directory there; a device or FIFO is fine). Leaves nothing behind. */
+int app_text_file_probe(const char *path);
+
+/** Do a and b name the same file: the same inode where both exist, else the same name in the
+ *  same directory (so a file a run is about to create counts too)? */
+int app_file_same(const char *a, const char *b);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_FILE_H */
