@@ -186,24 +186,38 @@ static int sendrecv_doubles(const double *sbuf, int64_t ns, int to, double **rbu
   return PORTA_SUCCESS;
 }
 
+/** x wrapped into [0, prd) once; PORTA_ERROR_INVALID_ARGUMENT naming the step and the atom when
+ *  it is not finite or farther out than one box length (it has left the simulation). */
+static int wrap_position(double *x, double prd, int64_t step, int64_t id) {
+  if (!isfinite(*x))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "positions",
+                       "step %lld: atom %lld has a non-finite position; the run blew up "
+                       "(time step too large or a bad potential?)",
+                       (long long)step, (long long)id + 1);
+  if (*x < 0.0) *x += prd;
+  if (*x >= prd) *x -= prd;
+  if (*x < 0.0 || *x >= prd)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "positions",
+                       "step %lld: atom %lld moved more than a box length between "
+                       "re-neighbourings; use a smaller time step",
+                       (long long)step, (long long)id + 1);
+  return PORTA_SUCCESS;
+}
+
+int minimd_comm_check_positions(const minimd_comm *c, const minimd_atoms *a, int64_t step) {
+  for (int64_t i = 0; i < a->nlocal; ++i)
+    for (int d = 0; d < 3; ++d) {
+      double x = a->hx[3 * i + d];
+      PORTA_CHECK(wrap_position(&x, c->prd[d], step, a->hid[i]));
+    }
+  return PORTA_SUCCESS;
+}
+
 int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step) {
   /* wrap into the box; an atom farther out than one box length has left the simulation */
   for (int64_t i = 0; i < a->nlocal; ++i)
-    for (int d = 0; d < 3; ++d) {
-      double *x = &a->hx[3 * i + d];
-      if (!isfinite(*x))
-        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "positions",
-                           "step %lld: atom %lld has a non-finite position; the run blew up "
-                           "(time step too large or a bad potential?)",
-                           (long long)step, (long long)a->hid[i] + 1);
-      if (*x < 0.0) *x += c->prd[d];
-      if (*x >= c->prd[d]) *x -= c->prd[d];
-      if (*x < 0.0 || *x >= c->prd[d])
-        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "positions",
-                           "step %lld: atom %lld moved more than a box length between "
-                           "re-neighbourings; use a smaller time step",
-                           (long long)step, (long long)a->hid[i] + 1);
-    }
+    for (int d = 0; d < 3; ++d)
+      PORTA_CHECK(wrap_position(&a->hx[3 * i + d], c->prd[d], step, a->hid[i]));
   for (int d = 0; d < 3; ++d) {
     if (c->procgrid[d] == 1) continue;
     /* take out the atoms that left [lo, hi) */

@@ -19,6 +19,11 @@ int minimd_host_reserve(minimd_atoms *a, int64_t n);
 /** Wrap the owned atoms (host arrays) into the box and send those that left this sub-domain
  *  to their new owners; checks that no atom was lost. */
 int minimd_comm_exchange(minimd_comm *c, minimd_atoms *a, int64_t step);
+/** The check minimd_comm_exchange makes at every re-neighbouring, on the host copy of the
+ *  positions (a->hx) and without moving them: for a run that ends before its next
+ *  re-neighbouring. PORTA_ERROR_INVALID_ARGUMENT naming the step and the first atom that blew
+ *  up or left the box by more than a box length. */
+int minimd_comm_check_positions(const minimd_comm *c, const minimd_atoms *a, int64_t step);
 /** The global atom count still natoms after a migration (a clear error naming the step
  *  otherwise). */
 int minimd_comm_check_count(const minimd_comm *c, const minimd_atoms *a, int64_t step);

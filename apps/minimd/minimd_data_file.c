@@ -39,6 +39,38 @@ static char *next_line(FILE *f, char *buf, size_t n, int *line) {
   return NULL;
 }
 
+/** One row of Atoms (`id type x y z`, more columns such as image flags ignored) or Velocities
+ *  (`id vx vy vz`): id and type whole numbers, the rest finite decimal numbers, each a whole
+ *  token (sscanf would read "1.66" as the type 1 and the coordinate .66). 1 when it is one. */
+static int parse_row(char *l, int atoms, long long *id, int *type, double a[3]) {
+  const int need = atoms ? 5 : 4;
+  char *tok[5];
+  int n = 0;
+  for (char *t = strtok(l, " \t\r\n"); t && n < need; t = strtok(NULL, " \t\r\n")) tok[n++] = t;
+  if (n < need) return 0;
+  char *end = NULL;
+  errno = 0;
+  *id = strtoll(tok[0], &end, 10);
+  if (errno || *end) return 0;
+  if (atoms) {
+    const long long ty = strtoll(tok[1], &end, 10);
+    if (errno || *end || ty < 1 || ty > 1000000) return 0;
+    *type = (int)ty;
+  }
+  for (int d = 0; d < 3; ++d) {
+    const char *t = tok[need - 3 + d];
+    a[d] = strtod(t, &end);
+    if (*end || end == t || app_number_is_hex(t) || !isfinite(a[d])) return 0;
+  }
+  return 1;
+}
+
+/** Is l a line of numbers (it starts with a digit, a sign or a point)? */
+static int numeric(const char *l) {
+  const char c = l[strspn(l, " \t")];
+  return isdigit((unsigned char)c) || c == '-' || c == '+' || c == '.';
+}
+
 static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
   FILE *f = fopen(path, "r");
   if (!f) {
@@ -102,7 +134,23 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
     sscanf(l, "%63s", key);
     const int atoms = !strcmp(key, "Atoms"), vel = !strcmp(key, "Velocities");
     const int masses = !strcmp(key, "Masses");
-    const int64_t rows = atoms || vel ? df->natoms : masses ? 1 : 0;
+    if (numeric(l)) { /* the rows of the section before did not end where the header said */
+      snprintf(err, errlen,
+               "%s:%d: a line of numbers where a section name was expected: the file has more "
+               "rows than the %lld atoms of its header",
+               path, line, (long long)df->natoms);
+      rc = PORTA_ERROR_INVALID_ARGUMENT;
+      break;
+    }
+    if (!atoms && !vel && !masses) { /* a misspelt name would drop its section unnoticed */
+      snprintf(err, errlen,
+               "%s:%d: unknown section '%s' (miniMD reads the sections Atoms, Velocities and "
+               "Masses)",
+               path, line, key);
+      rc = PORTA_ERROR_INVALID_ARGUMENT;
+      break;
+    }
+    const int64_t rows = atoms || vel ? df->natoms : 1;
     char *seen = atoms || vel ? (char *)calloc((size_t)df->natoms, 1) : NULL;
     for (int64_t r = 0; r < rows && rc == PORTA_SUCCESS; ++r) {
       if (!(l = next_line(f, buf, sizeof buf, &line))) {
@@ -123,10 +171,8 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
         df->have_mass = 1;
         continue;
       }
-      const int ok = atoms ? sscanf(l, "%lld %d %lg %lg %lg", &id, &type, &a[0], &a[1], &a[2]) == 5
-                           : sscanf(l, "%lld %lg %lg %lg", &id, &a[0], &a[1], &a[2]) == 4;
-      if (!ok || id < 1 || id > df->natoms || seen[id - 1] || !isfinite(a[0]) || !isfinite(a[1]) ||
-          !isfinite(a[2])) {
+      const int ok = parse_row(l, atoms, &id, &type, a);
+      if (!ok || id < 1 || id > df->natoms || seen[id - 1]) {
         snprintf(err, errlen, "%s:%d: expected '%s' with a new id in 1..%lld and finite values",
                  path, line, atoms ? "id type x y z" : "id vx vy vz", (long long)df->natoms);
         rc = PORTA_ERROR_INVALID_ARGUMENT;
@@ -151,12 +197,23 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
     free(seen);
     if (atoms) have_atoms = 1;
     if (vel) df->have_velocities = 1;
-    if (rc == PORTA_SUCCESS && !atoms && !vel && !masses)
-      while ((l = next_line(f, buf, sizeof buf, &line)) &&
-             isdigit((unsigned char)l[strspn(l, " \t")])) {
-      } /* an unknown section: skipped */
-    else if (rc == PORTA_SUCCESS)
+    if (rc == PORTA_SUCCESS && masses) {
+      /* more atom types: more masses, which must all be the one mass miniMD gives every atom */
+      while ((l = next_line(f, buf, sizeof buf, &line)) && numeric(l)) {
+        int type = 0;
+        double m = 0.0;
+        if (sscanf(l, "%d %lg", &type, &m) != 2 || m != df->mass) {
+          snprintf(err, errlen,
+                   "%s:%d: expected 'type mass' with the mass of the types before (%g): miniMD "
+                   "gives every atom one mass",
+                   path, line, df->mass);
+          rc = PORTA_ERROR_INVALID_ARGUMENT;
+          break;
+        }
+      }
+    } else if (rc == PORTA_SUCCESS) {
       l = next_line(f, buf, sizeof buf, &line);
+    }
   }
   fclose(f);
   if (rc == PORTA_SUCCESS && !have_atoms) {

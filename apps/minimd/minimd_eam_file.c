@@ -101,6 +101,19 @@ static int read_file(const char *path, funcfl *ff, char *err, size_t errlen) {
   if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nrho, ff->frho, "F(rho)", err, errlen);
   if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nr, ff->zr, "Z(r)", err, errlen);
   if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nr, ff->rhor, "rho(r)", err, errlen);
+  /* nothing may follow: with a header count too small the tables would take each other's
+     values, and only the values left over at the end show it */
+  char buf[4096];
+  while (rc == PORTA_SUCCESS && fgets(buf, sizeof buf, f)) {
+    ++line;
+    if (buf[strspn(buf, " \t\r\n\f")] != '\0') {
+      snprintf(err, errlen,
+               "%s:%d: more values than the header announced (nrho %d, nr %d: F(rho), Z(r) and "
+               "rho(r) end on line %d)",
+               path, line, ff->nrho, ff->nr, line - 1);
+      rc = PORTA_ERROR_INVALID_ARGUMENT;
+    }
+  }
   fclose(f);
   return rc;
 }

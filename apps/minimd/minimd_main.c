@@ -312,6 +312,9 @@ int main(int argc, char **argv) {
   }
   APP_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   m.times.total = porta_wtime() - t_start;
+  /* a run that blew up after its last re-neighbouring is caught here, not reported as a result */
+  RUN(minimd_atoms_to_host(&m));
+  RUN(minimd_comm_check_positions(&m.comm, &m.atoms, p->nsteps));
   m.times.other = m.times.total - m.times.force - m.times.neigh - m.times.comm;
 
   /* the reference recomputes the forces with energy and prints a last line when the run did

@@ -154,7 +154,7 @@ function(minimd_bad name np regex edit)
 endfunction()
 minimd_bad(units 2 "in.lj.miniMD:3: units 'foo'" "line:in.lj.miniMD:3:foo   units" -s 4 -n 10)
 # a summary file that cannot be written is refused before the run (apps/common/app_begin.c)
-minimd_bad(summary_json_path 2 "--summary-json\\('/nonexistent/s.json'\\): cannot create" -
+minimd_bad(summary_json_path 2 "--summary-json\\('/nonexistent/s.json'\\): cannot write it" -
            -s 4 -n 10 --summary-json /nonexistent/s.json)
 minimd_bad(force_style 1 "in.lj.miniMD:5: force style 'morse'" "line:in.lj.miniMD:5:morse"
            -s 4 -n 10)
@@ -175,6 +175,9 @@ minimd_bad(potential_truncated 2 "Cu_u6.eam:150: the file ends after .* of the 5
            "head:Cu_u6.eam:150" -i in.eam.miniMD -s 4 -n 10)
 minimd_bad(potential_header 1 "Cu_u6.eam:3: expected 'nrho drho nr dr cut'"
            "line:Cu_u6.eam:3:500 abc" -i in.eam.miniMD -s 4 -n 10)
+# a header count too small: the tables took each other's values, silently (U changed sign)
+minimd_bad(potential_count 1 "Cu_u6.eam:[0-9]+: more values than the header announced \\(nrho 400"
+           "line:Cu_u6.eam:3:400 5.01e-04 500 1.0e-02 4.95" -i in.eam.miniMD -s 4 -n 10)
 minimd_bad(potential_word 1 "Cu_u6.eam:20: 'x1' is not a number" "line:Cu_u6.eam:20:x1 2 3"
            -i in.eam.miniMD -s 4 -n 10)
 minimd_bad(eam_lj_units 1 "EAM needs metal units" "-" -i in.eam.miniMD -s 4 -n 10 -u lj)
@@ -186,6 +189,10 @@ minimd_bad(huge_cutoff 1 "neighbour cut-off .* makes no sense" "line:in.lj.miniM
            -s 4 -n 10)
 minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
            "line:in.lj.miniMD:9:0.5" -s 6 -n 100)
+# a run that ends before its next re-neighbouring (every 20 steps) is checked too: it had
+# exited 0 with U = 0, the atoms 13 box lengths away
+minimd_bad(blow_up_late 2 "step 19: atom [0-9]+ moved more than a box length"
+           "line:in.lj.miniMD:10:1e6 temperature" -s 4 -n 19)
 minimd_bad(blow_up.np4 4 "step 20: .*(sub-domain|box length|not finite)"
            "line:in.lj.miniMD:9:0.2" -s 6 -n 40)
 minimd_bad(blow_up.device_reneighbor.np4 4 "step 20: .*(sub-domain|not finite)"
@@ -198,6 +205,15 @@ minimd_bad(data_short 2 "lj4.data: the file ends in section Atoms after 100 of 2
            "head:lj4.data:115" -i in.lj-data.miniMD -n 10)
 minimd_bad(data_bad_atom 2 "lj4.data:20: expected 'id type x y z'" "line:lj4.data:20:3 1 0.5 x 2"
            -i in.lj-data.miniMD -n 10)
+# read as a silently different system before: a row without its type column (sscanf took
+# the type from the x coordinate's first digit), a header with fewer atoms than rows (the rest
+# skipped as an unknown section), a misspelt section name (its rows skipped)
+minimd_bad(data_no_type 1 "lj4.data:17: expected 'id type x y z'"
+           "line:lj4.data:17:2 1.6653316834 6.6938960925 0.0007409281" -i in.lj-data.miniMD -n 10)
+minimd_bad(data_few_atoms 1 "lj4.data:216: a line of numbers where a section name was expected"
+           "line:lj4.data:3:200 atoms" -i in.lj-data.miniMD -n 10)
+minimd_bad(data_section_name 1 "lj4.data:273: unknown section 'Velocity'"
+           "line:lj4.data:273:Velocity" -i in.lj-data.miniMD -n 10)
 # where the reference crashes (thermo every 0: integer division by zero) or misreads (a blank
 # line in the potential: a segmentation fault), Porta runs: the start and the end only; the
 # blank line ignored
