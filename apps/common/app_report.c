@@ -31,7 +31,8 @@ void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducib
   } else {
     snprintf(rc->device, sizeof rc->device, "host");
   }
-  rc->threads = porta_num_threads();
+  /* the Serial back end runs on one thread, whatever OpenMP's count */
+  rc->threads = porta_exec_default().backend == PORTA_BACKEND_SERIAL ? 1 : porta_num_threads();
   rc->reproducible = reproducible;
   rc->deterministic = porta_deterministic();
   if (d) {

@@ -4,25 +4,41 @@
 #include "minife_output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- YAML ---- */
 
 int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
   const minife_params *p = r->prm;
   const minife_cg_result *cg = r->cg;
+  /* the reference's name, stamped to the second; created exclusively and never through a
+     link: a name that exists (a run of the same second) gets .2, .3, ... before .yaml */
+  char base[400];
   if (p->name[0])
-    snprintf(path, pathlen, "miniFE.%lldx%lldx%lld.P%d.%s.%s.yaml", (long long)p->nx,
+    snprintf(base, sizeof base, "miniFE.%lldx%lldx%lld.P%d.%s.%s", (long long)p->nx,
              (long long)p->ny, (long long)p->nz, r->nranks, p->name, r->stamp);
   else
-    snprintf(path, pathlen, "miniFE.%lldx%lldx%lld.P%d.%s.yaml", (long long)p->nx, (long long)p->ny,
+    snprintf(base, sizeof base, "miniFE.%lldx%lldx%lld.P%d.%s", (long long)p->nx, (long long)p->ny,
              (long long)p->nz, r->nranks, r->stamp);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s",
-                       strerror(errno));
+  int fd = -1;
+  for (int k = 1; k <= 100 && fd < 0; ++k) {
+    if (k == 1)
+      snprintf(path, pathlen, "%s.yaml", base);
+    else
+      snprintf(path, pathlen, "%s.%d.yaml", base, k);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    const int e = errno;
+    if (fd >= 0) close(fd);
+    return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s", strerror(e));
+  }
   /* the reference's flop counts, with its use of elements (not rows) for the vector ops */
   const double E = (double)p->nx * (double)p->ny * (double)p->nz;
   const double it = (double)cg->iterations;

@@ -263,6 +263,13 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
   if (!(s->initial_timestep > 0.0))
     return app_deck_error(d, key_line(ln, "initial_timestep"),
                           "initial_timestep must be positive (got %g)", s->initial_timestep);
+  /* given, they must mean a run: the loop would still run one step */
+  if (given_line(ln, "end_step") && s->end_step < 1)
+    return app_deck_error(d, given_line(ln, "end_step"), "end_step must be >= 1 (got %d)",
+                          s->end_step);
+  if (given_line(ln, "end_time") && !(s->end_time > 0.0))
+    return app_deck_error(d, given_line(ln, "end_time"), "end_time must be positive (got %g)",
+                          s->end_time);
   /* the run stops at end_step or once time passes end_time, whichever comes first */
   const double by_time = s->end_time > 0.0 ? ceil(s->end_time / s->initial_timestep) : 1.0;
   const double steps = by_time < (double)s->end_step ? by_time : (double)s->end_step;
@@ -285,6 +292,14 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
     return app_deck_error(d, key_line(ln, "tl_ch_cg_presteps"),
                           "tl_ch_cg_presteps must be >= 1 with the %s solver (got %d)",
                           tea_solver_name(s->solver), s->ch_cg_presteps);
+  if (given_line(ln, "tl_ppcg_inner_steps") && s->ppcg_inner_steps < 1) /* not the default */
+    return app_deck_error(d, given_line(ln, "tl_ppcg_inner_steps"),
+                          "tl_ppcg_inner_steps must be >= 1 (got %d)", s->ppcg_inner_steps);
+  if ((s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG) && s->ch_cg_epslim < 0.0)
+    return app_deck_error(d, key_line(ln, "tl_ch_cg_epslim"),
+                          "tl_ch_cg_epslim must be >= 0 with the %s solver (got %g: it would "
+                          "never switch from CG)",
+                          tea_solver_name(s->solver), s->ch_cg_epslim);
   if (s->ppcg_inner_steps > TEA_MAX_INNER_STEPS)
     return app_deck_error(d, key_line(ln, "tl_ppcg_inner_steps"),
                           "tl_ppcg_inner_steps must be at most %d (got %d)", TEA_MAX_INNER_STEPS,

@@ -181,6 +181,9 @@ static int parse_bool(const char *text, const char *what, int *out) {
 
 static int parse_backend(const char *text, const char *what, porta_backend *out) {
   porta_backend b;
+  if (!text) /* "--porta-backend serial": the value is the next argument, not taken */
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+                       "%s needs its back end after '=': %s=serial, openmp or cuda", what, what);
   if (porta_backend_parse(text, &b) != PORTA_SUCCESS)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
                        "%s: unknown back end '%s' (expected serial, openmp or cuda)", what,

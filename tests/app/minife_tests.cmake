@@ -92,6 +92,11 @@ porta_app_test(minife.converge 2 TIMEOUT 600
 porta_app_test(minife.yaml_keys 1
             COMMAND "${PORTA_APP_TEST_DIR}/minife_yaml_keys.sh" "${_mpi}" $<TARGET_FILE:minife>
                     "${_mfref}/miniFE.30x30x30.P2.yaml" nx=6)
+# Two runs in one second keep both reports (the second gets .2 before .yaml; it had replaced the
+# first), whatever the seconds: two reports, each complete.
+porta_app_test(minife.yaml_twice 1
+            COMMAND sh -c "d=$(mktemp -d ./yaml_twice.XXXXXX) && cd $d && \"$0\" nx=2 --no-h5 mv_overlap_comm_comp=0 >a.log 2>&1 && \"$0\" nx=2 --no-h5 mv_overlap_comm_comp=1 >b.log 2>&1 && ls miniFE.*.yaml && test $(ls miniFE.*.yaml | wc -l) -eq 2 && test $(grep -l 'Total Program Time' miniFE.*.yaml | wc -l) -eq 2 && grep -q 'mv_overlap_comm_comp: 0' miniFE.*.yaml && grep -q 'mv_overlap_comm_comp: 1' miniFE.*.yaml && cd .. && rm -rf $d"
+                    $<TARGET_FILE:minife>)
 
 # The HDF5 result on 1, 2 and 4 ranks (and with load imbalance on 3): shape, boundary values,
 # interior bounds, residual history, sizes; the .xmf beside it; no temporary file left.
@@ -112,12 +117,14 @@ set(_bad "${PORTA_APP_TEST_DIR}/minife_bad_input.sh")
 foreach(case "zero_nx;1;nx;nx=0" "negative_nz;1;nz;nz=-4" "word_ny;1;ny;ny=ten"
              "missing_value;1;nx;--nx" "unknown_option;1;bogus;--bogus=1"
              "huge_extent;1;nx;nx=2000000" "nnz_overflow;1;32-bit;nx=1000"
+             "nnz_huge;2;would hold 1.35[0-9]*e\\+19 nonzeros;nx=1000000"
              "bad_imbalance;1;load_imbalance;load_imbalance=-5"
              "hex_imbalance;1;'0x10' is not a percentage;load_imbalance=0x10"
              "bad_verify;1;verify_solution;verify_solution=2"
              "zero_equations;4;0 equations;nx=1 ny=1 nz=2"
              "stray_argument;1;foo;foo" "bad_out;2;nonexistent;--out=/nonexistent/dir/x nx=4"
-             "verify_fails;1;verification failed;nx=3 source_free=1 --no-h5")
+             "verify_fails;1;verification failed;nx=3 source_free=1 --no-h5"
+             "verify_fails_overlap;2;verification failed;nx=2 verify_solution=1 mv_overlap_comm_comp=1 --no-h5")
   list(GET case 0 n)
   list(GET case 1 np)
   list(GET case 2 re)

@@ -180,7 +180,11 @@ set(_bad
     "control_byte|control_byte.in:9: unknown keyword 'tl_bogus\\\\x07'"
     "underflow|underflow.in:6: number '1e-400' for 'tl_eps' is too small for a double"
     # a hexadecimal number (strtod reads it, and the 'd' of a Fortran exponent changed its digit)
-    "hex_real|hex_real.in:6: bad number '0x1d' for 'xmax'")
+    "hex_real|hex_real.in:6: bad number '0x1d' for 'xmax'"
+    # values that ran something else without a word: one step, the default inner steps, CG
+    "end_step_zero|end_step_zero.in:10: end_step must be >= 1 \\(got 0\\)"
+    "inner_steps_zero|inner_steps_zero.in:10: tl_ppcg_inner_steps must be >= 1 \\(got 0\\)"
+    "epslim_negative|epslim_negative.in:10: tl_ch_cg_epslim must be >= 0 with the chebyshev solver")
 foreach(entry IN LISTS _bad)
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 name)
@@ -219,6 +223,15 @@ add_test(NAME tealeaf.default_deck
          WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
 set_tests_properties(tealeaf.default_deck PROPERTIES LABELS "app" TIMEOUT 60
                      ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+
+# The report and the summary give the threads the default back end runs on: 1 for Serial, the
+# OpenMP count set beside it notwithstanding (it had said 2)
+add_test(NAME tealeaf.serial_threads
+         COMMAND sh -c "\"$0\" --no-h5 --summary-json serial_threads.json \"$1\" > serial_threads.log 2>&1 && grep -q 'Threads per rank 1$' serial_threads.log && grep -q '\"threads\": 1,' serial_threads.json"
+                 $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in"
+         WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+set_tests_properties(tealeaf.serial_threads PROPERTIES LABELS "app" TIMEOUT 60
+                     ENVIRONMENT "${PORTA_APP_MPI_ENV};PORTA_BACKEND=serial;PORTA_NUM_THREADS=2")
 
 # Decks refused when loading: larger than 16 MiB (a sparse 2.3 GB file: its length was cast to
 # int for MPI_Bcast and 2 ranks deadlocked), and a device that never ends (read without limit

@@ -263,7 +263,7 @@ static void test_bad_options(void) {
       {"--porta-threads", {"--porta-threads", "integer"}},
       {"--porta-backend=gpu", {"--porta-backend", "gpu"}},
       {"--porta-backend=", {"--porta-backend", "''"}},
-      {"--porta-backend", {"--porta-backend", "back end"}},
+      {"--porta-backend", {"--porta-backend", "needs its back end after '='"}},
       {"--porta-deterministic=maybe", {"--porta-deterministic", "maybe"}},
       {"--porta-profile=2", {"--porta-profile", "'2'"}},
       {"--porta-device=-1", {"--porta-device", "-1"}},
