@@ -151,6 +151,18 @@ void app_exit_all(int status, const char *fmt, ...) {
   exit(status);
 }
 
+double app_node_memory_share(double bytes_per_rank) {
+  const double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  MPI_Comm node;
+  int local = 1;
+  APP_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  APP_MPI_CHECK(MPI_Comm_size(node, &local));
+  APP_MPI_CHECK(MPI_Comm_free(&node));
+  double need = phys > 0 ? bytes_per_rank * (double)local / phys : 0.0, worst = 0.0;
+  APP_MPI_CHECK(MPI_Allreduce(&need, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return worst;
+}
+
 static int porta_fatal_handler(int code, const char *message, void *user) {
   (void)user;
   app_fatal("Porta error %s: %s", porta_error_name(code), message ? message : "");

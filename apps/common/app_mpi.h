@@ -68,6 +68,12 @@ void app_cleanup_run(void);
  *  characters or more (an abort inside MPI_File_open). */
 void app_mpi_io_env(void);
 
+/** Collective: the largest share of a node's physical memory that its ranks would need if
+ *  each needs `bytes_per_rank` (their sum over the node's ranks, over its memory; 0 where the
+ *  memory is unknown). Above 1 the run cannot fit: apps refuse it before allocating, rather
+ *  than being killed by the system part-way (an impossible size gets a clear error). */
+double app_node_memory_share(double bytes_per_rank);
+
 /** Route every Porta failure to app_fatal (with Porta's message: operation, label, reason). */
 void app_porta_errors_fatal(void);
 

@@ -53,14 +53,7 @@ static void check_sizes(const minife *m) {
      by Porta with the view's label.) */
   if (m->exec.backend == PORTA_BACKEND_CUDA) return;
   const double bytes = 12.0 * worst_nnz + 64.0 * worst_rows;
-  const double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  MPI_Comm node;
-  int local = 1;
-  APP_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  APP_MPI_CHECK(MPI_Comm_size(node, &local));
-  APP_MPI_CHECK(MPI_Comm_free(&node));
-  double need = phys > 0 ? bytes * (double)local / phys : 0.0, worst = 0.0;
-  APP_MPI_CHECK(MPI_Allreduce(&need, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  const double worst = app_node_memory_share(bytes);
   if (worst > 1.0)
     app_exit_all(2,
                  "nx=%lld ny=%lld nz=%lld needs about %.3g GB per rank, %.3g times the memory "

@@ -212,6 +212,18 @@ int main(int argc, char **argv) {
     p->density = (double)data.natoms / (prd[0] * prd[1] * prd[2]);
   }
   minimd_comm_grid(&m.comm, prd, nranks, rank);
+  /* Host back ends: about 660 bytes per atom measured (positions, velocities, forces, ids,
+     bins, a half list: -s 20 and -s 40, LJ; a full list takes more), so below that the run
+     cannot fit; refuse it before allocating. (On a GPU Porta reports a failed allocation.) */
+  if (m.exec.backend != PORTA_BACKEND_CUDA) {
+    const double bytes = 600.0 * (double)m.atoms.natoms / nranks;
+    const double share = app_node_memory_share(bytes);
+    if (share > 1.0)
+      app_exit_all(2,
+                   "%s: %lld atoms need at least %.3g GB per rank, %.3g times the memory of a "
+                   "node for its ranks; use more nodes or a smaller system",
+                   p->input, (long long)m.atoms.natoms, bytes / 1e9, share);
+  }
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)
     if (cutneigh * m.comm.procgrid[d] / prd[d] + 1 > 64)

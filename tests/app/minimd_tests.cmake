@@ -185,6 +185,9 @@ minimd_bad(unknown_option 1 "unknown option" "-" -s 4 --bogus 3)
 minimd_bad(sse 1 "SSE" "-" -s 4 -sse 1)
 minimd_bad(half_neigh 1 "half_neigh: '2' is not a whole number in -1..1" "-" -s 4 --half_neigh 2)
 minimd_bad(too_many_atoms 1 "atoms, more than" "-" -s 100000)
+# 3.2e10 atoms: under that limit, but far more than a node's memory (the system had killed it)
+minimd_bad(too_much_memory 1 "32000000000 atoms need at least .* times the memory of a node" "-"
+           -s 2000 -n 5)
 minimd_bad(huge_cutoff 1 "neighbour cut-off .* makes no sense" "line:in.lj.miniMD:13:1000 0.3"
            -s 4 -n 10)
 minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
