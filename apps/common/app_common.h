@@ -21,6 +21,7 @@
 #include "app_deck.h"
 #include "app_decomp.h"
 #include "app_field.h"
+#include "app_file.h"
 #include "app_h5.h"
 #include "app_halo.h"
 #include "app_mpi.h"

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,12 +51,33 @@ int app_file_tmp_create(const char *final, char *tmp, size_t len, int *err) {
   return -1;
 }
 
-/* What is at path: 0 nothing or a file (a temporary renamed over it), 1 a device or FIFO
- * (written straight into), or -errno (a directory: -EISDIR). Links are not followed. */
+int app_file_create_unique(const char *stem, const char *suffix, char *path, size_t len, int *err) {
+  for (int k = 1; k <= 1000; ++k) {
+    const int n = k == 1 ? snprintf(path, len, "%s.%s", stem, suffix)
+                         : snprintf(path, len, "%s.%d.%s", stem, k, suffix);
+    if (n < 0 || (size_t)n >= len) {
+      *err = ENAMETOOLONG;
+      return -1;
+    }
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) {
+      *err = errno;
+      return -1;
+    }
+  }
+  *err = EEXIST;
+  return -1;
+}
+
+/* What is at path: 0 nothing or a file (a temporary renamed over it; a link to a file is
+ * replaced, not followed), 1 a device or FIFO, also through a link (/dev/stdout is one; written
+ * straight into), or -errno (a directory: -EISDIR). */
 static int target_kind(const char *path) {
   struct stat sb;
   if (lstat(path, &sb) != 0) return 0;
   if (S_ISDIR(sb.st_mode)) return -EISDIR;
+  if (S_ISLNK(sb.st_mode) && stat(path, &sb) != 0) return 0; /* a dangling link: replaced */
   return S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode) ? 1 : 0;
 }
 
@@ -117,14 +139,24 @@ int app_text_file_open(const char *op, const char *path, app_text_file *t) {
     t->cleanup = -1;
     return porta_error(PORTA_ERROR_IO, op, path, "cannot write it: %s", strerror(err));
   }
+  /* into a device or FIFO: held until the commit (these files are small), which writes it
+     with SIGPIPE ignored */
+  if (kind == 1) setvbuf(t->f, NULL, _IOFBF, (size_t)1 << 20);
   return PORTA_SUCCESS;
 }
 
 int app_text_file_commit(const char *op, app_text_file *t) {
+  /* a FIFO whose reader has left: EPIPE, reported, rather than SIGPIPE ending the process */
+  struct sigaction ign, old;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  const int restore = sigaction(SIGPIPE, &ign, &old) == 0;
   errno = 0;
-  int bad = ferror(t->f) != 0;
+  int bad = fflush(t->f) != 0 || ferror(t->f) != 0;
   int os = errno;
-  if (fclose(t->f) != 0) bad = 1, os = errno;
+  if (fclose(t->f) != 0 && !bad) bad = 1, os = errno;
+  if (restore) sigaction(SIGPIPE, &old, NULL);
   t->f = NULL;
   int rc = PORTA_SUCCESS;
   if (bad) {

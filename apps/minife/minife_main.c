@@ -51,9 +51,9 @@ static void check_sizes(const minife *m) {
   /* Host back ends: the matrix (12 B per nonzero) and six vectors of every rank on this node
      must fit in its memory; refuse before allocating. (On a GPU a failed allocation is reported
      by Porta with the view's label.) */
-  if (m->exec.backend == PORTA_BACKEND_CUDA) return;
   const double bytes = 12.0 * worst_nnz + 64.0 * worst_rows;
-  const double worst = app_node_memory_share(bytes);
+  /* collective: every rank takes part, a GPU rank with 0 bytes */
+  const double worst = app_node_memory_share(m->exec.backend == PORTA_BACKEND_CUDA ? 0.0 : bytes);
   if (worst > 1.0)
     app_exit_all(2,
                  "nx=%lld ny=%lld nz=%lld needs about %.3g GB per rank, %.3g times the memory "

@@ -4,7 +4,6 @@
 #include "minife_output.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,29 +14,22 @@
 int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
   const minife_params *p = r->prm;
   const minife_cg_result *cg = r->cg;
-  /* the reference's name, stamped to the second; created exclusively and never through a
-     link: a name that exists (a run of the same second) gets .2, .3, ... before .yaml */
-  char base[400];
+  /* the reference's name, stamped to the second; created exclusively, never through a link
+     (app_file_create_unique: .2, .3, ... after a run of the same second) */
+  char stem[400];
   if (p->name[0])
-    snprintf(base, sizeof base, "miniFE.%lldx%lldx%lld.P%d.%s.%s", (long long)p->nx,
+    snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s.%s", (long long)p->nx,
              (long long)p->ny, (long long)p->nz, r->nranks, p->name, r->stamp);
   else
-    snprintf(base, sizeof base, "miniFE.%lldx%lldx%lld.P%d.%s", (long long)p->nx, (long long)p->ny,
+    snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s", (long long)p->nx, (long long)p->ny,
              (long long)p->nz, r->nranks, r->stamp);
-  int fd = -1;
-  for (int k = 1; k <= 100 && fd < 0; ++k) {
-    if (k == 1)
-      snprintf(path, pathlen, "%s.yaml", base);
-    else
-      snprintf(path, pathlen, "%s.%d.yaml", base, k);
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
+  int err = 0;
+  const int fd = app_file_create_unique(stem, "yaml", path, pathlen, &err);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
-    const int e = errno;
-    if (fd >= 0) close(fd);
-    return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s", strerror(e));
+    if (fd >= 0) err = errno, close(fd);
+    return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s",
+                       strerror(err));
   }
   /* the reference's flop counts, with its use of elements (not rows) for the vector ops */
   const double E = (double)p->nx * (double)p->ny * (double)p->nz;
@@ -201,8 +193,7 @@ void minife_summary(const minife_report *r, app_summary *s) {
   s->total_time = r->t_total;
   s->bytes_per_iteration = 12.0 * (double)r->global_nnz + 116.0 * (double)r->global_rows;
   if (!r->verified) {
-    snprintf(s->check_detail, sizeof s->check_detail,
-             "not verified (verify_solution=0 or mv_overlap_comm_comp=1)");
+    snprintf(s->check_detail, sizeof s->check_detail, "not verified (verify_solution=0)");
     return;
   }
   s->check = r->verify_passed ? APP_CHECK_PASSED : APP_CHECK_FAILED;

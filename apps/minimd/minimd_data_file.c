@@ -71,6 +71,44 @@ static int numeric(const char *l) {
   return isdigit((unsigned char)c) || c == '-' || c == '+' || c == '.';
 }
 
+/** The other sections LAMMPS's read_data defines: their rows are skipped, as the reference
+ *  skips them (a name outside this list and miniMD's three is a mistake, e.g. "Velocity"). */
+static const char *const lammps_sections[] = {"Pair Coeffs",
+                                              "PairIJ Coeffs",
+                                              "Bond Coeffs",
+                                              "Angle Coeffs",
+                                              "Dihedral Coeffs",
+                                              "Improper Coeffs",
+                                              "BondBond Coeffs",
+                                              "BondAngle Coeffs",
+                                              "MiddleBondTorsion Coeffs",
+                                              "EndBondTorsion Coeffs",
+                                              "AngleTorsion Coeffs",
+                                              "AngleAngleTorsion Coeffs",
+                                              "BondBond13 Coeffs",
+                                              "AngleAngle Coeffs",
+                                              "Bonds",
+                                              "Angles",
+                                              "Dihedrals",
+                                              "Impropers",
+                                              "Ellipsoids",
+                                              "Lines",
+                                              "Triangles",
+                                              "Bodies",
+                                              "Atom Type Labels",
+                                              "Bond Type Labels",
+                                              "Angle Type Labels",
+                                              "Dihedral Type Labels",
+                                              "Improper Type Labels"};
+
+/** The section name on line l (comments are gone): its words, blanks at the ends removed. */
+static void section_name(const char *l, char *name, size_t n) {
+  l += strspn(l, " \t");
+  size_t len = strcspn(l, "\r\n");
+  while (len > 0 && (l[len - 1] == ' ' || l[len - 1] == '\t')) --len;
+  snprintf(name, n, "%.*s", (int)len, l);
+}
+
 static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
   FILE *f = fopen(path, "r");
   if (!f) {
@@ -130,10 +168,13 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
   }
   int have_atoms = 0;
   while (rc == PORTA_SUCCESS && l) { /* sections: l holds a keyword */
-    char key[64] = "";
-    sscanf(l, "%63s", key);
+    char key[128] = "";
+    section_name(l, key, sizeof key);
     const int atoms = !strcmp(key, "Atoms"), vel = !strcmp(key, "Velocities");
     const int masses = !strcmp(key, "Masses");
+    int other = 0;
+    for (size_t k = 0; k < sizeof lammps_sections / sizeof lammps_sections[0]; ++k)
+      if (!strcmp(key, lammps_sections[k])) other = 1;
     if (numeric(l)) { /* the rows of the section before did not end where the header said */
       snprintf(err, errlen,
                "%s:%d: a line of numbers where a section name was expected: the file has more "
@@ -142,10 +183,15 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
       rc = PORTA_ERROR_INVALID_ARGUMENT;
       break;
     }
+    if (other) { /* a LAMMPS section miniMD does not use: its rows skipped */
+      while ((l = next_line(f, buf, sizeof buf, &line)) && numeric(l)) {
+      }
+      continue;
+    }
     if (!atoms && !vel && !masses) { /* a misspelt name would drop its section unnoticed */
       snprintf(err, errlen,
                "%s:%d: unknown section '%s' (miniMD reads the sections Atoms, Velocities and "
-               "Masses)",
+               "Masses and skips the other sections LAMMPS defines)",
                path, line, key);
       rc = PORTA_ERROR_INVALID_ARGUMENT;
       break;

@@ -126,6 +126,18 @@ static void thermo(minimd *m, int64_t step, double elapsed) {
 
 /** A file named by the deck (the EAM potential, a data file): beside the deck if it is there,
  *  else as given (relative to the working directory, as the reference looks for it). */
+/** --summary-json must not name an input the deck names (the data file, the potential): the
+ *  summary is renamed over its name at the end. app_begin checked the deck and the results. */
+static void summary_spares(const app_cli *cli, const char *input) {
+  int same = app_mpi_rank() == 0 && cli->summary_json[0] && app_file_same(cli->summary_json, input);
+  APP_MPI_CHECK(MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (same)
+    app_exit_all(2,
+                 "--summary-json %s: this is '%s', an input of this run: the summary would "
+                 "replace it",
+                 cli->summary_json, input);
+}
+
 static void beside_deck(const char *deck, const char *name, char *out, size_t n) {
   const char *slash = strrchr(deck, '/');
   if (slash && name[0] != '/') {
@@ -161,6 +173,7 @@ int main(int argc, char **argv) {
   if (p->data_file[0]) {
     char path[1100];
     beside_deck(p->input, p->data_file, path, sizeof path);
+    summary_spares(&cli, path);
     if (minimd_data_read(path, &data, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
       app_exit_all(2, "%s", err);
   }
@@ -215,14 +228,16 @@ int main(int argc, char **argv) {
   /* Host back ends: about 660 bytes per atom measured (positions, velocities, forces, ids,
      bins, a half list: -s 20 and -s 40, LJ; a full list takes more), so below that the run
      cannot fit; refuse it before allocating. (On a GPU Porta reports a failed allocation.) */
-  if (m.exec.backend != PORTA_BACKEND_CUDA) {
-    const double bytes = 600.0 * (double)m.atoms.natoms / nranks;
+  { /* collective: every rank takes part, a GPU rank with 0 bytes */
+    const double bytes =
+        m.exec.backend == PORTA_BACKEND_CUDA ? 0.0 : 600.0 * (double)m.atoms.natoms / nranks;
     const double share = app_node_memory_share(bytes);
     if (share > 1.0)
       app_exit_all(2,
-                   "%s: %lld atoms need at least %.3g GB per rank, %.3g times the memory of a "
-                   "node for its ranks; use more nodes or a smaller system",
-                   p->input, (long long)m.atoms.natoms, bytes / 1e9, share);
+                   "%s: %lld atoms need at least %.3g GB per rank on the host, %.3g times the "
+                   "memory of a node for its ranks; use more nodes or a smaller system",
+                   p->input, (long long)m.atoms.natoms,
+                   600.0 * (double)m.atoms.natoms / nranks / 1e9, share);
   }
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)
@@ -236,6 +251,7 @@ int main(int argc, char **argv) {
   if (p->force == MINIMD_FORCE_EAM) {
     char path[1100];
     beside_deck(p->input, "Cu_u6.eam", path, sizeof path);
+    summary_spares(&cli, path);
     if (minimd_eam_read(&m.eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
       app_exit_all(2, "%s", err);
     mass = m.eam.mass;

@@ -3,6 +3,7 @@
  *  summary) and YAML file, and minimd.h5 (run parameters, the thermo table at full precision,
  *  timings, and the atoms ordered by global id, so runs on any rank count compare with
  *  h5diff) with minimd.xmf for ParaView. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +76,18 @@ int minimd_write_yaml(const minimd *m, int threads, int sort_every, int screen) 
   time_t now = time(NULL);
   struct tm tmv;
   localtime_r(&now, &tmv);
-  char name[64];
-  strftime(name, sizeof name, "miniMD-%Y-%m-%d-%H-%M-%S.yaml", &tmv);
-  FILE *f = fopen(name, "w");
-  if (!f) return porta_error(PORTA_ERROR_IO, "minimd", name, "cannot create the YAML report");
+  /* the reference's name, stamped to the second; created exclusively, never through a link
+     (app_file_create_unique: .2, .3, ... after a run of the same second) */
+  char stem[64], name[96];
+  strftime(stem, sizeof stem, "miniMD-%Y-%m-%d-%H-%M-%S", &tmv);
+  int err = 0;
+  const int fd = app_file_create_unique(stem, "yaml", name, sizeof name, &err);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    if (fd >= 0) err = errno, close(fd);
+    return porta_error(PORTA_ERROR_IO, "minimd", name, "cannot create the YAML report: %s",
+                       strerror(err));
+  }
   for (int pass = 0; pass < (screen ? 2 : 1); ++pass) {
     FILE *o = pass ? stdout : f;
     const minimd_params *p = &m->prm;
@@ -260,10 +269,9 @@ int minimd_write_h5(const minimd *m, app_h5 *h, int threads) {
 int minimd_write_xmf(const minimd *m, const char *xmf, const char *h5name, const int64_t *steps,
                      int nsnap) {
   if (m->comm.rank != 0) return PORTA_SUCCESS;
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", xmf, (long)getpid());
-  FILE *f = fopen(tmp, "wx");
-  if (!f) return porta_error(PORTA_ERROR_IO, "minimd", xmf, "cannot create '%s'", tmp);
+  app_text_file t; /* a temporary renamed over xmf (app_file.h) */
+  PORTA_CHECK(app_text_file_open("minimd_write_xmf", xmf, &t));
+  FILE *f = t.f;
   const char *base = strrchr(h5name, '/') ? strrchr(h5name, '/') + 1 : h5name;
   const long long n = (long long)m->atoms.natoms;
   fprintf(f, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
@@ -294,12 +302,7 @@ int minimd_write_xmf(const minimd *m, const char *xmf, const char *h5name, const
             n, base, group);
   }
   fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
-  const int bad = ferror(f);
-  if (fclose(f) != 0 || bad || rename(tmp, xmf) != 0) {
-    remove(tmp);
-    return porta_error(PORTA_ERROR_IO, "minimd", xmf, "writing the XDMF file failed");
-  }
-  return PORTA_SUCCESS;
+  return app_text_file_commit("minimd_write_xmf", &t);
 }
 
 void minimd_summary(const minimd *m, double program_time, app_summary *s) {

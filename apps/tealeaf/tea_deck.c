@@ -292,9 +292,10 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
     return app_deck_error(d, key_line(ln, "tl_ch_cg_presteps"),
                           "tl_ch_cg_presteps must be >= 1 with the %s solver (got %d)",
                           tea_solver_name(s->solver), s->ch_cg_presteps);
-  if (given_line(ln, "tl_ppcg_inner_steps") && s->ppcg_inner_steps < 1) /* not the default */
-    return app_deck_error(d, given_line(ln, "tl_ppcg_inner_steps"),
-                          "tl_ppcg_inner_steps must be >= 1 (got %d)", s->ppcg_inner_steps);
+  if (s->ppcg_inner_steps < 1 && s->ppcg_inner_steps != -1) /* -1: the reference's default */
+    return app_deck_error(d, key_line(ln, "tl_ppcg_inner_steps"),
+                          "tl_ppcg_inner_steps must be >= 1, or -1 for 4 (cells)^(1/4) (got %d)",
+                          s->ppcg_inner_steps);
   if ((s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG) && s->ch_cg_epslim < 0.0)
     return app_deck_error(d, key_line(ln, "tl_ch_cg_epslim"),
                           "tl_ch_cg_epslim must be >= 0 with the %s solver (got %g: it would "

@@ -25,8 +25,8 @@
 #             NAME.h5 or NAME.xmf (or its deck, when the first APP_ARG is a file) and a
 #             directory at FILE are refused before the solve and change nothing; a FIFO at FILE
 #             with a reader gets the JSON and stays a FIFO (renaming over it would replace a
-#             device such as /dev/null with a file); a FIFO nobody reads fails without hanging,
-#             NAME.h5 written.
+#             device such as /dev/null with a file), also through a link; a FIFO nobody
+#             reads fails without hanging, NAME.h5 written.
 #   mpmd      two ranks started with different options (MPMD), and with a bad environment
 #             variable on rank 1 only: both stop with exit status 2 and the message (rank 1's
 #             named), none hangs.
@@ -248,6 +248,15 @@ case $case in
     wait $reader_pid
     grep -q '"app"' fifo.out || fail "the FIFO's reader got no summary"
     [ -p fifo ] || fail "fifo is not a FIFO any more"
+    echo "--- a link to a FIFO with a reader (as /dev/stdout is a link)"
+    ln -s fifo fifolink
+    cat fifo >fifo2.out &
+    reader_pid=$!
+    run fifolink.log res6 "$@" --summary-json fifolink
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    wait $reader_pid
+    grep -q '"app"' fifo2.out || fail "the FIFO's reader got no summary through the link"
+    [ -L fifolink ] || fail "fifolink is not a link any more"
     echo "--- a FIFO nobody reads"
     run nofifo.log res5 "$@" --summary-json fifo
     tail -n 3 nofifo.log

@@ -7,6 +7,7 @@
 #   line:FILE:N:TEXT   line N of FILE becomes TEXT
 #   head:FILE:N        FILE keeps its first N lines
 #   blank:FILE:N       a blank line is inserted after line N of FILE
+#   insert:FILE:N:TEXT the lines of TEXT ('|' between them) are inserted after line N of FILE
 #   drop:FILE          FILE is removed
 #   minimd_bad_input.sh MPIEXEC NP MINIMD INPUTS REGEX EDIT MINIMD_ARGS...
 set -u
@@ -25,9 +26,19 @@ case $kind in
   line) awk -v n="$n" -v t="$text" 'NR == n { print t; next } { print }' "$file" >e && mv e "$file" ;;
   head) head -n "$n" "$file" >e && mv e "$file" ;;
   blank) awk -v n="$n" '{ print } NR == n { print "" }' "$file" >e && mv e "$file" ;;
+  insert)
+    awk -v n="$n" -v t="$text" '{ print } NR == n { gsub(/\|/, "\n", t); print t }' "$file" >e &&
+      mv e "$file"
+    ;;
   drop) rm -f "$file" ;;
   *) echo "minimd_bad_input.sh: unknown edit $edit"; exit 2 ;;
 esac
+# VMEM_KB: run under `ulimit -v` (a guard: a regression that allocates without limit fails
+# quickly instead of calling the OOM killer; not under AddressSanitizer or CUDA, which reserve
+# more address space)
+if [ -n "${VMEM_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ] && ! grep -q cudaMalloc "$exe" 2>/dev/null; then
+  ulimit -v "$VMEM_KB" || echo "note: ulimit -v $VMEM_KB not applied"
+fi
 "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
 rc=$?
 cat out.log

@@ -188,6 +188,7 @@ minimd_bad(too_many_atoms 1 "atoms, more than" "-" -s 100000)
 # 3.2e10 atoms: under that limit, but far more than a node's memory (the system had killed it)
 minimd_bad(too_much_memory 1 "32000000000 atoms need at least .* times the memory of a node" "-"
            -s 2000 -n 5)
+set_property(TEST minimd.bad.too_much_memory APPEND PROPERTY ENVIRONMENT "VMEM_KB=4000000")
 minimd_bad(huge_cutoff 1 "neighbour cut-off .* makes no sense" "line:in.lj.miniMD:13:1000 0.3"
            -s 4 -n 10)
 minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
@@ -215,6 +216,12 @@ minimd_bad(data_no_type 1 "lj4.data:17: expected 'id type x y z'"
            "line:lj4.data:17:2 1.6653316834 6.6938960925 0.0007409281" -i in.lj-data.miniMD -n 10)
 minimd_bad(data_few_atoms 1 "lj4.data:216: a line of numbers where a section name was expected"
            "line:lj4.data:3:200 atoms" -i in.lj-data.miniMD -n 10)
+# the other sections LAMMPS defines are skipped, rows and all (write_data writes Pair Coeffs)
+minimd_bad(data_pair_coeffs 1 "ok:^20 [-0-9.e+]+ " "insert:lj4.data:13:Pair Coeffs # lj/cut||1 1 1|"
+           -i in.lj-data.miniMD -n 20)
+# the summary would have been renamed over the potential the deck names
+minimd_bad(summary_over_potential 2 "--summary-json Cu_u6.eam: this is 'Cu_u6.eam', an input" "-"
+           -i in.eam.miniMD -s 4 -n 10 --summary-json Cu_u6.eam)
 minimd_bad(data_section_name 1 "lj4.data:273: unknown section 'Velocity'"
            "line:lj4.data:273:Velocity" -i in.lj-data.miniMD -n 10)
 # where the reference crashes (thermo every 0: integer division by zero) or misreads (a blank

@@ -183,7 +183,7 @@ set(_bad
     "hex_real|hex_real.in:6: bad number '0x1d' for 'xmax'"
     # values that ran something else without a word: one step, the default inner steps, CG
     "end_step_zero|end_step_zero.in:10: end_step must be >= 1 \\(got 0\\)"
-    "inner_steps_zero|inner_steps_zero.in:10: tl_ppcg_inner_steps must be >= 1 \\(got 0\\)"
+    "inner_steps_zero|inner_steps_zero.in:10: tl_ppcg_inner_steps must be >= 1, or -1 .*\\(got 0\\)"
     "epslim_negative|epslim_negative.in:10: tl_ch_cg_epslim must be >= 0 with the chebyshev solver")
 foreach(entry IN LISTS _bad)
   string(REPLACE "|" ";" parts "${entry}")
@@ -250,6 +250,9 @@ tea_deck_test(bad_deck.dev_zero "--load --vmem=4000000" /dev/zero
 
 # tl_max_iters: INT_MAX overflowed max_iters + 2 (a crash); 1e9 allocated and zeroed 16 GB of
 # coefficient history before the first step. Storage now grows with the iterations run.
+# tl_ppcg_inner_steps=-1 written out is the reference's default (4 (cells)^(1/4): 12 for 10 x 10)
+tea_deck_test(inner_steps_default --run "${_decks}/inner_steps_default.in"
+              "tl_ppcg_inner_steps +12$" RANKS 1)
 tea_deck_test(max_iters.int_max.cg --run "${_decks}/max_iters_int_max.in" "PASSED" RANKS 1 2)
 tea_deck_test(max_iters.int_max.chebyshev --run "${_decks}/max_iters_int_max_cheby.in"
               "Iteration count +19" RANKS 1)
