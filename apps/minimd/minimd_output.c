@@ -135,9 +135,14 @@ int minimd_write_yaml(const minimd *m, int threads, int sort_every, int screen) 
     fprintf(o, "  force: %g\n  neigh: %g\n  comm:  %g\n  other: %g\n\n", t->force, t->neigh,
             t->comm, t->total - t->force - t->neigh - t->comm);
   }
-  const int bad = ferror(f);
-  if (fclose(f) != 0 || bad)
-    return porta_error(PORTA_ERROR_IO, "minimd", name, "writing the YAML report failed");
+  errno = 0;
+  int bad = fflush(f) != 0 || ferror(f) != 0, os = errno;
+  if (fclose(f) != 0 && !bad) bad = 1, os = errno;
+  if (bad) { /* no partial report left behind (the name was new: app_file_create_unique) */
+    unlink(name);
+    return porta_error(PORTA_ERROR_IO, "minimd", name, "writing the YAML report failed: %s",
+                       os ? strerror(os) : "write error");
+  }
   return PORTA_SUCCESS;
 }
 

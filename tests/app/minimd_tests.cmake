@@ -219,6 +219,11 @@ minimd_bad(data_few_atoms 1 "lj4.data:216: a line of numbers where a section nam
 # the other sections LAMMPS defines are skipped, rows and all (write_data writes Pair Coeffs)
 minimd_bad(data_pair_coeffs 1 "ok:^20 [-0-9.e+]+ " "insert:lj4.data:13:Pair Coeffs # lj/cut||1 1 1|"
            -i in.lj-data.miniMD -n 20)
+# the YAML report on a full file system: a message, no partial report, the results written
+# first (it had been written before them, and its failure stopped the run without them)
+porta_app_test(minimd.yaml_full 1 TIMEOUT 60
+            COMMAND sh "${PORTA_APP_TEST_DIR}/minimd_yaml_full.sh" $<TARGET_FILE:minimd> "${_mdin}")
+set_property(TEST minimd.yaml_full PROPERTY SKIP_RETURN_CODE 77)
 # the summary would have been renamed over the potential the deck names
 minimd_bad(summary_over_potential 2 "--summary-json Cu_u6.eam: this is 'Cu_u6.eam', an input" "-"
            -i in.eam.miniMD -s 4 -n 10 --summary-json Cu_u6.eam)
