@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "porta/porta.h"
 
@@ -109,10 +111,17 @@ static int deck_read_file(const char *path, char **buf, long long *len, int *is_
   *buf = NULL;
   *len = 0;
   *is_regular = 1;
+  /* opened without waiting: a FIFO that no process writes reads as empty instead of blocking
+     the run for ever (a pipe with its writer, as from <(...), reads as usual) */
   errno = 0;
-  FILE *f = fopen(path, "rb");
+  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+  FILE *f = flags != -1 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != -1 ? fdopen(fd, "rb") : NULL;
   *os_errno = errno;
-  if (!f) return DECK_NO_OPEN;
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return DECK_NO_OPEN;
+  }
   struct stat st;
   if (fstat(fileno(f), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
