@@ -15,6 +15,13 @@ static int set_output(app_cli *cli, const char *name) {
   if (n > 3 && strcmp(cli->output + n - 3, ".h5") == 0) cli->output[n - 3] = '\0';
   if (!cli->output[0])
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, name, "empty output name");
+  /* a name, not only a directory: "/", "dir/", "." or ".." would write ".h5" files there */
+  const char *slash = strrchr(cli->output, '/');
+  const char *base = slash ? slash + 1 : cli->output;
+  if (!base[0] || !strcmp(base, ".") || !strcmp(base, ".."))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, name,
+                       "the output name must end in a file name (NAME gives NAME.h5), not '%s'",
+                       base);
   return PORTA_SUCCESS;
 }
 

@@ -232,6 +232,14 @@ int main(int argc, char **argv) {
     expect_refused(1, w, "-o", "missing --out value");
   }
   {
+    /* only a directory: it had written "/.h5", "..h5" */
+    const char *names[] = {"/", "--out=.", "--out=..", "--out=runs/", "--out=runs/.h5"};
+    for (int k = 0; k < 5; ++k) {
+      const char *w[] = {k ? names[k] : "--out", k ? NULL : names[0], NULL};
+      expect_refused(0, w, "must end in a file name", names[k]);
+    }
+  }
+  {
     const char *w[] = {"a.in", "b.in", NULL};
     expect_refused(1, w, "b.in", "two decks");
   }
