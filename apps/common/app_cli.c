@@ -9,6 +9,14 @@
 
 static const char cli_op[] = "app_cli_parse";
 
+/** A file name given where an option was taken for it ("--out --no-h5"): refused. */
+static int not_an_option(const char *arg, const char *value) {
+  if (value && value[0] == '-' && value[1] == '-')
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg,
+                       "'%s' is an option, not a file name: %s needs a name", value, arg);
+  return PORTA_SUCCESS;
+}
+
 static int set_output(app_cli *cli, const char *name) {
   snprintf(cli->output, sizeof cli->output, "%s", name ? name : "");
   size_t n = strlen(cli->output);
@@ -125,10 +133,12 @@ static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, 
     } else if (in || !strcmp(a, "--out") || (short_out && !strcmp(a, "-o"))) {
       if (i + 1 >= argc)
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
+      PORTA_CHECK(not_an_option(a, argv[i + 1]));
       PORTA_CHECK(in ? set_input(cli, a, argv[++i]) : set_output(cli, argv[++i]));
     } else if (!strcmp(a, "--summary-json")) {
       if (i + 1 >= argc)
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
+      PORTA_CHECK(not_an_option(a, argv[i + 1]));
       PORTA_CHECK(set_summary(cli, a, argv[++i]));
     } else if (!strncmp(a, "--summary-json=", 15)) {
       PORTA_CHECK(set_summary(cli, a, a + 15));

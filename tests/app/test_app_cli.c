@@ -232,6 +232,13 @@ int main(int argc, char **argv) {
     expect_refused(1, w, "-o", "missing --out value");
   }
   {
+    /* an option where the name belongs: it had become the output's name */
+    const char *w1[] = {"--out", "--no-h5", NULL},
+               *w2[] = {"--summary-json", "--reproducible", NULL};
+    expect_refused(0, w1, "'--no-h5' is an option, not a file name", "--out --no-h5");
+    expect_refused(0, w2, "'--reproducible' is an option", "--summary-json --reproducible");
+  }
+  {
     /* only a directory: it had written "/.h5", "..h5" */
     const char *names[] = {"/", "--out=.", "--out=..", "--out=runs/", "--out=runs/.h5"};
     for (int k = 0; k < 5; ++k) {
