@@ -51,23 +51,28 @@ int app_file_tmp_create(const char *final, char *tmp, size_t len, int *err) {
   return -1;
 }
 
-int app_file_create_unique(const char *stem, const char *suffix, char *path, size_t len, int *err) {
+FILE *app_file_create_unique(const char *stem, const char *suffix, char *path, size_t len,
+                             int *err) {
   for (int k = 1; k <= 1000; ++k) {
     const int n = k == 1 ? snprintf(path, len, "%s.%s", stem, suffix)
                          : snprintf(path, len, "%s.%d.%s", stem, k, suffix);
     if (n < 0 || (size_t)n >= len) {
       *err = ENAMETOOLONG;
-      return -1;
+      return NULL;
     }
     const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) return fd;
+    if (fd >= 0) {
+      FILE *f = fdopen(fd, "w");
+      if (!f) *err = errno, close(fd);
+      return f;
+    }
     if (errno != EEXIST) {
       *err = errno;
-      return -1;
+      return NULL;
     }
   }
   *err = EEXIST;
-  return -1;
+  return NULL;
 }
 
 /* What is at path: 0 nothing or a file (a temporary renamed over it; a link to a file is

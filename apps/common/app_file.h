@@ -27,8 +27,9 @@ int app_file_tmp_create(const char *final, char *tmp, size_t len, int *err);
 /** Create a new file STEM.SUFFIX, or STEM.2.SUFFIX, STEM.3.SUFFIX, ... where that name is
  *  taken (reports named by the second, as the reference mini-apps name theirs: a second run in
  *  the same second keeps the first one's), exclusively and never through a link. Its name is
- *  in path. Returns the descriptor, or -1 with *err = errno. */
-int app_file_create_unique(const char *stem, const char *suffix, char *path, size_t len, int *err);
+ *  in path. Returns it open for writing, or NULL with *err = errno. */
+FILE *app_file_create_unique(const char *stem, const char *suffix, char *path, size_t len,
+                             int *err);
 
 /** A text file being written (app_text_file_open / app_text_file_commit). */
 typedef struct app_text_file {

@@ -24,13 +24,10 @@ int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
     snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s", (long long)p->nx, (long long)p->ny,
              (long long)p->nz, r->nranks, r->stamp);
   int err = 0;
-  const int fd = app_file_create_unique(stem, "yaml", path, pathlen, &err);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    if (fd >= 0) err = errno, close(fd);
+  FILE *f = app_file_create_unique(stem, "yaml", path, pathlen, &err);
+  if (!f)
     return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s",
                        strerror(err));
-  }
   /* the reference's flop counts, with its use of elements (not rows) for the vector ops */
   const double E = (double)p->nx * (double)p->ny * (double)p->nz;
   const double it = (double)cg->iterations;

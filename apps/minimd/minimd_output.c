@@ -81,13 +81,10 @@ int minimd_write_yaml(const minimd *m, int threads, int sort_every, int screen) 
   char stem[64], name[96];
   strftime(stem, sizeof stem, "miniMD-%Y-%m-%d-%H-%M-%S", &tmv);
   int err = 0;
-  const int fd = app_file_create_unique(stem, "yaml", name, sizeof name, &err);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    if (fd >= 0) err = errno, close(fd);
+  FILE *f = app_file_create_unique(stem, "yaml", name, sizeof name, &err);
+  if (!f)
     return porta_error(PORTA_ERROR_IO, "minimd", name, "cannot create the YAML report: %s",
                        strerror(err));
-  }
   for (int pass = 0; pass < (screen ? 2 : 1); ++pass) {
     FILE *o = pass ? stdout : f;
     const minimd_params *p = &m->prm;
