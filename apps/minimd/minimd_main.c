@@ -227,17 +227,19 @@ int main(int argc, char **argv) {
   minimd_comm_grid(&m.comm, prd, nranks, rank);
   /* Host back ends: about 660 bytes per atom measured (positions, velocities, forces, ids,
      bins, a half list: -s 20 and -s 40, LJ; a full list takes more), so below that the run
-     cannot fit; refuse it before allocating. (On a GPU Porta reports a failed allocation.) */
-  { /* collective: every rank takes part, a GPU rank with 0 bytes */
-    const double bytes =
-        m.exec.backend == PORTA_BACKEND_CUDA ? 0.0 : 600.0 * (double)m.atoms.natoms / nranks;
+     cannot fit; refuse it before allocating. A GPU rank still creates its atoms on the host
+     and keeps their host copies (x, v, id, type: 60 bytes an atom), so those must fit too: it
+     had spent minutes creating 3.2e10 atoms on the host before failing (-s 2000). On the GPU
+     itself Porta reports a failed allocation. */
+  { /* collective: every rank takes part */
+    const double per_atom = m.exec.backend == PORTA_BACKEND_CUDA ? 60.0 : 600.0;
+    const double bytes = per_atom * (double)m.atoms.natoms / nranks;
     const double share = app_node_memory_share(bytes);
     if (share > 1.0)
       app_exit_all(2,
                    "%s: %lld atoms need at least %.3g GB per rank on the host, %.3g times the "
                    "memory of a node for its ranks; use more nodes or a smaller system",
-                   p->input, (long long)m.atoms.natoms,
-                   600.0 * (double)m.atoms.natoms / nranks / 1e9, share);
+                   p->input, (long long)m.atoms.natoms, bytes / 1e9, share);
   }
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)
