@@ -4,6 +4,7 @@
  *  value is checked; a bad one stops the run with the file, the line and the reason. */
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ static int set_int(void *user, const char *key, const char *v) {
     PORTA_CHECK(parse_int(key, v, 1, MINIMD_MAX_CELLS, &x));
     c->n[key[1] - 'x'] = x;
   } else if (!strcmp(key, "num_threads")) {
-    PORTA_CHECK(parse_int(key, v, 1, 4096, &x));
+    PORTA_CHECK(parse_int(key, v, 1, INT_MAX, &x)); /* Porta's limit follows (runtime.c) */
     c->threads = (int)x;
   } else if (!strcmp(key, "ntypes")) {
     PORTA_CHECK(parse_int(key, v, 1, 1024, &x));
@@ -146,6 +147,14 @@ void minimd_cli_defaults(minimd_cli *c) {
   c->force = -1;
 }
 
+/* miniMD's environment switches (read in minimd_main.c) */
+static const app_env_switch minimd_env[] = {
+    {"MINIMD_DEVICE_RENEIGHBOR", "0|1",
+     "1: re-neighbour on the execution space, 0: on the host (default: 1 on a GPU)"},
+    {"MINIMD_OVERLAP", "0|1",
+     "1: LJ forces of atoms without ghost neighbours overlap the ghosts' messages (full list)"},
+    {"MINIMD_CHECK_SORT", "0|1", "1: each device sort checks its bin order"}};
+
 app_cli_spec minimd_cli_spec(minimd_cli *c) {
   app_cli_spec s;
   memset(&s, 0, sizeof s);
@@ -159,6 +168,8 @@ app_cli_spec minimd_cli_spec(minimd_cli *c) {
   s.options = minimd_options;
   s.noptions = (int)(sizeof minimd_options / sizeof minimd_options[0]);
   s.user = c;
+  s.env = minimd_env;
+  s.nenv = (int)(sizeof minimd_env / sizeof minimd_env[0]);
   return s;
 }
 

@@ -104,13 +104,19 @@ int porta_num_threads(void) { return porta_state_.num_threads; }
 int porta_deterministic(void) { return porta_state_.deterministic; }
 void porta_set_deterministic(int on) { porta_state_.deterministic = on != 0; }
 
+static int check_thread_limit(int n, const char *op, const char *what);
+
 int porta_set_num_threads(int n) {
   if (n < 1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_set_num_threads", NULL,
                        "thread count must be >= 1, got %d", n);
-  if (porta_backend_threads_())
+  if (porta_backend_threads_()) {
+    /* the limit of --porta-threads (miniMD's -t 4096 had started 4096 threads on 2 cores);
+       setting the count in use again is always fine */
+    if (n != porta_state_.num_threads)
+      PORTA_CHECK(check_thread_limit(n, "porta_set_num_threads", "thread count"));
     porta_state_.num_threads = n;
-  else if (n != 1)
+  } else if (n != 1)
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_set_num_threads", NULL,
                        "OpenMP is not compiled in; only 1 thread is possible");
   return PORTA_SUCCESS;
@@ -148,18 +154,23 @@ static int parse_int(const char *text, const char *what, int lo, int *out) {
   return PORTA_SUCCESS;
 }
 
-static int parse_threads(const char *text, const char *what, int *out) {
-  int n = 0;
-  PORTA_CHECK(parse_int(text, what, 1, &n));
+static int check_thread_limit(int n, const char *op, const char *what) {
   const int procs = available_processors();
   const long long most = (long long)procs * PORTA_THREADS_PER_PROC < PORTA_MAX_THREADS
                              ? (long long)procs * PORTA_THREADS_PER_PROC
                              : PORTA_MAX_THREADS;
   if (n > most)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
                        "%s: %d threads is more than the limit of %lld (%d x the %d available "
                        "processors, at most %d)",
                        what, n, most, PORTA_THREADS_PER_PROC, procs, PORTA_MAX_THREADS);
+  return PORTA_SUCCESS;
+}
+
+static int parse_threads(const char *text, const char *what, int *out) {
+  int n = 0;
+  PORTA_CHECK(parse_int(text, what, 1, &n));
+  PORTA_CHECK(check_thread_limit(n, "porta_initialize", what));
   *out = n;
   return PORTA_SUCCESS;
 }
@@ -340,9 +351,12 @@ int porta_initialize(int *argc, char ***argv) {
   }
   int threads = 1;
   const porta_backend_ops *threaded = porta_backend_threads_();
-  if (threaded)
+  if (threaded) {
     threads = o.threads > 0 ? o.threads : threaded->default_threads();
-  else if (o.threads > 1)
+    /* OpenMP's own count (OMP_NUM_THREADS) is held to the same limit: 100000 had crashed */
+    if (o.threads <= 0)
+      PORTA_CHECK(check_thread_limit(threads, "porta_initialize", "OMP_NUM_THREADS"));
+  } else if (o.threads > 1)
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
                        "%d threads asked for, but OpenMP is not compiled in", o.threads);
   porta_state_.default_backend = backend;

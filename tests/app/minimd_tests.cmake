@@ -185,6 +185,14 @@ minimd_bad(unknown_option 1 "unknown option" "-" -s 4 --bogus 3)
 minimd_bad(sse 1 "SSE" "-" -s 4 -sse 1)
 minimd_bad(half_neigh 1 "half_neigh: '2' is not a whole number in -1..1" "-" -s 4 --half_neigh 2)
 minimd_bad(too_many_atoms 1 "atoms, more than" "-" -s 100000)
+# -t takes --porta-threads' limit (64 per processor, at most 4096): -t 4096 had started 4096
+# threads on 2 cores
+if(PORTA_ENABLE_OPENMP)
+  minimd_bad(threads_limit 1 "5000 threads is more than the limit" "-" -s 4 -n 10 -t 5000)
+endif()
+# an environment switch outside its values (MINIMD_OVERLAP=2 had been ignored without a word)
+minimd_bad(env_overlap 2 "MINIMD_OVERLAP='2' is none of the values it takes" "-" -s 4 -n 10)
+set_property(TEST minimd.bad.env_overlap APPEND PROPERTY ENVIRONMENT "MINIMD_OVERLAP=2")
 # 3.2e10 atoms: under that limit, but far more than a node's memory (the system had killed it);
 # with PORTA_BACKEND=cuda on a GPU too: the atoms are created on the host (it had run for minutes)
 minimd_bad(too_much_memory 1 "32000000000 atoms need at least .* times the memory of a node" "-"

@@ -480,6 +480,15 @@ static void test_reinitialize(void) {
 #if defined(_OPENMP)
   PT_OK(porta_set_num_threads(4));
   PT_EQ_I64(porta_num_threads(), 4);
+  /* the limit of --porta-threads holds here too (4097 had been accepted); the count stays */
+  porta_error_clear();
+  PT_EXPECT_CODE(porta_set_num_threads(4097), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("porta_set_num_threads");
+  PT_MSG_HAS("4097 threads is more than the limit");
+  PT_EQ_I64(porta_num_threads(), 4);
+  PT_EXPECT_CODE(porta_set_num_threads(omp_get_num_procs() * 64 + 1), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_OK(porta_set_num_threads(omp_get_num_procs() + 1));
+  PT_EQ_I64(porta_num_threads(), omp_get_num_procs() + 1);
 #endif
   PT_OK(porta_finalize());
 }

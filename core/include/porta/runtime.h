@@ -86,7 +86,8 @@ PORTA_API int porta_backend_parse(const char *name, porta_backend *backend);
 
 /** Threads the OpenMP back end uses (1 for the other back ends' host work). */
 PORTA_API int porta_num_threads(void);
-/** Change the OpenMP thread count after initialisation (n >= 1). */
+/** Change the OpenMP thread count after initialisation: n >= 1 and within --porta-threads'
+ *  limit (64 per available processor, at most 4096), else PORTA_ERROR_INVALID_ARGUMENT. */
 PORTA_API int porta_set_num_threads(int n);
 /** Deterministic reductions: bitwise-identical results for any thread count. */
 PORTA_API int porta_deterministic(void);
