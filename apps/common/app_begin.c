@@ -71,6 +71,8 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
     app_exit_all(0, NULL);
   }
   agree(porta_initialize(argc, argv), 2);
+  int rc = app_env_check(spec->env, spec->nenv);
+  agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon), 2);
   agree(app_cli_parse(*argc, *argv, spec, cli), 2);
   agree(same_arguments(*argc, *argv), 2);
   if (cli->summary_json[0]) {

@@ -222,5 +222,9 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
     }
     fputc('\n', out);
   }
+  fputs("Environment (unset or empty: the default; another value is refused):\n", out);
+  app_env_usage(out, spec->env, spec->nenv);
+  app_env_usage(out, app_env_common, app_env_ncommon);
+  fputc('\n', out);
   fputs(porta_help_text(), out);
 }

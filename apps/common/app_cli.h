@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "app_env.h"
 #include "porta/macros.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -47,7 +48,9 @@ typedef struct app_cli_spec {
   const char *input_long;     /**< another long name of --in ("input_file"); NULL: none */
   const app_cli_option *options;
   int noptions;
-  void *user; /**< passed to every option's set() */
+  void *user;                /**< passed to every option's set() */
+  const app_env_switch *env; /**< the app's environment switches, checked at start-up */
+  int nenv;
 } app_cli_spec;
 
 typedef struct app_cli {

@@ -17,13 +17,21 @@
 #include "tea_deck.h"
 #include "tea_output.h"
 
+/* TeaLeaf's environment switch (read in tea_comm.c) */
+static const app_env_switch tea_env[] = {
+    {"TEA_HALO_BESIDE", "0|1",
+     "1: exchanges beside the inside's update on host back ends too; 0: never (default: on a "
+     "GPU with neighbours)"}};
+
 /* TeaLeaf's command line: a deck, no options of its own. */
 static const app_cli_spec tea_cli = {
     .program = "tealeaf",
     .description = "TeaLeaf (TeaLeaf_ref 1.403 on Porta): implicit 2D heat conduction",
     .default_input = "tea.in",
     .default_output = "tealeaf",
-    .takes_input = 1};
+    .takes_input = 1,
+    .env = tea_env,
+    .nenv = (int)(sizeof tea_env / sizeof tea_env[0])};
 
 /* Output calls report failures as codes (PORTA_ERROR_MODE_RETURN meanwhile), so the writer can
  * remove its temporary file first; then the job stops with the writer's message. */

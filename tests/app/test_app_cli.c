@@ -292,6 +292,54 @@ int main(int argc, char **argv) {
     free(text);
   }
 
+  /* environment switches: listed in the usage (the app's, then apps/common's) and checked: a
+     value outside them is refused with the variable's name (MINIMD_OVERLAP=2 had been ignored) */
+  {
+    static const app_env_switch env[] = {{"TESTAPP_SWITCH", "0|1", "a test switch"},
+                                         {"TESTAPP_MODE", "fast|exact-sum", "a test mode"}};
+    app_cli_spec s = spec_for(1);
+    s.env = env;
+    s.nenv = 2;
+    char *text = usage_text(&s);
+    const char *sw = strstr(text, "TESTAPP_SWITCH=0|1"),
+               *tr = strstr(text, "APP_EXCHANGE_TRANSPORT=");
+    EXPECT(sw && strstr(sw, "a test switch") && tr && tr > sw &&
+               strstr(text, porta_help_text()) > tr,
+           "environment switches in the usage text");
+    free(text);
+    unsetenv("TESTAPP_SWITCH");
+    unsetenv("TESTAPP_MODE");
+    EXPECT(app_env_check(env, 2) == PORTA_SUCCESS, "unset switches");
+    static const char *const good[][2] = {{"0", "fast"}, {"1", "exact-sum"}, {"", ""}};
+    for (int k = 0; k < 3; ++k) {
+      setenv("TESTAPP_SWITCH", good[k][0], 1);
+      setenv("TESTAPP_MODE", good[k][1], 1);
+      EXPECT(app_env_check(env, 2) == PORTA_SUCCESS, "'%s', '%s' refused", good[k][0], good[k][1]);
+    }
+    static const char *const bad[][3] = {{"2", "fast", "TESTAPP_SWITCH='2'"},
+                                         {"1", "exact", "TESTAPP_MODE='exact'"},
+                                         {"1", "fast|exact-sum", "TESTAPP_MODE='fast|exact-sum'"},
+                                         {"yes", "fast", "TESTAPP_SWITCH='yes'"},
+                                         {"01", "fast", "TESTAPP_SWITCH='01'"},
+                                         {"1\a", "fast", "TESTAPP_SWITCH='1?'"}};
+    for (int k = 0; k < 6; ++k) {
+      setenv("TESTAPP_SWITCH", bad[k][0], 1);
+      setenv("TESTAPP_MODE", bad[k][1], 1);
+      porta_error_clear();
+      EXPECT(app_env_check(env, 2) == PORTA_ERROR_INVALID_ARGUMENT, "%s accepted", bad[k][2]);
+      EXPECT(strstr(porta_last_error_message(), bad[k][2]) &&
+                 strstr(porta_last_error_message(), "is none of the values it takes"),
+             "message: %s", porta_last_error_message());
+    }
+    unsetenv("TESTAPP_SWITCH");
+    unsetenv("TESTAPP_MODE");
+    setenv("APP_EXCHANGE_TRANSPORT", "cuda_ipc", 1);
+    EXPECT(app_env_check(app_env_common, app_env_ncommon) == PORTA_ERROR_INVALID_ARGUMENT &&
+               strstr(porta_last_error_message(), "(auto|pinned-host|cuda-ipc|cuda-aware-mpi)"),
+           "APP_EXCHANGE_TRANSPORT=cuda_ipc: %s", porta_last_error_message());
+    unsetenv("APP_EXCHANGE_TRANSPORT");
+  }
+
   /* miniMD's shapes: aliases, a switch, -o owned by the app, --input_file */
   {
     static const app_cli_option md[] = {

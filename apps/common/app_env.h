@@ -1,0 +1,35 @@
+/** @file app_env.h
+ *  The environment switches the apps read (a path forced for tests or tuning, such as
+ *  TEA_HALO_BESIDE=0): checked on every rank at start-up, so that a misspelt value is refused
+ *  with the variable's name instead of silently meaning the default (or, for
+ *  APP_EXCHANGE_TRANSPORT, the pinned-host path). */
+#ifndef APP_ENV_H
+#define APP_ENV_H
+
+#include <stdio.h>
+
+#include "porta/macros.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** One environment variable and the values it takes. */
+typedef struct app_env_switch {
+  const char *name;   /**< "TEA_HALO_BESIDE" */
+  const char *values; /**< the values it takes, '|' between them: "0|1" */
+  const char *help;   /**< what it does, one line of --help */
+} app_env_switch;
+
+/** The switches of apps/common (APP_EXCHANGE_TRANSPORT), which every app reads. */
+extern const app_env_switch app_env_common[];
+extern const int app_env_ncommon;
+
+/** PORTA_ERROR_INVALID_ARGUMENT, naming the variable, its value and the values it takes, when
+ *  a variable of `list` is set, not empty, and none of its values; PORTA_SUCCESS otherwise. */
+int app_env_check(const app_env_switch *list, int n);
+
+/** The switches of `list` for --help, one line each. */
+void app_env_usage(FILE *out, const app_env_switch *list, int n);
+
+PORTA_EXTERN_C_END
+
+#endif /* APP_ENV_H */
