@@ -9,10 +9,10 @@
  *  created by rank 0 with O_CREAT | O_EXCL | O_NOFOLLOW: two runs writing the same NAME never
  *  share it, and a link planted at any name is never followed. app_h5_create creates it at
  *  once (call it before the computation: a missing or read-only directory, or a directory
- *  named NAME.h5 or NAME.xmf, fails there with the OS's reason) and registers it with app_cleanup_add, so
- *  SIGINT, SIGTERM, SIGHUP, app_fatal and app_exit_all remove it. If the final rename fails
- *  the complete temporary is kept and the message names it. XDMF files are written the same
- *  way (app_file.h: an exclusive temporary renamed over NAME.xmf, so a link there is replaced,
+ *  named NAME.h5 or NAME.xmf, fails there with the OS's reason) and registers it with
+ * app_cleanup_add, so SIGINT, SIGTERM, SIGHUP, app_fatal and app_exit_all remove it. If the final
+ * rename fails the complete temporary is kept and the message names it. XDMF files are written the
+ * same way (app_file.h: an exclusive temporary renamed over NAME.xmf, so a link there is replaced,
  *  not followed).
  *
  *  Files use the HDF5 1.8 format, so an attribute may be larger than 64 KiB (dense storage).
