@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,40 +472,56 @@ int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta
 
 /* ---- XDMF ----------------------------------------------------------------------------------- */
 
-/* A uniform (CoRect) grid; arrays are in XDMF's order, slowest dimension first. */
+int app_h5_write_axis(app_h5 *h, const char *path, double x0, double dx, int64_t cells,
+                      double x_end) {
+  static const char op[] = "app_h5_write_axis";
+  if (cells < 1 || !isfinite(x0) || !isfinite(dx) || !isfinite(x_end))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path,
+                       "%lld cells from %g by %g to %g: an axis needs at least one cell and "
+                       "finite coordinates",
+                       (long long)cells, x0, dx, x_end);
+  double *v = (double *)malloc(sizeof(double) * (size_t)(cells + 1));
+  if (!v)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, path, "no memory for %lld coordinates",
+                       (long long)cells + 1);
+  for (int64_t i = 0; i < cells; ++i) v[i] = x0 + dx * (double)i;
+  v[cells] = x_end;
+  int rc = write_1d(h, op, path, H5T_NATIVE_DOUBLE, v, cells + 1);
+  free(v);
+  return rc;
+}
+
+/* A rectilinear grid: `ndims` axes (2 or 3), in XDMF's order (slowest first); the node
+ * coordinates of axis d (x first) are the dataset axes[d] of points[ndims - 1 - d] values. */
 typedef struct xdmf_mesh {
-  int ndims;         /**< 2 or 3 */
-  int64_t points[3]; /**< points per dimension */
-  double origin[3];  /**< first point */
-  double spacing[3]; /**< point spacing */
-  int node_centred;  /**< fields at points (else in cells: points - 1 per dimension) */
+  int ndims;
+  int64_t points[3];       /**< points per dimension, slowest first */
+  const char *const *axes; /**< node coordinate datasets, x first */
+  int node_centred;        /**< fields at points (else in cells: points - 1 per dimension) */
 } xdmf_mesh;
 
 static void xdmf_i64s(FILE *f, const int64_t *v, int n, int64_t minus) {
   for (int i = 0; i < n; ++i) fprintf(f, i ? " %lld" : "%lld", (long long)(v[i] - minus));
 }
 
-static void xdmf_f64s(FILE *f, const double *v, int n) {
-  for (int i = 0; i < n; ++i) fprintf(f, i ? " %.17g" : "%.17g", v[i]);
-}
-
-/* One uniform grid: topology, geometry and the fields `prefix`/names[i] (prefix "" takes
- * paths[i] as given), indented by `ind` spaces; `time` >= 0 adds a Time. */
+/* One grid: topology, geometry and the fields `prefix`/names[i] (prefix "" takes paths[i] as
+ * given), indented by `ind` spaces; `time` >= 0 adds a Time. Every real is read as a double
+ * (Precision 8: without it the readers take 32-bit floats). */
 static void xdmf_grid(FILE *f, int ind, const char *grid_name, double time, const char *h5file,
                       const xdmf_mesh *m, const char *const *names, const char *const *paths,
                       const char *prefix, int nfields) {
   const int nd = m->ndims;
   fprintf(f, "%*s<Grid Name=\"%s\" GridType=\"Uniform\">\n", ind, "", grid_name);
   if (time >= 0.0) fprintf(f, "%*s <Time Value=\"%.17g\"/>\n", ind, "", time);
-  fprintf(f, "%*s <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"", ind, "", nd);
+  fprintf(f, "%*s <Topology TopologyType=\"%dDRectMesh\" Dimensions=\"", ind, "", nd);
   xdmf_i64s(f, m->points, nd, 0);
-  fprintf(f, "\"/>\n%*s <Geometry GeometryType=\"%s\">\n", ind, "",
-          nd == 2 ? "ORIGIN_DXDY" : "ORIGIN_DXDYDZ");
-  fprintf(f, "%*s  <DataItem Format=\"XML\" Dimensions=\"%d\">", ind, "", nd);
-  xdmf_f64s(f, m->origin, nd);
-  fprintf(f, "</DataItem>\n%*s  <DataItem Format=\"XML\" Dimensions=\"%d\">", ind, "", nd);
-  xdmf_f64s(f, m->spacing, nd);
-  fprintf(f, "</DataItem>\n%*s </Geometry>\n", ind, "");
+  fprintf(f, "\"/>\n%*s <Geometry GeometryType=\"%s\">\n", ind, "", nd == 2 ? "VXVY" : "VXVYVZ");
+  for (int d = 0; d < nd; ++d)
+    fprintf(f,
+            "%*s  <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" "
+            "Dimensions=\"%lld\">%s:%s</DataItem>\n",
+            ind, "", (long long)m->points[nd - 1 - d], h5file, m->axes[d]);
+  fprintf(f, "%*s </Geometry>\n", ind, "");
   for (int i = 0; i < nfields; ++i) {
     fprintf(f,
             "%*s <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"%s\">\n"
@@ -537,21 +554,29 @@ static int xdmf_close(const char *op, app_text_file *x) {
 }
 
 /* The 2D cell-centred grid of gx x gy cells. */
-static xdmf_mesh xdmf_mesh_2d(int64_t gx, int64_t gy, double x0, double y0, double dx, double dy) {
+static xdmf_mesh xdmf_mesh_2d(int64_t gx, int64_t gy, const char *const *axes) {
   xdmf_mesh m;
   memset(&m, 0, sizeof m);
   m.ndims = 2;
   m.points[0] = gy + 1, m.points[1] = gx + 1;
-  m.origin[0] = y0, m.origin[1] = x0;
-  m.spacing[0] = dy, m.spacing[1] = dx;
+  m.axes = axes;
   return m;
 }
 
-int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy, double x0,
-                      double y0, double dx, double dy, const char *const *names,
-                      const char *const *paths, int nfields) {
+static int xdmf_check_2d(const char *op, const char *xmf_path, int64_t gx, int64_t gy) {
+  if (gx < 1 || gy < 1)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, xmf_path,
+                       "%lld x %lld cells: a grid needs at least one cell per dimension",
+                       (long long)gx, (long long)gy);
+  return PORTA_SUCCESS;
+}
+
+int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
+                      const char *const axes[2], const char *const *names, const char *const *paths,
+                      int nfields) {
   static const char op[] = "app_xdmf_write_2d";
-  const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
+  PORTA_CHECK(xdmf_check_2d(op, xmf_path, gx, gy));
+  const xdmf_mesh m = xdmf_mesh_2d(gx, gy, axes);
   app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);
@@ -559,11 +584,11 @@ int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int6
 }
 
 int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
-                             double x0, double y0, double dx, double dy, const char *const *names,
-                             int nfields, const char *const *groups, const double *times,
-                             int nsteps) {
+                             const char *const axes[2], const char *const *names, int nfields,
+                             const char *const *groups, const double *times, int nsteps) {
   static const char op[] = "app_xdmf_write_2d_series";
-  const xdmf_mesh m = xdmf_mesh_2d(gx, gy, x0, y0, dx, dy);
+  PORTA_CHECK(xdmf_check_2d(op, xmf_path, gx, gy));
+  const xdmf_mesh m = xdmf_mesh_2d(gx, gy, axes);
   app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   fprintf(x.f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
@@ -577,8 +602,8 @@ int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t g
 }
 
 int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
-                      const double origin[3], const double spacing[3], const char *const *names,
-                      const char *const *paths, int nfields, int node_centred) {
+                      const char *const axes[3], const char *const *names, const char *const *paths,
+                      int nfields, int node_centred) {
   static const char op[] = "app_xdmf_write_3d";
   const int64_t least = node_centred ? 1 : 2;
   if (points[0] < least || points[1] < least || points[2] < least)
@@ -590,11 +615,8 @@ int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t po
   memset(&m, 0, sizeof m);
   m.ndims = 3;
   m.node_centred = node_centred != 0;
-  for (int i = 0; i < 3; ++i) { /* (x, y, z) -> XDMF's (z, y, x) */
-    m.points[i] = points[2 - i];
-    m.origin[i] = origin[2 - i];
-    m.spacing[i] = spacing[2 - i];
-  }
+  m.axes = axes;
+  for (int i = 0; i < 3; ++i) m.points[i] = points[2 - i]; /* (x, y, z) -> XDMF's (z, y, x) */
   app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);

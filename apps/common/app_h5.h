@@ -91,28 +91,40 @@ int app_h5_write_1d_concat_i64(app_h5 *h, const char *path, const int64_t *v, in
 int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta_view_f64 v,
                          int halo, int x_dim);
 
-/** Rank 0 writes an XDMF file for ParaView: a 2D uniform cell-centred grid of gx x gy cells
- *  with origin (x0, y0) and spacing (dx, dy) whose cell fields are the `nfields` datasets
- *  `h5file`:`paths[i]` (shape [gy][gx]). */
-int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy, double x0,
-                      double y0, double dx, double dy, const char *const *names,
-                      const char *const *paths, int nfields);
+/** The node coordinates of one axis of a uniform grid, `cells` + 1 values: x0 + i dx, the last
+ *  one x_end exactly (so a reader's bounds are the deck's, not x0 + cells dx rounded). Every rank
+ *  passes the same values; rank 0 writes them. The XDMF descriptions below read their grid's
+ *  geometry from such datasets. */
+int app_h5_write_axis(app_h5 *h, const char *path, double x0, double dx, int64_t cells,
+                      double x_end);
 
-/** Rank 0 writes an XDMF temporal collection for ParaView (one time step per entry, the File >
- *  Open dialog then shows the series with its times): grid t is the grid of app_xdmf_write_2d
- *  at time times[t], its fields the datasets `h5file`:`groups[t]`/names[i] (shape [gy][gx]). */
+/* XDMF descriptions for ParaView, written by rank 0 alone. Grids are rectilinear (2DRectMesh /
+ * 3DRectMesh with one node-coordinate dataset per axis, from app_h5_write_axis): a 2D grid then
+ * lies in the x-y plane, face-on, in every ParaView XDMF reader (a 2DCoRectMesh is read as a
+ * grid one point wide in x, its values in the y-z plane), and its bounds are exact. Every real
+ * is declared a double (Precision 8; the readers take an undeclared one as a 32-bit float). */
+
+/** A 2D cell-centred grid of gx x gy cells whose node coordinates are the datasets
+ *  `h5file`:`axes[0]` (gx + 1 values, x) and `axes[1]` (gy + 1, y); its cell fields are the
+ *  `nfields` datasets `h5file`:`paths[i]` (shape [gy][gx]). */
+int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
+                      const char *const axes[2], const char *const *names, const char *const *paths,
+                      int nfields);
+
+/** A temporal collection (one time step per entry, the File > Open dialog then shows the series
+ *  with its times): grid t is the grid of app_xdmf_write_2d at time times[t], its fields the
+ *  datasets `h5file`:`groups[t]`/names[i] (shape [gy][gx]). */
 int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
-                             double x0, double y0, double dx, double dy, const char *const *names,
-                             int nfields, const char *const *groups, const double *times,
-                             int nsteps);
+                             const char *const axes[2], const char *const *names, int nfields,
+                             const char *const *groups, const double *times, int nsteps);
 
-/** Rank 0 writes an XDMF file for a structured 3D grid (3DCoRectMesh) of points[0] x points[1]
- *  x points[2] points (x, y, z) with `origin` and `spacing` (x, y, z). Its fields are the
- *  datasets `h5file`:`paths[i]` of shape [nz][ny][nx] (node_centred != 0: values at points)
- *  or [nz-1][ny-1][nx-1] (values in cells). */
+/** A structured 3D grid of points[0] x points[1] x points[2] points (x, y, z) whose node
+ *  coordinates are the datasets `h5file`:`axes[d]` (points[d] values each, x first). Its fields
+ *  are the datasets `h5file`:`paths[i]` of shape [nz][ny][nx] (node_centred != 0: values at
+ *  points) or [nz-1][ny-1][nx-1] (values in cells). */
 int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
-                      const double origin[3], const double spacing[3], const char *const *names,
-                      const char *const *paths, int nfields, int node_centred);
+                      const char *const axes[3], const char *const *names, const char *const *paths,
+                      int nfields, int node_centred);
 
 PORTA_EXTERN_C_END
 

@@ -128,6 +128,20 @@ static void thermo(minimd *m, int64_t step, double elapsed) {
  *  else as given (relative to the working directory, as the reference looks for it). */
 /** --summary-json must not name an input the deck names (the data file, the potential): the
  *  summary is renamed over its name at the end. app_begin checked the deck and the results. */
+/* The atoms at `step` as the snapshot /snapshots/step_STEP of the result file (its step added to
+ * the series' list, which the XDMF description reads). */
+static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *nsnap) {
+  char group[64];
+  snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)step);
+  RUN(minimd_atoms_to_host(m));
+  if (*nsnap == 0) RUN(app_h5_group(h5, "/snapshots"));
+  RUN(minimd_write_atoms(m, h5, group));
+  int64_t *grown = (int64_t *)realloc(*snap, (size_t)(*nsnap + 1) * sizeof(int64_t));
+  if (!grown) app_fatal("minimd: no memory for the list of %d snapshots", *nsnap + 1);
+  *snap = grown;
+  grown[(*nsnap)++] = step;
+}
+
 static void summary_spares(const app_cli *cli, const char *input) {
   int same = app_mpi_rank() == 0 && cli->summary_json[0] && app_file_same(cli->summary_json, input);
   APP_MPI_CHECK(MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -304,8 +318,11 @@ int main(int argc, char **argv) {
   thermo(&m, 0, 0.0);
 
   /* ---- the loop ---- */
+  /* --dump-every N: snapshots at step 0 and every N steps; the last step is /final (each time
+     once in the series) */
   int64_t *snap = NULL;
   int nsnap = 0;
+  if (p->dump_every > 0 && !cli.no_h5) snapshot(&m, &h5, 0, &snap, &nsnap);
   APP_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const double t_start = porta_wtime();
   int64_t next_sort = sort_every > 0 ? sort_every : p->nsteps + 1;
@@ -325,20 +342,12 @@ int main(int argc, char **argv) {
       }
       compute_force(&m, eflag);
     }
-    const int dump = p->dump_every > 0 && (n + 1) % p->dump_every == 0 && !cli.no_h5;
+    const int dump =
+        p->dump_every > 0 && (n + 1) % p->dump_every == 0 && n + 1 < p->nsteps && !cli.no_h5;
     final_pending = !eflag && !dump && n + 1 < p->nsteps; /* v is looked at otherwise */
     if (!final_pending) RUN(minimd_final_integrate(&m));
     if (eflag) thermo(&m, n + 1, porta_wtime() - t_start);
-    if (dump) {
-      char group[64];
-      snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)(n + 1));
-      RUN(minimd_atoms_to_host(&m));
-      if (nsnap == 0) RUN(app_h5_group(&h5, "/snapshots"));
-      RUN(minimd_write_atoms(&m, &h5, group));
-      snap = (int64_t *)realloc(snap, (size_t)(nsnap + 1) * sizeof(int64_t));
-      if (!snap) app_fatal("minimd: no memory");
-      snap[nsnap++] = n + 1;
-    }
+    if (dump) snapshot(&m, &h5, n + 1, &snap, &nsnap);
   }
   APP_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   m.times.total = porta_wtime() - t_start;

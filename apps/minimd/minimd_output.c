@@ -223,6 +223,23 @@ int minimd_write_atoms(const minimd *m, app_h5 *h, const char *group) {
   return rc;
 }
 
+/* The vertex cells of the atoms, 0 .. natoms - 1, one dataset every grid of the XDMF series
+ * reads: ParaView's Xdmf3 readers make no cells of a Polyvertex topology without it (the atoms
+ * are points that nothing draws). */
+static int write_vertices(const minimd *m, app_h5 *h) {
+  const int64_t natoms = m->atoms.natoms, n0 = m->comm.rank == 0 ? natoms : 0;
+  int64_t *ids = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n0 > 0 ? n0 : 1));
+  if (!ids)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", MINIMD_VERTICES_PATH,
+                       "no memory for %lld vertex indices", (long long)n0);
+  for (int64_t i = 0; i < n0; ++i) ids[i] = i;
+  const int64_t start = 0;
+  PORTA_CHECK(app_h5_group(h, "/mesh"));
+  int rc = app_h5_write_block_i64(h, MINIMD_VERTICES_PATH, 1, &natoms, &start, &n0, ids);
+  free(ids);
+  return rc;
+}
+
 int minimd_write_h5(const minimd *m, app_h5 *h, int threads) {
   const minimd_params *p = &m->prm;
   PORTA_CHECK(app_h5_group(h, "/parameters"));
@@ -265,6 +282,7 @@ int minimd_write_h5(const minimd *m, app_h5 *h, int threads) {
   PORTA_CHECK(
       app_h5_attr_double(h, "/timings", "atom_steps_per_s",
                          t->total > 0 ? (double)m->atoms.natoms * p->nsteps / t->total : 0.0));
+  PORTA_CHECK(write_vertices(m, h));
   return minimd_write_atoms(m, h, "/final");
 }
 
@@ -278,15 +296,21 @@ int minimd_write_xmf(const minimd *m, const char *xmf, const char *h5name, const
   const long long n = (long long)m->atoms.natoms;
   fprintf(f, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
   fprintf(f, "  <Grid Name=\"atoms\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  /* the snapshots, then /final (the last step, which has no snapshot of its own) */
   for (int s = 0; s <= nsnap; ++s) {
     char group[64];
+    const int64_t step = s < nsnap ? steps[s] : m->prm.nsteps;
     if (s < nsnap)
-      snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)steps[s]);
+      snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)step);
     else
       snprintf(group, sizeof group, "/final");
     fprintf(f, "   <Grid Name=\"%s\" GridType=\"Uniform\">\n", group + 1);
-    fprintf(f, "    <Time Value=\"%lld\"/>\n", (long long)(s < nsnap ? steps[s] : m->prm.nsteps));
-    fprintf(f, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\"/>\n", n);
+    fprintf(f, "    <Time Value=\"%.17g\"/>\n", (double)step * m->prm.dt); /* physical time */
+    fprintf(f,
+            "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" "
+            "NodesPerElement=\"1\">\n     <DataItem Dimensions=\"%lld\" NumberType=\"Int\" "
+            "Precision=\"8\" Format=\"HDF\">%s:%s</DataItem>\n    </Topology>\n",
+            n, n, base, MINIMD_VERTICES_PATH);
     fprintf(f,
             "    <Geometry GeometryType=\"XYZ\">\n     <DataItem Dimensions=\"%lld 3\" "
             "NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:%s/x</DataItem>\n"

@@ -193,6 +193,9 @@ int tea_h5_out_open(tea_h5_out *o, MPI_Comm comm) {
   return PORTA_SUCCESS;
 }
 
+/* The node coordinates of the grid (x, y) in the result file. */
+static const char *const tea_mesh_axes[2] = {"/mesh/x", "/mesh/y"};
+
 /* The fields the result file holds, final and in snapshots: u, energy (energy1), density. */
 static const char *const tea_out_names[3] = {"u", "energy", "density"};
 static const int tea_out_ids[3] = {TEA_FIELD_U, TEA_FIELD_ENERGY1, TEA_FIELD_DENSITY};
@@ -290,6 +293,10 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
   H5_TRY(app_h5_attr_double(h, "/fields", "ymin", s->ymin));
   H5_TRY(app_h5_attr_double(h, "/fields", "dx", c->dx));
   H5_TRY(app_h5_attr_double(h, "/fields", "dy", c->dy));
+  /* the node coordinates of the grid, which the XDMF description's geometry reads */
+  H5_TRY(app_h5_group(h, "/mesh"));
+  H5_TRY(app_h5_write_axis(h, tea_mesh_axes[0], s->xmin, c->dx, s->x_cells, s->xmax));
+  H5_TRY(app_h5_write_axis(h, tea_mesh_axes[1], s->ymin, c->dy, s->y_cells, s->ymax));
   const char *paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
   for (int i = 0; i < 3; ++i)
     H5_TRY(app_h5_write_field2d(h, paths[i], r->d, *tea_field(c, tea_out_ids[i]), c->halo, 1));
@@ -327,13 +334,13 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
       gp[t] = groups[t];
     }
     if (!bad)
-      bad = app_xdmf_write_2d_series(xmf, file, s->x_cells, s->y_cells, s->xmin, s->ymin, c->dx,
-                                     c->dy, tea_out_names, 3, gp, o->snap_time, o->nsnap);
+      bad = app_xdmf_write_2d_series(xmf, file, s->x_cells, s->y_cells, tea_mesh_axes,
+                                     tea_out_names, 3, gp, o->snap_time, o->nsnap);
     free(groups);
     free(gp);
   } else {
-    bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, s->xmin, s->ymin, c->dx, c->dy,
-                            tea_out_names, paths, 3);
+    bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, tea_mesh_axes, tea_out_names, paths,
+                            3);
   }
   /* ParaView's description only: a warning, the results themselves are complete */
   if (bad)

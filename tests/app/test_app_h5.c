@@ -5,7 +5,8 @@
  *  rank 0 with the plain HDF5 API and checked value by value, with the offsets. Errors must be
  *  non-zero Porta codes on every rank whose message names the path: a dataset that exists, a
  *  block outside the global shape on one rank, a negative n_local, a file in a directory that
- *  does not exist. Also the XDMF description of a 3D grid (node and cell fields).
+ *  does not exist. Also an axis of node coordinates (app_h5_write_axis) and the XDMF
+ *  descriptions of a 3D grid (node and cell fields) and a 2D one.
  */
 #include <hdf5.h>
 #include <mpi.h>
@@ -122,6 +123,13 @@ static void check_file(const char *file, const int64_t *g3 /* z y x */) {
   EXPECT(bad == 0, "/concat_i64: %d wrong values", bad);
   free(ci);
 
+  /* the axis: cells + 1 nodes, the last one the given end */
+  double *ax = (double *)read_all(f, "/axis", H5T_NATIVE_DOUBLE, &nd, dims);
+  EXPECT(nd == 1 && dims[0] == 4 && ax && ax[0] == 0.1 && ax[1] == 0.1 + 0.1 &&
+             ax[2] == 0.1 + 0.1 * 2.0 && ax[3] == 0.4,
+         "/axis");
+  free(ax);
+
   /* the replicated table still works through the block writer */
   double *t = (double *)read_all(f, "/table", H5T_NATIVE_DOUBLE, &nd, dims);
   EXPECT(nd == 1 && dims[0] == 4 && t && t[0] == 1.0 && t[3] == 4.0, "/table");
@@ -142,25 +150,28 @@ static char *slurp(const char *path) {
 static void check_xdmf(const char *name) {
   char xmf[128];
   const int64_t points[3] = {7, 4, 5}; /* x y z */
-  const double origin[3] = {1.0, 2.0, 3.0}, spacing[3] = {0.5, 0.25, 0.125};
+  const char *axes[3] = {"/mesh/x", "/mesh/y", "/mesh/z"};
   const char *names[2] = {"temperature", "pressure"};
   const char *paths[2] = {"/block3d", "/cells"};
   snprintf(xmf, sizeof xmf, "%s_node.xmf", name);
-  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, origin, spacing, names, paths, 2, 1) == 0, "%s",
+  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, axes, names, paths, 2, 1) == 0, "%s",
          porta_last_error_message());
   char *s = slurp(xmf);
-  EXPECT(s && strstr(s, "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"5 4 7\"/>"),
+  EXPECT(s && strstr(s, "<Topology TopologyType=\"3DRectMesh\" Dimensions=\"5 4 7\"/>"),
          "topology (z y x) in %s", xmf);
-  EXPECT(s && strstr(s, "GeometryType=\"ORIGIN_DXDYDZ\""), "geometry type in %s", xmf);
-  EXPECT(s && strstr(s, "Dimensions=\"3\">3 2 1</DataItem>"), "origin (z y x) in %s", xmf);
-  EXPECT(s && strstr(s, "Dimensions=\"3\">0.125 0.25 0.5</DataItem>"), "spacing in %s", xmf);
+  EXPECT(s && strstr(s, "GeometryType=\"VXVYVZ\""), "geometry type in %s", xmf);
+  /* the axes x, y, z in that order, each a double of its own length */
+  const char *x = s ? strstr(s, "Precision=\"8\" Dimensions=\"7\">f.h5:/mesh/x<") : NULL;
+  const char *y = s ? strstr(s, "Precision=\"8\" Dimensions=\"4\">f.h5:/mesh/y<") : NULL;
+  const char *z = s ? strstr(s, "Precision=\"8\" Dimensions=\"5\">f.h5:/mesh/z<") : NULL;
+  EXPECT(x && y && z && x < y && y < z, "axes x, y, z in %s", xmf);
   EXPECT(s && strstr(s, "Center=\"Node\"") &&
              strstr(s, "Dimensions=\"5 4 7\">f.h5:/block3d</DataItem>") &&
              strstr(s, "Dimensions=\"5 4 7\">f.h5:/cells</DataItem>"),
          "node fields in %s", xmf);
   remove(xmf);
   snprintf(xmf, sizeof xmf, "%s_cell.xmf", name);
-  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, origin, spacing, names, paths, 2, 0) == 0, "%s",
+  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, axes, names, paths, 2, 0) == 0, "%s",
          porta_last_error_message());
   s = slurp(xmf);
   EXPECT(s && strstr(s, "Center=\"Cell\"") &&
@@ -168,15 +179,28 @@ static void check_xdmf(const char *name) {
              strstr(s, "Dimensions=\"5 4 7\"/>"),
          "cell fields in %s", xmf);
   remove(xmf);
+  /* 2D: x-y plane (2DRectMesh, VXVY), cell fields [gy][gx] */
+  snprintf(xmf, sizeof xmf, "%s_2d.xmf", name);
+  EXPECT(app_xdmf_write_2d(xmf, "f.h5", 6, 3, axes, names, paths, 1) == 0, "%s",
+         porta_last_error_message());
+  s = slurp(xmf);
+  EXPECT(s && strstr(s, "<Topology TopologyType=\"2DRectMesh\" Dimensions=\"4 7\"/>") &&
+             strstr(s, "GeometryType=\"VXVY\"") && strstr(s, "Dimensions=\"7\">f.h5:/mesh/x<") &&
+             strstr(s, "Dimensions=\"4\">f.h5:/mesh/y<") &&
+             strstr(s, "Dimensions=\"3 6\">f.h5:/block3d</DataItem>") && !strstr(s, "/mesh/z"),
+         "2D grid in %s", xmf);
+  remove(xmf);
+  EXPECT(app_xdmf_write_2d(xmf, "f.h5", 0, 3, axes, names, paths, 1) ==
+             PORTA_ERROR_INVALID_ARGUMENT,
+         "a 2D grid without cells");
   /* errors name the file and give the OS's reason */
   const char *nowhere = "no_such_dir_app_h5/x.xmf";
-  EXPECT(app_xdmf_write_3d(nowhere, "f.h5", points, origin, spacing, names, paths, 2, 1) ==
-             PORTA_ERROR_IO,
+  EXPECT(app_xdmf_write_3d(nowhere, "f.h5", points, axes, names, paths, 2, 1) == PORTA_ERROR_IO,
          "xdmf in a missing directory");
   expect_message(nowhere, "xdmf in a missing directory");
   expect_message("No such file", "xdmf in a missing directory");
   const int64_t flat[3] = {7, 1, 5};
-  EXPECT(app_xdmf_write_3d(xmf, "f.h5", flat, origin, spacing, names, paths, 2, 0) ==
+  EXPECT(app_xdmf_write_3d(xmf, "f.h5", flat, axes, names, paths, 2, 0) ==
              PORTA_ERROR_INVALID_ARGUMENT,
          "cell fields on a flat grid");
 }
@@ -249,6 +273,11 @@ int main(int argc, char **argv) {
   const double table[4] = {1, 2, 3, 4};
   EXPECT(app_h5_write_1d_double(&h, "/table", table, 4) == PORTA_SUCCESS, "table: %s",
          porta_last_error_message());
+  /* an axis of 3 cells from 0.1 by 0.1: 0.1 + 3 x 0.1 is not 0.4 in doubles, its last node is */
+  EXPECT(app_h5_write_axis(&h, "/axis", 0.1, 0.1, 3, 0.4) == PORTA_SUCCESS, "axis: %s",
+         porta_last_error_message());
+  EXPECT(app_h5_write_axis(&h, "/axis0", 0.0, 1.0, 0, 0.0) == PORTA_ERROR_INVALID_ARGUMENT,
+         "an axis of 0 cells");
 
   /* errors: every rank fails, the message names the function and the path */
   porta_error_clear();
