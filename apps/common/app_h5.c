@@ -491,12 +491,15 @@ int app_h5_write_axis(app_h5 *h, const char *path, double x0, double dx, int64_t
   return rc;
 }
 
-/* A rectilinear grid: `ndims` axes (2 or 3), in XDMF's order (slowest first); the node
- * coordinates of axis d (x first) are the dataset axes[d] of points[ndims - 1 - d] values. */
+/* A grid of `ndims` (2 or 3) dimensions, arrays in XDMF's order (slowest first): rectilinear
+ * where `axes` is given (the node coordinates of axis d, x first, are the dataset axes[d] of
+ * points[ndims - 1 - d] values), else uniform from `origin` by `spacing`. */
 typedef struct xdmf_mesh {
   int ndims;
-  int64_t points[3];       /**< points per dimension, slowest first */
-  const char *const *axes; /**< node coordinate datasets, x first */
+  int64_t points[3];       /**< points per dimension */
+  const char *const *axes; /**< node coordinate datasets, x first (NULL: uniform) */
+  double origin[3];        /**< uniform: the first point */
+  double spacing[3];       /**< uniform: the point spacing */
   int node_centred;        /**< fields at points (else in cells: points - 1 per dimension) */
 } xdmf_mesh;
 
@@ -504,24 +507,42 @@ static void xdmf_i64s(FILE *f, const int64_t *v, int n, int64_t minus) {
   for (int i = 0; i < n; ++i) fprintf(f, i ? " %lld" : "%lld", (long long)(v[i] - minus));
 }
 
+/* The geometry of `m`; every real a double (Precision 8: the readers take an undeclared one as
+ * a 32-bit float). */
+static void xdmf_geometry(FILE *f, int ind, const char *h5file, const xdmf_mesh *m) {
+  const int nd = m->ndims;
+  static const char item[] = "<DataItem NumberType=\"Float\" Precision=\"8\" Format=";
+  if (m->axes) {
+    fprintf(f, "%*s <Geometry GeometryType=\"%s\">\n", ind, "", nd == 2 ? "VXVY" : "VXVYVZ");
+    for (int d = 0; d < nd; ++d)
+      fprintf(f, "%*s  %s\"HDF\" Dimensions=\"%lld\">%s:%s</DataItem>\n", ind, "", item,
+              (long long)m->points[nd - 1 - d], h5file, m->axes[d]);
+  } else {
+    fprintf(f, "%*s <Geometry GeometryType=\"%s\">\n", ind, "",
+            nd == 2 ? "ORIGIN_DXDY" : "ORIGIN_DXDYDZ");
+    const double *v[2] = {m->origin, m->spacing};
+    for (int k = 0; k < 2; ++k) {
+      fprintf(f, "%*s  %s\"XML\" Dimensions=\"%d\">", ind, "", item, nd);
+      for (int i = 0; i < nd; ++i) fprintf(f, i ? " %.17g" : "%.17g", v[k][i]);
+      fprintf(f, "</DataItem>\n");
+    }
+  }
+  fprintf(f, "%*s </Geometry>\n", ind, "");
+}
+
 /* One grid: topology, geometry and the fields `prefix`/names[i] (prefix "" takes paths[i] as
- * given), indented by `ind` spaces; `time` >= 0 adds a Time. Every real is read as a double
- * (Precision 8: without it the readers take 32-bit floats). */
+ * given), indented by `ind` spaces; `time` >= 0 adds a Time. */
 static void xdmf_grid(FILE *f, int ind, const char *grid_name, double time, const char *h5file,
                       const xdmf_mesh *m, const char *const *names, const char *const *paths,
                       const char *prefix, int nfields) {
   const int nd = m->ndims;
   fprintf(f, "%*s<Grid Name=\"%s\" GridType=\"Uniform\">\n", ind, "", grid_name);
   if (time >= 0.0) fprintf(f, "%*s <Time Value=\"%.17g\"/>\n", ind, "", time);
-  fprintf(f, "%*s <Topology TopologyType=\"%dDRectMesh\" Dimensions=\"", ind, "", nd);
+  fprintf(f, "%*s <Topology TopologyType=\"%dD%sMesh\" Dimensions=\"", ind, "", nd,
+          m->axes ? "Rect" : "CoRect");
   xdmf_i64s(f, m->points, nd, 0);
-  fprintf(f, "\"/>\n%*s <Geometry GeometryType=\"%s\">\n", ind, "", nd == 2 ? "VXVY" : "VXVYVZ");
-  for (int d = 0; d < nd; ++d)
-    fprintf(f,
-            "%*s  <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" "
-            "Dimensions=\"%lld\">%s:%s</DataItem>\n",
-            ind, "", (long long)m->points[nd - 1 - d], h5file, m->axes[d]);
-  fprintf(f, "%*s </Geometry>\n", ind, "");
+  fprintf(f, "\"/>\n");
+  xdmf_geometry(f, ind, h5file, m);
   for (int i = 0; i < nfields; ++i) {
     fprintf(f,
             "%*s <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"%s\">\n"
@@ -602,8 +623,8 @@ int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t g
 }
 
 int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
-                      const char *const axes[3], const char *const *names, const char *const *paths,
-                      int nfields, int node_centred) {
+                      const double origin[3], const double spacing[3], const char *const *names,
+                      const char *const *paths, int nfields, int node_centred) {
   static const char op[] = "app_xdmf_write_3d";
   const int64_t least = node_centred ? 1 : 2;
   if (points[0] < least || points[1] < least || points[2] < least)
@@ -615,8 +636,11 @@ int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t po
   memset(&m, 0, sizeof m);
   m.ndims = 3;
   m.node_centred = node_centred != 0;
-  m.axes = axes;
-  for (int i = 0; i < 3; ++i) m.points[i] = points[2 - i]; /* (x, y, z) -> XDMF's (z, y, x) */
+  for (int i = 0; i < 3; ++i) { /* (x, y, z) -> XDMF's (z, y, x) */
+    m.points[i] = points[2 - i];
+    m.origin[i] = origin[2 - i];
+    m.spacing[i] = spacing[2 - i];
+  }
   app_text_file x;
   PORTA_CHECK(xdmf_open(op, xmf_path, &x));
   xdmf_grid(x.f, 2, "mesh", -1.0, h5file, &m, names, paths, "", nfields);

@@ -98,15 +98,16 @@ int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta
 int app_h5_write_axis(app_h5 *h, const char *path, double x0, double dx, int64_t cells,
                       double x_end);
 
-/* XDMF descriptions for ParaView, written by rank 0 alone. Grids are rectilinear (2DRectMesh /
- * 3DRectMesh with one node-coordinate dataset per axis, from app_h5_write_axis): a 2D grid then
- * lies in the x-y plane, face-on, in every ParaView XDMF reader (a 2DCoRectMesh is read as a
- * grid one point wide in x, its values in the y-z plane), and its bounds are exact. Every real
- * is declared a double (Precision 8; the readers take an undeclared one as a 32-bit float). */
+/* XDMF descriptions for ParaView, written by rank 0 alone. Every real is declared a double
+ * (Precision 8; the readers take an undeclared one as a 32-bit float: spacing 0.1 had been read
+ * as 0.10000000149). */
 
 /** A 2D cell-centred grid of gx x gy cells whose node coordinates are the datasets
- *  `h5file`:`axes[0]` (gx + 1 values, x) and `axes[1]` (gy + 1, y); its cell fields are the
- *  `nfields` datasets `h5file`:`paths[i]` (shape [gy][gx]). */
+ *  `h5file`:`axes[0]` (gx + 1 values, x) and `axes[1]` (gy + 1, y), from app_h5_write_axis; its
+ *  cell fields are the `nfields` datasets `h5file`:`paths[i]` (shape [gy][gx]). The grid is
+ *  rectilinear (2DRectMesh, VXVY): every ParaView XDMF reader then puts it in the x-y plane,
+ *  face-on, with exact bounds (a 2DCoRectMesh is read as a grid one point wide in x, its values
+ *  in the y-z plane, and the Xdmf3 readers' probes return cell 0's value everywhere). */
 int app_xdmf_write_2d(const char *xmf_path, const char *h5file, int64_t gx, int64_t gy,
                       const char *const axes[2], const char *const *names, const char *const *paths,
                       int nfields);
@@ -118,13 +119,14 @@ int app_xdmf_write_2d_series(const char *xmf_path, const char *h5file, int64_t g
                              const char *const axes[2], const char *const *names, int nfields,
                              const char *const *groups, const double *times, int nsteps);
 
-/** A structured 3D grid of points[0] x points[1] x points[2] points (x, y, z) whose node
- *  coordinates are the datasets `h5file`:`axes[d]` (points[d] values each, x first). Its fields
- *  are the datasets `h5file`:`paths[i]` of shape [nz][ny][nx] (node_centred != 0: values at
- *  points) or [nz-1][ny-1][nx-1] (values in cells). */
+/** A uniform 3D grid (3DCoRectMesh: ParaView's image data, whose probes find points on its
+ *  faces, where a rectilinear grid's miss the upper faces) of points[0] x points[1] x points[2]
+ *  points (x, y, z) with `origin` and `spacing` (x, y, z). Its fields are the datasets
+ *  `h5file`:`paths[i]` of shape [nz][ny][nx] (node_centred != 0: values at points) or
+ *  [nz-1][ny-1][nx-1] (values in cells). */
 int app_xdmf_write_3d(const char *xmf_path, const char *h5file, const int64_t points[3],
-                      const char *const axes[3], const char *const *names, const char *const *paths,
-                      int nfields, int node_centred);
+                      const double origin[3], const double spacing[3], const char *const *names,
+                      const char *const *paths, int nfields, int node_centred);
 
 PORTA_EXTERN_C_END
 

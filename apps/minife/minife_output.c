@@ -101,9 +101,6 @@ int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
 
 /* ---- HDF5 ---- */
 
-/* The node coordinates of the grid (x, y, z) in the result file. */
-static const char *const minife_mesh_axes[3] = {"/mesh/x", "/mesh/y", "/mesh/z"};
-
 int minife_write_h5(app_h5 *h, const minife *m, const minife_report *r) {
   const minife_params *p = r->prm;
   const minife_mesh *mesh = &m->mesh;
@@ -153,11 +150,6 @@ int minife_write_h5(app_h5 *h, const minife *m, const minife_report *r) {
     PORTA_CHECK(app_h5_attr_int(h, "/verification", "points", r->ver->points));
     PORTA_CHECK(app_h5_attr_int(h, "/verification", "passed", r->verify_passed));
   }
-  /* the node coordinates of the unit cube's grid, which the XDMF description's geometry reads */
-  PORTA_CHECK(app_h5_group(h, "/mesh"));
-  for (int d = 0; d < 3; ++d)
-    PORTA_CHECK(app_h5_write_axis(h, minife_mesh_axes[d], 0.0, 1.0 / (double)mesh->elems[d],
-                                  mesh->elems[d], 1.0));
   /* the solution on the global node grid, [z][y][x], each rank its owned box */
   porta_view_f64 xh;
   PORTA_CHECK(porta_view_f64_create_mirror_view(&xh, &m->x));
@@ -177,8 +169,11 @@ int minife_write_xdmf(const char *name, const minife *m) {
   const char *base = strrchr(name, '/');
   snprintf(h5, sizeof h5, "%s.h5", base ? base + 1 : name);
   const int64_t pts[3] = {m->mesh.nodes[0], m->mesh.nodes[1], m->mesh.nodes[2]};
+  const double origin[3] = {0.0, 0.0, 0.0};
+  const double spacing[3] = {1.0 / (double)m->mesh.elems[0], 1.0 / (double)m->mesh.elems[1],
+                             1.0 / (double)m->mesh.elems[2]};
   const char *names[1] = {"u"}, *paths[1] = {"/solution"};
-  return app_xdmf_write_3d(xmf, h5, pts, minife_mesh_axes, names, paths, 1, 1);
+  return app_xdmf_write_3d(xmf, h5, pts, origin, spacing, names, paths, 1, 1);
 }
 
 /* ---- run summary ---- */

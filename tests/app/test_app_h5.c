@@ -150,28 +150,30 @@ static char *slurp(const char *path) {
 static void check_xdmf(const char *name) {
   char xmf[128];
   const int64_t points[3] = {7, 4, 5}; /* x y z */
-  const char *axes[3] = {"/mesh/x", "/mesh/y", "/mesh/z"};
+  const double origin[3] = {1.0, 2.0, 3.0}, spacing[3] = {0.5, 0.25, 0.1};
+  const char *axes[2] = {"/mesh/x", "/mesh/y"};
   const char *names[2] = {"temperature", "pressure"};
   const char *paths[2] = {"/block3d", "/cells"};
   snprintf(xmf, sizeof xmf, "%s_node.xmf", name);
-  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, axes, names, paths, 2, 1) == 0, "%s",
+  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, origin, spacing, names, paths, 2, 1) == 0, "%s",
          porta_last_error_message());
   char *s = slurp(xmf);
-  EXPECT(s && strstr(s, "<Topology TopologyType=\"3DRectMesh\" Dimensions=\"5 4 7\"/>"),
+  EXPECT(s && strstr(s, "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"5 4 7\"/>"),
          "topology (z y x) in %s", xmf);
-  EXPECT(s && strstr(s, "GeometryType=\"VXVYVZ\""), "geometry type in %s", xmf);
-  /* the axes x, y, z in that order, each a double of its own length */
-  const char *x = s ? strstr(s, "Precision=\"8\" Dimensions=\"7\">f.h5:/mesh/x<") : NULL;
-  const char *y = s ? strstr(s, "Precision=\"8\" Dimensions=\"4\">f.h5:/mesh/y<") : NULL;
-  const char *z = s ? strstr(s, "Precision=\"8\" Dimensions=\"5\">f.h5:/mesh/z<") : NULL;
-  EXPECT(x && y && z && x < y && y < z, "axes x, y, z in %s", xmf);
+  EXPECT(s && strstr(s, "GeometryType=\"ORIGIN_DXDYDZ\""), "geometry type in %s", xmf);
+  /* origin and spacing (z y x) read as doubles: without Precision 8, 0.1 is a float's 0.1 */
+  EXPECT(s && strstr(s, "Precision=\"8\" Format=\"XML\" Dimensions=\"3\">3 2 1</DataItem>"),
+         "origin (z y x) in %s", xmf);
+  EXPECT(s && strstr(s, "Precision=\"8\" Format=\"XML\" Dimensions=\"3\">"
+                        "0.10000000000000001 0.25 0.5</DataItem>"),
+         "spacing in %s", xmf);
   EXPECT(s && strstr(s, "Center=\"Node\"") &&
              strstr(s, "Dimensions=\"5 4 7\">f.h5:/block3d</DataItem>") &&
              strstr(s, "Dimensions=\"5 4 7\">f.h5:/cells</DataItem>"),
          "node fields in %s", xmf);
   remove(xmf);
   snprintf(xmf, sizeof xmf, "%s_cell.xmf", name);
-  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, axes, names, paths, 2, 0) == 0, "%s",
+  EXPECT(app_xdmf_write_3d(xmf, "f.h5", points, origin, spacing, names, paths, 2, 0) == 0, "%s",
          porta_last_error_message());
   s = slurp(xmf);
   EXPECT(s && strstr(s, "Center=\"Cell\"") &&
@@ -187,20 +189,22 @@ static void check_xdmf(const char *name) {
   EXPECT(s && strstr(s, "<Topology TopologyType=\"2DRectMesh\" Dimensions=\"4 7\"/>") &&
              strstr(s, "GeometryType=\"VXVY\"") && strstr(s, "Dimensions=\"7\">f.h5:/mesh/x<") &&
              strstr(s, "Dimensions=\"4\">f.h5:/mesh/y<") &&
-             strstr(s, "Dimensions=\"3 6\">f.h5:/block3d</DataItem>") && !strstr(s, "/mesh/z"),
-         "2D grid in %s", xmf);
+             strstr(s, "Dimensions=\"3 6\">f.h5:/block3d</DataItem>") && !strstr(s, "ORIGIN") &&
+             strstr(s, "/mesh/x<") < strstr(s, "/mesh/y<"),
+         "2D grid (axes x then y) in %s", xmf);
   remove(xmf);
   EXPECT(app_xdmf_write_2d(xmf, "f.h5", 0, 3, axes, names, paths, 1) ==
              PORTA_ERROR_INVALID_ARGUMENT,
          "a 2D grid without cells");
   /* errors name the file and give the OS's reason */
   const char *nowhere = "no_such_dir_app_h5/x.xmf";
-  EXPECT(app_xdmf_write_3d(nowhere, "f.h5", points, axes, names, paths, 2, 1) == PORTA_ERROR_IO,
+  EXPECT(app_xdmf_write_3d(nowhere, "f.h5", points, origin, spacing, names, paths, 2, 1) ==
+             PORTA_ERROR_IO,
          "xdmf in a missing directory");
   expect_message(nowhere, "xdmf in a missing directory");
   expect_message("No such file", "xdmf in a missing directory");
   const int64_t flat[3] = {7, 1, 5};
-  EXPECT(app_xdmf_write_3d(xmf, "f.h5", flat, axes, names, paths, 2, 0) ==
+  EXPECT(app_xdmf_write_3d(xmf, "f.h5", flat, origin, spacing, names, paths, 2, 0) ==
              PORTA_ERROR_INVALID_ARGUMENT,
          "cell fields on a flat grid");
 }

@@ -259,9 +259,9 @@ static void check_planted_links(void) {
   EXPECT(rc == PORTA_SUCCESS, "close: %s", porta_last_error_message());
   if (rank == 0) {
     const int64_t points[3] = {2, 2, 2};
-    const char *axes[3] = {"/x", "/y", "/z"};
+    const double origin[3] = {0, 0, 0}, spacing[3] = {1, 1, 1};
     const char *names[1] = {"v"}, *paths[1] = {"/v"};
-    rc = app_xdmf_write_3d(xmf, "l.h5", points, axes, names, paths, 1, 1);
+    rc = app_xdmf_write_3d(xmf, "l.h5", points, origin, spacing, names, paths, 1, 1);
     EXPECT(rc == PORTA_SUCCESS, "xdmf over a link: %s", porta_last_error_message());
     for (int i = 0; i < 4; ++i) expect_content(victim[i], content[i], "planted link");
     EXPECT(is_regular(file) && h5_opens(file), "%s is not a regular HDF5 file", file);
