@@ -22,3 +22,12 @@ foreach(case tealeaf minife minimd disagree scaling slurm)
   set_tests_properties(${_name} PROPERTIES LABELS "tools;mpi" TIMEOUT 600 RUN_SERIAL TRUE
                        ENVIRONMENT "${PORTA_APP_MPI_ENV}")
 endforeach()
+
+# scripts/show: a picture of a small result of each app (size, not blank), and the files it
+# must refuse (missing, not HDF5, not a Porta result, an unknown app). Skipped, saying so, where
+# h5py or matplotlib is missing.
+add_test(NAME tools.show
+         COMMAND "${PORTA_SYSTEM_PYTHON}" "${PROJECT_SOURCE_DIR}/tests/scripts/test_show.py"
+                 "${PROJECT_SOURCE_DIR}/scripts" "${PROJECT_BINARY_DIR}")
+set_tests_properties(tools.show PROPERTIES LABELS "tools" TIMEOUT 300 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${PORTA_APP_MPI_ENV}")
