@@ -31,8 +31,9 @@ void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducib
   } else {
     snprintf(rc->device, sizeof rc->device, "host");
   }
-  /* the Serial back end runs on one thread, whatever OpenMP's count */
-  rc->threads = porta_exec_default().backend == PORTA_BACKEND_SERIAL ? 1 : porta_num_threads();
+  /* host threads that ran the kernels: OpenMP's count; Serial runs on one thread and a GPU
+     rank is driven by one, whatever OpenMP's count (16 had been reported for a CUDA run) */
+  rc->threads = porta_exec_default().backend == PORTA_BACKEND_OPENMP ? porta_num_threads() : 1;
   rc->reproducible = reproducible;
   rc->deterministic = porta_deterministic();
   if (d) {

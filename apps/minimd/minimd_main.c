@@ -88,7 +88,12 @@ static void reneighbor(minimd *m, int64_t step, int sort) {
   TIMED(m, &m->times.neigh, minimd_neighbor_build(m));
 }
 
-/** T, U and P of the current state: print them (rank 0) and keep them. */
+/* A run has blown up when its energy per atom moves by this many times its size at step 0, or
+   its temperature grows by its square (see thermo). */
+#define MINIMD_BLOWUP_FACTOR 100.0
+
+/** T, U and P of the current state: print them (rank 0) and keep them; stop a run that has
+ *  blown up. */
 static void thermo(minimd *m, int64_t step, double elapsed) {
   const double t = minimd_temperature(m);
   double ew[2];
@@ -122,6 +127,20 @@ static void thermo(minimd *m, int64_t step, double elapsed) {
                  "step %lld: the thermo output is not finite (T=%g U=%g P=%g); the run "
                  "blew up (time step too large, atoms too close, or a bad potential)",
                  (long long)step, t, u, p);
+  /* Finite but exploded: NVE keeps the energy per atom, 1.5 k T + U, where it started; a change
+     of MINIMD_BLOWUP_FACTOR times its parts' size at step 0, or a temperature that many squared
+     times the first, is no integration error (a density and temperature swapped in the EAM
+     deck had reached 1e11-1e14 and T 4e10 and run on) */
+  const double kin = 1.5 * m->units.boltz;
+  const double e0 = kin * th->t[0] + th->u[0], scale = fabs(kin * th->t[0]) + fabs(th->u[0]);
+  const double hot = MINIMD_BLOWUP_FACTOR * MINIMD_BLOWUP_FACTOR * th->t[0];
+  if (th->n > 1 &&
+      (fabs(kin * t + u - e0) > MINIMD_BLOWUP_FACTOR * scale || (th->t[0] > 0.0 && t > hot)))
+    app_exit_all(1,
+                 "step %lld: the energy per atom 1.5 kT + U is %g (T=%g U=%g), %g at step 0: the "
+                 "system has blown up; check the deck's density (%g) and temperature (%g), the "
+                 "cut-off and the time step",
+                 (long long)step, kin * t + u, t, u, e0, m->prm.density, m->prm.temperature);
 }
 
 /** A file named by the deck (the EAM potential, a data file): beside the deck if it is there,
@@ -176,7 +195,12 @@ int main(int argc, char **argv) {
   const int rank = app_mpi_rank(), nranks = app_mpi_size();
   if (cl.threads > 0 && porta_set_num_threads(cl.threads) != PORTA_SUCCESS)
     app_exit_all(2, "%s", porta_last_error_message());
-  const int threads = porta_num_threads() > 0 ? porta_num_threads() : 1;
+  /* the threads that ran the kernels (one for Serial and for a rank's GPU; the Performance
+     Summary's OMP_threads and perf/thread) */
+  const int threads =
+      porta_exec_default().backend == PORTA_BACKEND_OPENMP && porta_num_threads() > 0
+          ? porta_num_threads()
+          : 1;
 
   char err[2048] = "";
   if (minimd_params_read(&m.prm, cli.input, &cl, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
@@ -245,15 +269,20 @@ int main(int argc, char **argv) {
      and keeps their host copies (x, v, id, type: 60 bytes an atom), so those must fit too: it
      had spent minutes creating 3.2e10 atoms on the host before failing (-s 2000). On the GPU
      itself Porta reports a failed allocation. */
-  { /* collective: every rank takes part */
-    const double per_atom = m.exec.backend == PORTA_BACKEND_CUDA ? 60.0 : 600.0;
-    const double bytes = per_atom * (double)m.atoms.natoms / nranks;
+  { /* collective: every rank takes part. The neighbour list grows with the density and the
+       cube of the cut-off: a cut-off of 100 had run for minutes building lists of millions of
+       atoms an atom, a density of 1e5 had crashed */
+    const double cut = p->cutforce + p->skin;
+    const double bytes = minimd_host_bytes_per_rank(&m, p->density, cut, m.neigh.half,
+                                                    m.exec.backend == PORTA_BACKEND_CUDA);
     const double share = app_node_memory_share(bytes);
-    if (share > 1.0)
+    if (share > 1.0 || !isfinite(bytes))
       app_exit_all(2,
-                   "%s: %lld atoms need at least %.3g GB per rank on the host, %.3g times the "
-                   "memory of a node for its ranks; use more nodes or a smaller system",
-                   p->input, (long long)m.atoms.natoms, bytes / 1e9, share);
+                   "%s: %lld atoms at density %g with a neighbour cut-off of %g need at least "
+                   "%.3g GB per rank on the host (atoms, ghosts and neighbour lists), %.3g "
+                   "times the memory of a node for its ranks; use more nodes or a smaller "
+                   "system, density or cut-off",
+                   p->input, (long long)m.atoms.natoms, p->density, cut, bytes / 1e9, share);
   }
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)
@@ -277,11 +306,13 @@ int main(int argc, char **argv) {
   for (int d = 0; d < 3; ++d) {
     /* the reference's default: 5/6 of the unit cells, or with a data file bins of
        (16 rho)^(1/3) */
-    m.neigh.nbin[d] = p->nbins[d] > 0 ? p->nbins[d]
-                      : data.x        ? (int)(prd[d] / pow(p->density * 16.0, 1.0 / 3.0))
-                                      : (int)(5.0 / 6.0 * (double)ncells[d]);
+    const double want = p->nbins[d] > 0 ? p->nbins[d]
+                        : data.x        ? prd[d] / pow(p->density * 16.0, 1.0 / 3.0)
+                                        : 5.0 / 6.0 * (double)ncells[d];
+    m.neigh.nbin[d] = (int)fmin(want, 1e9); /* minimd_bins_limit takes it within reason */
     if (m.neigh.nbin[d] < 1) m.neigh.nbin[d] = 1;
   }
+  minimd_bins_limit(&m);
 
   /* the result file first: a bad --out fails now, not after the run */
   app_h5 h5;
@@ -357,11 +388,12 @@ int main(int argc, char **argv) {
   m.times.other = m.times.total - m.times.force - m.times.neigh - m.times.comm;
 
   /* the reference recomputes the forces with energy and prints a last line when the run did
-     not end on a thermo step (thermo every 0: the start and the end only) */
-  const double total = m.times.total;
+     not end on a thermo step (thermo every 0: the start and the end only); outside the timed
+     loop, so its force time is not counted (it had made t_other negative on a GPU) */
+  const minimd_times timed = m.times;
   compute_force(&m, 1);
-  if (p->thermo_every == 0 || p->nsteps % p->thermo_every != 0) thermo(&m, p->nsteps, total);
-  m.times.total = total;
+  if (p->thermo_every == 0 || p->nsteps % p->thermo_every != 0) thermo(&m, p->nsteps, timed.total);
+  m.times = timed;
   if (rank == 0) minimd_print_summary(stdout, &m, threads);
 
   app_run_config rc;

@@ -231,24 +231,37 @@ int minimd_neighbor_setup(minimd *m) {
   const minimd_comm *c = &m->comm;
   const double cut = c->cutneigh;
   nb->cutneighsq = cut * cut;
-  int64_t mbins = 1;
+  /* the local bin grid in doubles first: its extents and their product must fit the int32
+     bin indices of the kernels (minimd_bins_limit keeps them small; this is the last guard) */
+  double mbins_d = 1.0;
   for (int d = 0; d < 3; ++d) {
     nb->binsize[d] = c->prd[d] / nb->nbin[d];
     nb->bininv[d] = 1.0 / nb->binsize[d];
-    double coord = c->lo[d] - cut - 1e-6 * c->prd[d];
-    int lo = (int)(coord * nb->bininv[d]);
-    if (coord < 0.0) lo -= 1;
-    coord = c->hi[d] + cut + 1e-6 * c->prd[d];
-    int hi = (int)(coord * nb->bininv[d]);
-    lo -= 1;
-    hi += 1;
-    nb->mbinlo[d] = lo;
-    nb->mbin[d] = hi - lo + 1;
-    mbins *= nb->mbin[d];
+    const double below = c->lo[d] - cut - 1e-6 * c->prd[d];
+    const double lo = trunc(below * nb->bininv[d]) - (below < 0.0 ? 1.0 : 0.0) - 1.0;
+    const double hi = trunc((c->hi[d] + cut + 1e-6 * c->prd[d]) * nb->bininv[d]) + 1.0;
+    if (!(fabs(lo) < 1e9 && fabs(hi) < 1e9))
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "bins",
+                         "%d bins along axis %d of a box of %g: the local bin grid reaches bin "
+                         "%g",
+                         nb->nbin[d], d, c->prd[d], fmax(fabs(lo), fabs(hi)));
+    nb->mbinlo[d] = (int)lo;
+    nb->mbin[d] = (int)(hi - lo) + 1;
+    mbins_d *= nb->mbin[d];
   }
+  if (mbins_d > 2147483646.0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "bins",
+                       "%d x %d x %d local bins (%.3g): more than the 2^31 - 1 the bin indices "
+                       "hold; use fewer bins (-b)",
+                       nb->mbin[0], nb->mbin[1], nb->mbin[2], mbins_d);
+  const int64_t mbins = (int64_t)mbins_d;
   nb->mbins = mbins;
   int next[3];
   for (int d = 0; d < 3; ++d) {
+    if (cut * nb->bininv[d] > 1000.0) /* a stencil of billions of bins */
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "bins",
+                         "bins of %g along axis %d: over 1000 in the cut-off %g", nb->binsize[d], d,
+                         cut);
     next[d] = (int)(cut * nb->bininv[d]);
     if (next[d] * nb->binsize[d] < 0.999 * cut) next[d]++;
   }
@@ -276,7 +289,7 @@ int minimd_neighbor_setup(minimd *m) {
           ++count;
         }
       if (count == 0) continue;
-      rows[2 * nr] = (k * nb->mbin[1] + j) * nb->mbin[0] + first;
+      rows[2 * nr] = (int32_t)(((int64_t)k * nb->mbin[1] + j) * nb->mbin[0] + first);
       rows[2 * nr + 1] = count;
       ++nr;
     }

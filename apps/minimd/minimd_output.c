@@ -68,8 +68,7 @@ void minimd_print_summary(FILE *out, const minimd *m, int threads) {
                "performance perf/thread grep_string t_extra\n");
   fprintf(out, "%i %i %lld %lld %lf %lf %lf %lf %lf %lf %lf PERF_SUMMARY %lf\n\n\n", m->comm.nranks,
           threads, (long long)m->prm.nsteps, (long long)m->atoms.natoms, t->total, t->force,
-          t->neigh, t->comm, t->total - t->force - t->neigh - t->comm, perf,
-          perf / m->comm.nranks / threads, t->extra);
+          t->neigh, t->comm, t->other, perf, perf / m->comm.nranks / threads, t->extra);
 }
 
 int minimd_write_yaml(const minimd *m, int threads, int sort_every, int screen) {

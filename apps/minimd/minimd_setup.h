@@ -28,6 +28,18 @@ int minimd_velocity_create(minimd *m);
 /** The current temperature (a global sum). */
 double minimd_temperature(minimd *m);
 
+/** Neighbour bins within reason (minimd_bins.c): m->neigh.nbin (the reference's default or
+ *  -b) reduced where a bin would be narrower than 1/8 of the cut-off or there would be more
+ *  than 8 bins per atom (such bins only cost memory and time: -b 20000 had asked for
+ *  terabytes, a data file's huge box for 2^31 bins); rank 0 says so. Needs the box, the
+ *  cut-off and natoms. Returns whether anything changed. */
+int minimd_bins_limit(minimd *m);
+/** Bytes this rank needs on the host, at least, for a system of `density` in the box of
+ *  m->comm (its process grid set) with neighbour lists of `cutneigh` (`half`: a half list):
+ *  owned atoms, ghosts and the list, or only the host copies on a device (`on_device`). */
+double minimd_host_bytes_per_rank(const minimd *m, double density, double cutneigh, int half,
+                                  int on_device);
+
 PORTA_EXTERN_C_END
 
 #endif /* MINIMD_SETUP_H */

@@ -244,3 +244,37 @@ minimd_bad(data_section_name 1 "lj4.data:273: unknown section 'Velocity'"
 minimd_bad(thermo0 1 "ok:^60 [-0-9.e+]+ " "line:in.lj.miniMD:14:0 thermo" -s 4 -n 60)
 minimd_bad(potential_blank 1 "ok:^0 6.000000e\\+02 " "blank:Cu_u6.eam:40" -i in.eam.miniMD -s 4
            -n 10)
+
+# Reliability sweep 2 (binning, sizes, blow-ups, reports). Bins in 64-bit arithmetic, fewer
+# where -b or a data file's box asks for absurdly many (each case gives the default bins'
+# thermo line): UBSan had reported signed overflows and the runs had asked for terabytes.
+minimd_bad(bins_5000_s1 1 "ok:^10 9.757417e-01 -6.257000e\\+00 -2.995444e\\+00 " - -s 1 -n 10
+           -b 5000)
+minimd_bad(bins_20000 1 "ok:^10 1.029734e\\+00 -6.158103e\\+00 -1.866004e\\+00 " - -s 4 -n 10
+           -b 20000)
+minimd_bad(bins_100000 2 "ok:^10 1.029734e\\+00 -6.158103e\\+00 -1.866004e\\+00 " - -s 4 -n 10
+           -b 100000)
+minimd_bad(bins_eam_20000 1 "ok:^10 5.671758e\\+02 -3.550095e\\+06 -1.619468e\\+05 " -
+           -i in.eam.miniMD -s 4 -n 10 -b 20000)
+minimd_bad(bins_1000_s32 1 "ok:reduced to 101 101 101" - -s 32 -n 1 -b 1000)
+# two atoms in a box of side 5000, and a box whose corner is at 1e9: the same run
+minimd_bad(data_big_box 1 "ok:^10 2.251688e-03 -1.618570e-01 " - -i in.lj-data.miniMD
+           -f "${PORTA_APP_TEST_DIR}/decks/big_box.data" -n 10)
+minimd_bad(data_far_box 1 "ok:^10 2.251688e-03 -1.618570e-01 " - -i in.lj-data.miniMD
+           -f "${PORTA_APP_TEST_DIR}/decks/far_box.data" -n 10)
+# the neighbour lists' memory from the density and the cut-off, before any list is built
+# (density 1e5 had crashed; a cut-off of 100 had run for minutes)
+minimd_bad(density_1e5 1 "density 100000 with a neighbour cut-off of 2.8 need at least"
+           "line:in.lj.miniMD:11:1e5 density" -n 10)
+minimd_bad(cutoff_100 1 "with a neighbour cut-off of 100.3 need at least"
+           "line:in.lj.miniMD:13:100 0.3" -n 10)
+# temperature and density swapped in the EAM deck: stopped when its energy explodes
+minimd_bad(eam_swapped 1 "step 10: the energy per atom .* has blown up.*density \\(1.44\\)" -
+           -i "${PORTA_APP_TEST_DIR}/decks/eam_swapped.miniMD" -s 16 -n 30)
+# the Performance Summary's times add up, and its thread count is what ran
+porta_app_test(minimd.perf_summary.serial 1 TIMEOUT 120
+               COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" $<TARGET_FILE:minimd>
+                       "${_mdin}/in.lj.miniMD" serial 1 -s 8 -n 10 -t 2)
+porta_app_test(minimd.perf_summary.openmp 1 TIMEOUT 120
+               COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" $<TARGET_FILE:minimd>
+                       "${_mdin}/in.lj.miniMD" openmp 2 -s 8 -n 10 -t 2)
