@@ -256,7 +256,7 @@ minimd_bad(bins_100000 2 "ok:^10 1.029734e\\+00 -6.158103e\\+00 -1.866004e\\+00 
            -b 100000)
 minimd_bad(bins_eam_20000 1 "ok:^10 5.671758e\\+02 -3.550095e\\+06 -1.619468e\\+05 " -
            -i in.eam.miniMD -s 4 -n 10 -b 20000)
-minimd_bad(bins_1000_s32 1 "ok:reduced to 101 101 101" - -s 32 -n 1 -b 1000)
+minimd_bad(bins_1000_s16 1 "ok:reduced to 50 50 50" - -s 16 -n 1 -b 1000)
 # two atoms in a box of side 5000, and a box whose corner is at 1e9: the same run
 minimd_bad(data_big_box 1 "ok:^10 2.251688e-03 -1.618570e-01 " - -i in.lj-data.miniMD
            -f "${PORTA_APP_TEST_DIR}/decks/big_box.data" -n 10)
@@ -270,7 +270,7 @@ minimd_bad(cutoff_100 1 "with a neighbour cut-off of 100.3 need at least"
            "line:in.lj.miniMD:13:100 0.3" -n 10)
 # temperature and density swapped in the EAM deck: stopped when its energy explodes
 minimd_bad(eam_swapped 1 "step 10: the energy per atom .* has blown up.*density \\(1.44\\)" -
-           -i "${PORTA_APP_TEST_DIR}/decks/eam_swapped.miniMD" -s 16 -n 30)
+           -i "${PORTA_APP_TEST_DIR}/decks/eam_swapped.miniMD" -s 4 -n 30)
 # the Performance Summary's times add up, and its thread count is what ran
 porta_app_test(minimd.perf_summary.serial 1 TIMEOUT 120
                COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" $<TARGET_FILE:minimd>
