@@ -3,17 +3,22 @@
 # t_comm + t_other to the printed digits, t_other >= 0: the last force evaluation after the
 # loop had been counted in t_force, making t_other negative) and OMP_threads is the threads
 # that ran the kernels (1 for the Serial back end, whatever OpenMP's count).
-#   minimd_perf_summary.sh MINIMD DECK BACKEND WANT_THREADS MINIMD_ARGS...
+#   minimd_perf_summary.sh MPIEXEC MINIMD DECK BACKEND WANT_THREADS MINIMD_ARGS...
+# (one rank under MPIEXEC, as the other app tests: LeakSanitizer's tracer has crashed at the
+# exit of sanitized singleton runs)
 set -u
-exe=$1 deck=$2 backend=$3 want=$4
-shift 4
+mpiexec=$1 exe=$2 deck=$3 backend=$4 want=$5
+shift 5
 dir=$(mktemp -d "${TMPDIR:-/tmp}/minimd_perf.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-(cd "$dir" && "$exe" -i "$deck" --no-h5 --porta-backend="$backend" "$@" >run.log 2>&1) || {
+(cd "$dir" && "$mpiexec" -n 1 "$exe" -i "$deck" --no-h5 --porta-backend="$backend" "$@" \
+  >run.log 2>&1)
+rc=$?
+if [ $rc -ne 0 ]; then
   cat "$dir/run.log"
-  echo "FAIL: minimd exited with $?"
+  echo "FAIL: minimd exited with $rc"
   exit 1
-}
+fi
 line=$(grep -A1 '^# MPI_proc OMP_threads' "$dir/run.log" | tail -n 1)
 echo "summary: $line"
 echo "$line" | awk -v want="$want" '{

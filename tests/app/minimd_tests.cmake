@@ -273,8 +273,8 @@ minimd_bad(eam_swapped 1 "step 10: the energy per atom .* has blown up.*density 
            -i "${PORTA_APP_TEST_DIR}/decks/eam_swapped.miniMD" -s 4 -n 30)
 # the Performance Summary's times add up, and its thread count is what ran
 porta_app_test(minimd.perf_summary.serial 1 TIMEOUT 120
-               COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" $<TARGET_FILE:minimd>
+               COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" "${_mpi}" $<TARGET_FILE:minimd>
                        "${_mdin}/in.lj.miniMD" serial 1 -s 8 -n 10 -t 2)
 porta_app_test(minimd.perf_summary.openmp 1 TIMEOUT 120
-               COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" $<TARGET_FILE:minimd>
+               COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" "${_mpi}" $<TARGET_FILE:minimd>
                        "${_mdin}/in.lj.miniMD" openmp 2 -s 8 -n 10 -t 2)
