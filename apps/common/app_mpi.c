@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static char g_program[64] = "app";
@@ -151,16 +152,126 @@ void app_exit_all(int status, const char *fmt, ...) {
   exit(status);
 }
 
-double app_node_memory_share(double bytes_per_rank) {
+/* A cgroup limit file's value in bytes; 0 where there is none ("max", a v1 "unlimited" of
+   about 2^63, or no such file). */
+static double cgroup_value(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0.0;
+  char buf[64] = "";
+  const int ok = fgets(buf, sizeof buf, f) != NULL;
+  fclose(f);
+  if (!ok || !strncmp(buf, "max", 3)) return 0.0;
+  char *end = NULL;
+  const double v = strtod(buf, &end);
+  return end != buf && v > 0.0 && v < 4e18 ? v : 0.0;
+}
+
+/* The smallest cgroup memory limit over this process's cgroup and its parents (v2: the line
+   "0::/path" of /proc/self/cgroup; v1: the "memory" controller's line); its file in `file`. */
+static double cgroup_limit(char *file, size_t n) {
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return 0.0;
+  char line[4096], best_file[4200] = "";
+  double best = 0.0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    const char *path = NULL, *root = NULL, *name = NULL;
+    if (!strncmp(line, "0::", 3)) { /* v2 */
+      path = line + 3, root = "/sys/fs/cgroup", name = "memory.max";
+    } else {
+      char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+      if (c1 && c2 && (size_t)(c2 - c1 - 1) == 6 && !strncmp(c1 + 1, "memory", 6))
+        path = c2 + 1, root = "/sys/fs/cgroup/memory", name = "memory.limit_in_bytes";
+    }
+    if (!path) continue;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (;;) { /* the cgroup, then each parent up to the root */
+      char p[4200];
+      snprintf(p, sizeof p, "%s%s/%s", root, strcmp(dir, "/") ? dir : "", name);
+      const double v = cgroup_value(p);
+      if (v > 0.0 && (best == 0.0 || v < best)) {
+        best = v;
+        snprintf(best_file, sizeof best_file, "%s", p);
+      }
+      char *slash = strrchr(dir, '/');
+      if (!slash || slash == dir) {
+        if (!strcmp(dir, "/")) break;
+        snprintf(dir, sizeof dir, "/");
+      } else {
+        *slash = '\0';
+      }
+    }
+  }
+  fclose(f);
+  if (file) snprintf(file, n, "%s", best_file);
+  return best;
+}
+
+/* RLIMIT_AS in bytes; 0 without one. */
+static double address_space_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0.0;
+  return (double)rl.rlim_cur;
+}
+
+static double physical_memory(void) {
   const double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  return phys > 0.0 ? phys : 0.0;
+}
+
+double app_memory_limit(char *which, size_t n) {
+  char file[4200] = "";
+  const double lim[3] = {physical_memory(), cgroup_limit(file, sizeof file), address_space_limit()};
+  int k = -1;
+  for (int i = 0; i < 3; ++i)
+    if (lim[i] > 0.0 && (k < 0 || lim[i] < lim[k])) k = i;
+  if (which && n) {
+    if (k == 0) snprintf(which, n, "this node's memory");
+    if (k == 1) snprintf(which, n, "the job's cgroup limit (%s)", file);
+    if (k == 2) snprintf(which, n, "the address-space limit (RLIMIT_AS, ulimit -v)");
+    if (k < 0) snprintf(which, n, "no known limit");
+  }
+  return k < 0 ? 0.0 : lim[k];
+}
+
+double app_node_memory_share(double bytes_per_rank, char *which, size_t n) {
+  char file[4200] = "";
+  const double phys = physical_memory(), cgroup = cgroup_limit(file, sizeof file);
+  const double as = address_space_limit();
   MPI_Comm node;
   int local = 1;
   APP_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   APP_MPI_CHECK(MPI_Comm_size(node, &local));
   APP_MPI_CHECK(MPI_Comm_free(&node));
-  double need = phys > 0 ? bytes_per_rank * (double)local / phys : 0.0, worst = 0.0;
-  APP_MPI_CHECK(MPI_Allreduce(&need, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return worst;
+  /* the node's ranks share its memory and (as a job's ranks) its cgroup; each has its own
+     address-space limit */
+  const double node_bytes = bytes_per_rank * (double)local;
+  const double share[3] = {phys > 0.0 ? node_bytes / phys : 0.0,
+                           cgroup > 0.0 ? node_bytes / cgroup : 0.0,
+                           as > 0.0 ? bytes_per_rank / as : 0.0};
+  int k = 0;
+  for (int i = 1; i < 3; ++i)
+    if (share[i] > share[k]) k = i;
+  /* the worst rank's share, its limit named by that rank */
+  struct {
+    double share;
+    int rank;
+  } mine = {share[k], app_mpi_rank()}, worst;
+  APP_MPI_CHECK(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD));
+  char what[4400] = "";
+  const double lim[3] = {phys, cgroup, as};
+  snprintf(what, sizeof what, "%s of %.3g GB",
+           k == 0   ? "this node's memory"
+           : k == 1 ? "the job's cgroup limit"
+                    : "the address-space limit (RLIMIT_AS, ulimit -v)",
+           lim[k] / 1e9);
+  if (k == 1) snprintf(what + strlen(what), sizeof what - strlen(what), " (%s)", file);
+  if (k != 2 && local > 1)
+    snprintf(what + strlen(what), sizeof what - strlen(what), " for the node's %d ranks", local);
+  APP_MPI_CHECK(MPI_Bcast(what, (int)sizeof what, MPI_CHAR, worst.rank, MPI_COMM_WORLD));
+  if (which && n) snprintf(which, n, "%s", what);
+  return worst.share;
 }
 
 static int porta_fatal_handler(int code, const char *message, void *user) {

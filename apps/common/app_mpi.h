@@ -68,11 +68,21 @@ void app_cleanup_run(void);
  *  characters or more (an abort inside MPI_File_open). */
 void app_mpi_io_env(void);
 
-/** Collective: the largest share of a node's physical memory that its ranks would need if
- *  each needs `bytes_per_rank` (their sum over the node's ranks, over its memory; 0 where the
- *  memory is unknown). Above 1 the run cannot fit: apps refuse it before allocating, rather
- *  than being killed by the system part-way (an impossible size gets a clear error). */
-double app_node_memory_share(double bytes_per_rank);
+/** The memory this process may use, in bytes (0: unknown): the smallest of the node's physical
+ *  memory, the job's cgroup limit (cgroup v2 `memory.max` of this process's cgroup and its
+ *  parents, or cgroup v1 `memory.limit_in_bytes`: Slurm puts a job in one) and the address-space
+ *  limit (RLIMIT_AS, `ulimit -v`). `which` (may be NULL) receives what that limit is, with its
+ *  file where there is one. The cgroup's limit is shared by the job's ranks on the node, the
+ *  other two are not: app_node_memory_share counts them so. */
+double app_memory_limit(char *which, size_t n);
+
+/** Collective: the largest share of the memory limits that the ranks would need if each needs
+ *  `bytes_per_rank`: their sum over the node's ranks against the node's memory or the job's
+ *  cgroup, one rank's need against its address-space limit (0 where no limit is known). Above 1
+ *  the run cannot fit: apps refuse it before allocating, rather than being killed by the system
+ *  (the OOM killer in a 1.5 GB cgroup) part-way. `which` (may be NULL) receives the limit that
+ *  decided, named, with its size. */
+double app_node_memory_share(double bytes_per_rank, char *which, size_t n);
 
 /** Route every Porta failure to app_fatal (with Porta's message: operation, label, reason). */
 void app_porta_errors_fatal(void);

@@ -53,13 +53,15 @@ static void check_sizes(const minife *m) {
      by Porta with the view's label.) */
   const double bytes = 12.0 * worst_nnz + 64.0 * worst_rows;
   /* collective: every rank takes part, a GPU rank with 0 bytes */
-  const double worst = app_node_memory_share(m->exec.backend == PORTA_BACKEND_CUDA ? 0.0 : bytes);
+  char limit[4400];
+  const double worst = app_node_memory_share(m->exec.backend == PORTA_BACKEND_CUDA ? 0.0 : bytes,
+                                             limit, sizeof limit);
   if (worst > 1.0)
     app_exit_all(2,
-                 "nx=%lld ny=%lld nz=%lld needs about %.3g GB per rank, %.3g times the memory "
-                 "of a node for its ranks; use more nodes or a smaller mesh",
+                 "nx=%lld ny=%lld nz=%lld needs about %.3g GB per rank, %.3g times %s; use more "
+                 "nodes or a smaller mesh",
                  (long long)m->prm.nx, (long long)m->prm.ny, (long long)m->prm.nz, bytes / 1e9,
-                 worst);
+                 worst, limit);
 }
 
 static void phase(int rank, const char *what, double t, double total) {

@@ -14,6 +14,7 @@
 
 #include "app_common.h"
 #include "minimd_data.h"
+#include "minimd_input.h"
 
 typedef struct data_file {
   int64_t natoms;
@@ -28,15 +29,32 @@ static int blank(const char *l) {
   return 1;
 }
 
-/** The next line that is not blank (comments from '#' removed); NULL at the end. */
-static char *next_line(FILE *f, char *buf, size_t n, int *line) {
-  while (fgets(buf, (int)n, f)) {
-    ++*line;
-    char *h = strchr(buf, '#');
+/** The next line that is not blank (comments from '#' removed); NULL at the end, or with *rc
+ *  set (a line too long or unreadable: the reason in err). */
+static char *next_line(minimd_input *in, int *rc, char *err, size_t errlen) {
+  char *l;
+  while ((l = minimd_input_line(in, rc, err, errlen))) {
+    char *h = strchr(l, '#');
     if (h) *h = '\0';
-    if (!blank(buf)) return buf;
+    if (!blank(l)) return l;
   }
   return NULL;
+}
+
+/** The first `n` blank-separated tokens of l into tok (l is cut up); how many there were. */
+static int tokens(char *l, char **tok, int n) {
+  int k = 0;
+  for (char *t = strtok(l, " \t\r\n"); t && k < n; t = strtok(NULL, " \t\r\n")) tok[k++] = t;
+  return k;
+}
+
+/** A Masses row `type mass`: a whole number and a positive real, each a whole token (sscanf had
+ *  read "1.5 1.0" as type 1 and mass .5). 1 when it is one. */
+static int parse_mass(char *l, double *mass) {
+  char *tok[2];
+  long long type = 0;
+  return tokens(l, tok, 2) == 2 && minimd_input_int(tok[0], 1, 1000000, &type) &&
+         minimd_input_real(tok[1], mass) && *mass > 0.0;
 }
 
 /** One row of Atoms (`id type x y z`, more columns such as image flags ignored) or Velocities
@@ -45,23 +63,12 @@ static char *next_line(FILE *f, char *buf, size_t n, int *line) {
 static int parse_row(char *l, int atoms, long long *id, int *type, double a[3]) {
   const int need = atoms ? 5 : 4;
   char *tok[5];
-  int n = 0;
-  for (char *t = strtok(l, " \t\r\n"); t && n < need; t = strtok(NULL, " \t\r\n")) tok[n++] = t;
-  if (n < need) return 0;
-  char *end = NULL;
-  errno = 0;
-  *id = strtoll(tok[0], &end, 10);
-  if (errno || *end) return 0;
-  if (atoms) {
-    const long long ty = strtoll(tok[1], &end, 10);
-    if (errno || *end || ty < 1 || ty > 1000000) return 0;
-    *type = (int)ty;
-  }
-  for (int d = 0; d < 3; ++d) {
-    const char *t = tok[need - 3 + d];
-    a[d] = strtod(t, &end);
-    if (*end || end == t || app_number_is_hex(t) || !isfinite(a[d])) return 0;
-  }
+  if (tokens(l, tok, need) < need || !minimd_input_int(tok[0], LLONG_MIN, LLONG_MAX, id)) return 0;
+  long long ty = 0;
+  if (atoms && !minimd_input_int(tok[1], 1, 1000000, &ty)) return 0;
+  *type = (int)ty;
+  for (int d = 0; d < 3; ++d)
+    if (!minimd_input_real(tok[need - 3 + d], &a[d])) return 0;
   return 1;
 }
 
@@ -110,29 +117,28 @@ static void section_name(const char *l, char *name, size_t n) {
 }
 
 static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "cannot open the data file '%s': %s", path, strerror(errno));
-    return PORTA_ERROR_IO;
-  }
-  char buf[4096];
-  int line = 0, have_box[3] = {0, 0, 0}, rc = PORTA_SUCCESS;
+  minimd_input in;
+  int rc = minimd_input_open(&in, path, "data file", err, errlen);
+  if (rc != PORTA_SUCCESS) return rc;
+  int have_box[3] = {0, 0, 0};
+  const int *const line = &in.line;
   const char *axes[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
-  if (!fgets(buf, sizeof buf, f)) { /* line 1: a title */
-    snprintf(err, errlen, "%s: the file is empty", path);
-    fclose(f);
-    return PORTA_ERROR_INVALID_ARGUMENT;
+  if (!minimd_input_line(&in, &rc, err, errlen)) { /* line 1: a title, of any length */
+    if (rc == PORTA_SUCCESS) snprintf(err, errlen, "%s: the file is empty", path);
+    minimd_input_close(&in);
+    return rc != PORTA_SUCCESS ? rc : PORTA_ERROR_INVALID_ARGUMENT;
   }
-  line = 1;
   char *l = NULL;
-  while ((l = next_line(f, buf, sizeof buf, &line))) { /* the header */
+  while ((l = next_line(&in, &rc, err, errlen))) { /* the header */
     int axis = -1;
     for (int d = 0; d < 3; ++d)
       if (strstr(l, axes[d])) axis = d;
     if (axis >= 0) {
-      double lo, hi;
-      if (sscanf(l, "%lg %lg", &lo, &hi) != 2 || !isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
-        snprintf(err, errlen, "%s:%d: expected '%s' with lo < hi", path, line, axes[axis]);
+      double lo = 0.0, hi = 0.0;
+      char *tok[2];
+      if (tokens(l, tok, 2) != 2 || !minimd_input_real(tok[0], &lo) ||
+          !minimd_input_real(tok[1], &hi) || !(hi > lo) || !isfinite(hi - lo)) {
+        snprintf(err, errlen, "%s:%d: expected '%s' with lo < hi", path, *line, axes[axis]);
         rc = PORTA_ERROR_INVALID_ARGUMENT;
         break;
       }
@@ -143,8 +149,10 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
       continue;
     } else if (strstr(l, "atoms")) {
       long long n = 0;
-      if (sscanf(l, "%lld", &n) != 1 || n < 2 || n > 2000000000LL) {
-        snprintf(err, errlen, "%s:%d: expected the number of atoms (2 or more)", path, line);
+      char *tok[1];
+      if (tokens(l, tok, 1) != 1 || !minimd_input_int(tok[0], 2, 2000000000LL, &n)) {
+        snprintf(err, errlen, "%s:%d: expected the number of atoms, a whole number from 2 to 2e9",
+                 path, *line);
         rc = PORTA_ERROR_INVALID_ARGUMENT;
         break;
       }
@@ -155,7 +163,20 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
   }
   if (rc == PORTA_SUCCESS && (!df->natoms || !have_box[0] || !have_box[1] || !have_box[2])) {
     snprintf(err, errlen, "%s:%d: the header needs 'N atoms', 'xlo xhi', 'ylo yhi' and 'zlo zhi'",
-             path, line);
+             path, *line);
+    rc = PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  /* every rank keeps the positions and velocities of all the atoms until they are spread: 48
+     bytes an atom, checked against this process's memory limit before allocating (2e9 atoms had
+     ended in "allocator is out of memory") */
+  const double need = 49.0 * (double)df->natoms, limit = app_memory_limit(NULL, 0);
+  if (rc == PORTA_SUCCESS && limit > 0.0 && need > limit) {
+    char which[256];
+    app_memory_limit(which, sizeof which);
+    snprintf(err, errlen,
+             "%s:%d: %lld atoms: their positions and velocities alone need %.3g GB on every "
+             "rank, more than the %.3g GB of %s",
+             path, *line, (long long)df->natoms, need / 1e9, limit / 1e9, which);
     rc = PORTA_ERROR_INVALID_ARGUMENT;
   }
   if (rc == PORTA_SUCCESS) {
@@ -179,12 +200,12 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
       snprintf(err, errlen,
                "%s:%d: a line of numbers where a section name was expected: the file has more "
                "rows than the %lld atoms of its header",
-               path, line, (long long)df->natoms);
+               path, *line, (long long)df->natoms);
       rc = PORTA_ERROR_INVALID_ARGUMENT;
       break;
     }
     if (other) { /* a LAMMPS section miniMD does not use: its rows skipped */
-      while ((l = next_line(f, buf, sizeof buf, &line)) && numeric(l)) {
+      while ((l = next_line(&in, &rc, err, errlen)) && numeric(l)) {
       }
       continue;
     }
@@ -192,26 +213,29 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
       snprintf(err, errlen,
                "%s:%d: unknown section '%s' (miniMD reads the sections Atoms, Velocities and "
                "Masses and skips the other sections LAMMPS defines)",
-               path, line, key);
+               path, *line, key);
       rc = PORTA_ERROR_INVALID_ARGUMENT;
       break;
     }
     const int64_t rows = atoms || vel ? df->natoms : 1;
     char *seen = atoms || vel ? (char *)calloc((size_t)df->natoms, 1) : NULL;
     for (int64_t r = 0; r < rows && rc == PORTA_SUCCESS; ++r) {
-      if (!(l = next_line(f, buf, sizeof buf, &line))) {
-        snprintf(err, errlen, "%s: the file ends in section %s after %lld of %lld lines", path, key,
-                 (long long)r, (long long)rows);
-        rc = PORTA_ERROR_INVALID_ARGUMENT;
+      if (!(l = next_line(&in, &rc, err, errlen))) {
+        if (rc == PORTA_SUCCESS)
+          snprintf(err, errlen, "%s: the file ends in section %s after %lld of %lld lines", path,
+                   key, (long long)r, (long long)rows);
+        rc = rc != PORTA_SUCCESS ? rc : PORTA_ERROR_INVALID_ARGUMENT;
         break;
       }
       long long id = 0;
       int type = 0;
       double a[3];
       if (masses) {
-        if (sscanf(l, "%d %lg", &type, &df->mass) != 2 || !(df->mass > 0.0) ||
-            !isfinite(df->mass)) {
-          snprintf(err, errlen, "%s:%d: expected 'type mass' with a positive mass", path, line);
+        if (!parse_mass(l, &df->mass)) {
+          snprintf(err, errlen,
+                   "%s:%d: expected 'type mass': a whole number and a positive mass, each a whole "
+                   "token",
+                   path, *line);
           rc = PORTA_ERROR_INVALID_ARGUMENT;
         }
         df->have_mass = 1;
@@ -220,7 +244,7 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
       const int ok = parse_row(l, atoms, &id, &type, a);
       if (!ok || id < 1 || id > df->natoms || seen[id - 1]) {
         snprintf(err, errlen, "%s:%d: expected '%s' with a new id in 1..%lld and finite values",
-                 path, line, atoms ? "id type x y z" : "id vx vy vz", (long long)df->natoms);
+                 path, *line, atoms ? "id type x y z" : "id vx vy vz", (long long)df->natoms);
         rc = PORTA_ERROR_INVALID_ARGUMENT;
         break;
       }
@@ -231,7 +255,7 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
           if (x < 0.0) x += df->prd[d];
           if (x >= df->prd[d]) x -= df->prd[d];
           if (x < 0.0 || x >= df->prd[d]) {
-            snprintf(err, errlen, "%s:%d: atom %lld lies outside the box", path, line, id);
+            snprintf(err, errlen, "%s:%d: atom %lld lies outside the box", path, *line, id);
             rc = PORTA_ERROR_INVALID_ARGUMENT;
           }
           df->x[3 * (id - 1) + d] = x;
@@ -245,23 +269,22 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
     if (vel) df->have_velocities = 1;
     if (rc == PORTA_SUCCESS && masses) {
       /* more atom types: more masses, which must all be the one mass miniMD gives every atom */
-      while ((l = next_line(f, buf, sizeof buf, &line)) && numeric(l)) {
-        int type = 0;
+      while ((l = next_line(&in, &rc, err, errlen)) && numeric(l)) {
         double m = 0.0;
-        if (sscanf(l, "%d %lg", &type, &m) != 2 || m != df->mass) {
+        if (!parse_mass(l, &m) || m != df->mass) {
           snprintf(err, errlen,
                    "%s:%d: expected 'type mass' with the mass of the types before (%g): miniMD "
                    "gives every atom one mass",
-                   path, line, df->mass);
+                   path, *line, df->mass);
           rc = PORTA_ERROR_INVALID_ARGUMENT;
           break;
         }
       }
     } else if (rc == PORTA_SUCCESS) {
-      l = next_line(f, buf, sizeof buf, &line);
+      l = next_line(&in, &rc, err, errlen);
     }
   }
-  fclose(f);
+  minimd_input_close(&in);
   if (rc == PORTA_SUCCESS && !have_atoms) {
     snprintf(err, errlen, "%s: no Atoms section", path);
     rc = PORTA_ERROR_INVALID_ARGUMENT;

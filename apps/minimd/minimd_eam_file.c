@@ -13,6 +13,7 @@
 
 #include "app_common.h"
 #include "minimd_eam.h"
+#include "minimd_input.h"
 
 typedef struct funcfl {
   double mass, drho, dr, cut;
@@ -20,19 +21,20 @@ typedef struct funcfl {
   double *frho, *zr, *rhor; /* 1-based */
 } funcfl;
 
-/** Read `n` numbers into list[1..n] from f, counting lines in *line. */
-static int grab(FILE *f, const char *path, int *line, int n, double *list, const char *what,
-                char *err, size_t errlen) {
-  char buf[4096];
+/** Read `n` numbers into list[1..n] from lines of any length (a whole table may be one line). */
+static int grab(minimd_input *in, int n, double *list, const char *what, char *err, size_t errlen) {
+  const char *path = in->path;
+  const int *line = &in->line;
   int i = 0;
   while (i < n) {
-    if (!fgets(buf, sizeof buf, f)) {
+    int rc = PORTA_SUCCESS;
+    char *p = minimd_input_line(in, &rc, err, errlen);
+    if (!p) {
+      if (rc != PORTA_SUCCESS) return rc;
       snprintf(err, errlen, "%s:%d: the file ends after %d of the %d values of %s", path, *line, i,
                n, what);
       return PORTA_ERROR_INVALID_ARGUMENT;
     }
-    ++*line;
-    char *p = buf;
     for (;;) {
       while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\f') ++p;
       if (!*p) break;
@@ -58,63 +60,94 @@ static int grab(FILE *f, const char *path, int *line, int n, double *list, const
   return PORTA_SUCCESS;
 }
 
-static int read_file(const char *path, funcfl *ff, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "cannot open the EAM potential file '%s': %s", path, strerror(errno));
-    return PORTA_ERROR_IO;
-  }
-  char l1[4096], l2[4096], l3[4096];
-  int line = 0, rc = PORTA_SUCCESS;
-  if (!fgets(l1, sizeof l1, f) || !fgets(l2, sizeof l2, f) || !fgets(l3, sizeof l3, f)) {
-    snprintf(err, errlen, "%s: the file has fewer than the 3 header lines of a funcfl file", path);
-    fclose(f);
-    return PORTA_ERROR_INVALID_ARGUMENT;
-  }
-  line = 3;
-  int z = 0;
-  char extra;
-  if (sscanf(l2, "%d %lg", &z, &ff->mass) != 2 || !(ff->mass > 0.0) || !isfinite(ff->mass)) {
-    snprintf(err, errlen, "%s:2: expected the atomic number and a positive mass", path);
-    fclose(f);
-    return PORTA_ERROR_INVALID_ARGUMENT;
-  }
-  if (sscanf(l3, "%d %lg %d %lg %lg %c", &ff->nrho, &ff->drho, &ff->nr, &ff->dr, &ff->cut,
-             &extra) != 5 ||
-      ff->nrho < 5 || ff->nr < 5 || ff->nrho > 10000000 || ff->nr > 10000000 || !(ff->drho > 0.0) ||
-      !(ff->dr > 0.0) || !(ff->cut > 0.0) || !isfinite(ff->drho) || !isfinite(ff->dr) ||
-      !isfinite(ff->cut)) {
+/* The header's lines 2 (`Z mass ...`) and 3 (`nrho drho nr dr cut`), each number a whole token
+ * of its kind: "29.5" as the atomic number had been read as 29 and the mass as .5. */
+static int read_header(minimd_input *in, funcfl *ff, char *err, size_t errlen) {
+  const char *path = in->path;
+  char *l[3], *tok[6];
+  int rc = PORTA_SUCCESS;
+  for (int k = 0; k < 3; ++k) /* line 1, a comment, may be of any length */
+    if (!(l[k] = minimd_input_line(in, &rc, err, errlen))) {
+      if (rc == PORTA_SUCCESS)
+        snprintf(err, errlen, "%s: the file has fewer than the 3 header lines of a funcfl file",
+                 path);
+      return rc != PORTA_SUCCESS ? rc : PORTA_ERROR_INVALID_ARGUMENT;
+    } else if (k == 1) { /* line 2's tokens, before line 3 takes the buffer */
+      long long z = 0;
+      int nt = 0;
+      for (char *t = strtok(l[1], " \t"); t && nt < 2; t = strtok(NULL, " \t")) tok[nt++] = t;
+      const int zok = nt >= 1 && minimd_input_int(tok[0], 1, 1000, &z);
+      const int mok = nt >= 2 && minimd_input_real(tok[1], &ff->mass) && ff->mass > 0.0;
+      if (!zok || !mok) {
+        snprintf(err, errlen, "%s:2: expected the atomic number and the mass: '%.40s' is not %s",
+                 path, !zok ? (nt > 0 ? tok[0] : "") : (nt > 1 ? tok[1] : ""),
+                 !zok ? "a whole number from 1 to 1000" : "a positive mass");
+        return PORTA_ERROR_INVALID_ARGUMENT;
+      }
+    }
+  int nt = 0;
+  for (char *t = strtok(l[2], " \t"); t && nt < 6; t = strtok(NULL, " \t")) tok[nt++] = t;
+  long long nrho = 0, nr = 0;
+  /* each token of its kind: whole table sizes from 5 to 10^7, positive finite spacings and
+     cut-off */
+  const char *bad = nt != 5 ? "" : NULL;
+  if (!bad && !minimd_input_int(tok[0], 5, 10000000, &nrho)) bad = tok[0];
+  if (!bad && !(minimd_input_real(tok[1], &ff->drho) && ff->drho > 0.0)) bad = tok[1];
+  if (!bad && !minimd_input_int(tok[2], 5, 10000000, &nr)) bad = tok[2];
+  if (!bad && !(minimd_input_real(tok[3], &ff->dr) && ff->dr > 0.0)) bad = tok[3];
+  if (!bad && !(minimd_input_real(tok[4], &ff->cut) && ff->cut > 0.0)) bad = tok[4];
+  if (bad) {
     snprintf(err, errlen,
-             "%s:3: expected 'nrho drho nr dr cut' (table sizes of at least 5, positive "
-             "spacings and cut-off)",
-             path);
-    fclose(f);
+             "%s:3: expected 'nrho drho nr dr cut' (whole table sizes from 5 to 10^7, positive "
+             "spacings and cut-off)%s%.40s%s",
+             path, nt != 5 ? ": 5 numbers" : ": '", bad, nt != 5 ? "" : "' is not one");
     return PORTA_ERROR_INVALID_ARGUMENT;
   }
-  ff->frho = (double *)calloc((size_t)ff->nrho + 1, sizeof(double));
-  ff->zr = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
-  ff->rhor = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
-  if (!ff->frho || !ff->zr || !ff->rhor) {
-    snprintf(err, errlen, "%s: no memory for the tables", path);
-    rc = PORTA_ERROR_OUT_OF_MEMORY;
+  /* the tables must span a finite, sane range: a spacing of 1e308 had overflowed the
+     re-gridded table's size (a calloc of -2147483647) */
+  const double rspan = (double)(nr - 1) * ff->dr, rhospan = (double)(nrho - 1) * ff->drho;
+  if (!(rspan < 1e6) || !(rhospan < 1e12)) {
+    snprintf(err, errlen,
+             "%s:3: tables of %lld x %g in r and %lld x %g in rho span %g and %g: more than "
+             "the 10^6 in r and 10^12 in rho a potential can mean",
+             path, nr, ff->dr, nrho, ff->drho, rspan, rhospan);
+    return PORTA_ERROR_INVALID_ARGUMENT;
   }
-  if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nrho, ff->frho, "F(rho)", err, errlen);
-  if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nr, ff->zr, "Z(r)", err, errlen);
-  if (rc == PORTA_SUCCESS) rc = grab(f, path, &line, ff->nr, ff->rhor, "rho(r)", err, errlen);
+  ff->nrho = (int)nrho;
+  ff->nr = (int)nr;
+  return PORTA_SUCCESS;
+}
+
+static int read_file(const char *path, funcfl *ff, char *err, size_t errlen) {
+  minimd_input in;
+  int rc = minimd_input_open(&in, path, "EAM potential file", err, errlen);
+  if (rc != PORTA_SUCCESS) return rc;
+  rc = read_header(&in, ff, err, errlen);
+  if (rc == PORTA_SUCCESS) {
+    ff->frho = (double *)calloc((size_t)ff->nrho + 1, sizeof(double));
+    ff->zr = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
+    ff->rhor = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
+    if (!ff->frho || !ff->zr || !ff->rhor) {
+      snprintf(err, errlen, "%s: no memory for the tables", path);
+      rc = PORTA_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nrho, ff->frho, "F(rho)", err, errlen);
+  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nr, ff->zr, "Z(r)", err, errlen);
+  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nr, ff->rhor, "rho(r)", err, errlen);
   /* nothing may follow: with a header count too small the tables would take each other's
      values, and only the values left over at the end show it */
-  char buf[4096];
-  while (rc == PORTA_SUCCESS && fgets(buf, sizeof buf, f)) {
-    ++line;
-    if (buf[strspn(buf, " \t\r\n\f")] != '\0') {
+  char *l;
+  while (rc == PORTA_SUCCESS && (l = minimd_input_line(&in, &rc, err, errlen))) {
+    if (l[strspn(l, " \t\r\n\f")] != '\0') {
       snprintf(err, errlen,
                "%s:%d: more values than the header announced (nrho %d, nr %d: F(rho), Z(r) and "
                "rho(r) end on line %d)",
-               path, line, ff->nrho, ff->nr, line - 1);
+               path, in.line, ff->nrho, ff->nr, in.line - 1);
       rc = PORTA_ERROR_INVALID_ARGUMENT;
     }
   }
-  fclose(f);
+  minimd_input_close(&in);
   return rc;
 }
 

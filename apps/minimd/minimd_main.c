@@ -275,14 +275,14 @@ int main(int argc, char **argv) {
     const double cut = p->cutforce + p->skin;
     const double bytes = minimd_host_bytes_per_rank(&m, p->density, cut, m.neigh.half,
                                                     m.exec.backend == PORTA_BACKEND_CUDA);
-    const double share = app_node_memory_share(bytes);
+    char limit[4400];
+    const double share = app_node_memory_share(bytes, limit, sizeof limit);
     if (share > 1.0 || !isfinite(bytes))
       app_exit_all(2,
                    "%s: %lld atoms at density %g with a neighbour cut-off of %g need at least "
                    "%.3g GB per rank on the host (atoms, ghosts and neighbour lists), %.3g "
-                   "times the memory of a node for its ranks; use more nodes or a smaller "
-                   "system, density or cut-off",
-                   p->input, (long long)m.atoms.natoms, p->density, cut, bytes / 1e9, share);
+                   "times %s; use more nodes or a smaller system, density or cut-off",
+                   p->input, (long long)m.atoms.natoms, p->density, cut, bytes / 1e9, share, limit);
   }
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)

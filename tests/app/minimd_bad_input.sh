@@ -9,6 +9,9 @@
 #   blank:FILE:N       a blank line is inserted after line N of FILE
 #   insert:FILE:N:TEXT the lines of TEXT ('|' between them) are inserted after line N of FILE
 #   drop:FILE          FILE is removed
+#   fifo:FILE          FILE becomes a FIFO that no process writes
+#   link:FILE:TARGET   FILE becomes a symbolic link to TARGET (/dev/zero)
+#   join:FILE:N:M      lines N to M of FILE become one line
 #   minimd_bad_input.sh MPIEXEC NP MINIMD INPUTS REGEX EDIT MINIMD_ARGS...
 set -u
 mpiexec=$1 np=$2 exe=$3 inputs=$4 regex=$5 edit=$6
@@ -31,6 +34,12 @@ case $kind in
       mv e "$file"
     ;;
   drop) rm -f "$file" ;;
+  fifo) rm -f "$file" && mkfifo "$file" ;;
+  link) rm -f "$file" && ln -s "$n" "$file" ;;
+  join)
+    awk -v n="$n" -v m="$text" 'NR < n || NR > m { print; next }
+      { j = j (NR > n ? " " : "") $0 } NR == m { print j }' "$file" >e && mv e "$file"
+    ;;
   *) echo "minimd_bad_input.sh: unknown edit $edit"; exit 2 ;;
 esac
 # VMEM_KB: run under `ulimit -v` (a guard: a regression that allocates without limit fails

@@ -195,10 +195,10 @@ minimd_bad(env_overlap 2 "MINIMD_OVERLAP='2' is none of the values it takes" "-"
 set_property(TEST minimd.bad.env_overlap APPEND PROPERTY ENVIRONMENT "MINIMD_OVERLAP=2")
 # 3.2e10 atoms: under that limit, but far more than a node's memory (the system had killed it);
 # with PORTA_BACKEND=cuda on a GPU too: the atoms are created on the host (it had run for minutes)
-minimd_bad(too_much_memory 1 "32000000000 atoms need at least .* times the memory of a node" "-"
+minimd_bad(too_much_memory 1 "32000000000 atoms at density .* need at least .* times (this node's memory|the address-space limit)" "-"
            -s 2000 -n 5)
 set_property(TEST minimd.bad.too_much_memory APPEND PROPERTY ENVIRONMENT "VMEM_KB=4000000")
-minimd_bad(huge_cutoff 1 "neighbour cut-off .* makes no sense" "line:in.lj.miniMD:13:1000 0.3"
+minimd_bad(huge_cutoff 1 "neighbour cut-off (of 1000.3 need at least|.* makes no sense)" "line:in.lj.miniMD:13:1000 0.3"
            -s 4 -n 10)
 minimd_bad(blow_up 2 "step 20: .*(box length|sub-domain|non-finite|not finite)"
            "line:in.lj.miniMD:9:0.5" -s 6 -n 100)
@@ -278,3 +278,43 @@ porta_app_test(minimd.perf_summary.serial 1 TIMEOUT 120
 porta_app_test(minimd.perf_summary.openmp 1 TIMEOUT 120
                COMMAND "${PORTA_APP_TEST_DIR}/minimd_perf_summary.sh" "${_mpi}" $<TARGET_FILE:minimd>
                        "${_mdin}/in.lj.miniMD" openmp 2 -s 8 -n 10 -t 2)
+
+# Input files (reliability sweep 2): the data file and the EAM potential read with the deck's
+# protections (apps/minimd/minimd_input.c): only regular files (/dev/zero and a FIFO without a
+# writer had hung), lines of any length (a 4 KiB buffer had refused long comments and tables on
+# one line), every number wholly of its kind ("1.5 1.0" had been read as mass .5), and table
+# steps whose spans are finite (1e308 had overflowed an allocation's count).
+minimd_bad(data_dev_zero 1 "data file '/dev/zero' is a character device: it must be a regular file"
+           - -i in.lj-data.miniMD -f /dev/zero -n 10)
+minimd_bad(data_fifo 1 "data file '.*lj4.data' is a FIFO" "fifo:lj4.data" -i in.lj-data.miniMD
+           -n 10)
+minimd_bad(eam_dev_zero 1 "EAM potential file '.*Cu_u6.eam' is a character device"
+           "link:Cu_u6.eam:/dev/zero" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_fifo 2 "EAM potential file '.*Cu_u6.eam' is a FIFO" "fifo:Cu_u6.eam"
+           -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_drho_huge 1 "Cu_u6.eam:3: tables of .* span .*inf"
+           "line:Cu_u6.eam:3:500 1e308 500 1.0e-02 4.95" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_dr_huge 1 "Cu_u6.eam:3: tables of .* span"
+           "line:Cu_u6.eam:3:500 5.0e-04 500 1e308 4.95" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_drho_nan 1 "Cu_u6.eam:3: .*'nan' is not one"
+           "line:Cu_u6.eam:3:500 nan 500 1.0e-02 4.95" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_nrho_huge 1 "Cu_u6.eam:3: .*'2000000000' is not one"
+           "line:Cu_u6.eam:3:2000000000 5.0e-04 500 1.0e-02 4.95" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_z_fraction 1 "Cu_u6.eam:2: .*'29.5' is not a whole number"
+           "line:Cu_u6.eam:2:29.5 63.550" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(data_mass_fraction 1 "lj4.data:12: expected .type mass.: a whole number" "line:lj4.data:12:1.5 1.0"
+           -i in.lj-data.miniMD -n 10)
+minimd_bad(data_natoms_fraction 1 "lj4.data:3: expected the number of atoms, a whole number"
+           "line:lj4.data:3:256.5 atoms" -i in.lj-data.miniMD -n 10)
+# 2e9 atoms declared: refused from the header, before the arrays are allocated
+minimd_bad(data_too_many_atoms 1 "lj4.data:.*2000000000 atoms: their positions and velocities"
+           "line:lj4.data:3:2000000000 atoms" -i in.lj-data.miniMD -n 10)
+set_property(TEST minimd.bad.data_too_many_atoms APPEND PROPERTY ENVIRONMENT "VMEM_KB=4000000")
+# long lines are read whole: the same thermo line as the unchanged files
+string(REPEAT "x" 5000 _long)
+minimd_bad(data_long_title 1 "ok:^10 2.882608e-01 -6.672203e\\+00 " "line:lj4.data:1:${_long}"
+           -i in.lj-data.miniMD -n 10)
+minimd_bad(eam_long_comment 1 "ok:^10 5.671758e\\+02 -3.550095e\\+06 "
+           "line:Cu_u6.eam:1:${_long}" -i in.eam.miniMD -s 4 -n 10)
+minimd_bad(eam_table_one_line 1 "ok:^10 5.671758e\\+02 -3.550095e\\+06 " "join:Cu_u6.eam:4:103"
+           -i in.eam.miniMD -s 4 -n 10)
