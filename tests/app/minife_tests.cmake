@@ -150,3 +150,11 @@ foreach(case "longpath;2;nx=8" "badout;2;nx=8" "kill;2;nx=100" "links;2;nx=8" "t
               COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" ${c} "${_mpi}" ${np}
                       $<TARGET_FILE:minife> $<TARGET_FILE:test_app_h5_safety> ${args})
 endforeach()
+
+# In a job limited to 1.5 GB (a memory cgroup, or ulimit -v where none can be made), nx=200 is
+# refused naming the estimate and the limit (the OOM killer had ended it)
+porta_app_test(minife.bad.job_memory_limit 1 TIMEOUT 180
+               COMMAND "${PORTA_APP_TEST_DIR}/app_memory_limit.sh" "${_mpi}"
+                       "nx=200 .* needs about .* times the (job's cgroup|address-space) limit"
+                       $<TARGET_FILE:minife> nx=200 --no-h5)
+set_tests_properties(minife.bad.job_memory_limit PROPERTIES SKIP_RETURN_CODE 77)

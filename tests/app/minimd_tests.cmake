@@ -318,3 +318,11 @@ minimd_bad(eam_long_comment 1 "ok:^10 5.671758e\\+02 -3.550095e\\+06 "
            "line:Cu_u6.eam:1:${_long}" -i in.eam.miniMD -s 4 -n 10)
 minimd_bad(eam_table_one_line 1 "ok:^10 5.671758e\\+02 -3.550095e\\+06 " "join:Cu_u6.eam:4:103"
            -i in.eam.miniMD -s 4 -n 10)
+
+# In a job limited to 1.5 GB (a memory cgroup, or ulimit -v where none can be made), -s 150 is
+# refused naming the estimate and the limit (the OOM killer had ended it)
+porta_app_test(minimd.bad.job_memory_limit 1 TIMEOUT 180
+               COMMAND "${PORTA_APP_TEST_DIR}/app_memory_limit.sh" "${_mpi}"
+                       "13500000 atoms .* need at least .* times the (job's cgroup|address-space) limit"
+                       $<TARGET_FILE:minimd> -i "${_mdin}/in.lj.miniMD" -s 150 -n 1 --no-h5)
+set_tests_properties(minimd.bad.job_memory_limit PROPERTIES SKIP_RETURN_CODE 77)
