@@ -106,7 +106,7 @@ static int set_sse(void *user, const char *key, const char *v) {
 static const app_cli_option minimd_options[] = {
     {"nsteps", "N", "number of steps (overrides the deck)", set_int, "n", 0},
     {"size", "N", "nx = ny = nz = N unit cells", set_int, "s", 0},
-    {"nx", "N", "unit cells along x (ny and nz default to it)", set_int, NULL, 0},
+    {"nx", "N", "unit cells along x (ny and nz default to it without -s)", set_int, NULL, 0},
     {"ny", "N", "unit cells along y", set_int, NULL, 0},
     {"nz", "N", "unit cells along z", set_int, NULL, 0},
     {"num_threads", "N", "threads per rank (as --porta-threads)", set_int, "t", 0},
@@ -277,8 +277,11 @@ static int apply_cli(const minimd_cli *c, minimd_params *p) {
   if (c->data_file[0]) snprintf(p->data_file, sizeof p->data_file, "%s", c->data_file);
   if (c->data_file[0] && !strcmp(c->data_file, "none")) p->data_file[0] = '\0';
   if (c->nsteps >= 0) p->nsteps = c->nsteps;
+  /* the reference's rule: -s sets all three; -nx sets nx, and ny and nz follow it only when
+     -s is absent (-s 2 -nx 3 is 3 x 2 x 2, in either order) */
   if (c->size > 0) p->nx = p->ny = p->nz = c->size;
-  if (c->n[0] > 0) p->nx = p->ny = p->nz = c->n[0];
+  if (c->n[0] > 0) p->nx = c->n[0];
+  if (c->n[0] > 0 && c->size <= 0) p->ny = p->nz = c->n[0];
   if (c->n[1] > 0) p->ny = c->n[1];
   if (c->n[2] > 0) p->nz = c->n[2];
   p->ntypes = c->ntypes;

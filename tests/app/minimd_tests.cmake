@@ -326,3 +326,8 @@ porta_app_test(minimd.bad.job_memory_limit 1 TIMEOUT 180
                        "13500000 atoms .* need at least .* times the (job's cgroup|address-space) limit"
                        $<TARGET_FILE:minimd> -i "${_mdin}/in.lj.miniMD" -s 150 -n 1 --no-h5)
 set_tests_properties(minimd.bad.job_memory_limit PROPERTIES SKIP_RETURN_CODE 77)
+# -s and -nx as the reference takes them: ny and nz follow -nx only without -s (4 x 3 x 2 x 2 =
+# 48 atoms in either order; -s 2 -nx 3 had run 3 x 3 x 3)
+minimd_bad(size_then_nx 1 "ok:# Atoms: 48$" - -s 2 -nx 3 -n 1)
+minimd_bad(nx_then_size 1 "ok:# Atoms: 48$" - -nx 3 -s 2 -n 1)
+minimd_bad(nx_alone 1 "ok:# Atoms: 108$" - -nx 3 -n 1)
