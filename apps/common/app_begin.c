@@ -73,6 +73,8 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
   agree(porta_initialize(argc, argv), 2);
   int rc = app_env_check(spec->env, spec->nenv);
   agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon), 2);
+  rc = app_env_agree(spec->env, spec->nenv, MPI_COMM_WORLD);
+  agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD), 2);
   agree(app_cli_parse(*argc, *argv, spec, cli), 2);
   agree(same_arguments(*argc, *argv), 2);
   if (cli->summary_json[0]) {

@@ -41,6 +41,49 @@ int app_env_check(const app_env_switch *list, int n) {
   return PORTA_SUCCESS;
 }
 
+/* A switch's value as the ranks compare it: "" when unset, at most 31 bytes (app_env_check
+   allowed only the listed values). */
+#define APP_ENV_VALUE 32
+
+int app_env_agree(const app_env_switch *list, int n, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int k = 0; k < n; ++k) {
+    char mine[APP_ENV_VALUE] = "", lo[APP_ENV_VALUE], hi[APP_ENV_VALUE];
+    const char *value = getenv(list[k].name);
+    snprintf(mine, sizeof mine, "%s", value ? value : "");
+    /* the same everywhere when the bytewise smallest and largest are the same */
+    if (MPI_Allreduce(mine, lo, APP_ENV_VALUE, MPI_CHAR, MPI_MIN, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(mine, hi, APP_ENV_VALUE, MPI_CHAR, MPI_MAX, comm) != MPI_SUCCESS)
+      return porta_error(PORTA_ERROR_BACKEND, "environment", list[k].name, "MPI_Allreduce failed");
+    if (!memcmp(lo, hi, APP_ENV_VALUE)) continue;
+    /* they differ: every rank learns every value, and says which rank has which */
+    char *all = (char *)calloc((size_t)size, APP_ENV_VALUE);
+    if (!all || MPI_Allgather(mine, APP_ENV_VALUE, MPI_CHAR, all, APP_ENV_VALUE, MPI_CHAR, comm) !=
+                    MPI_SUCCESS) {
+      free(all);
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "environment", list[k].name,
+                         "%s differs between the ranks; it must be the same on every rank",
+                         list[k].name);
+    }
+    char who[600] = "";
+    size_t len = 0;
+    for (int r = 0; r < size && r < 8 && len < sizeof who; ++r) {
+      const char *v = all + (size_t)r * APP_ENV_VALUE;
+      len += (size_t)snprintf(who + len, sizeof who - len, "%s%s%s%s on rank %d", r ? ", " : "",
+                              v[0] ? "'" : "unset", v, v[0] ? "'" : "", r);
+    }
+    if (size > 8 && len < sizeof who) snprintf(who + len, sizeof who - len, ", ...");
+    free(all);
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "environment", list[k].name,
+                       "%s differs between the ranks (%s): every rank must be given the same "
+                       "value",
+                       list[k].name, who);
+  }
+  return PORTA_SUCCESS;
+}
+
 void app_env_usage(FILE *out, const app_env_switch *list, int n) {
   for (int k = 0; k < n; ++k)
     fprintf(out, "  %s=%s\n      %s\n", list[k].name, list[k].values, list[k].help);

@@ -6,6 +6,7 @@
 #ifndef APP_ENV_H
 #define APP_ENV_H
 
+#include <mpi.h>
 #include <stdio.h>
 
 #include "porta/macros.h"
@@ -26,6 +27,14 @@ extern const int app_env_ncommon;
 /** PORTA_ERROR_INVALID_ARGUMENT, naming the variable, its value and the values it takes, when
  *  a variable of `list` is set, not empty, and none of its values; PORTA_SUCCESS otherwise. */
 int app_env_check(const app_env_switch *list, int n);
+
+/** Collective over comm: every switch of `list` must have the same value on every rank (unset
+ *  and empty alike: the default). A switch changes what a rank does, and ranks that differ
+ *  wait for each other in different collectives (MINIMD_DEVICE_RENEIGHBOR=1 on rank 0 and 0 on
+ *  rank 1 had hung the job). PORTA_ERROR_INVALID_ARGUMENT on every rank, naming the variable
+ *  and each rank's value (the first 8 ranks), when they differ; PORTA_SUCCESS otherwise. Values
+ *  were checked first (app_env_check): they are short words. */
+int app_env_agree(const app_env_switch *list, int n, MPI_Comm comm);
 
 /** The switches of `list` for --help, one line each. */
 void app_env_usage(FILE *out, const app_env_switch *list, int n);

@@ -158,3 +158,9 @@ porta_app_test(minife.bad.job_memory_limit 1 TIMEOUT 180
                        "nx=200 .* needs about .* times the (job's cgroup|address-space) limit"
                        $<TARGET_FILE:minife> nx=200 --no-h5)
 set_tests_properties(minife.bad.job_memory_limit PROPERTIES SKIP_RETURN_CODE 77)
+# APP_EXCHANGE_TRANSPORT set on one rank only is refused, naming the values
+porta_app_test(minife.bad.env_ranks_differ 2 TIMEOUT 180
+               COMMAND "${PORTA_APP_TEST_DIR}/app_env_ranks.sh" "${_mpi}" 2
+                       $<TARGET_FILE:minife> APP_EXCHANGE_TRANSPORT pinned-host -
+                       "APP_EXCHANGE_TRANSPORT differs between the ranks \\('pinned-host' on rank 0, unset on rank 1\\)"
+                       nx=8 --no-h5)

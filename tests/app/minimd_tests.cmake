@@ -331,3 +331,12 @@ set_tests_properties(minimd.bad.job_memory_limit PROPERTIES SKIP_RETURN_CODE 77)
 minimd_bad(size_then_nx 1 "ok:# Atoms: 48$" - -s 2 -nx 3 -n 1)
 minimd_bad(nx_then_size 1 "ok:# Atoms: 48$" - -nx 3 -s 2 -n 1)
 minimd_bad(nx_alone 1 "ok:# Atoms: 108$" - -nx 3 -n 1)
+# an environment switch set differently on different ranks is refused, naming the values (the
+# job had hung)
+foreach(np 2 3)
+  porta_app_test(minimd.bad.env_ranks_differ.np${np} ${np} TIMEOUT 180
+                 COMMAND "${PORTA_APP_TEST_DIR}/app_env_ranks.sh" "${_mpi}" ${np}
+                         $<TARGET_FILE:minimd> MINIMD_DEVICE_RENEIGHBOR 1 0
+                         "MINIMD_DEVICE_RENEIGHBOR differs between the ranks \\('1' on rank 0, '0' on rank 1"
+                         -i "${_mdin}/in.lj.miniMD" -s 4 -n 10 --no-h5)
+endforeach()

@@ -396,3 +396,9 @@ foreach(np 1 2)
   set_tests_properties(tealeaf.h5_big_deck.np${np} PROPERTIES LABELS "app;mpi" TIMEOUT 120
                        PROCESSORS ${np} ENVIRONMENT "${PORTA_APP_MPI_ENV}")
 endforeach()
+# TEA_HALO_BESIDE set differently on the ranks is refused, naming the values
+porta_app_test(tealeaf.bad.env_ranks_differ 2 TIMEOUT 180
+               COMMAND "${PORTA_APP_TEST_DIR}/app_env_ranks.sh" "${_mpi}" 2
+                       $<TARGET_FILE:tealeaf> TEA_HALO_BESIDE 0 1
+                       "TEA_HALO_BESIDE differs between the ranks \\('0' on rank 0, '1' on rank 1\\)"
+                       "${_ref}/tea_bm_1.in" --no-h5)
