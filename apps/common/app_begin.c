@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app_file.h"
 #include "app_mpi.h"
 #include "app_summary.h"
 
@@ -57,6 +58,23 @@ static int same_arguments(int argc, char **argv) {
                      "the same options (only --porta-* options may differ)");
 }
 
+void app_spare_input(const app_cli *cli, const char *input, const char *what) {
+  char h5[1100], xmf[1100], msg[3400] = "";
+  snprintf(h5, sizeof h5, "%s.h5", cli->output);
+  snprintf(xmf, sizeof xmf, "%s.xmf", cli->output);
+  const char *result[3] = {cli->no_h5 ? NULL : h5, cli->no_h5 ? NULL : xmf, cli->summary_json};
+  const char *option[3] = {"--out", "--out", "--summary-json"};
+  if (app_mpi_rank() == 0 && input && input[0])
+    for (int k = 0; k < 3 && !msg[0]; ++k)
+      if (result[k] && result[k][0] && app_file_same(result[k], input))
+        snprintf(msg, sizeof msg,
+                 "%s: the result %s would replace '%s', %s of this run; choose another name",
+                 option[k], result[k], input, what);
+  if (MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    app_fatal("MPI_Bcast failed while the ranks checked their results' names");
+  if (msg[0]) app_exit_all(2, "%s", msg);
+}
+
 void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) {
   app_mpi_init(argc, argv, spec->program);
   int help = 0, any_help = 0;
@@ -86,4 +104,5 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
     agree(app_summary_probe(cli->summary_json, keep, 3, MPI_COMM_WORLD), 2);
   }
   if (cli->reproducible) porta_set_deterministic(1);
+  app_spare_input(cli, cli->input, "the deck");
 }

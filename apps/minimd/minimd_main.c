@@ -143,10 +143,6 @@ static void thermo(minimd *m, int64_t step, double elapsed) {
                  (long long)step, kin * t + u, t, u, e0, m->prm.density, m->prm.temperature);
 }
 
-/** A file named by the deck (the EAM potential, a data file): beside the deck if it is there,
- *  else as given (relative to the working directory, as the reference looks for it). */
-/** --summary-json must not name an input the deck names (the data file, the potential): the
- *  summary is renamed over its name at the end. app_begin checked the deck and the results. */
 /* The atoms at `step` as the snapshot /snapshots/step_STEP of the result file (its step added to
  * the series' list, which the XDMF description reads). */
 static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *nsnap) {
@@ -161,16 +157,8 @@ static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *n
   grown[(*nsnap)++] = step;
 }
 
-static void summary_spares(const app_cli *cli, const char *input) {
-  int same = app_mpi_rank() == 0 && cli->summary_json[0] && app_file_same(cli->summary_json, input);
-  APP_MPI_CHECK(MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  if (same)
-    app_exit_all(2,
-                 "--summary-json %s: this is '%s', an input of this run: the summary would "
-                 "replace it",
-                 cli->summary_json, input);
-}
-
+/** A file named by the deck (the EAM potential, a data file): beside the deck if it is there,
+ *  else as given (relative to the working directory, as the reference looks for it). */
 static void beside_deck(const char *deck, const char *name, char *out, size_t n) {
   const char *slash = strrchr(deck, '/');
   if (slash && name[0] != '/') {
@@ -211,7 +199,7 @@ int main(int argc, char **argv) {
   if (p->data_file[0]) {
     char path[1100];
     beside_deck(p->input, p->data_file, path, sizeof path);
-    summary_spares(&cli, path);
+    app_spare_input(&cli, path, "the data file");
     if (minimd_data_read(path, &data, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
       app_exit_all(2, "%s", err);
   }
@@ -296,7 +284,7 @@ int main(int argc, char **argv) {
   if (p->force == MINIMD_FORCE_EAM) {
     char path[1100];
     beside_deck(p->input, "Cu_u6.eam", path, sizeof path);
-    summary_spares(&cli, path);
+    app_spare_input(&cli, path, "the EAM potential file");
     if (minimd_eam_read(&m.eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
       app_exit_all(2, "%s", err);
     mass = m.eam.mass;

@@ -234,7 +234,7 @@ porta_app_test(minimd.yaml_full 1 TIMEOUT 60
             COMMAND sh "${PORTA_APP_TEST_DIR}/minimd_yaml_full.sh" $<TARGET_FILE:minimd> "${_mdin}")
 set_property(TEST minimd.yaml_full PROPERTY SKIP_RETURN_CODE 77)
 # the summary would have been renamed over the potential the deck names
-minimd_bad(summary_over_potential 2 "--summary-json Cu_u6.eam: this is 'Cu_u6.eam', an input" "-"
+minimd_bad(summary_over_potential 2 "--summary-json: the result Cu_u6.eam would replace 'Cu_u6.eam', the EAM potential" "-"
            -i in.eam.miniMD -s 4 -n 10 --summary-json Cu_u6.eam)
 minimd_bad(data_section_name 1 "lj4.data:273: unknown section 'Velocity'"
            "line:lj4.data:273:Velocity" -i in.lj-data.miniMD -n 10)
@@ -340,3 +340,15 @@ foreach(np 2 3)
                          "MINIMD_DEVICE_RENEIGHBOR differs between the ranks \\('1' on rank 0, '0' on rank 1"
                          -i "${_mdin}/in.lj.miniMD" -s 4 -n 10 --no-h5)
 endforeach()
+# results never written over the run's inputs (by inode): the deck as run.xmf or r.h5, the data
+# file as atoms.h5 (each had been replaced by a result)
+set(_over "${PORTA_APP_TEST_DIR}/app_out_over_input.sh" "${_mpi}")
+porta_app_test(minimd.bad.out_over_deck_xmf 2 COMMAND ${_over} 2 $<TARGET_FILE:minimd>
+               "${_mdin}/in.lj.miniMD" run.xmf "the result run.xmf would replace 'run.xmf', the deck"
+               -i run.xmf --out=run -s 4 -n 5)
+porta_app_test(minimd.bad.out_over_deck_h5 1 COMMAND ${_over} 1 $<TARGET_FILE:minimd>
+               "${_mdin}/in.lj.miniMD" r.h5 "the result r.h5 would replace 'r.h5', the deck"
+               -i r.h5 --out=r -s 4 -n 5)
+porta_app_test(minimd.bad.out_over_data 2 COMMAND ${_over} 2 $<TARGET_FILE:minimd>
+               "${_mdin}/lj4.data" atoms.h5 "the result atoms.h5 would replace '.*atoms.h5', the data file"
+               -i "${_mdin}/in.lj-data.miniMD" -f atoms.h5 --out=atoms -n 5)

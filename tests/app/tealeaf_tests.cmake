@@ -402,3 +402,12 @@ porta_app_test(tealeaf.bad.env_ranks_differ 2 TIMEOUT 180
                        $<TARGET_FILE:tealeaf> TEA_HALO_BESIDE 0 1
                        "TEA_HALO_BESIDE differs between the ranks \\('0' on rank 0, '1' on rank 1\\)"
                        "${_ref}/tea_bm_1.in" --no-h5)
+# results never written over the deck (by inode): a deck named t.xmf or t.h5 with --out=t
+porta_app_test(tealeaf.bad.out_over_deck_xmf 2
+               COMMAND "${PORTA_APP_TEST_DIR}/app_out_over_input.sh" "${_mpi}" 2
+                       $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in" t.xmf
+                       "the result t.xmf would replace 't.xmf', the deck" t.xmf --out=t)
+porta_app_test(tealeaf.bad.out_over_deck_h5 1
+               COMMAND "${PORTA_APP_TEST_DIR}/app_out_over_input.sh" "${_mpi}" 1
+                       $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in" t.h5
+                       "the result t.h5 would replace 't.h5', the deck" t.h5 --out t)
