@@ -168,15 +168,37 @@ int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 
 
 /* ---- JSON ---- */
 
+/* The length of the well-formed UTF-8 sequence at p (1-4), or 0 where p starts none (a stray
+   continuation byte, an overlong form, a surrogate, past U+10FFFF, a sequence cut short). */
+static int utf8_length(const unsigned char *p) {
+  if (p[0] < 0x80) return 1;
+  int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (n == 0 || p[0] > 0xf4) return 0;
+  for (int i = 1; i < n; ++i)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0;
+  if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0;
+  return n;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped, and every byte that is not
+   part of well-formed UTF-8 (a path in another encoding) written as U+FFFD, so that every JSON
+   reader loads the file (a path with byte 0xff had made it unreadable). */
 static void json_string(FILE *out, const char *v) {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)v; *p; ++p) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
+  for (const unsigned char *p = (const unsigned char *)v; *p;) {
+    const int n = utf8_length(p);
+    if (n == 0) {
+      fputs("\\ufffd", out);
+      ++p;
+    } else if (*p == '"' || *p == '\\') {
+      fprintf(out, "\\%c", *p++);
+    } else if (*p < 0x20) {
+      fprintf(out, "\\u%04x", *p++);
+    } else {
+      fwrite(p, 1, (size_t)n, out);
+      p += n;
+    }
   }
   fputc('"', out);
 }

@@ -352,3 +352,7 @@ porta_app_test(minimd.bad.out_over_deck_h5 1 COMMAND ${_over} 1 $<TARGET_FILE:mi
 porta_app_test(minimd.bad.out_over_data 2 COMMAND ${_over} 2 $<TARGET_FILE:minimd>
                "${_mdin}/lj4.data" atoms.h5 "the result atoms.h5 would replace '.*atoms.h5', the data file"
                -i "${_mdin}/in.lj-data.miniMD" -f atoms.h5 --out=atoms -n 5)
+# a summary whose paths are not UTF-8 is still UTF-8 JSON
+porta_app_test(minimd.summary_utf8 1 COMMAND "${PORTA_APP_TEST_DIR}/app_summary_utf8.sh" "${_mpi}"
+               $<TARGET_FILE:minimd> "${_mdin}/in.lj.miniMD" -s 4 -n 5)
+set_tests_properties(minimd.summary_utf8 PROPERTIES SKIP_RETURN_CODE 77)

@@ -411,3 +411,7 @@ porta_app_test(tealeaf.bad.out_over_deck_h5 1
                COMMAND "${PORTA_APP_TEST_DIR}/app_out_over_input.sh" "${_mpi}" 1
                        $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in" t.h5
                        "the result t.h5 would replace 't.h5', the deck" t.h5 --out t)
+# a summary whose paths are not UTF-8 is still UTF-8 JSON
+porta_app_test(tealeaf.summary_utf8 1 COMMAND "${PORTA_APP_TEST_DIR}/app_summary_utf8.sh"
+               "${_mpi}" $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")
+set_tests_properties(tealeaf.summary_utf8 PROPERTIES SKIP_RETURN_CODE 77)
