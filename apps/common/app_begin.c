@@ -59,7 +59,7 @@ static int same_arguments(int argc, char **argv) {
 }
 
 void app_spare_input(const app_cli *cli, const char *input, const char *what) {
-  char h5[1100], xmf[1100], msg[3400] = "";
+  char h5[APP_PATH_MAX + 16], xmf[APP_PATH_MAX + 16], msg[3 * APP_PATH_MAX] = "";
   snprintf(h5, sizeof h5, "%s.h5", cli->output);
   snprintf(xmf, sizeof xmf, "%s.xmf", cli->output);
   const char *result[3] = {cli->no_h5 ? NULL : h5, cli->no_h5 ? NULL : xmf, cli->summary_json};
@@ -97,7 +97,7 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
   agree(same_arguments(*argc, *argv), 2);
   if (cli->summary_json[0]) {
     /* the summary must not replace the run's deck or its results */
-    char h5[1100], xmf[1100];
+    char h5[APP_PATH_MAX + 16], xmf[APP_PATH_MAX + 16];
     snprintf(h5, sizeof h5, "%s.h5", cli->output);
     snprintf(xmf, sizeof xmf, "%s.xmf", cli->output);
     const char *keep[3] = {cli->input, cli->no_h5 ? NULL : h5, cli->no_h5 ? NULL : xmf};

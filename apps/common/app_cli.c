@@ -18,6 +18,12 @@ static int not_an_option(const char *arg, const char *value) {
 }
 
 static int set_output(app_cli *cli, const char *name) {
+  /* room for ".xmf" and the temporary's ".h5.tmp.PID.RANDOM" after it (app_h5.h) */
+  if (name && strlen(name) > APP_PATH_MAX - 64)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, name,
+                       "an output name of %zu characters: at most %d are kept (a path may have "
+                       "%d, with the results' endings)",
+                       strlen(name), APP_PATH_MAX - 64, APP_PATH_MAX);
   snprintf(cli->output, sizeof cli->output, "%s", name ? name : "");
   size_t n = strlen(cli->output);
   if (n > 3 && strcmp(cli->output + n - 3, ".h5") == 0) cli->output[n - 3] = '\0';

@@ -26,6 +26,10 @@
 
 PORTA_EXTERN_C_BEGIN
 
+/** The longest path the apps keep whole (Linux's PATH_MAX): --out, --summary-json, and the
+ *  names made from them. A longer one is refused, never cut short. */
+#define APP_PATH_MAX 4096
+
 /** One app-specific option. */
 typedef struct app_cli_option {
   const char *key;        /**< "nx" (no dashes) */
@@ -56,11 +60,11 @@ typedef struct app_cli_spec {
 typedef struct app_cli {
   const char *input; /**< deck path (spec->default_input unless given; NULL without takes_input) */
   int input_given;   /**< the deck was named on the command line */
-  char output[1024]; /**< output base name without ".h5" */
+  char output[APP_PATH_MAX]; /**< output base name without ".h5" */
   int reproducible;
   int help;
   int no_h5;
-  char summary_json[1024]; /**< --summary-json FILE ("": none) */
+  char summary_json[APP_PATH_MAX]; /**< --summary-json FILE ("": none) */
 } app_cli;
 
 /** Parse argv[1..argc-1] by `spec`. App options are applied once each, after the whole command

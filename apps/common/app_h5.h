@@ -29,6 +29,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "app_cli.h"
 #include "app_decomp.h"
 #include "porta/porta.h"
 
@@ -42,9 +43,9 @@ typedef struct app_h5 {
   hid_t dxpl; /**< collective transfer property list */
   MPI_Comm comm;
   int rank;
-  char path[1024]; /**< final name NAME.h5 */
-  char tmp[1072];  /**< the temporary NAME.h5.tmp.PID.RANDOM while writing */
-  int cleanup;     /**< rank 0: its app_cleanup_add slot (-1: none) */
+  char path[APP_PATH_MAX];     /**< final name NAME.h5 */
+  char tmp[APP_PATH_MAX + 64]; /**< the temporary NAME.h5.tmp.PID.RANDOM while writing */
+  int cleanup;                 /**< rank 0: its app_cleanup_add slot (-1: none) */
 } app_h5;
 
 /** Create the temporary of NAME.h5 (NAME without ".h5"); see above. */

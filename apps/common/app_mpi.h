@@ -49,7 +49,7 @@ void app_exit_all(int status, const char *fmt, ...) PORTA_PRINTF_FORMAT(2, 3)
  *  app_fatal or app_exit_all. Only the process that created a file registers it (rank 0 for
  *  the HDF5 writer). */
 #define APP_CLEANUP_MAX 8
-#define APP_CLEANUP_PATH_MAX 1280
+#define APP_CLEANUP_PATH_MAX 4160 /* APP_PATH_MAX and a temporary's ending */
 /** Register `path` (copied; a relative name is resolved when it is removed, so the process
  *  must not change its directory meanwhile); returns a slot >= 0, or -1 when the path is
  *  APP_CLEANUP_PATH_MAX characters or longer or every slot is taken (then it is not

@@ -164,7 +164,7 @@ int minife_write_h5(app_h5 *h, const minife *m, const minife_report *r) {
 }
 
 int minife_write_xdmf(const char *name, const minife *m) {
-  char xmf[1100], h5[1100];
+  char xmf[APP_PATH_MAX + 16], h5[APP_PATH_MAX + 16];
   snprintf(xmf, sizeof xmf, "%s.xmf", name);
   const char *base = strrchr(name, '/');
   snprintf(h5, sizeof h5, "%s.h5", base ? base + 1 : name);

@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
   minimd_data data;
   memset(&data, 0, sizeof data);
   if (p->data_file[0]) {
-    char path[1100];
+    char path[APP_PATH_MAX + 16];
     beside_deck(p->input, p->data_file, path, sizeof path);
     app_spare_input(&cli, path, "the data file");
     if (minimd_data_read(path, &data, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
@@ -282,7 +282,7 @@ int main(int argc, char **argv) {
   RUN(minimd_comm_setup(&m.comm, cutneigh));
   double mass = data.have_mass ? data.mass : 1.0;
   if (p->force == MINIMD_FORCE_EAM) {
-    char path[1100];
+    char path[APP_PATH_MAX + 16];
     beside_deck(p->input, "Cu_u6.eam", path, sizeof path);
     app_spare_input(&cli, path, "the EAM potential file");
     if (minimd_eam_read(&m.eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
@@ -393,7 +393,7 @@ int main(int argc, char **argv) {
     RUN(minimd_atoms_to_host(&m));
     RUN(minimd_write_h5(&m, &h5, threads));
     RUN(app_summary_write_h5(&summary, &rc, &h5));
-    char xmf[1100], h5name[1100];
+    char xmf[APP_PATH_MAX + 16], h5name[APP_PATH_MAX + 16];
     snprintf(xmf, sizeof xmf, "%s.xmf", cli.output);
     snprintf(h5name, sizeof h5name, "%s.h5", cli.output);
     RUN(app_h5_close(&h5, 1));

@@ -317,7 +317,7 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
   o->open = 0;
   PORTA_CHECK(app_h5_close(h, 1));
   if (h->rank != 0) return PORTA_SUCCESS;
-  char xmf[1100];
+  char xmf[APP_PATH_MAX + 16];
   const char *base = strrchr(h->path, '/');
   const char *file = base ? base + 1 : h->path;
   snprintf(xmf, sizeof xmf, "%s.xmf", o->name);

@@ -62,7 +62,7 @@ void tea_summary_make(app_summary *s, const tea_settings *set, const char *deck_
  *  NAME.h5 by tea_write_results once everything is in it, so a run that stops early never
  *  leaves a NAME.h5 that looks complete (and a killed run leaves no temporary either). */
 typedef struct tea_h5_out {
-  char name[1024]; /**< NAME (the file is NAME.h5) */
+  char name[APP_PATH_MAX]; /**< NAME (the file is NAME.h5) */
   app_h5 h;
   int open;           /**< h is open (its temporary exists) */
   int nsnap, cap;     /**< snapshots written so far */

@@ -3,13 +3,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime_private.h"
 
 static porta_error_mode error_mode = PORTA_ERROR_MODE_RETURN;
 static porta_error_handler error_handler = NULL;
 static void *error_user_data = NULL;
-static _Thread_local char last_message[1024];
+static _Thread_local char last_message[4096];
 static _Thread_local unsigned long error_serial; /* failures recorded on this thread */
 
 unsigned long porta_error_serial_(void) { return error_serial; }
@@ -40,13 +41,19 @@ const char *porta_error_name(int code) {
 }
 
 int porta_error(int code, const char *op, const char *label, const char *fmt, ...) {
-  char reason[768];
+  char reason[2048];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
   ++error_serial;
-  if (label && label[0])
+  /* a label (often a path) longer than 240 bytes is shortened to its first 60 and last 160, so
+     that the reason after it is never cut off (a path of 1,000 characters had hidden it) */
+  const size_t len = label ? strlen(label) : 0;
+  if (len > 240)
+    snprintf(last_message, sizeof last_message, "porta: %s('%.60s...%s'): %s [%s]", op, label,
+             label + len - 160, reason, porta_error_name(code));
+  else if (label && label[0])
     snprintf(last_message, sizeof last_message, "porta: %s('%s'): %s [%s]", op, label, reason,
              porta_error_name(code));
   else

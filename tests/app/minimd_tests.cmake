@@ -356,3 +356,6 @@ porta_app_test(minimd.bad.out_over_data 2 COMMAND ${_over} 2 $<TARGET_FILE:minim
 porta_app_test(minimd.summary_utf8 1 COMMAND "${PORTA_APP_TEST_DIR}/app_summary_utf8.sh" "${_mpi}"
                $<TARGET_FILE:minimd> "${_mdin}/in.lj.miniMD" -s 4 -n 5)
 set_tests_properties(minimd.summary_utf8 PROPERTIES SKIP_RETURN_CODE 77)
+# --out paths of 2,000 characters kept whole; long paths' errors keep their reason
+porta_app_test(minimd.long_out 1 COMMAND "${PORTA_APP_TEST_DIR}/app_long_out.sh" "${_mpi}"
+               $<TARGET_FILE:minimd> -i "${_mdin}/in.lj.miniMD" -s 4 -n 5)

@@ -415,3 +415,6 @@ porta_app_test(tealeaf.bad.out_over_deck_h5 1
 porta_app_test(tealeaf.summary_utf8 1 COMMAND "${PORTA_APP_TEST_DIR}/app_summary_utf8.sh"
                "${_mpi}" $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")
 set_tests_properties(tealeaf.summary_utf8 PROPERTIES SKIP_RETURN_CODE 77)
+# --out paths of 2,000 characters kept whole; long paths' errors keep their reason
+porta_app_test(tealeaf.long_out 1 COMMAND "${PORTA_APP_TEST_DIR}/app_long_out.sh" "${_mpi}"
+               $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")

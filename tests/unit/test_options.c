@@ -548,8 +548,16 @@ static void test_error_messages(void) {
   memset(longtext, 'z', sizeof longtext - 1);
   longtext[sizeof longtext - 1] = '\0';
   PT_EQ_I64(porta_error(PORTA_ERROR_IO, "long", "lbl", "%s", longtext), PORTA_ERROR_IO);
-  PT_CHECK(strlen(porta_last_error_message()) < 1024);
+  PT_CHECK(strlen(porta_last_error_message()) < 4096);
   PT_CHECK(strncmp(porta_last_error_message(), "porta: long('lbl'): zzz", 23) == 0);
+  /* a long label (a path) is shortened so that the reason after it is never cut off */
+  char longlabel[3000];
+  memset(longlabel, 'p', sizeof longlabel - 1);
+  longlabel[sizeof longlabel - 1] = '\0';
+  PT_EQ_I64(porta_error(PORTA_ERROR_IO, "open", longlabel, "%s", "the reason"), PORTA_ERROR_IO);
+  PT_CHECK(strstr(porta_last_error_message(), "...") != NULL);
+  PT_CHECK(strstr(porta_last_error_message(), "'): the reason [PORTA_ERROR_IO]") != NULL);
+  PT_CHECK(strlen(porta_last_error_message()) < 300);
   porta_error_clear();
   PT_CHECK(strcmp(porta_last_error_message(), "") == 0);
 #if defined(_OPENMP)
