@@ -8,6 +8,13 @@
 #   fuzz_inputs.sh minife  EXE SEED COUNT "ARGS" ...     mutated command lines (key=value ...)
 #   fuzz_inputs.sh minimd  EXE SEED COUNT DECK...        mutated 14-line decks (4x4x4 cells, 20
 #                                                        steps; Cu_u6.eam beside the first deck)
+#   fuzz_inputs.sh minimd-data EXE SEED COUNT DECK DATA  the LAMMPS data file DATA mutated, run
+#                                                        by DECK (-f, 5 steps)
+#   fuzz_inputs.sh minimd-eam EXE SEED COUNT DECK        the EAM potential beside DECK mutated
+#                                                        (4x4x4 cells, 5 steps)
+#   fuzz_inputs.sh minimd-bins EXE SEED COUNT DECK DATA  a sweep, not mutations: bins per side
+#                                                        (-b 1 .. 2^31-1) x sizes (-s 1 .. 8) and
+#                                                        boxes of DATA scaled from 1e-3 to 1e12
 #
 # Mutations: a number replaced by an extreme or malformed one (0, negatives, 1e308, 1e-320,
 # INT_MAX + 1, 20 nines, nan, inf, '', '1e', '0x10', 200 digits), a line deleted, duplicated or
@@ -15,7 +22,8 @@
 # gives the same cases. Runs are MPI singletons (no launcher), under `timeout` (FUZZ_TIMEOUT,
 # default 60 s).
 set -u
-app=$1 exe=$2 seed=$3 count=$4
+mode=$1 exe=$2 seed=$3 count=$4
+app=${mode%%-*} # the program: its name starts every message
 shift 4
 tmo=${FUZZ_TIMEOUT:-60}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/fuzz_${app}.XXXXXX") || exit 1
@@ -44,7 +52,9 @@ mutate() {
                    "state 1 density=1e308 energy=1e308|tl_eps=0|xmin=5|xmax=5", keys, "|")
       else if (app == "minimd")
         nk = split("lj|metal|eam|none|1m.data|1.0 1.0|4 4 4|20|0.005|1.44|0.8442|" \
-                   "2.5 0.30|4.95 1.00|0|600|0.07041125|10", keys, "|")
+                   "2.5 0.30|4.95 1.00|0|600|0.07041125|10|Atoms|Velocities|Masses|" \
+                   "2000000000 atoms|0 1e308 xlo xhi|-1e300 1e300 ylo yhi|1 1 nan 0 0|" \
+                   "1 1.5 1.0|2 1 0.5 0.5 0.5|500 1e308 500 1e-2 4.95|29.5 63.55", keys, "|")
       else
         nk = split("nx=3|ny=1|nz=2|load_imbalance=50|mv_overlap_comm_comp=1|" \
                    "verify_solution=1|source_free=1|matvec_lanes=8|name=a|-nx|--ny|nz:4", keys, "|")
@@ -95,7 +105,17 @@ shrink() {
     cat "$1"
   fi
 }
-[ "$app" = minimd ] && cp "$(dirname "$1")/Cu_u6.eam" "$dir/" 
+[ "$app" = minimd ] && cp "$(dirname "$1")/Cu_u6.eam" "$dir/"
+# the sweep's cases: bins per side and sizes, then data-file boxes scaled by powers of ten
+sweep_bins="1 2 7 100 5000 20000 100000 2147483647"
+sweep_sizes="1 2 8"
+sweep_scales="1e-3 1e-1 10 1e3 1e6 1e9 1e12"
+nth() { # nth N WORDS...: the Nth word (1-based, cycling)
+  n=$1
+  shift
+  i=$(((n - 1) % $# + 1))
+  eval "echo \${$i}"
+}
 
 case_no=0
 while [ $case_no -lt "$count" ]; do
@@ -103,13 +123,47 @@ while [ $case_no -lt "$count" ]; do
   b=$(((case_no - 1) % nbase + 1))
   eval "base=\${$b}"
   in=$dir/case$case_no.in
-  if [ "$app" = tealeaf ] || [ "$app" = minimd ]; then
+  if [ "$mode" = tealeaf ] || [ "$mode" = minimd ]; then
     shrink "$base" >"$dir/base.in"
-  else
+    mutate $((seed * 100003 + case_no)) "$dir/base.in" "$in"
+  elif [ "$mode" = minife ]; then
     printf '%s\n' $base >"$dir/base.in"
+    mutate $((seed * 100003 + case_no)) "$dir/base.in" "$in"
   fi
-  mutate $((seed * 100003 + case_no)) "$dir/base.in" "$in"
-  if [ "$app" = tealeaf ]; then
+  if [ "$mode" = minimd-data ]; then
+    base=$1
+    mutate $((seed * 100003 + case_no)) "$2" "$in"
+    (cd "$dir" && timeout "$tmo" "$exe" --no-h5 --porta-threads=1 -i "$1" -f "$in" -n 5) \
+      >"$dir/out" 2>&1
+    rc=$?
+  elif [ "$mode" = minimd-eam ]; then
+    base=$dir/Cu_u6.eam.orig
+    [ -f "$base" ] || cp "$dir/Cu_u6.eam" "$base"
+    mutate $((seed * 100003 + case_no)) "$base" "$dir/Cu_u6.eam"
+    cp "$dir/Cu_u6.eam" "$in"
+    cp "$1" "$dir/eam.deck" # the potential is looked for beside the deck
+    (cd "$dir" && timeout "$tmo" "$exe" --no-h5 --porta-threads=1 -i eam.deck -s 4 -n 5) \
+      >"$dir/out" 2>&1
+    rc=$?
+  elif [ "$mode" = minimd-bins ]; then
+    nbins=$(echo $sweep_bins | wc -w) nsizes=$(echo $sweep_sizes | wc -w)
+    if [ $case_no -le $((nbins * nsizes)) ]; then # -b x -s on the lattice deck
+      b=$(nth $case_no $sweep_bins)
+      sz=$(nth $(((case_no - 1) / nbins + 1)) $sweep_sizes)
+      echo "-i $1 -s $sz -b $b -n 5" >"$in"
+      (cd "$dir" && timeout "$tmo" "$exe" --no-h5 --porta-threads=1 -i "$1" -s "$sz" -b "$b" \
+        -n 5) >"$dir/out" 2>&1
+    else # the data file's box and atoms scaled: a box of side 6.7e-3 to 6.7e12
+      f=$(nth $((case_no - nbins * nsizes)) $sweep_scales)
+      awk -v f="$f" '/xlo xhi|ylo yhi|zlo zhi/ { printf "%.17g %.17g %s %s\n", $1 * f, $2 * f, $3, $4; next }
+        /^Atoms/ { atoms = 1; print; next } /^[A-Z]/ { atoms = 0 }
+        atoms && NF >= 5 { printf "%s %s %.17g %.17g %.17g\n", $1, $2, $3 * f, $4 * f, $5 * f; next }
+        { print }' "$2" >"$in"
+      (cd "$dir" && timeout "$tmo" "$exe" --no-h5 --porta-threads=1 -i "$1" -f "$in" -n 5) \
+        >"$dir/out" 2>&1
+    fi
+    rc=$?
+  elif [ "$app" = tealeaf ]; then
     (cd "$dir" && timeout "$tmo" "$exe" --no-h5 "$in") >"$dir/out" 2>&1
     rc=$?
   elif [ "$app" = minimd ]; then
@@ -143,12 +197,12 @@ while [ $case_no -lt "$count" ]; do
   if [ -n "$bad" ]; then
     fail=$((fail + 1))
     mkdir -p "$keep"
-    cp "$in" "$keep/${app}_seed${seed}_case$case_no.in"
-    echo "FAIL case $case_no ($bad): input kept as $keep/${app}_seed${seed}_case$case_no.in"
+    cp "$in" "$keep/${mode}_seed${seed}_case$case_no.in"
+    echo "FAIL case $case_no ($bad): input kept as $keep/${mode}_seed${seed}_case$case_no.in"
     sed 's/^/    | /' "$in" | head -40
     tail -15 "$dir/out" | sed 's/^/    > /'
   fi
 done
-echo "$app fuzz, seed $seed: $count cases, $ok ran (exit 0), $refused refused cleanly, $fail failed"
+echo "$mode fuzz, seed $seed: $count cases, $ok ran (exit 0), $refused refused cleanly, $fail failed"
 [ $fail -eq 0 ] && echo PASS
 exit $((fail > 0))

@@ -30,4 +30,19 @@ if(TARGET minimd)
            WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
   set_tests_properties(fuzz.minimd PROPERTIES LABELS "app;fuzz" TIMEOUT 1500
                        ENVIRONMENT "${_fuzz_env}")
+  # the LAMMPS data file and the EAM potential mutated; a sweep of bin counts, sizes and boxes
+  add_test(NAME fuzz.minimd_data
+           COMMAND sh "${_fuzz}" minimd-data $<TARGET_FILE:minimd> 1 ${PORTA_FUZZ_CASES}
+                   "${_d}/in.lj-data.miniMD" "${_d}/lj4.data"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  add_test(NAME fuzz.minimd_eam
+           COMMAND sh "${_fuzz}" minimd-eam $<TARGET_FILE:minimd> 1 ${PORTA_FUZZ_CASES}
+                   "${_d}/in.eam.miniMD"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  add_test(NAME fuzz.minimd_bins
+           COMMAND sh "${_fuzz}" minimd-bins $<TARGET_FILE:minimd> 1 31 "${_d}/in.lj.miniMD"
+                   "${_d}/lj4.data"
+           WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+  set_tests_properties(fuzz.minimd_data fuzz.minimd_eam fuzz.minimd_bins PROPERTIES
+                       LABELS "app;fuzz" TIMEOUT 1500 ENVIRONMENT "${_fuzz_env}")
 endif()
