@@ -1,7 +1,7 @@
 /** @file backend_private.h
  *  The execution interface of a back end (not installed): each back end fills in one
- *  porta_backend_ops table in its own folder (serial/, openmp/, cuda/) and backends.c lists
- *  the tables compiled into this build. runtime.c, dispatch.c, deep_copy.c and ipc.c call
+ *  porta_backend_ops table in its own folder (serial/, openmp/, cuda/, ...) and backends.c lists
+ *  them from PORTA_BACKEND_LIST. runtime.c, dispatch.c, deep_copy.c and ipc.c call
  *  through the tables and hold no back-end conditionals. */
 #ifndef PORTA_BACKEND_PRIVATE_H
 #define PORTA_BACKEND_PRIVATE_H
@@ -30,7 +30,7 @@ typedef struct porta_backend_init_args {
 
 /** One back end's execution interface. A NULL hook means the default named with it; the host
  *  back ends leave most of them NULL. Only `name`, `memory_space` and `reach` are read for a
- *  back end that is not compiled in (its table comes from backends.c, every hook NULL). */
+ *  back end that is not compiled in (its table then has every hook NULL). */
 typedef struct porta_backend_ops {
   porta_backend id;
   const char *name;                /**< what --porta-backend accepts (case-insensitive) */
@@ -116,10 +116,13 @@ static inline const porta_backend_ops *porta_backend_ops_of_(porta_backend b) {
 /** The compiled-in back end that owns the host threads (default_threads set), or NULL. */
 const porta_backend_ops *porta_backend_threads_(void);
 
-/* The back ends' tables (each in its own folder). */
-extern const porta_backend_ops porta_serial_backend_ops_; /* serial/serial_backend.c */
-extern const porta_backend_ops porta_openmp_backend_ops_; /* openmp/openmp_backend.c */
-extern const porta_backend_ops porta_cuda_backend_ops_;   /* cuda/cuda_backend.c */
+/* The back ends' tables, each in its own folder: porta_NAME_backend_ops_ in NAME/NAME_backend.c,
+ * compiled in every build (a back end that is switched off fills in id, name, memory_space and
+ * reach only). */
+#define PORTA_BACKEND_OPS_DECLARE_(ID, name, on, A)                                                \
+  extern const porta_backend_ops porta_##name##_backend_ops_;
+PORTA_BACKEND_LIST(PORTA_BACKEND_OPS_DECLARE_, ~)
+#undef PORTA_BACKEND_OPS_DECLARE_
 
 PORTA_EXTERN_C_END
 

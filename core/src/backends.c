@@ -1,34 +1,18 @@
 /** @file backends.c
- *  Registration: the back ends compiled into this build, indexed by porta_backend. The only
- *  place outside the back ends' own folders that knows which are compiled in. A back end that
- *  is not compiled in keeps a table with its name, memory space and reach (so names parse and
+ *  Registration: every back end of PORTA_BACKEND_LIST (porta/config.h, generated from
+ *  cmake/PortaBackends.cmake), indexed by porta_backend. Each table is in its back end's folder;
+ *  one that is not compiled in keeps its name, memory space and reach there (so names parse and
  *  porta_exec_memory_space / porta_space_accessible answer as in any build), all hooks NULL. */
 #include "backend_private.h"
 
-#if PORTA_ENABLE_OPENMP
-#define OPENMP_OPS (&porta_openmp_backend_ops_)
-#else
-static const porta_backend_ops openmp_absent = {.id = PORTA_BACKEND_OPENMP,
-                                                .name = "openmp",
-                                                .memory_space = PORTA_HOST_SPACE,
-                                                .reach = PORTA_HOST_REACH};
-#define OPENMP_OPS (&openmp_absent)
-#endif
+#define PORTA_BACKEND_TABLE_(ID, name, on, A) &porta_##name##_backend_ops_,
+const porta_backend_ops *const porta_backend_ops_[PORTA_NUM_BACKENDS] = {
+    PORTA_BACKEND_LIST(PORTA_BACKEND_TABLE_, ~)};
 
-#if PORTA_ENABLE_CUDA
-#define CUDA_OPS (&porta_cuda_backend_ops_)
-#else
-static const porta_backend_ops cuda_absent = {.id = PORTA_BACKEND_CUDA,
-                                              .name = "cuda",
-                                              .memory_space = PORTA_CUDA_SPACE,
-                                              .reach = PORTA_CUDA_REACH};
-#define CUDA_OPS (&cuda_absent)
-#endif
-
-_Static_assert(PORTA_NUM_BACKENDS == 3, "a new back end needs its table listed here");
-
-const porta_backend_ops *const porta_backend_ops_[PORTA_NUM_BACKENDS] = {&porta_serial_backend_ops_,
-                                                                         OPENMP_OPS, CUDA_OPS};
+/* Each table says which back end it is: a list out of step with the enum fails here. */
+#define PORTA_BACKEND_CHECK_(ID, name, on, A)                                                      \
+  _Static_assert(PORTA_BACKEND_##ID < PORTA_NUM_BACKENDS, "back end " #name " out of the list");
+PORTA_BACKEND_LIST(PORTA_BACKEND_CHECK_, ~)
 
 const porta_backend_ops *porta_backend_usable_[PORTA_NUM_BACKENDS];
 

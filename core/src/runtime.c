@@ -190,29 +190,38 @@ static int parse_bool(const char *text, const char *what, int *out) {
                      "%s: expected 0/1/on/off, got '%s'", what, text);
 }
 
+/** The back ends' names, space-separated ("serial openmp cuda"). */
+#define PORTA_BACKEND_NAME_(ID, name, on, A) " " #name
+#define PORTA_BACKEND_NAMES_ (PORTA_BACKEND_LIST(PORTA_BACKEND_NAME_, ~) + 1)
+
 static int parse_backend(const char *text, const char *what, porta_backend *out) {
   porta_backend b;
   if (!text) /* "--porta-backend serial": the value is the next argument, not taken */
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
-                       "%s needs its back end after '=': %s=serial, openmp or cuda", what, what);
+                       "%s needs its back end after '=': %s=NAME, one of %s", what, what,
+                       PORTA_BACKEND_NAMES_);
   if (porta_backend_parse(text, &b) != PORTA_SUCCESS)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
-                       "%s: unknown back end '%s' (expected serial, openmp or cuda)", what,
-                       text ? text : "");
+                       "%s: unknown back end '%s' (expected one of %s)", what, text ? text : "",
+                       PORTA_BACKEND_NAMES_);
   *out = b;
   return PORTA_SUCCESS;
 }
 
 const char *porta_help_text(void) {
   return "Porta options (also as environment variables):\n"
-         "  --porta-backend=serial|openmp|cuda  PORTA_BACKEND      default execution space\n"
-         "  --porta-threads=N                   PORTA_NUM_THREADS  OpenMP threads\n"
-         "  --porta-device=N                    PORTA_DEVICE_ID    GPU to use\n"
-         "  --porta-deterministic[=0|1]         PORTA_DETERMINISTIC bitwise-reproducible "
-         "reductions\n"
-         "  --porta-profile[=0|1]               PORTA_PROFILE      per-kernel time table at exit\n"
-         "  --porta-help                                           this text\n"
-         "  Tools: KOKKOS_TOOLS_LIBS=lib1.so;lib2.so loads Kokkos Tools libraries.\n";
+         "  --porta-backend=NAME                PORTA_BACKEND      default execution space, one "
+         "of:\n                                     " PORTA_BACKEND_LIST(
+             PORTA_BACKEND_NAME_,
+             ~) "\n"
+                "  --porta-threads=N                   PORTA_NUM_THREADS  OpenMP threads\n"
+                "  --porta-device=N                    PORTA_DEVICE_ID    GPU to use\n"
+                "  --porta-deterministic[=0|1]         PORTA_DETERMINISTIC bitwise-reproducible "
+                "reductions\n"
+                "  --porta-profile[=0|1]               PORTA_PROFILE      per-kernel time table at "
+                "exit\n"
+                "  --porta-help                                           this text\n"
+                "  Tools: KOKKOS_TOOLS_LIBS=lib1.so;lib2.so loads Kokkos Tools libraries.\n";
 }
 
 static void print_help(void) { fputs(porta_help_text(), stdout); }

@@ -2,11 +2,13 @@
  *  Kernels: one body, every back end, chosen at run time.
  *
  *  A kernel's state is an explicit struct (the functor) passed by value. Each
- *  PORTA_* kernel macro generates, from the body that follows it, a serial
- *  launcher, an OpenMP launcher and (when nvcc compiles the file as CUDA) a
- *  `__global__` kernel with its launcher, plus a descriptor `NAME` of type
- *  porta_kernel holding one launcher per back end. The macro ends by opening
- *  the body's function header, so the user's braces are the body:
+ *  PORTA_* kernel macro generates, from the body that follows it, one launcher
+ *  per back end of the build (PORTA_BACKEND_LIST: a serial loop, an OpenMP
+ *  loop, a `__global__` kernel when nvcc compiles the file as CUDA, ...), plus
+ *  a descriptor `NAME` of type porta_kernel holding them, and the types
+ *  `NAME_args_t` (and `NAME_value_t` for reductions and scans) that the typed
+ *  launches check. The macro ends by opening the body's function header, so the
+ *  user's braces are the body:
  *  @code
  *  typedef struct { porta_view_f64 x, y; double a; } axpy_args;
  *  PORTA_FOR(axpy, axpy_args, a, i) { PORTA_AT1(a->y, i) += a->a * PORTA_AT1(a->x, i); }
@@ -54,38 +56,66 @@ PORTA_API int porta_parallel_scan(const char *label, porta_exec exec, porta_rang
 PORTA_EXTERN_C_END
 
 /* ---- the back ends' generators ---- */
-#include "porta/backend/serial/range.h"
-#include "porta/backend/serial/mdrange.h"
-#include "porta/backend/serial/team.h"
-#include "porta/backend/openmp/range.h"
-#include "porta/backend/openmp/mdrange.h"
-#include "porta/backend/openmp/team.h"
-#include "porta/backend/cuda/range.h"
-#include "porta/backend/cuda/mdrange.h"
-#include "porta/backend/cuda/team.h"
+#include "porta/backend/host/mdrange.h"
+#include "porta/backend/host/range.h"
+#include "porta/backend/host/team.h"
+#include "porta/backend/generators.h"
 
-/** Declare a kernel defined in another file. */
-#define PORTA_DECLARE_KERNEL(NAME)                                                                 \
+/* One call per back end of the list (porta/config.h): PORTA_<ID>_<PATTERN>_ with the tuple A. */
+#define PORTA_GEN_FOR_(ID, name, on, A) PORTA_##ID##_FOR_ A
+#define PORTA_GEN_REDUCE_(ID, name, on, A) PORTA_##ID##_REDUCE_ A
+#define PORTA_GEN_SCAN_(ID, name, on, A) PORTA_##ID##_SCAN_ A
+#define PORTA_GEN_MDFOR_(ID, name, on, A) PORTA_##ID##_MDFOR_ A
+#define PORTA_GEN_MDREDUCE_(ID, name, on, A) PORTA_##ID##_MDREDUCE_ A
+#define PORTA_GEN_TEAM_FOR_(ID, name, on, A) PORTA_##ID##_TEAM_FOR_ A
+#define PORTA_GEN_TEAM_REDUCE_(ID, name, on, A) PORTA_##ID##_TEAM_REDUCE_ A
+
+/** The types a kernel's launches are checked against (NAME_args_t, NAME_value_t). Repeating
+ *  them (a declaration beside the definition) is allowed in C11 and C++. */
+#define PORTA_KERNEL_TYPES_(NAME, ARGS_T) typedef ARGS_T NAME##_args_t;
+#define PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                     \
+  typedef ARGS_T NAME##_args_t;                                                                    \
+  typedef R##_value NAME##_value_t;
+
+/** Declare a kernel defined in another file, with its argument type (and, for reductions and
+ *  scans, its reducer), so that launches of it are typed: PORTA_DECLARE_KERNEL(axpy, axpy_args)
+ *  or PORTA_DECLARE_KERNEL(dot, dot_args, porta_sum_f64). PORTA_DECLARE_KERNEL(NAME) alone
+ *  declares the descriptor for the untyped calls (porta_parallel_for ...) only. */
+#define PORTA_DECLARE_KERNEL(...)                                                                  \
+  PORTA_DECLARE_PICK_(__VA_ARGS__, PORTA_DECLARE_KERNEL_R_, PORTA_DECLARE_KERNEL_A_,               \
+                      PORTA_DECLARE_KERNEL_U_, ~)                                                  \
+  (__VA_ARGS__)
+#define PORTA_DECLARE_PICK_(A1, A2, A3, WHICH, ...) WHICH
+#define PORTA_DECLARE_KERNEL_U_(NAME)                                                              \
+  PORTA_EXTERN_C_BEGIN                                                                             \
+  extern const porta_kernel NAME;                                                                  \
+  PORTA_EXTERN_C_END
+#define PORTA_DECLARE_KERNEL_A_(NAME, ARGS_T)                                                      \
+  PORTA_KERNEL_TYPES_(NAME, ARGS_T)                                                                \
+  PORTA_EXTERN_C_BEGIN                                                                             \
+  extern const porta_kernel NAME;                                                                  \
+  PORTA_EXTERN_C_END
+#define PORTA_DECLARE_KERNEL_R_(NAME, ARGS_T, R)                                                   \
+  PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                           \
   PORTA_EXTERN_C_BEGIN                                                                             \
   extern const porta_kernel NAME;                                                                  \
   PORTA_EXTERN_C_END
 
 /** parallel_for over a range: body(const ARGS_T *A, int64_t I). */
 #define PORTA_FOR(NAME, ARGS_T, A, I)                                                              \
+  PORTA_KERNEL_TYPES_(NAME, ARGS_T)                                                                \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I);                  \
-  PORTA_SERIAL_FOR_(NAME, ARGS_T)                                                                  \
-  PORTA_OPENMP_FOR_(NAME, ARGS_T)                                                                  \
-  PORTA_CUDA_FOR_(NAME, ARGS_T)                                                                    \
+  PORTA_BACKEND_LIST(PORTA_GEN_FOR_, (NAME, ARGS_T))                                               \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_RANGE, 0, 0)                             \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
                                                      int64_t I PORTA_UNUSED)
 
 /** parallel_reduce over a range with reducer R: body(const ARGS_T *A, int64_t I, R_value *ACC). */
 #define PORTA_REDUCE(NAME, ARGS_T, A, I, R, ACC)                                                   \
+  PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                           \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I, R##_value *ACC);  \
-  PORTA_SERIAL_REDUCE_(NAME, ARGS_T, R)                                                            \
-  PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                            \
-  PORTA_CUDA_REDUCE_(NAME, ARGS_T, R)                                                              \
+  PORTA_HOST_REDUCE_HELPERS_(NAME, ARGS_T, R)                                                      \
+  PORTA_BACKEND_LIST(PORTA_GEN_REDUCE_, (NAME, ARGS_T, R))                                         \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_RANGE, 0, sizeof(R##_value))          \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
       const ARGS_T *A PORTA_UNUSED, int64_t I PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)
@@ -95,112 +125,83 @@ PORTA_EXTERN_C_END
  *  its contribution to *UPDATE; when FINAL is non-zero *UPDATE holds the prefix
  *  (exclusive before the body's addition, inclusive after). */
 #define PORTA_SCAN(NAME, ARGS_T, A, I, R, UPDATE, FINAL)                                           \
+  PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                           \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I,                   \
                                                      R##_value *UPDATE, int FINAL);                \
-  PORTA_SERIAL_SCAN_(NAME, ARGS_T, R)                                                              \
-  PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)                                                              \
-  PORTA_CUDA_SCAN_(NAME, ARGS_T, R)                                                                \
+  PORTA_BACKEND_LIST(PORTA_GEN_SCAN_, (NAME, ARGS_T, R))                                           \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_SCAN, PORTA_POLICY_RANGE, 0, sizeof(R##_value))            \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
       const ARGS_T *A PORTA_UNUSED, int64_t I PORTA_UNUSED, R##_value *UPDATE PORTA_UNUSED,        \
       int FINAL PORTA_UNUSED)
 
-/** parallel_for over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1). */
+/** parallel_for over a box of rank RANK (2 to 6) with the indices' parameters IX, in
+ *  parentheses: PORTA_MDFOR(NAME, ARGS_T, A, (i, j)) { ... }. */
+#define PORTA_MDFOR_(NAME, ARGS_T, A, RANK, ...)                                                   \
+  PORTA_KERNEL_TYPES_(NAME, ARGS_T)                                                                \
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, __VA_ARGS__);                \
+  PORTA_BACKEND_LIST(PORTA_GEN_MDFOR_, (NAME, ARGS_T, RANK))                                       \
+  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, RANK, 0)                        \
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, __VA_ARGS__)
+
+/** parallel_reduce over a box of rank RANK with reducer R. */
+#define PORTA_MDREDUCE_(NAME, ARGS_T, A, RANK, R, ...)                                             \
+  PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                           \
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, __VA_ARGS__);                \
+  PORTA_HOST_MDREDUCE_HELPERS_(NAME, ARGS_T, RANK, R)                                              \
+  PORTA_BACKEND_LIST(PORTA_GEN_MDREDUCE_, (NAME, ARGS_T, RANK, R))                                 \
+  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE, RANK, sizeof(R##_value))     \
+  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED, __VA_ARGS__)
+
+#define PORTA_IX_(I) int64_t I PORTA_UNUSED
+
+/** parallel_for over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1); ranks 3 to 6
+ *  the same with more indices (the last one is the innermost loop on the host). */
 #define PORTA_MDFOR2(NAME, ARGS_T, A, I0, I1)                                                      \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1);     \
-  PORTA_SERIAL_MDFOR2_(NAME, ARGS_T)                                                               \
-  PORTA_OPENMP_MDFOR2_(NAME, ARGS_T)                                                               \
-  PORTA_CUDA_MDFOR_(NAME, ARGS_T, 2)                                                               \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 2, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
-
+  PORTA_MDFOR_(NAME, ARGS_T, A, 2, PORTA_IX_(I0), PORTA_IX_(I1))
 #define PORTA_MDFOR3(NAME, ARGS_T, A, I0, I1, I2)                                                  \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
-                                                     int64_t I2);                                  \
-  PORTA_SERIAL_MDFOR3_(NAME, ARGS_T)                                                               \
-  PORTA_OPENMP_MDFOR3_(NAME, ARGS_T)                                                               \
-  PORTA_CUDA_MDFOR_(NAME, ARGS_T, 3)                                                               \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 3, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
-      int64_t I2 PORTA_UNUSED)
-
+  PORTA_MDFOR_(NAME, ARGS_T, A, 3, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2))
 #define PORTA_MDFOR4(NAME, ARGS_T, A, I0, I1, I2, I3)                                              \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
-                                                     int64_t I2, int64_t I3);                      \
-  PORTA_SERIAL_MDFOR4_(NAME, ARGS_T)                                                               \
-  PORTA_OPENMP_MDFOR4_(NAME, ARGS_T)                                                               \
-  PORTA_CUDA_MDFOR_(NAME, ARGS_T, 4)                                                               \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 4, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
-      int64_t I2 PORTA_UNUSED, int64_t I3 PORTA_UNUSED)
-
+  PORTA_MDFOR_(NAME, ARGS_T, A, 4, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2), PORTA_IX_(I3))
 #define PORTA_MDFOR5(NAME, ARGS_T, A, I0, I1, I2, I3, I4)                                          \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
-                                                     int64_t I2, int64_t I3, int64_t I4);          \
-  PORTA_SERIAL_MDFOR5_(NAME, ARGS_T)                                                               \
-  PORTA_OPENMP_MDFOR5_(NAME, ARGS_T)                                                               \
-  PORTA_CUDA_MDFOR_(NAME, ARGS_T, 5)                                                               \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 5, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
-      int64_t I2 PORTA_UNUSED, int64_t I3 PORTA_UNUSED, int64_t I4 PORTA_UNUSED)
-
+  PORTA_MDFOR_(NAME, ARGS_T, A, 5, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2), PORTA_IX_(I3),     \
+               PORTA_IX_(I4))
 #define PORTA_MDFOR6(NAME, ARGS_T, A, I0, I1, I2, I3, I4, I5)                                      \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A, int64_t I0, int64_t I1, int64_t I2, int64_t I3, int64_t I4, int64_t I5);    \
-  PORTA_SERIAL_MDFOR6_(NAME, ARGS_T)                                                               \
-  PORTA_OPENMP_MDFOR6_(NAME, ARGS_T)                                                               \
-  PORTA_CUDA_MDFOR_(NAME, ARGS_T, 6)                                                               \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_MDRANGE, 6, 0)                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
-      int64_t I2 PORTA_UNUSED, int64_t I3 PORTA_UNUSED, int64_t I4 PORTA_UNUSED,                   \
-      int64_t I5 PORTA_UNUSED)
+  PORTA_MDFOR_(NAME, ARGS_T, A, 6, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2), PORTA_IX_(I3),     \
+               PORTA_IX_(I4), PORTA_IX_(I5))
 
-/** parallel_reduce over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1, R_value *ACC).
- */
+/** parallel_reduce over a rank-2 box: body(const ARGS_T *A, int64_t I0, int64_t I1, R_value *ACC);
+ *  ranks 3 to 6 the same with more indices. */
 #define PORTA_MDREDUCE2(NAME, ARGS_T, A, I0, I1, R, ACC)                                           \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
-                                                     R##_value *ACC);                              \
-  PORTA_SERIAL_MDREDUCE2_(NAME, ARGS_T, R)                                                         \
-  PORTA_OPENMP_MDREDUCE2_(NAME, ARGS_T, R)                                                         \
-  PORTA_CUDA_MDREDUCE_(NAME, ARGS_T, 2, R)                                                         \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE, 2, sizeof(R##_value))        \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
-      R##_value *ACC PORTA_UNUSED)
-
+  PORTA_MDREDUCE_(NAME, ARGS_T, A, 2, R, PORTA_IX_(I0), PORTA_IX_(I1), R##_value *ACC PORTA_UNUSED)
 #define PORTA_MDREDUCE3(NAME, ARGS_T, A, I0, I1, I2, R, ACC)                                       \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, int64_t I0, int64_t I1,      \
-                                                     int64_t I2, R##_value *ACC);                  \
-  PORTA_SERIAL_MDREDUCE3_(NAME, ARGS_T, R)                                                         \
-  PORTA_OPENMP_MDREDUCE3_(NAME, ARGS_T, R)                                                         \
-  PORTA_CUDA_MDREDUCE_(NAME, ARGS_T, 3, R)                                                         \
-  PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE, 3, sizeof(R##_value))        \
-  PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
-      const ARGS_T *A PORTA_UNUSED, int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED,              \
-      int64_t I2 PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)
+  PORTA_MDREDUCE_(NAME, ARGS_T, A, 3, R, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2),              \
+                  R##_value *ACC PORTA_UNUSED)
+#define PORTA_MDREDUCE4(NAME, ARGS_T, A, I0, I1, I2, I3, R, ACC)                                   \
+  PORTA_MDREDUCE_(NAME, ARGS_T, A, 4, R, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2),              \
+                  PORTA_IX_(I3), R##_value *ACC PORTA_UNUSED)
+#define PORTA_MDREDUCE5(NAME, ARGS_T, A, I0, I1, I2, I3, I4, R, ACC)                               \
+  PORTA_MDREDUCE_(NAME, ARGS_T, A, 5, R, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2),              \
+                  PORTA_IX_(I3), PORTA_IX_(I4), R##_value *ACC PORTA_UNUSED)
+#define PORTA_MDREDUCE6(NAME, ARGS_T, A, I0, I1, I2, I3, I4, I5, R, ACC)                           \
+  PORTA_MDREDUCE_(NAME, ARGS_T, A, 6, R, PORTA_IX_(I0), PORTA_IX_(I1), PORTA_IX_(I2),              \
+                  PORTA_IX_(I3), PORTA_IX_(I4), PORTA_IX_(I5), R##_value *ACC PORTA_UNUSED)
 
 /** parallel_for over a team policy: body(const ARGS_T *A, porta_team *TEAM). */
 #define PORTA_TEAM_FOR(NAME, ARGS_T, A, TEAM)                                                      \
+  PORTA_KERNEL_TYPES_(NAME, ARGS_T)                                                                \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, porta_team *TEAM);           \
-  PORTA_SERIAL_TEAM_FOR_(NAME, ARGS_T)                                                             \
-  PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)                                                             \
-  PORTA_CUDA_TEAM_FOR_(NAME, ARGS_T)                                                               \
+  PORTA_BACKEND_LIST(PORTA_GEN_TEAM_FOR_, (NAME, ARGS_T))                                          \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_FOR, PORTA_POLICY_TEAM, 0, 0)                              \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A PORTA_UNUSED,                 \
                                                      porta_team *TEAM PORTA_UNUSED)
 
 /** parallel_reduce over a team policy: every thread of every team adds to its *ACC. */
 #define PORTA_TEAM_REDUCE(NAME, ARGS_T, A, TEAM, R, ACC)                                           \
+  PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                           \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(const ARGS_T *A, porta_team *TEAM,            \
                                                      R##_value *ACC);                              \
-  PORTA_SERIAL_TEAM_REDUCE_(NAME, ARGS_T, R)                                                       \
-  PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)                                                       \
-  PORTA_CUDA_TEAM_REDUCE_(NAME, ARGS_T, R)                                                         \
+  PORTA_HOST_TEAM_REDUCE_HELPERS_(NAME, ARGS_T, R)                                                 \
+  PORTA_BACKEND_LIST(PORTA_GEN_TEAM_REDUCE_, (NAME, ARGS_T, R))                                    \
   PORTA_DESCRIPTOR_(NAME, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM, 0, sizeof(R##_value))           \
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
       const ARGS_T *A PORTA_UNUSED, porta_team *TEAM PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)

@@ -10,13 +10,13 @@
 
 PORTA_EXTERN_C_BEGIN
 
-/** Back ends a kernel can run on. Each kernel descriptor holds one launcher per back end. */
+/** Back ends a kernel can run on: PORTA_BACKEND_<ID> for each of PORTA_BACKEND_LIST
+ *  (porta/config.h), in its order. Each kernel descriptor holds one launcher per back end. */
+#define PORTA_BACKEND_ENUM_(ID, name, on, A) PORTA_BACKEND_##ID,
 typedef enum porta_backend {
-  PORTA_BACKEND_SERIAL = 0,
-  PORTA_BACKEND_OPENMP = 1,
-  PORTA_BACKEND_CUDA = 2,
-  PORTA_NUM_BACKENDS = 3
+  PORTA_BACKEND_LIST(PORTA_BACKEND_ENUM_, ~) PORTA_NUM_BACKENDS
 } porta_backend;
+#undef PORTA_BACKEND_ENUM_
 
 /** Memory spaces. Host is the only one on a host-only build; the CUDA spaces
  *  are reserved so that device, managed and pinned allocations slot in. */

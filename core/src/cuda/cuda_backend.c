@@ -1,9 +1,11 @@
 /** @file cuda/cuda_backend.c
  *  The CUDA back end's execution interface: a table of the run time in runtime.cu (device
  *  selection, streams as instances, fences, team limits from the device's properties, IPC).
- *  The launchers are generated in the user's files (porta/backend/cuda/). Compiled, and
- *  listed by backends.c, when PORTA_ENABLE_CUDA is on. */
+ *  The launchers are generated in the user's files (porta/backend/cuda/). In a build without
+ *  CUDA only the back end's name, memory space and reach are kept. */
 #include "../backend_private.h"
+
+#if PORTA_ENABLE_CUDA
 #include "cuda_private.h"
 
 static int cuda_initialize(const porta_backend_init_args *a) {
@@ -58,3 +60,9 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .ipc_open = porta_cuda_ipc_open_,
     .ipc_close = porta_cuda_ipc_close_,
 };
+#else
+const porta_backend_ops porta_cuda_backend_ops_ = {.id = PORTA_BACKEND_CUDA,
+                                                   .name = "cuda",
+                                                   .memory_space = PORTA_CUDA_SPACE,
+                                                   .reach = PORTA_CUDA_REACH};
+#endif

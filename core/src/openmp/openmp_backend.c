@@ -2,12 +2,13 @@
  *  The OpenMP back end's execution interface: porta_num_threads() host threads per launch,
  *  instance 0 only; every launch completes before it returns, so a fence has nothing to wait
  *  for. A team needs all its threads at once. The launchers are generated in the user's files
- *  (porta/backend/openmp/). Listed by backends.c when PORTA_ENABLE_OPENMP is on. */
-#if defined(_OPENMP)
+ *  (porta/backend/openmp/). In a build without OpenMP only its name and reach are kept. */
+#include "../backend_private.h"
+
+#if PORTA_ENABLE_OPENMP
 #include <omp.h>
 #include <string.h>
 
-#include "../backend_private.h"
 #include "../runtime_private.h"
 
 static int openmp_available(void) { return 1; }
@@ -54,5 +55,8 @@ const porta_backend_ops porta_openmp_backend_ops_ = {
     .team_thread_limit = openmp_team_thread_limit,
 };
 #else
-typedef int porta_openmp_backend_not_compiled_; /* ISO C: no empty translation unit */
+const porta_backend_ops porta_openmp_backend_ops_ = {.id = PORTA_BACKEND_OPENMP,
+                                                     .name = "openmp",
+                                                     .memory_space = PORTA_HOST_SPACE,
+                                                     .reach = PORTA_HOST_REACH};
 #endif

@@ -51,6 +51,9 @@ PORTA_FORCEINLINE_FUNCTION void porta_partition_(int64_t b, int64_t e, int t, in
   *hi = *lo + q + (t < r ? 1 : 0);
 }
 
+/** `n` rounded up to a multiple of 64 (a cache line). */
+PORTA_FORCEINLINE_FUNCTION size_t porta_align64_(size_t n) { return (n + 63) & ~(size_t)63; }
+
 /** Per-launch host workspace (reduction slots, partials); grows, never shrinks. */
 PORTA_API void *porta_host_workspace_(size_t bytes);
 
@@ -68,8 +71,8 @@ PORTA_EXTERN_C_END
   PORTA_EXTERN_C_BEGIN                                                                             \
   extern const porta_kernel NAME;                                                                  \
   PORTA_EXTERN_C_END                                                                               \
-  const porta_kernel NAME = {                                                                      \
-      #NAME,  PATTERN, POLICY,                                                                     \
-      MDRANK, VSIZE,   {NAME##_porta_serial_, PORTA_OPENMP_REF_(NAME), PORTA_CUDA_REF_(NAME)}};
+  const porta_kernel NAME = {#NAME,  PATTERN, POLICY,                                              \
+                             MDRANK, VSIZE,   {PORTA_BACKEND_LIST(PORTA_LAUNCHER_REF_, NAME)}};
+#define PORTA_LAUNCHER_REF_(ID, name, on, NAME) PORTA_##ID##_REF_(NAME),
 
 #endif

@@ -7,8 +7,6 @@
 #if defined(_OPENMP)
 #include <omp.h>
 
-#define PORTA_OPENMP_REF_(NAME) NAME##_porta_openmp_
-
 /** Reduction slots are one cache line apart so threads do not share lines. */
 #define PORTA_SLOT_STRIDE_(T) ((sizeof(T) + 63) & ~(size_t)63)
 
@@ -22,20 +20,20 @@
   }
 
 #define PORTA_OPENMP_FOR_(NAME, ARGS_T)                                                            \
-  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
-    (void)result;                                                                                  \
-    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
-    const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
-    if (L->range.schedule == PORTA_SCHEDULE_DYNAMIC) {                                             \
-      const int64_t ch_ = L->range.chunk > 0 ? L->range.chunk : 1;                                 \
+  static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
+    (void)result_;                                                                                 \
+    const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
+    const int64_t b_ = launch_->range.begin, e_ = launch_->range.end;                              \
+    if (launch_->range.schedule == PORTA_SCHEDULE_DYNAMIC) {                                       \
+      const int64_t ch_ = launch_->range.chunk > 0 ? launch_->range.chunk : 1;                     \
       (void)ch_; /* used only inside the pragma, which nvcc's front end does not read */           \
-      PORTA_OMP(parallel num_threads(L->num_threads)) {                                            \
+      PORTA_OMP(parallel num_threads(launch_->num_threads)) {                                      \
         const ARGS_T a_ = *ap_;                                                                    \
         PORTA_OMP(for schedule(dynamic, ch_))                                                      \
         for (int64_t i_ = b_; i_ < e_; ++i_) NAME##_porta_body_(&a_, i_);                          \
       }                                                                                            \
     } else {                                                                                       \
-      PORTA_OMP(parallel num_threads(L->num_threads)) {                                            \
+      PORTA_OMP(parallel num_threads(launch_->num_threads)) {                                      \
         const ARGS_T a_ = *ap_;                                                                    \
         int64_t lo_, hi_;                                                                          \
         porta_partition_(b_, e_, omp_get_thread_num(), omp_get_num_threads(), &lo_, &hi_);         \
@@ -46,25 +44,21 @@
   }
 
 #define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                      \
-  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
-    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
-    const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
-    const int nt_ = L->num_threads;                                                                \
+  static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
+    const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
+    const int64_t b_ = launch_->range.begin, e_ = launch_->range.end;                              \
+    const int nt_ = launch_->num_threads;                                                          \
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
-    if (L->deterministic) {                                                                        \
-      const int64_t nc_ = e_ > b_ ? (e_ - b_ + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;         \
+    if (launch_->deterministic) {                                                                  \
+      const int64_t nc_ = porta_det_chunks_(e_ - b_);                                              \
       R##_value *p_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !p_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
       PORTA_OMP(parallel num_threads(nt_)) {                                                       \
         const ARGS_T a_ = *ap_;                                                                    \
         int64_t clo_, chi_;                                                                        \
         porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);       \
-        for (int64_t c_ = clo_; c_ < chi_; ++c_) {                                                 \
-          int64_t lo_ = b_ + c_ * PORTA_DET_CHUNK;                                                 \
-          int64_t hi_ = lo_ + PORTA_DET_CHUNK < e_ ? lo_ + PORTA_DET_CHUNK : e_;                   \
-          NAME##_porta_det_chunk_(&a_, lo_, hi_, &p_[c_]);                                         \
-        }                                                                                          \
+        PORTA_HOST_DET_CHUNKS_(NAME, &a_, b_, e_, clo_, chi_, p_)                                  \
       }                                                                                            \
       NAME##_porta_det_tree_(p_, nc_);                                                             \
       if (nc_ > 0) acc_ = p_[0];                                                                   \
@@ -81,22 +75,22 @@
         if (t_ == 0) used_ = omp_get_num_threads();                                                \
         int64_t lo_, hi_;                                                                          \
         porta_partition_(b_, e_, t_, omp_get_num_threads(), &lo_, &hi_);                           \
-        for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &mine_);                \
+        if (hi_ > lo_) NAME##_porta_det_chunk_(&a_, lo_, hi_, &mine_);                             \
         memcpy(slots_ + (size_t)t_ * st_, &mine_, sizeof(R##_value));                              \
       }                                                                                            \
       PORTA_OPENMP_JOIN_SLOTS_(R, acc_, slots_, st_, used_)                                        \
     }                                                                                              \
-    memcpy(result, &acc_, sizeof(R##_value));                                                      \
+    memcpy(result_, &acc_, sizeof(R##_value));                                                     \
     return 0;                                                                                      \
   }
 
 /** Two passes: each thread sums its block, threads' prefixes are combined in order,
  *  then each thread rescans its block with FINAL set. */
 #define PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)                                                        \
-  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *total) {          \
-    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
-    const int64_t b_ = L->range.begin, e_ = L->range.end;                                          \
-    const int nt_ = L->num_threads;                                                                \
+  static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *total_) {  \
+    const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
+    const int64_t b_ = launch_->range.begin, e_ = launch_->range.end;                              \
+    const int nt_ = launch_->num_threads;                                                          \
     const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
     char *slots_ = (char *)porta_host_workspace_((size_t)(nt_ + 1) * st_);                         \
     if (!slots_) return PORTA_ERROR_OUT_OF_MEMORY;                                                 \
@@ -118,15 +112,10 @@
       for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &upd_, 1);                \
       if (t_ == n_ - 1) memcpy(slots_ + (size_t)nt_ * st_, &upd_, sizeof(R##_value));              \
     }                                                                                              \
-    if (total) memcpy(total, slots_ + (size_t)nt_ * st_, sizeof(R##_value));                       \
+    if (total_) memcpy(total_, slots_ + (size_t)nt_ * st_, sizeof(R##_value));                     \
     return 0;                                                                                      \
   }
 
-#else /* no OpenMP: the descriptor's OpenMP slot stays empty */
-#define PORTA_OPENMP_REF_(NAME) NULL
-#define PORTA_OPENMP_FOR_(NAME, ARGS_T)
-#define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)
-#define PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)
 #endif
 
 #endif

@@ -12,9 +12,9 @@
 
 /** Carve the workspace: nteams shared structs, then one block per team. */
 #define PORTA_OPENMP_TEAM_SETUP_(EXTRA_BYTES)                                                      \
-  const int ts_ = L->team.team_size;                                                               \
-  const int nteams_ = L->num_threads / ts_ > 0 ? L->num_threads / ts_ : 1;                         \
-  const size_t bb_ = porta_align64_(porta_host_team_block_bytes_(&L->team));                       \
+  const int ts_ = launch_->team.team_size;                                                         \
+  const int nteams_ = launch_->num_threads / ts_ > 0 ? launch_->num_threads / ts_ : 1;             \
+  const size_t bb_ = porta_align64_(porta_host_team_block_bytes_(&launch_->team));                 \
   const size_t shb_ = porta_align64_((size_t)nteams_ * sizeof(porta_team_shared));                 \
   char *ws_ = (char *)porta_host_workspace_(shb_ + (size_t)nteams_ * bb_ + (EXTRA_BYTES));         \
   if (!ws_) return PORTA_ERROR_OUT_OF_MEMORY;                                                      \
@@ -24,9 +24,9 @@
   (void)extra_;
 
 #define PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)                                                       \
-  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
-    (void)result;                                                                                  \
-    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
+  static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
+    (void)result_;                                                                                 \
+    const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
     PORTA_OPENMP_TEAM_SETUP_(0)                                                                    \
     int ok_ = 1;                                                                                   \
     PORTA_OMP(parallel num_threads(nteams_ *ts_)) {                                                \
@@ -36,10 +36,11 @@
       porta_team t_;                                                                               \
       int64_t lb_, le_;                                                                            \
       if (tid_ == 0 && ng_ == 0) ok_ = 0;                                                          \
-      porta_partition_(0, L->team.league_size, g_, ng_ > 0 ? ng_ : 1, &lb_, &le_);                 \
+      porta_partition_(0, launch_->team.league_size, g_, ng_ > 0 ? ng_ : 1, &lb_, &le_);           \
       if (g_ < ng_)                                                                                \
         for (int64_t lr_ = lb_; lr_ < le_; ++lr_) {                                                \
-          porta_host_team_setup_(&t_, &L->team, lr_, r_, &sh_[g_], ws_ + shb_ + (size_t)g_ * bb_); \
+          porta_host_team_setup_(&t_, &launch_->team, lr_, r_, &sh_[g_],                           \
+                                 ws_ + shb_ + (size_t)g_ * bb_);                                   \
           NAME##_porta_body_(&a_, &t_);                                                            \
           porta_team_barrier(&t_);                                                                 \
         }                                                                                          \
@@ -52,13 +53,13 @@
  *  many teams as the threads OpenMP grants allow (fewer under OMP_THREAD_LIMIT or in a nested
  *  region) and fail with PORTA_ERROR_BACKEND only when not even one team can be formed. */
 #define PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)                                                 \
-  static int NAME##_porta_openmp_(const porta_launch *L, const void *args, void *result) {         \
-    const ARGS_T *ap_ = (const ARGS_T *)args;                                                      \
-    const int64_t nl_ = L->team.league_size;                                                       \
+  static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
+    const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
+    const int64_t nl_ = launch_->team.league_size;                                                 \
     const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
-    PORTA_OPENMP_TEAM_SETUP_(L->deterministic                                                      \
-                                 ? (size_t)nl_ *(size_t)L->team.team_size * sizeof(R##_value)      \
-                                 : (size_t)L->num_threads *st_)                                    \
+    PORTA_OPENMP_TEAM_SETUP_(                                                                      \
+        launch_->deterministic ? (size_t)nl_ *(size_t)launch_->team.team_size * sizeof(R##_value)  \
+                               : (size_t)launch_->num_threads *st_)                                \
     R##_value *part_ = (R##_value *)extra_;                                                        \
     R##_value acc_;                                                                                \
     R##_init(&acc_);                                                                               \
@@ -78,8 +79,9 @@
         int64_t lb_, le_;                                                                          \
         porta_partition_(0, nl_, g_, ng_, &lb_, &le_);                                             \
         for (int64_t lr_ = lb_; lr_ < le_; ++lr_) {                                                \
-          porta_host_team_setup_(&t_, &L->team, lr_, r_, &sh_[g_], ws_ + shb_ + (size_t)g_ * bb_); \
-          if (L->deterministic) {                                                                  \
+          porta_host_team_setup_(&t_, &launch_->team, lr_, r_, &sh_[g_],                           \
+                                 ws_ + shb_ + (size_t)g_ * bb_);                                   \
+          if (launch_->deterministic) {                                                            \
             R##_value *pp_ = &part_[lr_ * ts_ + r_];                                               \
             R##_init(pp_);                                                                         \
             NAME##_porta_body_(&a_, &t_, pp_);                                                     \
@@ -89,22 +91,19 @@
           porta_team_barrier(&t_);                                                                 \
         }                                                                                          \
       }                                                                                            \
-      if (!L->deterministic) memcpy(extra_ + (size_t)tid_ * st_, &mine_, sizeof(R##_value));       \
+      if (!launch_->deterministic) memcpy(extra_ + (size_t)tid_ * st_, &mine_, sizeof(R##_value)); \
     }                                                                                              \
     if (!ok_) return PORTA_ERROR_BACKEND;                                                          \
-    if (L->deterministic) {                                                                        \
+    if (launch_->deterministic) {                                                                  \
       NAME##_porta_det_tree_(part_, nl_ *ts_);                                                     \
       if (nl_ > 0) acc_ = part_[0];                                                                \
     } else {                                                                                       \
       PORTA_OPENMP_JOIN_SLOTS_(R, acc_, extra_, st_, used_)                                        \
     }                                                                                              \
-    memcpy(result, &acc_, sizeof(R##_value));                                                      \
+    memcpy(result_, &acc_, sizeof(R##_value));                                                     \
     return 0;                                                                                      \
   }
 
-#else
-#define PORTA_OPENMP_TEAM_FOR_(NAME, ARGS_T)
-#define PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)
 #endif
 
 #endif
