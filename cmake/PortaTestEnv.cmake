@@ -3,7 +3,8 @@
 # directory below sees the same values.
 #
 #   PORTA_TEST_ALL_BACKENDS   the back ends of this build a test runs on: serial, openmp1,
-#                             openmp2 (OpenMP builds), cuda and cuda-grid3 (CUDA builds)
+#                             openmp2 (OpenMP builds), cuda and cuda-grid3 (CUDA builds), and
+#                             any other back end of the list by its name (replica)
 #   PORTA_TEST_ENV_<backend>  each one's environment (NAME=VALUE list)
 #   PORTA_TEST_SANITIZER_ENV  sanitizer options in sanitized builds, else empty
 #   PORTA_APP_MPI_ENV         MPI runs: Open MPI may run as root and oversubscribe (4 ranks on a
@@ -23,6 +24,15 @@ if(PORTA_ENABLE_CUDA)
   set(PORTA_TEST_ENV_cuda "PORTA_BACKEND=cuda;CUDA_LAUNCH_BLOCKING=1")
   set(PORTA_TEST_ENV_cuda-grid3 "${PORTA_TEST_ENV_cuda};PORTA_CUDA_GRID_LIMIT=3")
 endif()
+
+# Any other back end of the list (cmake/PortaBackends.cmake): its unit tests run with only its
+# name set, as a new back end's first tests should.
+foreach(_b IN LISTS PORTA_BACKENDS_ENABLED)
+  if(NOT _b MATCHES "^(serial|openmp|cuda)$")
+    list(APPEND PORTA_TEST_ALL_BACKENDS ${_b})
+    set(PORTA_TEST_ENV_${_b} "PORTA_BACKEND=${_b}")
+  endif()
+endforeach()
 
 # Sanitized builds: stack traces for UBSan, any finding fails the test. Leaks are checked with
 # full stacks (fast_unwind_on_malloc=0: the frame-pointer unwinder stops in MPI's libraries),

@@ -41,7 +41,8 @@ struct app_channel {
   app_exchange_mode host_mode;           /**< how a message goes when not by IPC */
   porta_view_f64 send_buf;               /**< exec's memory */
   porta_view_f64 recv_buf;               /**< exec's memory (messages not received by IPC) */
-  porta_view_f64 stage_send, stage_recv; /**< pinned host (PINNED mode) */
+  porta_view_f64 stage_send, stage_recv; /**< staging memory (PINNED mode) */
+  porta_memory_space staging;            /**< exec's staging space (pinned host on a GPU) */
   porta_view_f64 recv_view;              /**< what the last call returned */
   channel_peer *peer;
   int npeer, peer_cap;
@@ -77,6 +78,7 @@ int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, port
   snprintf(ch->label, sizeof ch->label, "%s", label ? label : "channel");
   ch->comm = comm;
   ch->exec = exec;
+  ch->staging = porta_exec_query(exec).staging_space;
   ch->tag = tag;
   MPI_Comm_rank(comm, &ch->me);
   porta_memory_space space;
@@ -307,12 +309,11 @@ int app_channel_reserve(app_channel *ch, int64_t n, int to, int from) {
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   PORTA_CHECK(reserve(&ch->send_buf, "channel_send", n, space));
   if (ch->host_mode == APP_EXCHANGE_PINNED && !p.ipc_out)
-    PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", n, PORTA_CUDA_HOST_PINNED_SPACE));
+    PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", n, ch->staging));
   if (!p.ipc_in) {
     PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", p.n_in, space));
     if (ch->host_mode == APP_EXCHANGE_PINNED)
-      PORTA_CHECK(
-          reserve(&ch->stage_recv, "channel_stage_recv", p.n_in, PORTA_CUDA_HOST_PINNED_SPACE));
+      PORTA_CHECK(reserve(&ch->stage_recv, "channel_stage_recv", p.n_in, ch->staging));
   }
   return PORTA_SUCCESS;
 }
@@ -338,9 +339,7 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   if (!by_ipc_in && !p.bad_in) {
     PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", n_in, space));
-    if (staged)
-      PORTA_CHECK(
-          reserve(&ch->stage_recv, "channel_stage_recv", n_in, PORTA_CUDA_HOST_PINNED_SPACE));
+    if (staged) PORTA_CHECK(reserve(&ch->stage_recv, "channel_stage_recv", n_in, ch->staging));
   }
   const double *src = ch->send_buf.data;
   if (!p.bad_out && by_ipc_out) {
@@ -352,7 +351,7 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
       PORTA_CHECK(porta_ipc_copy_async(ch->exec, pt->mapped, src, (size_t)ns * sizeof(double)));
     PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel_copy"));
   } else if (!p.bad_out && staged) {
-    PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", ns, PORTA_CUDA_HOST_PINNED_SPACE));
+    PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", ns, ch->staging));
     if (ns > 0)
       PORTA_CHECK(
           porta_ipc_copy_async(ch->exec, ch->stage_send.data, src, (size_t)ns * sizeof(double)));

@@ -31,7 +31,7 @@ void app_exchange_note_mode_(app_exchange_mode mode) { modes_used |= 1u << mode;
 
 int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
   porta_memory_space s = porta_exec_memory_space(exec);
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s)) s = PORTA_CUDA_HOST_PINNED_SPACE;
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s)) s = porta_exec_query(exec).staging_space;
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s) || !porta_space_accessible(exec.backend, s))
     return porta_error(PORTA_ERROR_UNSUPPORTED, "app_exchange_buffer_space",
                        porta_backend_name(exec.backend),
@@ -153,10 +153,10 @@ static int set_counts(app_exchange *x, const int *ranks, const int64_t *send_cou
     PORTA_CHECK(app_exchange_ipc_reserve_(x, recv_total * vb));
     /* staging for the neighbours reached through MPI */
     PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb,
-                               PORTA_CUDA_HOST_PINNED_SPACE));
+                               porta_exec_query(x->exec).staging_space));
     for (int b = 0; b < 2; ++b)
       PORTA_CHECK(reserve_buffer(&x->host_recv[b], "exchange_recv_host", recv_total * vb,
-                                 PORTA_CUDA_HOST_PINNED_SPACE));
+                                 porta_exec_query(x->exec).staging_space));
   } else {
     for (int b = 0; b < 2; ++b)
       PORTA_CHECK(reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space));
@@ -287,13 +287,13 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   /* the transport: device buffers to a CUDA-aware MPI, else on a GPU the neighbours' mapped
      buffers where both sides can (every GPU rank takes part in the hand-shake, so that the
      pairs agree), else pinned host memory */
-  x->mode = exec.backend != PORTA_BACKEND_CUDA ? APP_EXCHANGE_HOST
-            : app_exchange_cuda_mpi_(exec)     ? APP_EXCHANGE_CUDA_MPI
-            : app_exchange_ipc_wanted_(exec)   ? APP_EXCHANGE_IPC
-                                               : APP_EXCHANGE_PINNED;
+  const int on_device = porta_exec_query(exec).on_device;
+  x->mode = !on_device                       ? APP_EXCHANGE_HOST
+            : app_exchange_cuda_mpi_(exec)   ? APP_EXCHANGE_CUDA_MPI
+            : app_exchange_ipc_wanted_(exec) ? APP_EXCHANGE_IPC
+                                             : APP_EXCHANGE_PINNED;
   int rc = set_lists(x, l, 0);
-  if (rc == PORTA_SUCCESS && exec.backend == PORTA_BACKEND_CUDA &&
-      x->mode != APP_EXCHANGE_CUDA_MPI) {
+  if (rc == PORTA_SUCCESS && on_device && x->mode != APP_EXCHANGE_CUDA_MPI) {
     rc = app_exchange_ipc_handshake_(x, 1);
     if (rc == PORTA_SUCCESS && x->mode == APP_EXCHANGE_IPC && x->npeers_on == 0) {
       /* no neighbour can be reached that way: pinned host memory for all */

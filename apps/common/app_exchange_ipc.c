@@ -26,7 +26,7 @@ static const char *transport_env(void) {
 }
 
 int app_exchange_cuda_mpi_(porta_exec exec) {
-  if (exec.backend != PORTA_BACKEND_CUDA) return 0;
+  if (!porta_exec_query(exec).on_device) return 0;
   const char *e = transport_env();
   if (strcmp(e, "auto") != 0 && strcmp(e, "cuda-aware-mpi") != 0) return 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
@@ -37,7 +37,8 @@ int app_exchange_cuda_mpi_(porta_exec exec) {
 }
 
 int app_exchange_ipc_wanted_(porta_exec exec) {
-  if (exec.backend != PORTA_BACKEND_CUDA || !porta_ipc_available()) return 0;
+  if (!porta_exec_query(exec).on_device || !porta_exec_query(exec).ipc || !porta_ipc_available())
+    return 0;
   const char *e = transport_env();
   return !strcmp(e, "cuda-ipc") || (!strcmp(e, "auto") && !app_exchange_cuda_mpi_(exec));
 }

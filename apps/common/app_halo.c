@@ -24,7 +24,8 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
   /* The plans' buffers are allocated at the first exchange; refuse a back end they cannot
    * serve now (the same test as app_exchange_create's). */
   porta_memory_space space = porta_exec_memory_space(exec);
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space)) space = PORTA_CUDA_HOST_PINNED_SPACE;
+  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space))
+    space = porta_exec_query(exec).staging_space;
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
       !porta_space_accessible(exec.backend, space))
     return porta_error(PORTA_ERROR_UNSUPPORTED, "app_halo2d_create", "halo",

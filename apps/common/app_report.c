@@ -11,7 +11,8 @@ void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducib
   porta_exec e = porta_exec_default();
   snprintf(rc->backend, sizeof rc->backend, "%s", porta_backend_name(e.backend));
   MPI_Comm_size(MPI_COMM_WORLD, &rc->ranks);
-  if (e.backend == PORTA_BACKEND_CUDA) {
+  const porta_exec_traits traits = porta_exec_query(e);
+  if (traits.on_device) {
     /* the GPU of every rank, in rank order (collective: every rank calls this) */
     int mine = porta_device_id(), *all = (int *)malloc(sizeof(int) * (size_t)rc->ranks);
     if (!all) { /* the others are entering the collective: stop the job, do not hang it */
@@ -20,12 +21,14 @@ void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducib
     }
     if (MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS) {
       const int cap = (int)sizeof rc->device - 8; /* room for " ..." */
-      int n = snprintf(rc->device, sizeof rc->device, "cuda, GPU of each rank:"), r = 0;
+      int n = snprintf(rc->device, sizeof rc->device,
+                       "%s, GPU of each rank:", porta_backend_name(e.backend)),
+          r = 0;
       for (; r < rc->ranks && n < cap; ++r)
         n += snprintf(rc->device + n, sizeof rc->device - (size_t)n, " %d", all[r]);
       if (r < rc->ranks) snprintf(rc->device + (n < cap ? n : cap), 5, " ...");
     } else {
-      snprintf(rc->device, sizeof rc->device, "cuda, GPU %d", mine);
+      snprintf(rc->device, sizeof rc->device, "%s, GPU %d", porta_backend_name(e.backend), mine);
     }
     free(all);
   } else {
@@ -33,7 +36,7 @@ void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducib
   }
   /* host threads that ran the kernels: OpenMP's count; Serial runs on one thread and a GPU
      rank is driven by one, whatever OpenMP's count (16 had been reported for a CUDA run) */
-  rc->threads = porta_exec_default().backend == PORTA_BACKEND_OPENMP ? porta_num_threads() : 1;
+  rc->threads = traits.host_threads ? porta_num_threads() : 1;
   rc->reproducible = reproducible;
   rc->deterministic = porta_deterministic();
   if (d) {

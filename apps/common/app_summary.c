@@ -48,8 +48,12 @@ static void cpu_model(char *out, size_t n) {
 
 /* The build: the back ends compiled in and the options that change answers or speed. */
 static void build_options(char *out, size_t n) {
-  snprintf(out, n, "backends=serial%s%s reproducible_build=%s debug=%s compiler=%s",
-           PORTA_ENABLE_OPENMP ? ",openmp" : "", PORTA_ENABLE_CUDA ? ",cuda" : "",
+  char list[256] = "";
+#define APP_BUILT_BACKEND_(ID, name, on, A)                                                        \
+  if (on) snprintf(list + strlen(list), sizeof list - strlen(list), "%s" #name, *list ? "," : "");
+  PORTA_BACKEND_LIST(APP_BUILT_BACKEND_, ~)
+#undef APP_BUILT_BACKEND_
+  snprintf(out, n, "backends=%s reproducible_build=%s debug=%s compiler=%s", list,
            PORTA_ENABLE_REPRODUCIBLE ? "on" : "off", PORTA_ENABLE_DEBUG ? "on" : "off",
 #if defined(__clang__)
            "clang " __clang_version__

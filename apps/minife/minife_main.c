@@ -54,8 +54,8 @@ static void check_sizes(const minife *m) {
   const double bytes = 12.0 * worst_nnz + 64.0 * worst_rows;
   /* collective: every rank takes part, a GPU rank with 0 bytes */
   char limit[4400];
-  const double worst = app_node_memory_share(m->exec.backend == PORTA_BACKEND_CUDA ? 0.0 : bytes,
-                                             limit, sizeof limit);
+  const double worst =
+      app_node_memory_share(porta_exec_query(m->exec).on_device ? 0.0 : bytes, limit, sizeof limit);
   if (worst > 1.0)
     app_exit_all(2,
                  "nx=%lld ny=%lld nz=%lld needs about %.3g GB per rank, %.3g times %s; use more "
@@ -88,9 +88,9 @@ int main(int argc, char **argv) {
   minife_params_finish(&m.prm);
   m.exec = porta_exec_default();
   m.source = m.prm.source_free ? 0.0 : 1.0;
-  m.matvec_lanes = m.prm.matvec_lanes >= 0                ? m.prm.matvec_lanes
-                   : m.exec.backend == PORTA_BACKEND_CUDA ? 4
-                                                          : 0;
+  m.matvec_lanes = m.prm.matvec_lanes >= 0              ? m.prm.matvec_lanes
+                   : porta_exec_query(m.exec).on_device ? 4
+                                                        : 0;
 
   MPI_Barrier(MPI_COMM_WORLD);
   const double t_start = porta_wtime();

@@ -306,8 +306,7 @@ static force_args force_make(minimd *m, int eflag) {
   a.eflag = eflag;
   a.half = m->neigh.half;
   a.newton = m->neigh.newton;
-  a.one_thread = m->exec.backend == PORTA_BACKEND_SERIAL ||
-                 (m->exec.backend == PORTA_BACKEND_OPENMP && porta_num_threads() == 1);
+  a.one_thread = porta_exec_query(m->exec).single_threaded;
   return a;
 }
 

@@ -185,10 +185,9 @@ int main(int argc, char **argv) {
     app_exit_all(2, "%s", porta_last_error_message());
   /* the threads that ran the kernels (one for Serial and for a rank's GPU; the Performance
      Summary's OMP_threads and perf/thread) */
-  const int threads =
-      porta_exec_default().backend == PORTA_BACKEND_OPENMP && porta_num_threads() > 0
-          ? porta_num_threads()
-          : 1;
+  const int threads = porta_exec_query(porta_exec_default()).host_threads && porta_num_threads() > 0
+                          ? porta_num_threads()
+                          : 1;
 
   char err[2048] = "";
   if (minimd_params_read(&m.prm, cli.input, &cl, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
@@ -213,7 +212,7 @@ int main(int argc, char **argv) {
   const char *dr = getenv("MINIMD_DEVICE_RENEIGHBOR");
   m.device_reneighbor = dr && (!strcmp(dr, "0") || !strcmp(dr, "1"))
                             ? dr[0] == '1'
-                            : m.exec.backend == PORTA_BACKEND_CUDA;
+                            : porta_exec_query(m.exec).on_device;
   m.reproducible = cli.reproducible;
   RUN(app_sum_create(&m.sum, MPI_COMM_WORLD, m.reproducible, NULL));
   /* The list kind when --half_neigh is not given, as measured (docs/minimd.md): LJ a full
@@ -221,7 +220,7 @@ int main(int argc, char **argv) {
      on 2 CPU cores); EAM a half list on the host (its pairs cost square roots and table
      look-ups, so computing each once wins, 1.26x) and a full list on a GPU (no atomics). */
   if (p->half_neigh == -2)
-    m.neigh.half = p->force == MINIMD_FORCE_EAM && m.exec.backend != PORTA_BACKEND_CUDA;
+    m.neigh.half = p->force == MINIMD_FORCE_EAM && !porta_exec_query(m.exec).on_device;
   else
     m.neigh.half = p->half_neigh != 0;
   if (m.reproducible && m.neigh.half) {
@@ -262,7 +261,7 @@ int main(int argc, char **argv) {
        atoms an atom, a density of 1e5 had crashed */
     const double cut = p->cutforce + p->skin;
     const double bytes = minimd_host_bytes_per_rank(&m, p->density, cut, m.neigh.half,
-                                                    m.exec.backend == PORTA_BACKEND_CUDA);
+                                                    porta_exec_query(m.exec).on_device);
     char limit[4400];
     const double share = app_node_memory_share(bytes, limit, sizeof limit);
     if (share > 1.0 || !isfinite(bytes))

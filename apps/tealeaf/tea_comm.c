@@ -56,7 +56,7 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
   const char *env = getenv("TEA_HALO_BESIDE"); /* 0: never, 1: on host back ends too (tests) */
   const int beside = env && !strcmp(env, "1")   ? 1
                      : env && !strcmp(env, "0") ? 0
-                                                : c->exec.backend == PORTA_BACKEND_CUDA;
+                                                : porta_exec_query(c->exec).async_instances;
   if (rc == PORTA_SUCCESS && d->nranks > 1 && all >= 3 && beside) {
     rc = porta_exec_create_instance_with_priority(c->exec.backend, PORTA_PRIORITY_HIGH, &m->beside);
     if (rc == PORTA_SUCCESS) {

@@ -78,6 +78,11 @@ typedef struct porta_backend_ops {
   /* ---- device ---- */
   /** The device's model name. NULL: the back end runs on the host (porta_device_id() is -1). */
   const char *(*device_name)(void);
+  /** Host memory the device copies fastest from and to (porta_exec_traits.staging_space).
+   *  0 (PORTA_HOST_SPACE): plain host memory. */
+  porta_memory_space staging_space;
+  /** Atomic updates cost about as much as plain ones on its threads (hardware atomics). */
+  int cheap_atomics;
 
   /* ---- capabilities (teams) ---- */
   /** Threads a team may have with `vector_length` lanes each. NULL: 1. */

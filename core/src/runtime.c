@@ -81,6 +81,25 @@ int porta_exec_destroy_instance(porta_exec exec) {
 
 porta_exec porta_exec_default(void) { return porta_exec_backend(porta_state_.default_backend); }
 
+porta_exec_traits porta_exec_query(porta_exec exec) {
+  porta_exec_traits t;
+  memset(&t, 0, sizeof t);
+  t.memory_space = t.staging_space = PORTA_HOST_SPACE;
+  const porta_backend_ops *ops = (int)exec.backend >= 0 && exec.backend < PORTA_NUM_BACKENDS
+                                     ? porta_backend_usable_[exec.backend]
+                                     : NULL;
+  if (!ops) return t;
+  t.on_device = ops->device_name != NULL;
+  t.host_threads = ops->uses_host_threads;
+  t.single_threaded = !t.on_device && (!t.host_threads || porta_state_.num_threads == 1);
+  t.async_instances = ops->instance_create != NULL;
+  t.cheap_atomics = ops->cheap_atomics || t.single_threaded;
+  t.ipc = ops->ipc_alloc != NULL;
+  t.memory_space = ops->memory_space;
+  t.staging_space = ops->staging_space;
+  return t;
+}
+
 porta_memory_space porta_exec_memory_space(porta_exec exec) {
   const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
   return ops ? ops->memory_space : PORTA_HOST_SPACE;

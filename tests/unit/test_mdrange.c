@@ -1,7 +1,8 @@
 /** @file test_mdrange.c
  *  Multi-dimensional ranges: PORTA_MDFOR2..6 visit every point of a box exactly once (non-zero
  *  lower bounds, extents that divide no thread count, empty boxes, tile hints), checked against
- *  a host loop over every element of the view; PORTA_MDREDUCE2/3 sums and maxima, exact; a
+ *  a host loop over every element of the view; PORTA_MDREDUCE2..6 sums and maxima, exact (ranks
+ *  4 to 6 against a host loop, in the default and the deterministic mode); a
  *  5-point stencil against a hand-written loop; and the policy errors (rank mismatch between
  *  kernel and policy, lower > upper, a box kernel launched over a range and vice versa).
  */
@@ -163,6 +164,71 @@ typedef struct {
 /** Integer count of points, from the data of a view (reads a view inside an MD reduction). */
 PORTA_MDREDUCE3(count3, count_args, a, i, j, k, porta_sum_i64, acc) {
   *acc += PORTA_AT3(a->v, i, j, k);
+}
+
+/** code = the indices as base-16 digits, summed exactly (integers). */
+PORTA_MDREDUCE4(sum4, none_args, a, i, j, k, l, porta_sum_i64, acc) {
+  *acc += ((i * 16 + j) * 16 + k) * 16 + l;
+}
+PORTA_MDREDUCE5(sum5, none_args, a, i, j, k, l, m, porta_sum_i64, acc) {
+  *acc += (((i * 16 + j) * 16 + k) * 16 + l) * 16 + m;
+}
+PORTA_MDREDUCE6(max6, none_args, a, i, j, k, l, m, n, porta_max_i64, acc) {
+  const int64_t v = ((((i * 16 + j) * 16 + k) * 16 + l) * 16 + m) * 16 + n - 7 * (i == 2);
+  if (v > *acc) *acc = v;
+}
+
+static void test_mdreduce_high_ranks(void) {
+  porta_exec ex = porta_exec_default();
+  none_args na = {0};
+  /* lower bounds above 0, extents that divide no thread count, one box of 2049+ points */
+  const int64_t lo[6] = {1, 0, 2, 3, 1, 0}, hi[6] = {4, 5, 9, 6, 4, 7};
+  for (int det = 0; det < 2; ++det) {
+    porta_set_deterministic(det);
+    const porta_mdrange_policy p4 = porta_mdrange(4, lo, hi, NULL);
+    int64_t ref = 0, got = -1;
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j)
+        for (int64_t k = lo[2]; k < hi[2]; ++k)
+          for (int64_t l = lo[3]; l < hi[3]; ++l) ref += ((i * 16 + j) * 16 + k) * 16 + l;
+    PT_OK(porta_parallel_reduce_md("sum4", ex, p4, &sum4, &na, &got));
+    PT_EQ_I64(got, ref);
+
+    const porta_mdrange_policy p5 = porta_mdrange(5, lo, hi, NULL);
+    ref = 0;
+    got = -1;
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j)
+        for (int64_t k = lo[2]; k < hi[2]; ++k)
+          for (int64_t l = lo[3]; l < hi[3]; ++l)
+            for (int64_t m = lo[4]; m < hi[4]; ++m)
+              ref += (((i * 16 + j) * 16 + k) * 16 + l) * 16 + m;
+    PT_OK(porta_parallel_reduce_md("sum5", ex, p5, &sum5, &na, &got));
+    PT_EQ_I64(got, ref);
+
+    const porta_mdrange_policy p6 = porta_mdrange(6, lo, hi, NULL);
+    ref = INT64_MIN;
+    got = 0;
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j)
+        for (int64_t k = lo[2]; k < hi[2]; ++k)
+          for (int64_t l = lo[3]; l < hi[3]; ++l)
+            for (int64_t m = lo[4]; m < hi[4]; ++m)
+              for (int64_t n = lo[5]; n < hi[5]; ++n) {
+                const int64_t v =
+                    ((((i * 16 + j) * 16 + k) * 16 + l) * 16 + m) * 16 + n - 7 * (i == 2);
+                if (v > ref) ref = v;
+              }
+    PT_OK(porta_parallel_reduce_md("max6", ex, p6, &max6, &na, &got));
+    PT_EQ_I64(got, ref);
+
+    /* an empty box: the reducer's identity */
+    const int64_t elo[4] = {0, 2, 0, 0}, ehi[4] = {3, 2, 3, 3};
+    got = -1;
+    PT_OK(porta_parallel_reduce_md("sum4", ex, porta_mdrange(4, elo, ehi, NULL), &sum4, &na, &got));
+    PT_EQ_I64(got, 0);
+  }
+  porta_set_deterministic(0);
 }
 
 static void test_mdreduce(void) {
@@ -329,6 +395,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_mdfor_large_and_tiled);
   PT_RUN(test_mdfor_empty);
   PT_RUN(test_mdreduce);
+  PT_RUN(test_mdreduce_high_ranks);
   PT_RUN(test_stencil);
   PT_RUN(test_errors);
   PT_END();

@@ -30,7 +30,8 @@
  *
  *  Objects of any other size or type are updated under a lock: PORTA_ATOMIC_UPDATE(ptr, stmt...)
  *  takes the lock that `ptr` hashes to in a table of PORTA_ATOMIC_LOCK_COUNT spinlocks, runs the
- *  statements and releases it (host table in core/src/atomic_lock.c, device table below).
+ *  statements and releases it (host table in core/src/atomic_lock.c; the device's table is the
+ *  device back end's, e.g. porta/backend/cuda/atomic_lock.h).
  *
  *  The type list is the X-macro PORTA_ATOMIC_TYPES(X); X receives (suffix, T, U, DT, DU): U is the
  *  unsigned integer type of T's size, DT and DU the CUDA intrinsics' operand types.
@@ -97,111 +98,9 @@ PORTA_ATOMIC_TYPES(PORTA_ATOMIC_BITS_)
 PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_INT_OPS_)
 PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_FLOAT_OPS_)
 
-#if defined(__CUDA_ARCH__)
-/* ------------------------------------------------------------------------------------------ */
-/* Device pass (nvcc): CUDA atomic intrinsics, CAS loops where there is no instruction         */
-/* ------------------------------------------------------------------------------------------ */
-
-/* A fetch-op as an atomicCAS loop on the bit pattern. Returns at once, without writing, when the
- * operation would not change the value (min/max that do not apply). */
-#define PORTA_ATOMIC_CAS_LOOP_(s, T, DU, op)                                                       \
-  PORTA_INLINE_FUNCTION T porta_atomic_cas_##op##_##s##_(T *p, T v) {                              \
-    DU *bp = (DU *)p;                                                                              \
-    DU old = *(volatile DU *)bp, assumed;                                                          \
-    do {                                                                                           \
-      assumed = old;                                                                               \
-      DU next = porta_atomic_to_bits_##s##_(                                                       \
-          porta_atomic_##op##_op_##s##_(porta_atomic_from_bits_##s##_(assumed), v));               \
-      if (next == assumed) break;                                                                  \
-      old = atomicCAS(bp, assumed, next);                                                          \
-    } while (old != assumed);                                                                      \
-    return porta_atomic_from_bits_##s##_(old);                                                     \
-  }
-
-/* Operations every type shares: load, store, exchange, compare-exchange and the CAS loops. */
-#define PORTA_ATOMIC_COMMON_(s, T, U, DT, DU)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_load_##s(const T *p) { return *(const volatile T *)p; }     \
-  PORTA_INLINE_FUNCTION void porta_atomic_store_##s(T *p, T v) { *(volatile T *)p = v; }           \
-  PORTA_INLINE_FUNCTION T porta_atomic_exchange_##s(T *p, T v) {                                   \
-    return porta_atomic_from_bits_##s##_(atomicExch((DU *)p, porta_atomic_to_bits_##s##_(v)));     \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_compare_exchange_##s(T *p, T expected, T desired) {         \
-    return porta_atomic_from_bits_##s##_(atomicCAS((DU *)p, porta_atomic_to_bits_##s##_(expected), \
-                                                   porta_atomic_to_bits_##s##_(desired)));         \
-  }                                                                                                \
-  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, add)                                                            \
-  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, min)                                                            \
-  PORTA_ATOMIC_CAS_LOOP_(s, T, DU, max)
-
-PORTA_ATOMIC_TYPES(PORTA_ATOMIC_COMMON_)
-
-/* Integers: add, and, or and exchange have instructions for 32 and 64 bits; sub is the add of the
- * two's complement negation (exact in modular arithmetic, so no CAS loop). 64-bit min/max need
- * sm_35; before that they are CAS loops. */
-#if __CUDA_ARCH__ >= 350
-#define PORTA_ATOMIC_DEV_INT_MINMAX_(s, T, DT)                                                     \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
-    return (T)atomicMin((DT *)p, (DT)v);                                                           \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
-    return (T)atomicMax((DT *)p, (DT)v);                                                           \
-  }
-#else
-#define PORTA_ATOMIC_DEV_INT_MINMAX_(s, T, DT)                                                     \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
-    return porta_atomic_cas_min_##s##_(p, v);                                                      \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
-    return porta_atomic_cas_max_##s##_(p, v);                                                      \
-  }
-#endif
-
-#define PORTA_ATOMIC_ARITH_INT_(s, T, U, DT, DU)                                                   \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
-    return (T)atomicAdd((DU *)p, (DU)v);                                                           \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_sub_##s(T *p, T v) {                                  \
-    return (T)atomicAdd((DU *)p, (DU)0 - (DU)v);                                                   \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_and_##s(T *p, T v) {                                  \
-    return (T)atomicAnd((DU *)p, (DU)v);                                                           \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_or_##s(T *p, T v) {                                   \
-    return (T)atomicOr((DU *)p, (DU)v);                                                            \
-  }                                                                                                \
-  PORTA_ATOMIC_DEV_INT_MINMAX_(s, T, DT)
-
-/* Floating point: add has an instruction (double from sm_60; before that a CAS loop); sub adds the
- * negation (x - y is exactly x + (-y) in IEEE arithmetic); min/max are CAS loops. */
-#if __CUDA_ARCH__ >= 600
-#define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) { return atomicAdd((DT *)p, v); }
-#else
-#define PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                      \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_add_##s(T *p, T v) {                                  \
-    return porta_atomic_cas_add_##s##_(p, v);                                                      \
-  }
-#endif
-
-#define PORTA_ATOMIC_ARITH_FLOAT_(s, T, U, DT, DU)                                                 \
-  PORTA_ATOMIC_DEV_FLOAT_ADD_(s, T, DT)                                                            \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_sub_##s(T *p, T v) {                                  \
-    return porta_atomic_fetch_add_##s(p, -v);                                                      \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_min_##s(T *p, T v) {                                  \
-    return porta_atomic_cas_min_##s##_(p, v);                                                      \
-  }                                                                                                \
-  PORTA_INLINE_FUNCTION T porta_atomic_fetch_max_##s(T *p, T v) {                                  \
-    return porta_atomic_cas_max_##s##_(p, v);                                                      \
-  }
-
-PORTA_ATOMIC_INT_TYPES(PORTA_ATOMIC_ARITH_INT_)
-PORTA_ATOMIC_FLOAT_TYPES(PORTA_ATOMIC_ARITH_FLOAT_)
-
-/** Sequentially consistent fence (device scope on the GPU). */
-PORTA_INLINE_FUNCTION void porta_atomic_fence(void) { __threadfence(); }
-
-#else /* host pass */
+#if PORTA_DEVICE_PASS
+#include PORTA_DEVICE_ATOMIC_H /* the device's atomics (the device back end's hooks) */
+#else                          /* host pass */
 /* ------------------------------------------------------------------------------------------ */
 /* Host pass (gcc, g++, clang, nvcc's host compiler): GCC __atomic builtins                    */
 /* ------------------------------------------------------------------------------------------ */
@@ -341,33 +240,8 @@ PORTA_API void porta_atomic_unlock(const void *addr);
 
 PORTA_EXTERN_C_END
 
-#if defined(__CUDACC__)
-/* Device lock table. It is static, so each translation unit compiled by nvcc has its own table
- * (this also links with -rdc, where a non-static table would be defined in every file): locks
- * exclude each other only among kernels of the same file. Updates of one object from kernels of
- * different files that run at the same time need a shared table (not provided).
- *
- * Spinning on a lock inside a warp needs care: before Volta the threads of a warp run in lockstep,
- * so `while (!try_lock()) {}` followed by the critical section deadlocks when two threads of one
- * warp contend (the winner waits at the reconvergence point for the loser, which spins forever).
- * The classic cure is a loop with a done flag that runs the critical section inside the iteration
- * in which the lock was won; PORTA_ATOMIC_UPDATE uses it on the device. */
-static __device__ int porta_atomic_device_locks_[PORTA_ATOMIC_LOCK_COUNT];
-
-/** Try to take the device spinlock of `addr`; 1 if taken (then fenced, so the holder sees the
- *  previous holder's writes). */
-static inline __device__ int porta_atomic_device_try_lock(const void *addr) {
-  int *l = &porta_atomic_device_locks_[porta_atomic_lock_index(addr)];
-  if (atomicCAS(l, 0, 1) != 0) return 0;
-  __threadfence();
-  return 1;
-}
-
-/** Release the device spinlock of `addr`, after making the critical section's writes visible. */
-static inline __device__ void porta_atomic_device_unlock(const void *addr) {
-  __threadfence();
-  atomicExch(&porta_atomic_device_locks_[porta_atomic_lock_index(addr)], 0);
-}
+#ifdef PORTA_DEVICE_ATOMIC_LOCK_H
+#include PORTA_DEVICE_ATOMIC_LOCK_H /* the device's lock table and PORTA_ATOMIC_UPDATE */
 #endif
 
 /** Run the statements `...` (they may contain commas) while holding the lock of `ptr`, so that an
@@ -375,20 +249,7 @@ static inline __device__ void porta_atomic_device_unlock(const void *addr) {
  *  same pointer. The statements must not leave the block (return, break, goto) and must not take
  *  another lock. Taking and releasing the lock are fenced (acquire/release on the host,
  *  __threadfence() on the device), so the statements may use plain loads and stores. */
-#if defined(__CUDA_ARCH__)
-#define PORTA_ATOMIC_UPDATE(ptr, ...)                                                              \
-  do {                                                                                             \
-    const void *porta_au_addr_ = (const void *)(ptr);                                              \
-    int porta_au_done_ = 0;                                                                        \
-    while (!porta_au_done_) {                                                                      \
-      if (porta_atomic_device_try_lock(porta_au_addr_)) {                                          \
-        __VA_ARGS__;                                                                               \
-        porta_atomic_device_unlock(porta_au_addr_);                                                \
-        porta_au_done_ = 1;                                                                        \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
-#else
+#ifndef PORTA_ATOMIC_UPDATE
 #define PORTA_ATOMIC_UPDATE(ptr, ...)                                                              \
   do {                                                                                             \
     const void *porta_au_addr_ = (const void *)(ptr);                                              \

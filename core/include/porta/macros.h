@@ -22,19 +22,19 @@
 #define PORTA_RESTRICT restrict
 #endif
 
-/** True while nvcc compiles the device pass of a kernel file. */
-#if defined(__CUDA_ARCH__)
-#define PORTA_DEVICE_PASS 1
-#else
+/* The device back end's hooks (PORTA_DEVICE_HOOKS_H, named by porta/config.h when a back end
+ * with a device compiler is built): they define what follows for its compiler's passes. */
+#ifdef PORTA_DEVICE_HOOKS_H
+#include PORTA_DEVICE_HOOKS_H
+#endif
+
+/** 1 while a device compiler compiles the device pass of a kernel file. */
+#ifndef PORTA_DEVICE_PASS
 #define PORTA_DEVICE_PASS 0
 #endif
 
 /** Functions callable from kernel bodies on every backend. */
-#if defined(__CUDACC__)
-#define PORTA_INLINE_FUNCTION static inline __host__ __device__
-#define PORTA_FORCEINLINE_FUNCTION static __host__ __device__ __forceinline__
-#define PORTA_HOST_DEVICE __host__ __device__
-#else
+#ifndef PORTA_INLINE_FUNCTION
 #define PORTA_INLINE_FUNCTION static inline
 #define PORTA_FORCEINLINE_FUNCTION static inline __attribute__((always_inline))
 #define PORTA_HOST_DEVICE

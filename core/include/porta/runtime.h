@@ -74,6 +74,28 @@ PORTA_API porta_memory_space porta_exec_memory_space(porta_exec exec);
  *  CudaUVMSpace, so host code can read device results after a fence). */
 PORTA_API porta_memory_space porta_default_memory_space(void);
 PORTA_API int porta_set_default_memory_space(porta_memory_space space);
+/** What an execution space can do (Kokkos' execution space traits). Code that must behave
+ *  differently on a device or on host threads asks for these instead of naming a back end, so
+ *  a new back end needs no change there. */
+typedef struct porta_exec_traits {
+  int on_device;       /**< kernels run on an accelerator with memory of its own (a GPU) */
+  int host_threads;    /**< kernels run on several host threads (porta_num_threads of them) */
+  int single_threaded; /**< kernels run on one thread now: iterations never race, so an update
+                            shared between iterations needs no atomic */
+  int async_instances; /**< instances (porta_exec_create_instance) run concurrently with each
+                            other and with the host (GPU streams); else launches complete before
+                            they return */
+  int cheap_atomics;   /**< atomic updates cost about as much as plain ones (hardware atomics
+                            of a GPU, or one thread) */
+  int ipc;             /**< its memory can be mapped by other processes of the node (ipc.h) */
+  porta_memory_space memory_space;  /**< the space its kernels use by default */
+  porta_memory_space staging_space; /**< host memory its copies are fastest from and to: where
+                                         to keep buffers that MPI sends (pinned memory on a
+                                         GPU, plain host memory otherwise) */
+} porta_exec_traits;
+/** The traits of `exec` (all zero, host spaces, for an unusable back end). */
+PORTA_API porta_exec_traits porta_exec_query(porta_exec exec);
+
 /** Non-zero if `backend` is compiled in and usable on this machine. */
 PORTA_API int porta_backend_available(porta_backend backend);
 /** Non-zero if code running on `backend` may dereference memory of `space`. */

@@ -49,13 +49,10 @@ PORTA_API void porta_team_barrier_host_(porta_team *team);
 
 PORTA_EXTERN_C_END
 
-#include "porta/backend/cuda/warp.h"
-
 /** Wait until every member of the team arrives. */
 PORTA_FORCEINLINE_FUNCTION void porta_team_barrier(porta_team *team) {
-#if defined(__CUDA_ARCH__)
-  (void)team;
-  __syncthreads();
+#if PORTA_DEVICE_PASS
+  PORTA_DEVICE_TEAM_BARRIER_(team);
 #else
   if (team->team_size > 1) porta_team_barrier_host_(team);
 #endif
@@ -112,28 +109,7 @@ PORTA_INLINE_FUNCTION void porta_team_broadcast_(porta_team *team, void *value, 
 /** The body runs once per thread (on its lane 0). */
 #define PORTA_SINGLE_PER_THREAD(team) if ((team)->vector_lane == 0)
 
-#if defined(__CUDA_ARCH__)
-/* When the whole warp is here (the usual case) the butterfly uses the full mask. A shuffle on
- * the vector group's own mask makes the compiler match the group at run time before every step
- * (MATCH.ANY, REDUX, a divergence branch): an 8-lane SpMV ran at 0.70 of the hand-written
- * kernel. The steps run a fixed count of 5 (lane distances 16 .. 1, those below the vector
- * length), so they unroll; with the vector length a compile-time constant (team.h of the CUDA
- * back end) they become straight-line shuffles. All lanes that see a full __activemask see it
- * together, so they all take the first branch. */
-#define PORTA_VECTOR_REDUCE_STEPS_(R, team, v, SHFL)                                               \
-  _Pragma("unroll") for (int k_ = 4; k_ >= 0; --k_) {                                              \
-    if ((1 << k_) < (team)->vector_length) {                                                       \
-      R##_value o_ = SHFL(*(v), 1 << k_, (team)->vector_length);                                   \
-      R##_join((v), &o_);                                                                          \
-    }                                                                                              \
-  }
-#define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
-  if (__activemask() == 0xffffffffu) {                                                             \
-    PORTA_VECTOR_REDUCE_STEPS_(R, team, v, porta_cuda_shfl_xor_warp_)                              \
-  } else {                                                                                         \
-    PORTA_VECTOR_REDUCE_STEPS_(R, team, v, porta_cuda_shfl_xor_)                                   \
-  }
-#else /* host: one lane runs the whole vector loop */
+#if !PORTA_DEVICE_PASS /* host: one lane runs the whole vector loop */
 #define PORTA_VECTOR_REDUCE_BODY_(R, team, v)                                                      \
   (void)(team);                                                                                    \
   (void)(v);

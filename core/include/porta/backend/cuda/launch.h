@@ -49,7 +49,7 @@ static inline int porta_cuda_check_attach_file_(void) {
 #define PORTA_CUDA_FUNCTOR_(NAME, ARGS_T, RANK)                                                    \
   namespace {                                                                                      \
   struct NAME##_porta_cuda_f_ {                                                                    \
-    typedef ARGS_T args;                                                                           \
+    typedef ARGS_T args_type_;                                                                     \
     enum { rank = RANK };                                                                          \
     template <class... I> static __device__ __forceinline__ void body(const ARGS_T *a, I... i) {   \
       NAME##_porta_body_(a, i...);                                                                 \
@@ -61,7 +61,7 @@ static inline int porta_cuda_check_attach_file_(void) {
 #define PORTA_CUDA_FUNCTOR_R_(NAME, ARGS_T, RANK, R)                                               \
   namespace {                                                                                      \
   struct NAME##_porta_cuda_f_ {                                                                    \
-    typedef ARGS_T args;                                                                           \
+    typedef ARGS_T args_type_;                                                                     \
     typedef R##_value value;                                                                       \
     enum { rank = RANK };                                                                          \
     template <class... I> static __device__ __forceinline__ void body(const ARGS_T *a, I... i) {   \
@@ -76,9 +76,10 @@ static inline int porta_cuda_check_attach_file_(void) {
 
 /** The descriptor's CUDA launcher: LAUNCH (a function template) instantiated for the kernel. */
 #define PORTA_CUDA_LAUNCHER_(NAME, LAUNCH)                                                         \
-  static int NAME##_porta_cuda_(const porta_launch *L, const void *args, void *result) {           \
+  static int NAME##_porta_cuda_(const porta_launch *launch_, const void *args_, void *result_) {   \
     PORTA_CUDA_DEBUG_ATTACH_()                                                                     \
-    return LAUNCH<NAME##_porta_cuda_f_>(L, *(const NAME##_porta_cuda_f_::args *)args, result);     \
+    return LAUNCH<NAME##_porta_cuda_f_>(launch_, *(const NAME##_porta_cuda_f_::args_type_ *)args_, \
+                                        result_);                                                  \
   }
 
 /** The stream of the launch's execution-space instance. */

@@ -31,8 +31,9 @@ static inline dim3 porta_cuda_md_block_(const porta_mdrange_policy *p) {
 
 /** The body at the indices ix[0 .. Rank-1], then the extra arguments (an accumulator). */
 template <class F, size_t... K, class... Extra>
-__device__ __forceinline__ void porta_cuda_md_call_(const typename F::args *a, const int64_t *ix,
-                                                    std::index_sequence<K...>, Extra... extra) {
+__device__ __forceinline__ void porta_cuda_md_call_(const typename F::args_type_ *a,
+                                                    const int64_t *ix, std::index_sequence<K...>,
+                                                    Extra... extra) {
   F::body(a, ix[K]..., extra...);
 }
 
@@ -45,7 +46,7 @@ __host__ __device__ __forceinline__ int64_t porta_cuda_md_depth_(const porta_mdr
 }
 
 template <class F, int Rank = F::rank>
-__global__ void porta_cuda_mdfor_k_(const typename F::args a, porta_mdrange_policy p) {
+__global__ void porta_cuda_mdfor_k_(const typename F::args_type_ a, porta_mdrange_policy p) {
   const int64_t i0 = p.lower[0] + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i0 >= p.upper[0]) return;
   if constexpr (Rank == 2) {
@@ -78,7 +79,7 @@ __global__ void porta_cuda_mdfor_k_(const typename F::args a, porta_mdrange_poli
 }
 
 template <class F, int Rank = F::rank>
-static int porta_cuda_mdfor_(const porta_launch *L, const typename F::args &a, void *result) {
+static int porta_cuda_mdfor_(const porta_launch *L, const typename F::args_type_ &a, void *result) {
   (void)result;
   const porta_mdrange_policy *p = &L->md;
   const int64_t n0 = p->upper[0] - p->lower[0], n1 = p->upper[1] - p->lower[1],
@@ -96,7 +97,7 @@ static int porta_cuda_mdfor_(const porta_launch *L, const typename F::args &a, v
 /** Point k of the flattened box into the body: first index fastest (`left`) or the host's
  *  row-major order (deterministic mode). */
 template <class F, int Rank>
-__device__ __forceinline__ void porta_cuda_md_at_(const typename F::args *a,
+__device__ __forceinline__ void porta_cuda_md_at_(const typename F::args_type_ *a,
                                                   const porta_mdrange_policy *p, int64_t k,
                                                   int left, typename F::value *acc) {
   int64_t ix[Rank], rem = k;
@@ -117,8 +118,8 @@ __device__ __forceinline__ void porta_cuda_md_at_(const typename F::args *a,
 }
 
 template <class F, int Rank = F::rank>
-__global__ void porta_cuda_mdreduce_k_(const typename F::args a, porta_mdrange_policy p, int64_t n,
-                                       typename F::value *partials, unsigned *counter,
+__global__ void porta_cuda_mdreduce_k_(const typename F::args_type_ a, porta_mdrange_policy p,
+                                       int64_t n, typename F::value *partials, unsigned *counter,
                                        typename F::value *out) {
   typename F::value acc;
   F::init(&acc);
@@ -131,7 +132,7 @@ __global__ void porta_cuda_mdreduce_k_(const typename F::args a, porta_mdrange_p
 /** Rank 2: tiles of 32 x (PORTA_CUDA_BLOCK / 32), gx tiles across index 0 and gridDim.x / gx
  *  down index 1, each thread striding over rows; no 64-bit division per element. */
 template <class F>
-__global__ void porta_cuda_mdreduce_2d_k_(const typename F::args a, porta_mdrange_policy p,
+__global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_mdrange_policy p,
                                           unsigned gx, typename F::value *partials,
                                           unsigned *counter, typename F::value *out) {
   typename F::value acc;
@@ -149,7 +150,7 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args a, porta_mdrang
 }
 
 template <class F, int Rank = F::rank>
-__global__ void porta_cuda_mdreduce_det_k_(const typename F::args a, porta_mdrange_policy p,
+__global__ void porta_cuda_mdreduce_det_k_(const typename F::args_type_ a, porta_mdrange_policy p,
                                            int64_t n, int64_t nc, typename F::value *partials) {
   const int lane = threadIdx.x & 31;
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
@@ -165,7 +166,8 @@ __global__ void porta_cuda_mdreduce_det_k_(const typename F::args a, porta_mdran
 }
 
 template <class F, int Rank = F::rank>
-static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args &a, void *result) {
+static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_type_ &a,
+                                void *result) {
   typedef typename F::value V;
   const porta_mdrange_policy *p = &L->md;
   const int64_t n = porta_mdrange_size_(p);

@@ -17,7 +17,7 @@
 /* ---------------- for ---------------- */
 
 template <class F>
-__global__ void porta_cuda_for_k_(const typename F::args a, int64_t b, int64_t e) {
+__global__ void porta_cuda_for_k_(const typename F::args_type_ a, int64_t b, int64_t e) {
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   /* not unrolled: the grid covers the range, so a thread runs one iteration, and an unrolled
      loop costs every thread a 64-bit trip-count division (copy: 0.967 of hand-written) */
@@ -27,7 +27,7 @@ __global__ void porta_cuda_for_k_(const typename F::args a, int64_t b, int64_t e
 }
 
 template <class F>
-static int porta_cuda_for_(const porta_launch *L, const typename F::args &a, void *result) {
+static int porta_cuda_for_(const porta_launch *L, const typename F::args_type_ &a, void *result) {
   (void)result;
   const int64_t n = L->range.end - L->range.begin;
   if (n <= 0) return 0;
@@ -40,7 +40,7 @@ static int porta_cuda_for_(const porta_launch *L, const typename F::args &a, voi
 /* ---------------- reduce ---------------- */
 
 template <class F>
-__global__ void porta_cuda_reduce_k_(const typename F::args a, int64_t b, int64_t e,
+__global__ void porta_cuda_reduce_k_(const typename F::args_type_ a, int64_t b, int64_t e,
                                      typename F::value *partials, unsigned *counter,
                                      typename F::value *out) {
   typename F::value acc;
@@ -52,8 +52,8 @@ __global__ void porta_cuda_reduce_k_(const typename F::args a, int64_t b, int64_
 }
 
 template <class F>
-__global__ void porta_cuda_reduce_det_k_(const typename F::args a, int64_t b, int64_t e, int64_t nc,
-                                         typename F::value *partials) {
+__global__ void porta_cuda_reduce_det_k_(const typename F::args_type_ a, int64_t b, int64_t e,
+                                         int64_t nc, typename F::value *partials) {
   const int lane = threadIdx.x & 31;
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
   for (int64_t c = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nc; c += warps) {
@@ -68,7 +68,8 @@ __global__ void porta_cuda_reduce_det_k_(const typename F::args a, int64_t b, in
 }
 
 template <class F>
-static int porta_cuda_reduce_(const porta_launch *L, const typename F::args &a, void *result) {
+static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type_ &a,
+                              void *result) {
   typedef typename F::value V;
   const int64_t b = L->range.begin, e = L->range.end, n = e - b;
   const cudaStream_t st = porta_cuda_stream_of_(L);
@@ -121,7 +122,7 @@ template <class V> __host__ __device__ constexpr int porta_cuda_scan_items_() {
 
 template <class F>
 __global__ void __launch_bounds__(PORTA_CUDA_BLOCK)
-    porta_cuda_scan_k_(const typename F::args a, int64_t b, int64_t e, unsigned *ctl,
+    porta_cuda_scan_k_(const typename F::args_type_ a, int64_t b, int64_t e, unsigned *ctl,
                        typename F::value *agg, typename F::value *inc, typename F::value *total) {
   typedef typename F::value V;
   constexpr int it = porta_cuda_scan_items_<V>(), pad = it > 1 ? 1 : 0;
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(PORTA_CUDA_BLOCK)
 }
 
 template <class F>
-static int porta_cuda_scan_(const porta_launch *L, const typename F::args &a, void *total) {
+static int porta_cuda_scan_(const porta_launch *L, const typename F::args_type_ &a, void *total) {
   typedef typename F::value V;
   constexpr int it = porta_cuda_scan_items_<V>();
   const size_t smem = (size_t)PORTA_CUDA_BLOCK * (size_t)(it + (it > 1 ? 1 : 0)) * sizeof(V);

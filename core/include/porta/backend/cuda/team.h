@@ -85,8 +85,8 @@ static inline int porta_cuda_team_prepare_(const porta_launch *L, const void *ke
  * and 8-lane SpMVs ran at 0.80 and 0.73 of hand-written kernels against 1.03 and 0.94 without
  * it (H100). */
 template <class F, int VL>
-__global__ void porta_cuda_team_for_k_(const typename F::args a, porta_team_policy p, int64_t first,
-                                       char *l1, size_t l1b) {
+__global__ void porta_cuda_team_for_k_(const typename F::args_type_ a, porta_team_policy p,
+                                       int64_t first, char *l1, size_t l1b) {
   extern __shared__ __align__(64) char porta_smem_[];
   porta_team_shared sh; /* per thread: on the GPU it only points at the slots */
   porta_team t;
@@ -96,7 +96,7 @@ __global__ void porta_cuda_team_for_k_(const typename F::args a, porta_team_poli
 }
 
 template <class F, int VL>
-static int porta_cuda_team_for_vl_(const porta_launch *L, const typename F::args &a) {
+static int porta_cuda_team_for_vl_(const porta_launch *L, const typename F::args_type_ &a) {
   porta_cuda_team_launch_ k;
   int rc = porta_cuda_team_prepare_(L, (const void *)porta_cuda_team_for_k_<F, VL>, 0, &k);
   if (rc) return rc;
@@ -113,7 +113,8 @@ static int porta_cuda_team_for_vl_(const porta_launch *L, const typename F::args
 }
 
 template <class F>
-static int porta_cuda_team_for_(const porta_launch *L, const typename F::args &a, void *result) {
+static int porta_cuda_team_for_(const porta_launch *L, const typename F::args_type_ &a,
+                                void *result) {
   (void)result;
   switch (L->team.vector_length) {
   case 1: return porta_cuda_team_for_vl_<F, 1>(L, a);
@@ -136,8 +137,8 @@ static int porta_cuda_team_for_(const porta_launch *L, const typename F::args &a
  *  dispatcher's shared-memory sizing is exact. Deterministic mode keeps one partial per
  *  (league rank, team thread) and combines them with the host's tree. */
 template <class F>
-__global__ void porta_cuda_team_reduce_k_(const typename F::args a, porta_team_policy p, char *l1,
-                                          size_t l1b, int det, typename F::value *part,
+__global__ void porta_cuda_team_reduce_k_(const typename F::args_type_ a, porta_team_policy p,
+                                          char *l1, size_t l1b, int det, typename F::value *part,
                                           unsigned *counter, typename F::value *out) {
   typedef typename F::value V;
   extern __shared__ __align__(64) char porta_smem_[];
@@ -199,7 +200,8 @@ __global__ void porta_cuda_team_reduce_k_(const typename F::args a, porta_team_p
 }
 
 template <class F>
-static int porta_cuda_team_reduce_(const porta_launch *L, const typename F::args &a, void *result) {
+static int porta_cuda_team_reduce_(const porta_launch *L, const typename F::args_type_ &a,
+                                   void *result) {
   typedef typename F::value V;
   const porta_team_policy *p = &L->team;
   porta_cuda_team_launch_ k;

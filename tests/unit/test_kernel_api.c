@@ -1,0 +1,105 @@
+/** @file test_kernel_api.c
+ *  The kernel macros' contract with user code, on every back end:
+ *  - hygiene: argument structs named `args`, `result` and `L` (names the generated launchers
+ *    once used for their own parameters) compile and run;
+ *  - each kernel macro defines NAME_args_t (and NAME_value_t for reductions), the types that
+ *    typed launches check, and PORTA_DECLARE_KERNEL(NAME, ARGS_T[, R]) repeats them;
+ *  - porta_exec_query: the traits of the execution space match what the back end does (one
+ *    thread, host threads, a device), and the staging space is host-accessible.
+ */
+#include "harness.h"
+
+typedef struct {
+  porta_view_f64 x;
+  double a;
+} args;
+typedef struct {
+  porta_view_f64 x;
+} result;
+typedef struct {
+  porta_view_i64 hits;
+} L;
+
+PORTA_FOR(scale_args, args, p, i) { PORTA_AT1(p->x, i) *= p->a; }
+PORTA_REDUCE(sum_result, result, p, i, porta_sum_f64, acc) { *acc += PORTA_AT1(p->x, i); }
+PORTA_MDFOR3(count_l, L, p, i, j, k) {
+  porta_atomic_add_i64(&PORTA_AT1(p->hits, 0), 1 + 0 * (i + j + k));
+}
+
+/* A declaration beside the definition repeats the same types (allowed in C11 and C++). */
+PORTA_DECLARE_KERNEL(scale_args, args)
+PORTA_DECLARE_KERNEL(sum_result, result, porta_sum_f64)
+
+#ifndef __cplusplus
+_Static_assert(_Generic((scale_args_args_t *)0, args * : 1, default : 0), "NAME_args_t");
+_Static_assert(_Generic((sum_result_value_t *)0, double * : 1, default : 0), "NAME_value_t");
+_Static_assert(_Generic((count_l_args_t *)0, L * : 1, default : 0), "NAME_args_t (MD)");
+#endif
+
+static void test_hygiene(void) {
+  porta_exec ex = porta_exec_default();
+  const int64_t n = 1000;
+  args a;
+  result r;
+  L l;
+  PT_OK(porta_view_f64_create1(&a.x, "x", n));
+  PT_OK(porta_view_i64_create1(&l.hits, "hits", 1));
+  double *h = NULL;
+  porta_view_f64 hx;
+  PT_OK(porta_view_f64_create_mirror_view(&hx, &a.x));
+  h = hx.data;
+  for (int64_t i = 0; i < n; ++i) h[i] = (double)(i + 1);
+  PT_OK(porta_deep_copy(a.x, hx));
+  a.a = 2.0;
+  PT_OK(porta_parallel_for("scale", ex, porta_range(0, n), &scale_args, &a));
+  r.x = a.x;
+  double sum = -1;
+  PT_OK(porta_parallel_reduce("sum", ex, porta_range(0, n), &sum_result, &r, &sum));
+  PT_EQ_F64(sum, 2.0 * (double)n * (double)(n + 1) / 2);
+  PT_OK(porta_view_i64_fill(l.hits, 0));
+  PT_OK(porta_parallel_for_md("count", ex, porta_mdrange3(0, 3, 1, 6, 2, 9), &count_l, &l));
+  porta_view_i64 hh;
+  PT_OK(porta_view_i64_create_mirror_view(&hh, &l.hits));
+  PT_OK(porta_deep_copy(hh, l.hits));
+  PT_EQ_I64(hh.data[0], 3 * 5 * 7);
+  porta_view_i64_release(&hh);
+  porta_view_f64_release(&hx);
+  porta_view_i64_release(&l.hits);
+  porta_view_f64_release(&a.x);
+}
+
+static void test_traits(void) {
+  const porta_exec ex = porta_exec_default();
+  const porta_exec_traits t = porta_exec_query(ex);
+  const char *name = porta_backend_name(ex.backend);
+  PT_EQ_I64(t.memory_space, porta_exec_memory_space(ex));
+  PT_CHECK(porta_space_accessible(PORTA_BACKEND_SERIAL, t.staging_space));
+  PT_CHECK(porta_space_accessible(ex.backend, t.staging_space));
+  PT_EQ_I64(t.on_device, porta_device_id() >= 0);
+  if (t.on_device) {
+    PT_CHECK(!t.single_threaded && !t.host_threads && t.async_instances);
+    PT_CHECK(!porta_space_accessible(PORTA_BACKEND_SERIAL, t.memory_space));
+  } else {
+    PT_EQ_I64(t.staging_space, PORTA_HOST_SPACE);
+    PT_EQ_I64(t.single_threaded, !t.host_threads || porta_num_threads() == 1);
+    PT_CHECK(!t.async_instances);
+    PT_CHECK(t.cheap_atomics || !t.single_threaded);
+  }
+  /* Serial is one thread everywhere; no back end is both on a device and host-threaded */
+  const porta_exec_traits s = porta_exec_query(porta_exec_backend(PORTA_BACKEND_SERIAL));
+  PT_CHECK(s.single_threaded && !s.on_device && !s.host_threads && !s.async_instances);
+  PT_CHECK(!(t.on_device && t.host_threads));
+  /* an unusable back end id: all zero, host spaces */
+  porta_exec bad = ex;
+  bad.backend = PORTA_NUM_BACKENDS;
+  const porta_exec_traits z = porta_exec_query(bad);
+  PT_CHECK(!z.on_device && !z.host_threads && !z.single_threaded && z.staging_space == 0);
+  (void)name;
+}
+
+int main(int argc, char **argv) {
+  PT_BEGIN(argc, argv);
+  PT_RUN(test_hygiene);
+  PT_RUN(test_traits);
+  PT_END();
+}
