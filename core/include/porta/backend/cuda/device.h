@@ -1,9 +1,10 @@
 /** @file backend/cuda/device.h
  *  The CUDA back end's hooks: what the user headers need when nvcc compiles a kernel file, in
  *  its host pass and its device pass (__CUDA_ARCH__). The one header through which device code
- *  reaches porta/*.h: porta/config.h names it (PORTA_DEVICE_HOOKS_H) in CUDA builds and
- *  macros.h includes it first; the user headers then include the files named here at their
- *  hook points and otherwise hold the interface and the host pass only. */
+ *  reaches the user headers (porta/atomic.h, team.h, view_access.h, macros.h): porta/config.h names
+ * it (PORTA_DEVICE_HOOKS_H) in CUDA builds and macros.h includes it first; the user headers then
+ * include the files named here at their hook points and otherwise hold the interface and the host
+ * pass only. */
 #ifndef PORTA_BACKEND_CUDA_DEVICE_H
 #define PORTA_BACKEND_CUDA_DEVICE_H
 

@@ -6,6 +6,7 @@
 
 #include "porta/backend/cuda/warp.h"
 
+#if defined(__CUDA_ARCH__)
 #define PORTA_DEVICE_TEAM_BARRIER_(team) ((void)(team), __syncthreads())
 
 /* When the whole warp is here (the usual case) the butterfly uses the full mask. A shuffle on
@@ -28,5 +29,6 @@
   } else {                                                                                         \
     PORTA_VECTOR_REDUCE_STEPS_(R, team, v, porta_cuda_shfl_xor_)                                   \
   }
+#endif
 
 #endif
