@@ -15,8 +15,7 @@
     return 0;                                                                                      \
   }
 
-/** Deterministic: the chunks' partials, then the tree. Default: the same lanes over the whole
- *  range as one chunk (as fast as the deterministic mode, without its partials). */
+/** Deterministic: the chunks' partials, then the tree. Default: one accumulator in index order. */
 #define PORTA_SERIAL_REDUCE_AS_(TAG, NAME, ARGS_T, R)                                              \
   static int NAME##_porta_##TAG##_(const porta_launch *launch_, const void *args_,                 \
                                    void *result_) {                                                \
@@ -31,8 +30,8 @@
       PORTA_HOST_DET_CHUNKS_(NAME, &a_, b_, e_, 0, nc_, p_)                                        \
       NAME##_porta_det_tree_(p_, nc_);                                                             \
       if (nc_ > 0) acc_ = p_[0];                                                                   \
-    } else if (e_ > b_) {                                                                          \
-      NAME##_porta_det_chunk_(&a_, b_, e_, &acc_);                                                 \
+    } else {                                                                                       \
+      for (int64_t i_ = b_; i_ < e_; ++i_) NAME##_porta_body_(&a_, i_, &acc_);                     \
     }                                                                                              \
     memcpy(result_, &acc_, sizeof(R##_value));                                                     \
     return 0;                                                                                      \
