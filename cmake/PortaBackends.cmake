@@ -50,7 +50,6 @@ function(porta_backends_generate dir)
   set(list_x "")
   set(enables "")
   set(includes "")
-  set(n 0)
   foreach(b IN LISTS PORTA_BACKENDS)
     string(TOUPPER "${b}" up)
     if(PORTA_ENABLE_${up})
@@ -61,14 +60,12 @@ function(porta_backends_generate dir)
     string(APPEND list_x " \\\n  X(${up}, ${b}, ${on}, A)")
     string(APPEND enables "#define PORTA_ENABLE_${up} ${on}\n")
     string(APPEND includes "#include \"porta/backend/${b}/kernels.h\"\n")
-    math(EXPR n "${n} + 1")
   endforeach()
   set(PORTA_BACKEND_LINES
       "/** Back ends compiled in (1) or known but not built (0). */\n${enables}\n"
       "/** Every back end of this build, in order of preference (the last usable one is the\n"
       " *  default): X(ID, name, compiled in, A) for each, A passed through. */\n"
-      "#define PORTA_BACKEND_LIST(X, A)${list_x}\n"
-      "#define PORTA_BACKEND_COUNT_ ${n}\n")
+      "#define PORTA_BACKEND_LIST(X, A)${list_x}\n")
   if(PORTA_DEVICE_BACKEND)
     string(APPEND PORTA_BACKEND_LINES
            "\n/** The device back end's hooks: the device pass of the user headers. */\n"

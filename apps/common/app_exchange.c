@@ -152,11 +152,10 @@ static int set_counts(app_exchange *x, const int *ranks, const int64_t *send_cou
   if (x->mode == APP_EXCHANGE_IPC) {
     PORTA_CHECK(app_exchange_ipc_reserve_(x, recv_total * vb));
     /* staging for the neighbours reached through MPI */
-    PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb,
-                               porta_exec_query(x->exec).staging_space));
+    const porta_memory_space staging = porta_exec_query(x->exec).staging_space;
+    PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb, staging));
     for (int b = 0; b < 2; ++b)
-      PORTA_CHECK(reserve_buffer(&x->host_recv[b], "exchange_recv_host", recv_total * vb,
-                                 porta_exec_query(x->exec).staging_space));
+      PORTA_CHECK(reserve_buffer(&x->host_recv[b], "exchange_recv_host", recv_total * vb, staging));
   } else {
     for (int b = 0; b < 2; ++b)
       PORTA_CHECK(reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space));

@@ -37,8 +37,8 @@ int app_exchange_cuda_mpi_(porta_exec exec) {
 }
 
 int app_exchange_ipc_wanted_(porta_exec exec) {
-  if (!porta_exec_query(exec).on_device || !porta_exec_query(exec).ipc || !porta_ipc_available())
-    return 0;
+  const porta_exec_traits t = porta_exec_query(exec);
+  if (!t.on_device || !t.ipc || !porta_ipc_available()) return 0;
   const char *e = transport_env();
   return !strcmp(e, "cuda-ipc") || (!strcmp(e, "auto") && !app_exchange_cuda_mpi_(exec));
 }

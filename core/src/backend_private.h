@@ -118,6 +118,11 @@ static inline const porta_backend_ops *porta_backend_ops_of_(porta_backend b) {
   return (int)b >= 0 && b < PORTA_NUM_BACKENDS ? porta_backend_ops_[b] : NULL;
 }
 
+/** The usable table of back end `b` in this run, or NULL (out of range, or not usable). */
+static inline const porta_backend_ops *porta_backend_usable_of_(porta_backend b) {
+  return (int)b >= 0 && b < PORTA_NUM_BACKENDS ? porta_backend_usable_[b] : NULL;
+}
+
 /** The compiled-in back end that owns the host threads (default_threads set), or NULL. */
 const porta_backend_ops *porta_backend_threads_(void);
 

@@ -9,11 +9,6 @@
 const porta_backend_ops *const porta_backend_ops_[PORTA_NUM_BACKENDS] = {
     PORTA_BACKEND_LIST(PORTA_BACKEND_TABLE_, ~)};
 
-/* Each table says which back end it is: a list out of step with the enum fails here. */
-#define PORTA_BACKEND_CHECK_(ID, name, on, A)                                                      \
-  _Static_assert(PORTA_BACKEND_##ID < PORTA_NUM_BACKENDS, "back end " #name " out of the list");
-PORTA_BACKEND_LIST(PORTA_BACKEND_CHECK_, ~)
-
 const porta_backend_ops *porta_backend_usable_[PORTA_NUM_BACKENDS];
 
 const porta_backend_ops *porta_backend_threads_(void) {

@@ -85,9 +85,7 @@ porta_exec_traits porta_exec_query(porta_exec exec) {
   porta_exec_traits t;
   memset(&t, 0, sizeof t);
   t.memory_space = t.staging_space = PORTA_HOST_SPACE;
-  const porta_backend_ops *ops = (int)exec.backend >= 0 && exec.backend < PORTA_NUM_BACKENDS
-                                     ? porta_backend_usable_[exec.backend]
-                                     : NULL;
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
   if (!ops) return t;
   t.on_device = ops->device_name != NULL;
   t.host_threads = ops->uses_host_threads;
@@ -450,9 +448,7 @@ void porta_print_configuration(FILE *out) {
 /** The usable table of `exec`'s back end if it has a fence, else NULL (host back ends finish
  *  their work before a launch returns). */
 static const porta_backend_ops *fence_ops(porta_exec exec) {
-  const porta_backend_ops *ops = (int)exec.backend >= 0 && exec.backend < PORTA_NUM_BACKENDS
-                                     ? porta_backend_usable_[exec.backend]
-                                     : NULL;
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
   return ops && ops->fence ? ops : NULL;
 }
 

@@ -44,11 +44,9 @@ static void test_hygiene(void) {
   L l;
   PT_OK(porta_view_f64_create1(&a.x, "x", n));
   PT_OK(porta_view_i64_create1(&l.hits, "hits", 1));
-  double *h = NULL;
   porta_view_f64 hx;
   PT_OK(porta_view_f64_create_mirror_view(&hx, &a.x));
-  h = hx.data;
-  for (int64_t i = 0; i < n; ++i) h[i] = (double)(i + 1);
+  for (int64_t i = 0; i < n; ++i) hx.data[i] = (double)(i + 1);
   PT_OK(porta_deep_copy(a.x, hx));
   a.a = 2.0;
   PT_OK(porta_parallel_for("scale", ex, porta_range(0, n), &scale_args, &a));
@@ -71,7 +69,6 @@ static void test_hygiene(void) {
 static void test_traits(void) {
   const porta_exec ex = porta_exec_default();
   const porta_exec_traits t = porta_exec_query(ex);
-  const char *name = porta_backend_name(ex.backend);
   PT_EQ_I64(t.memory_space, porta_exec_memory_space(ex));
   PT_CHECK(porta_space_accessible(PORTA_BACKEND_SERIAL, t.staging_space));
   PT_CHECK(porta_space_accessible(ex.backend, t.staging_space));
@@ -94,7 +91,6 @@ static void test_traits(void) {
   bad.backend = PORTA_NUM_BACKENDS;
   const porta_exec_traits z = porta_exec_query(bad);
   PT_CHECK(!z.on_device && !z.host_threads && !z.single_threaded && z.staging_space == 0);
-  (void)name;
 }
 
 int main(int argc, char **argv) {

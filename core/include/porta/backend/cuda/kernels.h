@@ -17,14 +17,12 @@
 #if PORTA_ENABLE_CUDA && !defined(__CUDACC__) && !defined(PORTA_HOST_KERNELS_ONLY)
 #ifdef __cplusplus
 #define PORTA_CUDA_NOT_NVCC_(NAME)                                                                 \
-  static_assert(sizeof(NAME##_args_t) == 0,                                                        \
-                "Porta kernel " #NAME " is in a file that nvcc does not compile in this CUDA "     \
-                "build: list the file in porta_kernel_sources()");
+  static_assert(0, "Porta kernel " #NAME " is in a file that nvcc does not compile in this CUDA "  \
+                   "build: list the file in porta_kernel_sources()");
 #else
 #define PORTA_CUDA_NOT_NVCC_(NAME)                                                                 \
-  _Static_assert(sizeof(NAME##_args_t) == 0,                                                       \
-                 "Porta kernel " #NAME " is in a file that nvcc does not compile in this CUDA "    \
-                 "build: list the file in porta_kernel_sources()");
+  _Static_assert(0, "Porta kernel " #NAME " is in a file that nvcc does not compile in this CUDA " \
+                    "build: list the file in porta_kernel_sources()");
 #endif
 #undef PORTA_CUDA_FOR_
 #undef PORTA_CUDA_REDUCE_

@@ -50,6 +50,14 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_mdrange_outer_size_(const porta_mdrange
     }                                                                                              \
   }
 
+/** Deterministic reduction of box BOX (N points): the partials Q[C0 .. C1) of its chunks. */
+#define PORTA_HOST_MD_DET_CHUNKS_(NAME, A, BOX, N, C0, C1, Q)                                      \
+  for (int64_t c_ = (C0); c_ < (C1); ++c_) {                                                       \
+    const int64_t lo_ = c_ * PORTA_DET_CHUNK;                                                      \
+    const int64_t hi_ = lo_ + PORTA_DET_CHUNK < (N) ? lo_ + PORTA_DET_CHUNK : (N);                 \
+    NAME##_porta_det_chunk_((A), (BOX), lo_, hi_, &(Q)[c_]);                                       \
+  }
+
 /** NAME_porta_det_chunk_: points [lo, hi) of a box in row-major order dealt to
  *  PORTA_DET_LANES lanes in turn, the lanes then combined by the halving tree. */
 #define PORTA_HOST_MD_CHUNK_(NAME, ARGS_T, RANK, R)                                                \

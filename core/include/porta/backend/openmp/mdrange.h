@@ -45,11 +45,7 @@
         const ARGS_T a_ = *ap_;                                                                    \
         int64_t clo_, chi_;                                                                        \
         porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);       \
-        for (int64_t c_ = clo_; c_ < chi_; ++c_) {                                                 \
-          int64_t lo_ = c_ * PORTA_DET_CHUNK,                                                      \
-                  hi_ = lo_ + PORTA_DET_CHUNK < n_ ? lo_ + PORTA_DET_CHUNK : n_;                   \
-          NAME##_porta_det_chunk_(&a_, p_, lo_, hi_, &q_[c_]);                                     \
-        }                                                                                          \
+        PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, n_, clo_, chi_, q_)                               \
       }                                                                                            \
       NAME##_porta_det_tree_(q_, nc_);                                                             \
       if (nc_ > 0) acc_ = q_[0];                                                                   \

@@ -27,11 +27,7 @@
       const int64_t n_ = porta_mdrange_size_(p_), nc_ = porta_det_chunks_(n_);                     \
       R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
-      for (int64_t c_ = 0; c_ < nc_; ++c_) {                                                       \
-        int64_t lo_ = c_ * PORTA_DET_CHUNK,                                                        \
-                hi_ = lo_ + PORTA_DET_CHUNK < n_ ? lo_ + PORTA_DET_CHUNK : n_;                     \
-        NAME##_porta_det_chunk_(&a_, p_, lo_, hi_, &q_[c_]);                                       \
-      }                                                                                            \
+      PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, n_, 0, nc_, q_)                                     \
       NAME##_porta_det_tree_(q_, nc_);                                                             \
       if (nc_ > 0) acc_ = q_[0];                                                                   \
     } else {                                                                                       \
