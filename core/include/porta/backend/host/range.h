@@ -1,7 +1,7 @@
 /** @file backend/host/range.h
  *  What the host back ends' launchers share over a range: the deterministic decomposition
  *  (chunks of PORTA_DET_CHUNK indices, each PORTA_DET_LANES interleaved lanes, combined by
- *  fixed halving trees, the GPU's order). The kernel
+ *  fixed halving trees, the GPU's order), whose lanes the default mode's sums use too. The kernel
  *  macros stamp these helpers once per kernel, before any back end's generator. */
 #ifndef PORTA_BACKEND_HOST_RANGE_H
 #define PORTA_BACKEND_HOST_RANGE_H
@@ -17,7 +17,8 @@
   }
 
 /** NAME_porta_det_chunk_ reduces [lo, hi) of a range into *out: PORTA_DET_LANES interleaved
- *  lanes, then the lanes' tree (a deterministic chunk). */
+ *  lanes, then the lanes' tree. A deterministic chunk, and the default mode's loop over a
+ *  thread's whole block. */
 #define PORTA_HOST_RANGE_CHUNK_(NAME, ARGS_T, R)                                                   \
   PORTA_UNUSED static void NAME##_porta_det_chunk_(const ARGS_T *a, int64_t lo, int64_t hi,        \
                                                    R##_value *out) {                               \

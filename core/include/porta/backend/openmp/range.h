@@ -75,7 +75,7 @@
         if (t_ == 0) used_ = omp_get_num_threads();                                                \
         int64_t lo_, hi_;                                                                          \
         porta_partition_(b_, e_, t_, omp_get_num_threads(), &lo_, &hi_);                           \
-        for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &mine_);                \
+        if (hi_ > lo_) NAME##_porta_det_chunk_(&a_, lo_, hi_, &mine_);                             \
         memcpy(slots_ + (size_t)t_ * st_, &mine_, sizeof(R##_value));                              \
       }                                                                                            \
       PORTA_OPENMP_JOIN_SLOTS_(R, acc_, slots_, st_, used_)                                        \

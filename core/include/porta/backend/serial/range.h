@@ -15,7 +15,9 @@
     return 0;                                                                                      \
   }
 
-/** Deterministic: the chunks' partials, then the tree. Default: one accumulator in index order. */
+/** Deterministic: the chunks' partials, then the tree. Default: the chunk's lanes over the whole
+ *  range (independent accumulators, so the adds do not wait on each other; one accumulator ran
+ *  a dot product at 0.6 of this speed), without the chunks' partials. */
 #define PORTA_SERIAL_REDUCE_AS_(TAG, NAME, ARGS_T, R)                                              \
   static int NAME##_porta_##TAG##_(const porta_launch *launch_, const void *args_,                 \
                                    void *result_) {                                                \
@@ -30,8 +32,8 @@
       PORTA_HOST_DET_CHUNKS_(NAME, &a_, b_, e_, 0, nc_, p_)                                        \
       NAME##_porta_det_tree_(p_, nc_);                                                             \
       if (nc_ > 0) acc_ = p_[0];                                                                   \
-    } else {                                                                                       \
-      for (int64_t i_ = b_; i_ < e_; ++i_) NAME##_porta_body_(&a_, i_, &acc_);                     \
+    } else if (e_ > b_) {                                                                          \
+      NAME##_porta_det_chunk_(&a_, b_, e_, &acc_);                                                 \
     }                                                                                              \
     memcpy(result_, &acc_, sizeof(R##_value));                                                     \
     return 0;                                                                                      \
