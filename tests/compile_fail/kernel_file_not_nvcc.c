@@ -1,6 +1,7 @@
 // expect: Porta kernel scale_kernel is in a file that nvcc does not compile
 // languages: c cxx
 // requires: cuda
+// host-kernels-only: no
 /* In a CUDA build, a kernel file the host compiler compiles (not listed for nvcc) would get no
  * CUDA launcher and fail at its first launch on a GPU: the build stops instead, naming the
  * kernel. The control declares itself host-only. */

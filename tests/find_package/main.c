@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
   porta_view_f64 host;
   int bad = 0;
   if (porta_view_f64_create1(&args.x, "x", n) != PORTA_SUCCESS ||
-      porta_parallel_for("fill", porta_exec_default(), porta_range(0, n), &consumer_fill, &args) !=
+      PORTA_PARALLEL_FOR(consumer_fill, porta_exec_default(), porta_range(0, n), &args) !=
           PORTA_SUCCESS ||
       porta_view_f64_create_mirror_view(&host, &args.x) != PORTA_SUCCESS ||
       porta_deep_copy(host, args.x) != PORTA_SUCCESS) {

@@ -58,11 +58,14 @@ def close(a, b, rel=1e-9):
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
-def common(rows, configs, app):
+def common(rows, configs, app, spread=0):
+    """spread: how many iterations the configurations may differ by (sums that round differently
+    move a CG that stops at a tolerance by one or two iterations, as the reference's own runs)."""
     got = [(r["backend"], int(r["ranks"]), int(r["threads"])) for r in rows]
     expect(got == configs, f"configurations {got}, expected {configs}")
-    iters = {r["iterations"] for r in rows}
-    expect(len(iters) == 1 and int(next(iter(iters))) > 0, f"iterations differ or zero: {iters}")
+    iters = {int(r["iterations"]) for r in rows}
+    expect(iters and min(iters) > 0 and max(iters) - min(iters) <= spread,
+           f"iterations differ by more than {spread}, or zero: {sorted(iters)}")
     for r in rows:
         name = f"{r['backend']}-{r['ranks']}x{r['threads']}"
         expect(r["app"] == app, f"{name}: app {r['app']}")
@@ -95,7 +98,8 @@ elif case == "minife":
     rc, err, rows, out = run("minife", "--size=10", "--ranks=1,2", "--threads=2",
                              "--backends=serial,openmp")
     expect(rc == 0, f"exit {rc}")
-    common(rows, [("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 2), ("openmp", 2, 2)], "minife")
+    common(rows, [("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 2), ("openmp", 2, 2)], "minife",
+           spread=2)
     for r in rows:  # 11^3 rows; bytes = 12 nnz + 116 rows per iteration
         size = r["size"].split(", ")
         rows_n, nnz = int(size[1].split()[0]), int(size[2].split()[0])

@@ -4,9 +4,14 @@
  *    once used for their own parameters) compile and run;
  *  - each kernel macro defines NAME_args_t (and NAME_value_t for reductions), the types that
  *    typed launches check, and PORTA_DECLARE_KERNEL(NAME, ARGS_T[, R]) repeats them;
+ *  - typed launches (PORTA_PARALLEL_FOR / REDUCE / SCAN) for every pattern, the policy's type
+ *    picking range, box or team; the result contract: *result is overwritten, never read (a
+ *    garbage value before the call does not leak in; an empty range gives the identity);
  *  - porta_exec_query: the traits of the execution space match what the back end does (one
  *    thread, host threads, a device), and the staging space is host-accessible.
  */
+#include <float.h>
+
 #include "harness.h"
 
 typedef struct {
@@ -66,6 +71,58 @@ static void test_hygiene(void) {
   porta_view_f64_release(&a.x);
 }
 
+PORTA_REDUCE(min_of, args, p, i, porta_min_f64, acc) {
+  if (PORTA_AT1(p->x, i) < *acc) *acc = PORTA_AT1(p->x, i);
+}
+PORTA_SCAN(prefix_of, args, p, i, porta_sum_f64, upd, fin) {
+  (void)fin;
+  *upd += PORTA_AT1(p->x, i);
+}
+PORTA_MDREDUCE2(box_sum, args, p, i, j, porta_sum_f64, acc) {
+  *acc += PORTA_AT1(p->x, i) * (double)(j + 1);
+}
+PORTA_TEAM_REDUCE(team_sum, args, p, t, porta_sum_f64, acc) {
+  PORTA_TEAM_THREAD_RANGE(t, i, 0, 10) { *acc += PORTA_AT1(p->x, t->league_rank * 10 + i); }
+}
+
+static void test_typed_launch(void) {
+  const porta_exec ex = porta_exec_default();
+  const int64_t n = 1000;
+  args a;
+  a.a = 3.0;
+  PT_OK(porta_view_f64_create1(&a.x, "x", n));
+  PT_OK(porta_view_f64_fill(a.x, 1.0));
+  const args *ca = &a;
+  PT_OK(PORTA_PARALLEL_FOR(scale_args, ex, porta_range(0, n), ca)); /* x = 3 */
+  double garbage;
+  const uint64_t bits = 0x7ff8dead0000beefull; /* a NaN: read by mistake, it would stay NaN */
+  memcpy(&garbage, &bits, sizeof garbage);
+  double sum = garbage, lo = garbage, total = garbage, box = garbage, team = garbage;
+  PT_OK(PORTA_PARALLEL_REDUCE(min_of, ex, porta_range(0, n), &a, &lo));
+  PT_EQ_F64(lo, 3.0);
+  PT_OK(PORTA_PARALLEL_SCAN(prefix_of, ex, porta_range(0, n), &a, &total));
+  PT_EQ_F64(total, 3.0 * (double)n);
+  PT_OK(PORTA_PARALLEL_SCAN(prefix_of, ex, porta_range(0, n), &a, NULL));
+  PT_OK(PORTA_PARALLEL_REDUCE(box_sum, ex, porta_mdrange2(0, n, 0, 4), &a, &box));
+  PT_EQ_F64(box, 3.0 * (double)n * 10.0);
+  PT_OK(PORTA_PARALLEL_REDUCE(team_sum, ex, porta_team_policy_make(n / 10, PORTA_AUTO, 1), &a,
+                              &team));
+  PT_EQ_F64(team, 3.0 * (double)n);
+  /* empty ranges: the reducer's identity, whatever *result held */
+  sum = garbage;
+  lo = garbage;
+  result r;
+  r.x = a.x;
+  PT_OK(PORTA_PARALLEL_REDUCE(sum_result, ex, porta_range(5, 5), &r, &sum));
+  PT_EQ_F64(sum, 0.0);
+  PT_OK(PORTA_PARALLEL_REDUCE(min_of, ex, porta_range(0, 0), &a, &lo));
+  PT_CHECK(lo == HUGE_VAL || lo == DBL_MAX);
+  box = garbage;
+  PT_OK(PORTA_PARALLEL_REDUCE(box_sum, ex, porta_mdrange2(0, 0, 0, 4), &a, &box));
+  PT_EQ_F64(box, 0.0);
+  porta_view_f64_release(&a.x);
+}
+
 static void test_traits(void) {
   const porta_exec ex = porta_exec_default();
   const porta_exec_traits t = porta_exec_query(ex);
@@ -96,6 +153,7 @@ static void test_traits(void) {
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_hygiene);
+  PT_RUN(test_typed_launch);
   PT_RUN(test_traits);
   PT_END();
 }

@@ -206,4 +206,117 @@ PORTA_EXTERN_C_END
   PORTA_FORCEINLINE_FUNCTION void NAME##_porta_body_(                                              \
       const ARGS_T *A PORTA_UNUSED, porta_team *TEAM PORTA_UNUSED, R##_value *ACC PORTA_UNUSED)
 
+/* ---- typed launches ---- */
+
+/** Launch kernel NAME by name, checked at compile time against the types its macro (or
+ *  PORTA_DECLARE_KERNEL) defined: ARGS must point to a NAME_args_t (const or not), RESULT to a
+ *  NAME_value_t. The policy's type picks the pattern (range, box or team), as in Kokkos, and
+ *  the kernel's name is the label. They cost nothing over the untyped calls they expand to:
+ *  @code
+ *  PORTA_CHECK(PORTA_PARALLEL_FOR(axpy, exec, porta_range(0, n), &args));
+ *  PORTA_CHECK(PORTA_PARALLEL_REDUCE(dot, exec, porta_range(0, n), &args, &sum));
+ *  @endcode
+ *  RESULT contract (typed and untyped calls alike): the launch overwrites *RESULT with the
+ *  reduction (the reducer's identity over an empty range) and never reads it, so callers need
+ *  not initialise it. A scan's TOTAL may be NULL (C) or nullptr (C++).
+ *  The untyped calls (porta_parallel_for ...) remain for descriptors chosen at run time
+ *  (a pointer to one of several kernels), where no name is known at compile time. */
+#define PORTA_PARALLEL_FOR(NAME, EXEC, POLICY, ARGS)                                               \
+  PORTA_FOR_CALL_(POLICY)(#NAME, (EXEC), (POLICY), &NAME, PORTA_TYPED_ARGS_(NAME, ARGS))
+#define PORTA_PARALLEL_REDUCE(NAME, EXEC, POLICY, ARGS, RESULT)                                    \
+  PORTA_REDUCE_CALL_(POLICY)                                                                       \
+  (#NAME, (EXEC), (POLICY), &NAME, PORTA_TYPED_ARGS_(NAME, ARGS),                                  \
+   PORTA_TYPED_RESULT_(NAME, RESULT))
+#define PORTA_PARALLEL_SCAN(NAME, EXEC, POLICY, ARGS, TOTAL)                                       \
+  porta_parallel_scan(#NAME, (EXEC), (POLICY), &NAME, PORTA_TYPED_ARGS_(NAME, ARGS),               \
+                      PORTA_TYPED_TOTAL_(NAME, TOTAL))
+
+#ifdef __cplusplus
+#include <type_traits>
+/* C++ (what nvcc compiles): overloads pick the pattern, class templates check the types. */
+static inline int porta_for_call_(const char *l, porta_exec e, porta_range_policy p,
+                                  const porta_kernel *k, const void *a) {
+  return porta_parallel_for(l, e, p, k, a);
+}
+static inline int porta_for_call_(const char *l, porta_exec e, porta_mdrange_policy p,
+                                  const porta_kernel *k, const void *a) {
+  return porta_parallel_for_md(l, e, p, k, a);
+}
+static inline int porta_for_call_(const char *l, porta_exec e, porta_team_policy p,
+                                  const porta_kernel *k, const void *a) {
+  return porta_parallel_for_team(l, e, p, k, a);
+}
+static inline int porta_reduce_call_(const char *l, porta_exec e, porta_range_policy p,
+                                     const porta_kernel *k, const void *a, void *r) {
+  return porta_parallel_reduce(l, e, p, k, a, r);
+}
+static inline int porta_reduce_call_(const char *l, porta_exec e, porta_mdrange_policy p,
+                                     const porta_kernel *k, const void *a, void *r) {
+  return porta_parallel_reduce_md(l, e, p, k, a, r);
+}
+static inline int porta_reduce_call_(const char *l, porta_exec e, porta_team_policy p,
+                                     const porta_kernel *k, const void *a, void *r) {
+  return porta_parallel_reduce_team(l, e, p, k, a, r);
+}
+#define PORTA_FOR_CALL_(POLICY) porta_for_call_
+#define PORTA_REDUCE_CALL_(POLICY) porta_reduce_call_
+template <class Want, class Got> struct porta_typed_args_check_ {
+  typedef typename std::decay<Got>::type P;
+  static_assert(
+      std::is_pointer<P>::value &&
+          std::is_same<typename std::remove_cv<typename std::remove_pointer<P>::type>::type,
+                       Want>::value,
+      "Porta typed launch: ARGS must point to the kernel's NAME_args_t");
+  static const bool ok = true;
+};
+template <class Want, class Got> struct porta_typed_result_check_ {
+  static_assert(std::is_same<typename std::decay<Got>::type, Want *>::value,
+                "Porta typed launch: RESULT must point to the kernel's NAME_value_t");
+  static const bool ok = true;
+};
+template <class Want, class Got> struct porta_typed_total_check_ {
+  typedef typename std::decay<Got>::type P;
+  static_assert(std::is_same<P, Want *>::value || std::is_same<P, std::nullptr_t>::value ||
+                    std::is_integral<P>::value,
+                "Porta typed launch: TOTAL must point to the kernel's NAME_value_t, or be NULL");
+  static const bool ok = true;
+};
+#define PORTA_TYPED_ARGS_(NAME, ARGS)                                                              \
+  ((void)porta_typed_args_check_<NAME##_args_t, decltype(ARGS)>::ok, (const void *)(ARGS))
+#define PORTA_TYPED_RESULT_(NAME, RESULT)                                                          \
+  ((void)porta_typed_result_check_<NAME##_value_t, decltype(RESULT)>::ok, (void *)(RESULT))
+#define PORTA_TYPED_TOTAL_(NAME, TOTAL)                                                            \
+  ((void)porta_typed_total_check_<NAME##_value_t, decltype(TOTAL)>::ok, (void *)(TOTAL))
+#else
+/* C11: _Generic picks the pattern; a struct holding a static assertion checks the types. */
+#define PORTA_FOR_CALL_(POLICY)                                                                    \
+  _Generic((POLICY), porta_range_policy                                                            \
+           : porta_parallel_for, porta_mdrange_policy                                              \
+           : porta_parallel_for_md, porta_team_policy                                              \
+           : porta_parallel_for_team)
+#define PORTA_REDUCE_CALL_(POLICY)                                                                 \
+  _Generic((POLICY), porta_range_policy                                                            \
+           : porta_parallel_reduce, porta_mdrange_policy                                           \
+           : porta_parallel_reduce_md, porta_team_policy                                           \
+           : porta_parallel_reduce_team)
+#define PORTA_TYPED_ASSERT_(COND, MSG)                                                             \
+  (void)sizeof(struct {                                                                            \
+    _Static_assert(COND, MSG);                                                                     \
+    int ok_;                                                                                       \
+  })
+#define PORTA_TYPED_ARGS_(NAME, ARGS)                                                              \
+  (PORTA_TYPED_ASSERT_(                                                                            \
+       _Generic((ARGS), NAME##_args_t * : 1, const NAME##_args_t * : 1, default : 0),              \
+       "Porta typed launch: ARGS must point to " #NAME "_args_t"),                                 \
+   (const void *)(ARGS))
+#define PORTA_TYPED_RESULT_(NAME, RESULT)                                                          \
+  (PORTA_TYPED_ASSERT_(_Generic((RESULT), NAME##_value_t * : 1, default : 0),                      \
+                       "Porta typed launch: RESULT must point to " #NAME "_value_t"),              \
+   (void *)(RESULT))
+#define PORTA_TYPED_TOTAL_(NAME, TOTAL)                                                            \
+  (PORTA_TYPED_ASSERT_(_Generic((TOTAL), NAME##_value_t * : 1, void * : 1, default : 0),           \
+                       "Porta typed launch: TOTAL must point to " #NAME "_value_t, or be NULL"),   \
+   (void *)(TOTAL))
+#endif
+
 #endif /* PORTA_KERNEL_H */

@@ -1,4 +1,4 @@
-/** Exercise 01, begin: port y = a*x + y to views and porta_parallel_for.
+/** Exercise 01, begin: port y = a*x + y to views and PORTA_PARALLEL_FOR.
  *
  *  The serial original:
  *
@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
    * nothing; on a GPU it is the only way the data gets there. */
 
   /* TODO(tutorial): launch the kernel over [0, n) on `space`:
-   * porta_parallel_for(label, space, porta_range(begin, end), &kernel, &args). */
+   * PORTA_PARALLEL_FOR(kernel, space, porta_range(begin, end), &args). */
 
   /* TODO(tutorial): copy args.y back into the host mirror hy. */
 

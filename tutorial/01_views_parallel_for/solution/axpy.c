@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   TUT_CHECK(porta_deep_copy(args.x, hx)); /* host -> default space (no-op when the same) */
   TUT_CHECK(porta_deep_copy(args.y, hy));
 
-  TUT_CHECK(porta_parallel_for("axpy", space, porta_range(0, n), &axpy, &args));
+  TUT_CHECK(PORTA_PARALLEL_FOR(axpy, space, porta_range(0, n), &args));
 
   /* deep_copy fences first, so the kernel has finished when the copy starts. */
   TUT_CHECK(porta_deep_copy(hy, args.y));

@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
 
   /* ---- 1. dot product: the result lands in a host variable (the call is blocking) ---- */
   double dot = -1.0;
-  TUT_CHECK(porta_parallel_reduce("dot", space, porta_range(0, n), &dot_k, &v, &dot));
+  TUT_CHECK(PORTA_PARALLEL_REDUCE(dot_k, space, porta_range(0, n), &v, &dot));
   if (dot != want_dot) {
     fprintf(stderr, "dot = %.17g, want %.17g\n", dot, want_dot);
     ok = 0;
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
 
   /* ---- 2. min and max in one pass with the custom reducer ---- */
   minmax_value mm;
-  TUT_CHECK(porta_parallel_reduce("minmax", space, porta_range(0, n), &minmax_k, &v, &mm));
+  TUT_CHECK(PORTA_PARALLEL_REDUCE(minmax_k, space, porta_range(0, n), &v, &mm));
   if (mm.min != -500000.0 || mm.max != 500002.0) {
     fprintf(stderr, "min = %.17g, max = %.17g, want -500000 and 500002\n", mm.min, mm.max);
     ok = 0;
@@ -135,13 +135,13 @@ int main(int argc, char **argv) {
   double sums[3];
   const char *names[3] = {"serial", "openmp x1", "openmp x2"};
   int nsums = 0;
-  TUT_CHECK(porta_parallel_reduce("sum", porta_exec_backend(PORTA_BACKEND_SERIAL),
-                                  porta_range(0, n), &sum_k, &s, &sums[nsums++]));
+  TUT_CHECK(PORTA_PARALLEL_REDUCE(sum_k, porta_exec_backend(PORTA_BACKEND_SERIAL),
+                                  porta_range(0, n), &s, &sums[nsums++]));
   if (porta_backend_available(PORTA_BACKEND_OPENMP)) {
     for (int t = 1; t <= 2; ++t) {
       TUT_CHECK(porta_set_num_threads(t));
-      TUT_CHECK(porta_parallel_reduce("sum", porta_exec_backend(PORTA_BACKEND_OPENMP),
-                                      porta_range(0, n), &sum_k, &s, &sums[nsums++]));
+      TUT_CHECK(PORTA_PARALLEL_REDUCE(sum_k, porta_exec_backend(PORTA_BACKEND_OPENMP),
+                                      porta_range(0, n), &s, &sums[nsums++]));
     }
     TUT_CHECK(porta_set_num_threads(threads));
   }

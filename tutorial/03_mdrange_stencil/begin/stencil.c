@@ -65,7 +65,7 @@ static void run_heat(porta_exec space, porta_view_f64 h0, double r, int nsteps) 
   for (int step = 0; step < nsteps; ++step) {
     /* TODO(tutorial): run heat_step over the interior box [1, nx-1) x [1, ny-1) (the first
      * index is i, dimension 0): the policy is porta_mdrange2(lower0, upper0, lower1, upper1),
-     * the call porta_parallel_for_md(label, space, policy, &kernel, &args). */
+     * the call PORTA_PARALLEL_FOR(kernel, space, policy, &args). */
     const porta_view_f64 t = a.u; /* swap the handles, not the data */
     a.u = a.unew;
     a.unew = t;

@@ -63,7 +63,7 @@ static void run_heat(porta_exec space, porta_view_f64 h0, double r, int nsteps) 
   /* The interior box; the first index is i (dimension 0), the second j. */
   const porta_mdrange_policy interior = porta_mdrange2(1, nx - 1, 1, ny - 1);
   for (int step = 0; step < nsteps; ++step) {
-    TUT_CHECK(porta_parallel_for_md("heat_step", space, interior, &heat_step, &a));
+    TUT_CHECK(PORTA_PARALLEL_FOR(heat_step, space, interior, &a));
     const porta_view_f64 t = a.u; /* swap the handles, not the data */
     a.u = a.unew;
     a.unew = t;

@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
   if (team_size > 4) team_size = 4;
   if (team_size < 1) team_size = 1;
   policy.team_size = team_size;
-  TUT_CHECK(porta_parallel_for_team("matvec", space, policy, &matvec_k, &a));
+  TUT_CHECK(PORTA_PARALLEL_FOR(matvec_k, space, policy, &a));
 
   TUT_CHECK(porta_deep_copy(hy, a.y));
   TUT_CHECK(porta_deep_copy(hb, a.block_sum));

@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
   TUT_CHECK(porta_view_i64_create1(&a.last, "last", NBINS));
   TUT_CHECK(porta_view_i64_fill(a.last, -1)); /* fill works in any memory space */
 
-  TUT_CHECK(porta_parallel_for("histogram", space, porta_range(0, n), &histogram_k, &a));
+  TUT_CHECK(PORTA_PARALLEL_FOR(histogram_k, space, porta_range(0, n), &a));
 
   porta_view_i64 hc, hl;
   porta_view_f64 hw;

@@ -127,8 +127,8 @@ int main(int argc, char **argv) {
     porta_view field = PORTA_VIEW_ERASE(a.u);
     APP_CHECK(app_exchange_run(halo, &field, 1));
     e.u = a.u;
-    APP_CHECK(porta_parallel_for("ends", space, porta_range(0, 2), &ends_k, &e));
-    APP_CHECK(porta_parallel_for("heat", space, porta_range(1, n + 1), &heat_k, &a));
+    APP_CHECK(PORTA_PARALLEL_FOR(ends_k, space, porta_range(0, 2), &e));
+    APP_CHECK(PORTA_PARALLEL_FOR(heat_k, space, porta_range(1, n + 1), &a));
     const porta_view_f64 t = a.u;
     a.u = a.unew;
     a.unew = t;
@@ -138,8 +138,7 @@ int main(int argc, char **argv) {
   int ok = 1;
   /* (1) The total heat: this rank's sum, then the global sum over the ranks. */
   double mine = 0.0, total = 0.0, initial = 0.0;
-  APP_CHECK(
-      porta_parallel_reduce("heat_sum", space, porta_range(1, n + 1), &heat_sum_k, &a, &mine));
+  APP_CHECK(PORTA_PARALLEL_REDUCE(heat_sum_k, space, porta_range(1, n + 1), &a, &mine));
   MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   for (int64_t g = 0; g < N; ++g) initial += initial_u(g); /* exact: multiples of 1/128 */
   if (!(fabs(total - initial) <= 1e-12 * initial)) {
