@@ -135,6 +135,9 @@ int porta_view_create(porta_view *v, const char *label, porta_type type, size_t 
                             ? opt->layout
                             : porta_memory_space_default_layout(space);
   uint32_t flags = opt ? opt->flags : 0;
+  if (flags & ~(uint32_t)PORTA_VIEW_FLAGS_KNOWN_)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "unknown flag bits 0x%x",
+                       (unsigned)(flags & ~(uint32_t)PORTA_VIEW_FLAGS_KNOWN_));
   v->m.type = type;
   v->m.value_size = (uint32_t)value_size;
   v->m.space = space;
@@ -182,6 +185,9 @@ int porta_view_wrap(porta_view *v, void *ptr, const char *label, porta_type type
   v->m.type = type;
   v->m.value_size = (uint32_t)value_size;
   v->m.space = space;
+  if (opt && (opt->flags & ~(uint32_t)PORTA_VIEW_FLAGS_KNOWN_))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "unknown flag bits 0x%x",
+                       (unsigned)(opt->flags & ~(uint32_t)PORTA_VIEW_FLAGS_KNOWN_));
   v->m.traits = (opt ? opt->flags : 0) | PORTA_VIEW_UNMANAGED;
   PORTA_CHECK(shape(&v->m, op, label, rank, extents, layout, 0, opt ? opt->stride : NULL));
   if (!ptr && porta_view_meta_size(&v->m) > 0)
@@ -363,8 +369,7 @@ static int reshape(porta_view *v, int rank, const int64_t *extents, int keep, co
   porta_view_options opt;
   opt.space = (porta_memory_space)v->m.space;
   opt.layout = (porta_layout)v->m.layout;
-  opt.flags = v->m.traits & (PORTA_VIEW_UNINITIALIZED | PORTA_VIEW_PADDED | PORTA_VIEW_CONST |
-                             PORTA_VIEW_RANDOM_ACCESS | PORTA_VIEW_ATOMIC);
+  opt.flags = v->m.traits & (PORTA_VIEW_UNINITIALIZED | PORTA_VIEW_PADDED | PORTA_VIEW_CONST);
   opt.stride = NULL;
   porta_view fresh;
   PORTA_CHECK(porta_view_create(&fresh, v->m.label, (porta_type)v->m.type, v->m.value_size, rank,

@@ -225,9 +225,40 @@ static void test_const(void) {
   porta_view_f64_release(&dst);
 }
 
+/* porta_deep_copy evaluates each argument once (it had expanded each twice: an index with a
+ * side effect moved twice and copied between two different views). */
+static void test_deep_copy_once(void) {
+  porta_view_f64 dst[3], src[3];
+  for (int k = 0; k < 3; ++k) {
+    PT_OK(porta_view_f64_create1(&dst[k], "dst", 8));
+    PT_OK(porta_view_f64_create1(&src[k], "src", 8));
+    PT_OK(porta_view_f64_fill(src[k], (double)(k + 1)));
+  }
+  int d = 0, s = 0;
+  PT_OK(porta_deep_copy(dst[d++], src[s++]));
+  PT_EQ_I64(d, 1);
+  PT_EQ_I64(s, 1);
+  PT_OK(porta_deep_copy_async(porta_exec_default(), dst[d++], src[s++]));
+  PT_OK(porta_exec_fence(porta_exec_default(), "copy"));
+  PT_EQ_I64(d, 2);
+  PT_EQ_I64(s, 2);
+  porta_view_f64 h;
+  PT_OK(porta_view_f64_create_mirror(&h, &dst[1]));
+  for (int k = 0; k < 2; ++k) {
+    PT_OK(porta_deep_copy(h, dst[k]));
+    for (int64_t i = 0; i < 8; ++i) PT_EQ_F64(h.data[i], (double)(k + 1));
+  }
+  porta_view_f64_release(&h);
+  for (int k = 0; k < 3; ++k) {
+    porta_view_f64_release(&dst[k]);
+    porta_view_f64_release(&src[k]);
+  }
+}
+
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_deep_copy);
+  PT_RUN(test_deep_copy_once);
   PT_RUN(test_fill);
   PT_RUN(test_const);
   PT_END();

@@ -376,8 +376,32 @@ static void test_uninitialized(void) {
   porta_view_f64_release(&v);
 }
 
+/* Flag bits Porta does not name (the removed RandomAccess and Atomic traits among them) are
+ * refused by create and wrap, naming the bits, instead of being carried and ignored. */
+static void test_unknown_flags(void) {
+  porta_view_f64 v;
+  double buf[4];
+  porta_view_options o = opts(PORTA_LAYOUT_DEFAULT, 1u << 3, NULL);
+  PT_OK(porta_view_f64_create1(&v, "flags", 0));
+  porta_view_f64_release(&v);
+  int64_t e[1] = {4};
+  PT_EXPECT_CODE(porta_view_f64_create(&v, "flags", 1, e, &o), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("unknown flag bits 0x8");
+  o.flags = 1u << 4 | PORTA_VIEW_PADDED;
+  PT_EXPECT_CODE(porta_view_f64_create(&v, "flags", 1, e, &o), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("0x10");
+  o.space = PORTA_HOST_SPACE;
+  o.flags = 1u << 30;
+  PT_EXPECT_CODE(porta_view_f64_wrap(&v, buf, "flags", 1, e, &o), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("0x40000000");
+  o.flags = PORTA_VIEW_CONST;
+  PT_OK(porta_view_f64_wrap(&v, buf, "flags", 1, e, &o));
+  porta_view_f64_release(&v);
+}
+
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
+  PT_RUN(test_unknown_flags);
   PT_RUN(test_create_ranks);
   PT_RUN(test_rank8_kernel);
   PT_RUN(test_types);

@@ -16,10 +16,12 @@
 #define PORTA_EXTERN_C_BEGIN extern "C" {
 #define PORTA_EXTERN_C_END }
 #define PORTA_RESTRICT __restrict__
+#define PORTA_STATIC_ASSERT_(COND, MSG) static_assert(COND, MSG)
 #else
 #define PORTA_EXTERN_C_BEGIN
 #define PORTA_EXTERN_C_END
 #define PORTA_RESTRICT restrict
+#define PORTA_STATIC_ASSERT_(COND, MSG) _Static_assert(COND, MSG)
 #endif
 
 /* The device back end's hooks (PORTA_DEVICE_HOOKS_H, named by porta/config.h when a back end

@@ -58,11 +58,21 @@ PORTA_FORCEINLINE_FUNCTION void porta_team_barrier(porta_team *team) {
 #endif
 }
 
-/** Bump-allocate `bytes` (16-byte aligned) of team-shared scratch at `level`.
+/** Every scratch allocation starts at a multiple of this many bytes. */
+#define PORTA_SCRATCH_ALIGN 16
+
+/** The bytes one porta_team_scratch / porta_thread_scratch call of `bytes` uses up, its
+ *  alignment padding included (Kokkos's ScratchView::shmem_size): a policy's scratch request is
+ *  the sum of these over a team's allocations. */
+PORTA_INLINE_FUNCTION size_t porta_scratch_size(size_t bytes) {
+  return (bytes + PORTA_SCRATCH_ALIGN - 1) & ~(size_t)(PORTA_SCRATCH_ALIGN - 1);
+}
+
+/** Bump-allocate `bytes` (PORTA_SCRATCH_ALIGN-aligned) of team-shared scratch at `level`.
  *  Every member must make the same calls, and gets the same pointers. NULL when the
  *  policy did not request enough. */
 PORTA_INLINE_FUNCTION void *porta_team_scratch(porta_team *team, int level, size_t bytes) {
-  size_t off = (team->scratch_used[level] + 15) & ~(size_t)15;
+  size_t off = porta_scratch_size(team->scratch_used[level]);
   if (off + bytes > team->scratch_size[level]) return NULL;
   team->scratch_used[level] = off + bytes;
   return team->scratch[level] + off;
@@ -70,7 +80,7 @@ PORTA_INLINE_FUNCTION void *porta_team_scratch(porta_team *team, int level, size
 
 /** Bump-allocate `bytes` of this thread's private scratch at `level`. */
 PORTA_INLINE_FUNCTION void *porta_thread_scratch(porta_team *team, int level, size_t bytes) {
-  size_t off = (team->thread_scratch_used[level] + 15) & ~(size_t)15;
+  size_t off = porta_scratch_size(team->thread_scratch_used[level]);
   if (off + bytes > team->thread_scratch_size[level]) return NULL;
   team->thread_scratch_used[level] = off + bytes;
   return team->thread_scratch[level] + off;

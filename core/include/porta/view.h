@@ -13,6 +13,8 @@
 
 #include "porta/runtime.h"
 
+#include <string.h>
+
 PORTA_EXTERN_C_BEGIN
 
 #define PORTA_MAX_RANK 8
@@ -44,10 +46,14 @@ enum {
   PORTA_VIEW_UNINITIALIZED = 1u << 0, /**< create: skip zero-initialisation */
   PORTA_VIEW_PADDED = 1u << 1,        /**< create: pad the contiguous dimension to 64 bytes */
   PORTA_VIEW_CONST = 1u << 2,         /**< read-only access */
-  PORTA_VIEW_RANDOM_ACCESS = 1u << 3, /**< read through the read-only cache on the GPU */
-  PORTA_VIEW_ATOMIC = 1u << 4,        /**< updates go through porta atomics */
   PORTA_VIEW_UNMANAGED = 1u << 5      /**< wraps memory Porta does not own */
 };
+/* No RandomAccess or Atomic traits: a bit known only at run time cannot change the code an
+ * accessor compiles to without a branch on every access. Read through the read-only cache with
+ * PORTA_RA* and update with porta_atomic_* instead; bits 3 and 4 stay unused, and create and
+ * wrap refuse any bit not named here. */
+#define PORTA_VIEW_FLAGS_KNOWN_                                                                    \
+  (PORTA_VIEW_UNINITIALIZED | PORTA_VIEW_PADDED | PORTA_VIEW_CONST | PORTA_VIEW_UNMANAGED)
 
 struct porta_view_record;
 
@@ -163,10 +169,22 @@ PORTA_EXTERN_C_END
 
 /** Any typed view as a type-erased porta_view (a handle, no reference taken). */
 #define PORTA_VIEW_ERASE(v) porta_view_make_((void *)(v).data, &(v).m)
-/** Kokkos-style deep_copy for any two typed views. */
-#define porta_deep_copy(dst, src) porta_view_deep_copy(PORTA_VIEW_ERASE(dst), PORTA_VIEW_ERASE(src))
+/** A typed view variable as a porta_view, through its address: every porta_view_NAME has
+ *  porta_view's layout (checked where PORTA_DECLARE_VIEW stamps it), and memcpy keeps the copy
+ *  free of aliasing questions. */
+static inline porta_view porta_view_erase_at_(const void *typed) {
+  porta_view g;
+  memcpy(&g, typed, sizeof g);
+  return g;
+}
+/* `v` evaluated once; the sizeof only checks, unevaluated, that it is a view. */
+#define PORTA_VIEW_ERASE_ONCE_(v) porta_view_erase_at_((const char *)&(v) + 0 * sizeof((v).m))
+/** Kokkos-style deep_copy for any two typed views (variables: each argument is evaluated
+ *  exactly once). */
+#define porta_deep_copy(dst, src)                                                                  \
+  porta_view_deep_copy(PORTA_VIEW_ERASE_ONCE_(dst), PORTA_VIEW_ERASE_ONCE_(src))
 #define porta_deep_copy_async(exec, dst, src)                                                      \
-  porta_view_deep_copy_async((exec), PORTA_VIEW_ERASE(dst), PORTA_VIEW_ERASE(src))
+  porta_view_deep_copy_async((exec), PORTA_VIEW_ERASE_ONCE_(dst), PORTA_VIEW_ERASE_ONCE_(src))
 
 #define porta_extent(v, r) ((v).m.extent[r])
 #define porta_stride(v, r) ((v).m.stride[r])
@@ -187,6 +205,10 @@ PORTA_EXTERN_C_END
     const T *data;                                                                                 \
     porta_view_meta m;                                                                             \
   } porta_cview_##NAME;                                                                            \
+  PORTA_STATIC_ASSERT_(sizeof(porta_view_##NAME) == sizeof(porta_view) &&                          \
+                           offsetof(porta_view_##NAME, m) == offsetof(porta_view, m) &&            \
+                           sizeof(porta_cview_##NAME) == sizeof(porta_view),                       \
+                       "a typed view has porta_view's layout");                                    \
   static inline PORTA_UNUSED porta_view_##NAME porta_view_##NAME##_from_(porta_view g) {           \
     porta_view_##NAME v;                                                                           \
     v.data = (T *)g.data;                                                                          \

@@ -92,10 +92,10 @@ int main(int argc, char **argv) {
   /* The policy: `league` teams of up to 4 threads with 8 vector lanes each (on the host a
    * team is team_size OpenMP threads and the lanes are a plain loop; on a GPU threads are
    * threadIdx.y and lanes threadIdx.x), and level-0 team scratch for x and the block's rows.
-   * Each scratch allocation starts 16-byte aligned. */
+   * porta_scratch_size(bytes) is what one allocation of `bytes` uses, alignment included. */
   const int vector_length = 8;
-  const size_t scratch = (((size_t)a.ncols * sizeof(double) + 15) & ~(size_t)15) +
-                         (size_t)a.rows_per_team * sizeof(double);
+  const size_t scratch = porta_scratch_size((size_t)a.ncols * sizeof(double)) +
+                         porta_scratch_size((size_t)a.rows_per_team * sizeof(double));
   porta_team_policy policy = porta_team_policy_make(league, 1, vector_length);
   policy = porta_team_scratch_request(policy, 0, scratch, 0);
   int team_size = porta_team_size_max(space, policy); /* 1 on serial, the threads on OpenMP */
