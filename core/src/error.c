@@ -10,6 +10,8 @@
 static porta_error_mode error_mode = PORTA_ERROR_MODE_RETURN;
 static porta_error_handler error_handler = NULL;
 static void *error_user_data = NULL;
+/* this thread's scoped mode (porta_error_scope_begin), when scope.active */
+static _Thread_local porta_error_scope scope;
 static _Thread_local char last_message[4096];
 static _Thread_local unsigned long error_serial; /* failures recorded on this thread */
 
@@ -20,6 +22,18 @@ void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler, vo
   error_handler = handler;
   error_user_data = user_data;
 }
+
+porta_error_scope porta_error_scope_begin(porta_error_mode mode, porta_error_handler handler,
+                                          void *user_data) {
+  const porta_error_scope saved = scope;
+  scope.active = 1;
+  scope.mode = mode;
+  scope.handler = handler;
+  scope.user_data = user_data;
+  return saved;
+}
+
+void porta_error_scope_end(porta_error_scope saved) { scope = saved; }
 
 const char *porta_last_error_message(void) { return last_message; }
 
@@ -59,15 +73,17 @@ int porta_error(int code, const char *op, const char *label, const char *fmt, ..
   else
     snprintf(last_message, sizeof last_message, "porta: %s: %s [%s]", op, reason,
              porta_error_name(code));
-  switch (error_mode) {
+  const porta_error_mode mode = scope.active ? scope.mode : error_mode;
+  porta_error_handler handler = scope.active ? scope.handler : error_handler;
+  void *user_data = scope.active ? scope.user_data : error_user_data;
+  switch (mode) {
   case PORTA_ERROR_MODE_RETURN: return code;
   case PORTA_ERROR_MODE_PRINT: fprintf(stderr, "%s\n", last_message); return code;
   case PORTA_ERROR_MODE_ABORT:
     fprintf(stderr, "%s\n", last_message);
     fflush(stderr);
     abort();
-  case PORTA_ERROR_MODE_CALLBACK:
-    return error_handler ? error_handler(code, last_message, error_user_data) : code;
+  case PORTA_ERROR_MODE_CALLBACK: return handler ? handler(code, last_message, user_data) : code;
   }
   return code;
 }

@@ -40,6 +40,28 @@ typedef int (*porta_error_handler)(int code, const char *message, void *user_dat
 PORTA_API void porta_set_error_mode(porta_error_mode mode, porta_error_handler handler,
                                     void *user_data);
 
+/** A scoped error mode: what porta_error_scope_begin replaced, for porta_error_scope_end. */
+typedef struct porta_error_scope {
+  int active; /**< a scope was open on this thread before */
+  porta_error_mode mode;
+  porta_error_handler handler;
+  void *user_data;
+} porta_error_scope;
+
+/** Until the matching porta_error_scope_end, failures of this thread's Porta calls follow
+ *  `mode` (and `handler`), whatever the process-wide mode: a library that calls Porta inside an
+ *  application that set PORTA_ERROR_MODE_ABORT gets its own codes back and leaves the
+ *  application's mode as it was. Scopes nest; other threads are not affected.
+ *  @code
+ *  porta_error_scope s = porta_error_scope_begin(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+ *  int rc = porta_view_f64_create1(&v, "mine", n);
+ *  porta_error_scope_end(s);
+ *  @endcode */
+PORTA_API porta_error_scope porta_error_scope_begin(porta_error_mode mode,
+                                                    porta_error_handler handler, void *user_data);
+/** Close the scope `saved` came from: this thread's mode is again the one before it. */
+PORTA_API void porta_error_scope_end(porta_error_scope saved);
+
 /** The message of the most recent failure on this thread ("" if none). */
 PORTA_API const char *porta_last_error_message(void);
 

@@ -1,0 +1,99 @@
+/** @file test_error_scope.c
+ *  Scoped error modes (porta_error_scope_begin / _end): inside a scope this thread's failures
+ *  follow the scope's mode whatever the process-wide one; the scope's end restores what was
+ *  before (nested scopes too); other threads keep the process-wide mode.
+ *  A process in PORTA_ERROR_MODE_ABORT survives a failing call made inside a RETURN scope (an
+ *  abort would end this test with a failure).
+ */
+#include "harness.h"
+
+static int calls_app, calls_lib;
+static int count_app(int code, const char *message, void *user) {
+  (void)message;
+  (void)user;
+  ++calls_app;
+  return code;
+}
+static int count_lib(int code, const char *message, void *user) {
+  (void)message;
+  ++*(int *)user;
+  return code + 100; /* what the scope's handler returns is what the call returns */
+}
+
+/* A call that fails with PORTA_ERROR_INVALID_ARGUMENT (a negative extent). */
+static int failing_call(void) {
+  porta_view_f64 v;
+  return porta_view_f64_create1(&v, "negative", -1);
+}
+
+static void test_scope_over_abort(void) {
+  porta_set_error_mode(PORTA_ERROR_MODE_ABORT, NULL, NULL);
+  porta_error_scope s = porta_error_scope_begin(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+  const int rc = failing_call(); /* returns: the scope wins over ABORT */
+  porta_error_scope_end(s);
+  porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+  PT_EQ_I64(rc, PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("negative");
+}
+
+static void test_restore_and_nest(void) {
+  calls_app = calls_lib = 0;
+  porta_set_error_mode(PORTA_ERROR_MODE_CALLBACK, count_app, NULL);
+  PT_EQ_I64(failing_call(), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EQ_I64(calls_app, 1);
+  porta_error_scope outer =
+      porta_error_scope_begin(PORTA_ERROR_MODE_CALLBACK, count_lib, &calls_lib);
+  PT_EQ_I64(failing_call(), PORTA_ERROR_INVALID_ARGUMENT + 100);
+  porta_error_scope inner = porta_error_scope_begin(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+  PT_EQ_I64(failing_call(), PORTA_ERROR_INVALID_ARGUMENT);
+  porta_error_scope_end(inner); /* back to the outer scope */
+  PT_EQ_I64(failing_call(), PORTA_ERROR_INVALID_ARGUMENT + 100);
+  porta_error_scope_end(outer); /* back to the process-wide callback */
+  PT_EQ_I64(failing_call(), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_EQ_I64(calls_lib, 2);
+  PT_EQ_I64(calls_app, 2);
+  porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+}
+
+#if defined(_OPENMP)
+#include <omp.h>
+/* A scope on one thread does not change another thread's mode. */
+static void test_other_threads(void) {
+  calls_app = calls_lib = 0;
+  porta_set_error_mode(PORTA_ERROR_MODE_CALLBACK, count_app, NULL);
+  int lib_rc = 0, app_rc = 0, team = 1;
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0) team = omp_get_num_threads();
+    if (omp_get_thread_num() == 0) {
+      porta_error_scope s =
+          porta_error_scope_begin(PORTA_ERROR_MODE_CALLBACK, count_lib, &calls_lib);
+#pragma omp barrier
+      lib_rc = failing_call();
+#pragma omp barrier
+      porta_error_scope_end(s);
+    } else {
+#pragma omp barrier
+      app_rc = failing_call();
+#pragma omp barrier
+    }
+  }
+  porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+  if (team == 2) {
+    PT_EQ_I64(lib_rc, PORTA_ERROR_INVALID_ARGUMENT + 100);
+    PT_EQ_I64(app_rc, PORTA_ERROR_INVALID_ARGUMENT);
+    PT_EQ_I64(calls_lib, 1);
+    PT_EQ_I64(calls_app, 1);
+  }
+}
+#endif
+
+int main(int argc, char **argv) {
+  PT_BEGIN(argc, argv);
+  PT_RUN(test_scope_over_abort);
+  PT_RUN(test_restore_and_nest);
+#if defined(_OPENMP)
+  PT_RUN(test_other_threads);
+#endif
+  PT_END();
+}
