@@ -439,7 +439,7 @@ int app_h5_write_1d_concat_i64(app_h5 *h, const char *path, const int64_t *v, in
 static int field2d_pack(const char *path, const app_decomp *d, porta_view_f64 v, int halo,
                         int x_dim, double *buf) {
   const int64_t nx = d->local[0], ny = d->local[1];
-  porta_view_f64 hv; /* host copy of the view (the view itself when the host can read it) */
+  porta_mirror_f64 hv; /* host copy of the view (the view itself when the host can read it) */
   PORTA_CHECK(porta_view_f64_create_mirror_view(&hv, &v));
   int rc = hv.data != v.data ? porta_deep_copy(hv, v) : PORTA_SUCCESS;
   if (rc == PORTA_SUCCESS) rc = porta_fence("app_h5_write_field2d");
@@ -449,9 +449,9 @@ static int field2d_pack(const char *path, const app_decomp *d, porta_view_f64 v,
   for (int64_t k = 0; rc == PORTA_SUCCESS && k < ny; ++k)
     for (int64_t j = 0; j < nx; ++j) {
       int64_t i0 = x_dim == 0 ? halo + j : halo + k, i1 = x_dim == 0 ? halo + k : halo + j;
-      buf[k * nx + j] = hv.data[i0 * hv.m.stride[0] + i1 * hv.m.stride[1]];
+      buf[k * nx + j] = PORTA_S2(hv, i0, i1);
     }
-  porta_view_f64_release(&hv);
+  porta_mirror_f64_release(&hv);
   return rc;
 }
 

@@ -151,7 +151,7 @@ int minife_write_h5(app_h5 *h, const minife *m, const minife_report *r) {
     PORTA_CHECK(app_h5_attr_int(h, "/verification", "passed", r->verify_passed));
   }
   /* the solution on the global node grid, [z][y][x], each rank its owned box */
-  porta_view_f64 xh;
+  porta_mirror_f64 xh;
   PORTA_CHECK(porta_view_f64_create_mirror_view(&xh, &m->x));
   if (xh.data != m->x.data) PORTA_CHECK(porta_deep_copy(xh, m->x));
   PORTA_CHECK(porta_fence("minife_write_h5"));
@@ -159,7 +159,7 @@ int minife_write_h5(app_h5 *h, const minife *m, const minife_report *r) {
   const int64_t start[3] = {mesh->nlo[2], mesh->nlo[1], mesh->nlo[0]};
   const int64_t count[3] = {mesh->n[2], mesh->n[1], mesh->n[0]};
   int rc = app_h5_write_block_f64(h, "/solution", 3, global, start, count, xh.data);
-  porta_view_f64_release(&xh);
+  porta_mirror_f64_release(&xh);
   return rc;
 }
 

@@ -40,7 +40,7 @@ static double face_value(double x, double y, double z, int *handled) {
 int minife_verify(const minife_mesh *mesh, porta_view_f64 x_dev, int whole_domain, MPI_Comm comm,
                   minife_verify_result *res) {
   memset(res, 0, sizeof *res);
-  porta_view_f64 xh;
+  porta_mirror_f64 xh;
   PORTA_CHECK(porta_view_f64_create_mirror_view(&xh, &x_dev));
   if (xh.data != x_dev.data) PORTA_CHECK(porta_deep_copy(xh, x_dev));
   PORTA_CHECK(porta_fence("minife_verify"));
@@ -167,6 +167,6 @@ done:
   free(sz);
   free(S);
   free(Tp);
-  porta_view_f64_release(&xh);
+  porta_mirror_f64_release(&xh);
   return rc;
 }

@@ -163,14 +163,16 @@ PORTA_FORCEINLINE_FUNCTION int eam_knot(double x, double rinv, int n, double *p)
   return m;
 }
 
+/** Coefficient c of knot m of spline s (7 per knot), through the accessor: bounds-checked in
+ *  debug builds. */
+#define SPL_C(s, m, c) PORTA_AT1(*(s), (int64_t)(m)*7 + (c))
+
 PORTA_FORCEINLINE_FUNCTION double spl_value(const porta_view_f64 *s, int m, double p) {
-  const double *c = &PORTA_AT1(*s, (int64_t)m * 7);
-  return ((c[3] * p + c[4]) * p + c[5]) * p + c[6];
+  return ((SPL_C(s, m, 3) * p + SPL_C(s, m, 4)) * p + SPL_C(s, m, 5)) * p + SPL_C(s, m, 6);
 }
 
 PORTA_FORCEINLINE_FUNCTION double spl_deriv(const porta_view_f64 *s, int m, double p) {
-  const double *c = &PORTA_AT1(*s, (int64_t)m * 7);
-  return (c[0] * p + c[1]) * p + c[2];
+  return (SPL_C(s, m, 0) * p + SPL_C(s, m, 1)) * p + SPL_C(s, m, 2);
 }
 
 /* pass 1: the density at atom i (half lists: also at owned partners, atomically). A third of

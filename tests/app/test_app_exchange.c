@@ -413,7 +413,8 @@ static void ring_without_self(void) {
   app_exchange *x = NULL;
   APP_CHECK(app_exchange_create(&x, "ring", MPI_COMM_WORLD, &l, 8, 1, porta_exec_default(), 17));
   const int64_t len = 128;
-  porta_view_f64 f, h;
+  porta_view_f64 f;
+  porta_mirror_f64 h;
   APP_CHECK(porta_view_f64_create1(&f, "ring_field", len));
   APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
   for (int it = 0; it < 3; ++it) {
@@ -435,7 +436,7 @@ static void ring_without_self(void) {
       ++failures;
     }
   }
-  porta_view_f64_release(&h);
+  porta_mirror_f64_release(&h);
   porta_view_f64_release(&f);
   app_exchange_destroy(x);
 }
@@ -467,7 +468,8 @@ static void ring_pair_together(void) {
   app_exchange *x[2] = {ring_plan(1, 0, 100, 27, &nr[0]), ring_plan(-1, 1, 120, 28, &nr[1])};
   const int from[2] = {(me + nranks - 1) % nranks, (me + 1) % nranks};
   const int64_t len = 160, first[2] = {100, 120};
-  porta_view_f64 f, h;
+  porta_view_f64 f;
+  porta_mirror_f64 h;
   APP_CHECK(porta_view_f64_create1(&f, "ring_pair_field", len));
   APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
   /* refusals start nothing: a plan given twice, a plan in progress (plan 0 then runs alone) */
@@ -507,7 +509,7 @@ static void ring_pair_together(void) {
       ++failures;
     }
   }
-  porta_view_f64_release(&h);
+  porta_mirror_f64_release(&h);
   porta_view_f64_release(&f);
   app_exchange_destroy(x[0]);
   app_exchange_destroy(x[1]);

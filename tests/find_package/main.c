@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
   }
   const int64_t n = 1000;
   fill_args args;
-  porta_view_f64 host;
+  porta_mirror_f64 host;
   int bad = 0;
   if (porta_view_f64_create1(&args.x, "x", n) != PORTA_SUCCESS ||
       PORTA_PARALLEL_FOR(consumer_fill, porta_exec_default(), porta_range(0, n), &args) !=
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     if (host.data[i] != 2.0 * (double)i) ++bad;
   printf("porta consumer: %s back end, %s\n", porta_backend_name(porta_exec_default().backend),
          porta_memory_space_name((porta_memory_space)args.x.m.space));
-  porta_view_f64_release(&host);
+  porta_mirror_f64_release(&host);
   porta_view_f64_release(&args.x);
   if (porta_finalize() != PORTA_SUCCESS) bad = 1;
   printf("porta consumer: %s\n", bad ? "FAILED" : "ok");

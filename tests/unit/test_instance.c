@@ -13,12 +13,12 @@ PORTA_FOR(set_k, set_args, a, i) { PORTA_AT1(a->x, i) = a->value + (double)i; }
 
 /** How many elements of x (read through a host mirror) are not value + i. */
 static int64_t wrong_values(porta_view_f64 x, double value) {
-  porta_view_f64 h;
+  porta_mirror_f64 h;
   PT_OK(porta_view_f64_create_mirror_view(&h, &x));
   PT_OK(porta_deep_copy(h, x));
   int64_t bad = 0;
   for (int64_t i = 0; i < porta_extent(h, 0); ++i) bad += h.data[i] != value + (double)i;
-  porta_view_f64_release(&h);
+  porta_mirror_f64_release(&h);
   return bad;
 }
 

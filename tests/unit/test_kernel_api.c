@@ -49,7 +49,7 @@ static void test_hygiene(void) {
   L l;
   PT_OK(porta_view_f64_create1(&a.x, "x", n));
   PT_OK(porta_view_i64_create1(&l.hits, "hits", 1));
-  porta_view_f64 hx;
+  porta_mirror_f64 hx;
   PT_OK(porta_view_f64_create_mirror_view(&hx, &a.x));
   for (int64_t i = 0; i < n; ++i) hx.data[i] = (double)(i + 1);
   PT_OK(porta_deep_copy(a.x, hx));
@@ -61,12 +61,12 @@ static void test_hygiene(void) {
   PT_EQ_F64(sum, 2.0 * (double)n * (double)(n + 1) / 2);
   PT_OK(porta_view_i64_fill(l.hits, 0));
   PT_OK(porta_parallel_for_md("count", ex, porta_mdrange3(0, 3, 1, 6, 2, 9), &count_l, &l));
-  porta_view_i64 hh;
+  porta_mirror_i64 hh;
   PT_OK(porta_view_i64_create_mirror_view(&hh, &l.hits));
   PT_OK(porta_deep_copy(hh, l.hits));
   PT_EQ_I64(hh.data[0], 3 * 5 * 7);
-  porta_view_i64_release(&hh);
-  porta_view_f64_release(&hx);
+  porta_mirror_i64_release(&hh);
+  porta_mirror_f64_release(&hx);
   porta_view_i64_release(&l.hits);
   porta_view_f64_release(&a.x);
 }

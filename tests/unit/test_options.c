@@ -463,11 +463,11 @@ static void test_reinitialize(void) {
     porta_view_f64 v;
     PT_OK(porta_view_f64_create1(&v, "round", 100));
     PT_OK(porta_view_f64_fill(v, round + 0.5));
-    porta_view_f64 h; /* read back through a host mirror: on a GPU the view is device memory */
+    porta_mirror_f64 h; /* read back through a host mirror: on a GPU the view is device memory */
     PT_OK(porta_view_f64_create_mirror_view(&h, &v));
     PT_OK(porta_deep_copy(h, v));
     PT_EQ_F64(h.data[99], round + 0.5);
-    porta_view_f64_release(&h);
+    porta_mirror_f64_release(&h);
     porta_view_f64_release(&v);
     PT_OK(porta_fence("round"));
     PT_OK(porta_finalize());

@@ -143,11 +143,11 @@ static void test_kernels(void) {
   PT_OK(porta_parallel_scan("ps_test", porta_exec_default(), porta_range(0, n), &pt_prof_scan, &s,
                             &total));
   PT_EQ_F64(total, 5050.0);
-  porta_view_f64 h;
+  porta_mirror_f64 h;
   PT_OK(porta_view_f64_create_mirror_view(&h, &s.prefix));
   PT_OK(porta_deep_copy(h, s.prefix));
   PT_EQ_F64(h.data[9], 55.0);
-  porta_view_f64_release(&h);
+  porta_mirror_f64_release(&h);
   porta_view_f64_release(&s.prefix);
   porta_view_f64_release(&a.x);
 

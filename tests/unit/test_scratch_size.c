@@ -40,13 +40,13 @@ static int64_t run(int level, size_t short_by) {
   porta_team_policy p = porta_team_policy_make(league, PORTA_AUTO, 1);
   p = porta_team_scratch_request(p, level, need - short_by, need - short_by);
   PT_OK(PORTA_PARALLEL_FOR(fit_k, porta_exec_default(), p, &a));
-  porta_view_i64 h;
+  porta_mirror_i64 h;
   PT_OK(porta_view_i64_create_mirror(&h, &a.got));
   PT_OK(porta_deep_copy(h, a.got));
   int64_t first = PORTA_S1(h, 0), same = 1;
   for (int64_t i = 1; i < league; ++i) same &= PORTA_S1(h, i) == first;
   PT_CHECK(same);
-  porta_view_i64_release(&h);
+  porta_mirror_i64_release(&h);
   porta_view_i64_release(&a.got);
   return first;
 }

@@ -242,13 +242,13 @@ static void test_deep_copy_once(void) {
   PT_OK(porta_exec_fence(porta_exec_default(), "copy"));
   PT_EQ_I64(d, 2);
   PT_EQ_I64(s, 2);
-  porta_view_f64 h;
+  porta_mirror_f64 h;
   PT_OK(porta_view_f64_create_mirror(&h, &dst[1]));
   for (int k = 0; k < 2; ++k) {
     PT_OK(porta_deep_copy(h, dst[k]));
     for (int64_t i = 0; i < 8; ++i) PT_EQ_F64(h.data[i], (double)(k + 1));
   }
-  porta_view_f64_release(&h);
+  porta_mirror_f64_release(&h);
   for (int k = 0; k < 3; ++k) {
     porta_view_f64_release(&dst[k]);
     porta_view_f64_release(&src[k]);

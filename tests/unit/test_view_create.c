@@ -318,7 +318,8 @@ static void test_user_struct(void) {
 }
 
 static void test_labels(void) {
-  porta_view_f64 a, b, c, m;
+  porta_view_f64 a, b, c;
+  porta_mirror_f64 m;
   const char *longl = "a_label_that_is_much_longer_than_the_thirty_one_characters";
   PT_OK(porta_view_f64_create1(&a, "pressure", 3));
   PT_CHECK(strcmp(porta_label(a), "pressure") == 0);
@@ -343,7 +344,7 @@ static void test_labels(void) {
   porta_view_f64_release(&a);
   porta_view_f64_release(&b);
   porta_view_f64_release(&c);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&s);
 }
 

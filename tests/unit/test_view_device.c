@@ -139,8 +139,8 @@ static porta_view_f64 dv_make(const char *label, int rank, const int64_t *ext,
 }
 
 /** A host copy of `v` (same shape and layout), for reading. */
-static porta_view_f64 dv_read(porta_view_f64 v) {
-  porta_view_f64 m;
+static porta_mirror_f64 dv_read(porta_view_f64 v) {
+  porta_mirror_f64 m;
   PT_OK(porta_view_f64_create_mirror(&m, &v));
   PT_OK(porta_deep_copy(m, v));
   return m;
@@ -164,7 +164,8 @@ static int64_t dv_off_left(int rank, const int64_t *ext, const int64_t *i) {
 /** Where views of the default space live, and what a mirror view of one is. */
 static void test_space(void) {
   const int64_t e[2] = {3, 4};
-  porta_view_f64 v = dv_make("dv_space", 2, e, PORTA_LAYOUT_DEFAULT), mv;
+  porta_view_f64 v = dv_make("dv_space", 2, e, PORTA_LAYOUT_DEFAULT);
+  porta_mirror_f64 mv;
   const int on_gpu = dv_exec().backend == PORTA_BACKEND_CUDA;
   PT_EQ_I64(v.m.space, on_gpu ? PORTA_CUDA_SPACE : PORTA_HOST_SPACE);
   PT_EQ_I64(v.m.layout, dv_default_layout());
@@ -175,7 +176,7 @@ static void test_space(void) {
   PT_EQ_I64(mv.m.layout, v.m.layout);
   PT_EQ_I64(mv.data == v.data, !on_gpu); /* the view itself where the host can read it */
   PT_EQ_I64(dv_use_count(v), on_gpu ? 1 : 2);
-  porta_view_f64_release(&mv);
+  porta_mirror_f64_release(&mv);
   porta_view_f64_release(&v);
 }
 
@@ -191,7 +192,7 @@ static void test_fill_and_copy(void) {
   PT_OK(porta_parallel_for("dv_fill1", dv_exec(), porta_range(0, 1000), &dv_fill1_k, &a));
   PT_OK(porta_parallel_reduce("dv_sum1", dv_exec(), porta_range(0, 1000), &dv_sum1_k, &a, &sum));
   PT_EQ_F64(sum, 3.0 * 999 * 1000 / 2 + 1000);
-  porta_view_f64 m = dv_read(a.v);
+  porta_mirror_f64 m = dv_read(a.v);
   for (int64_t i = 0; i < 1000; ++i) bad += m.data[i] != 3.0 * (double)i + 1.0;
   PT_EQ_I64(bad, 0);
   for (int64_t i = 0; i < 1000; ++i) m.data[i] = -2.0 * (double)i;
@@ -201,11 +202,11 @@ static void test_fill_and_copy(void) {
   /* a second view of the space, copied from the first without the host */
   porta_view_f64 b = dv_make("dv_r1_copy", 1, e1, PORTA_LAYOUT_DEFAULT);
   PT_OK(porta_deep_copy(b, a.v));
-  porta_view_f64 mb = dv_read(b);
+  porta_mirror_f64 mb = dv_read(b);
   for (int64_t i = 0; i < 1000; ++i) bad += mb.data[i] != -2.0 * (double)i;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
-  porta_view_f64_release(&mb);
+  porta_mirror_f64_release(&m);
+  porta_mirror_f64_release(&mb);
   porta_view_f64_release(&b);
   porta_view_f64_release(&a.v);
 
@@ -219,7 +220,7 @@ static void test_fill_and_copy(void) {
   for (int64_t i = 0; i < 7; ++i)
     for (int64_t j = 0; j < 9; ++j) bad += PORTA_S2(m, i, j) != 100.0 * i + j;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v);
 
   a.v = dv_make("dv_r3", 3, e3, PORTA_LAYOUT_DEFAULT);
@@ -238,22 +239,22 @@ static void test_fill_and_copy(void) {
   PT_OK(porta_parallel_reduce_md("dv_sum3", dv_exec(), porta_mdrange3(0, 4, 0, 5, 0, 6), &dv_sum3_k,
                                  &a, &sum));
   PT_EQ_F64(sum, 0.25 * 120);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   m = dv_read(a.v);
   for (int64_t k = 0; k < 120; ++k) bad += m.data[k] != 0.25;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   /* a zero fill (the space's memset on device memory) clears every value, -0.0 included */
   PT_OK(porta_view_f64_fill(a.v, 0.0));
   m = dv_read(a.v);
   for (int64_t k = 0; k < 120; ++k) bad += m.data[k] != 0.0 || signbit(m.data[k]);
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   PT_OK(porta_view_f64_fill(a.v, -0.0)); /* not all-zero bytes: the staged path */
   m = dv_read(a.v);
   for (int64_t k = 0; k < 120; ++k) bad += !signbit(m.data[k]);
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v);
 }
 
@@ -269,7 +270,7 @@ static void test_layouts(void) {
   PT_EQ_I64(porta_stride(a.r, 0), 5);
   PT_EQ_I64(porta_stride(a.l, 1), 3);
   PT_OK(porta_parallel_for_md("dv_lr2", dv_exec(), porta_mdrange2(0, 3, 0, 5), &dv_lr2_k, &a));
-  porta_view_f64 mr = dv_read(a.r), ml = dv_read(a.l);
+  porta_mirror_f64 mr = dv_read(a.r), ml = dv_read(a.l);
   PT_EQ_I64(mr.m.layout, PORTA_LAYOUT_RIGHT);
   PT_EQ_I64(ml.m.layout, PORTA_LAYOUT_LEFT);
   for (int64_t i = 0; i < 3; ++i)
@@ -281,8 +282,8 @@ static void test_layouts(void) {
   /* a layout conversion is refused, naming both views */
   PT_EXPECT_CODE(porta_deep_copy(a.l, a.r), PORTA_ERROR_INCOMPATIBLE);
   PT_CHECK(strstr(porta_last_error_message(), "dv_right2") != NULL);
-  porta_view_f64_release(&mr);
-  porta_view_f64_release(&ml);
+  porta_mirror_f64_release(&mr);
+  porta_mirror_f64_release(&ml);
   porta_view_f64_release(&a.r);
   porta_view_f64_release(&a.l);
 
@@ -300,8 +301,8 @@ static void test_layouts(void) {
         bad += ml.data[i + j * 3 + k * 12] != -want;
       }
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&mr);
-  porta_view_f64_release(&ml);
+  porta_mirror_f64_release(&mr);
+  porta_mirror_f64_release(&ml);
   porta_view_f64_release(&a.r);
   porta_view_f64_release(&a.l);
 }
@@ -326,12 +327,12 @@ static void test_stride(void) {
   PT_OK(porta_parallel_reduce_md("dv_ssum2", dv_exec(), porta_mdrange2(0, 3, 0, 5), &dv_ssum2_k, &a,
                                  &sum));
   PT_EQ_F64(sum, -(10.0 * 3 * 5 + 10.0 * 3 + 0.5 * 15));
-  porta_view_f64 m = dv_read(parent);
+  porta_mirror_f64 m = dv_read(parent);
   for (int64_t i = 0; i < 4; ++i)
     for (int64_t j = 0; j < 5; ++j)
       bad += m.data[i + 4 * j] != (i < 3 ? -(10.0 * i + j + 0.5) : 0.0); /* row 3: the gap */
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v); /* unmanaged: leaves the parent alone */
   porta_view_f64_release(&parent);
 
@@ -348,7 +349,7 @@ static void test_stride(void) {
   for (int64_t i = 0; i < 4; ++i)
     for (int64_t j = 0; j < 5; ++j) bad += m.data[i * 5 + j] != (j == 3 ? -1.0 - (double)i : 0.0);
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v);
   porta_view_f64_release(&parent);
 }
@@ -375,14 +376,14 @@ static void test_subview(void) {
   PT_EQ_I64(blk.v.m.space, dv_space());
   PT_OK(porta_parallel_for_md("dv_block", dv_exec(), porta_mdrange2(0, 2, 0, 3), &dv_stride2_k,
                               &blk));
-  porta_view_f64 m = dv_read(p.v);
+  porta_mirror_f64 m = dv_read(p.v);
   for (int64_t i = 0; i < 4; ++i)
     for (int64_t j = 0; j < 5; ++j) {
       const int in = i >= 1 && i < 3 && j >= 2;
       bad += PORTA_S2(m, i, j) != (in ? -(10.0 * (i - 1) + (j - 2) + 0.5) : 100.0 * i + j);
     }
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
 
   /* deep_copy of the (non-contiguous) block, both ways: device memory is staged through a host
    * copy of its span, and the parent's elements around the block keep their values */
@@ -407,7 +408,7 @@ static void test_subview(void) {
         bad += PORTA_S2(m, i, j) != (in ? 1000.0 + 10.0 * (i - 1) + (j - 2) : 100.0 * i + j);
       }
     PT_EQ_I64(bad, 0);
-    porta_view_f64_release(&m);
+    porta_mirror_f64_release(&m);
     /* back to the values the rest of this test expects */
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < 3; ++j) PORTA_S2(h, i, j) = -(10.0 * i + j + 0.5);
@@ -431,7 +432,7 @@ static void test_subview(void) {
     }
   PT_EQ_I64(bad, 0);
   PT_EQ_I64(porta_size(m), left ? 8 : 10);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
 
   /* one element: rank 0, updated by a kernel and read by another */
   sl[0] = porta_slice_index(3);
@@ -460,7 +461,7 @@ static void test_subview(void) {
   PT_EQ_F64(sum, -(0.5 + 1.5 + 2.5) + -(1.0 + 2.0 + 3.0));
   m = dv_read(one.v);
   PT_EQ_F64(PORTA_S0(m), 305.25);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&blk.v);
   porta_view_f64_release(&slab.v);
   porta_view_f64_release(&one.v);
@@ -482,7 +483,7 @@ static void test_rank0(void) {
   PT_EQ_F64(got, 0.0);
   PT_OK(porta_parallel_for("dv_rank0", dv_exec(), porta_range(0, 1), &dv_rank0_k, &a));
   PT_OK(porta_parallel_for("dv_rank0", dv_exec(), porta_range(0, 1), &dv_rank0_k, &a));
-  porta_view_f64 m = dv_read(a.v);
+  porta_mirror_f64 m = dv_read(a.v);
   PT_EQ_F64(PORTA_S0(m), 8.5);
   PORTA_S0(m) = -3.0;
   PT_OK(porta_deep_copy(a.v, m));
@@ -491,7 +492,7 @@ static void test_rank0(void) {
   PT_OK(porta_view_f64_fill(a.v, 7.0));
   PT_OK(porta_parallel_reduce("dv_read0", dv_exec(), porta_range(0, 1), &dv_read0_k, &a, &got));
   PT_EQ_F64(got, 7.0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v);
 }
 
@@ -508,21 +509,21 @@ static void test_rank8(void) {
   PT_OK(
       porta_parallel_reduce("dv_rank8sum", dv_exec(), porta_range(0, n), &dv_rank8sum_k, &a, &sum));
   PT_EQ_F64(sum, (double)(n * (n - 1) / 2));
-  porta_view_f64 m = dv_read(a.v);
+  porta_mirror_f64 m = dv_read(a.v);
   for (int64_t k = 0; k < n; ++k) {
     int64_t i[8];
     dv_decode8(k, &m.m, i);
     bad += PORTA_S8(m, i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]) != (double)k;
   }
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v);
 
   dv_lr_args b;
   b.r = dv_make("dv_rank8_right", 8, dv_ext8, PORTA_LAYOUT_RIGHT);
   b.l = dv_make("dv_rank8_left", 8, dv_ext8, PORTA_LAYOUT_LEFT);
   PT_OK(porta_parallel_for("dv_rank8lr", dv_exec(), porta_range(0, n), &dv_rank8lr_k, &b));
-  porta_view_f64 mr = dv_read(b.r), ml = dv_read(b.l);
+  porta_mirror_f64 mr = dv_read(b.r), ml = dv_read(b.l);
   for (int64_t k = 0; k < n; ++k) {
     int64_t i[8];
     dv_decode8(k, &mr.m, i);
@@ -530,8 +531,8 @@ static void test_rank8(void) {
     bad += ml.data[dv_off_left(8, dv_ext8, i)] != -(double)k;
   }
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&mr);
-  porta_view_f64_release(&ml);
+  porta_mirror_f64_release(&mr);
+  porta_mirror_f64_release(&ml);
   porta_view_f64_release(&b.r);
   porta_view_f64_release(&b.l);
 }
@@ -553,16 +554,16 @@ static void test_resize_realloc(void) {
   PT_EQ_I64(a.v.m.space, dv_space());
   PT_CHECK(strcmp(porta_label(a.v), "dv_grid") == 0);
   PT_CHECK(a.v.data != old.data);
-  porta_view_f64 m = dv_read(a.v);
+  porta_mirror_f64 m = dv_read(a.v);
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t j = 0; j < 2; ++j) bad += PORTA_S2(m, i, j) != (i < 3 ? 100.0 * i + j : 0.0);
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   m = dv_read(old); /* the old allocation is untouched */
   for (int64_t i = 0; i < 3; ++i)
     for (int64_t j = 0; j < 4; ++j) bad += PORTA_S2(m, i, j) != 100.0 * i + j;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&old);
   /* the resized view works in kernels */
   PT_OK(porta_parallel_for_md("dv_fill2", dv_exec(), porta_mdrange2(0, 5, 0, 2), &dv_fill2_k, &a));
@@ -579,12 +580,12 @@ static void test_resize_realloc(void) {
   PT_OK(porta_view_f64_resize(&l.v, 1, n9));
   m = dv_read(l.v);
   for (int64_t i = 0; i < 9; ++i) bad += m.data[i] != (i < 6 ? 3.0 * (double)i + 1.0 : 0.0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   PT_OK(porta_view_f64_resize(&l.v, 1, n2));
   m = dv_read(l.v);
   bad += m.data[0] != 1.0 || m.data[1] != 4.0;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&l.v);
 
   /* realloc: new rank, zeroed, same label, usable by kernels */
@@ -595,7 +596,7 @@ static void test_resize_realloc(void) {
   m = dv_read(a.v);
   for (int64_t k = 0; k < 24; ++k) bad += m.data[k] != 0.0;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   PT_OK(porta_parallel_for_md("dv_fill3", dv_exec(), porta_mdrange3(0, 2, 0, 3, 0, 4), &dv_fill3_k,
                               &a));
   m = dv_read(a.v);
@@ -603,14 +604,14 @@ static void test_resize_realloc(void) {
     for (int64_t j = 0; j < 3; ++j)
       for (int64_t k = 0; k < 4; ++k) bad += PORTA_S3(m, i, j, k) != 10000.0 * i + 100.0 * j + k;
   PT_EQ_I64(bad, 0);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   porta_view_f64_release(&a.v);
 }
 
 #define DV_TYPE_CASE(NAME, T, FILLV)                                                               \
   do {                                                                                             \
     dv_##NAME##_args a;                                                                            \
-    porta_view_##NAME m;                                                                           \
+    porta_mirror_##NAME m;                                                                         \
     const int64_t n = 77, e[1] = {77};                                                             \
     porta_view_options o = dv_opts(PORTA_LAYOUT_DEFAULT);                                          \
     PT_OK(porta_view_##NAME##_create(&a.v, "dv_" #NAME, 1, e, &o));                                \
@@ -629,7 +630,7 @@ static void test_resize_realloc(void) {
     PT_OK(porta_deep_copy(m, a.v));                                                                \
     for (int64_t k = 0; k < n; ++k) bad += m.data[k] != (T)(FILLV);                                \
     PT_EQ_I64(bad, 0);                                                                             \
-    porta_view_##NAME##_release(&m);                                                               \
+    porta_mirror_##NAME##_release(&m);                                                             \
     porta_view_##NAME##_release(&a.v);                                                             \
   } while (0)
 

@@ -70,11 +70,11 @@ static void test_empty(void) {
   PT_EQ_I64(porta_size(s), 0);
   porta_view_f64_release(&s);
   /* mirrors of nothing */
-  porta_view_f64 m;
+  porta_mirror_f64 m;
   PT_OK(porta_view_f64_create_mirror(&m, &e2));
   PT_EQ_I64(porta_size(m), 0);
   PT_EQ_I64(porta_extent(m, 1), 5);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
   /* an empty view grows */
   const int64_t four[1] = {4};
   PT_OK(porta_view_f64_resize(&e1, 1, four));

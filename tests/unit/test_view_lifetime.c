@@ -353,7 +353,10 @@ static void test_resize(void) {
 }
 
 static void test_mirror(void) {
-  porta_view_f64 s, m, mv, l, ml;
+  porta_view_f64 s, l;
+  porta_mirror_f64 m;
+  porta_mirror_f64 ml;
+  porta_mirror_f64 mv;
   PT_OK(porta_view_f64_create2(&s, "src", 3, 4));
   fill_ij(s);
   PT_OK(porta_view_f64_create_mirror(&m, &s));
@@ -377,7 +380,7 @@ static void test_mirror(void) {
   PT_OK(porta_view_f64_create_mirror_view(&mv, &s));
   PT_CHECK(mv.data == s.data);
   PT_EQ_I64(uc(PORTA_VIEW_ERASE(s)), 2);
-  porta_view_f64_release(&mv);
+  porta_mirror_f64_release(&mv);
   PT_EQ_I64(uc(PORTA_VIEW_ERASE(s)), 1);
 
   /* a Left view mirrors as Left */
@@ -393,7 +396,8 @@ static void test_mirror(void) {
   PT_EQ_I64(bad, 0);
 
   /* a rank-2 Stride subview: the mirror is compact and deep_copy fills it */
-  porta_view_f64 p3, sub, ms;
+  porta_view_f64 p3, sub;
+  porta_mirror_f64 ms;
   const int64_t e3[3] = {3, 4, 5};
   PT_OK(porta_view_f64_create(&p3, "p3m", 3, e3, NULL));
   for (int64_t k = 0; k < 60; ++k) p3.data[k] = (double)k;
@@ -411,18 +415,18 @@ static void test_mirror(void) {
     for (int64_t j = 0; j < 4; ++j) bad += PORTA_S2(ms, i, j) != 20.0 * i + 5.0 * j + 1;
   PT_EQ_I64(bad, 0);
   /* and back into the subview */
-  PT_OK(porta_view_f64_fill(ms, -2.0));
+  PT_OK(porta_mirror_f64_fill(ms, -2.0));
   PT_OK(porta_deep_copy(sub, ms));
   for (int64_t k = 0; k < 60; ++k) bad += p3.data[k] != (k % 5 == 1 ? -2.0 : (double)k);
   PT_EQ_I64(bad, 0);
 
   porta_view_f64_release(&sub);
-  porta_view_f64_release(&ms);
+  porta_mirror_f64_release(&ms);
   porta_view_f64_release(&p3);
   porta_view_f64_release(&l);
-  porta_view_f64_release(&ml);
+  porta_mirror_f64_release(&ml);
   porta_view_f64_release(&s);
-  porta_view_f64_release(&m);
+  porta_mirror_f64_release(&m);
 }
 
 int main(int argc, char **argv) {

@@ -198,16 +198,31 @@ static inline porta_view porta_view_erase_at_(const void *typed) {
 #define PORTA_DECLARE_VIEW(NAME, T, TYPECODE)                                                      \
   typedef struct porta_view_##NAME {                                                               \
     T *data;                                                                                       \
-    porta_view_meta m;                                                                             \
+    union { /* one meta; the second name is what PORTA_AT* asks for (mirrors lack it) */           \
+      porta_view_meta m;                                                                           \
+      porta_view_meta PORTA_AT_is_for_views_use_PORTA_S_on_mirrors;                                \
+    };                                                                                             \
   } porta_view_##NAME;                                                                             \
   /** Read-only handle of the same view. */                                                        \
   typedef struct porta_cview_##NAME {                                                              \
     const T *data;                                                                                 \
-    porta_view_meta m;                                                                             \
+    union {                                                                                        \
+      porta_view_meta m;                                                                           \
+      porta_view_meta PORTA_AT_is_for_views_use_PORTA_S_on_mirrors;                                \
+    };                                                                                             \
   } porta_cview_##NAME;                                                                            \
+  /** A host mirror: the source view's layout (Left for a GPU view), so only the accessors         \
+   *  that read the layout from the view (PORTA_S*) or name it (PORTA_L*, PORTA_R*) compile        \
+   *  on it; PORTA_AT* (the pass's default layout) does not. */                                    \
+  typedef struct porta_mirror_##NAME {                                                             \
+    T *data;                                                                                       \
+    porta_view_meta m;                                                                             \
+  } porta_mirror_##NAME;                                                                           \
   PORTA_STATIC_ASSERT_(sizeof(porta_view_##NAME) == sizeof(porta_view) &&                          \
                            offsetof(porta_view_##NAME, m) == offsetof(porta_view, m) &&            \
-                           sizeof(porta_cview_##NAME) == sizeof(porta_view),                       \
+                           sizeof(porta_cview_##NAME) == sizeof(porta_view) &&                     \
+                           sizeof(porta_mirror_##NAME) == sizeof(porta_view) &&                    \
+                           offsetof(porta_mirror_##NAME, m) == offsetof(porta_view, m),            \
                        "a typed view has porta_view's layout");                                    \
   static inline PORTA_UNUSED porta_view_##NAME porta_view_##NAME##_from_(porta_view g) {           \
     porta_view_##NAME v;                                                                           \
@@ -286,19 +301,35 @@ static inline porta_view porta_view_erase_at_(const void *typed) {
     *v = porta_view_##NAME##_from_(g);                                                             \
     return rc;                                                                                     \
   }                                                                                                \
-  static inline PORTA_UNUSED int porta_view_##NAME##_create_mirror(porta_view_##NAME *out,         \
+  static inline PORTA_UNUSED porta_mirror_##NAME porta_mirror_##NAME##_from_(porta_view g) {       \
+    porta_mirror_##NAME v;                                                                         \
+    v.data = (T *)g.data;                                                                          \
+    v.m = g.m;                                                                                     \
+    return v;                                                                                      \
+  }                                                                                                \
+  /** A new host view of src's shape and layout (a mirror: PORTA_S* reads it). */                  \
+  static inline PORTA_UNUSED int porta_view_##NAME##_create_mirror(porta_mirror_##NAME *out,       \
                                                                    const porta_view_##NAME *src) { \
     porta_view g, s = PORTA_VIEW_ERASE(*src);                                                      \
     int rc = porta_view_create_mirror(&g, &s);                                                     \
-    *out = porta_view_##NAME##_from_(g);                                                           \
+    *out = porta_mirror_##NAME##_from_(g);                                                         \
     return rc;                                                                                     \
   }                                                                                                \
+  /** src itself when the host can read it, else a new host mirror. */                             \
   static inline PORTA_UNUSED int porta_view_##NAME##_create_mirror_view(                           \
-      porta_view_##NAME *out, const porta_view_##NAME *src) {                                      \
+      porta_mirror_##NAME *out, const porta_view_##NAME *src) {                                    \
     porta_view g, s = PORTA_VIEW_ERASE(*src);                                                      \
     int rc = porta_view_create_mirror_view(&g, &s);                                                \
-    *out = porta_view_##NAME##_from_(g);                                                           \
+    *out = porta_mirror_##NAME##_from_(g);                                                         \
     return rc;                                                                                     \
+  }                                                                                                \
+  static inline PORTA_UNUSED void porta_mirror_##NAME##_release(porta_mirror_##NAME *v) {          \
+    porta_view g = PORTA_VIEW_ERASE(*v);                                                           \
+    porta_view_release(&g);                                                                        \
+    *v = porta_mirror_##NAME##_from_(g);                                                           \
+  }                                                                                                \
+  static inline PORTA_UNUSED int porta_mirror_##NAME##_fill(porta_mirror_##NAME v, T value) {      \
+    return porta_view_fill(PORTA_VIEW_ERASE(v), &value);                                           \
   }                                                                                                \
   static inline PORTA_UNUSED int porta_view_##NAME##_fill(porta_view_##NAME v, T value) {          \
     return porta_view_fill(PORTA_VIEW_ERASE(v), &value);                                           \

@@ -384,19 +384,29 @@ PORTA_INLINE_FUNCTION int64_t porta_checked_offset8_(const porta_view_meta *m, i
                              (int64_t)(i4), (int64_t)(i5), (int64_t)(i6), (int64_t)(i7))])
 #endif
 
+/* The index I of view v, and a compile-time check that v is a view, not a mirror: a mirror
+ * keeps its source's layout (Left for a GPU view), which PORTA_AT* (the pass's default layout)
+ * would read wrongly. Unevaluated and constant-folded: no cost. */
+#define PORTA_AT_IX_(v, I)                                                                         \
+  ((int64_t)(I) + (int64_t)(0 * sizeof((v).PORTA_AT_is_for_views_use_PORTA_S_on_mirrors)))
+
 /* The memory space's default layout: Right on the host; a device back end's hooks may define
- * these for its device pass (CUDA: Left). */
-#ifndef PORTA_AT0
-#define PORTA_AT0(v) PORTA_R0(v)
-#define PORTA_AT1(v, i0) PORTA_R1(v, i0)
-#define PORTA_AT2(v, i0, i1) PORTA_R2(v, i0, i1)
-#define PORTA_AT3(v, i0, i1, i2) PORTA_R3(v, i0, i1, i2)
-#define PORTA_AT4(v, i0, i1, i2, i3) PORTA_R4(v, i0, i1, i2, i3)
-#define PORTA_AT5(v, i0, i1, i2, i3, i4) PORTA_R5(v, i0, i1, i2, i3, i4)
-#define PORTA_AT6(v, i0, i1, i2, i3, i4, i5) PORTA_R6(v, i0, i1, i2, i3, i4, i5)
-#define PORTA_AT7(v, i0, i1, i2, i3, i4, i5, i6) PORTA_R7(v, i0, i1, i2, i3, i4, i5, i6)
-#define PORTA_AT8(v, i0, i1, i2, i3, i4, i5, i6, i7) PORTA_R8(v, i0, i1, i2, i3, i4, i5, i6, i7)
+ * these for its device pass (CUDA: Left). Rank 0 and 1 read the same in every layout. */
+#ifndef PORTA_AT_LAYOUT_
+#define PORTA_AT_LAYOUT_(RANK) PORTA_R##RANK
 #endif
+#define PORTA_AT0(v) PORTA_AT_LAYOUT_(0)(v)
+#define PORTA_AT1(v, i0) PORTA_AT_LAYOUT_(1)(v, i0)
+#define PORTA_AT2(v, i0, i1) PORTA_AT_LAYOUT_(2)(v, i0, PORTA_AT_IX_(v, i1))
+#define PORTA_AT3(v, i0, i1, i2) PORTA_AT_LAYOUT_(3)(v, i0, i1, PORTA_AT_IX_(v, i2))
+#define PORTA_AT4(v, i0, i1, i2, i3) PORTA_AT_LAYOUT_(4)(v, i0, i1, i2, PORTA_AT_IX_(v, i3))
+#define PORTA_AT5(v, i0, i1, i2, i3, i4) PORTA_AT_LAYOUT_(5)(v, i0, i1, i2, i3, PORTA_AT_IX_(v, i4))
+#define PORTA_AT6(v, i0, i1, i2, i3, i4, i5)                                                       \
+  PORTA_AT_LAYOUT_(6)(v, i0, i1, i2, i3, i4, PORTA_AT_IX_(v, i5))
+#define PORTA_AT7(v, i0, i1, i2, i3, i4, i5, i6)                                                   \
+  PORTA_AT_LAYOUT_(7)(v, i0, i1, i2, i3, i4, i5, PORTA_AT_IX_(v, i6))
+#define PORTA_AT8(v, i0, i1, i2, i3, i4, i5, i6, i7)                                               \
+  PORTA_AT_LAYOUT_(8)(v, i0, i1, i2, i3, i4, i5, i6, PORTA_AT_IX_(v, i7))
 #ifndef PORTA_LDG
 #define PORTA_LDG(ref) (ref)
 #endif

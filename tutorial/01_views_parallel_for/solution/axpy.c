@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
 
   /* Host mirrors (Kokkos: create_mirror_view): the view itself when the host can read it,
    * else a new host allocation of the same shape and layout. */
-  porta_view_f64 hx, hy;
+  porta_mirror_f64 hx;
+  porta_mirror_f64 hy;
   TUT_CHECK(porta_view_f64_create_mirror_view(&hx, &args.x));
   TUT_CHECK(porta_view_f64_create_mirror_view(&hy, &args.y));
   for (int64_t i = 0; i < n; ++i) {
@@ -71,8 +72,8 @@ int main(int argc, char **argv) {
          porta_backend_name(space.backend), (long long)n, sum, (long long)errors,
          ok ? "PASS" : "FAIL");
 
-  porta_view_f64_release(&hx); /* a mirror holds a reference too */
-  porta_view_f64_release(&hy);
+  porta_mirror_f64_release(&hx); /* a mirror holds a reference too */
+  porta_mirror_f64_release(&hy);
   porta_view_f64_release(&args.x);
   porta_view_f64_release(&args.y);
   TUT_CHECK(porta_finalize());

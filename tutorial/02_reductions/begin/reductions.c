@@ -81,7 +81,9 @@ int main(int argc, char **argv) {
   TUT_CHECK(porta_view_f64_create1(&v.x, "x", n));
   TUT_CHECK(porta_view_f64_create1(&v.y, "y", n));
   TUT_CHECK(porta_view_f64_create1(&v.z, "z", n));
-  porta_view_f64 hx, hy, hz;
+  porta_mirror_f64 hx;
+  porta_mirror_f64 hy;
+  porta_mirror_f64 hz;
   TUT_CHECK(porta_view_f64_create_mirror_view(&hx, &v.x));
   TUT_CHECK(porta_view_f64_create_mirror_view(&hy, &v.y));
   TUT_CHECK(porta_view_f64_create_mirror_view(&hz, &v.z));
@@ -170,9 +172,9 @@ int main(int argc, char **argv) {
          nsums, ok ? "PASS" : "FAIL");
 
   porta_view_f64_release(&s.w);
-  porta_view_f64_release(&hx);
-  porta_view_f64_release(&hy);
-  porta_view_f64_release(&hz);
+  porta_mirror_f64_release(&hx);
+  porta_mirror_f64_release(&hy);
+  porta_mirror_f64_release(&hz);
   porta_view_f64_release(&v.x);
   porta_view_f64_release(&v.y);
   porta_view_f64_release(&v.z);

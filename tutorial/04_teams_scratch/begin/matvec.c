@@ -63,7 +63,10 @@ int main(int argc, char **argv) {
   TUT_CHECK(porta_view_f64_create1(&a.x, "x", a.ncols));
   TUT_CHECK(porta_view_f64_create1(&a.y, "y", a.nrows));
   TUT_CHECK(porta_view_f64_create1(&a.block_sum, "block_sum", league));
-  porta_view_f64 hA, hx, hy, hb;
+  porta_mirror_f64 hx;
+  porta_mirror_f64 hy;
+  porta_mirror_f64 hA;
+  porta_mirror_f64 hb;
   TUT_CHECK(porta_view_f64_create_mirror_view(&hA, &a.A));
   TUT_CHECK(porta_view_f64_create_mirror_view(&hx, &a.x));
   TUT_CHECK(porta_view_f64_create_mirror_view(&hy, &a.y));
@@ -121,10 +124,10 @@ int main(int argc, char **argv) {
          "sum(|y|)=%.0f errors=%lld %s\n",
          porta_backend_name(space.backend), (long long)league, team_size, vector_length, sum,
          sum_abs, (long long)bad, ok ? "PASS" : "FAIL");
-  porta_view_f64_release(&hA);
-  porta_view_f64_release(&hx);
-  porta_view_f64_release(&hy);
-  porta_view_f64_release(&hb);
+  porta_mirror_f64_release(&hA);
+  porta_mirror_f64_release(&hx);
+  porta_mirror_f64_release(&hy);
+  porta_mirror_f64_release(&hb);
   porta_view_f64_release(&a.A);
   porta_view_f64_release(&a.x);
   porta_view_f64_release(&a.y);

@@ -71,8 +71,9 @@ int main(int argc, char **argv) {
 
   TUT_CHECK(PORTA_PARALLEL_FOR(histogram_k, space, porta_range(0, n), &a));
 
-  porta_view_i64 hc, hl;
-  porta_view_f64 hw;
+  porta_mirror_i64 hl;
+  porta_mirror_i64 hc;
+  porta_mirror_f64 hw;
   TUT_CHECK(porta_view_i64_create_mirror_view(&hc, &a.count));
   TUT_CHECK(porta_view_f64_create_mirror_view(&hw, &a.weight));
   TUT_CHECK(porta_view_i64_create_mirror_view(&hl, &a.last));
@@ -114,9 +115,9 @@ int main(int argc, char **argv) {
          "weight_total=%.2f bad_bins=%lld %s\n",
          porta_backend_name(space.backend), (long long)n, NBINS, (long long)total,
          (long long)PORTA_S1(hc, 0), weight_total, (long long)bad, ok ? "PASS" : "FAIL");
-  porta_view_i64_release(&hc);
-  porta_view_f64_release(&hw);
-  porta_view_i64_release(&hl);
+  porta_mirror_i64_release(&hc);
+  porta_mirror_f64_release(&hw);
+  porta_mirror_i64_release(&hl);
   porta_view_i64_release(&a.count);
   porta_view_f64_release(&a.weight);
   porta_view_i64_release(&a.last);

@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
   a.r = r;
   APP_CHECK(porta_view_f64_create1(&a.u, "u", n + 2));
   APP_CHECK(porta_view_f64_create1(&a.unew, "unew", n + 2));
-  porta_view_f64 h;
+  porta_mirror_f64 h;
   APP_CHECK(porta_view_f64_create_mirror_view(&h, &a.u));
   for (int64_t i = 1; i <= n; ++i) PORTA_S1(h, i) = initial_u(g0 + i - 1);
   APP_CHECK(porta_deep_copy(a.u, h));
@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
 
   app_exchange_destroy(halo);
-  porta_view_f64_release(&h);
+  porta_mirror_f64_release(&h);
   porta_view_f64_release(&a.u);
   porta_view_f64_release(&a.unew);
   app_mpi_finalize(); /* finalises Porta, then MPI */

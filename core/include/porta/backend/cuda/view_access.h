@@ -87,15 +87,7 @@ static __device__ __noinline__ void porta_cuda_check_fail_(const porta_view_meta
 #endif
 
 #if defined(__CUDA_ARCH__)
-#define PORTA_AT0(v) PORTA_L0(v)
-#define PORTA_AT1(v, i0) PORTA_L1(v, i0)
-#define PORTA_AT2(v, i0, i1) PORTA_L2(v, i0, i1)
-#define PORTA_AT3(v, i0, i1, i2) PORTA_L3(v, i0, i1, i2)
-#define PORTA_AT4(v, i0, i1, i2, i3) PORTA_L4(v, i0, i1, i2, i3)
-#define PORTA_AT5(v, i0, i1, i2, i3, i4) PORTA_L5(v, i0, i1, i2, i3, i4)
-#define PORTA_AT6(v, i0, i1, i2, i3, i4, i5) PORTA_L6(v, i0, i1, i2, i3, i4, i5)
-#define PORTA_AT7(v, i0, i1, i2, i3, i4, i5, i6) PORTA_L7(v, i0, i1, i2, i3, i4, i5, i6)
-#define PORTA_AT8(v, i0, i1, i2, i3, i4, i5, i6, i7) PORTA_L8(v, i0, i1, i2, i3, i4, i5, i6, i7)
+#define PORTA_AT_LAYOUT_(RANK) PORTA_L##RANK
 #define PORTA_LDG(ref) __ldg(&(ref))
 #endif
 
