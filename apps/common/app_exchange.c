@@ -225,9 +225,9 @@ int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t 
   app_exchange_check_value v;
   app_exchange_check_init(&v);
   if (send_total + recv_total > 0)
-    PORTA_CHECK(porta_parallel_reduce("app_exchange_check", x->exec,
-                                      porta_range(0, send_total + recv_total),
-                                      &app_exchange_check_offsets, &a, &v));
+    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("app_exchange_check", app_exchange_check_offsets,
+                                              x->exec, porta_range(0, send_total + recv_total), &a,
+                                              &v));
   if (v.lo < 0)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label, "negative offset %lld",
                        (long long)v.lo);

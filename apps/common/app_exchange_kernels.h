@@ -29,12 +29,12 @@ typedef struct app_exchange_pack_args {
   void *seg_buf[APP_EXCHANGE_MAX_SEGMENTS];
 } app_exchange_pack_args;
 
-PORTA_DECLARE_KERNEL(app_exchange_pack_w8)
-PORTA_DECLARE_KERNEL(app_exchange_unpack_w8)
-PORTA_DECLARE_KERNEL(app_exchange_pack_w4)
-PORTA_DECLARE_KERNEL(app_exchange_unpack_w4)
+PORTA_DECLARE_KERNEL(app_exchange_pack_w8, app_exchange_pack_args)
+PORTA_DECLARE_KERNEL(app_exchange_unpack_w8, app_exchange_pack_args)
+PORTA_DECLARE_KERNEL(app_exchange_pack_w4, app_exchange_pack_args)
+PORTA_DECLARE_KERNEL(app_exchange_unpack_w4, app_exchange_pack_args)
 /** Unpack that adds doubles into the fields (reverse communication of forces). */
-PORTA_DECLARE_KERNEL(app_exchange_unpack_add_f64)
+PORTA_DECLARE_KERNEL(app_exchange_unpack_add_f64, app_exchange_pack_args)
 
 /** What app_exchange_check_offsets finds in lists on the execution space: the smallest and
  *  largest offset, and how many receive offsets are not above the one before. */
@@ -57,6 +57,6 @@ typedef struct app_exchange_check_args {
   porta_view_i64 send, recv;
   int64_t nsend;
 } app_exchange_check_args;
-PORTA_DECLARE_KERNEL(app_exchange_check_offsets)
+PORTA_DECLARE_KERNEL(app_exchange_check_offsets, app_exchange_check_args, app_exchange_check)
 
 #endif /* APP_EXCHANGE_KERNELS_H */

@@ -137,8 +137,8 @@ PORTA_FOR(minife_k_zero, zero_args, a, i) { PORTA_AT1(a->v, i) = 0.0; }
 int minife_assemble(minife *m) {
   zero_args z;
   z.v = m->A.vals;
-  PORTA_CHECK(
-      porta_parallel_for("minife_zero", m->exec, porta_range(0, m->A.nnz), &minife_k_zero, &z));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_zero", minife_k_zero, m->exec,
+                                         porta_range(0, m->A.nnz), &z));
   assemble_args a;
   a.g = minife_grid_make(&m->mesh);
   a.row_ptr = m->A.row_ptr;
@@ -162,9 +162,8 @@ int minife_assemble(minife *m) {
       cnt[d] = a.e0[d] < hi[d] ? (hi[d] - a.e0[d] + 1) / 2 : 0;
     }
     if (cnt[0] == 0 || cnt[1] == 0 || cnt[2] == 0) continue;
-    PORTA_CHECK(porta_parallel_for_md("minife_assemble", m->exec,
-                                      porta_mdrange3(0, cnt[2], 0, cnt[1], 0, cnt[0]),
-                                      &minife_k_assemble, &a));
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_assemble", minife_k_assemble, m->exec,
+                                           porta_mdrange3(0, cnt[2], 0, cnt[1], 0, cnt[0]), &a));
   }
   return PORTA_SUCCESS;
 }

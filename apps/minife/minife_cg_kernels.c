@@ -111,8 +111,8 @@ int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *
   if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum)) {
     /* vector lanes (GPU): the matvec, then p.Ap as a pass of its own. A team reduction here
        cost more than the separate dot on an H100 (n=200: 1.54 ms against 1.10 + 0.06 ms). */
-    PORTA_CHECK(porta_parallel_for_team("minife_matvec", m->exec, lanes_policy(m, &a, m->A.nrows),
-                                        &minife_k_matvec_team, &a));
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, m->exec,
+                                           lanes_policy(m, &a, m->A.nrows), &a));
     return minife_op_dot(m, y, x, local);
   }
   return app_sum_reduce(m->sum, "minife_matvec_dot", m->exec, porta_range(0, m->A.nrows),
@@ -127,11 +127,11 @@ int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_v
   a.y = y;
   if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum)) {
     a.use_rows = 1;
-    return porta_parallel_for_team("minife_matvec_rows", m->exec, lanes_policy(m, &a, nrows),
-                                   &minife_k_matvec_team, &a);
+    return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_team, m->exec,
+                                      lanes_policy(m, &a, nrows), &a);
   }
-  return porta_parallel_for("minife_matvec_rows", m->exec, porta_range(0, nrows),
-                            &minife_k_matvec_rows, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_rows, m->exec,
+                                    porta_range(0, nrows), &a);
 }
 
 int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) {
@@ -150,8 +150,8 @@ int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, por
   a.x = x;
   a.y = y;
   a.w = w;
-  return porta_parallel_for("minife_waxpby", m->exec, porta_range(0, m->A.nrows), &minife_k_waxpby,
-                            &a);
+  return PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_waxpby, m->exec,
+                                    porta_range(0, m->A.nrows), &a);
 }
 
 int minife_op_update(minife *m, double alpha, double *local_rr) {

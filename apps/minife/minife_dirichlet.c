@@ -52,8 +52,8 @@ int minife_dirichlet(minife *m, double value) {
   a.vals = m->A.vals;
   a.b = m->b;
   a.value = value;
-  return porta_parallel_for("minife_dirichlet", m->exec, porta_range(0, m->A.nrows),
-                            &minife_k_dirichlet, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minife_dirichlet", minife_k_dirichlet, m->exec,
+                                    porta_range(0, m->A.nrows), &a);
 }
 
 /* ---- interior and boundary rows (mv_overlap_comm_comp) ---- */
@@ -87,8 +87,8 @@ int minife_split_rows(minife *m) {
     PORTA_CHECK(porta_view_i32_create1(lists[want], names[want], m->A.nrows > 0 ? m->A.nrows : 1));
     a.list = *lists[want];
     a.want_boundary = want;
-    PORTA_CHECK(porta_parallel_scan("minife_split_rows", m->exec, porta_range(0, m->A.nrows),
-                                    &minife_k_split, &a, &count[want]));
+    PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minife_split_rows", minife_k_split, m->exec,
+                                            porta_range(0, m->A.nrows), &a, &count[want]));
   }
   m->A.ninterior = count[0];
   m->A.nboundary = count[1];

@@ -40,12 +40,12 @@ int minife_structure(minife *m, porta_view_i32 column_map) {
   a.cols = m->A.cols;
   a.column_map = column_map;
   int64_t total = 0;
-  PORTA_CHECK(porta_parallel_scan("minife_row_ptr", m->exec, porta_range(0, m->A.nrows),
-                                  &minife_k_row_ptr, &a, &total));
+  PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minife_row_ptr", minife_k_row_ptr, m->exec,
+                                          porta_range(0, m->A.nrows), &a, &total));
   if (total != m->A.nnz)
     return porta_error(PORTA_ERROR_BACKEND, "minife_structure", "row_ptr",
                        "row lengths sum to %lld, expected %lld", (long long)total,
                        (long long)m->A.nnz);
-  return porta_parallel_for("minife_columns", m->exec, porta_range(0, m->A.nrows),
-                            &minife_k_columns, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minife_columns", minife_k_columns, m->exec,
+                                    porta_range(0, m->A.nrows), &a);
 }

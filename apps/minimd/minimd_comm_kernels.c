@@ -65,7 +65,7 @@ int minimd_shift(porta_exec exec, porta_view_vec3 x, int64_t first, int64_t n,
   none.data = NULL;
   none.m = x.m;
   swap_args a = make(x, none, first, shift);
-  return porta_parallel_for("minimd_shift", exec, porta_range(0, n), &minimd_k_shift, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_shift", minimd_k_shift, exec, porta_range(0, n), &a);
 }
 
 int minimd_self_forward(porta_exec exec, porta_view_vec3 x, porta_view_i64 list, int64_t n,
@@ -76,15 +76,15 @@ int minimd_self_forward(porta_exec exec, porta_view_vec3 x, porta_view_i64 list,
   a.list2 = n2 > 0 ? list2 : list;
   a.first2 = first2;
   for (int d = 0; d < 3; ++d) a.shift2[d] = n2 > 0 ? shift2[d] : 0.0;
-  return porta_parallel_for("minimd_self_forward", exec, porta_range(0, n + n2),
-                            &minimd_k_self_forward, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_self_forward", minimd_k_self_forward, exec,
+                                    porta_range(0, n + n2), &a);
 }
 
 int minimd_self_reverse(porta_exec exec, porta_view_vec3 f, porta_view_i64 list, int64_t n,
                         int64_t first) {
   swap_args a = make(f, list, first, NULL);
-  return porta_parallel_for("minimd_self_reverse", exec, porta_range(0, n), &minimd_k_self_reverse,
-                            &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_self_reverse", minimd_k_self_reverse, exec,
+                                    porta_range(0, n), &a);
 }
 
 int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, int64_t n,
@@ -94,8 +94,8 @@ int minimd_self_scalar(porta_exec exec, porta_view_f64 s, porta_view_i64 list, i
   none.m = s.m;
   swap_args a = make(none, list, first, NULL);
   a.s = s;
-  return porta_parallel_for("minimd_self_scalar", exec, porta_range(0, n), &minimd_k_self_scalar,
-                            &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_self_scalar", minimd_k_self_scalar, exec,
+                                    porta_range(0, n), &a);
 }
 
 typedef struct iota_args {
@@ -109,7 +109,7 @@ int minimd_iota(porta_exec exec, porta_view_i64 list, int64_t first, int64_t n) 
   iota_args a;
   a.list = list;
   a.first = first;
-  return porta_parallel_for("minimd_iota", exec, porta_range(0, n), &minimd_k_iota, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_iota", minimd_k_iota, exec, porta_range(0, n), &a);
 }
 
 /* ---- re-neighbouring on the execution space (apps/minimd/minimd_reneighbor.c) ------------ */
@@ -218,7 +218,8 @@ PORTA_SCAN(minimd_k_unpack, atom_args, a, k, porta_sum_i64, upd, final) {
 int minimd_wrap(porta_exec exec, minimd_atoms *at, const double prd[3]) {
   atom_args a = atom_args_make(at);
   for (int d = 0; d < 3; ++d) a.prd[d] = prd[d];
-  return porta_parallel_for("minimd_wrap", exec, porta_range(0, at->nlocal), &minimd_k_wrap, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_wrap", minimd_k_wrap, exec, porta_range(0, at->nlocal),
+                                    &a);
 }
 
 int minimd_select(porta_exec exec, const minimd_atoms *at, int64_t first, int64_t n, int dim,
@@ -231,7 +232,8 @@ int minimd_select(porta_exec exec, const minimd_atoms *at, int64_t first, int64_
   a.lo = lo;
   a.hi = hi;
   *count = 0;
-  return porta_parallel_scan("minimd_select", exec, porta_range(0, n), &minimd_k_select, &a, count);
+  return PORTA_PARALLEL_SCAN_LABELED("minimd_select", minimd_k_select, exec, porta_range(0, n), &a,
+                                     count);
 }
 
 int minimd_ghosts(porta_exec exec, minimd_atoms *at, porta_view_i64 list, int64_t n, int64_t first,
@@ -240,7 +242,7 @@ int minimd_ghosts(porta_exec exec, minimd_atoms *at, porta_view_i64 list, int64_
   a.list = list;
   a.first = first;
   for (int d = 0; d < 3; ++d) a.shift[d] = shift[d];
-  return porta_parallel_for("minimd_ghost", exec, porta_range(0, n), &minimd_k_ghost, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_ghost", minimd_k_ghost, exec, porta_range(0, n), &a);
 }
 
 int minimd_move(porta_exec exec, minimd_atoms *at, porta_view_i64 from, porta_view_i64 to,
@@ -248,7 +250,7 @@ int minimd_move(porta_exec exec, minimd_atoms *at, porta_view_i64 from, porta_vi
   atom_args a = atom_args_make(at);
   a.list = from;
   a.list2 = to;
-  return porta_parallel_for("minimd_move", exec, porta_range(0, n), &minimd_k_move, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_move", minimd_k_move, exec, porta_range(0, n), &a);
 }
 
 int minimd_pack(porta_exec exec, const minimd_atoms *at, porta_view_i64 list, int64_t n, int with_v,
@@ -257,7 +259,7 @@ int minimd_pack(porta_exec exec, const minimd_atoms *at, porta_view_i64 list, in
   a.list = list;
   a.with_v = with_v;
   a.buf = buf;
-  return porta_parallel_for("minimd_pack", exec, porta_range(0, n), &minimd_k_pack, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_pack", minimd_k_pack, exec, porta_range(0, n), &a);
 }
 
 int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t n, int with_v,
@@ -272,5 +274,6 @@ int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t
   a.first = first;
   for (int d = 0; d < 3; ++d) a.shift[d] = shift ? shift[d] : 0.0;
   *kept = 0;
-  return porta_parallel_scan("minimd_unpack", exec, porta_range(0, n), &minimd_k_unpack, &a, kept);
+  return PORTA_PARALLEL_SCAN_LABELED("minimd_unpack", minimd_k_unpack, exec, porta_range(0, n), &a,
+                                     kept);
 }

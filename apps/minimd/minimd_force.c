@@ -340,16 +340,17 @@ int minimd_force_lj_part(minimd *m, int eflag, int border) {
   force_args a = lj_make(m, eflag);
   a.part = border ? nb->border : nb->inner;
   const int64_t n = border ? nb->nborder : nb->ninner;
-  return porta_parallel_for(border ? "minimd_force_lj_border" : "minimd_force_lj_inner", m->exec,
-                            porta_range(0, n), &minimd_k_lj_full_part, &a);
+  return PORTA_PARALLEL_FOR_LABELED(border ? "minimd_force_lj_border" : "minimd_force_lj_inner",
+                                    minimd_k_lj_full_part, m->exec, porta_range(0, n), &a);
 }
 
 int minimd_force_lj(minimd *m, int eflag) {
   force_args a = lj_make(m, eflag);
   const porta_range_policy r = porta_range(0, m->atoms.nlocal);
-  if (!a.half) return porta_parallel_for("minimd_force_lj_full", m->exec, r, &minimd_k_lj_full, &a);
+  if (!a.half)
+    return PORTA_PARALLEL_FOR_LABELED("minimd_force_lj_full", minimd_k_lj_full, m->exec, r, &a);
   PORTA_CHECK(zero_forces(m, m->atoms.nlocal + (a.newton ? m->atoms.nghost : 0)));
-  return porta_parallel_for("minimd_force_lj_half", m->exec, r, &minimd_k_lj_half, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_force_lj_half", minimd_k_lj_half, m->exec, r, &a);
 }
 
 /** The arguments of both EAM passes: the splines and the per-atom density and F'. */
@@ -384,13 +385,13 @@ int minimd_force_eam(minimd *m, int eflag) {
     PORTA_CHECK(rc);
     PORTA_CHECK(zero_forces(m, m->atoms.nlocal));
   }
-  PORTA_CHECK(porta_parallel_for("minimd_eam_rho", m->exec, r, &minimd_k_eam_rho, &a));
-  PORTA_CHECK(porta_parallel_for("minimd_eam_embed", m->exec, r, &minimd_k_eam_embed, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_eam_rho", minimd_k_eam_rho, m->exec, r, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_eam_embed", minimd_k_eam_embed, m->exec, r, &a));
   return PORTA_SUCCESS; /* the caller sends F' to the ghosts, then minimd_force_eam_pairs */
 }
 
 int minimd_force_eam_pairs(minimd *m, int eflag) {
   force_args a = eam_make(m, eflag);
-  return porta_parallel_for("minimd_eam_force", m->exec, porta_range(0, m->atoms.nlocal),
-                            &minimd_k_eam_force, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_eam_force", minimd_k_eam_force, m->exec,
+                                    porta_range(0, m->atoms.nlocal), &a);
 }

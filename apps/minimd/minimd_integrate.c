@@ -67,14 +67,14 @@ static verlet_args verlet_make(const minimd *m) {
 int minimd_initial_integrate(minimd *m, int final_first) {
   verlet_args a = verlet_make(m);
   a.final_first = final_first;
-  return porta_parallel_for("minimd_initial_integrate", m->exec, porta_range(0, m->atoms.nlocal),
-                            &minimd_k_initial, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_initial_integrate", minimd_k_initial, m->exec,
+                                    porta_range(0, m->atoms.nlocal), &a);
 }
 
 int minimd_final_integrate(minimd *m) {
   verlet_args a = verlet_make(m);
-  return porta_parallel_for("minimd_final_integrate", m->exec, porta_range(0, m->atoms.nlocal),
-                            &minimd_k_final, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_final_integrate", minimd_k_final, m->exec,
+                                    porta_range(0, m->atoms.nlocal), &a);
 }
 
 int minimd_sum_mv2(minimd *m, double *local) {
@@ -105,6 +105,6 @@ int minimd_velocity_adjust(minimd *m, const double vmean[3], double scale) {
   verlet_args a = verlet_make(m);
   for (int d = 0; d < 3; ++d) a.vmean[d] = vmean[d];
   a.scale = scale;
-  return porta_parallel_for("minimd_velocity_adjust", m->exec, porta_range(0, m->atoms.nlocal),
-                            &minimd_k_vadjust, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_velocity_adjust", minimd_k_vadjust, m->exec,
+                                    porta_range(0, m->atoms.nlocal), &a);
 }

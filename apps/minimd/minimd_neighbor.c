@@ -372,18 +372,18 @@ static int bin_atoms(minimd *m, nb_args *a) {
   const int32_t zero = 0;
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->bincount), &zero));
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
-  PORTA_CHECK(porta_parallel_for("minimd_bin_count", m->exec, porta_range(0, a->nall),
-                                 &minimd_k_bin_count, a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_bin_count", minimd_k_bin_count, m->exec,
+                                         porta_range(0, a->nall), a));
   int32_t flag = 0;
   PORTA_CHECK(read_flag(nb->flag, &flag));
   if (flag)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "neighbor",
                        "an atom is outside this rank's bins (it moved farther than the "
                        "neighbour skin allows, or its position is not finite)");
-  PORTA_CHECK(porta_parallel_scan("minimd_bin_start", m->exec, porta_range(0, a->mbins + 1),
-                                  &minimd_k_bin_start, a, NULL));
-  return porta_parallel_for("minimd_bin_fill", m->exec, porta_range(0, a->nall), &minimd_k_bin_fill,
-                            a);
+  PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minimd_bin_start", minimd_k_bin_start, m->exec,
+                                          porta_range(0, a->mbins + 1), a, NULL));
+  return PORTA_PARALLEL_FOR_LABELED("minimd_bin_fill", minimd_k_bin_fill, m->exec,
+                                    porta_range(0, a->nall), a);
 }
 
 int minimd_sort_device(minimd *m) {
@@ -411,21 +411,21 @@ int minimd_sort_device(minimd *m) {
   /* one thread orders each bin's slots by insertion, in a time of its count squared: bins of
      a few atoms (the default 5/6 of a unit cell holds about 2), not a coarse --neigh_bins */
   int32_t most = 0;
-  PORTA_CHECK(porta_parallel_reduce("minimd_fullest_bin", m->exec, porta_range(0, a.mbins),
-                                    &minimd_k_fullest_bin, &a, &most));
+  PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("minimd_fullest_bin", minimd_k_fullest_bin, m->exec,
+                                            porta_range(0, a.mbins), &a, &most));
   if (most > 64) return PORTA_SUCCESS; /* fuller bins: the order stays as it is */
-  PORTA_CHECK(porta_parallel_for("minimd_bin_order", m->exec, porta_range(0, a.mbins),
-                                 &minimd_k_bin_order, &a));
-  PORTA_CHECK(porta_parallel_for("minimd_sort_gather", m->exec, porta_range(0, at->nlocal),
-                                 &minimd_k_sort_gather, &a));
-  PORTA_CHECK(porta_parallel_for("minimd_sort_store", m->exec, porta_range(0, at->nlocal),
-                                 &minimd_k_sort_store, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_bin_order", minimd_k_bin_order, m->exec,
+                                         porta_range(0, a.mbins), &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_gather", minimd_k_sort_gather, m->exec,
+                                         porta_range(0, at->nlocal), &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_store", minimd_k_sort_store, m->exec,
+                                         porta_range(0, at->nlocal), &a));
   if (!nb->check_sort) return PORTA_SUCCESS;
   const int32_t zero = 0;
   int32_t flag = 0;
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
-  PORTA_CHECK(porta_parallel_for("minimd_check_sorted", m->exec, porta_range(1, at->nlocal),
-                                 &minimd_k_check_sorted, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_check_sorted", minimd_k_check_sorted, m->exec,
+                                         porta_range(1, at->nlocal), &a));
   PORTA_CHECK(read_flag(nb->flag, &flag));
   if (flag)
     return porta_error(PORTA_ERROR_BACKEND, "minimd_sort_device", "sort",
@@ -450,11 +450,11 @@ static int split_atoms(minimd *m, nb_args *a) {
   a->isborder = nb->isborder;
   a->inner = nb->inner;
   a->border = nb->border;
-  PORTA_CHECK(porta_parallel_for("minimd_find_border", m->exec, porta_range(0, a->nlocal),
-                                 &minimd_k_find_border, a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_find_border", minimd_k_find_border, m->exec,
+                                         porta_range(0, a->nlocal), a));
   int64_t nborder = 0;
-  PORTA_CHECK(porta_parallel_scan("minimd_split", m->exec, porta_range(0, a->nlocal),
-                                  &minimd_k_split, a, &nborder));
+  PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minimd_split", minimd_k_split, m->exec,
+                                          porta_range(0, a->nlocal), a, &nborder));
   nb->nborder = nborder;
   nb->ninner = a->nlocal - nborder;
   return PORTA_SUCCESS;
@@ -480,15 +480,15 @@ int minimd_neighbor_build(minimd *m) {
     a.neighbors = nb->neighbors;
     a.maxneighs = nb->maxneighs;
     int32_t longest = 0;
-    PORTA_CHECK(porta_parallel_reduce("minimd_neighbor_build", m->exec, porta_range(0, a.nlocal),
-                                      &minimd_k_build, &a, &longest));
+    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("minimd_neighbor_build", minimd_k_build, m->exec,
+                                              porta_range(0, a.nlocal), &a, &longest));
     if (longest <= nb->maxneighs) break;
     nb->maxneighs = (int)(1.2 * longest) + 1;
     porta_view_i32_release(&nb->neighbors); /* reallocated at the new width above */
   }
   if (m->reproducible)
-    PORTA_CHECK(porta_parallel_for("minimd_sort_lists", m->exec, porta_range(0, a.nlocal),
-                                   &minimd_k_sort_list, &a));
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_lists", minimd_k_sort_list, m->exec,
+                                           porta_range(0, a.nlocal), &a));
   if (nb->split) PORTA_CHECK(split_atoms(m, &a));
   nb->builds += 1;
   return PORTA_SUCCESS;

@@ -39,17 +39,17 @@ int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int dep
       a.n = c->nx;
       a.lo = c->phys_left;
       a.hi = c->phys_right;
-      PORTA_CHECK(porta_parallel_for_md("tea_reflect_x", c->exec,
-                                        porta_mdrange2(h - depth, h + c->ny + depth, 0, depth),
-                                        &tea_k_reflect_x, &a));
+      PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_reflect_x", tea_k_reflect_x, c->exec,
+                                             porta_mdrange2(h - depth, h + c->ny + depth, 0, depth),
+                                             &a));
     }
     if (c->phys_bottom || c->phys_top) {
       a.n = c->ny;
       a.lo = c->phys_bottom;
       a.hi = c->phys_top;
-      PORTA_CHECK(porta_parallel_for_md("tea_reflect_y", c->exec,
-                                        porta_mdrange2(0, depth, h - depth, h + c->nx + depth),
-                                        &tea_k_reflect_y, &a));
+      PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_reflect_y", tea_k_reflect_y, c->exec,
+                                             porta_mdrange2(0, depth, h - depth, h + c->nx + depth),
+                                             &a));
     }
   }
   return PORTA_SUCCESS;

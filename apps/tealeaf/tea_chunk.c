@@ -48,12 +48,13 @@ static int tea_fill_axis(tea_chunk *c, porta_view_f64 *vert, porta_view_f64 *cel
   ca.origin = origin;
   ca.d = d;
   ca.off = (int64_t)off - h;
-  PORTA_CHECK(
-      porta_parallel_for("tea_coords", c->exec, porta_range(0, ext + 1), &tea_k_coords, &ca));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_coords", tea_k_coords, c->exec,
+                                         porta_range(0, ext + 1), &ca));
   tea_cell_args cc;
   cc.cell = *cell;
   cc.vert = *vert;
-  PORTA_CHECK(porta_parallel_for("tea_cells", c->exec, porta_range(0, ext), &tea_k_cells, &cc));
+  PORTA_CHECK(
+      PORTA_PARALLEL_FOR_LABELED("tea_cells", tea_k_cells, c->exec, porta_range(0, ext), &cc));
   return PORTA_SUCCESS;
 }
 

@@ -80,14 +80,14 @@ int tea_generate(tea_chunk *c, const tea_settings *s) {
     a.xmax = st->xmax - c->dx / 100.0;
     a.ymax = st->ymax - c->dy / 100.0;
     a.radius = st->radius;
-    PORTA_CHECK(porta_parallel_for_md("tea_generate", c->exec, all, &tea_k_state, &a));
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_generate", tea_k_state, c->exec, all, &a));
   }
   tea_setfield_args b;
   b.density = TEA_F(c, TEA_FIELD_DENSITY);
   b.energy0 = TEA_F(c, TEA_FIELD_ENERGY0);
   b.energy1 = TEA_F(c, TEA_FIELD_ENERGY1);
   b.u = TEA_F(c, TEA_FIELD_U);
-  PORTA_CHECK(porta_parallel_for_md("tea_set_field", c->exec, all, &tea_k_set_field, &b));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_set_field", tea_k_set_field, c->exec, all, &b));
   int f[4];
   f[0] = TEA_FIELD_DENSITY;
   f[1] = TEA_FIELD_ENERGY0;

@@ -109,7 +109,8 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
   a.alpha = alpha;
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) {
-    PORTA_CHECK(porta_parallel_for_md("tea_cg_calc_ur", c->exec, in, &tea_k_cg_calc_ur_only, &a));
+    PORTA_CHECK(
+        PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, c->exec, in, &a));
     PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
     return rrn ? tea_reduce(c, "tea_dot_rz", in, &tea_k_dot_rz, &a, 0, rrn) : PORTA_SUCCESS;
   }
@@ -134,8 +135,8 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {
   a.p = TEA_F(c, TEA_FIELD_P);
   a.src = TEA_F(c, src);
   a.beta = beta;
-  return porta_parallel_for_md("tea_cg_calc_p", c->exec, tea_policy(tea_box_interior(c, 0)),
-                               &tea_k_cg_calc_p_f, &a);
+  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_p", tea_k_cg_calc_p_f, c->exec,
+                                    tea_policy(tea_box_interior(c, 0)), &a);
 }
 
 /* ---- lean CG iteration (no preconditioner, default mode; docs/tealeaf.md "CG data movement")
@@ -171,8 +172,8 @@ PORTA_MDREDUCE2(tea_k_cg_calc_w_lean_r, tea_cg_args, a, k, j, porta_sum_f64, acc
 int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw) {
   tea_cg_args a = tea_cg_make(c);
   *pw = 0.0;
-  return porta_parallel_reduce_md("tea_cg_calc_w", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_cg_calc_w_lean_r, &a, pw);
+  return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_w", tea_k_cg_calc_w_lean_r, c->exec,
+                                       tea_policy(tea_box_interior(c, 0)), &a, pw);
 }
 
 /* r -= a w; rrn += r.r */
@@ -186,8 +187,8 @@ int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   *rrn = 0.0;
-  return porta_parallel_reduce_md("tea_cg_calc_r", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                  &tea_k_cg_calc_r_r, &a, rrn);
+  return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_r, c->exec,
+                                       tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
 
 /* u += a p; p = r + b p */
@@ -212,6 +213,6 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
   tea_cg_args a = tea_cg_make(c);
   a.alpha = alpha;
   a.beta = beta;
-  return porta_parallel_for_md("tea_cg_calc_up", c->exec, tea_policy(tea_box_interior(c, 0)),
-                               &tea_k_cg_calc_up_f, &a);
+  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec,
+                                    tea_policy(tea_box_interior(c, 0)), &a);
 }

@@ -76,7 +76,7 @@ static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
 
 static int tea_ch_step(tea_chunk *c, tea_precon pc, tea_ch_args *a, const porta_kernel *upd) {
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  PORTA_CHECK(porta_parallel_for_md("tea_cheby_resid", c->exec, in, &tea_k_ch_resid, a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec, in, a));
   if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
   return porta_parallel_for_md("tea_cheby_update", c->exec, in, upd, a);
 }
@@ -102,8 +102,8 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   tea_ch_args a = tea_ch_make(c, pc);
   a.alpha = alpha;
   a.beta = beta;
-  PORTA_CHECK(porta_parallel_for_md("tea_cheby_resid", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                    &tea_k_ch_resid, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec,
+                                         tea_policy(tea_box_interior(c, 0)), &a));
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
   return tea_split_run(c, 1, ring_exec, &tea_k_ch_iter_p_split, &a, &a.sp);

@@ -121,16 +121,16 @@ PORTA_MDFOR2(tea_k_diag_solve, tea_diag_args, a, k, j) {
 int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst) {
   if (pc == TEA_PRECON_JAC_BLOCK) {
     tea_block_args a = tea_block_make(c, src, dst);
-    return porta_parallel_for_md("tea_block_solve", c->exec, tea_block_policy(c),
-                                 &tea_k_block_solve, &a);
+    return PORTA_PARALLEL_FOR_LABELED("tea_block_solve", tea_k_block_solve, c->exec,
+                                      tea_block_policy(c), &a);
   }
   if (pc == TEA_PRECON_JAC_DIAG) {
     tea_diag_args a;
     a.src = TEA_F(c, src);
     a.dst = TEA_F(c, dst);
     a.mi = TEA_F(c, TEA_FIELD_MI);
-    return porta_parallel_for_md("tea_diag_solve", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                 &tea_k_diag_solve, &a);
+    return PORTA_PARALLEL_FOR_LABELED("tea_diag_solve", tea_k_diag_solve, c->exec,
+                                      tea_policy(tea_box_interior(c, 0)), &a);
   }
   return PORTA_SUCCESS;
 }
@@ -163,18 +163,18 @@ int tea_k_init_common(tea_chunk *c, const tea_settings *s) {
   a.zb = zero && c->phys_bottom;
   a.zt = zero && c->phys_top;
   a.diag = s->preconditioner == TEA_PRECON_JAC_DIAG;
-  PORTA_CHECK(porta_parallel_for_md("tea_init_u", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                    &tea_k_init_u, &a));
-  PORTA_CHECK(porta_parallel_for_md("tea_init_w", c->exec, porta_mdrange2(0, N0, 0, N1),
-                                    &tea_k_init_w, &a));
-  PORTA_CHECK(porta_parallel_for_md("tea_init_kxky", c->exec, porta_mdrange2(1, N0, 1, N1),
-                                    &tea_k_init_kxky, &a));
-  PORTA_CHECK(porta_parallel_for_md("tea_init_di", c->exec, porta_mdrange2(1, N0 - 1, 1, N1 - 1),
-                                    &tea_k_init_di, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_u", tea_k_init_u, c->exec,
+                                         tea_policy(tea_box_interior(c, 0)), &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_w", tea_k_init_w, c->exec,
+                                         porta_mdrange2(0, N0, 0, N1), &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_kxky", tea_k_init_kxky, c->exec,
+                                         porta_mdrange2(1, N0, 1, N1), &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_di", tea_k_init_di, c->exec,
+                                         porta_mdrange2(1, N0 - 1, 1, N1 - 1), &a));
   if (s->preconditioner == TEA_PRECON_JAC_BLOCK) {
     tea_block_args b = tea_block_make(c, TEA_FIELD_R, TEA_FIELD_Z);
-    PORTA_CHECK(porta_parallel_for_md("tea_block_init", c->exec, tea_block_policy(c),
-                                      &tea_k_block_init, &b));
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_block_init", tea_k_block_init, c->exec,
+                                           tea_block_policy(c), &b));
   }
   return PORTA_SUCCESS;
 }

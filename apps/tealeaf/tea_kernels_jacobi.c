@@ -54,16 +54,16 @@ int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part) {
   tea_jac_args a = tea_jac_make(c);
   const int64_t h = c->halo; /* un is read one cell into the halo on every side */
   if (part == TEA_JACOBI_COPY_ALL)
-    return porta_parallel_for_md("tea_jacobi_copy", c->exec,
-                                 porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
-                                 &tea_k_jac_copy, &a);
+    return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy", tea_k_jac_copy, c->exec,
+                                      porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
+                                      &a);
   if (part == TEA_JACOBI_COPY_INTERIOR)
-    return porta_parallel_for_md("tea_jacobi_copy_interior", c->exec,
-                                 tea_policy(tea_box_interior(c, 0)), &tea_k_jac_copy, &a);
+    return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy_interior", tea_k_jac_copy, c->exec,
+                                      tea_policy(tea_box_interior(c, 0)), &a);
   const tea_box grown = {h - 1, h + c->ny + 1, h - 1, h + c->nx + 1};
   tea_split_box(&a.frame, grown, 1);
-  return porta_parallel_for("tea_jacobi_copy_frame", c->exec, porta_range(0, a.frame.ring),
-                            &tea_k_jac_copy_frame, &a);
+  return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy_frame", tea_k_jac_copy_frame, c->exec,
+                                    porta_range(0, a.frame.ring), &a);
 }
 
 int tea_k_jacobi_update(tea_chunk *c, double *err) {

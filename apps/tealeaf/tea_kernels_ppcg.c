@@ -83,8 +83,8 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
   tea_precon pc = s->preconditioner;
   tea_pp_args a = tea_pp_make(c, pc);
   a.theta_r = 1.0 / theta;
-  PORTA_CHECK(porta_parallel_for_md("tea_ppcg_init_sd", c->exec, tea_policy(tea_box_interior(c, 0)),
-                                    &tea_k_pp_init_sd, &a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_ppcg_init_sd", tea_k_pp_init_sd, c->exec,
+                                         tea_policy(tea_box_interior(c, 0)), &a));
   const int h = c->halo;
   int fields[2];
   fields[0] = TEA_FIELD_SD;
@@ -106,7 +106,8 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
     for (int extra = h - 1; extra >= 0; --extra) {
       int step = cur + h - 1 - extra;
       porta_mdrange_policy box = tea_policy(tea_box_interior(c, extra));
-      PORTA_CHECK(porta_parallel_for_md("tea_ppcg_inner_r", c->exec, box, &tea_k_pp_inner_r, &a));
+      PORTA_CHECK(
+          PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_r", tea_k_pp_inner_r, c->exec, box, &a));
       if (pc == TEA_PRECON_JAC_BLOCK)
         PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_RTEMP, TEA_FIELD_Z));
       a.alpha = alphas[step - 1];
@@ -120,7 +121,7 @@ int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, co
         exchanged = true;
       } else {
         PORTA_CHECK(
-            porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, box, &tea_k_pp_inner_sd, &a));
+            PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_sd", tea_k_pp_inner_sd, c->exec, box, &a));
       }
       if (s->reflective_boundary && any_phys) PORTA_CHECK(tea_reflect_boundaries(c, &sdf, 1, 1));
       if (step == steps) break;
@@ -164,7 +165,7 @@ int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
   tea_sum2_value v;
   v.v[0] = v.v[1] = 0.0;
   PORTA_CHECK(
-      porta_parallel_reduce_md("tea_ppcg_calc_w", c->exec, in, &tea_k_pp_calc_w_rz, &a, &v));
+      PORTA_PARALLEL_REDUCE_LABELED("tea_ppcg_calc_w", tea_k_pp_calc_w_rz, c->exec, in, &a, &v));
   *pw = v.v[0];
   *rz = v.v[1];
   return PORTA_SUCCESS;

@@ -23,18 +23,18 @@ typedef struct stream_args {
   double scalar;
 } stream_args;
 
-PORTA_DECLARE_KERNEL(bk_copy)
-PORTA_DECLARE_KERNEL(bk_scale)
-PORTA_DECLARE_KERNEL(bk_add)
-PORTA_DECLARE_KERNEL(bk_triad)
-PORTA_DECLARE_KERNEL(bk_dot) /**< reducer porta_sum_f64 */
+PORTA_DECLARE_KERNEL(bk_copy, stream_args)
+PORTA_DECLARE_KERNEL(bk_scale, stream_args)
+PORTA_DECLARE_KERNEL(bk_add, stream_args)
+PORTA_DECLARE_KERNEL(bk_triad, stream_args)
+PORTA_DECLARE_KERNEL(bk_dot, stream_args, porta_sum_f64)
 
 typedef struct empty_args {
   int unused;
 } empty_args;
 
 /** An empty parallel_for (launch cost). */
-PORTA_DECLARE_KERNEL(bk_empty)
+PORTA_DECLARE_KERNEL(bk_empty, empty_args)
 
 /** 2D 5-point stencil on the interior of `in`: out(i,j) = 0.2 (in(i,j) + in(i-1,j) + in(i+1,j)
  *  + in(i,j-1) + in(i,j+1)), added in that order. */
@@ -42,7 +42,7 @@ typedef struct stencil_args {
   porta_view_f64 in, out;
 } stencil_args;
 
-PORTA_DECLARE_KERNEL(bk_stencil) /**< rank-2 MDRANGE */
+PORTA_DECLARE_KERNEL(bk_stencil, stencil_args) /**< rank-2 MDRANGE */
 
 /** CSR SpMV y = A x, a team per `rows_per_team` rows: each team thread takes rows, its vector
  *  lanes split the row's nonzeros. */
@@ -53,16 +53,16 @@ typedef struct spmv_args {
   int64_t nrows, rows_per_team;
 } spmv_args;
 
-PORTA_DECLARE_KERNEL(bk_spmv) /**< TEAM */
+PORTA_DECLARE_KERNEL(bk_spmv, spmv_args) /**< TEAM */
 
 typedef struct scan_args {
   porta_view_i64 in, out;
 } scan_args;
 
 /** The scan's bandwidth reference: a plain copy of the same arrays. */
-PORTA_DECLARE_KERNEL(bk_copy_i64)
-/** Exclusive prefix sum of in into out (reducer porta_sum_i64). */
-PORTA_DECLARE_KERNEL(bk_scan)
+PORTA_DECLARE_KERNEL(bk_copy_i64, scan_args)
+/** Exclusive prefix sum of in into out. */
+PORTA_DECLARE_KERNEL(bk_scan, scan_args, porta_sum_i64)
 
 /** Neighbour-list gather: out(i) = sum over k of x(nb(i, k)). */
 typedef struct neigh_args {
@@ -72,10 +72,10 @@ typedef struct neigh_args {
 } neigh_args;
 
 /** Fill nb through the default accessor (PORTA_AT2) / forcing LayoutRight (PORTA_R2). */
-PORTA_DECLARE_KERNEL(bk_neigh_fill)
-PORTA_DECLARE_KERNEL(bk_neigh_fill_right)
+PORTA_DECLARE_KERNEL(bk_neigh_fill, neigh_args)
+PORTA_DECLARE_KERNEL(bk_neigh_fill_right, neigh_args)
 /** The same gather twice: through the default accessor, and forcing LayoutRight. */
-PORTA_DECLARE_KERNEL(bk_neigh)
-PORTA_DECLARE_KERNEL(bk_neigh_right)
+PORTA_DECLARE_KERNEL(bk_neigh, neigh_args)
+PORTA_DECLARE_KERNEL(bk_neigh_right, neigh_args)
 
 #endif /* BENCH_KERNELS_H */

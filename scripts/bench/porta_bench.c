@@ -302,31 +302,31 @@ static double stream_run(bench *B, int k, stream_set *s, int porta) {
   switch (k) {
   case B_COPY:
     if (porta)
-      rc = porta_parallel_for("copy", B->ex, rg, &bk_copy, &args);
+      rc = PORTA_PARALLEL_FOR_LABELED("copy", bk_copy, B->ex, rg, &args);
     else
       hand_copy(s->a.data, s->c.data, n, B->nt);
     break;
   case B_SCALE:
     if (porta)
-      rc = porta_parallel_for("scale", B->ex, rg, &bk_scale, &args);
+      rc = PORTA_PARALLEL_FOR_LABELED("scale", bk_scale, B->ex, rg, &args);
     else
       hand_scale(s->b.data, s->c.data, start_scalar, n, B->nt);
     break;
   case B_ADD:
     if (porta)
-      rc = porta_parallel_for("add", B->ex, rg, &bk_add, &args);
+      rc = PORTA_PARALLEL_FOR_LABELED("add", bk_add, B->ex, rg, &args);
     else
       hand_add(s->a.data, s->b.data, s->c.data, n, B->nt);
     break;
   case B_TRIAD:
     if (porta)
-      rc = porta_parallel_for("triad", B->ex, rg, &bk_triad, &args);
+      rc = PORTA_PARALLEL_FOR_LABELED("triad", bk_triad, B->ex, rg, &args);
     else
       hand_triad(s->a.data, s->b.data, s->c.data, start_scalar, n, B->nt);
     break;
   default:
     if (porta)
-      rc = porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &args, &s->dot);
+      rc = PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &args, &s->dot);
     else
       s->dot = hand_dot(s->a.data, s->b.data, n, B->nt);
     break;
@@ -430,7 +430,7 @@ static double launch_porta(bench *B) {
   int rc = PORTA_SUCCESS;
   const double t0 = porta_wtime();
   for (int l = 0; l < LAUNCHES_PER_REP; ++l)
-    rc |= porta_parallel_for("empty", B->ex, porta_range(0, B->nt), &bk_empty, &e);
+    rc |= PORTA_PARALLEL_FOR_LABELED("empty", bk_empty, B->ex, porta_range(0, B->nt), &e);
   rc |= porta_exec_fence(B->ex, "empty");
   const double t = porta_wtime() - t0;
   note_rc(B, rc);
@@ -494,7 +494,7 @@ static void bench_stencil_run(bench *B) {
         stencil_args sa;
         sa.in = vin;
         sa.out = vout[o];
-        rc |= porta_parallel_for_md("stencil", B->ex, box, &bk_stencil, &sa);
+        rc |= PORTA_PARALLEL_FOR_LABELED("stencil", bk_stencil, B->ex, box, &sa);
         rc |= porta_exec_fence(B->ex, "stencil");
       } else {
         hand_stencil(in, vout[o].data, m, B->nt);
@@ -588,7 +588,7 @@ static void bench_spmv_run(bench *B) {
       const double t0 = porta_wtime();
       if (porta) {
         s.y = y[o];
-        rc |= porta_parallel_for_team("spmv", B->ex, tp, &bk_spmv, &s);
+        rc |= PORTA_PARALLEL_FOR_LABELED("spmv", bk_spmv, B->ex, tp, &s);
         rc |= porta_exec_fence(B->ex, "spmv");
       } else {
         hand_spmv(rp, col, val, x, y[o].data, nrows, B->nt);
@@ -645,7 +645,7 @@ static void bench_scan_run(bench *B) {
       ca.in = vin;
       ca.out = vout[porta_set(r)];
       const double t0 = porta_wtime();
-      rc |= porta_parallel_for("copy_i64", B->ex, porta_range(0, n), &bk_copy_i64, &ca);
+      rc |= PORTA_PARALLEL_FOR_LABELED("copy_i64", bk_copy_i64, B->ex, porta_range(0, n), &ca);
       rc |= porta_exec_fence(B->ex, "copy_i64");
       if (r >= 0) tc[r] = porta_wtime() - t0;
     }
@@ -657,7 +657,7 @@ static void bench_scan_run(bench *B) {
         scan_args sa;
         sa.in = vin;
         sa.out = vout[o];
-        rc |= porta_parallel_scan("scan", B->ex, porta_range(0, n), &bk_scan, &sa, &tot_p);
+        rc |= PORTA_PARALLEL_SCAN_LABELED("scan", bk_scan, B->ex, porta_range(0, n), &sa, &tot_p);
         rc |= porta_exec_fence(B->ex, "scan");
       } else {
         tot_h = hand_scan(in, vout[o].data, n, B->nt, part);
@@ -742,7 +742,7 @@ static void bench_det(bench *B, det_bits bits[3]) {
       const int det = (side == 0) == porta_first(r);
       porta_set_deterministic(det);
       const double t0 = porta_wtime();
-      rc |= porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &d, det ? &v_det : &v_def);
+      rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &d, det ? &v_det : &v_def);
       rc |= porta_exec_fence(B->ex, "dot");
       const double t = porta_wtime() - t0;
       if (r >= 0) (det ? B->tp : B->th)[r] = t;
@@ -752,17 +752,17 @@ static void bench_det(bench *B, det_bits bits[3]) {
   /* the deterministic result on Serial, OpenMP 1 thread, OpenMP nt threads */
   porta_set_deterministic(1);
   bits[0].have = 1;
-  rc |= porta_parallel_reduce("dot", porta_exec_backend(PORTA_BACKEND_SERIAL), rg, &bk_dot, &d,
-                              &bits[0].v);
+  rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, porta_exec_backend(PORTA_BACKEND_SERIAL), rg,
+                                      &d, &bits[0].v);
   if (porta_backend_available(PORTA_BACKEND_OPENMP)) {
     const porta_exec omp = porta_exec_backend(PORTA_BACKEND_OPENMP);
     const int nt2 = nt0 > 1 ? nt0 : 2;
     B->det_threads = nt2;
     rc |= porta_set_num_threads(1);
-    rc |= porta_parallel_reduce("dot", omp, rg, &bk_dot, &d, &bits[1].v);
+    rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, omp, rg, &d, &bits[1].v);
     bits[1].have = 1;
     rc |= porta_set_num_threads(nt2);
-    rc |= porta_parallel_reduce("dot", omp, rg, &bk_dot, &d, &bits[2].v);
+    rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, omp, rg, &d, &bits[2].v);
     bits[2].have = 1;
     rc |= porta_set_num_threads(nt0);
   }
@@ -823,7 +823,7 @@ static void bench_sdot(bench *B) {
       const int porta = (side == 0) == porta_first(r);
       const double t0 = porta_wtime();
       if (porta)
-        rc |= porta_parallel_reduce("sdot", serial, rg, &bk_dot, &d, &v_p);
+        rc |= PORTA_PARALLEL_REDUCE_LABELED("sdot", bk_dot, serial, rg, &d, &v_p);
       else
         v_h = hand_dot4(x, y, n);
       const double t = porta_wtime() - t0;

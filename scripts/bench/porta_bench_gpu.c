@@ -440,19 +440,19 @@ static double stream_side(bench *B, void *vctx, int side) {
     switch (c->kernel) {
     case B_COPY:
       if (side == 0)
-        rc |= porta_parallel_for("copy", B->ex, rg, &bk_copy, &c->s);
+        rc |= PORTA_PARALLEL_FOR_LABELED("copy", bk_copy, B->ex, rg, &c->s);
       else
         hand_copy_k<<<g, HAND_BLOCK>>>(c->s.a.data, c->s.c.data, n);
       break;
     case B_TRIAD:
       if (side == 0)
-        rc |= porta_parallel_for("triad", B->ex, rg, &bk_triad, &c->s);
+        rc |= PORTA_PARALLEL_FOR_LABELED("triad", bk_triad, B->ex, rg, &c->s);
       else
         hand_triad_k<<<g, HAND_BLOCK>>>(c->s.b.data, c->s.c.data, c->s.d.data, c->s.scalar, n);
       break;
     default:
       if (side == 0)
-        rc |= porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &c->s, &c->dot_p);
+        rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &c->s, &c->dot_p);
       else
         c->dot_h = hand_dot(B, c->s.a.data, c->s.b.data, n);
       break;
@@ -510,8 +510,8 @@ static double det_side(bench *B, void *vctx, int side) {
   porta_set_deterministic(side == 0);
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
-    rc |=
-        porta_parallel_reduce("dot", B->ex, rg, &bk_dot, &c->s, side == 0 ? &c->v_det : &c->v_def);
+    rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &c->s,
+                                        side == 0 ? &c->v_det : &c->v_def);
     if (side == 0) {
       if (!c->have_first) {
         c->first_det = c->v_det;
@@ -564,8 +564,9 @@ static void bench_det(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
     hs.d = hx;
     hs.scalar = 0.0;
     porta_set_deterministic(1);
-    note_rc(B, porta_parallel_reduce("dot", porta_exec_backend(PORTA_BACKEND_SERIAL),
-                                     porta_range(0, n), &bk_dot, &hs, &v_serial));
+    note_rc(B,
+            PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, porta_exec_backend(PORTA_BACKEND_SERIAL),
+                                          porta_range(0, n), &hs, &v_serial));
     porta_set_deterministic(det0);
     for (int64_t i = 0; i < n; ++i) {
       const long double p = (long double)hx.data[i] * hy.data[i];
@@ -636,7 +637,8 @@ static double launch_side(bench *B, void *vctx, int side) {
   const porta_range_policy one = porta_range(0, 1);
   const double t0 = porta_wtime();
   if (side == 0) {
-    for (int l = 0; l < LAUNCHES; ++l) rc |= porta_parallel_for("empty", B->ex, one, &bk_empty, e);
+    for (int l = 0; l < LAUNCHES; ++l)
+      rc |= PORTA_PARALLEL_FOR_LABELED("empty", bk_empty, B->ex, one, e);
     rc |= porta_exec_fence(B->ex, "empty");
   } else {
     for (int l = 0; l < LAUNCHES; ++l) hand_empty_k<<<1, 1>>>();
@@ -676,10 +678,10 @@ static double latency_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   if (side == 0) {
     for (int l = 0; l < LATENCY_CALLS; ++l)
-      rc |= porta_parallel_reduce("small_dot", B->ex, small, &bk_dot, &c->s, &c->v);
+      rc |= PORTA_PARALLEL_REDUCE_LABELED("small_dot", bk_dot, B->ex, small, &c->s, &c->v);
   } else {
     for (int l = 0; l < LATENCY_CALLS; ++l) {
-      rc |= porta_parallel_for("empty", B->ex, one, &bk_empty, &c->e);
+      rc |= PORTA_PARALLEL_FOR_LABELED("empty", bk_empty, B->ex, one, &c->e);
       rc |= porta_exec_fence(B->ex, "empty");
     }
   }
@@ -753,9 +755,9 @@ static double scan_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0)
-      rc |= porta_parallel_scan("scan", B->ex, rg, &bk_scan, &c->s, &c->total);
+      rc |= PORTA_PARALLEL_SCAN_LABELED("scan", bk_scan, B->ex, rg, &c->s, &c->total);
     else
-      rc |= porta_parallel_for("copy_i64", B->ex, rg, &bk_copy_i64, &c->s);
+      rc |= PORTA_PARALLEL_FOR_LABELED("copy_i64", bk_copy_i64, B->ex, rg, &c->s);
   }
   rc |= porta_exec_fence(B->ex, "scan");
   const double t = porta_wtime() - t0;
@@ -815,7 +817,7 @@ static double stencil_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0)
-      rc |= porta_parallel_for_md("stencil", B->ex, box, &bk_stencil, &c->s);
+      rc |= PORTA_PARALLEL_FOR_LABELED("stencil", bk_stencil, B->ex, box, &c->s);
     else
       hand_stencil_k<<<grid, blk>>>(c->s.in.data, c->s.out.data, m, c->ld);
   }
@@ -886,7 +888,7 @@ static double spmv_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0) {
-      rc |= porta_parallel_for_team("spmv", B->ex, c->policy, &bk_spmv, &c->s);
+      rc |= PORTA_PARALLEL_FOR_LABELED("spmv", bk_spmv, B->ex, c->policy, &c->s);
     } else if (c->vl == 4) {
       hand_spmv_k<4><<<g, HAND_BLOCK>>>(c->s.rowptr.data, c->s.col.data, c->s.val.data, c->s.x.data,
                                         c->s.y.data, nrows);
@@ -1018,9 +1020,9 @@ static double layout_side(bench *B, void *vctx, int side) {
   const double t0 = porta_wtime();
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (side == 0)
-      rc |= porta_parallel_for("neigh_left", B->ex, rg, &bk_neigh, &c->left);
+      rc |= PORTA_PARALLEL_FOR_LABELED("neigh_left", bk_neigh, B->ex, rg, &c->left);
     else
-      rc |= porta_parallel_for("neigh_right", B->ex, rg, &bk_neigh_right, &c->right);
+      rc |= PORTA_PARALLEL_FOR_LABELED("neigh_right", bk_neigh_right, B->ex, rg, &c->right);
   }
   rc |= porta_exec_fence(B->ex, "neigh");
   const double t = porta_wtime() - t0;
@@ -1054,8 +1056,9 @@ static void bench_layout(bench *B) {
   neigh_x_init_k<<<check_grid(B), HAND_BLOCK>>>(c.left.x.data, n);
   CU_LAUNCHED(B);
   const porta_range_policy rg = porta_range(0, n);
-  note_rc(B, porta_parallel_for("neigh_fill", B->ex, rg, &bk_neigh_fill, &c.left));
-  note_rc(B, porta_parallel_for("neigh_fill_right", B->ex, rg, &bk_neigh_fill_right, &c.right));
+  note_rc(B, PORTA_PARALLEL_FOR_LABELED("neigh_fill", bk_neigh_fill, B->ex, rg, &c.left));
+  note_rc(B,
+          PORTA_PARALLEL_FOR_LABELED("neigh_fill_right", bk_neigh_fill_right, B->ex, rg, &c.right));
   note_rc(B, porta_exec_fence(B->ex, "neigh_fill"));
   neigh_ref_k<<<check_grid(B), HAND_BLOCK>>>(c.left.nb.data, porta_stride(c.left.nb, 1),
                                              c.left.x.data, ref.data, n);

@@ -6,7 +6,8 @@
  *    typed launches check, and PORTA_DECLARE_KERNEL(NAME, ARGS_T[, R]) repeats them;
  *  - typed launches (PORTA_PARALLEL_FOR / REDUCE / SCAN) for every pattern, the policy's type
  *    picking range, box or team; the result contract: *result is overwritten, never read (a
- *    garbage value before the call does not leak in; an empty range gives the identity);
+ *    garbage value before the call does not leak in; an empty range gives the identity; a
+ *    failed launch leaves it); the label is the kernel's name or the _LABELED form's;
  *  - porta_exec_query: the traits of the execution space match what the back end does (one
  *    thread, host threads, a device), and the staging space is host-accessible.
  */
@@ -61,10 +62,13 @@ static void test_hygiene(void) {
   PT_EQ_F64(sum, 2.0 * (double)n * (double)(n + 1) / 2);
   PT_OK(porta_view_i64_fill(l.hits, 0));
   PT_OK(porta_parallel_for_md("count", ex, porta_mdrange3(0, 3, 1, 6, 2, 9), &count_l, &l));
+  /* the typed launch's checks name no type of their own either */
+  const L *cl = &l;
+  PT_OK(PORTA_PARALLEL_FOR_LABELED("count", count_l, ex, porta_mdrange3(0, 3, 1, 6, 2, 9), cl));
   porta_mirror_i64 hh;
   PT_OK(porta_view_i64_create_mirror_view(&hh, &l.hits));
   PT_OK(porta_deep_copy(hh, l.hits));
-  PT_EQ_I64(hh.data[0], 3 * 5 * 7);
+  PT_EQ_I64(hh.data[0], 2 * 3 * 5 * 7);
   porta_mirror_i64_release(&hh);
   porta_mirror_f64_release(&hx);
   porta_view_i64_release(&l.hits);
@@ -120,6 +124,35 @@ static void test_typed_launch(void) {
   box = garbage;
   PT_OK(PORTA_PARALLEL_REDUCE(box_sum, ex, porta_mdrange2(0, 0, 0, 4), &a, &box));
   PT_EQ_F64(box, 0.0);
+  total = garbage;
+  PT_OK(PORTA_PARALLEL_SCAN(prefix_of, ex, porta_range(7, 7), &a, &total));
+  PT_EQ_F64(total, 0.0);
+  porta_view_f64_release(&a.x);
+}
+
+/* The label: the kernel's name, or the caller's (_LABELED); a failed launch leaves *result. */
+static void test_typed_labels(void) {
+  const porta_exec ex = porta_exec_default();
+  args a;
+  a.a = 1.0;
+  PT_OK(porta_view_f64_create1(&a.x, "x", 8));
+  PT_OK(porta_view_f64_fill(a.x, 2.0));
+  /* (the codes through a variable: PT_EXPECT_CODE would print the whole expansion) */
+  int rc = PORTA_PARALLEL_FOR(scale_args, ex, porta_range(5, 2), &a);
+  PT_EQ_I64(rc, PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("scale_args");
+  rc = PORTA_PARALLEL_FOR_LABELED("scale_halo", scale_args, ex, porta_range(5, 2), &a);
+  PT_EQ_I64(rc, PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("scale_halo");
+  double lo = 7.0, total = -1.0;
+  rc = PORTA_PARALLEL_REDUCE_LABELED("min_bad", min_of, ex, porta_range(5, 2), &a, &lo);
+  PT_EQ_I64(rc, PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("min_bad");
+  PT_EQ_F64(lo, 7.0);
+  PT_OK(PORTA_PARALLEL_REDUCE_LABELED("min_ok", min_of, ex, porta_range(0, 8), &a, &lo));
+  PT_EQ_F64(lo, 2.0);
+  PT_OK(PORTA_PARALLEL_SCAN_LABELED("prefix_ok", prefix_of, ex, porta_range(0, 8), &a, &total));
+  PT_EQ_F64(total, 16.0);
   porta_view_f64_release(&a.x);
 }
 
@@ -154,6 +187,7 @@ int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_hygiene);
   PT_RUN(test_typed_launch);
+  PT_RUN(test_typed_labels);
   PT_RUN(test_traits);
   PT_END();
 }

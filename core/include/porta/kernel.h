@@ -13,8 +13,9 @@
  *  typedef struct { porta_view_f64 x, y; double a; } axpy_args;
  *  PORTA_FOR(axpy, axpy_args, a, i) { PORTA_AT1(a->y, i) += a->a * PORTA_AT1(a->x, i); }
  *  ...
- *  porta_parallel_for("axpy", porta_exec_default(), porta_range(0, n), &axpy, &args);
+ *  PORTA_CHECK(PORTA_PARALLEL_FOR(axpy, porta_exec_default(), porta_range(0, n), &args));
  *  @endcode
+ *  The typed launch (below) checks &args against axpy_args at compile time.
  *  Bodies are bound at compile time by token pasting; only host launchers are
  *  stored in the descriptor, so device code never calls through a pointer.
  *  Kernel files must stay in the common subset of C11 and C++17.
@@ -71,11 +72,17 @@ PORTA_EXTERN_C_END
 #define PORTA_GEN_TEAM_REDUCE_(ID, name, on, A) PORTA_##ID##_TEAM_REDUCE_ A
 
 /** The types a kernel's launches are checked against (NAME_args_t, NAME_value_t). Repeating
- *  them (a declaration beside the definition) is allowed in C11 and C++. */
-#define PORTA_KERNEL_TYPES_(NAME, ARGS_T) typedef ARGS_T NAME##_args_t;
+ *  them (a declaration beside the definition) is allowed in C11 and C++. NAME_porta_value_ is
+ *  what the typed launches read: the value type, or porta_no_value_ (never defined) for a
+ *  parallel_for kernel, so that a launch of the wrong kind does not compile either. */
+struct porta_no_value_;
+#define PORTA_KERNEL_TYPES_(NAME, ARGS_T)                                                          \
+  typedef ARGS_T NAME##_args_t;                                                                    \
+  typedef struct porta_no_value_ NAME##_porta_value_;
 #define PORTA_KERNEL_TYPES_R_(NAME, ARGS_T, R)                                                     \
   typedef ARGS_T NAME##_args_t;                                                                    \
-  typedef R##_value NAME##_value_t;
+  typedef R##_value NAME##_value_t;                                                                \
+  typedef R##_value NAME##_porta_value_;
 
 /** Declare a kernel defined in another file, with its argument type (and, for reductions and
  *  scans, its reducer), so that launches of it are typed: PORTA_DECLARE_KERNEL(axpy, axpy_args)
@@ -210,25 +217,43 @@ PORTA_EXTERN_C_END
 
 /** Launch kernel NAME by name, checked at compile time against the types its macro (or
  *  PORTA_DECLARE_KERNEL) defined: ARGS must point to a NAME_args_t (const or not), RESULT to a
- *  NAME_value_t. The policy's type picks the pattern (range, box or team), as in Kokkos, and
- *  the kernel's name is the label. They cost nothing over the untyped calls they expand to:
+ *  NAME_value_t, and the macro must match the kernel's kind (PORTA_PARALLEL_FOR for a
+ *  parallel_for kernel, _REDUCE / _SCAN for one with a value). A mismatch is a compile error
+ *  that says "Porta typed launch: ..." (C11: _Generic inside a static assertion; C++, what nvcc
+ *  compiles: class templates holding a static_assert). The policy's type picks the pattern
+ *  (porta_range: range, porta_mdrange2..6: box, porta_team_policy_make: team), as in Kokkos,
+ *  and the kernel's name is the label. They expand to the untyped calls below and cost nothing
+ *  over them; each argument is evaluated once.
  *  @code
  *  PORTA_CHECK(PORTA_PARALLEL_FOR(axpy, exec, porta_range(0, n), &args));
  *  PORTA_CHECK(PORTA_PARALLEL_REDUCE(dot, exec, porta_range(0, n), &args, &sum));
+ *  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("axpy_halo", axpy, exec, porta_range(0, h), &args));
  *  @endcode
- *  RESULT contract (typed and untyped calls alike): the launch overwrites *RESULT with the
- *  reduction (the reducer's identity over an empty range) and never reads it, so callers need
- *  not initialise it. A scan's TOTAL may be NULL (C) or nullptr (C++).
- *  The untyped calls (porta_parallel_for ...) remain for descriptors chosen at run time
- *  (a pointer to one of several kernels), where no name is known at compile time. */
+ *  RESULT contract (typed and untyped calls, every back end): a successful launch overwrites
+ *  *RESULT with the reduction (the reducer's identity over an empty range) and never reads it,
+ *  so callers need not initialise it; a failed launch leaves it alone. A scan's TOTAL may be
+ *  NULL (C and C++) or nullptr (C++); in C any `void *` passes, as NULL is one.
+ *  The kind of policy (range, box, team) and the box's rank are checked when the launch runs,
+ *  as are the untyped calls' (a declaration does not say them).
+ *  The untyped calls (porta_parallel_for ...) remain for descriptors chosen at run time (a
+ *  pointer to one of several kernels), where no name is known at compile time. */
 #define PORTA_PARALLEL_FOR(NAME, EXEC, POLICY, ARGS)                                               \
-  PORTA_FOR_CALL_(POLICY)(#NAME, (EXEC), (POLICY), &NAME, PORTA_TYPED_ARGS_(NAME, ARGS))
+  PORTA_PARALLEL_FOR_LABELED(#NAME, NAME, EXEC, POLICY, ARGS)
 #define PORTA_PARALLEL_REDUCE(NAME, EXEC, POLICY, ARGS, RESULT)                                    \
-  PORTA_REDUCE_CALL_(POLICY)                                                                       \
-  (#NAME, (EXEC), (POLICY), &NAME, PORTA_TYPED_ARGS_(NAME, ARGS),                                  \
-   PORTA_TYPED_RESULT_(NAME, RESULT))
+  PORTA_PARALLEL_REDUCE_LABELED(#NAME, NAME, EXEC, POLICY, ARGS, RESULT)
 #define PORTA_PARALLEL_SCAN(NAME, EXEC, POLICY, ARGS, TOTAL)                                       \
-  porta_parallel_scan(#NAME, (EXEC), (POLICY), &NAME, PORTA_TYPED_ARGS_(NAME, ARGS),               \
+  PORTA_PARALLEL_SCAN_LABELED(#NAME, NAME, EXEC, POLICY, ARGS, TOTAL)
+
+/** The same with the caller's label (a `const char *`, evaluated at run time), where the
+ *  profiler should show another name than the kernel's: a kernel launched on several parts. */
+#define PORTA_PARALLEL_FOR_LABELED(LABEL, NAME, EXEC, POLICY, ARGS)                                \
+  PORTA_FOR_CALL_(POLICY)((LABEL), (EXEC), (POLICY), &NAME, PORTA_TYPED_FOR_ARGS_(NAME, ARGS))
+#define PORTA_PARALLEL_REDUCE_LABELED(LABEL, NAME, EXEC, POLICY, ARGS, RESULT)                     \
+  PORTA_REDUCE_CALL_(POLICY)                                                                       \
+  ((LABEL), (EXEC), (POLICY), &NAME, PORTA_TYPED_VALUE_ARGS_(NAME, ARGS),                          \
+   PORTA_TYPED_RESULT_(NAME, RESULT))
+#define PORTA_PARALLEL_SCAN_LABELED(LABEL, NAME, EXEC, POLICY, ARGS, TOTAL)                        \
+  porta_parallel_scan((LABEL), (EXEC), (POLICY), &NAME, PORTA_TYPED_VALUE_ARGS_(NAME, ARGS),       \
                       PORTA_TYPED_TOTAL_(NAME, TOTAL))
 
 #ifdef __cplusplus
@@ -260,6 +285,18 @@ static inline int porta_reduce_call_(const char *l, porta_exec e, porta_team_pol
 }
 #define PORTA_FOR_CALL_(POLICY) porta_for_call_
 #define PORTA_REDUCE_CALL_(POLICY) porta_reduce_call_
+template <class Value> struct porta_typed_for_kind_check_ {
+  static_assert(std::is_same<Value, porta_no_value_>::value,
+                "Porta typed launch: a reduction or scan kernel (it has a NAME_value_t): launch "
+                "it with PORTA_PARALLEL_REDUCE or PORTA_PARALLEL_SCAN");
+  static constexpr bool ok = true;
+};
+template <class Value> struct porta_typed_value_kind_check_ {
+  static_assert(!std::is_same<Value, porta_no_value_>::value,
+                "Porta typed launch: a parallel_for kernel (it has no NAME_value_t): launch it "
+                "with PORTA_PARALLEL_FOR");
+  static constexpr bool ok = true;
+};
 template <class Want, class Got> struct porta_typed_args_check_ {
   typedef typename std::decay<Got>::type P;
   static_assert(
@@ -267,26 +304,33 @@ template <class Want, class Got> struct porta_typed_args_check_ {
           std::is_same<typename std::remove_cv<typename std::remove_pointer<P>::type>::type,
                        Want>::value,
       "Porta typed launch: ARGS must point to the kernel's NAME_args_t");
-  static const bool ok = true;
+  static constexpr bool ok = true;
 };
 template <class Want, class Got> struct porta_typed_result_check_ {
   static_assert(std::is_same<typename std::decay<Got>::type, Want *>::value,
                 "Porta typed launch: RESULT must point to the kernel's NAME_value_t");
-  static const bool ok = true;
+  static constexpr bool ok = true;
 };
 template <class Want, class Got> struct porta_typed_total_check_ {
   typedef typename std::decay<Got>::type P;
   static_assert(std::is_same<P, Want *>::value || std::is_same<P, std::nullptr_t>::value ||
                     std::is_integral<P>::value,
                 "Porta typed launch: TOTAL must point to the kernel's NAME_value_t, or be NULL");
-  static const bool ok = true;
+  static constexpr bool ok = true;
 };
-#define PORTA_TYPED_ARGS_(NAME, ARGS)                                                              \
-  ((void)porta_typed_args_check_<NAME##_args_t, decltype(ARGS)>::ok, (const void *)(ARGS))
+/* NULL is an integer in C++: a Want * parameter takes it (and nullptr), not another integer. */
+template <class Want> inline void *porta_typed_total_(Want *total) { return (void *)total; }
+#define PORTA_TYPED_FOR_ARGS_(NAME, ARGS)                                                          \
+  ((void)porta_typed_for_kind_check_<NAME##_porta_value_>::ok,                                     \
+   (void)porta_typed_args_check_<NAME##_args_t, decltype(ARGS)>::ok, (const void *)(ARGS))
+#define PORTA_TYPED_VALUE_ARGS_(NAME, ARGS)                                                        \
+  ((void)porta_typed_value_kind_check_<NAME##_porta_value_>::ok,                                   \
+   (void)porta_typed_args_check_<NAME##_args_t, decltype(ARGS)>::ok, (const void *)(ARGS))
 #define PORTA_TYPED_RESULT_(NAME, RESULT)                                                          \
-  ((void)porta_typed_result_check_<NAME##_value_t, decltype(RESULT)>::ok, (void *)(RESULT))
+  ((void)porta_typed_result_check_<NAME##_porta_value_, decltype(RESULT)>::ok, (void *)(RESULT))
 #define PORTA_TYPED_TOTAL_(NAME, TOTAL)                                                            \
-  ((void)porta_typed_total_check_<NAME##_value_t, decltype(TOTAL)>::ok, (void *)(TOTAL))
+  ((void)porta_typed_total_check_<NAME##_porta_value_, decltype(TOTAL)>::ok,                       \
+   porta_typed_total_<NAME##_porta_value_>(TOTAL))
 #else
 /* C11: _Generic picks the pattern; a struct holding a static assertion checks the types. */
 #define PORTA_FOR_CALL_(POLICY)                                                                    \
@@ -304,17 +348,28 @@ template <class Want, class Got> struct porta_typed_total_check_ {
     _Static_assert(COND, MSG);                                                                     \
     int ok_;                                                                                       \
   })
+#define PORTA_TYPED_IS_FOR_(NAME)                                                                  \
+  _Generic((NAME##_porta_value_ *)0, struct porta_no_value_ * : 1, default : 0)
 #define PORTA_TYPED_ARGS_(NAME, ARGS)                                                              \
-  (PORTA_TYPED_ASSERT_(                                                                            \
-       _Generic((ARGS), NAME##_args_t * : 1, const NAME##_args_t * : 1, default : 0),              \
-       "Porta typed launch: ARGS must point to " #NAME "_args_t"),                                 \
-   (const void *)(ARGS))
+  PORTA_TYPED_ASSERT_(                                                                             \
+      _Generic((ARGS), NAME##_args_t * : 1, const NAME##_args_t * : 1, default : 0),               \
+      "Porta typed launch: ARGS must point to " #NAME "_args_t")
+#define PORTA_TYPED_FOR_ARGS_(NAME, ARGS)                                                          \
+  (PORTA_TYPED_ASSERT_(PORTA_TYPED_IS_FOR_(NAME),                                                  \
+                       "Porta typed launch: " #NAME " is a reduction or scan kernel: launch it "   \
+                       "with PORTA_PARALLEL_REDUCE or PORTA_PARALLEL_SCAN"),                       \
+   PORTA_TYPED_ARGS_(NAME, ARGS), (const void *)(ARGS))
+#define PORTA_TYPED_VALUE_ARGS_(NAME, ARGS)                                                        \
+  (PORTA_TYPED_ASSERT_(!PORTA_TYPED_IS_FOR_(NAME),                                                 \
+                       "Porta typed launch: " #NAME " is a parallel_for kernel (no " #NAME         \
+                       "_value_t): launch it with PORTA_PARALLEL_FOR"),                            \
+   PORTA_TYPED_ARGS_(NAME, ARGS), (const void *)(ARGS))
 #define PORTA_TYPED_RESULT_(NAME, RESULT)                                                          \
-  (PORTA_TYPED_ASSERT_(_Generic((RESULT), NAME##_value_t * : 1, default : 0),                      \
+  (PORTA_TYPED_ASSERT_(_Generic((RESULT), NAME##_porta_value_ * : 1, default : 0),                 \
                        "Porta typed launch: RESULT must point to " #NAME "_value_t"),              \
    (void *)(RESULT))
 #define PORTA_TYPED_TOTAL_(NAME, TOTAL)                                                            \
-  (PORTA_TYPED_ASSERT_(_Generic((TOTAL), NAME##_value_t * : 1, void * : 1, default : 0),           \
+  (PORTA_TYPED_ASSERT_(_Generic((TOTAL), NAME##_porta_value_ * : 1, void * : 1, default : 0),      \
                        "Porta typed launch: TOTAL must point to " #NAME "_value_t, or be NULL"),   \
    (void *)(TOTAL))
 #endif

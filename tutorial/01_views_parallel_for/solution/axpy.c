@@ -1,4 +1,4 @@
-/** Exercise 01, solution: y = a*x + y with views and porta_parallel_for.
+/** Exercise 01, solution: y = a*x + y with views and PORTA_PARALLEL_FOR.
  *
  *  The serial original:
  *
