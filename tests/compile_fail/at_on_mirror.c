@@ -1,4 +1,4 @@
-// expect: has no member named .PORTA_AT_is_for_views_use_PORTA_S_on_mirrors
+// expect: has no member named.*PORTA_AT_is_for_views_use_PORTA_S_on_mirrors
 /* PORTA_AT* reads the pass's default layout (Right on the host). A host mirror keeps its
  * source's layout (Left for a GPU view), so PORTA_AT2 on it would read the wrong element in a
  * release build: it does not compile, while PORTA_S2 (the view's own strides) does. */
