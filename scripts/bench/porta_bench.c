@@ -707,6 +707,23 @@ static void bench_scan_run(bench *B) {
 
 /* ---- deterministic dot -------------------------------------------------- */
 
+/** The dot benchmarks' data (host views): x in [-0.5, 0.5) from a hash, y = 1 / (1 + i % 977),
+ *  written by nt threads (first touch), and the exact-ish answer with its magnitude. */
+static void dot_data(const stream_args *d, int64_t n, int nt, long double *ref, long double *mag) {
+  (void)nt; /* unused without OpenMP */
+  double *x = d->a.data, *y = d->b.data;
+  PORTA_OMP(parallel for num_threads(nt))
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = (double)((i * 2654435761LL) % 1000003) / 1000003.0 - 0.5;
+    y[i] = 1.0 / (double)(1 + i % 977);
+  }
+  *ref = *mag = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    *ref += (long double)x[i] * y[i];
+    *mag += fabsl((long double)x[i] * y[i]);
+  }
+}
+
 typedef struct det_bits {
   int have;
   double v;
@@ -722,17 +739,8 @@ static void bench_det(bench *B, det_bits bits[3]) {
   d.c = d.a;
   d.d = d.a;
   d.scalar = 0.0;
-  double *x = d.a.data, *y = d.b.data;
-  PORTA_OMP(parallel for num_threads(B->nt))
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = (double)((i * 2654435761LL) % 1000003) / 1000003.0 - 0.5;
-    y[i] = 1.0 / (double)(1 + i % 977);
-  }
-  long double ref = 0, mag = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    ref += (long double)x[i] * y[i];
-    mag += fabsl((long double)x[i] * y[i]);
-  }
+  long double ref, mag;
+  dot_data(&d, n, B->nt, &ref, &mag);
   const int det0 = porta_deterministic(), nt0 = porta_num_threads();
   const porta_range_policy rg = porta_range(0, n);
   double v_det = 0, v_def = 0;
@@ -802,16 +810,8 @@ static void bench_sdot(bench *B) {
   if (B->porta_rc) return;
   d.c = d.d = d.a;
   d.scalar = 0.0;
-  double *x = d.a.data, *y = d.b.data;
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = (double)((i * 2654435761LL) % 1000003) / 1000003.0 - 0.5;
-    y[i] = 1.0 / (double)(1 + i % 977);
-  }
-  long double ref = 0, mag = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    ref += (long double)x[i] * y[i];
-    mag += fabsl((long double)x[i] * y[i]);
-  }
+  long double ref, mag;
+  dot_data(&d, n, 1, &ref, &mag);
   const int det0 = porta_deterministic();
   porta_set_deterministic(0);
   const porta_exec serial = porta_exec_backend(PORTA_BACKEND_SERIAL);
@@ -825,7 +825,7 @@ static void bench_sdot(bench *B) {
       if (porta)
         rc |= PORTA_PARALLEL_REDUCE_LABELED("sdot", bk_dot, serial, rg, &d, &v_p);
       else
-        v_h = hand_dot4(x, y, n);
+        v_h = hand_dot4(d.a.data, d.b.data, n);
       const double t = porta_wtime() - t0;
       if (r >= 0) (porta ? B->tp : B->th)[r] = t;
     }
