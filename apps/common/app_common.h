@@ -10,9 +10,9 @@
  *  one. Callers pass codes up (PORTA_CHECK) or stop with the message (APP_CHECK, app_exit_all).
  *  porta_error also goes through Porta's error handler: after app_porta_errors_fatal() a failure
  *  stops the job on the spot, so code that must clean up first (the HDF5 writer removing its
- *  temporary file) runs with PORTA_ERROR_MODE_RETURN meanwhile. Functions that cannot fail
- *  return void; app_deck also keeps "file:line: reason" in d->err and app_decomp the reason in
- *  its optional err buffer (what the apps print). */
+ *  temporary file) runs in a PORTA_ERROR_MODE_RETURN scope (porta_error_scope_begin / _end)
+ *  meanwhile. Functions that cannot fail return void; app_deck also keeps "file:line: reason" in
+ *  d->err and app_decomp the reason in its optional err buffer (what the apps print). */
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
 

@@ -33,13 +33,15 @@ static const app_cli_spec tea_cli = {
     .env = tea_env,
     .nenv = (int)(sizeof tea_env / sizeof tea_env[0])};
 
-/* Output calls report failures as codes (PORTA_ERROR_MODE_RETURN meanwhile), so the writer can
- * remove its temporary file first; then the job stops with the writer's message. */
+/* Output calls report failures as codes (in a PORTA_ERROR_MODE_RETURN scope, the job's fatal
+ * mode untouched), so the writer can remove its temporary file first; then the job stops with
+ * the writer's message. */
 #define TEA_OUTPUT(call)                                                                           \
   do {                                                                                             \
-    porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);                                     \
+    const porta_error_scope tea_output_scope_ =                                                    \
+        porta_error_scope_begin(PORTA_ERROR_MODE_RETURN, NULL, NULL);                              \
     int tea_output_rc_ = (call);                                                                   \
-    app_porta_errors_fatal();                                                                      \
+    porta_error_scope_end(tea_output_scope_);                                                      \
     if (tea_output_rc_ != PORTA_SUCCESS) app_fatal("%s", porta_last_error_message());              \
   } while (0)
 

@@ -3,9 +3,15 @@
  *  follow the scope's mode whatever the process-wide one; the scope's end restores what was
  *  before (nested scopes too); other threads keep the process-wide mode.
  *  A process in PORTA_ERROR_MODE_ABORT survives a failing call made inside a RETURN scope (an
- *  abort would end this test with a failure).
+ *  abort would end this test with a failure), and aborts again on the next failure once the
+ *  scope has ended (in a child process whose end the test reads).
  */
 #include "harness.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "child_process.h"
 
 static int calls_app, calls_lib;
 static int count_app(int code, const char *message, void *user) {
@@ -34,6 +40,40 @@ static void test_scope_over_abort(void) {
   porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   PT_EQ_I64(rc, PORTA_ERROR_INVALID_ARGUMENT);
   PT_MSG_HAS("negative");
+}
+
+/* The application's ABORT is back when the library's scope ends: in a child, the call in the
+ * scope returns its code and prints nothing; the next failing call prints and aborts. */
+static void test_abort_after_scope(void) {
+  int fds[2];
+  const pid_t pid = pt_child_start(fds);
+  if (pid < 0) return;
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[1]);
+    alarm(30);
+    porta_set_error_mode(PORTA_ERROR_MODE_ABORT, NULL, NULL);
+    porta_error_scope s = porta_error_scope_begin(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+    const int rc = failing_call();
+    porta_error_scope_end(s);
+    printf("in the scope: %s\n", porta_error_name(rc));
+    fflush(stdout);
+    failing_call(); /* aborts */
+    printf("not aborted after the scope\n");
+    fflush(stdout);
+    _exit(0);
+  }
+  char text[8192];
+  const int status = pt_child_finish(fds, pid, text, sizeof text);
+  const int aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+  const char *scoped = strstr(text, "in the scope: PORTA_ERROR_INVALID_ARGUMENT\n");
+  const char *message = strstr(text, "negative"); /* the first failure's label, if it printed */
+  if (!aborted || !scoped || !message || message < scoped) fprintf(stderr, "child:\n%s", text);
+  PT_CHECK(aborted);
+  PT_CHECK(scoped != NULL);
+  PT_CHECK(message != NULL && message > scoped); /* printed by the failure after the scope only */
 }
 
 static void test_restore_and_nest(void) {
@@ -91,6 +131,7 @@ static void test_other_threads(void) {
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_scope_over_abort);
+  PT_RUN(test_abort_after_scope);
   PT_RUN(test_restore_and_nest);
 #if defined(_OPENMP)
   PT_RUN(test_other_threads);

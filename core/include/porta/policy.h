@@ -154,9 +154,11 @@ PORTA_API size_t porta_team_level0_limit(porta_exec exec);
 PORTA_API int porta_team_policy_team_size_max(porta_exec exec, porta_team_policy policy,
                                               const struct porta_kernel *kernel, int *team_size);
 /** The team size PORTA_AUTO resolves to for `kernel` (NULL: a parallel_for) under `policy`:
- *  1 on the host, as Kokkos's OpenMP back end recommends (so the thread pool runs as many teams
- *  at once; a larger team only adds barriers where the work has no shared scratch); on CUDA 256 threads per block (whole warps) or fewer, as many as fit the
- *  block's shared memory with the policy's level-0 scratch. Fails as team_size_max does. */
+ *  1 on the host, what Kokkos's OpenMP back end gives AUTO (impl_thread_pool_size(2), always 1):
+ *  the thread pool runs one team per thread (teams of the whole pool ran a row-block matvec
+ *  1.4-2 x slower on 2 threads; docs/design-notes.md, "Host teams"); on CUDA 256 threads per
+ *  block (whole warps) or fewer, as many as fit the block's shared memory with the policy's
+ *  level-0 scratch. Fails as team_size_max does. */
 PORTA_API int porta_team_policy_team_size_recommended(porta_exec exec, porta_team_policy policy,
                                                       const struct porta_kernel *kernel,
                                                       int *team_size);
