@@ -1,0 +1,769 @@
+/** @file _core.c
+ *  porta._core: the C side of Porta's Python package (docs/python.md), written against
+ *  Python's limited API (one abi3 binary for every Python >= 3.11) and Porta's C API, with no
+ *  C++ framework.
+ *
+ *  - init / finalize / fence / back-end queries: porta_initialize with argv-style options, so
+ *    porta.init(backend=..., threads=..., deterministic=...) and the PORTA_* environment work
+ *    as in C;
+ *  - load_module(path): dlopen a module generated from Python kernels (porta/translate.py)
+ *    and hand back its kernel specialisations (porta_py.h) as capsules;
+ *  - Dispatcher: a kernel's table of specialisations, keyed by its arguments' layouts;
+ *  - parallel_for / parallel_reduce(policy, kernel, *args, **kwargs): the launch fast path.
+ *    Each argument is read in C (the buffer protocol for arrays), its layout gives the
+ *    specialisation, its dtype, rank and writability are checked against it (TypeError or
+ *    ValueError naming the argument), the argument struct is packed on the stack at the
+ *    offsets the generated C exported, and Porta's dispatcher launches it. On a miss the
+ *    Python method kernel._specialize(sig, codes, args) translates and compiles (and calls
+ *    kernel._register(sig, capsule)); the launch then goes on.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "porta_py.h"
+
+#define MAX_ARGS 32
+#define ARGS_BYTES 2048
+#define VALUE_BYTES 256
+/* Launches of at least this many iterations release the GIL (others are too short to gain). */
+#define GIL_RELEASE_ITERS 32768
+
+static PyObject *PortaError;         /* porta.PortaError (a RuntimeError) */
+static PyTypeObject *DispatcherType; /* porta._core.Dispatcher */
+static const char *CAPSULE_NAME = "porta_py_kernel";
+
+/* ---- run time ---- */
+
+static PyObject *porta_failure(int rc, const char *what) {
+  const char *msg = porta_last_error_message();
+  PyErr_Format(PortaError, "%s failed (%s): %s", what, porta_error_name(rc),
+               (msg && msg[0]) ? msg : "no message");
+  return NULL;
+}
+
+static PyObject *core_init(PyObject *self, PyObject *arg) {
+  (void)self;
+  if (!PyList_Check(arg) && !PyTuple_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "init: expected a list of options");
+    return NULL;
+  }
+  Py_ssize_t n = PySequence_Size(arg);
+  if (n < 0) return NULL;
+  /* argv persists: Porta may keep pointers into it. */
+  char **argv = (char **)calloc((size_t)n + 2, sizeof(char *));
+  if (!argv) return PyErr_NoMemory();
+  argv[0] = strdup("python");
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject *item = PySequence_GetItem(arg, k);
+    if (!item) return NULL;
+    const char *s = PyUnicode_AsUTF8AndSize(item, NULL);
+    if (!s) {
+      Py_DECREF(item);
+      return NULL;
+    }
+    argv[k + 1] = strdup(s);
+    Py_DECREF(item);
+  }
+  int argc = (int)n + 1;
+  int rc = porta_initialize(&argc, &argv);
+  if (rc != PORTA_SUCCESS) return porta_failure(rc, "porta_initialize");
+  Py_RETURN_NONE;
+}
+
+static PyObject *core_finalize(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (porta_is_initialized()) {
+    int rc = porta_finalize();
+    if (rc != PORTA_SUCCESS) return porta_failure(rc, "porta_finalize");
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *core_is_initialized(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(porta_is_initialized());
+}
+
+static PyObject *core_default_backend(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyUnicode_FromString(porta_backend_name(porta_exec_default().backend));
+}
+
+static PyObject *core_backend_id(PyObject *self, PyObject *name) {
+  (void)self;
+  const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
+  if (!s) return NULL;
+  porta_backend b;
+  if (porta_backend_parse(s, &b) != PORTA_SUCCESS) {
+    PyErr_Format(PyExc_ValueError, "unknown back end '%s' (serial, openmp or cuda)", s);
+    return NULL;
+  }
+  if (!porta_backend_available(b)) {
+    PyErr_Format(PyExc_ValueError, "back end '%s' is not available in this build or machine", s);
+    return NULL;
+  }
+  return PyLong_FromLong((long)b);
+}
+
+static PyObject *core_backend_available(PyObject *self, PyObject *name) {
+  (void)self;
+  const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
+  if (!s) return NULL;
+  porta_backend b;
+  if (porta_backend_parse(s, &b) != PORTA_SUCCESS) Py_RETURN_FALSE;
+  return PyBool_FromLong(porta_backend_available(b));
+}
+
+static PyObject *core_fence(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  int rc = porta_fence("porta.fence");
+  if (rc != PORTA_SUCCESS) return porta_failure(rc, "porta_fence");
+  Py_RETURN_NONE;
+}
+
+static PyObject *core_num_threads(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(porta_num_threads());
+}
+
+static PyObject *core_set_num_threads(PyObject *self, PyObject *arg) {
+  (void)self;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  int rc = porta_set_num_threads((int)n);
+  if (rc != PORTA_SUCCESS) return porta_failure(rc, "porta_set_num_threads");
+  Py_RETURN_NONE;
+}
+
+static PyObject *core_deterministic(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(porta_deterministic());
+}
+
+static PyObject *core_set_deterministic(PyObject *self, PyObject *arg) {
+  (void)self;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  porta_set_deterministic(on);
+  Py_RETURN_NONE;
+}
+
+/* ---- generated modules ---- */
+
+static PyObject *core_load_module(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *path = PyUnicode_AsUTF8AndSize(arg, NULL);
+  if (!path) return NULL;
+  /* Never closed: the kernels' descriptors live as long as the process. */
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    PyErr_Format(PyExc_ImportError, "cannot load the compiled kernels %s: %s", path, dlerror());
+    return NULL;
+  }
+  const porta_py_module_info *m = (const porta_py_module_info *)dlsym(h, "porta_py_module");
+  if (!m) {
+    PyErr_Format(PyExc_ImportError, "%s exports no porta_py_module", path);
+    return NULL;
+  }
+  if (m->abi != PORTA_PY_ABI) {
+    PyErr_Format(PyExc_ImportError, "%s was generated for porta_py ABI %d, this is %d", path,
+                 (int)m->abi, PORTA_PY_ABI);
+    return NULL;
+  }
+  PyObject *list = PyList_New(m->nkernels);
+  if (!list) return NULL;
+  for (int32_t k = 0; k < m->nkernels; ++k) {
+    const porta_py_kernel *pk = m->kernels[k];
+    PyObject *cap = PyCapsule_New((void *)pk, CAPSULE_NAME, NULL);
+    PyObject *t = cap ? Py_BuildValue("(ssN)", pk->name, pk->spec, cap) : NULL;
+    if (!t) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SetItem(list, k, t);
+  }
+  return list;
+}
+
+/* ---- Dispatcher ---- */
+
+typedef struct spec_entry {
+  uint64_t sig;
+  const porta_py_kernel *k;
+} spec_entry;
+
+typedef struct Dispatcher {
+  PyObject_HEAD spec_entry *specs;
+  Py_ssize_t nspecs, cap;
+  PyObject *names; /* tuple of the argument names (kwargs) */
+  const char *label;
+} Dispatcher;
+
+static void Dispatcher_dealloc(PyObject *o) {
+  Dispatcher *d = (Dispatcher *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  PyMem_Free(d->specs);
+  Py_XDECREF(d->names);
+  freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+  f(o);
+  Py_DECREF(tp);
+}
+
+/** _set_names(names: tuple of str): the argument names, in order, for keyword arguments. */
+static PyObject *Dispatcher_set_names(PyObject *o, PyObject *names) {
+  Dispatcher *d = (Dispatcher *)o;
+  if (!PyTuple_Check(names)) {
+    PyErr_SetString(PyExc_TypeError, "_set_names: expected a tuple");
+    return NULL;
+  }
+  Py_INCREF(names);
+  PyObject *old = d->names;
+  d->names = names;
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+/** _register(sig: int, capsule): the specialisation for argument signature `sig`. */
+static PyObject *Dispatcher_register(PyObject *o, PyObject *const *args, Py_ssize_t nargs) {
+  Dispatcher *d = (Dispatcher *)o;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "_register(sig, capsule)");
+    return NULL;
+  }
+  uint64_t sig = PyLong_AsUnsignedLongLong(args[0]);
+  if (sig == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+  const porta_py_kernel *k = (const porta_py_kernel *)PyCapsule_GetPointer(args[1], CAPSULE_NAME);
+  if (!k) return NULL;
+  for (Py_ssize_t s = 0; s < d->nspecs; ++s)
+    if (d->specs[s].sig == sig) {
+      d->specs[s].k = k;
+      Py_RETURN_NONE;
+    }
+  if (d->nspecs == d->cap) {
+    Py_ssize_t cap = d->cap ? 2 * d->cap : 4;
+    spec_entry *p = (spec_entry *)PyMem_Realloc(d->specs, (size_t)cap * sizeof(spec_entry));
+    if (!p) return PyErr_NoMemory();
+    d->specs = p;
+    d->cap = cap;
+  }
+  d->specs[d->nspecs].sig = sig;
+  d->specs[d->nspecs].k = k;
+  d->nspecs++;
+  d->label = k->name;
+  Py_RETURN_NONE;
+}
+
+/** _clear(): forget every specialisation (tests: after the cache was emptied). */
+static PyObject *Dispatcher_clear(PyObject *o, PyObject *unused) {
+  (void)unused;
+  ((Dispatcher *)o)->nspecs = 0;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef Dispatcher_methods[] = {
+    {"_set_names", Dispatcher_set_names, METH_O, "Set the argument names."},
+    {"_register", (PyCFunction)(void (*)(void))Dispatcher_register, METH_FASTCALL,
+     "Register a specialisation."},
+    {"_clear", Dispatcher_clear, METH_NOARGS, "Forget the specialisations."},
+    {NULL, NULL, 0, NULL}};
+
+static PyType_Slot Dispatcher_slots[] = {{Py_tp_dealloc, (void *)Dispatcher_dealloc},
+                                         {Py_tp_methods, Dispatcher_methods},
+                                         {Py_tp_new, (void *)PyType_GenericNew},
+                                         {Py_tp_doc, (void *)"A kernel's specialisations."},
+                                         {0, NULL}};
+
+static PyType_Spec Dispatcher_spec = {"porta._core.Dispatcher", sizeof(Dispatcher), 0,
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, Dispatcher_slots};
+
+/* ---- the launch ---- */
+
+enum { CODE_SCALAR = 3 };
+
+static const char *dtype_name(int32_t dt) {
+  switch (dt) {
+  case PORTA_PY_F64: return "float64";
+  case PORTA_PY_F32: return "float32";
+  case PORTA_PY_I64: return "int64";
+  case PORTA_PY_I32: return "int32";
+  case PORTA_PY_U8: return "uint8";
+  case PORTA_PY_BOOL: return "bool";
+  }
+  return "?";
+}
+
+static int dtype_itemsize(int32_t dt) {
+  switch (dt) {
+  case PORTA_PY_F64:
+  case PORTA_PY_I64: return 8;
+  case PORTA_PY_F32:
+  case PORTA_PY_I32: return 4;
+  default: return 1;
+  }
+}
+
+/** The porta_py_dtype of a buffer format ("d", "<f", "l", ...), or -1. */
+static int format_dtype(const char *f, Py_ssize_t itemsize) {
+  if (!f) return itemsize == 1 ? PORTA_PY_U8 : -1; /* no format: unsigned bytes */
+  if (*f == '@' || *f == '=' || *f == '<') ++f;
+  if (f[0] == 0 || f[1] != 0) return -1;
+  switch (f[0]) {
+  case 'd': return PORTA_PY_F64;
+  case 'f': return PORTA_PY_F32;
+  case 'q':
+  case 'l': return itemsize == 8 ? PORTA_PY_I64 : (itemsize == 4 ? PORTA_PY_I32 : -1);
+  case 'i': return itemsize == 4 ? PORTA_PY_I32 : -1;
+  case 'B': return PORTA_PY_U8;
+  }
+  return -1;
+}
+
+/** Layout code of an array buffer: C, F or strided (element strides are checked later). */
+static int buffer_layout(const Py_buffer *b) {
+  const Py_ssize_t *sh = b->shape, *st = b->strides;
+  const Py_ssize_t is = b->itemsize;
+  int c = 1, f = 1;
+  Py_ssize_t want = is;
+  for (int r = b->ndim - 1; r >= 0; --r) {
+    if (sh[r] > 1 && st[r] != want) c = 0;
+    want *= sh[r];
+  }
+  want = is;
+  for (int r = 0; r < b->ndim; ++r) {
+    if (sh[r] > 1 && st[r] != want) f = 0;
+    want *= sh[r];
+  }
+  if (c) return PORTA_PY_LAYOUT_C;
+  if (f) return PORTA_PY_LAYOUT_F;
+  return PORTA_PY_LAYOUT_STRIDED;
+}
+
+static const char *arg_name(Dispatcher *d, const porta_py_field *f, Py_ssize_t k, char *buf) {
+  (void)d;
+  if (f && f->name) return f->name;
+  snprintf(buf, 32, "#%d", (int)k);
+  return buf;
+}
+
+/** Parse the policy: an int n (the range [0, n)) or an object with _spec, a tuple
+ *  (0, backend, begin, end) or (1, backend, rank, lower, upper). */
+static int parse_policy(PyObject *p, int *kind, porta_exec *exec, porta_range_policy *rp,
+                        porta_mdrange_policy *mp) {
+  if (PyLong_Check(p)) {
+    long long n = PyLong_AsLongLong(p);
+    if (n == -1 && PyErr_Occurred()) return -1;
+    *kind = PORTA_POLICY_RANGE;
+    *exec = porta_exec_default();
+    *rp = porta_range(0, n);
+    return 0;
+  }
+  PyObject *spec = PyObject_GetAttrString(p, "_spec");
+  if (!spec || !PyTuple_Check(spec) || PyTuple_Size(spec) < 4) {
+    Py_XDECREF(spec);
+    PyErr_SetString(PyExc_TypeError, "policy: expected an int, porta.RangePolicy or "
+                                     "porta.MDRangePolicy");
+    return -1;
+  }
+  long k = PyLong_AsLong(PyTuple_GetItem(spec, 0));
+  long be = PyLong_AsLong(PyTuple_GetItem(spec, 1));
+  *exec = be < 0 ? porta_exec_default() : porta_exec_backend((porta_backend)be);
+  int rc = 0;
+  if (k == 0) {
+    *kind = PORTA_POLICY_RANGE;
+    long long b = PyLong_AsLongLong(PyTuple_GetItem(spec, 2));
+    long long e = PyLong_AsLongLong(PyTuple_GetItem(spec, 3));
+    *rp = porta_range(b, e);
+  } else {
+    *kind = PORTA_POLICY_MDRANGE;
+    long rank = PyLong_AsLong(PyTuple_GetItem(spec, 2));
+    PyObject *lo = PyTuple_GetItem(spec, 3), *up = PyTuple_GetItem(spec, 4);
+    int64_t l[PORTA_MDRANGE_MAX_RANK], u[PORTA_MDRANGE_MAX_RANK];
+    if (rank < 2 || rank > PORTA_MDRANGE_MAX_RANK || !lo || !up) {
+      PyErr_SetString(PyExc_ValueError, "policy: bad MDRangePolicy");
+      rc = -1;
+    } else {
+      for (long r = 0; r < rank; ++r) {
+        l[r] = PyLong_AsLongLong(PyTuple_GetItem(lo, r));
+        u[r] = PyLong_AsLongLong(PyTuple_GetItem(up, r));
+      }
+      *mp = porta_mdrange((int)rank, l, u, NULL);
+    }
+  }
+  Py_DECREF(spec);
+  if (PyErr_Occurred()) return -1;
+  return rc;
+}
+
+static PyObject *value_to_py(const porta_py_kernel *k, const void *v) {
+  switch (k->result_dtype) {
+  case PORTA_PY_F64: return PyFloat_FromDouble(*(const double *)v);
+  case PORTA_PY_F32: return PyFloat_FromDouble((double)*(const float *)v);
+  case PORTA_PY_I64: return PyLong_FromLongLong((long long)*(const int64_t *)v);
+  case PORTA_PY_I32: return PyLong_FromLong((long)*(const int32_t *)v);
+  }
+  PyErr_SetString(PyExc_TypeError, "reduction value of an unsupported type");
+  return NULL;
+}
+
+/** Pack one scalar argument. */
+static int pack_scalar(const porta_py_field *f, PyObject *o, char *args, const char *label,
+                       const char *name) {
+  char *p = args + f->offset;
+  switch (f->dtype) {
+  case PORTA_PY_F64:
+  case PORTA_PY_F32: {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be a number (float), not %s", label,
+                   name, Py_TYPE(o) ? "this type" : "?");
+      return -1;
+    }
+    if (f->dtype == PORTA_PY_F64)
+      memcpy(p, &v, sizeof v);
+    else {
+      float x = (float)v;
+      memcpy(p, &x, sizeof x);
+    }
+    return 0;
+  }
+  default: {
+    if (PyFloat_Check(o)) {
+      PyErr_Format(PyExc_TypeError, "%s: argument '%s' is an integer (%s): got a float", label,
+                   name, dtype_name(f->dtype));
+      return -1;
+    }
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be an integer (%s)", label, name,
+                   dtype_name(f->dtype));
+      return -1;
+    }
+    if (f->dtype == PORTA_PY_I64) {
+      int64_t x = (int64_t)v;
+      memcpy(p, &x, sizeof x);
+    } else if (f->dtype == PORTA_PY_I32 || f->dtype == PORTA_PY_BOOL) {
+      int32_t x = (int32_t)v;
+      if ((long long)x != v) {
+        PyErr_Format(PyExc_OverflowError, "%s: argument '%s' = %lld does not fit int32", label,
+                     name, v);
+        return -1;
+      }
+      memcpy(p, &x, sizeof x);
+    } else {
+      uint8_t x = (uint8_t)v;
+      memcpy(p, &x, sizeof x);
+    }
+    return 0;
+  }
+  }
+}
+
+/** Pack one array argument from its buffer, checking it against the field. */
+static int pack_array(const porta_py_field *f, const Py_buffer *b, char *args, const char *label,
+                      const char *name) {
+  int dt = format_dtype(b->format, b->itemsize);
+  if (dt != f->dtype) {
+    PyErr_Format(PyExc_TypeError, "%s: argument '%s' has dtype '%s' (itemsize %d), expected %s",
+                 label, name, b->format ? b->format : "B", (int)b->itemsize, dtype_name(f->dtype));
+    return -1;
+  }
+  if (b->ndim != f->rank) {
+    PyErr_Format(PyExc_TypeError, "%s: argument '%s' has %d dimension(s), expected %d", label, name,
+                 (int)b->ndim, (int)f->rank);
+    return -1;
+  }
+  if ((f->flags & PORTA_PY_WRITTEN) && b->readonly) {
+    PyErr_Format(PyExc_ValueError, "%s: argument '%s' is read-only, but the kernel writes to it",
+                 label, name);
+    return -1;
+  }
+  void *data = b->buf;
+  memcpy(args + f->offset, &data, sizeof data);
+  int64_t *ext = (int64_t *)(void *)(args + f->extent_offset);
+  int64_t *str = (int64_t *)(void *)(args + f->stride_offset);
+  for (int r = 0; r < b->ndim; ++r) {
+    if (b->strides[r] % b->itemsize != 0) {
+      PyErr_Format(PyExc_ValueError,
+                   "%s: argument '%s' has a stride of %zd bytes in dimension %d, not a multiple "
+                   "of its itemsize %zd",
+                   label, name, b->strides[r], r, b->itemsize);
+      return -1;
+    }
+    ext[r] = (int64_t)b->shape[r];
+    str[r] = (int64_t)(b->strides[r] / b->itemsize);
+  }
+  return 0;
+}
+
+static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int reduce) {
+  if (nargs < 2) {
+    PyErr_SetString(PyExc_TypeError, reduce ? "parallel_reduce(policy, kernel, *args)"
+                                            : "parallel_for(policy, kernel, *args)");
+    return NULL;
+  }
+  PyObject *ko = args[1];
+  if (!(Py_TYPE(ko) == DispatcherType || PyType_IsSubtype(Py_TYPE(ko), DispatcherType))) {
+    PyErr_SetString(PyExc_TypeError, "the second argument must be a @porta.kernel");
+    return NULL;
+  }
+  Dispatcher *d = (Dispatcher *)ko;
+  const char *label = d->label ? d->label : "kernel";
+
+  /* The kernel's arguments in order: positional, then keywords by name. */
+  PyObject *av[MAX_ARGS];
+  Py_ssize_t npos = nargs - 2, nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  Py_ssize_t n = npos;
+  if (nkw) {
+    if (!d->names) {
+      PyErr_SetString(PyExc_TypeError, "kernel has no argument names");
+      return NULL;
+    }
+    n = PyTuple_Size(d->names);
+    if (n > MAX_ARGS || npos > n) {
+      PyErr_Format(PyExc_TypeError, "%s: takes %zd arguments, got %zd", label, n, npos + nkw);
+      return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; ++k) av[k] = k < npos ? args[2 + k] : NULL;
+    for (Py_ssize_t j = 0; j < nkw; ++j) {
+      PyObject *key = PyTuple_GetItem(kwnames, j);
+      Py_ssize_t k = 0;
+      for (; k < n; ++k)
+        if (PyUnicode_Compare(key, PyTuple_GetItem(d->names, k)) == 0) break;
+      if (k == n) {
+        PyErr_Format(PyExc_TypeError, "%s: no argument named '%U'", label, key);
+        return NULL;
+      }
+      if (av[k]) {
+        PyErr_Format(PyExc_TypeError, "%s: argument '%U' given twice", label, key);
+        return NULL;
+      }
+      av[k] = args[2 + npos + j];
+    }
+    for (Py_ssize_t k = 0; k < n; ++k)
+      if (!av[k]) {
+        PyErr_Format(PyExc_TypeError, "%s: missing argument '%U'", label,
+                     PyTuple_GetItem(d->names, k));
+        return NULL;
+      }
+  } else {
+    if (n > MAX_ARGS) {
+      PyErr_Format(PyExc_TypeError, "%s: at most %d arguments", label, MAX_ARGS);
+      return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; ++k) av[k] = args[2 + k];
+  }
+
+  int kind = 0;
+  porta_exec exec;
+  porta_range_policy rp;
+  porta_mdrange_policy mp;
+  if (parse_policy(args[0], &kind, &exec, &rp, &mp) < 0) return NULL;
+
+  /* Buffers and the layout signature (2 bits an argument). */
+  Py_buffer bufs[MAX_ARGS];
+  char isbuf[MAX_ARGS];
+  uint64_t sig = 0;
+  PyObject *result = NULL;
+  Py_ssize_t got = 0;
+  for (; got < n; ++got) {
+    PyObject *o = av[got];
+    int code = CODE_SCALAR;
+    isbuf[got] = 0;
+    if (!PyFloat_Check(o) && !PyLong_Check(o) && PyObject_CheckBuffer(o)) {
+      if (PyObject_GetBuffer(o, &bufs[got], PyBUF_RECORDS_RO) < 0) goto done;
+      isbuf[got] = 1;
+      if (bufs[got].ndim == 0)
+        code = CODE_SCALAR;
+      else
+        code = buffer_layout(&bufs[got]);
+    }
+    sig |= (uint64_t)code << (2 * got);
+  }
+
+  const porta_py_kernel *k = NULL;
+  for (int attempt = 0; attempt < 2 && !k; ++attempt) {
+    for (Py_ssize_t s = 0; s < d->nspecs; ++s)
+      if (d->specs[s].sig == sig) {
+        k = d->specs[s].k;
+        break;
+      }
+    if (k || attempt) break;
+    /* A miss: Python translates, compiles and registers the specialisation. */
+    PyObject *codes = PyTuple_New(n);
+    PyObject *argt = PyTuple_New(n);
+    if (!codes || !argt) {
+      Py_XDECREF(codes);
+      Py_XDECREF(argt);
+      goto done;
+    }
+    for (Py_ssize_t j = 0; j < n; ++j) {
+      PyTuple_SetItem(codes, j, PyLong_FromLong((long)((sig >> (2 * j)) & 3)));
+      Py_INCREF(av[j]);
+      PyTuple_SetItem(argt, j, av[j]);
+    }
+    PyObject *sigo = PyLong_FromUnsignedLongLong(sig);
+    PyObject *r = PyObject_CallMethod(ko, "_specialize", "(NNN)", sigo, codes, argt);
+    if (!r) goto done;
+    Py_DECREF(r);
+    label = d->label ? d->label : label;
+  }
+  if (!k) {
+    PyErr_Format(PyExc_RuntimeError, "%s: no specialisation was registered", label);
+    goto done;
+  }
+  if (n != k->nfields) {
+    PyErr_Format(PyExc_TypeError, "%s: takes %d arguments, got %zd", label, (int)k->nfields, n);
+    goto done;
+  }
+  if (reduce != (k->pattern == PORTA_PATTERN_REDUCE)) {
+    PyErr_Format(PyExc_TypeError, "%s is a %s kernel: launch it with %s", label,
+                 reduce ? "parallel_for" : "parallel_reduce",
+                 reduce ? "porta.parallel_for" : "porta.parallel_reduce");
+    goto done;
+  }
+  if (k->policy != kind || (kind == PORTA_POLICY_MDRANGE && k->rank != mp.rank)) {
+    PyErr_Format(PyExc_TypeError, "%s takes %d index(es): launch it with %s", label, (int)k->rank,
+                 k->rank == 1 ? "an int or porta.RangePolicy"
+                              : "a porta.MDRangePolicy of the same rank");
+    goto done;
+  }
+
+  /* Pack the argument struct at the generated offsets. */
+  union {
+    char c[ARGS_BYTES];
+    double align_;
+  } packed;
+  if (k->args_size > ARGS_BYTES) {
+    PyErr_Format(PyExc_RuntimeError, "%s: argument struct too large", label);
+    goto done;
+  }
+  memset(packed.c, 0, (size_t)k->args_size);
+  for (Py_ssize_t j = 0; j < n; ++j) {
+    const porta_py_field *f = &k->fields[j];
+    char nb[32];
+    const char *name = arg_name(d, f, j, nb);
+    int bad;
+    if (f->kind == PORTA_PY_ARRAY) {
+      if (!isbuf[j] || bufs[j].ndim == 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: argument '%s' must be an array (%s, %d dimension(s)), got a scalar",
+                     label, name, dtype_name(f->dtype), (int)f->rank);
+        goto done;
+      }
+      bad = pack_array(f, &bufs[j], packed.c, label, name);
+    } else {
+      if (isbuf[j] && bufs[j].ndim != 0) {
+        PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be a scalar (%s), got an array",
+                     label, name, dtype_name(f->dtype));
+        goto done;
+      }
+      bad = pack_scalar(f, av[j], packed.c, label, name);
+    }
+    if (bad) goto done;
+  }
+
+  union {
+    char c[VALUE_BYTES];
+    double align_;
+  } value;
+  int rc;
+  int64_t iters = kind == PORTA_POLICY_RANGE ? rp.end - rp.begin : 1;
+  if (kind == PORTA_POLICY_MDRANGE)
+    for (int r = 0; r < mp.rank; ++r) iters *= mp.upper[r] - mp.lower[r];
+  PyThreadState *ts = iters >= GIL_RELEASE_ITERS ? PyEval_SaveThread() : NULL;
+  if (reduce)
+    rc = kind == PORTA_POLICY_RANGE
+             ? porta_parallel_reduce(k->name, exec, rp, k->kernel, packed.c, value.c)
+             : porta_parallel_reduce_md(k->name, exec, mp, k->kernel, packed.c, value.c);
+  else
+    rc = kind == PORTA_POLICY_RANGE ? porta_parallel_for(k->name, exec, rp, k->kernel, packed.c)
+                                    : porta_parallel_for_md(k->name, exec, mp, k->kernel, packed.c);
+  if (ts) PyEval_RestoreThread(ts);
+  if (rc != PORTA_SUCCESS) {
+    porta_failure(rc, k->name);
+    goto done;
+  }
+  if (reduce)
+    result = value_to_py(k, value.c);
+  else {
+    Py_INCREF(Py_None);
+    result = Py_None;
+  }
+done:
+  for (Py_ssize_t j = 0; j < got; ++j)
+    if (isbuf[j]) PyBuffer_Release(&bufs[j]);
+  return result;
+}
+
+static PyObject *core_parallel_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+  (void)self;
+  return launch(args, nargs, kwnames, 0);
+}
+
+static PyObject *core_parallel_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  (void)self;
+  return launch(args, nargs, kwnames, 1);
+}
+
+/* ---- the module ---- */
+
+#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+static PyMethodDef core_methods[] = {
+    {"init", core_init, METH_O, "porta_initialize with a list of --porta-* options."},
+    {"finalize", core_finalize, METH_NOARGS, "porta_finalize."},
+    {"is_initialized", core_is_initialized, METH_NOARGS, "porta_is_initialized."},
+    {"default_backend", core_default_backend, METH_NOARGS, "The default back end's name."},
+    {"backend_id", core_backend_id, METH_O, "The id of a back end by name (ValueError if absent)."},
+    {"backend_available", core_backend_available, METH_O, "Whether a back end can run here."},
+    {"fence", core_fence, METH_NOARGS, "porta_fence."},
+    {"num_threads", core_num_threads, METH_NOARGS, "porta_num_threads."},
+    {"set_num_threads", core_set_num_threads, METH_O, "porta_set_num_threads."},
+    {"deterministic", core_deterministic, METH_NOARGS, "porta_deterministic."},
+    {"set_deterministic", core_set_deterministic, METH_O, "porta_set_deterministic."},
+    {"load_module", core_load_module, METH_O, "Load a generated module's kernels."},
+    {"parallel_for", FASTKW(core_parallel_for), "parallel_for(policy, kernel, *args, **kw)."},
+    {"parallel_reduce", FASTKW(core_parallel_reduce),
+     "parallel_reduce(policy, kernel, *args, **kw): the reduced value."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT,
+                                         "porta._core",
+                                         "Porta's C extension (limited API).",
+                                         -1,
+                                         core_methods,
+                                         NULL,
+                                         NULL,
+                                         NULL,
+                                         NULL};
+
+PyMODINIT_FUNC PyInit__core(void) {
+  PyObject *m = PyModule_Create(&core_module);
+  if (!m) return NULL;
+  PortaError = PyErr_NewException("porta.PortaError", PyExc_RuntimeError, NULL);
+  if (!PortaError || PyModule_AddObject(m, "PortaError", PortaError) < 0) goto fail;
+  Py_INCREF(PortaError);
+  DispatcherType = (PyTypeObject *)PyType_FromSpec(&Dispatcher_spec);
+  if (!DispatcherType) goto fail;
+  Py_INCREF((PyObject *)DispatcherType);
+  if (PyModule_AddObject(m, "Dispatcher", (PyObject *)DispatcherType) < 0) goto fail;
+  if (PyModule_AddIntConstant(m, "ABI", PORTA_PY_ABI) < 0) goto fail;
+  return m;
+fail:
+  Py_DECREF(m);
+  return NULL;
+}
