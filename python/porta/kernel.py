@@ -46,8 +46,12 @@ class _Unit:
         except cache.CompileError:
             if len(items) == 1:
                 raise
-            self.wanted.discard(k)
-            self._load([k], by_name)  # the kernel alone: is the error its own?
+            # Is the error this kernel's? Compile it alone (the others stay usable).
+            self.wanted = {k}
+            try:
+                self._load([k], by_name)
+            except cache.CompileError as e:
+                raise e from None
         return self.loaded[k]
 
     def _load(self, items, by_name):
@@ -97,6 +101,10 @@ class Kernel(_core.Dispatcher):
         except translate.TranslationError as e:
             self._error = e
         self._unit = _unit_for(fn)
+        old = [k for k in self._unit.kernels if k.__name__ == self.__name__]
+        if old:  # the module was reloaded (or the name redefined): start the unit afresh
+            self._unit.kernels.remove(old[0])
+            self._unit.forget()
         self._unit.kernels.append(self)
 
     def __repr__(self):
