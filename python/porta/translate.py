@@ -193,6 +193,7 @@ def analyse(fn):
         ks.globals = env
     # Type the locals (a fixed point over the body), then generate once to find errors.
     _Gen(ks, "C" * len(ks.arrays)).infer()
+    _Gen(ks, "C" * len(ks.arrays)).generate("pk_check")  # every error now, not at compile time
     return ks
 
 
