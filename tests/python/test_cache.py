@@ -1,0 +1,116 @@
+"""The kernel cache: the same source hits, an edited kernel, other flags or another compiler
+rebuild, the generated C is kept beside the module, and two processes compiling the same
+module at once compile it once."""
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import porta
+from porta import cache
+
+SOURCE = '''
+import porta
+
+@porta.kernel
+def fill(i: int, x: porta.f64[:]):
+    x[i] = VALUE * i
+'''
+
+
+def make_module(tmp_path, name, value):
+    path = tmp_path / (name + ".py")
+    path.write_text(SOURCE.replace("VALUE", repr(float(value))))
+    return path
+
+
+def load(tmp_path, name):
+    sys.path.insert(0, str(tmp_path))
+    try:
+        if name in sys.modules:
+            return importlib.reload(sys.modules[name])
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def run_fill(mod):
+    x = np.zeros(16)
+    porta.parallel_for(16, mod.fill, x)
+    return x
+
+
+def test_hit_edit_flags_compiler(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTA_CACHE_DIR", str(tmp_path / "cache"))
+    name = "cachemod_" + tmp_path.name.replace("-", "_")
+    make_module(tmp_path, name, 2.0)
+    mod = load(tmp_path, name)
+    c0 = cache.stats["compiles"]
+    np.testing.assert_array_equal(run_fill(mod), 2.0 * np.arange(16))
+    assert cache.stats["compiles"] == c0 + 1
+    entry = os.path.dirname(mod.fill._unit.paths[-1])
+    assert sorted(os.listdir(entry)) == sorted(["build.txt", "module.so", name + ".c"])
+    assert "#line 6 " in open(os.path.join(entry, name + ".c")).read()
+
+    # the same source: a hit (no compile), also after forgetting what was loaded
+    h0 = cache.stats["hits"]
+    porta.clear_specialisations()
+    np.testing.assert_array_equal(run_fill(mod), 2.0 * np.arange(16))
+    assert cache.stats["compiles"] == c0 + 1 and cache.stats["hits"] == h0 + 1
+
+    # an edited kernel is rebuilt
+    make_module(tmp_path, name, 3.0)
+    mod = load(tmp_path, name)
+    np.testing.assert_array_equal(run_fill(mod), 3.0 * np.arange(16))
+    assert cache.stats["compiles"] == c0 + 2
+
+    # other flags: rebuilt
+    monkeypatch.setenv("PORTA_CFLAGS", "-DPORTA_PY_TEST_FLAG=1")
+    porta.clear_specialisations()
+    run_fill(mod)
+    assert cache.stats["compiles"] == c0 + 3
+
+    # another compiler (a wrapper that says it is another version): rebuilt
+    wrapper = tmp_path / "othercc"
+    wrapper.write_text('#!/bin/sh\nif [ "$1" = --version ]; then echo "othercc 1.0"; exit 0; fi\n'
+                       'exec cc "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PORTA_CC", str(wrapper))
+    porta.clear_specialisations()
+    run_fill(mod)
+    assert cache.stats["compiles"] == c0 + 4
+    porta.clear_specialisations()
+
+
+CHILD = textwrap.dedent('''
+    import sys, numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import porta, porta.cache
+    import {name} as m
+    x = np.zeros(16)
+    porta.parallel_for(16, m.fill, x)
+    assert (x == 5.0 * np.arange(16)).all()
+    print("compiles", porta.cache.stats["compiles"])
+''')
+
+
+def test_two_processes_compile_once(tmp_path):
+    name = "concmod_" + tmp_path.name.replace("-", "_")
+    make_module(tmp_path, name, 5.0)
+    env = dict(os.environ, PORTA_CACHE_DIR=str(tmp_path / "cache"), PORTA_BACKEND="serial")
+    script = CHILD.format(name=name)
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    compiles = [int(out.split()[-1]) for out, _ in outs]
+    assert sorted(compiles) == [0, 1], outs
+    shard_dirs = [d for d in os.listdir(tmp_path / "cache") if len(d) == 2]
+    leftovers = [f for d in shard_dirs for f in os.listdir(tmp_path / "cache" / d)
+                 if f.startswith(".tmp-")]
+    assert leftovers == []
