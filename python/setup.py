@@ -26,7 +26,7 @@ class CMakeBuildExt(build_ext):
     def run(self):
         pkg_dir = os.path.join(os.path.abspath(self.build_lib), "porta")
         prefix = os.path.join(pkg_dir, "_porta")
-        build_dir = os.path.join(HERE, "build", "cmake")
+        build_dir = os.path.join(ROOT, "build", "python-cmake")
         cmake_args = [
             "-DCMAKE_BUILD_TYPE=Release",
             "-DBUILD_SHARED_LIBS=ON",
