@@ -11,9 +11,8 @@ messages point at the Python source. Anything outside the subset raises Translat
 the file, line, column (1-based, as compilers print), the construct and what to write instead.
 """
 import ast
-import inspect
 import math
-import textwrap
+import os
 
 from . import types as T
 
@@ -116,25 +115,40 @@ class KernelSource:
         return len(self.indices)
 
 
+_file_trees = {}
+
+
+def _file_tree(file):
+    """The parsed source file (one ast.parse per file and version: faster than
+    inspect.getsource per kernel, and the nodes carry the file's own lines and columns)."""
+    st = os.stat(file)
+    k = (file, st.st_mtime_ns, st.st_size)
+    tree = _file_trees.get(k)
+    if tree is None:
+        with open(file, "rb") as fh:
+            tree = ast.parse(fh.read(), filename=file)
+        _file_trees[k] = tree
+    return tree
+
+
 def _load(fn):
+    code = fn.__code__
+    file = code.co_filename
+    first = code.co_firstlineno
     try:
-        lines, start = inspect.getsourcelines(fn)
-        file = inspect.getsourcefile(fn) or "<unknown>"
-    except (OSError, TypeError) as e:
-        raise TranslationError(getattr(fn.__code__, "co_filename", "<unknown>"),
-                               fn.__code__.co_firstlineno, 1, "a kernel without source",
+        tree = _file_tree(file)
+    except (OSError, SyntaxError, ValueError) as e:
+        raise TranslationError(file, first, 1, "a kernel without source",
                                "define kernels in a file (their source is read): %s" % e,
                                fn.__name__)
-    src = "".join(lines)
-    dedented = textwrap.dedent(src)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    tree = ast.parse(dedented)
     for node in ast.walk(tree):
-        if hasattr(node, "lineno"):
-            node.lineno += start - 1
-            if hasattr(node, "col_offset"):
-                node.col_offset += indent
-    return file, tree.body[0]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if start == first:
+                return file, node
+    raise TranslationError(file, first, 1, "a kernel whose source was not found",
+                           "define kernels with def in a file that has not changed since it was "
+                           "imported", fn.__name__)
 
 
 def _resolve_annotation(ann, fn):
