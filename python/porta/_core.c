@@ -302,16 +302,6 @@ static const char *dtype_name(int32_t dt) {
   return "?";
 }
 
-static int dtype_itemsize(int32_t dt) {
-  switch (dt) {
-  case PORTA_PY_F64:
-  case PORTA_PY_I64: return 8;
-  case PORTA_PY_F32:
-  case PORTA_PY_I32: return 4;
-  default: return 1;
-  }
-}
-
 /** The porta_py_dtype of a buffer format ("d", "<f", "l", ...), or -1. */
 static int format_dtype(const char *f, Py_ssize_t itemsize) {
   if (!f) return itemsize == 1 ? PORTA_PY_U8 : -1; /* no format: unsigned bytes */
@@ -425,8 +415,10 @@ static int pack_scalar(const porta_py_field *f, PyObject *o, char *args, const c
     double v = PyFloat_AsDouble(o);
     if (v == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be a number (float), not %s", label,
-                   name, Py_TYPE(o) ? "this type" : "?");
+      PyObject *tn = PyType_GetName(Py_TYPE(o));
+      PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be a number (float), not %S", label,
+                   name, tn ? tn : Py_None);
+      Py_XDECREF(tn);
       return -1;
     }
     if (f->dtype == PORTA_PY_F64)
