@@ -21,10 +21,19 @@ def pytest_configure(config):
 
     if "PORTA_CACHE_DIR" not in os.environ:
         os.environ["PORTA_CACHE_DIR"] = tempfile.mkdtemp(prefix="porta-pytest-cache-")
+        config._porta_tmp_cache = os.environ["PORTA_CACHE_DIR"]
     import porta
 
     if not porta.is_initialized():
         porta.init(backend="openmp", threads=2, args=[])
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    d = getattr(config, "_porta_tmp_cache", None)
+    if d:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 SPACES = [("serial", 1), ("openmp", 1), ("openmp", 2)]
