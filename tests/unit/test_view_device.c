@@ -277,6 +277,9 @@ static void test_layouts(void) {
     for (int64_t j = 0; j < 5; ++j) {
       bad += mr.data[i * 5 + j] != 100.0 * i + j;
       bad += ml.data[i + j * 3] != -(100.0 * i + j);
+      /* PORTA_S2 follows each mirror's own strides: (i, j) in Right and Left alike */
+      bad += PORTA_S2(mr, i, j) != 100.0 * i + j;
+      bad += PORTA_S2(ml, i, j) != -(100.0 * i + j);
     }
   PT_EQ_I64(bad, 0);
   /* a layout conversion is refused, naming both views */
@@ -299,6 +302,8 @@ static void test_layouts(void) {
         const double want = 10000.0 * i + 100.0 * j + k;
         bad += mr.data[i * 20 + j * 5 + k] != want;
         bad += ml.data[i + j * 3 + k * 12] != -want;
+        bad += PORTA_S3(mr, i, j, k) != want;
+        bad += PORTA_S3(ml, i, j, k) != -want;
       }
   PT_EQ_I64(bad, 0);
   porta_mirror_f64_release(&mr);

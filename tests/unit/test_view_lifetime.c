@@ -392,7 +392,10 @@ static void test_mirror(void) {
   PT_EQ_I64(ml.m.layout, PORTA_LAYOUT_LEFT);
   PT_OK(porta_deep_copy(ml, l));
   for (int64_t i = 0; i < 3; ++i)
-    for (int64_t j = 0; j < 4; ++j) bad += PORTA_L2(ml, i, j) != 100.0 * i + j;
+    for (int64_t j = 0; j < 4; ++j) {
+      bad += PORTA_L2(ml, i, j) != 100.0 * i + j;
+      bad += PORTA_S2(ml, i, j) != 100.0 * i + j; /* the mirror's own (Left) strides */
+    }
   PT_EQ_I64(bad, 0);
 
   /* a rank-2 Stride subview: the mirror is compact and deep_copy fills it */
