@@ -274,6 +274,33 @@ double app_node_memory_share(double bytes_per_rank, char *which, size_t n) {
   return worst.share;
 }
 
+double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *which, size_t n) {
+  const porta_exec_traits t = porta_exec_query(exec);
+  const double mem = t.device_memory_bytes;
+  MPI_Comm node, device;
+  int sharing = 1;
+  APP_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  APP_MPI_CHECK(MPI_Comm_split(node, mem > 0.0 ? porta_device_id() : MPI_UNDEFINED, 0, &device));
+  if (device != MPI_COMM_NULL) {
+    APP_MPI_CHECK(MPI_Comm_size(device, &sharing));
+    APP_MPI_CHECK(MPI_Comm_free(&device));
+  }
+  APP_MPI_CHECK(MPI_Comm_free(&node));
+  struct {
+    double share;
+    int rank;
+  } mine = {mem > 0.0 ? bytes_per_rank * (double)sharing / mem : 0.0, app_mpi_rank()}, worst;
+  APP_MPI_CHECK(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD));
+  char what[512] = "";
+  snprintf(what, sizeof what, "the memory of device %d (%s) of %.3g GB", porta_device_id(),
+           porta_device_name(), mem / 1e9);
+  if (sharing > 1)
+    snprintf(what + strlen(what), sizeof what - strlen(what), " for its %d ranks", sharing);
+  APP_MPI_CHECK(MPI_Bcast(what, (int)sizeof what, MPI_CHAR, worst.rank, MPI_COMM_WORLD));
+  if (which && n) snprintf(which, n, "%s", what);
+  return worst.share;
+}
+
 static int porta_fatal_handler(int code, const char *message, void *user) {
   (void)user;
   app_fatal("Porta error %s: %s", porta_error_name(code), message ? message : "");

@@ -84,6 +84,12 @@ double app_memory_limit(char *which, size_t n);
  *  decided, named, with its size. */
 double app_node_memory_share(double bytes_per_rank, char *which, size_t n);
 
+/** Collective: as app_node_memory_share for the memory of the device `exec` runs on (0 for a
+ *  host back end): the needs of the node's ranks on one device summed against its memory. A run
+ *  whose device arrays cannot fit is refused before allocating, with the same message as one
+ *  the host cannot hold, rather than by the first allocation that fails. */
+double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *which, size_t n);
+
 /** Route every Porta failure to app_fatal (with Porta's message: operation, label, reason). */
 void app_porta_errors_fatal(void);
 

@@ -48,14 +48,20 @@ static void check_sizes(const minife *m) {
                  "rows, more than the 32-bit local index type allows (%d); use more ranks",
                  (long long)m->prm.nx, (long long)m->prm.ny, (long long)m->prm.nz, mesh->nranks,
                  worst_nnz, worst_rows, INT32_MAX);
-  /* Host back ends: the matrix (12 B per nonzero) and six vectors of every rank on this node
-     must fit in its memory; refuse before allocating. (On a GPU a failed allocation is reported
-     by Porta with the view's label.) */
+  /* The matrix (12 B per nonzero) and six vectors of every rank on this node must fit in the
+     memory the kernels use: the node's on a host back end, the device's on a GPU. Refused
+     before allocating. */
   const double bytes = 12.0 * worst_nnz + 64.0 * worst_rows;
-  /* collective: every rank takes part, a GPU rank with 0 bytes */
-  char limit[4400];
-  const double worst =
-      app_node_memory_share(porta_exec_query(m->exec).on_device ? 0.0 : bytes, limit, sizeof limit);
+  const int on_device = porta_exec_query(m->exec).on_device;
+  /* collective: every rank takes part in both */
+  char limit[4400], dlimit[512];
+  double worst = app_node_memory_share(on_device ? 0.0 : bytes, limit, sizeof limit);
+  const double dworst =
+      app_device_memory_share(on_device ? bytes : 0.0, m->exec, dlimit, sizeof dlimit);
+  if (dworst > worst) {
+    worst = dworst;
+    snprintf(limit, sizeof limit, "%s", dlimit);
+  }
   if (worst > 1.0)
     app_exit_all(2,
                  "nx=%lld ny=%lld nz=%lld needs about %.3g GB per rank, %.3g times %s; use more "

@@ -42,8 +42,9 @@ int minimd_bins_limit(minimd *m) {
   return changed;
 }
 
-double minimd_host_bytes_per_rank(const minimd *m, double density, double cutneigh, int half,
-                                  int on_device) {
+/** Atoms this rank owns and ghosts it keeps at `density` with a reach of `cutneigh`. */
+static void atoms_per_rank(const minimd *m, double density, double cutneigh, double *owned,
+                           double *ghosts) {
   const minimd_comm *c = &m->comm;
   double sub = 1.0, reach = 1.0;
   for (int d = 0; d < 3; ++d) {
@@ -51,15 +52,28 @@ double minimd_host_bytes_per_rank(const minimd *m, double density, double cutnei
     sub *= side;
     reach *= side + 2.0 * cutneigh;
   }
-  const double owned = density * sub, ghosts = density * (reach - sub);
-  /* A GPU rank creates its atoms on the host and keeps their host copies (x, v, id, type); the
-     rest lives on the device. */
-  if (on_device) return 60.0 * owned;
-  /* Host back ends: about 410 bytes an owned atom besides its list (positions, velocities,
-     forces, ids, bins, sort buffers: measured at -s 20 and -s 40), about 100 a ghost, and the
+  *owned = density * sub;
+  *ghosts = density * (reach - sub);
+}
+
+double minimd_bytes_per_rank(const minimd *m, double density, double cutneigh, int half) {
+  double owned, ghosts;
+  atoms_per_rank(m, density, cutneigh, &owned, &ghosts);
+  /* about 410 bytes an owned atom besides its list (positions, velocities, forces, ids, bins,
+     sort buffers: measured at -s 20 and -s 40 on the host), about 100 a ghost, and the
      neighbour list: the atoms within the cut-off (half of them in a half list), 4 bytes each
      and 20 % room to grow. */
   const double neighbours =
       density * 4.1887902047863905 * pow(cutneigh, 3.0) /* 4 pi / 3 r^3 */ * (half ? 0.5 : 1.0);
   return owned * (410.0 + 1.2 * 4.0 * neighbours) + 100.0 * ghosts;
+}
+
+double minimd_host_bytes_per_rank(const minimd *m, double density, double cutneigh, int half,
+                                  int on_device) {
+  if (!on_device) return minimd_bytes_per_rank(m, density, cutneigh, half);
+  /* A GPU rank creates its atoms on the host and keeps their host copies (x, v, id, type); the
+     rest lives on the device (minimd_bytes_per_rank there). */
+  double owned, ghosts;
+  atoms_per_rank(m, density, cutneigh, &owned, &ghosts);
+  return 60.0 * owned;
 }

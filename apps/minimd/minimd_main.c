@@ -254,22 +254,33 @@ int main(int argc, char **argv) {
      bins, a half list: -s 20 and -s 40, LJ; a full list takes more), so below that the run
      cannot fit; refuse it before allocating. A GPU rank still creates its atoms on the host
      and keeps their host copies (x, v, id, type: 60 bytes an atom), so those must fit too: it
-     had spent minutes creating 3.2e10 atoms on the host before failing (-s 2000). On the GPU
-     itself Porta reports a failed allocation. */
+     had spent minutes creating 3.2e10 atoms on the host before failing (-s 2000). */
   { /* collective: every rank takes part. The neighbour list grows with the density and the
        cube of the cut-off: a cut-off of 100 had run for minutes building lists of millions of
-       atoms an atom, a density of 1e5 had crashed */
+       atoms an atom, a density of 1e5 had crashed. On a GPU the arrays and lists are checked
+       against the device's memory too. */
     const double cut = p->cutforce + p->skin;
-    const double bytes = minimd_host_bytes_per_rank(&m, p->density, cut, m.neigh.half,
-                                                    porta_exec_query(m.exec).on_device);
+    const int on_device = porta_exec_query(m.exec).on_device;
+    const double host = minimd_host_bytes_per_rank(&m, p->density, cut, m.neigh.half, on_device);
+    const double device = on_device ? minimd_bytes_per_rank(&m, p->density, cut, m.neigh.half) : 0;
     char limit[4400];
-    const double share = app_node_memory_share(bytes, limit, sizeof limit);
+    double share = app_node_memory_share(host, limit, sizeof limit), bytes = host;
+    const char *where = "on the host";
+    char dlimit[512];
+    const double dshare = app_device_memory_share(device, m.exec, dlimit, sizeof dlimit);
+    if (dshare > share || !isfinite(device)) {
+      share = dshare;
+      bytes = device;
+      where = "on the device";
+      snprintf(limit, sizeof limit, "%s", dlimit);
+    }
     if (share > 1.0 || !isfinite(bytes))
       app_exit_all(2,
                    "%s: %lld atoms at density %g with a neighbour cut-off of %g need at least "
-                   "%.3g GB per rank on the host (atoms, ghosts and neighbour lists), %.3g "
+                   "%.3g GB per rank %s (atoms, ghosts and neighbour lists), %.3g "
                    "times %s; use more nodes or a smaller system, density or cut-off",
-                   p->input, (long long)m.atoms.natoms, p->density, cut, bytes / 1e9, share, limit);
+                   p->input, (long long)m.atoms.natoms, p->density, cut, bytes / 1e9, where, share,
+                   limit);
   }
   const double cutneigh = p->cutforce + p->skin;
   for (int d = 0; d < 3; ++d)

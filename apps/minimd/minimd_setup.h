@@ -34,6 +34,10 @@ double minimd_temperature(minimd *m);
  *  terabytes, a data file's huge box for 2^31 bins); rank 0 says so. Needs the box, the
  *  cut-off and natoms. Returns whether anything changed. */
 int minimd_bins_limit(minimd *m);
+/** Bytes this rank's arrays and neighbour list need, at least, in the memory its kernels use,
+ *  for a system of `density` in the box of m->comm with lists of `cutneigh` (`half`: a half
+ *  list). */
+double minimd_bytes_per_rank(const minimd *m, double density, double cutneigh, int half);
 /** Bytes this rank needs on the host, at least, for a system of `density` in the box of
  *  m->comm (its process grid set) with neighbour lists of `cutneigh` (`half`: a half list):
  *  owned atoms, ghosts and the list, or only the host copies on a device (`on_device`). */

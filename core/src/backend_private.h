@@ -78,6 +78,8 @@ typedef struct porta_backend_ops {
   /* ---- device ---- */
   /** The device's model name. NULL: the back end runs on the host (porta_device_id() is -1). */
   const char *(*device_name)(void);
+  /** Bytes of the device's memory (porta_exec_traits.device_memory_bytes). NULL: 0. */
+  double (*device_memory_bytes)(void);
   /** Host memory the device copies fastest from and to (porta_exec_traits.staging_space).
    *  0 (PORTA_HOST_SPACE): plain host memory. */
   porta_memory_space staging_space;

@@ -95,6 +95,7 @@ porta_exec_traits porta_exec_query(porta_exec exec) {
   t.ipc = ops->ipc_alloc != NULL;
   t.memory_space = ops->memory_space;
   t.staging_space = ops->staging_space;
+  t.device_memory_bytes = ops->device_memory_bytes ? ops->device_memory_bytes() : 0.0;
   return t;
 }
 

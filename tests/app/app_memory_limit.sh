@@ -42,6 +42,12 @@ if [ -z "$cg" ]; then
     exit 77
   fi
   how="an address-space limit of 1.5 GB (ulimit -v; no memory cgroup can be made here)"
+  # Open MPI cannot always start under it (on a 16-core GPU machine its PMIx thread failed and
+  # the launcher aborted): nothing of the app's can be tested there
+  if ! (ulimit -v $((limit / 1024)) && timeout 60 "$mpiexec" -n 1 true) >/dev/null 2>&1; then
+    echo "SKIP: no memory cgroup can be made here, and MPI does not start under ulimit -v"
+    exit 77
+  fi
 fi
 echo "limit: $how"
 # the run's own shell joins the cgroup ($$ of a subshell would be this script's) and becomes

@@ -43,9 +43,10 @@ case $kind in
   *) echo "minimd_bad_input.sh: unknown edit $edit"; exit 2 ;;
 esac
 # VMEM_KB: run under `ulimit -v` (a guard: a regression that allocates without limit fails
-# quickly instead of calling the OOM killer; not under AddressSanitizer or CUDA, which reserve
-# more address space)
-if [ -n "${VMEM_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ] && ! grep -q cudaMalloc "$exe" 2>/dev/null; then
+# quickly instead of calling the OOM killer; not under AddressSanitizer or on CUDA, which reserve
+# more address space; a CUDA build run with PORTA_BACKEND=serial takes it)
+if [ -n "${VMEM_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ] &&
+  { [ "${PORTA_BACKEND:-}" = serial ] || ! grep -q cudaMalloc "$exe" 2>/dev/null; }; then
   ulimit -v "$VMEM_KB" || echo "note: ulimit -v $VMEM_KB not applied"
 fi
 "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1

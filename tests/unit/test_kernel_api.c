@@ -166,7 +166,10 @@ static void test_traits(void) {
   if (t.on_device) {
     PT_CHECK(!t.single_threaded && !t.host_threads && t.async_instances);
     PT_CHECK(!porta_space_accessible(PORTA_BACKEND_SERIAL, t.memory_space));
+    /* the device's memory, what the apps check their arrays against: a GPU's, 1 GiB to 1 TiB */
+    PT_CHECK(t.device_memory_bytes >= 1073741824.0 && t.device_memory_bytes <= 1099511627776.0);
   } else {
+    PT_EQ_I64(t.device_memory_bytes, 0);
     PT_EQ_I64(t.staging_space, PORTA_HOST_SPACE);
     PT_EQ_I64(t.single_threaded, !t.host_threads || porta_num_threads() == 1);
     PT_CHECK(!t.async_instances);

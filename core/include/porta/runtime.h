@@ -92,6 +92,10 @@ typedef struct porta_exec_traits {
   porta_memory_space staging_space; /**< host memory its copies are fastest from and to: where
                                          to keep buffers that MPI sends (pinned memory on a
                                          GPU, plain host memory otherwise) */
+  double device_memory_bytes;       /**< the size of the device memory its kernels use (what
+                                         an app checks a run's needs against before
+                                         allocating); 0 on the host, whose memory is the
+                                         node's */
 } porta_exec_traits;
 /** The traits of `exec` (all zero, host spaces, for an unusable back end). */
 PORTA_API porta_exec_traits porta_exec_query(porta_exec exec);

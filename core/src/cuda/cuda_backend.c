@@ -50,6 +50,7 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .instance_destroy = porta_cuda_instance_destroy_,
     .copy_async = porta_cuda_copy_async_,
     .device_name = porta_cuda_device_name_,
+    .device_memory_bytes = porta_cuda_device_memory_bytes_,
     .staging_space = PORTA_CUDA_HOST_PINNED_SPACE,
     .cheap_atomics = 1,
     .team_thread_limit = cuda_team_thread_limit,

@@ -12,6 +12,7 @@ int porta_cuda_initialize_(int device_id, int device_given, int required);
 void porta_cuda_finalize_(void);
 int porta_cuda_available_(void);
 const char *porta_cuda_device_name_(void);
+double porta_cuda_device_memory_bytes_(void);
 int porta_cuda_device_sync_(const char *label);
 int porta_cuda_sync_(int instance, const char *label);
 /** Threads per block, and shared memory per block with the opt-in (defaults without a GPU). */

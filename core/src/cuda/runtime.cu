@@ -206,6 +206,10 @@ extern "C" int porta_cuda_available_(void) { return cuda_usable; }
 
 extern "C" const char *porta_cuda_device_name_(void) { return cuda_usable ? props.name : "none"; }
 
+extern "C" double porta_cuda_device_memory_bytes_(void) {
+  return cuda_usable ? (double)props.totalGlobalMem : 0.0;
+}
+
 /* Instance 0 is the legacy default stream; instances 1.. are streams made by
  * porta_exec_create_instance. */
 
