@@ -18,18 +18,27 @@ from . import _core
 from ._core import PortaError
 from .cache import CompileError
 from .kernel import Kernel, clear_specialisations, kernel
+from .kernel import BoundKernel, function, reducer, workload  # issue 29: teams, scans, ...
 from .translate import TranslationError
 from .types import (ArrayType, AccType, DType, Max, Min, Prod, Sum, boolean, f32, f64, i32,
                     i64, u8)
+from .types import MaxLoc, MinLoc
+from .device import AUTO, TeamMember  # noqa: E402 - kernels' team annotations and intrinsics
+from .device import INTRINSICS as _INTRINSICS
+
+globals().update(_INTRINSICS)  # porta.team_thread_range, porta.atomic_add, porta.scratch ...
 
 __all__ = ["init", "finalize", "is_initialized", "kernel", "parallel_for", "parallel_reduce",
            "RangePolicy", "MDRangePolicy", "fence", "backend", "num_threads",
            "set_num_threads", "deterministic", "set_deterministic", "TranslationError",
            "CompileError", "PortaError", "f64", "f32", "i64", "i32", "u8", "boolean", "Sum",
            "Prod", "Min", "Max", "Kernel"]
+__all__ += ["parallel_scan", "TeamPolicy", "TeamMember", "AUTO", "MinLoc", "MaxLoc", "function",
+            "reducer", "workload", "BoundKernel"] + sorted(_INTRINSICS)
 
 parallel_for = _core.parallel_for
 parallel_reduce = _core.parallel_reduce
+parallel_scan = _core.parallel_scan
 _finalizer_registered = False
 
 
@@ -107,3 +116,17 @@ class MDRangePolicy:
             raise ValueError("MDRangePolicy: lower and upper of the same rank, 2 to 6")
         self.lower, self.upper, self.space = lower, upper, space
         self._spec = (1, _backend_id(space), len(lower), lower, upper)
+
+
+class TeamPolicy:
+    """A league of `league_size` teams of `team_size` threads (porta.AUTO: the back end's
+    choice) with `vector_length` lanes each, on `space` (None: the default back end). A team
+    kernel's scratch (porta.scratch ...) is requested by the launch from its arguments."""
+
+    __slots__ = ("_spec", "league_size", "team_size", "vector_length", "space")
+
+    def __init__(self, league_size, team_size=AUTO, vector_length=1, space=None):
+        self.league_size, self.space = int(league_size), space
+        self.team_size, self.vector_length = int(team_size), int(vector_length)
+        self._spec = (2, _backend_id(space), self.league_size, self.team_size,
+                      self.vector_length)

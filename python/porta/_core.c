@@ -9,7 +9,9 @@
  *  - load_module(path): dlopen a module generated from Python kernels (porta/translate.py)
  *    and hand back its kernel specialisations (porta_py.h) as capsules;
  *  - Dispatcher: a kernel's table of specialisations, keyed by its arguments' layouts;
- *  - parallel_for / parallel_reduce(policy, kernel, *args, **kwargs): the launch fast path.
+ *  - parallel_for / parallel_reduce / parallel_scan(policy, kernel, *args, **kwargs): the
+ *    launch fast path (range, mdrange and team policies; a team kernel's scratch is sized
+ *    from the launch's arguments by the generated module).
  *    Each argument is read in C (the buffer protocol for arrays), its layout gives the
  *    specialisation, its dtype, rank and writability are checked against it (TypeError or
  *    ValueError naming the argument), the argument struct is packed on the stack at the
@@ -346,9 +348,10 @@ static const char *arg_name(Dispatcher *d, const porta_py_field *f, Py_ssize_t k
 }
 
 /** Parse the policy: an int n (the range [0, n)) or an object with _spec, a tuple
- *  (0, backend, begin, end) or (1, backend, rank, lower, upper). */
+ *  (0, backend, begin, end), (1, backend, rank, lower, upper) or
+ *  (2, backend, league_size, team_size, vector_length) (team sizes: -1 is PORTA_AUTO). */
 static int parse_policy(PyObject *p, int *kind, porta_exec *exec, porta_range_policy *rp,
-                        porta_mdrange_policy *mp) {
+                        porta_mdrange_policy *mp, porta_team_policy *tp) {
   if (PyLong_Check(p)) {
     long long n = PyLong_AsLongLong(p);
     if (n == -1 && PyErr_Occurred()) return -1;
@@ -373,6 +376,13 @@ static int parse_policy(PyObject *p, int *kind, porta_exec *exec, porta_range_po
     long long b = PyLong_AsLongLong(PyTuple_GetItem(spec, 2));
     long long e = PyLong_AsLongLong(PyTuple_GetItem(spec, 3));
     *rp = porta_range(b, e);
+  } else if (k == 2) {
+    *kind = PORTA_POLICY_TEAM;
+    PyObject *ts = PyTuple_Size(spec) >= 5 ? PyTuple_GetItem(spec, 3) : NULL;
+    long long league = PyLong_AsLongLong(PyTuple_GetItem(spec, 2));
+    long t = ts ? PyLong_AsLong(ts) : -1;
+    long v = ts ? PyLong_AsLong(PyTuple_GetItem(spec, 4)) : -1;
+    *tp = porta_team_policy_make(league, (int)t, (int)v);
   } else {
     *kind = PORTA_POLICY_MDRANGE;
     long rank = PyLong_AsLong(PyTuple_GetItem(spec, 2));
@@ -394,8 +404,8 @@ static int parse_policy(PyObject *p, int *kind, porta_exec *exec, porta_range_po
   return rc;
 }
 
-static PyObject *value_to_py(const porta_py_kernel *k, const void *v) {
-  switch (k->result_dtype) {
+static PyObject *scalar_to_py(int32_t dtype, const void *v) {
+  switch (dtype) {
   case PORTA_PY_F64: return PyFloat_FromDouble(*(const double *)v);
   case PORTA_PY_F32: return PyFloat_FromDouble((double)*(const float *)v);
   case PORTA_PY_I64: return PyLong_FromLongLong((long long)*(const int64_t *)v);
@@ -403,6 +413,36 @@ static PyObject *value_to_py(const porta_py_kernel *k, const void *v) {
   }
   PyErr_SetString(PyExc_TypeError, "reduction value of an unsupported type");
   return NULL;
+}
+
+/** The value of a reduction or scan: a number, (val, loc) for minloc / maxloc, or a custom
+ *  reducer's fields given to the kernel's _porta_result (its class). */
+static PyObject *value_to_py(PyObject *ko, const porta_py_kernel *k, const char *v) {
+  if (k->result_kind != PORTA_PY_RESULT_LOC && k->result_kind != PORTA_PY_RESULT_STRUCT)
+    return scalar_to_py(k->result_dtype, v);
+  PyObject *t = PyTuple_New(k->nresult);
+  if (!t) return NULL;
+  for (int32_t j = 0; j < k->nresult; ++j) {
+    const porta_py_field *f = &k->result_fields[j];
+    char tmp[8];
+    memcpy(tmp, v + f->offset, f->dtype == PORTA_PY_F32 || f->dtype == PORTA_PY_I32 ? 4 : 8);
+    PyObject *x = scalar_to_py(f->dtype, tmp);
+    if (!x) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, j, x);
+  }
+  if (k->result_kind == PORTA_PY_RESULT_LOC) return t;
+  PyObject *make = PyObject_GetAttrString(ko, "_porta_result");
+  if (!make) {
+    Py_DECREF(t);
+    return NULL;
+  }
+  PyObject *r = PyObject_CallFunctionObjArgs(make, t, NULL);
+  Py_DECREF(make);
+  Py_DECREF(t);
+  return r;
 }
 
 /** Pack one scalar argument. */
@@ -499,17 +539,61 @@ static int pack_array(const porta_py_field *f, const Py_buffer *b, char *args, c
   return 0;
 }
 
-static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int reduce) {
+enum { MODE_FOR = 0, MODE_REDUCE = 1, MODE_SCAN = 2 };
+static const char *const MODE_NAMES[3] = {"parallel_for", "parallel_reduce", "parallel_scan"};
+static const int MODE_PATTERN[3] = {PORTA_PATTERN_FOR, PORTA_PATTERN_REDUCE, PORTA_PATTERN_SCAN};
+
+static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int mode);
+
+/** A kernel method of a @porta.workload object (obj.method): its _porta_launch gives the
+ *  kernel and the object's fields, launched as the kernel's arguments. */
+static PyObject *launch_bound(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              int mode) {
+  PyObject *ko = args[1];
+  PyObject *b = PyObject_GetAttrString(ko, "_porta_launch");
+  if (!b) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "the second argument of %s must be a @porta.kernel",
+                 MODE_NAMES[mode]);
+    return NULL;
+  }
+  PyObject *result = NULL;
+  if (!PyTuple_Check(b) || PyTuple_Size(b) != 2 || !PyTuple_Check(PyTuple_GetItem(b, 1))) {
+    PyErr_SetString(PyExc_TypeError, "_porta_launch: expected (kernel, fields)");
+  } else if (nargs != 2 || (kwnames && PyTuple_Size(kwnames))) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s(policy, obj.kernel) takes no other arguments: the "
+                 "kernel's arguments are the object's fields",
+                 MODE_NAMES[mode]);
+  } else {
+    PyObject *fields = PyTuple_GetItem(b, 1);
+    Py_ssize_t nf = PyTuple_Size(fields);
+    PyObject *av[MAX_ARGS + 2];
+    if (nf > MAX_ARGS) {
+      PyErr_Format(PyExc_TypeError, "at most %d fields", MAX_ARGS);
+    } else {
+      av[0] = args[0];
+      av[1] = PyTuple_GetItem(b, 0);
+      for (Py_ssize_t j = 0; j < nf; ++j) av[2 + j] = PyTuple_GetItem(fields, j);
+      if (Py_TYPE(av[1]) == DispatcherType || PyType_IsSubtype(Py_TYPE(av[1]), DispatcherType))
+        result = launch(av, nf + 2, NULL, mode);
+      else
+        PyErr_SetString(PyExc_TypeError, "_porta_launch: not a kernel");
+    }
+  }
+  Py_DECREF(b);
+  return result;
+}
+
+static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int mode) {
   if (nargs < 2) {
-    PyErr_SetString(PyExc_TypeError, reduce ? "parallel_reduce(policy, kernel, *args)"
-                                            : "parallel_for(policy, kernel, *args)");
+    PyErr_Format(PyExc_TypeError, "%s(policy, kernel, *args)", MODE_NAMES[mode]);
     return NULL;
   }
   PyObject *ko = args[1];
-  if (!(Py_TYPE(ko) == DispatcherType || PyType_IsSubtype(Py_TYPE(ko), DispatcherType))) {
-    PyErr_SetString(PyExc_TypeError, "the second argument must be a @porta.kernel");
-    return NULL;
-  }
+  if (!(Py_TYPE(ko) == DispatcherType || PyType_IsSubtype(Py_TYPE(ko), DispatcherType)))
+    return launch_bound(args, nargs, kwnames, mode);
   Dispatcher *d = (Dispatcher *)ko;
   const char *label = d->label ? d->label : "kernel";
 
@@ -561,7 +645,8 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   porta_exec exec;
   porta_range_policy rp;
   porta_mdrange_policy mp;
-  if (parse_policy(args[0], &kind, &exec, &rp, &mp) < 0) return NULL;
+  porta_team_policy tp;
+  if (parse_policy(args[0], &kind, &exec, &rp, &mp, &tp) < 0) return NULL;
 
   /* Buffers and the layout signature (2 bits an argument). */
   Py_buffer bufs[MAX_ARGS];
@@ -619,10 +704,17 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     PyErr_Format(PyExc_TypeError, "%s: takes %d arguments, got %zd", label, (int)k->nfields, n);
     goto done;
   }
-  if (reduce != (k->pattern == PORTA_PATTERN_REDUCE)) {
-    PyErr_Format(PyExc_TypeError, "%s is a %s kernel: launch it with %s", label,
-                 reduce ? "parallel_for" : "parallel_reduce",
-                 reduce ? "porta.parallel_for" : "porta.parallel_reduce");
+  if (MODE_PATTERN[mode] != k->pattern) {
+    const char *kn = k->pattern == PORTA_PATTERN_SCAN     ? "parallel_scan"
+                     : k->pattern == PORTA_PATTERN_REDUCE ? "parallel_reduce"
+                                                          : "parallel_for";
+    PyErr_Format(PyExc_TypeError, "%s is a %s kernel: launch it with porta.%s, not porta.%s", label,
+                 kn, kn, MODE_NAMES[mode]);
+    goto done;
+  }
+  if (k->policy == PORTA_POLICY_TEAM && kind != PORTA_POLICY_TEAM) {
+    PyErr_Format(PyExc_TypeError, "%s takes a team member: launch it with a porta.TeamPolicy",
+                 label);
     goto done;
   }
   if (k->policy != kind || (kind == PORTA_POLICY_MDRANGE && k->rank != mp.rank)) {
@@ -674,21 +766,37 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   int64_t iters = kind == PORTA_POLICY_RANGE ? rp.end - rp.begin : 1;
   if (kind == PORTA_POLICY_MDRANGE)
     for (int r = 0; r < mp.rank; ++r) iters *= mp.upper[r] - mp.lower[r];
+  if (kind == PORTA_POLICY_TEAM) {
+    iters = tp.league_size * 64; /* a team's work is unknown: count a league rank as 64 */
+    if (k->scratch) {            /* the kernel's scratch, sized from this launch's arguments */
+      size_t req[4] = {0, 0, 0, 0};
+      k->scratch(packed.c, req);
+      for (int l = 0; l < 2; ++l)
+        tp = porta_team_scratch_request(tp, l, tp.scratch_team[l] + req[l],
+                                        tp.scratch_thread[l] + req[2 + l]);
+    }
+  }
   PyThreadState *ts = iters >= GIL_RELEASE_ITERS ? PyEval_SaveThread() : NULL;
-  if (reduce)
+  if (mode == MODE_SCAN)
+    rc = porta_parallel_scan(k->name, exec, rp, k->kernel, packed.c, value.c);
+  else if (mode == MODE_REDUCE)
     rc = kind == PORTA_POLICY_RANGE
              ? porta_parallel_reduce(k->name, exec, rp, k->kernel, packed.c, value.c)
+         : kind == PORTA_POLICY_TEAM
+             ? porta_parallel_reduce_team(k->name, exec, tp, k->kernel, packed.c, value.c)
              : porta_parallel_reduce_md(k->name, exec, mp, k->kernel, packed.c, value.c);
   else
     rc = kind == PORTA_POLICY_RANGE ? porta_parallel_for(k->name, exec, rp, k->kernel, packed.c)
-                                    : porta_parallel_for_md(k->name, exec, mp, k->kernel, packed.c);
+         : kind == PORTA_POLICY_TEAM
+             ? porta_parallel_for_team(k->name, exec, tp, k->kernel, packed.c)
+             : porta_parallel_for_md(k->name, exec, mp, k->kernel, packed.c);
   if (ts) PyEval_RestoreThread(ts);
   if (rc != PORTA_SUCCESS) {
     porta_failure(rc, k->name);
     goto done;
   }
-  if (reduce)
-    result = value_to_py(k, value.c);
+  if (mode != MODE_FOR)
+    result = value_to_py(ko, k, value.c);
   else {
     Py_INCREF(Py_None);
     result = Py_None;
@@ -702,13 +810,19 @@ done:
 static PyObject *core_parallel_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
   (void)self;
-  return launch(args, nargs, kwnames, 0);
+  return launch(args, nargs, kwnames, MODE_FOR);
 }
 
 static PyObject *core_parallel_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   (void)self;
-  return launch(args, nargs, kwnames, 1);
+  return launch(args, nargs, kwnames, MODE_REDUCE);
+}
+
+static PyObject *core_parallel_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  (void)self;
+  return launch(args, nargs, kwnames, MODE_SCAN);
 }
 
 /* ---- the module ---- */
@@ -731,6 +845,8 @@ static PyMethodDef core_methods[] = {
     {"parallel_for", FASTKW(core_parallel_for), "parallel_for(policy, kernel, *args, **kw)."},
     {"parallel_reduce", FASTKW(core_parallel_reduce),
      "parallel_reduce(policy, kernel, *args, **kw): the reduced value."},
+    {"parallel_scan", FASTKW(core_parallel_scan),
+     "parallel_scan(policy, kernel, *args, **kw): the scan's total."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT,

@@ -31,15 +31,15 @@ class _Unit:
         return "".join(c if c.isalnum() else "_" for c in self.module)
 
     def ensure(self, kern, spec):
-        k = (kern.__name__, spec)
+        k = (kern._key, spec)
         if k in self.loaded:
             return self.loaded[k]
         if not self.wanted:  # first miss: every kernel of the module, C-ordered
             for other in self.kernels:
                 if other._source is not None:
-                    self.wanted.add((other.__name__, "C" * len(other._source.arrays)))
+                    self.wanted.add((other._key, "C" * len(other._source.arrays)))
         self.wanted.add(k)
-        by_name = {kk.__name__: kk for kk in self.kernels}
+        by_name = {kk._key: kk for kk in self.kernels if kk._source is not None}
         items = sorted(self.wanted)
         try:
             self._load(items, by_name)
@@ -93,31 +93,67 @@ class Kernel(_core.Dispatcher):
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
+        self._key = fn.__name__
         self._source = None
         self._error = None
+        self._owner = None
+        self._unit = _unit_for(fn)
+        if _is_method(fn):
+            # A kernel method: analysed when its class is created (__set_name__).
+            self._error = translate.TranslationError(
+                fn.__code__.co_filename, fn.__code__.co_firstlineno, 1,
+                "a kernel method outside a class", "define it in a class body", fn.__name__)
+            return
+        self._analyse(None)
+
+    def _analyse(self, owner):
+        self._error = None
         try:
-            self._source = translate.analyse(fn)
+            self._source = translate.analyse(self.fn, owner)
             self._set_names(tuple(p.name for p in self._source.fields))
+            acc = self._source.acc
+            if acc is not None and acc.type.custom is not None:
+                self._porta_result = acc.type.custom.make
         except translate.TranslationError as e:
             self._error = e
-        self._unit = _unit_for(fn)
-        old = [k for k in self._unit.kernels if k.__name__ == self.__name__]
+        old = [k for k in self._unit.kernels if k._key == self._key]
         if old:  # the module was reloaded (or the name redefined): start the unit afresh
             self._unit.kernels.remove(old[0])
             self._unit.forget()
         self._unit.kernels.append(self)
 
+    def __set_name__(self, owner, name):
+        """A kernel method: its class's annotated fields are the kernel's arguments."""
+        if not _is_method(self.fn):
+            return
+        self._owner = owner
+        self._key = "%s_%s" % (translate._c_ident(owner.__qualname__), self.fn.__name__)
+        self._analyse(owner)
+
+    def __get__(self, obj, owner=None):
+        if obj is None or self._owner is None:
+            return self
+        return BoundKernel(self, obj)
+
+    @property
+    def field_names(self):
+        self.check()
+        return tuple(p.name for p in self._source.fields)
+
     def __repr__(self):
         return "<porta kernel %s.%s>" % (self.__module__, self.__name__)
 
     def __call__(self, *args, **kwargs):
-        raise TypeError("a Porta kernel is launched with porta.parallel_for(policy, %s, ...) "
-                        "or porta.parallel_reduce(...)" % self.__name__)
+        raise TypeError("a Porta kernel is launched with porta.parallel_for(policy, %s, ...), "
+                        "porta.parallel_reduce(...) or porta.parallel_scan(...)" % self.__name__)
 
     def check(self):
         """Raise the kernel's TranslationError, if it has one."""
         if self._error is not None:
             raise self._error
+
+    def _source_fields(self):
+        return [p.name for p in self._source.fields]
 
     def c_source(self, spec=None):
         """The generated C of this kernel alone (for reading)."""
@@ -155,6 +191,41 @@ class Kernel(_core.Dispatcher):
         self._register(sig, cap)
 
 
+def _is_method(fn):
+    """A def whose first parameter is an unannotated `self` (a kernel method of a class)."""
+    code = fn.__code__
+    return code.co_argcount > 0 and code.co_varnames[0] == "self" and \
+        "self" not in getattr(fn, "__annotations__", {})
+
+
+class BoundKernel:
+    """obj.kernel for a @porta.workload object: porta.parallel_for(policy, obj.kernel) launches
+    the kernel with the object's annotated fields as its arguments."""
+
+    __slots__ = ("kernel", "obj")
+
+    def __init__(self, kernel, obj):
+        self.kernel, self.obj = kernel, obj
+
+    @property
+    def _porta_launch(self):
+        k = self.kernel
+        if k._error is not None:
+            raise k._error
+        obj = self.obj
+        try:
+            return k, tuple(getattr(obj, n) for n in k._source_fields())
+        except AttributeError as e:  # a TypeError: AttributeError means "not a kernel"
+            raise TypeError("%s: a field of the object is not set (%s)" % (k.__qualname__, e)) \
+                from None
+
+    def __repr__(self):
+        return "<bound porta kernel %s of %r>" % (self.kernel.__qualname__, self.obj)
+
+    def __call__(self, *args, **kwargs):
+        return self.kernel(*args, **kwargs)
+
+
 def kernel(fn):
     """Decorate a kernel written in Porta's Python subset (docs/python.md):
 
@@ -168,6 +239,78 @@ def kernel(fn):
     that rank); a parameter annotated porta.Sum[...] (Prod, Min, Max) makes it a reduction.
     The others are the launch's arguments: NumPy arrays (or any buffer) and scalars."""
     return Kernel(fn)
+
+
+def function(fn):
+    """Decorate a device function that kernels (and other device functions) call:
+
+        @porta.function
+        def lj(r2: float, eps: float, sigma6: float) -> float:
+            s6 = sigma6 / (r2 * r2 * r2)
+            return 24.0 * eps * s6 * (2.0 * s6 - 1.0) / r2
+
+    Its parameters and return value are numbers (annotated); its body is the kernel subset.
+    It is emitted as a static inline C function beside the kernels that call it. Called
+    from Python, it runs as Python."""
+    return translate.DeviceFunction(fn)
+
+
+def reducer(cls):
+    """Decorate a custom reducer: a class with annotated scalar fields (its value), init(self)
+    setting the identity and join(self, other) combining two values, both in the kernel
+    subset:
+
+        @porta.reducer
+        class Range:
+            lo: float
+            hi: float
+            def init(self):
+                self.lo = math.inf
+                self.hi = -math.inf
+            def join(self, other):
+                self.lo = min(self.lo, other.lo)
+                self.hi = max(self.hi, other.hi)
+
+    A kernel takes it as its accumulator (acc: Range) and updates acc.lo ...; parallel_reduce
+    returns a Range with the fields set. In C it is the triple Range_value, _init, _join of a
+    Porta custom reducer (and PORTA_REDUCER_TEAM_OPS for nested reductions)."""
+    cls._porta_reducer = translate.ReducerSource(cls)
+    return cls
+
+
+def workload(cls):
+    """Decorate a class whose kernel methods (@porta.kernel def step(self, i: int): ...) take
+    the class's annotated fields as their arguments (PyKokkos's workload style):
+
+        @porta.workload
+        class Axpy:
+            a: float
+            x: porta.f64[:]
+            y: porta.f64[:]
+            @porta.kernel
+            def run(self, i: int):
+                self.y[i] += self.a * self.x[i]
+
+        w = Axpy(a=2.0, x=x, y=y)      # a constructor from the fields, unless it defines one
+        porta.parallel_for(n, w.run)
+
+    Raises the first kernel method's TranslationError at once."""
+    fields = list(translate._class_annotations(cls))
+    if "__init__" not in cls.__dict__:
+        def __init__(self, *args, **kwargs):
+            if len(args) > len(fields):
+                raise TypeError("%s takes %d fields (%s), got %d"
+                                % (cls.__name__, len(fields), ", ".join(fields), len(args)))
+            for n, v in zip(fields, args):
+                setattr(self, n, v)
+            for n, v in kwargs.items():
+                if n not in fields:
+                    raise TypeError("%s has no field '%s'" % (cls.__name__, n))
+                setattr(self, n, v)
+        __init__.__qualname__ = cls.__qualname__ + ".__init__"
+        cls.__init__ = __init__
+    cls._porta_fields = tuple(fields)
+    return cls
 
 
 def clear_specialisations():

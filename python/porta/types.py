@@ -3,7 +3,9 @@
 Scalars: porta.f64, porta.f32, porta.i64, porta.i32, porta.u8, porta.boolean; Python's float and
 int mean f64 and i64 (a leading `int` parameter is an index of the iteration space).
 Arrays: a dtype indexed by slices, one per dimension: porta.f64[:] (rank 1), porta.f64[:, :].
-Accumulators of reductions: porta.Sum[f64], porta.Prod[...], porta.Min[...], porta.Max[...].
+Accumulators of reductions: porta.Sum[f64], porta.Prod[...], porta.Min[...], porta.Max[...],
+porta.MinLoc[...], porta.MaxLoc[...] (a value and its index: acc.val, acc.loc), and a class
+decorated with @porta.reducer (a custom reducer: its fields, init and join).
 """
 
 
@@ -60,28 +62,52 @@ class _ReducerFamily:
     def __getitem__(self, dtype):
         dtype = as_dtype(dtype)
         if dtype is None or dtype.name in ("boolean",):
-            raise TypeError("porta.%s[...] takes f64, f32, i64 or i32" % self.op.capitalize())
+            raise TypeError("porta.%s[...] takes f64, f32, i64 or i32" % self.op)
         return AccType(self.op, dtype)
 
 
 class AccType:
-    """The accumulator of a reduction: reducer `op` (sum, prod, min, max) over `dtype`."""
+    """The accumulator of a reduction: reducer `op` (sum, prod, min, max, minloc, maxloc) over
+    `dtype`, or a custom reducer (op "custom", `custom` its translate.ReducerSource)."""
 
-    def __init__(self, op, dtype):
-        self.op, self.dtype = op, dtype
+    def __init__(self, op, dtype, custom=None):
+        self.op, self.dtype, self.custom = op, dtype, custom
 
     @property
     def reducer(self):
+        if self.custom is not None:
+            return self.custom.cname
         return "porta_%s_%s" % (self.op, self.dtype.suffix)
 
+    @property
+    def fields(self):
+        """A struct value's fields [(name, DType)], or None for a scalar value."""
+        if self.custom is not None:
+            return self.custom.fields
+        if self.op in ("minloc", "maxloc"):
+            return [("val", self.dtype), ("loc", i64)]
+        return None
+
+    def __eq__(self, other):
+        return isinstance(other, AccType) and (self.op, self.dtype, self.custom) == \
+            (other.op, other.dtype, other.custom)
+
+    def __hash__(self):
+        return hash((self.op, self.dtype.name if self.dtype else None, id(self.custom)))
+
     def __repr__(self):
-        return "porta.%s[%r]" % (self.op.capitalize(), self.dtype)
+        if self.custom is not None:
+            return self.custom.name
+        name = {"minloc": "MinLoc", "maxloc": "MaxLoc"}.get(self.op, self.op.capitalize())
+        return "porta.%s[%r]" % (name, self.dtype)
 
 
 Sum = _ReducerFamily("sum")
 Prod = _ReducerFamily("prod")
 Min = _ReducerFamily("min")
 Max = _ReducerFamily("max")
+MinLoc = _ReducerFamily("minloc")
+MaxLoc = _ReducerFamily("maxloc")
 
 
 def as_dtype(t):

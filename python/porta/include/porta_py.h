@@ -7,12 +7,13 @@
 #ifndef PORTA_PY_H
 #define PORTA_PY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "porta/kernel.h"
 
 /** Version of this description; the extension refuses a module with another one. */
-#define PORTA_PY_ABI 1
+#define PORTA_PY_ABI 2
 
 /** Element types (also the scalar argument types). */
 enum porta_py_dtype {
@@ -32,6 +33,23 @@ enum porta_py_layout {
 };
 
 enum porta_py_field_kind { PORTA_PY_ARRAY = 0, PORTA_PY_SCALAR = 1 };
+
+/** What a reduction or scan hands back to Python. */
+enum porta_py_result_kind {
+  PORTA_PY_RESULT_NONE = 0,   /**< parallel_for */
+  PORTA_PY_RESULT_SCALAR = 1, /**< one number of result_dtype */
+  PORTA_PY_RESULT_LOC = 2,    /**< minloc / maxloc: the tuple (val, loc) of result_fields */
+  PORTA_PY_RESULT_STRUCT = 3  /**< a custom reducer: its result_fields, made into its class */
+};
+
+/** Scratch requests of a team kernel, in bytes (porta_scratch_size summed over its
+ *  allocations): per team at levels 0 and 1, per thread at levels 0 and 1. */
+enum {
+  PORTA_PY_SCRATCH_TEAM0 = 0,
+  PORTA_PY_SCRATCH_TEAM1 = 1,
+  PORTA_PY_SCRATCH_THREAD0 = 2,
+  PORTA_PY_SCRATCH_THREAD1 = 3
+};
 
 /** Argument field flags. */
 enum { PORTA_PY_WRITTEN = 1 /**< the kernel stores into this array */ };
@@ -63,6 +81,12 @@ typedef struct porta_py_kernel {
   int32_t nfields;
   int32_t args_size; /**< sizeof the argument struct */
   const porta_py_field *fields;
+  /** Team kernels that take scratch: adds its requests (PORTA_PY_SCRATCH_*) for the packed
+   *  arguments `args` to req[4]; NULL otherwise. */
+  void (*scratch)(const void *args, size_t *req);
+  int32_t result_kind; /**< porta_py_result_kind */
+  int32_t nresult;     /**< LOC and STRUCT: the value's fields (scalars at their offsets) */
+  const porta_py_field *result_fields;
 } porta_py_kernel;
 
 /** What a generated module exports (its only visible symbol, porta_py_module). */
