@@ -567,6 +567,8 @@ class _Gen:
         self.structs = dict(ks.structs)
         if ks.acc is not None and ks.acc.type.fields:
             self.structs[ks.acc.name] = ("pk_acc->", dict(ks.acc.type.fields), True)
+        if ks.acc is not None and ks.acc.type.custom is not None:
+            ks.reducers[ks.acc.type.custom.cname] = ks.acc.type.custom
         self._reset_body()
 
     def _reset_body(self):
@@ -1513,6 +1515,7 @@ class _Gen:
             out.append("  %s_init(&%s);" % (acc.reducer, _cname(n)))
         out.extend(body_lines)
         out.append("}")
+        out.append(BACK_TO_C)
         # The scratch the launch requests, from the packed arguments.
         scratch_fn = "NULL"
         if self.scratch_reqs:
@@ -1593,6 +1596,9 @@ def kernel_cname(ks, spec):
     return "pk_%s_%s" % (ks.name, spec) if spec else "pk_%s" % ks.name
 
 
+BACK_TO_C = "#line <back to the generated file>"
+
+
 def _dependencies(sources):
     """The device functions and custom reducers the kernels use, callees before callers."""
     funcs, reducers, seen = [], {}, set()
@@ -1632,8 +1638,9 @@ def generate_module(module, items):
     parts += [r.c_source() for r in reducers]
     out = head
     for lines in parts + body:
-        out.extend(lines)
-        out.append("#line %d \"%s.c\"" % (len(out) + 2, module))  # back to the generated file
+        for text in lines + [BACK_TO_C]:
+            # back to the generated file after the Python lines
+            out.append('#line %d "%s.c"' % (len(out) + 2, module) if text is BACK_TO_C else text)
         out.append("")
     out.append("static const porta_py_kernel *const pk_kernels[] = {%s};"
                % ", ".join("&%s_info" % n for n in names))

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLES = ["axpy_dot.py"]
+EXAMPLES = ["axpy_dot.py", "stencil2d.py", "spmv_team.py", "histogram.py", "custom_reducer.py"]
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
