@@ -266,7 +266,8 @@ def bench_spmv(lib, be, bid, nt, row_ptr, cols, vals, x):
     assert np.array_equal(y, y2) and np.allclose(y, want.ravel()), "spmv answers"
     tp, tc = [], []
     for _ in range(9):
-        tp.append(median_time(lambda: porta.parallel_for(pol, spmv, row_ptr, cols, vals, x, y), 1))
+        tp.append(median_time(lambda: porta.parallel_for(pol, spmv, row_ptr, cols, vals, x, y),
+                              1))
         tc.append(lib.run_spmv(bid, *args, y.ctypes.data, nrows))
     tp, tc = statistics.median(tp), statistics.median(tc)
     return ratio_row("team SpMV 2^20 rows, %s x%d" % (be, nt), tp, tc)

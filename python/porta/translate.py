@@ -362,7 +362,8 @@ def analyse(fn, owner=None):
     """Check `fn` and return its KernelSource (raises TranslationError). `owner`: the class
     of a kernel method (@porta.workload), whose annotated fields are the kernel's arguments."""
     file, fdef = _load(fn)
-    name = fn.__name__ if owner is None else "%s_%s" % (_c_ident(owner.__qualname__), fn.__name__)
+    name = fn.__name__ if owner is None else \
+        "%s_%s" % (_c_ident(owner.__qualname__), fn.__name__)
     err = _Errors(file, name)
     if not isinstance(fdef, ast.FunctionDef):
         raise err.at(fdef, "this definition", "decorate a plain def with @porta.kernel")
