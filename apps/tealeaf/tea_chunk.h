@@ -1,12 +1,7 @@
 /** @file tea_chunk.h
- *  TeaLeaf rank-local state and the interface between the numerics (apps/tealeaf/tea_*.c,
- *  owned by the numerics engineer) and the driver (main, deck parser, MPI, report, HDF5;
- *  apps/tealeaf/tea_comm.c etc., owned by the driver engineer). Changes here are additive only.
- *
- *  NOTE TO THE DRIVER / CMake: the numerics sources are apps/tealeaf/tea_settings.c,
- *  tea_chunk.c, tea_generate.c, tea_boundary.c, tea_kernels_*.c, tea_solve_*.c,
- *  tea_field_summary.c, tea_step.c. A glob of apps/tealeaf/tea_*.c (minus the driver's own
- *  files) picks them all up. They need only Porta (porta::porta) and libm; no MPI.
+ *  TeaLeaf's rank-local state (the fields, the geometry, the solver's host coefficients) and
+ *  the interface between the numerics (the kernels, the solver drivers, tea_step.c; they need
+ *  only Porta and libm) and the run (tea_run.c: deck, MPI, report, HDF5).
  *
  *  ---------------------------------------------------------------------------------------
  *  Index convention (all rank-2 fields):
@@ -20,7 +15,7 @@
  *    vertexx(j) = xmin + dx*(x_off + j - halo) is the left vertex of array column j,
  *    cellx(j) = vertexx(j) + dx/2; likewise y.
  *
- *  Driver sequence:
+ *  The run's sequence (tea_run.c):
  *    tea_settings s; tea_settings_defaults(&s); <parse deck into s>
  *    tea_chunk c; memset(&c, 0, sizeof c);
  *    <fill: gx_cells, gy_cells, nx, ny, x_off, y_off, halo (= s.halo_depth), xmin, ymin, dx, dy,
@@ -102,7 +97,7 @@ typedef struct tea_chunk {
   double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients (grown as used) */
   int ch_cap;
 
-  /* ---- reproducible mode (added; filled by the driver in tea_chunk_setup) ---- */
+  /* ---- reproducible mode (filled by tea_chunk_setup) ---- */
   bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the
                           rank count, thread count and back end */
   /** The run's global sums (created by tea_comm_create, exact when `reproducible`): every

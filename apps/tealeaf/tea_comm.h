@@ -23,6 +23,9 @@ struct tea_comm {
   int t_halo;
 };
 
+/** Collective: the ranks' decomposition of the settings' mesh into *d; a mesh the ranks cannot
+ *  share (fewer cells than halo_depth on some rank) stops the job naming why. */
+void tea_decompose(const tea_settings *s, app_decomp *d);
 /** Fill the chunk's geometry from the decomposition and the settings (before tea_chunk_alloc). */
 void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, porta_exec exec);
 /** Create the communication state of an allocated chunk: the halo exchanger and c->sum (over

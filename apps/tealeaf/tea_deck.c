@@ -6,8 +6,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "app_mpi.h"
 #include "tea_chunk.h"
 
 const char *const tea_default_deck =
@@ -451,4 +454,22 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
     return app_deck_error(d, L->line, "unknown keyword '%s'", k);
   }
   return tea_deck_check(d, s, d->lines[end].line, int_line, dbl_line, line_precon);
+}
+
+void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s) {
+  if (app_deck_load(deck, cli->input, MPI_COMM_WORLD)) {
+    int missing = 0;
+    if (app_mpi_rank() == 0) {
+      struct stat sb;
+      missing = lstat(cli->input, &sb) != 0 && errno == ENOENT;
+    }
+    if (MPI_Bcast(&missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+      app_fatal("MPI_Bcast failed");
+    if (cli->input_given || !missing) app_exit_all(1, "%s", deck->err);
+    if (app_mpi_rank() == 0) printf(" tea.in not found: running the built-in default deck\n");
+    app_deck_load_text(deck, "(default deck)", tea_default_deck);
+  }
+  if (app_deck_tokenize(deck, "!;", "=,", 1) || tea_deck_parse(deck, s))
+    app_exit_all(1, "error in the input deck: %s", deck->err);
+  s->reproducible = cli->reproducible;
 }

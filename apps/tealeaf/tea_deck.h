@@ -3,6 +3,7 @@
 #ifndef TEA_DECK_H
 #define TEA_DECK_H
 
+#include "app_cli.h"
 #include "app_deck.h"
 #include "tea_settings.h"
 
@@ -19,6 +20,12 @@ extern const char *const tea_default_deck;
  *  the physical memory, non-finite cell sizes or operator coefficients, more than 10^7 time
  *  steps, tl_ch_cg_presteps < 1 with Chebyshev/PPCG (docs/tealeaf.md, "Input checks"). */
 int tea_deck_parse(app_deck *d, tea_settings *s);
+
+/** Collective: the run's deck (cli->input, read on rank 0) loaded and parsed into *s, with the
+ *  command line's reproducible mode. Like the reference, a missing tea.in runs the built-in
+ *  default deck; a deck that was named, or that is there and cannot be read (a directory, too
+ *  large, unreadable), stops the job with its message, as does a bad deck. */
+void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s);
 
 PORTA_EXTERN_C_END
 

@@ -1,4 +1,4 @@
-/** @file tea_solve_cheby.c
+/** @file tea_eigen.c
  *  Eigenvalue estimate from the CG coefficients (Lanczos tridiagonal, implicit QL as the
  *  reference's tqli) and the Chebyshev coefficients (reference tea_calc_ch_coefs). Host code. */
 #include <math.h>

@@ -167,9 +167,15 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
                               double beta);
 
 /* ---- PPCG (tea_kernels_ppcg.c) ---- */
-/** Inner steps: sd = (M) r / theta, ... ; the result ("z") is left in UTEMP. */
-int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
-                   double theta, int steps);
+/** The inner steps' kernels (the loop is tea_solve_ppcg.c's): sd = (z or r) / theta, rtemp = r,
+ *  utemp = sd; rtemp -= A sd; sd = alpha sd + beta (M rtemp), utemp += sd, on the interior grown
+ *  by `extra` cells, or split (tea_split) with the edge, c->halo deep, on `ring_exec`. The
+ *  result ("z") is left in UTEMP. */
+int tea_k_ppcg_init_sd(tea_chunk *c, tea_precon pc, double theta);
+int tea_k_ppcg_inner_r(tea_chunk *c, int extra);
+int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta);
+int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
+                              double beta);
 /** w = A p; pw = p.w; rstore = r; rz = utemp.r. */
 int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz);
 /** rrn = (r - rstore).utemp */
@@ -190,7 +196,7 @@ int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part);
 /** u = Jacobi update from un; err = sum|u - un| (tea_k_jacobi without the copy). */
 int tea_k_jacobi_update(tea_chunk *c, double *err);
 
-/* ---- eigenvalues / coefficients (tea_solve_cheby.c) ---- */
+/* ---- eigenvalues / coefficients (tea_eigen.c) ---- */
 int tea_calc_eigenvalues(const double *cg_alphas, const double *cg_betas, int n, double *eigmin,
                          double *eigmax);
 void tea_calc_ch_coefs(double *alphas, double *betas, double eigmin, double eigmax, double *theta,

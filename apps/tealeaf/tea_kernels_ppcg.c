@@ -1,8 +1,7 @@
 /** @file tea_kernels_ppcg.c
- *  PPCG kernels (reference tea_leaf_ppcg_kernel) and the inner Chebyshev-polynomial steps with
- *  the communication-avoiding halo: sd and rtemp are exchanged `halo` deep once every `halo`
- *  inner steps, and the steps in between compute on the interior grown by the remaining halo
- *  width on faces that have a neighbour rank (redundant work on the overlap).
+ *  PPCG kernels (reference tea_leaf_ppcg_kernel): the outer iteration's and the inner
+ *  Chebyshev-polynomial steps' (their loop, with the communication-avoiding halo, is
+ *  tea_solve_ppcg.c's).
  *
  *  Deliberate difference from the reference: the reference exchanges r (never changed by the
  *  inner steps) where rtemp is needed, so with halo_depth > 1 on several ranks its overlap cells
@@ -78,56 +77,33 @@ PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) { tea_pp_inner_sd_cell(a, 
 TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split, tea_pp_args, tea_pp_inner_sd_cell, "tea_ppcg_inner_sd",
                   tea_k_pp_inner_sd);
 
-int tea_ppcg_inner(tea_chunk *c, const tea_settings *s, const double *alphas, const double *betas,
-                   double theta, int steps) {
-  tea_precon pc = s->preconditioner;
+int tea_k_ppcg_init_sd(tea_chunk *c, tea_precon pc, double theta) {
   tea_pp_args a = tea_pp_make(c, pc);
   a.theta_r = 1.0 / theta;
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_ppcg_init_sd", tea_k_pp_init_sd, c->exec,
-                                         tea_policy(tea_box_interior(c, 0)), &a));
-  const int h = c->halo;
-  int fields[2];
-  fields[0] = TEA_FIELD_SD;
-  fields[1] = TEA_FIELD_RTEMP;
-  int sdf = TEA_FIELD_SD;
-  bool any_phys = c->phys_left || c->phys_right || c->phys_bottom || c->phys_top;
-  /* the last step of a group that another follows can update its edge (h deep) first and
-     exchange it beside the inside's update (not with the block preconditioner, whose columns
-     cross the edge) */
-  porta_exec side;
-  const bool beside = pc != TEA_PRECON_JAC_BLOCK && tea_halo_beside_depth(c, h, &side);
-  bool exchanged = false; /* the group's exchange ran beside the last step */
-  for (int cur = 1; cur <= steps; cur += h) {
-    if (exchanged)
-      PORTA_CHECK(tea_reflect_boundaries(c, fields, 2, h));
-    else
-      PORTA_CHECK(tea_halo_exchange(c, fields, 2, h));
-    exchanged = false;
-    for (int extra = h - 1; extra >= 0; --extra) {
-      int step = cur + h - 1 - extra;
-      porta_mdrange_policy box = tea_policy(tea_box_interior(c, extra));
-      PORTA_CHECK(
-          PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_r", tea_k_pp_inner_r, c->exec, box, &a));
-      if (pc == TEA_PRECON_JAC_BLOCK)
-        PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_RTEMP, TEA_FIELD_Z));
-      a.alpha = alphas[step - 1];
-      a.beta = betas[step - 1];
-      if (beside && extra == 0 && step < steps) {
-        /* rtemp everywhere before the edge's sd changes on the other instance (rtemp's update
-           reads sd around each cell; the exchange sends the edge's rtemp) */
-        PORTA_CHECK(porta_exec_fence(c->exec, "tea_ppcg_inner_r"));
-        PORTA_CHECK(tea_split_run(c, h, side, &tea_k_pp_inner_sd_split, &a, &a.sp));
-        PORTA_CHECK(tea_halo_exchange_beside(c, fields, 2, h));
-        exchanged = true;
-      } else {
-        PORTA_CHECK(
-            PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_sd", tea_k_pp_inner_sd, c->exec, box, &a));
-      }
-      if (s->reflective_boundary && any_phys) PORTA_CHECK(tea_reflect_boundaries(c, &sdf, 1, 1));
-      if (step == steps) break;
-    }
-  }
-  return PORTA_SUCCESS;
+  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_init_sd", tea_k_pp_init_sd, c->exec,
+                                    tea_policy(tea_box_interior(c, 0)), &a);
+}
+
+int tea_k_ppcg_inner_r(tea_chunk *c, int extra) {
+  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_r", tea_k_pp_inner_r, c->exec,
+                                    tea_policy(tea_box_interior(c, extra)), &a);
+}
+
+int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta) {
+  tea_pp_args a = tea_pp_make(c, pc);
+  a.alpha = alpha;
+  a.beta = beta;
+  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_sd", tea_k_pp_inner_sd, c->exec,
+                                    tea_policy(tea_box_interior(c, extra)), &a);
+}
+
+int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
+                              double beta) {
+  tea_pp_args a = tea_pp_make(c, pc);
+  a.alpha = alpha;
+  a.beta = beta;
+  return tea_split_run(c, c->halo, ring_exec, &tea_k_pp_inner_sd_split, &a, &a.sp);
 }
 
 /* w = A p; rstore = r; pw += p.w */

@@ -372,3 +372,24 @@ void tea_summary_make(app_summary *s, const tea_settings *set, const char *deck_
            "test_problem %d: final u within %.3g%% of the expected value (limit 0.001%%)",
            set->test_problem, qa_diff);
 }
+
+void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
+  porta_exec side;
+  if (!s->reproducible && s->preconditioner == TEA_PRECON_NONE && s->solver != TEA_SOLVER_JACOBI)
+    fprintf(out, "# CG exchange of p: %s\n",
+            tea_halo_beside(c, &side) && c->faces_zeroed ? "beside the update (second instance)"
+                                                         : "after the update");
+  if (s->solver == TEA_SOLVER_CHEBY && s->preconditioner != TEA_PRECON_JAC_BLOCK)
+    fprintf(out, "# Chebyshev exchange of u: %s\n",
+            tea_halo_beside(c, &side) ? "beside the update (second instance)" : "after the update");
+  if (s->solver == TEA_SOLVER_JACOBI)
+    fprintf(out, "# Jacobi exchange of u: %s\n",
+            tea_halo_beside(c, &side) ? "beside the next iteration's copy (second instance)"
+                                      : "after the update");
+  if (s->solver == TEA_SOLVER_PPCG && s->preconditioner != TEA_PRECON_JAC_BLOCK)
+    fprintf(out, "# PPCG inner exchange of sd and rtemp: %s\n",
+            tea_halo_beside_depth(c, s->halo_depth, &side) &&
+                    tea_ppcg_inner_steps(s) > s->halo_depth /* a group that another follows */
+                ? "beside the group's last update (second instance)"
+                : "after the update");
+}

@@ -32,6 +32,10 @@ void tea_print_step_start(FILE *out, int step, double time, double dt);
 void tea_print_step_end(FILE *out, const tea_settings *s, const tea_step_stats *st,
                         double solve_time);
 
+/** Rank 0: how the solver's exchanges ran (beside an update on a second instance, or after it),
+ *  as "# ..." lines. */
+void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s);
+
 /** test_problem check: 0 = no check (test_problem 0), 1 = PASSED, -1 = NOT PASSED. */
 int tea_check(const tea_settings *s, double u, double *u_ref, double *qa_diff);
 void tea_print_check(FILE *out, const tea_settings *s, int verdict, double qa_diff);

@@ -1,11 +1,7 @@
 /** @file tea_settings.h
- *  TeaLeaf run settings: every keyword of the reference input deck (TeaLeaf_ref v1.403,
- *  reference/tealeaf.md sect. 1.10) with the default its *code* uses. The deck parser
- *  (driver, other engineer) fills this struct after tea_settings_defaults(); the numerics
- *  (apps/tealeaf/tea_*.c) only read it.
- *
- *  Ownership: this header belongs to the numerics; changes are additive only.
- */
+ *  TeaLeaf run settings: every keyword of the reference input deck (TeaLeaf_ref v1.403) with
+ *  the default its *code* uses. The deck parser (tea_deck.c) fills this struct after
+ *  tea_settings_defaults(); the numerics only read it. */
 #ifndef TEA_SETTINGS_H
 #define TEA_SETTINGS_H
 

@@ -1,0 +1,13 @@
+/** @file tea_solve_cg.c
+ *  The CG driver (reference tea_leaf_cg): every iteration a CG iteration (tea_solve.h). */
+#include "tea_solve.h"
+
+int tea_solve_cg(tea_solve *v) {
+  for (v->n = 1; v->n <= v->last_iter; ++v->n) {
+    bool exchanged, reflect;
+    PORTA_CHECK(tea_solve_cg_iteration(v, &exchanged, &reflect));
+    PORTA_CHECK(tea_solve_iteration_end(v, exchanged, reflect));
+    if (v->converged) break;
+  }
+  return PORTA_SUCCESS;
+}

@@ -1,0 +1,140 @@
+/** @file tea_solve_common.c
+ *  The pieces the solver drivers share (tea_solve.h). Host code. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tea_solve.h"
+
+int tea_exchange1(tea_chunk *c, int field, int depth) {
+  return tea_halo_exchange(c, &field, 1, depth);
+}
+
+int tea_solve_ensure(double **p, double **q, int *cap, int64_t need, int64_t most) {
+  if (need <= *cap) return PORTA_SUCCESS;
+  if (need > most || need > INT_MAX)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_step", "coefficients",
+                       "%lld coefficients asked for, at most %lld", (long long)need,
+                       (long long)(most < INT_MAX ? most : INT_MAX));
+  int64_t n = 2 * (int64_t)*cap;
+  if (n < 64) n = 64;
+  if (n < need) n = need;
+  if (n > most) n = most;
+  if (n > INT_MAX) n = INT_MAX;
+  double *a = (double *)realloc(*p, (size_t)n * sizeof(double));
+  if (a) *p = a;
+  double *b = (double *)realloc(*q, (size_t)n * sizeof(double));
+  if (b) *q = b;
+  if (!a || !b)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_step", "coefficients",
+                       "cannot allocate %lld coefficients", (long long)n);
+  memset(*p + *cap, 0, (size_t)(n - *cap) * sizeof(double));
+  memset(*q + *cap, 0, (size_t)(n - *cap) * sizeof(double));
+  *cap = (int)n;
+  return PORTA_SUCCESS;
+}
+
+int tea_solve_ch_coefs(tea_chunk *c, int64_t need, int64_t total, int64_t *have, double *theta) {
+  if (need <= *have) return PORTA_SUCCESS;
+  int64_t n = 2 * *have;
+  if (n < 1024) n = 1024;
+  if (n < need) n = need;
+  if (n > total) n = total;
+  PORTA_CHECK(tea_solve_ensure(&c->ch_alphas, &c->ch_betas, &c->ch_cap, n + 1, total + 1));
+  tea_calc_ch_coefs(c->ch_alphas, c->ch_betas, c->eigmin, c->eigmax, theta, (int)n);
+  *have = n;
+  return PORTA_SUCCESS;
+}
+
+int tea_solve_not_finite(const char *what, int64_t n, double v, double initial_residual) {
+  char where[96] = "before the first solver iteration";
+  if (n > 0)
+    snprintf(where, sizeof where, "at solver iteration %lld (initial residual %g)", (long long)n,
+             initial_residual);
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_step", "solve",
+                     "the solution is not finite: %s is %g %s; the deck's values overflow double "
+                     "precision",
+                     what, v, where);
+}
+
+bool tea_solve_switch_due(const tea_solve *v, bool ppcg) {
+  const tea_chunk *c = v->c;
+  if (c->have_eigs && ppcg && v->n > 1) return true;
+  /* the first estimate needs a CG iteration */
+  return fabs(v->old_error) <= v->s->ch_cg_epslim && v->n >= v->s->ch_cg_presteps &&
+         (c->have_eigs || v->n > 1);
+}
+
+int tea_solve_eigenvalues(tea_solve *v) {
+  tea_chunk *c = v->c;
+  if (c->have_eigs) return PORTA_SUCCESS;
+  PORTA_CHECK(
+      tea_calc_eigenvalues(c->cg_alphas, c->cg_betas, (int)(v->n - 1), &c->eigmin, &c->eigmax));
+  c->eigmin *= 0.95;
+  c->eigmax *= 1.05;
+  c->have_eigs = true;
+  return PORTA_SUCCESS;
+}
+
+int tea_solve_cg_iteration(tea_solve *v, bool *exchanged, bool *reflect) {
+  tea_chunk *c = v->c;
+  const tea_precon pc = v->s->preconditioner;
+  const int64_t n = v->n;
+  v->st->cg_iterations++;
+  /* the coefficients' history (for the eigenvalue estimate) grows with the iterations */
+  PORTA_CHECK(tea_solve_ensure(&c->cg_alphas, &c->cg_betas, &c->cg_hist_cap, n, v->s->max_iters));
+  /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
+     needs z, or reproducible mode wants exact sums (the reference kernels have both) */
+  const bool lean = pc == TEA_PRECON_NONE && !v->s->reproducible;
+  /* the lean iteration exchanges only p, read only through A, which weighs a physical halo
+     cell by exactly 0 when faces_zeroed: reflecting it would change no result */
+  *reflect = !(lean && c->faces_zeroed);
+  *exchanged = false;
+  double pw;
+  PORTA_CHECK(lean ? tea_k_cg_calc_w_lean(c, &pw) : tea_k_cg_calc_w(c, &pw));
+  PORTA_CHECK(tea_allreduce_sum(c, &pw, 1));
+  const double alpha = v->rro / pw;
+  c->cg_alphas[n - 1] = alpha;
+  double rrn;
+  PORTA_CHECK(lean ? tea_k_cg_calc_r(c, alpha, &rrn) : tea_k_cg_calc_ur(c, pc, alpha, &rrn));
+  PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
+  const double beta = rrn / v->rro;
+  c->cg_betas[n - 1] = beta;
+  porta_exec side;
+  if (lean && !*reflect && tea_halo_beside(c, &side)) {
+    /* u += alpha p; p = r + beta p on the edge beside, the inside on c->exec, and the exchange
+       of p beside that (it reads and writes only the edge and the halo) */
+    PORTA_CHECK(tea_k_cg_calc_up_split(c, side, alpha, beta));
+    PORTA_CHECK(tea_halo_exchange_beside(c, &v->exch, 1, 1));
+    *exchanged = true;
+  } else if (lean) {
+    PORTA_CHECK(tea_k_cg_calc_up(c, alpha, beta)); /* u += alpha p (old p); p = r + beta p */
+  } else {
+    PORTA_CHECK(tea_k_cg_calc_p(c, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R, beta));
+  }
+  v->error = rrn;
+  v->rro = rrn;
+  return PORTA_SUCCESS;
+}
+
+int tea_solve_iteration_end(tea_solve *v, bool exchanged, bool reflect) {
+  tea_chunk *c = v->c;
+  if (!exchanged && reflect)
+    PORTA_CHECK(tea_exchange1(c, v->exch, 1));
+  else if (!exchanged)
+    PORTA_CHECK(tea_halo_exchange_neighbours(c, &v->exch, 1, 1));
+  else if (reflect)
+    PORTA_CHECK(tea_reflect_boundaries(c, &v->exch, 1, 1));
+  v->error = sqrt(fabs(v->error));
+  if (!isfinite(v->error))
+    return tea_solve_not_finite("the residual", v->n, v->error, v->initial_residual);
+  if (v->s->verbose_on) v->st->last_residual = v->error;
+  if (fabs(v->error) < v->s->eps * v->initial_residual) {
+    v->converged = true;
+    return PORTA_SUCCESS;
+  }
+  v->old_error = v->error;
+  return PORTA_SUCCESS;
+}
