@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_arrays.h"
 #include "porta_py.h"
 
 #define MAX_ARGS 32
@@ -199,10 +200,15 @@ static PyObject *core_load_module(PyObject *self, PyObject *arg) {
 
 /* ---- Dispatcher ---- */
 
+/** A specialisation: the arguments' layouts (sig) and the compiler of its module (variant:
+ *  VARIANT_HOST for the C compiler's, VARIANT_CUDA for nvcc's, used on the CUDA back end). */
 typedef struct spec_entry {
   uint64_t sig;
   const porta_py_kernel *k;
+  int variant;
 } spec_entry;
+
+enum { VARIANT_HOST = 0, VARIANT_CUDA = 1 };
 
 typedef struct Dispatcher {
   PyObject_HEAD spec_entry *specs;
@@ -235,19 +241,22 @@ static PyObject *Dispatcher_set_names(PyObject *o, PyObject *names) {
   Py_RETURN_NONE;
 }
 
-/** _register(sig: int, capsule): the specialisation for argument signature `sig`. */
+/** _register(sig: int, capsule, variant=0): the specialisation for argument signature `sig`
+ *  (compiled by nvcc for the CUDA back end when variant is 1). */
 static PyObject *Dispatcher_register(PyObject *o, PyObject *const *args, Py_ssize_t nargs) {
   Dispatcher *d = (Dispatcher *)o;
-  if (nargs != 2) {
-    PyErr_SetString(PyExc_TypeError, "_register(sig, capsule)");
+  if (nargs != 2 && nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "_register(sig, capsule, variant=0)");
     return NULL;
   }
+  int variant = nargs == 3 ? (int)PyLong_AsLong(args[2]) : VARIANT_HOST;
+  if (variant == -1 && PyErr_Occurred()) return NULL;
   uint64_t sig = PyLong_AsUnsignedLongLong(args[0]);
   if (sig == (uint64_t)-1 && PyErr_Occurred()) return NULL;
   const porta_py_kernel *k = (const porta_py_kernel *)PyCapsule_GetPointer(args[1], CAPSULE_NAME);
   if (!k) return NULL;
   for (Py_ssize_t s = 0; s < d->nspecs; ++s)
-    if (d->specs[s].sig == sig) {
+    if (d->specs[s].sig == sig && d->specs[s].variant == variant) {
       d->specs[s].k = k;
       Py_RETURN_NONE;
     }
@@ -260,6 +269,7 @@ static PyObject *Dispatcher_register(PyObject *o, PyObject *const *args, Py_ssiz
   }
   d->specs[d->nspecs].sig = sig;
   d->specs[d->nspecs].k = k;
+  d->specs[d->nspecs].variant = variant;
   d->nspecs++;
   d->label = k->name;
   Py_RETURN_NONE;
@@ -302,42 +312,6 @@ static const char *dtype_name(int32_t dt) {
   case PORTA_PY_BOOL: return "bool";
   }
   return "?";
-}
-
-/** The porta_py_dtype of a buffer format ("d", "<f", "l", ...), or -1. */
-static int format_dtype(const char *f, Py_ssize_t itemsize) {
-  if (!f) return itemsize == 1 ? PORTA_PY_U8 : -1; /* no format: unsigned bytes */
-  if (*f == '@' || *f == '=' || *f == '<') ++f;
-  if (f[0] == 0 || f[1] != 0) return -1;
-  switch (f[0]) {
-  case 'd': return PORTA_PY_F64;
-  case 'f': return PORTA_PY_F32;
-  case 'q':
-  case 'l': return itemsize == 8 ? PORTA_PY_I64 : (itemsize == 4 ? PORTA_PY_I32 : -1);
-  case 'i': return itemsize == 4 ? PORTA_PY_I32 : -1;
-  case 'B': return PORTA_PY_U8;
-  }
-  return -1;
-}
-
-/** Layout code of an array buffer: C, F or strided (element strides are checked later). */
-static int buffer_layout(const Py_buffer *b) {
-  const Py_ssize_t *sh = b->shape, *st = b->strides;
-  const Py_ssize_t is = b->itemsize;
-  int c = 1, f = 1;
-  Py_ssize_t want = is;
-  for (int r = b->ndim - 1; r >= 0; --r) {
-    if (sh[r] > 1 && st[r] != want) c = 0;
-    want *= sh[r];
-  }
-  want = is;
-  for (int r = 0; r < b->ndim; ++r) {
-    if (sh[r] > 1 && st[r] != want) f = 0;
-    want *= sh[r];
-  }
-  if (c) return PORTA_PY_LAYOUT_C;
-  if (f) return PORTA_PY_LAYOUT_F;
-  return PORTA_PY_LAYOUT_STRIDED;
 }
 
 static const char *arg_name(Dispatcher *d, const porta_py_field *f, Py_ssize_t k, char *buf) {
@@ -502,13 +476,12 @@ static int pack_scalar(const porta_py_field *f, PyObject *o, char *args, const c
   }
 }
 
-/** Pack one array argument from its buffer, checking it against the field. */
-static int pack_array(const porta_py_field *f, const Py_buffer *b, char *args, const char *label,
+/** Pack one array argument (any protocol, read by pyarr_get), checking it against the field. */
+static int pack_array(const porta_py_field *f, const pyarr *b, char *args, const char *label,
                       const char *name) {
-  int dt = format_dtype(b->format, b->itemsize);
-  if (dt != f->dtype) {
-    PyErr_Format(PyExc_TypeError, "%s: argument '%s' has dtype '%s' (itemsize %d), expected %s",
-                 label, name, b->format ? b->format : "B", (int)b->itemsize, dtype_name(f->dtype));
+  if (b->dtype != f->dtype) {
+    PyErr_Format(PyExc_TypeError, "%s: argument '%s' has dtype %s (itemsize %d), expected %s",
+                 label, name, b->dtname, (int)b->itemsize, dtype_name(f->dtype));
     return -1;
   }
   if (b->ndim != f->rank) {
@@ -521,22 +494,65 @@ static int pack_array(const porta_py_field *f, const Py_buffer *b, char *args, c
                  label, name);
     return -1;
   }
-  void *data = b->buf;
+  void *data = b->data;
   memcpy(args + f->offset, &data, sizeof data);
   int64_t *ext = (int64_t *)(void *)(args + f->extent_offset);
   int64_t *str = (int64_t *)(void *)(args + f->stride_offset);
   for (int r = 0; r < b->ndim; ++r) {
     if (b->strides[r] % b->itemsize != 0) {
       PyErr_Format(PyExc_ValueError,
-                   "%s: argument '%s' has a stride of %zd bytes in dimension %d, not a multiple "
+                   "%s: argument '%s' has a stride of %lld bytes in dimension %d, not a multiple "
                    "of its itemsize %zd",
-                   label, name, b->strides[r], r, b->itemsize);
+                   label, name, (long long)b->strides[r], r, b->itemsize);
       return -1;
     }
-    ext[r] = (int64_t)b->shape[r];
-    str[r] = (int64_t)(b->strides[r] / b->itemsize);
+    ext[r] = b->shape[r];
+    str[r] = b->strides[r] / b->itemsize;
   }
   return 0;
+}
+
+/** An array the launch's back end cannot reach (a NumPy array given to a CUDA kernel, a CuPy
+ *  array to an OpenMP one): a TypeError naming the argument, its memory and what to do. */
+static int check_space(Dispatcher *d, Py_ssize_t j, PyObject *o, const pyarr *a, porta_exec exec,
+                       const char *label) {
+  const int dev = exec.backend == PORTA_BACKEND_CUDA;
+  if (porta_space_accessible(exec.backend, (porta_memory_space)a->space) &&
+      (!dev || a->device < 0 || a->device == pyarr_porta_device()))
+    return 0;
+  char nb[32];
+  const char *name = nb;
+  PyObject *no = d->names && j < PyTuple_Size(d->names) ? PyTuple_GetItem(d->names, j) : NULL;
+  if (no)
+    name = PyUnicode_AsUTF8AndSize(no, NULL);
+  else
+    snprintf(nb, sizeof nb, "#%d", (int)j);
+  PyObject *kn = d->label ? NULL : PyObject_GetAttrString((PyObject *)d, "__name__");
+  const char *kl = kn ? PyUnicode_AsUTF8AndSize(kn, NULL) : NULL;
+  PyErr_Clear();
+  if (kl) label = kl;
+  PyObject *tn = PyType_GetName(Py_TYPE(o));
+  if (porta_space_accessible(exec.backend, (porta_memory_space)a->space))
+    PyErr_Format(PyExc_TypeError, "%s: argument '%s' (%S) is on GPU %d, but Porta runs CUDA "
+                 "kernels on GPU %d", label, name ? name : "?", tn ? tn : Py_None, a->device,
+                 pyarr_porta_device());
+  else if (dev)
+    PyErr_Format(PyExc_TypeError,
+                 "%s: argument '%s' (%S, read through %s) is in %s, which the %s back end cannot "
+                 "read: pass a device array (a porta.View in space 'cuda', a CuPy array ...) or "
+                 "copy it with porta.deep_copy",
+                 label, name ? name : "?", tn ? tn : Py_None, a->via, pyarr_space_name(a->space),
+                 porta_backend_name(exec.backend));
+  else
+    PyErr_Format(PyExc_TypeError,
+                 "%s: argument '%s' (%S, read through %s) is in %s, which the %s back end cannot "
+                 "read: launch on space 'cuda', or copy it to the host with "
+                 "porta.create_mirror_view_and_copy",
+                 label, name ? name : "?", tn ? tn : Py_None, a->via, pyarr_space_name(a->space),
+                 porta_backend_name(exec.backend));
+  Py_XDECREF(tn);
+  Py_XDECREF(kn);
+  return -1;
 }
 
 enum { MODE_FOR = 0, MODE_REDUCE = 1, MODE_SCAN = 2 };
@@ -648,8 +664,11 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   porta_team_policy tp;
   if (parse_policy(args[0], &kind, &exec, &rp, &mp, &tp) < 0) return NULL;
 
-  /* Buffers and the layout signature (2 bits an argument). */
-  Py_buffer bufs[MAX_ARGS];
+  /* Arrays (porta.View, buffer, __cuda_array_interface__, DLPack), each in a memory space the
+     launch's back end must reach, and the layout signature (2 bits an argument). The CUDA back
+     end runs the specialisations nvcc compiled (variant). */
+  const int variant = exec.backend == PORTA_BACKEND_CUDA ? VARIANT_CUDA : VARIANT_HOST;
+  pyarr bufs[MAX_ARGS];
   char isbuf[MAX_ARGS];
   uint64_t sig = 0;
   PyObject *result = NULL;
@@ -658,13 +677,15 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     PyObject *o = av[got];
     int code = CODE_SCALAR;
     isbuf[got] = 0;
-    if (!PyFloat_Check(o) && !PyLong_Check(o) && PyObject_CheckBuffer(o)) {
-      if (PyObject_GetBuffer(o, &bufs[got], PyBUF_RECORDS_RO) < 0) goto done;
+    int r = pyarr_get(o, &bufs[got]);
+    if (r < 0) goto done;
+    if (r) {
       isbuf[got] = 1;
-      if (bufs[got].ndim == 0)
-        code = CODE_SCALAR;
-      else
-        code = buffer_layout(&bufs[got]);
+      code = pyarr_layout(&bufs[got]);
+      if (check_space(d, got, o, &bufs[got], exec, label) < 0) {
+        ++got;
+        goto done;
+      }
     }
     sig |= (uint64_t)code << (2 * got);
   }
@@ -672,7 +693,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   const porta_py_kernel *k = NULL;
   for (int attempt = 0; attempt < 2 && !k; ++attempt) {
     for (Py_ssize_t s = 0; s < d->nspecs; ++s)
-      if (d->specs[s].sig == sig) {
+      if (d->specs[s].sig == sig && d->specs[s].variant == variant) {
         k = d->specs[s].k;
         break;
       }
@@ -691,7 +712,9 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
       PyTuple_SetItem(argt, j, av[j]);
     }
     PyObject *sigo = PyLong_FromUnsignedLongLong(sig);
-    PyObject *r = PyObject_CallMethod(ko, "_specialize", "(NNN)", sigo, codes, argt);
+    PyObject *r = variant == VARIANT_HOST
+                      ? PyObject_CallMethod(ko, "_specialize", "(NNN)", sigo, codes, argt)
+                      : PyObject_CallMethod(ko, "_specialize", "(NNNi)", sigo, codes, argt, variant);
     if (!r) goto done;
     Py_DECREF(r);
     label = d->label ? d->label : label;
@@ -740,7 +763,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     const char *name = arg_name(d, f, j, nb);
     int bad;
     if (f->kind == PORTA_PY_ARRAY) {
-      if (!isbuf[j] || bufs[j].ndim == 0) {
+      if (!isbuf[j]) {
         PyErr_Format(PyExc_TypeError,
                      "%s: argument '%s' must be an array (%s, %d dimension(s)), got a scalar",
                      label, name, dtype_name(f->dtype), (int)f->rank);
@@ -748,7 +771,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
       }
       bad = pack_array(f, &bufs[j], packed.c, label, name);
     } else {
-      if (isbuf[j] && bufs[j].ndim != 0) {
+      if (isbuf[j]) {
         PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be a scalar (%s), got an array",
                      label, name, dtype_name(f->dtype));
         goto done;
@@ -803,7 +826,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   }
 done:
   for (Py_ssize_t j = 0; j < got; ++j)
-    if (isbuf[j]) PyBuffer_Release(&bufs[j]);
+    if (isbuf[j]) pyarr_release(&bufs[j]);
   return result;
 }
 
@@ -870,6 +893,9 @@ PyMODINIT_FUNC PyInit__core(void) {
   Py_INCREF((PyObject *)DispatcherType);
   if (PyModule_AddObject(m, "Dispatcher", (PyObject *)DispatcherType) < 0) goto fail;
   if (PyModule_AddIntConstant(m, "ABI", PORTA_PY_ABI) < 0) goto fail;
+  porta_py_error = PortaError; /* the array functions (_arrays.c) raise it too */
+  if (porta_py_arrays_init(m) < 0 || PyModule_AddFunctions(m, porta_py_array_methods) < 0)
+    goto fail;
   return m;
 fail:
   Py_DECREF(m);

@@ -8,6 +8,12 @@ CPU model and flags: -march=native code is the CPU's). An entry is built in a te
 directory beside it and renamed into place (atomic) under an flock on <k>.lock: concurrent
 processes (MPI ranks of a node) compile once, the others wait and load it. A kernel edited in
 any way changes the C, so it is rebuilt; a changed compiler or flag changes the key too.
+
+Kernels launched on the CUDA back end run from a second entry of the same C compiled by nvcc
+as CUDA (-x cu, as CMake compiles Porta's kernel files in a CUDA build), made when CUDA is
+first used: its key holds nvcc's identity, its flags and the GPU architecture, and the host
+compiler nvcc drives. In a CUDA build the C compiler's modules define PORTA_HOST_KERNELS_ONLY
+(they hold the host back ends' launchers only).
 """
 import fcntl
 import hashlib
@@ -48,7 +54,40 @@ def flags():
     """The compiler flags of a generated module (PORTA_CFLAGS adds more, e.g. -g)."""
     f = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp",
          "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    if getattr(_buildinfo, "CUDA", False):
+        f.append("-DPORTA_HOST_KERNELS_ONLY")  # the CUDA launchers come from nvcc's module
     f += os.environ.get("PORTA_CFLAGS", "").split()
+    return f
+
+
+def nvcc():
+    """The nvcc that compiles modules for the CUDA back end: PORTA_NVCC, else the one
+    libporta was built with."""
+    n = os.environ.get("PORTA_NVCC") or getattr(_buildinfo, "NVCC", None)
+    if not getattr(_buildinfo, "CUDA", False) or not n:
+        raise CompileError("this porta package was built without CUDA (no nvcc was found by "
+                           "pip install; PORTA_CUDA=1 insists on it)")
+    return n
+
+
+def cuda_arch():
+    """The GPU architecture modules are compiled for (PORTA_CUDA_ARCH, else the build's)."""
+    return os.environ.get("PORTA_CUDA_ARCH") or getattr(_buildinfo, "CUDA_ARCH", None) or "90"
+
+
+def nvcc_flags():
+    """nvcc's flags for a module: CUDA C++17 as in Porta's CMake (nvcc -x cu), SASS and PTX
+    for one architecture, the host side as the C compiler's modules (-O3 -march=native
+    -fopenmp), the shared CUDA runtime libporta uses (one runtime in the process).
+    PORTA_NVCCFLAGS adds more."""
+    a = cuda_arch()
+    f = ["-x", "cu", "-std=c++17", "-O3", "-shared", "--cudart=shared",
+         "--generate-code=arch=compute_%s,code=[compute_%s,sm_%s]" % (a, a, a),
+         "-Xcompiler=-fPIC,-fopenmp,-march=native,-fvisibility=hidden,-Wall,-Wextra,"
+         "-Wno-unused-parameter"]
+    if "-DPORTA_ENABLE_REPRODUCIBLE=ON" in getattr(_buildinfo, "CMAKE_ARGS", ()):
+        f += ["--fmad=false", "-Xcompiler=-ffp-contract=off"]
+    f += os.environ.get("PORTA_NVCCFLAGS", "").split()
     return f
 
 
@@ -103,10 +142,14 @@ def architecture():
     return _arch
 
 
-def key(c_source, cc, cflags):
+def key(c_source, cc, cflags, cuda=False):
     h = hashlib.sha256()
-    for part in (c_source, VERSION, _buildinfo.HEADERS_SHA256, compiler_identity(cc),
-                 " ".join(cflags), architecture()):
+    parts = [c_source, VERSION, _buildinfo.HEADERS_SHA256, compiler_identity(cc),
+             " ".join(cflags), architecture()]
+    if cuda:  # nvcc drives the host C++ compiler (g++ on Linux): its identity too
+        host = "g++" if shutil.which("g++") else None
+        parts += ["cuda", cuda_arch(), compiler_identity(host) if host else ""]
+    for part in parts:
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -115,11 +158,12 @@ def key(c_source, cc, cflags):
 stats = {"compiles": 0, "hits": 0, "last_compile_s": 0.0}
 
 
-def build(c_source, module_name):
-    """The path of the compiled module for `c_source`: from the cache, else compiled now."""
-    cc = compiler()
-    cflags = flags()
-    k = key(c_source, cc, cflags)
+def build(c_source, module_name, cuda=False):
+    """The path of the compiled module for `c_source`: from the cache, else compiled now (by
+    nvcc for the CUDA back end when `cuda`)."""
+    cc = nvcc() if cuda else compiler()
+    cflags = nvcc_flags() if cuda else flags()
+    k = key(c_source, cc, cflags, cuda)
     shard = os.path.join(cache_dir(), k[:2])
     entry = os.path.join(shard, k)
     so = os.path.join(entry, "module.so")
@@ -138,14 +182,19 @@ def build(c_source, module_name):
                 cfile = os.path.join(tmp, module_name + ".c")
                 with open(cfile, "w") as fh:
                     fh.write(c_source)
+                rpath = ("-Xlinker=-rpath," if cuda else "-Wl,-rpath,") + LIBDIR
                 cmd = [cc] + cflags + ["-I" + INCLUDE, cfile, "-o", os.path.join(tmp, "module.so"),
-                       "-L" + LIBDIR, "-Wl,-rpath," + LIBDIR, "-lporta", "-lm"]
+                       "-L" + LIBDIR, rpath, "-lporta", "-lm"]
                 t0 = time.perf_counter()
                 r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
                 stats["last_compile_s"] = time.perf_counter() - t0
                 if r.returncode != 0:
-                    raise CompileError("compiling the kernels of module '%s' failed:\n%s%s"
-                                       % (module_name, r.stderr, r.stdout))
+                    raise CompileError("compiling the kernels of module '%s'%s failed:\n%s%s"
+                                       % (module_name, " with nvcc" if cuda else "",
+                                          r.stderr, r.stdout))
+                if cuda:
+                    stats["nvcc_compiles"] = stats.get("nvcc_compiles", 0) + 1
+                    stats["last_nvcc_compile_s"] = stats["last_compile_s"]
                 stats["compiles"] += 1
                 with open(os.path.join(tmp, "build.txt"), "w") as fh:
                     fh.write(" ".join(cmd) + "\n" + r.stderr)

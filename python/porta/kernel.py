@@ -23,43 +23,46 @@ class _Unit:
     def __init__(self, module, file):
         self.module, self.file = module, file
         self.kernels = []  # definition order
-        self.wanted = set()  # (kernel name, spec)
-        self.loaded = {}  # (kernel name, spec) -> capsule
+        self.wanted = {}  # variant (0: C compiler, 1: nvcc) -> {(kernel name, spec)}
+        self.loaded = {}  # (kernel name, spec, variant) -> capsule
         self.paths = []  # the .so files loaded, the latest last
 
     def c_name(self):
         return "".join(c if c.isalnum() else "_" for c in self.module)
 
-    def ensure(self, kern, spec):
+    def ensure(self, kern, spec, variant=0):
+        """The capsule of kern's specialisation `spec`, compiled by the C compiler (variant 0)
+        or, for the CUDA back end, by nvcc (variant 1: the same C, a module of its own)."""
         k = (kern._key, spec)
-        if k in self.loaded:
-            return self.loaded[k]
-        if not self.wanted:  # first miss: every kernel of the module, C-ordered
+        if k + (variant,) in self.loaded:
+            return self.loaded[k + (variant,)]
+        wanted = self.wanted.setdefault(variant, set())
+        if not wanted:  # first miss: every kernel of the module, C-ordered
             for other in self.kernels:
                 if other._source is not None:
-                    self.wanted.add((other._key, "C" * len(other._source.arrays)))
-        self.wanted.add(k)
+                    wanted.add((other._key, "C" * len(other._source.arrays)))
+        wanted.add(k)
         by_name = {kk._key: kk for kk in self.kernels if kk._source is not None}
-        items = sorted(self.wanted)
+        items = sorted(wanted)
         try:
-            self._load(items, by_name)
+            self._load(items, by_name, variant)
         except cache.CompileError:
             if len(items) == 1:
                 raise
             # Is the error this kernel's? Compile it alone (the others stay usable).
-            self.wanted = {k}
+            self.wanted[variant] = {k}
             try:
-                self._load([k], by_name)
+                self._load([k], by_name, variant)
             except cache.CompileError as e:
                 raise e from None
-        return self.loaded[k]
+        return self.loaded[k + (variant,)]
 
-    def _load(self, items, by_name):
+    def _load(self, items, by_name, variant=0):
         src = translate.generate_module(self.module,
                                         [(by_name[n]._source, s) for n, s in items])
-        path = cache.build(src, self.c_name())
+        path = cache.build(src, self.c_name(), cuda=variant == 1)
         for name, spec, cap in _core.load_module(path):
-            self.loaded[(name.rsplit(".", 1)[1], spec)] = cap
+            self.loaded[(name.rsplit(".", 1)[1], spec, variant)] = cap
         self.paths.append(path)
 
     def forget(self):
@@ -161,8 +164,9 @@ class Kernel(_core.Dispatcher):
         spec = spec if spec is not None else "C" * len(self._source.arrays)
         return translate.generate_module(self.__module__, [(self._source, spec)])
 
-    def _specialize(self, sig, codes, args):
-        """A launch missed: check the arguments, compile (or load) the specialisation."""
+    def _specialize(self, sig, codes, args, variant=0):
+        """A launch missed: check the arguments, compile (or load) the specialisation (variant
+        1: for the CUDA back end, with nvcc)."""
         self.check()
         from . import _ensure_init
         _ensure_init()
@@ -179,16 +183,16 @@ class Kernel(_core.Dispatcher):
                                     "got %s" % (self.__name__, p.name,
                                                 _describe_dtype(p.type.dtype), p.type.rank,
                                                 type(a).__name__))
-                m = memoryview(a)
-                if m.ndim != p.type.rank:
+                ndim = _core.array_info(a)[0]  # buffer, View, CUDA array interface, DLPack
+                if ndim != p.type.rank:
                     raise TypeError("%s: argument '%s' has %d dimension(s), expected %d"
-                                    % (self.__name__, p.name, m.ndim, p.type.rank))
+                                    % (self.__name__, p.name, ndim, p.type.rank))
                 spec += LAYOUT_OF_CODE[code]
             elif code != 3:
                 raise TypeError("%s: argument '%s' must be a scalar (%s), got an array"
                                 % (self.__name__, p.name, _describe_dtype(p.type)))
-        cap = self._unit.ensure(self, spec)
-        self._register(sig, cap)
+        cap = self._unit.ensure(self, spec, variant)
+        self._register(sig, cap, variant)
 
 
 def _is_method(fn):
