@@ -179,8 +179,8 @@ typedef struct ViewObject {
   Py_ssize_t strides[PORTA_MAX_RANK]; /* bytes, for the buffer protocol */
 } ViewObject;
 
-static PyTypeObject *ViewType;       /* porta._core.View */
-static PyTypeObject *ViewClass;      /* the class mirrors are made of (porta.View) */
+static PyTypeObject *ViewType;  /* porta._core.View */
+static PyTypeObject *ViewClass; /* the class mirrors are made of (porta.View) */
 
 static int is_view(PyObject *o) {
   return Py_TYPE(o) == ViewClass || PyObject_TypeCheck(o, ViewType);
@@ -384,13 +384,12 @@ static PyObject *View_get_cai(PyObject *self, void *c) {
   PyObject *shape = tuple_of(o->shape, m->rank);
   PyObject *strides = c_contig ? (Py_INCREF(Py_None), Py_None) : tuple_of(o->strides, m->rank);
   /* Porta's kernels and copies run on the legacy default stream (instance 0): stream 1. */
-  PyObject *d = shape && strides ? Py_BuildValue("{s:N,s:s,s:(N,O),s:N,s:i,s:i}", "shape", shape,
-                                                 "typestr", typestr, "data",
-                                                 PyLong_FromVoidPtr(o->v.data),
-                                                 (m->traits & PORTA_VIEW_CONST) ? Py_True
-                                                                                : Py_False,
-                                                 "strides", strides, "version", 3, "stream", 1)
-                                 : NULL;
+  PyObject *d = shape && strides
+                    ? Py_BuildValue("{s:N,s:s,s:(N,O),s:N,s:i,s:i}", "shape", shape, "typestr",
+                                    typestr, "data", PyLong_FromVoidPtr(o->v.data),
+                                    (m->traits & PORTA_VIEW_CONST) ? Py_True : Py_False, "strides",
+                                    strides, "version", 3, "stream", 1)
+                    : NULL;
   if (!d) {
     Py_XDECREF(shape);
     Py_XDECREF(strides);
@@ -454,8 +453,8 @@ static PyObject *View_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTuple(dl_device, "ii", &t, &i)) return NULL;
     if (t != dev_type || i != dev_id) {
       PyErr_Format(PyExc_BufferError,
-                   "porta.View.__dlpack__: the view is on device (%d, %d), not (%d, %d)",
-                   dev_type, dev_id, t, i);
+                   "porta.View.__dlpack__: the view is on device (%d, %d), not (%d, %d)", dev_type,
+                   dev_id, t, i);
       return NULL;
     }
   }
@@ -587,8 +586,7 @@ static PyGetSetDef View_getset[] = {
     {"data_ptr", View_get_data_ptr, NULL, "The address of the data (an int).", NULL},
     {"use_count", View_get_use_count, NULL, "References on the allocation.", NULL},
     {"readonly", View_get_readonly, NULL, "A const view.", NULL},
-    {"__cuda_array_interface__", View_get_cai, NULL, "CUDA Array Interface v3 (GPU views).",
-     NULL},
+    {"__cuda_array_interface__", View_get_cai, NULL, "CUDA Array Interface v3 (GPU views).", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef View_methods[] = {
@@ -707,7 +705,8 @@ static int read_cai(PyObject *o, PyObject *d, pyarr *a) {
       PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ strides of the wrong length");
       return -1;
     }
-    for (int r = 0; r < (int)nd; ++r) a->strides[r] = PyLong_AsLongLong(PyTuple_GetItem(strides, r));
+    for (int r = 0; r < (int)nd; ++r)
+      a->strides[r] = PyLong_AsLongLong(PyTuple_GetItem(strides, r));
   }
   if (PyErr_Occurred()) return -1;
   a->space = PORTA_CUDA_SPACE; /* the interface does not say more */
@@ -768,8 +767,10 @@ static int read_dlpack(PyObject *o, pyarr *a) {
   a->device = t->device.device_type == DL_CPU ? -1 : t->device.device_id;
   a->via = "DLPack";
   if (a->space < 0) {
-    PyErr_Format(PyExc_TypeError, "a DLPack tensor on device type %d (Porta reads CPU, CUDA, "
-                 "CUDA host and CUDA managed memory)", (int)t->device.device_type);
+    PyErr_Format(PyExc_TypeError,
+                 "a DLPack tensor on device type %d (Porta reads CPU, CUDA, "
+                 "CUDA host and CUDA managed memory)",
+                 (int)t->device.device_type);
     return -1;
   }
   return 1;
@@ -906,8 +907,10 @@ static int as_view(PyObject *o, const char *what, porta_layout prefer, porta_vie
   int64_t want = 1;
   for (int k = a->ndim - 1; k >= 0; --k) {
     if (a->strides[k] % a->itemsize != 0) {
-      PyErr_Format(PyExc_ValueError, "%s has a stride of %lld bytes, not a multiple of its "
-                   "itemsize %zd", what, (long long)a->strides[k], a->itemsize);
+      PyErr_Format(PyExc_ValueError,
+                   "%s has a stride of %lld bytes, not a multiple of its "
+                   "itemsize %zd",
+                   what, (long long)a->strides[k], a->itemsize);
       pyarr_release(a);
       return -1;
     }
@@ -947,8 +950,8 @@ static PyObject *core_deep_copy(PyObject *self, PyObject *const *args, Py_ssize_
   }
   porta_view dst, src;
   pyarr ad, as;
-  porta_layout prefer_d = is_view(args[1]) ? (porta_layout)((ViewObject *)args[1])->v.m.layout
-                                           : PORTA_LAYOUT_DEFAULT;
+  porta_layout prefer_d =
+      is_view(args[1]) ? (porta_layout)((ViewObject *)args[1])->v.m.layout : PORTA_LAYOUT_DEFAULT;
   if (as_view(args[0], "dst", prefer_d, &dst, &ad) < 0) return NULL;
   if (as_view(args[1], "src", (porta_layout)dst.m.layout, &src, &as) < 0) {
     pyarr_release(&ad);
@@ -1047,8 +1050,10 @@ static PyObject *core_view_create(PyObject *self, PyObject *args) {
   const int size = atoi(dtype + 1);
   dtype_of(kind, size, &pt, name, sizeof name);
   if (pt == PORTA_TYPE_USER && !(kind == 'b' && size == 1)) {
-    PyErr_Format(PyExc_TypeError, "views hold float64, float32, int64, int32, uint64, uint32, "
-                 "uint8 or bool, not %s", name);
+    PyErr_Format(PyExc_TypeError,
+                 "views hold float64, float32, int64, int32, uint64, uint32, "
+                 "uint8 or bool, not %s",
+                 name);
     return NULL;
   }
   if (space < 0) space = porta_default_memory_space();

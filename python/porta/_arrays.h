@@ -33,8 +33,8 @@ typedef struct pyarr {
   /* what to give back */
   int has_buffer;
   Py_buffer buf;
-  void *dl;     /**< a consumed DLPack tensor, whose deleter runs on release */
-  int dl_ver;   /**< it is a DLManagedTensorVersioned */
+  void *dl;   /**< a consumed DLPack tensor, whose deleter runs on release */
+  int dl_ver; /**< it is a DLManagedTensorVersioned */
 } pyarr;
 
 /** Read `o` as an array: 1 (an array, *a filled), 0 (not an array: a scalar) or -1 (an

@@ -533,9 +533,10 @@ static int check_space(Dispatcher *d, Py_ssize_t j, PyObject *o, const pyarr *a,
   if (kl) label = kl;
   PyObject *tn = PyType_GetName(Py_TYPE(o));
   if (porta_space_accessible(exec.backend, (porta_memory_space)a->space))
-    PyErr_Format(PyExc_TypeError, "%s: argument '%s' (%S) is on GPU %d, but Porta runs CUDA "
-                 "kernels on GPU %d", label, name ? name : "?", tn ? tn : Py_None, a->device,
-                 pyarr_porta_device());
+    PyErr_Format(PyExc_TypeError,
+                 "%s: argument '%s' (%S) is on GPU %d, but Porta runs CUDA "
+                 "kernels on GPU %d",
+                 label, name ? name : "?", tn ? tn : Py_None, a->device, pyarr_porta_device());
   else if (dev)
     PyErr_Format(PyExc_TypeError,
                  "%s: argument '%s' (%S, read through %s) is in %s, which the %s back end cannot "
@@ -712,9 +713,10 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
       PyTuple_SetItem(argt, j, av[j]);
     }
     PyObject *sigo = PyLong_FromUnsignedLongLong(sig);
-    PyObject *r = variant == VARIANT_HOST
-                      ? PyObject_CallMethod(ko, "_specialize", "(NNN)", sigo, codes, argt)
-                      : PyObject_CallMethod(ko, "_specialize", "(NNNi)", sigo, codes, argt, variant);
+    PyObject *r =
+        variant == VARIANT_HOST
+            ? PyObject_CallMethod(ko, "_specialize", "(NNN)", sigo, codes, argt)
+            : PyObject_CallMethod(ko, "_specialize", "(NNNi)", sigo, codes, argt, variant);
     if (!r) goto done;
     Py_DECREF(r);
     label = d->label ? d->label : label;
