@@ -596,7 +596,17 @@ static PyMethodDef View_methods[] = {
     {"fill", View_fill, METH_O, "Set every element to a value (porta_view_fill)."},
     {NULL, NULL, 0, NULL}};
 
+/** porta._core.View() itself makes no view (its data would be NULL): porta.View(shape, ...)
+ *  does, through view_create. */
+static PyObject *View_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+  (void)tp, (void)args, (void)kw;
+  PyErr_SetString(PyExc_TypeError, "views are made by porta.View(shape, dtype=porta.f64, "
+                                   "space=None, layout=None, label='')");
+  return NULL;
+}
+
 static PyType_Slot View_slots[] = {
+    {Py_tp_new, (void *)View_new},
     {Py_tp_dealloc, (void *)View_dealloc},
     {Py_tp_getset, View_getset},
     {Py_tp_methods, View_methods},
@@ -962,7 +972,10 @@ static PyObject *core_deep_copy(PyObject *self, PyObject *const *args, Py_ssize_
     char nd[16], ns[16];
     type_name(dst.m.type, nd, sizeof nd);
     type_name(src.m.type, ns, sizeof ns);
-    PyErr_Format(PyExc_TypeError, "deep_copy: dst has dtype %s, src has dtype %s", nd, ns);
+    PyErr_Format(PyExc_ValueError,
+                 "deep_copy: dst has dtype %s, src has dtype %s (Porta does not convert "
+                 "element types in deep_copy)",
+                 nd, ns);
   } else {
     PyThreadState *ts = PyEval_SaveThread();
     int rc = porta_view_deep_copy(dst, src);

@@ -1646,6 +1646,6 @@ def generate_module(module, items):
     out.append("static const porta_py_kernel *const pk_kernels[] = {%s};"
                % ", ".join("&%s_info" % n for n in names))
     out.append('#ifdef __cplusplus\nextern "C"\n#endif')
-    out.append('__attribute__((visibility("default"))) const porta_py_module_info porta_py_module = '
-               "{PORTA_PY_ABI, %d, pk_kernels};" % len(names))
+    out.append('__attribute__((visibility("default"))) const porta_py_module_info '
+               "porta_py_module = {PORTA_PY_ABI, %d, pk_kernels};" % len(names))
     return "\n".join(out) + "\n"

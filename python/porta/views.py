@@ -13,6 +13,8 @@ array, a DLPack tensor) keeps that reference alive. Views, NumPy arrays and othe
 space its protocol says: a kernel on a back end that cannot read an argument's memory raises
 a TypeError naming it (a NumPy array on CUDA: copy it into a View of space "cuda" first).
 """
+import operator
+
 import numpy as np
 
 from . import _core
@@ -40,14 +42,25 @@ def space_id(space):
     return SPACES[name]
 
 
+_VIEW_DTYPES = ("f8", "f4", "i8", "i4", "u8", "u4", "u1", "b1")
+
+
 def _dtype_code(dtype):
     """'f8', 'i4', 'u1', 'b1' ... of a porta dtype, a NumPy dtype or anything np.dtype takes."""
     if isinstance(dtype, T.DType):
         if dtype is T.boolean:
             return "b1"
         dtype = T.NUMPY_NAMES[dtype.name]
-    dt = np.dtype(dtype)
-    return "%s%d" % (dt.kind, dt.itemsize)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError("porta.View: %s" % e) from None
+    code = "%s%d" % (dt.kind, dt.itemsize)
+    if code not in _VIEW_DTYPES or not dt.isnative:
+        name = dt.name if dt.isnative else "%s (byte-swapped: %s)" % (dt.name, dt.str)
+        raise TypeError("porta.View: views hold float64, float32, int64, int32, uint64, uint32, "
+                        "uint8 or bool, not %s" % name)
+    return code
 
 
 class View(_core.View):
@@ -69,11 +82,21 @@ class View(_core.View):
         if isinstance(shape, (int, np.integer)):
             shape = (int(shape),)
         if layout not in _LAYOUTS:
-            raise ValueError("layout must be 'C' (LayoutRight), 'F' (LayoutLeft) or None (the "
-                             "space's default), not %r" % (layout,))
+            raise ValueError("porta.View: layout must be 'C' (LayoutRight), 'F' (LayoutLeft) or "
+                             "None (the space's default), not %r" % (layout,))
+        elif not isinstance(shape, (tuple, list)):
+            raise TypeError("porta.View: shape is an int or a tuple of ints, not %s"
+                            % type(shape).__name__)
+        if len(shape) > 8:
+            raise ValueError("porta.View: a view has at most 8 dimensions, not %d (shape %r)"
+                             % (len(shape), tuple(shape)))
+        shape = tuple(operator.index(n) for n in shape)
+        for r, n in enumerate(shape):
+            if n < 0:
+                raise ValueError("porta.View: extent %d of shape %r is negative" % (r, shape))
         sid = -1 if space is None else space_id(space)
-        return _core.view_create(cls, tuple(shape), _dtype_code(dtype), sid, _LAYOUTS[layout],
-                                 str(label), bool(initialize))
+        return _core.view_create(cls, shape, _dtype_code(dtype), sid, _LAYOUTS[layout],
+                                 "" if label is None else str(label), bool(initialize))
 
     @property
     def dtype(self):

@@ -44,6 +44,7 @@ class Space:
 
     def __init__(self, name, threads):
         self.name, self.threads = name, threads
+        self.mem = "cuda" if name == "cuda" else "host"  # the memory space of its views
 
     def range(self, n, begin=0):
         import porta
