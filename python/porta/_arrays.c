@@ -786,6 +786,28 @@ static int read_dlpack(PyObject *o, pyarr *a) {
   return 1;
 }
 
+/** __cuda_array_interface__, else DLPack: 1 (read), 0 (neither) or -1 (an error). */
+static int device_protocols(PyObject *o, pyarr *a) {
+  PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
+  if (cai) {
+    int r = read_cai(o, cai, a);
+    Py_DECREF(cai);
+    return r;
+  }
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+  PyErr_Clear();
+  PyObject *dl = PyObject_GetAttrString(o, "__dlpack__");
+  if (!dl) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  Py_DECREF(dl);
+  int r = read_dlpack(o, a);
+  if (r < 0) pyarr_release(a);
+  return r;
+}
+
 int pyarr_get(PyObject *o, pyarr *a) {
   a->has_buffer = 0;
   a->dl = NULL;
@@ -810,7 +832,21 @@ int pyarr_get(PyObject *o, pyarr *a) {
     return 1;
   }
   if (PyObject_CheckBuffer(o)) {
-    if (PyObject_GetBuffer(o, &a->buf, PyBUF_RECORDS_RO) < 0) return -1;
+    if (PyObject_GetBuffer(o, &a->buf, PyBUF_RECORDS_RO) < 0) {
+      /* A device array may export a buffer that refuses the host (CuPy's): read its
+         __cuda_array_interface__ or DLPack instead, else report the buffer's error. */
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch(&et, &ev, &tb);
+      int r = device_protocols(o, a);
+      if (r == 0) {
+        PyErr_Restore(et, ev, tb);
+        return -1;
+      }
+      Py_XDECREF(et);
+      Py_XDECREF(ev);
+      Py_XDECREF(tb);
+      return r;
+    }
     if (a->buf.ndim == 0) { /* a NumPy scalar */
       PyBuffer_Release(&a->buf);
       return 0;
@@ -838,24 +874,7 @@ int pyarr_get(PyObject *o, pyarr *a) {
     a->via = "the buffer protocol";
     return 1;
   }
-  PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
-  if (cai) {
-    int r = read_cai(o, cai, a);
-    Py_DECREF(cai);
-    return r;
-  }
-  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-  PyErr_Clear();
-  PyObject *dl = PyObject_GetAttrString(o, "__dlpack__");
-  if (!dl) {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-    PyErr_Clear();
-    return 0;
-  }
-  Py_DECREF(dl);
-  int r = read_dlpack(o, a);
-  if (r < 0) pyarr_release(a);
-  return r;
+  return device_protocols(o, a);
 }
 
 void pyarr_release(pyarr *a) {

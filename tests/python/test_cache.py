@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import porta
 from porta import cache
@@ -37,9 +38,14 @@ def load(tmp_path, name):
         sys.path.remove(str(tmp_path))
 
 
-def run_fill(mod):
+def run_fill(mod, space="serial"):
+    """The C compiler's module on a host back end (space "cuda": nvcc's, on device memory)."""
+    if space == "cuda":
+        x = porta.View(16, space="cuda")
+        porta.parallel_for(porta.RangePolicy(0, 16, space="cuda"), mod.fill, x)
+        return x.to_numpy()
     x = np.zeros(16)
-    porta.parallel_for(16, mod.fill, x)
+    porta.parallel_for(porta.RangePolicy(0, 16, space=space), mod.fill, x)
     return x
 
 
@@ -114,3 +120,30 @@ def test_two_processes_compile_once(tmp_path):
     leftovers = [f for d in shard_dirs for f in os.listdir(tmp_path / "cache" / d)
                  if f.startswith(".tmp-")]
     assert leftovers == []
+
+
+@pytest.mark.skipif(not porta.backend_available("cuda"), reason="no CUDA back end")
+def test_nvcc_entry(tmp_path, monkeypatch):
+    """A launch on CUDA compiles the module with nvcc into an entry of its own (the host
+    entry untouched), hits it afterwards, and other nvcc flags rebuild it."""
+    monkeypatch.setenv("PORTA_CACHE_DIR", str(tmp_path / "cache"))
+    name = "nvccmod_" + tmp_path.name.replace("-", "_")
+    make_module(tmp_path, name, 4.0)
+    mod = load(tmp_path, name)
+    np.testing.assert_array_equal(run_fill(mod), 4.0 * np.arange(16))  # cc
+    c0, n0 = cache.stats["compiles"], cache.stats.get("nvcc_compiles", 0)
+    np.testing.assert_array_equal(run_fill(mod, "cuda"), 4.0 * np.arange(16))  # nvcc
+    assert cache.stats["compiles"] == c0 + 1 and cache.stats["nvcc_compiles"] == n0 + 1
+    assert 0 < cache.stats["last_nvcc_compile_s"] < 60
+    entry = os.path.dirname(mod.fill._unit.paths[-1])
+    cmd = open(os.path.join(entry, "build.txt")).read()
+    assert "nvcc" in cmd and "-x cu" in cmd and "sm_%s" % cache.cuda_arch() in cmd
+    assert len(set(os.path.dirname(p) for p in mod.fill._unit.paths)) == 2
+    porta.clear_specialisations()
+    run_fill(mod, "cuda")
+    assert cache.stats["nvcc_compiles"] == n0 + 1  # a hit
+    monkeypatch.setenv("PORTA_NVCCFLAGS", "-DPORTA_PY_TEST_FLAG=1")
+    porta.clear_specialisations()
+    np.testing.assert_array_equal(run_fill(mod, "cuda"), 4.0 * np.arange(16))
+    assert cache.stats["nvcc_compiles"] == n0 + 2
+    porta.clear_specialisations()

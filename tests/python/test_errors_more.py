@@ -81,6 +81,8 @@ def test_compiler_error_names_python_line(monkeypatch):
     """#line: with warnings as errors the compiler rejects the shift, and its message names
     the Python file and line of the statement."""
     monkeypatch.setenv("PORTA_CFLAGS", "-Werror=shift-count-overflow")
+    # on the CUDA back end nvcc compiles the module: its host compiler gets the same flag
+    monkeypatch.setenv("PORTA_NVCCFLAGS", "-Xcompiler=-Werror=shift-count-overflow")
     import kernels_cerr as C
 
     line, _ = marker("kernels_cerr.py", "shift", "<<")
@@ -89,8 +91,11 @@ def test_compiler_error_names_python_line(monkeypatch):
     msg = str(ei.value)
     assert "kernels_cerr.py:%d:" % line in msg, msg
     assert "shift" in msg
+    if porta.backend() == "cuda":  # nvcc's own front end names the Python line too
+        assert "kernels_cerr.py(%d): warning" % line in msg, msg
     # Without the flag the same kernel compiles and runs (the message was the warning's).
     monkeypatch.delenv("PORTA_CFLAGS")
+    monkeypatch.delenv("PORTA_NVCCFLAGS")
     x = np.zeros(4, dtype=np.int64)
     porta.parallel_for(4, C.shift_too_far, x)
     assert x.shape == (4,)

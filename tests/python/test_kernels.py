@@ -11,7 +11,8 @@ def test_axpy(space):
     x, y = rng.random(10007), rng.random(10007)
     want = y + 2.5 * x
     porta.parallel_for(space.range(len(x)), K.axpy, 2.5, x, y)
-    np.testing.assert_allclose(y, want, rtol=0, atol=0)
+    # nvcc contracts y + a * x into an FMA (one rounding): within an ulp on CUDA
+    np.testing.assert_allclose(y, want, rtol=0 if space.name != "cuda" else 2.3e-16, atol=0)
 
 
 def test_axpy_keywords_and_int_policy(space):

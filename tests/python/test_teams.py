@@ -13,6 +13,8 @@ def team(space, league, team_size=porta.AUTO, vector=1):
 
 
 def team_sizes(space):
+    if space.name == "cuda":
+        return [porta.AUTO, 1, 32, 128]
     return [porta.AUTO, 1] + ([2] if space.threads >= 2 else [])
 
 
@@ -22,7 +24,10 @@ def test_team_member_queries(space):
         league = 7
         lr, tr, sz = (np.full(league * 4, -1, dtype=np.int64) for _ in range(3))
         porta.parallel_for(team(space, league, ts), K.team_ids, lr, tr, sz)
-        want_ts = 1 if ts == porta.AUTO else ts
+        want_ts = ts
+        if ts == porta.AUTO:  # the back end's choice: 1 on the host, a block's on a GPU
+            want_ts = int(sz[0]) if space.name == "cuda" else 1
+            assert 1 <= want_ts <= 1024
         np.testing.assert_array_equal(lr, np.repeat(np.arange(league), 4))
         np.testing.assert_array_equal(sz, np.full(league * 4, want_ts))
         # j is split over the team's threads: j % team_size is the rank that wrote it
@@ -94,7 +99,7 @@ def test_team_policy_mismatch():
         porta.parallel_for(porta.TeamPolicy(4), K.histogram, np.zeros(4), 0.0, 1.0,
                            np.zeros(4, dtype=np.int64))
     with pytest.raises(porta.PortaError, match="team size"):
-        porta.parallel_for(porta.TeamPolicy(4, 1000), K.row_sums, np.zeros((4, 4)), np.zeros(4))
+        porta.parallel_for(porta.TeamPolicy(4, 100000), K.row_sums, np.zeros((4, 4)), np.zeros(4))
 
 
 # ---- scans ----

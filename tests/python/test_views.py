@@ -48,7 +48,7 @@ def f_strides(shape, itemsize):
 @pytest.mark.parametrize("dtype,want", DTYPES, ids=[str(d[1].__name__) + "-" + str(i)
                                                      for i, d in enumerate(DTYPES)])
 def test_create_dtypes(dtype, want):
-    v = porta.View((5, 3), dtype, label="d")
+    v = porta.View((5, 3), dtype, label="d", space="host")
     a = np.asarray(v)
     assert v.dtype == np.dtype(want) and a.dtype == np.dtype(want)
     assert v.itemsize == np.dtype(want).itemsize and v.nbytes == 15 * v.itemsize
@@ -79,19 +79,19 @@ def test_create_ranks_layouts(rank, layout):
 
 
 def test_rank0_and_empty():
-    v = porta.View((), porta.i64)
+    v = porta.View((), porta.i64, space="host")
     a = np.asarray(v)
     assert a.shape == () and v.size == 1
     a[()] = 42
     assert int(np.asarray(v)) == 42
     with pytest.raises(TypeError, match="rank-0"):
         len(v)
-    e = porta.View((0, 4))
+    e = porta.View((0, 4), space="host")
     assert np.asarray(e).shape == (0, 4) and e.size == 0 and e.nbytes == 0
 
 
 def test_labels_and_repr():
-    v = porta.View(4, label="temperature")
+    v = porta.View(4, label="temperature", space="host")
     assert v.label == "temperature"
     assert "temperature" in repr(v) and "float64" in repr(v) and "(4,)" in repr(v)
     assert porta.View(2, label=None).label == ""
@@ -106,10 +106,10 @@ def test_default_space_is_the_default_back_ends():
 
 
 def test_fill():
-    v = porta.View((3, 2), porta.i32)
+    v = porta.View((3, 2), porta.i32, space="host")
     v.fill(-7)
     np.testing.assert_array_equal(np.asarray(v), np.full((3, 2), -7, np.int32))
-    w = porta.View(5, porta.f32, layout="F")
+    w = porta.View(5, porta.f32, layout="F", space="host")
     w.fill(2.5)
     np.testing.assert_array_equal(np.asarray(w), np.full(5, 2.5, np.float32))
     with pytest.raises(TypeError):
@@ -120,7 +120,7 @@ def test_fill():
 
 @pytest.mark.parametrize("layout", ["C", "F"])
 def test_asarray_shares_memory(layout):
-    v = porta.View((6, 5, 4), porta.f64, layout=layout)
+    v = porta.View((6, 5, 4), porta.f64, layout=layout, space="host")
     a = np.asarray(v)
     b = np.asarray(v)
     assert a.ctypes.data == v.data_ptr and np.shares_memory(a, b)
@@ -135,20 +135,18 @@ def test_asarray_shares_memory(layout):
 
 
 def test_asarray_keeps_the_view_alive():
-    v = porta.View(1000, porta.i64)
+    v = porta.View(1000, porta.i64, space="host")
     a = np.asarray(v)
     a[:] = np.arange(1000)
     ptr = v.data_ptr
     del v
     gc.collect()
-    porta.View(1000, porta.i64).fill(5)  # reuse of freed memory would show here
+    porta.View(1000, porta.i64, space="host").fill(5)  # reuse of freed memory shows here
     assert a.ctypes.data == ptr and int(a.sum()) == 999 * 1000 // 2
 
 
 def test_no_cuda_array_interface_on_the_host():
-    v = porta.View(3)
-    if v.space != "host":
-        pytest.skip("the default memory space is not the host's")
+    v = porta.View(3, space="host")
     assert not hasattr(v, "__cuda_array_interface__")
     with pytest.raises(AttributeError, match="numpy.asarray"):
         v.__cuda_array_interface__  # noqa: B018
@@ -161,8 +159,8 @@ def test_no_cuda_array_interface_on_the_host():
                                    np.uint64, np.bool_])
 def test_deep_copy_view_view(layout, dtype):
     shape = (4, 3, 5)
-    src = porta.View(shape, dtype, layout=layout, label="src")
-    dst = porta.View(shape, dtype, layout=layout, label="dst")
+    src = porta.View(shape, dtype, layout=layout, label="src", space="host")
+    dst = porta.View(shape, dtype, layout=layout, label="dst", space="host")
     np.asarray(src)[...] = values(shape, dtype)
     porta.deep_copy(dst, src)
     np.testing.assert_array_equal(np.asarray(dst), values(shape, dtype))
@@ -172,7 +170,7 @@ def test_deep_copy_view_view(layout, dtype):
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_deep_copy_view_numpy_both_ways(order):
     shape = (7, 6)
-    v = porta.View(shape, porta.f64, layout=order)
+    v = porta.View(shape, porta.f64, layout=order, space="host")
     a = np.asarray(values(shape, np.float64, seed=3), order=order)
     porta.deep_copy(v, a)  # NumPy -> view
     np.testing.assert_array_equal(np.asarray(v), a)
@@ -184,13 +182,13 @@ def test_deep_copy_view_numpy_both_ways(order):
     porta.deep_copy(c, a)  # NumPy -> NumPy
     np.testing.assert_array_equal(c, a)
     one = np.arange(10.0)  # rank 1: C and F at once, either layout of view takes it
-    w = porta.View(10, layout="F" if order == "C" else "C")
+    w = porta.View(10, layout="F" if order == "C" else "C", space="host")
     porta.deep_copy(w, one)
     np.testing.assert_array_equal(np.asarray(w), one)
 
 
 def test_deep_copy_mismatches():
-    v = porta.View((3, 4), porta.f64, label="v")
+    v = porta.View((3, 4), porta.f64, label="v", space="host")
     with pytest.raises(ValueError, match=r"extent 0 differs \(3 vs 4\)"):
         porta.deep_copy(v, np.zeros((4, 3)))
     with pytest.raises(ValueError, match=r"extent 1 differs"):
@@ -200,11 +198,11 @@ def test_deep_copy_mismatches():
     with pytest.raises(ValueError, match="dst has dtype float64, src has dtype float32"):
         porta.deep_copy(v, np.zeros((3, 4), np.float32))
     with pytest.raises(ValueError, match="dst has dtype int32, src has dtype float64"):
-        porta.deep_copy(porta.View((3, 4), porta.i32), v)
+        porta.deep_copy(porta.View((3, 4), porta.i32, space="host"), v)
     with pytest.raises(ValueError, match=r"layouts differ \(Right vs Left\)"):
         porta.deep_copy(v, np.zeros((3, 4), order="F"))
     with pytest.raises(ValueError, match=r"layouts differ \(Left vs Right\)"):
-        porta.deep_copy(porta.View((3, 4), layout="F"), v)
+        porta.deep_copy(porta.View((3, 4), layout="F", space="host"), v)
     with pytest.raises(ValueError, match=r"layouts differ \(Stride vs Right\)"):
         porta.deep_copy(np.zeros((3, 8))[:, ::2], v)
     ro = np.zeros((3, 4))
@@ -224,7 +222,7 @@ def test_deep_copy_mismatches():
 
 @pytest.mark.parametrize("layout", ["C", "F"])
 def test_mirrors_of_host_views(layout):
-    v = porta.View((4, 5), porta.i32, layout=layout, label="h")
+    v = porta.View((4, 5), porta.i32, layout=layout, label="h", space="host")
     np.asarray(v)[...] = values((4, 5), np.int32)
     m = porta.create_mirror(v)  # always a new host view
     assert isinstance(m, porta.View) and m is not v and m.data_ptr != v.data_ptr
@@ -253,7 +251,7 @@ def test_mirrors_of_numpy_arrays():
 @pytest.mark.parametrize("layout", ["C", "F"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8])
 def test_dlpack_to_numpy(layout, dtype):
-    v = porta.View((5, 4), dtype, layout=layout)
+    v = porta.View((5, 4), dtype, layout=layout, space="host")
     np.asarray(v)[...] = values((5, 4), dtype)
     assert v.__dlpack_device__() == (1, 0)  # kDLCPU
     d = np.from_dlpack(v)
@@ -267,7 +265,7 @@ def test_dlpack_to_numpy(layout, dtype):
 
 
 def test_dlpack_capsules_hold_a_reference():
-    v = porta.View(8)
+    v = porta.View(8, space="host")
     assert v.use_count == 1
     c = v.__dlpack__()
     assert "dltensor" in repr(c) and v.use_count == 2
@@ -323,7 +321,7 @@ def test_dlpack_numpy_as_kernel_arguments(space):
     np.testing.assert_array_equal(y, 1.0 + 3.0 * np.arange(50.0))
     assert porta.parallel_reduce(space.range(50), K.dot, DLPackOnly(x), y) == float(x @ y)
     # a view through its own DLPack export, too
-    v = porta.View(50)
+    v = porta.View(50, space="host")
     np.asarray(v)[:] = x
     got = porta.parallel_reduce(space.range(50), K.dot, DLPackOnly(v), x)
     assert got == float(x @ x)
