@@ -25,30 +25,54 @@ PyObject *porta_py_error = NULL;
 
 /* ---- dtypes ---- */
 
-/** A dtype from its kind ('f', 'i', 'u', 'b') and size: the porta_py_dtype (-1 if kernels do
- *  not take it), *ptype its porta_type, name its NumPy name. */
-static int dtype_of(char kind, int size, int *ptype, char *name, size_t cap) {
-  static const struct {
-    char kind;
-    int size, dtype, ptype;
-    const char *name;
-  } table[] = {{'f', 8, PORTA_PY_F64, PORTA_TYPE_F64, "float64"},
-               {'f', 4, PORTA_PY_F32, PORTA_TYPE_F32, "float32"},
-               {'i', 8, PORTA_PY_I64, PORTA_TYPE_I64, "int64"},
-               {'i', 4, PORTA_PY_I32, PORTA_TYPE_I32, "int32"},
-               {'u', 1, PORTA_PY_U8, PORTA_TYPE_U8, "uint8"},
-               {'u', 8, -1, PORTA_TYPE_U64, "uint64"},
-               {'u', 4, -1, PORTA_TYPE_U32, "uint32"},
-               {'b', 1, -1, PORTA_TYPE_USER, "bool"}};
-  for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k)
-    if (table[k].kind == kind && table[k].size == size) {
-      *ptype = table[k].ptype;
-      snprintf(name, cap, "%s", table[k].name);
-      return table[k].dtype;
-    }
-  *ptype = PORTA_TYPE_USER;
-  snprintf(name, cap, "%c%d", kind ? kind : '?', size);
+/** The element types arrays may have: kind ('f', 'i', 'u', 'b'), size, porta_py_dtype (-1 if
+ *  kernels do not take it), porta_type and NumPy name. */
+static const struct {
+  char kind;
+  int size, dtype, ptype;
+  const char *name;
+} dtypes[] = {{'f', 8, PORTA_PY_F64, PORTA_TYPE_F64, "float64"},
+              {'f', 4, PORTA_PY_F32, PORTA_TYPE_F32, "float32"},
+              {'i', 8, PORTA_PY_I64, PORTA_TYPE_I64, "int64"},
+              {'i', 4, PORTA_PY_I32, PORTA_TYPE_I32, "int32"},
+              {'u', 1, PORTA_PY_U8, PORTA_TYPE_U8, "uint8"},
+              {'u', 8, -1, PORTA_TYPE_U64, "uint64"},
+              {'u', 4, -1, PORTA_TYPE_U32, "uint32"},
+              {'b', 1, -1, PORTA_TYPE_USER, "bool"}};
+
+/** The row of `dtypes` of a kind and size, or -1. */
+static int dtype_row(char kind, int size) {
+  for (int k = 0; k < (int)(sizeof dtypes / sizeof dtypes[0]); ++k)
+    if (dtypes[k].kind == kind && dtypes[k].size == size) return k;
   return -1;
+}
+
+/** A dtype from its kind and size: the porta_py_dtype (-1 if kernels do not take it),
+ *  *ptype its porta_type (PORTA_TYPE_USER if unknown). On the launch path: no name. */
+static int dtype_code(char kind, int size, int *ptype) {
+  const int k = dtype_row(kind, size);
+  *ptype = k < 0 ? PORTA_TYPE_USER : dtypes[k].ptype;
+  return k < 0 ? -1 : dtypes[k].dtype;
+}
+
+/** dtype_code, and `name` its NumPy name (or kind and size). */
+static int dtype_of(char kind, int size, int *ptype, char *name, size_t cap) {
+  const int k = dtype_row(kind, size);
+  if (k >= 0)
+    snprintf(name, cap, "%s", dtypes[k].name);
+  else
+    snprintf(name, cap, "%c%d", kind ? kind : '?', size);
+  return dtype_code(kind, size, ptype);
+}
+
+const char *pyarr_dtype_name(const pyarr *a, char *buf, size_t cap) {
+  const int k = dtype_row(a->kind, (int)a->itemsize);
+  if (k >= 0) return dtypes[k].name;
+  if (a->format)
+    snprintf(buf, cap, "'%s'", a->format);
+  else
+    snprintf(buf, cap, "%c%d", a->kind ? a->kind : '?', (int)a->itemsize);
+  return buf;
 }
 
 /** kind and size of a buffer format ("d", "<f", "q" ...); 0 if unknown. */
@@ -698,7 +722,9 @@ static int read_cai(PyObject *o, PyObject *d, pyarr *a) {
     return -1;
   }
   const int size = atoi(ts + 2);
-  a->dtype = dtype_of(ts[1], size, &a->ptype, a->dtname, sizeof a->dtname);
+  a->kind = ts[1];
+  a->format = NULL;
+  a->dtype = dtype_code(ts[1], size, &a->ptype);
   a->itemsize = size;
   a->ndim = (int)nd;
   a->data = PyLong_AsVoidPtr(PyTuple_GetItem(data, 0));
@@ -762,7 +788,9 @@ static int read_dlpack(PyObject *o, pyarr *a) {
                     : t->dtype.code == DL_BOOL ? 'b'
                                                : '?';
   const int size = t->dtype.bits / 8;
-  a->dtype = dtype_of(kind, size, &a->ptype, a->dtname, sizeof a->dtname);
+  a->kind = kind;
+  a->format = NULL;
+  a->dtype = dtype_code(kind, size, &a->ptype);
   a->itemsize = size;
   a->ndim = t->ndim;
   a->data = (char *)t->data + t->byte_offset;
@@ -819,7 +847,9 @@ int pyarr_get(PyObject *o, pyarr *a) {
     const int size = ptype_info(m->type, &kind, &format, &typestr);
     a->data = ((ViewObject *)o)->v.data;
     a->ndim = m->rank;
-    a->dtype = dtype_of(kind, size, &a->ptype, a->dtname, sizeof a->dtname);
+    a->kind = kind;
+    a->format = NULL;
+    a->dtype = dtype_code(kind, size, &a->ptype);
     a->itemsize = size;
     a->space = m->space;
     a->readonly = (m->traits & PORTA_VIEW_CONST) != 0;
@@ -859,8 +889,9 @@ int pyarr_get(PyObject *o, pyarr *a) {
       return -1;
     }
     const char kind = format_kind(a->buf.format, a->buf.itemsize);
-    a->dtype = dtype_of(kind, (int)a->buf.itemsize, &a->ptype, a->dtname, sizeof a->dtname);
-    if (!kind) snprintf(a->dtname, sizeof a->dtname, "'%s'", a->buf.format);
+    a->kind = kind;
+    a->format = a->buf.format;
+    a->dtype = dtype_code(kind, (int)a->buf.itemsize, &a->ptype);
     a->data = a->buf.buf;
     a->ndim = a->buf.ndim;
     a->itemsize = a->buf.itemsize;
@@ -1123,7 +1154,9 @@ static PyObject *core_array_info(PyObject *self, PyObject *o) {
   int r = pyarr_get(o, &a);
   if (r < 0) return NULL;
   if (r == 0) Py_RETURN_NONE;
-  PyObject *t = Py_BuildValue("(isiis)", a.ndim, a.dtname, a.space, pyarr_layout(&a), a.via);
+  char buf[24];
+  PyObject *t = Py_BuildValue("(isiis)", a.ndim, pyarr_dtype_name(&a, buf, sizeof buf), a.space,
+                              pyarr_layout(&a), a.via);
   pyarr_release(&a);
   return t;
 }

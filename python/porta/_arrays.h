@@ -29,7 +29,8 @@ typedef struct pyarr {
   int64_t shape[PORTA_MAX_RANK];
   int64_t strides[PORTA_MAX_RANK]; /**< in bytes */
   const char *via;                 /**< the protocol, for messages */
-  char dtname[16];                 /**< the dtype's name, for messages */
+  char kind;                       /**< 'f', 'i', 'u', 'b' (0: unknown) */
+  const char *format;              /**< the buffer's format (while it is held), or NULL */
   /* what to give back */
   int has_buffer;
   Py_buffer buf;
@@ -40,6 +41,8 @@ typedef struct pyarr {
 /** Read `o` as an array: 1 (an array, *a filled), 0 (not an array: a scalar) or -1 (an
  *  exception is set). Python floats and ints return 0 at once. */
 int pyarr_get(PyObject *o, pyarr *a);
+/** The dtype's NumPy name (or the buffer's format), for messages; buf holds an unknown one. */
+const char *pyarr_dtype_name(const pyarr *a, char *buf, size_t cap);
 /** Give back what pyarr_get took (buffer, DLPack tensor). */
 void pyarr_release(pyarr *a);
 /** PORTA_PY_LAYOUT_C, _F or _STRIDED from the shape and byte strides. */

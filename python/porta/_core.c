@@ -480,8 +480,10 @@ static int pack_scalar(const porta_py_field *f, PyObject *o, char *args, const c
 static int pack_array(const porta_py_field *f, const pyarr *b, char *args, const char *label,
                       const char *name) {
   if (b->dtype != f->dtype) {
+    char buf[24];
     PyErr_Format(PyExc_TypeError, "%s: argument '%s' has dtype %s (itemsize %d), expected %s",
-                 label, name, b->dtname, (int)b->itemsize, dtype_name(f->dtype));
+                 label, name, pyarr_dtype_name(b, buf, sizeof buf), (int)b->itemsize,
+                 dtype_name(f->dtype));
     return -1;
   }
   if (b->ndim != f->rank) {
