@@ -2,6 +2,7 @@
  *  Command-line handling (see app_cli.h). */
 #include "app_cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,4 +234,17 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
   app_env_usage(out, app_env_common, app_env_ncommon);
   fputc('\n', out);
   fputs(porta_help_text(), out);
+}
+
+int app_cli_int(const char *app, const char *prefix, const char *key, const char *value, int64_t lo,
+                int64_t hi, int64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(value, &end, 10);
+  if (errno || end == value || *end != '\0' || x < lo || x > hi)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, app, key,
+                       "%s%s: '%s' is not a whole number in %lld..%lld", prefix, key, value,
+                       (long long)lo, (long long)hi);
+  *out = x;
+  return PORTA_SUCCESS;
 }

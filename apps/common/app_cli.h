@@ -19,6 +19,7 @@
 #define APP_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "app_env.h"
@@ -77,6 +78,12 @@ int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli)
 /** Print the usage text: the description, the common options, the app's options (key, value
  *  name, help) and Porta's options (porta_help_text()). */
 void app_cli_usage(FILE *out, const app_cli_spec *spec);
+
+/** An option's value as a whole number in [lo, hi] into *out (for an option's set()), or
+ *  PORTA_ERROR_INVALID_ARGUMENT from `app` naming `key`, with the message "<prefix><key>:
+ *  '<value>' is not a whole number in lo..hi". */
+int app_cli_int(const char *app, const char *prefix, const char *key, const char *value, int64_t lo,
+                int64_t hi, int64_t *out);
 
 PORTA_EXTERN_C_END
 

@@ -13,16 +13,9 @@
 #include "app_deck.h"
 #include "minimd_params.h"
 
+/** A whole integer in [lo, hi], or an error naming the option. */
 static int parse_int(const char *key, const char *v, int64_t lo, int64_t hi, int64_t *out) {
-  char *end = NULL;
-  errno = 0;
-  long long x = strtoll(v, &end, 10);
-  if (errno || end == v || *end != '\0' || x < lo || x > hi)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", key,
-                       "option %s: '%s' is not a whole number in %lld..%lld", key, v, (long long)lo,
-                       (long long)hi);
-  *out = x;
-  return PORTA_SUCCESS;
+  return app_cli_int("minimd", "option ", key, v, lo, hi, out);
 }
 
 static int set_int(void *user, const char *key, const char *v) {

@@ -14,19 +14,8 @@ typedef struct {
 
 static tea_cg_args tea_cg_make(tea_chunk *c) {
   tea_cg_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.r = TEA_F(c, TEA_FIELD_R);
+  TEA_ARGS_SOLVER(a, c);
   a.w = TEA_F(c, TEA_FIELD_W);
-  a.z = TEA_F(c, TEA_FIELD_Z);
-  a.mi = TEA_F(c, TEA_FIELD_MI);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.rx = c->rx;
-  a.ry = c->ry;
-  a.alpha = a.beta = 0.0;
-  memset(&a.sp, 0, sizeof a.sp);
   return a;
 }
 

@@ -56,21 +56,10 @@ TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split, tea_ch_args, tea_ch_iter_cell, "tea_che
 
 static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
   tea_ch_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
+  TEA_ARGS_SOLVER(a, c);
   a.u0 = TEA_F(c, TEA_FIELD_U0);
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.z = TEA_F(c, TEA_FIELD_Z);
-  a.mi = TEA_F(c, TEA_FIELD_MI);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.rx = c->rx;
-  a.ry = c->ry;
-  a.alpha = a.beta = 0.0;
   a.theta = 1.0;
   a.pc = (int)pc;
-  memset(&a.sp, 0, sizeof a.sp);
   return a;
 }
 

@@ -146,12 +146,7 @@ int tea_k_init_common(tea_chunk *c, const tea_settings *s) {
   a.u = TEA_F(c, TEA_FIELD_U);
   a.u0 = TEA_F(c, TEA_FIELD_U0);
   a.w = TEA_F(c, TEA_FIELD_W);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.mi = TEA_F(c, TEA_FIELD_MI);
-  a.rx = c->rx;
-  a.ry = c->ry;
+  TEA_ARGS_OPERATOR(a, c);
   a.coef = (int)s->coefficient;
   a.h = h;
   a.nx = c->nx;

@@ -20,25 +20,14 @@ typedef struct {
 
 static tea_pp_args tea_pp_make(tea_chunk *c, tea_precon pc) {
   tea_pp_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.r = TEA_F(c, TEA_FIELD_R);
+  TEA_ARGS_SOLVER(a, c);
   a.w = TEA_F(c, TEA_FIELD_W);
-  a.z = TEA_F(c, TEA_FIELD_Z);
-  a.mi = TEA_F(c, TEA_FIELD_MI);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
   a.sd = TEA_F(c, TEA_FIELD_SD);
   a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
   a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
   a.rstore = TEA_F(c, TEA_FIELD_RSTORE);
-  a.rx = c->rx;
-  a.ry = c->ry;
-  a.alpha = a.beta = 0.0;
   a.theta_r = 1.0;
   a.pc = (int)pc;
-  memset(&a.sp, 0, sizeof a.sp);
   return a;
 }
 
