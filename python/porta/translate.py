@@ -1249,7 +1249,10 @@ class _Gen:
             unit = (lay == "C" and k == r - 1) or (lay == "F" and k == 0)
             terms.append("(int64_t)(%s)" % c if unit else "(int64_t)(%s) * pk_%s_s%d"
                          % (c, arr.name, k))
-        return "%s[%s]" % (_cname(arr.name), " + ".join(terms)), arr.type.dtype
+        # PORTA_PY_IDX<r> is the offset in a normal build, Porta's bounds check in a debug one
+        return "%s[PORTA_PY_IDX%d(pk_a->%s_n, pk_a->%s_s, \"%s\", %s, %s)]" % (
+            _cname(arr.name), r, arr.name, arr.name, arr.name, " + ".join(terms),
+            ", ".join("(int64_t)(%s)" % c for c in codes)), arr.type.dtype
 
     def call(self, e, stmt=False):
         f = e.func

@@ -96,6 +96,91 @@ typedef struct porta_py_module_info {
   const porta_py_kernel *const *kernels;
 } porta_py_module_info;
 
+/* ---- array elements ---- */
+
+/** a[i, j] of an array argument is a[PORTA_PY_IDX2(a_n, a_s, "a", offset, i, j)]: `offset`, the
+ *  index arithmetic of the kernel's layout specialisation, in a normal build. With
+ *  PORTA_ENABLE_DEBUG (a debug build of Porta, or -DPORTA_ENABLE_DEBUG=1 in PORTA_CFLAGS /
+ *  PORTA_NVCCFLAGS) every index is checked against the argument's extents by Porta's own view
+ *  check (porta_view_checked_offset_): a failure names the argument, the indices, the extents
+ *  and __FILE__:__LINE__, which the generated #line directives make the Python file and line;
+ *  the host aborts, a GPU records it for the launch to return PORTA_ERROR_BOUNDS. */
+#if PORTA_ENABLE_DEBUG
+#include "porta/view_access.h"
+
+PORTA_INLINE_FUNCTION int64_t porta_py_checked_(const int64_t *ext, const int64_t *str,
+                                                const char *name, int rank, const int64_t *idx,
+                                                const char *file, int line) {
+  porta_view_meta m;
+  for (int r = 0; r < PORTA_MAX_RANK; ++r) {
+    m.extent[r] = r < rank ? ext[r] : 1;
+    m.stride[r] = r < rank ? str[r] : 0;
+  }
+  m.rank = rank;
+  m.layout = PORTA_LAYOUT_STRIDE;
+  m.space = PORTA_HOST_SPACE;
+  m.type = PORTA_TYPE_USER;
+  m.traits = 0;
+  m.value_size = 0;
+  m.record = NULL;
+  int k = 0;
+  for (; k < PORTA_LABEL_MAX - 1 && name[k]; ++k) m.label[k] = name[k];
+  m.label[k] = '\0';
+  return porta_view_checked_offset_(&m, 0, rank, idx, file, line);
+}
+PORTA_INLINE_FUNCTION int64_t porta_py_checked1_(const int64_t *n, const int64_t *s, const char *a,
+                                                 int64_t i0, const char *f, int l) {
+  const int64_t idx[1] = {i0};
+  return porta_py_checked_(n, s, a, 1, idx, f, l);
+}
+PORTA_INLINE_FUNCTION int64_t porta_py_checked2_(const int64_t *n, const int64_t *s, const char *a,
+                                                 int64_t i0, int64_t i1, const char *f, int l) {
+  const int64_t idx[2] = {i0, i1};
+  return porta_py_checked_(n, s, a, 2, idx, f, l);
+}
+PORTA_INLINE_FUNCTION int64_t porta_py_checked3_(const int64_t *n, const int64_t *s, const char *a,
+                                                 int64_t i0, int64_t i1, int64_t i2, const char *f,
+                                                 int l) {
+  const int64_t idx[3] = {i0, i1, i2};
+  return porta_py_checked_(n, s, a, 3, idx, f, l);
+}
+PORTA_INLINE_FUNCTION int64_t porta_py_checked4_(const int64_t *n, const int64_t *s, const char *a,
+                                                 int64_t i0, int64_t i1, int64_t i2, int64_t i3,
+                                                 const char *f, int l) {
+  const int64_t idx[4] = {i0, i1, i2, i3};
+  return porta_py_checked_(n, s, a, 4, idx, f, l);
+}
+PORTA_INLINE_FUNCTION int64_t porta_py_checked5_(const int64_t *n, const int64_t *s, const char *a,
+                                                 int64_t i0, int64_t i1, int64_t i2, int64_t i3,
+                                                 int64_t i4, const char *f, int l) {
+  const int64_t idx[5] = {i0, i1, i2, i3, i4};
+  return porta_py_checked_(n, s, a, 5, idx, f, l);
+}
+PORTA_INLINE_FUNCTION int64_t porta_py_checked6_(const int64_t *n, const int64_t *s, const char *a,
+                                                 int64_t i0, int64_t i1, int64_t i2, int64_t i3,
+                                                 int64_t i4, int64_t i5, const char *f, int l) {
+  const int64_t idx[6] = {i0, i1, i2, i3, i4, i5};
+  return porta_py_checked_(n, s, a, 6, idx, f, l);
+}
+#define PORTA_PY_IDX1(N, S, A, OFF, I0) porta_py_checked1_(N, S, A, I0, __FILE__, __LINE__)
+#define PORTA_PY_IDX2(N, S, A, OFF, I0, I1) porta_py_checked2_(N, S, A, I0, I1, __FILE__, __LINE__)
+#define PORTA_PY_IDX3(N, S, A, OFF, I0, I1, I2)                                                    \
+  porta_py_checked3_(N, S, A, I0, I1, I2, __FILE__, __LINE__)
+#define PORTA_PY_IDX4(N, S, A, OFF, I0, I1, I2, I3)                                                \
+  porta_py_checked4_(N, S, A, I0, I1, I2, I3, __FILE__, __LINE__)
+#define PORTA_PY_IDX5(N, S, A, OFF, I0, I1, I2, I3, I4)                                            \
+  porta_py_checked5_(N, S, A, I0, I1, I2, I3, I4, __FILE__, __LINE__)
+#define PORTA_PY_IDX6(N, S, A, OFF, I0, I1, I2, I3, I4, I5)                                        \
+  porta_py_checked6_(N, S, A, I0, I1, I2, I3, I4, I5, __FILE__, __LINE__)
+#else
+#define PORTA_PY_IDX1(N, S, A, OFF, I0) (OFF)
+#define PORTA_PY_IDX2(N, S, A, OFF, I0, I1) (OFF)
+#define PORTA_PY_IDX3(N, S, A, OFF, I0, I1, I2) (OFF)
+#define PORTA_PY_IDX4(N, S, A, OFF, I0, I1, I2, I3) (OFF)
+#define PORTA_PY_IDX5(N, S, A, OFF, I0, I1, I2, I3, I4) (OFF)
+#define PORTA_PY_IDX6(N, S, A, OFF, I0, I1, I2, I3, I4, I5) (OFF)
+#endif
+
 /* ---- Python semantics of integer and float operators, used by the generated C ---- */
 
 /** Python's a // b on integers (rounds toward minus infinity). */
