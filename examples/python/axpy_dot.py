@@ -3,7 +3,8 @@ checked against NumPy.
 
     build/python-venv/bin/python examples/python/axpy_dot.py                       # default
     build/python-venv/bin/python examples/python/axpy_dot.py --porta-backend=serial
-    PORTA_BACKEND=openmp PORTA_NUM_THREADS=2 build/python-venv/bin/python examples/python/axpy_dot.py
+    PORTA_BACKEND=openmp PORTA_NUM_THREADS=2 build/python-venv/bin/python \\
+        examples/python/axpy_dot.py
 
 The first run translates the two kernels to C, compiles them with the C compiler and caches
 the module (~/.cache/porta, or $PORTA_CACHE_DIR); later runs load it from the cache.
