@@ -72,7 +72,7 @@ void app_spare_input(const app_cli *cli, const char *input, const char *what) {
                  option[k], result[k], input, what);
   if (MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
     app_fatal("MPI_Bcast failed while the ranks checked their results' names");
-  if (msg[0]) app_exit_all(2, "%s", msg);
+  if (msg[0]) app_exit_all(APP_EXIT_BAD_INPUT, "%s", msg);
 }
 
 void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) {
@@ -86,22 +86,28 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
     app_fatal("MPI_Allreduce failed while the ranks checked their start-up");
   if (any_help) {
     if (app_mpi_rank() == 0) app_cli_usage(stdout, spec);
-    app_exit_all(0, NULL);
+    app_exit_all(APP_EXIT_SUCCESS, NULL);
   }
-  agree(porta_initialize(argc, argv), 2);
+  agree(porta_initialize(argc, argv), APP_EXIT_BAD_INPUT);
+  /* The one error policy of a run, set here and never changed: every Porta failure comes back
+     as a code with its message (porta_last_error_message), the caller that cannot go on stops
+     the job with it (APP_CHECK), and code with something to undo first (the HDF5 writer's
+     temporary file, a GPU channel falling back to the host) does so on the way up. */
+  porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   int rc = app_env_check(spec->env, spec->nenv);
-  agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon), 2);
+  agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon), APP_EXIT_BAD_INPUT);
   rc = app_env_agree(spec->env, spec->nenv, MPI_COMM_WORLD);
-  agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD), 2);
-  agree(app_cli_parse(*argc, *argv, spec, cli), 2);
-  agree(same_arguments(*argc, *argv), 2);
+  agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD),
+        APP_EXIT_BAD_INPUT);
+  agree(app_cli_parse(*argc, *argv, spec, cli), APP_EXIT_BAD_INPUT);
+  agree(same_arguments(*argc, *argv), APP_EXIT_BAD_INPUT);
   if (cli->summary_json[0]) {
     /* the summary must not replace the run's deck or its results */
     char h5[APP_PATH_MAX + 16], xmf[APP_PATH_MAX + 16];
     snprintf(h5, sizeof h5, "%s.h5", cli->output);
     snprintf(xmf, sizeof xmf, "%s.xmf", cli->output);
     const char *keep[3] = {cli->input, cli->no_h5 ? NULL : h5, cli->no_h5 ? NULL : xmf};
-    agree(app_summary_probe(cli->summary_json, keep, 3, MPI_COMM_WORLD), 2);
+    agree(app_summary_probe(cli->summary_json, keep, 3, MPI_COMM_WORLD), APP_EXIT_BAD_INPUT);
   }
   if (cli->reproducible) porta_set_deterministic(1);
   app_spare_input(cli, cli->input, "the deck");

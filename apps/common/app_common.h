@@ -8,11 +8,13 @@
  *  message in porta_last_error_message() names the function, the object (file, dataset or
  *  option) and the reason, with HDF5's error stack and the OS's strerror(errno) where they gave
  *  one. Callers pass codes up (PORTA_CHECK) or stop with the message (APP_CHECK, app_exit_all).
- *  porta_error also goes through Porta's error handler: after app_porta_errors_fatal() a failure
- *  stops the job on the spot, so code that must clean up first (the HDF5 writer removing its
- *  temporary file) runs in a PORTA_ERROR_MODE_RETURN scope (porta_error_scope_begin / _end)
- *  meanwhile. Functions that cannot fail return void; app_deck also keeps "file:line: reason" in
- *  d->err and app_decomp the reason in its optional err buffer (what the apps print). */
+ *  The error policy is set once, in app_begin: Porta's PORTA_ERROR_MODE_RETURN for the whole run,
+ *  so every failure travels up as a code (code with something to undo, such as the HDF5 writer's
+ *  temporary file or a GPU channel falling back to the host, does it on the way) to the run's
+ *  step that cannot go on, which stops the job with APP_CHECK or app_exit_all and one of the
+ *  exit statuses of enum app_exit_status. Functions that cannot fail return void; app_deck also
+ *  keeps "file:line: reason" in d->err and app_decomp the reason in its optional err buffer
+ *  (what the apps print). */
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
 

@@ -301,15 +301,6 @@ double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *whi
   return worst.share;
 }
 
-static int porta_fatal_handler(int code, const char *message, void *user) {
-  (void)user;
-  app_fatal("Porta error %s: %s", porta_error_name(code), message ? message : "");
-}
-
-void app_porta_errors_fatal(void) {
-  porta_set_error_mode(PORTA_ERROR_MODE_CALLBACK, porta_fatal_handler, NULL);
-}
-
 void app_mpi_fail_(int rc, const char *call, const char *file, int line) {
   char err[MPI_MAX_ERROR_STRING] = "";
   int len = 0;

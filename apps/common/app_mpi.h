@@ -35,6 +35,13 @@ const char *app_program_name(void);
 void app_fatal(const char *fmt, ...) PORTA_PRINTF_FORMAT(1, 2) __attribute__((noreturn));
 void app_vfatal(const char *fmt, va_list ap) __attribute__((noreturn));
 
+/** The exit status of every app (README, "Exit status"): the same meaning in all three. */
+enum app_exit_status {
+  APP_EXIT_SUCCESS = 0,    /**< the run completed, and its check (if any) passed */
+  APP_EXIT_RUN_FAILED = 1, /**< a run error (I/O, GPU, MPI, a run that blew up) or a failed check */
+  APP_EXIT_BAD_INPUT = 2   /**< refused before the run: command line, deck, input file, size */
+};
+
 /** Collective exit: rank 0 prints "PROGRAM: message" (when fmt is not NULL) to stderr, every
  *  rank removes the files it still has registered (app_cleanup_run), finalises Porta and MPI
  *  and exits with `status`. Call it on every rank. */
@@ -89,9 +96,6 @@ double app_node_memory_share(double bytes_per_rank, char *which, size_t n);
  *  whose device arrays cannot fit is refused before allocating, with the same message as one
  *  the host cannot hold, rather than by the first allocation that fails. */
 double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *which, size_t n);
-
-/** Route every Porta failure to app_fatal (with Porta's message: operation, label, reason). */
-void app_porta_errors_fatal(void);
 
 /** Check a Porta call: on failure, app_fatal with the call's text and Porta's message. */
 #define APP_CHECK(call)                                                                            \

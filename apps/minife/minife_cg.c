@@ -64,6 +64,56 @@ static int matvec_dot(cg_state *s, double *pAp) {
   return dot(s, m->Ap, m->p, pAp);
 }
 
+/* Every kernel of the solve once, on zero vectors (x += 0 p, r -= 0 Ap change nothing), so that
+   first-launch costs (module loading, reduction buffers: 150 ms on an H100) stay out of the
+   solve's time, as they are out of the reference's. The timers start again at zero. */
+static int warm_up(cg_state *s, minife_cg_result *res) {
+  minife *m = s->m;
+  double t0 = porta_wtime(), v = 0.0;
+  PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
+  PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
+  PORTA_CHECK(matvec_dot(s, &v));
+  PORTA_CHECK(waxpby(s, 1.0, m->b, -1.0, m->Ap, m->r));
+  PORTA_CHECK(dot(s, m->r, m->r, &v));
+  PORTA_CHECK(minife_op_update(m, 0.0, &v));
+  PORTA_CHECK(global_sum(s, &v));
+  PORTA_CHECK(porta_fence("minife_cg_warmup"));
+  memset(s, 0, sizeof *s);
+  s->m = m;
+  res->t_warmup = porta_wtime() - t0;
+  return PORTA_SUCCESS;
+}
+
+/* The reference's breakdown test for a p.Ap below *tol: *broke when p.Ap is negative or within
+   rounding of zero (100 |Ap| |p| eps); else the tolerance becomes p.Ap / 10. */
+static int check_breakdown(cg_state *s, double pAp, double *tol, int *broke) {
+  const double eps = 2.220446049250313e-16; /* DBL_EPSILON */
+  minife *m = s->m;
+  double nap = 0.0, np = 0.0;
+  *broke = 0;
+  if (pAp >= *tol) return PORTA_SUCCESS;
+  if (pAp >= 0) {
+    PORTA_CHECK(dot(s, m->Ap, m->Ap, &nap));
+    PORTA_CHECK(dot(s, m->p, m->p, &np));
+  }
+  if (pAp < 0 || fabs(pAp) <= 100.0 * sqrt(nap) * sqrt(np) * eps)
+    *broke = 1;
+  else
+    *tol = 0.1 * pAp;
+  return PORTA_SUCCESS;
+}
+
+/* Rank 0's residual line every print_freq iterations and at the last one. */
+static void print_residual(int print, int k, int max_iter, double normr) {
+  int print_freq = max_iter / 10;
+  if (print_freq > 50) print_freq = 50;
+  if (print_freq < 1) print_freq = 1;
+  if (print && (k % print_freq == 0 || k == max_iter)) {
+    printf("Iteration = %d   Residual = %g\n", k, normr);
+    fflush(stdout);
+  }
+}
+
 int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print) {
   memset(res, 0, sizeof *res);
   res->history = (double *)calloc((size_t)max_iter + 1, sizeof(double));
@@ -72,28 +122,8 @@ int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int pr
   cg_state s;
   memset(&s, 0, sizeof s);
   s.m = m;
-  /* Warm-up: every kernel of the solve once, on zero vectors (x += 0 p, r -= 0 Ap change
-     nothing), so that first-launch costs (module loading, reduction buffers: 150 ms on an H100)
-     stay out of the solve's time, as they are out of the reference's. */
-  {
-    double t0 = porta_wtime(), v = 0.0;
-    PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
-    PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
-    PORTA_CHECK(matvec_dot(&s, &v));
-    PORTA_CHECK(waxpby(&s, 1.0, m->b, -1.0, m->Ap, m->r));
-    PORTA_CHECK(dot(&s, m->r, m->r, &v));
-    PORTA_CHECK(minife_op_update(m, 0.0, &v));
-    PORTA_CHECK(global_sum(&s, &v));
-    PORTA_CHECK(porta_fence("minife_cg_warmup"));
-    memset(&s, 0, sizeof s);
-    s.m = m;
-    res->t_warmup = porta_wtime() - t0;
-  }
+  PORTA_CHECK(warm_up(&s, res));
   const double t_start = porta_wtime();
-  const double eps = 2.220446049250313e-16; /* DBL_EPSILON */
-  int print_freq = max_iter / 10;
-  if (print_freq > 50) print_freq = 50;
-  if (print_freq < 1) print_freq = 1;
 
   /* x = 0 ; p = x ; Ap = A p ; r = b - Ap ; normr = |r| */
   PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
@@ -111,7 +141,7 @@ int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int pr
     fflush(stdout);
   }
 
-  double brkdown_tol = eps;
+  double brkdown_tol = 2.220446049250313e-16; /* DBL_EPSILON */
   for (int k = 1; k <= max_iter && normr > tol; ++k) {
     if (k == 1) {
       PORTA_CHECK(waxpby(&s, 1.0, m->r, 0.0, m->r, m->p));
@@ -124,27 +154,16 @@ int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int pr
     normr = sqrt(rtrans);
     res->history[k] = normr;
     res->nhistory = k + 1;
-    if (print && (k % print_freq == 0 || k == max_iter)) {
-      printf("Iteration = %d   Residual = %g\n", k, normr);
-      fflush(stdout);
-    }
+    print_residual(print, k, max_iter, normr);
 
     PORTA_CHECK(matvec_dot(&s, &pAp));
-    if (pAp < brkdown_tol) {
-      double nap = 0.0, np = 0.0;
-      if (pAp >= 0) {
-        PORTA_CHECK(dot(&s, m->Ap, m->Ap, &nap));
-        PORTA_CHECK(dot(&s, m->p, m->p, &np));
+    PORTA_CHECK(check_breakdown(&s, pAp, &brkdown_tol, &res->breakdown));
+    if (res->breakdown) {
+      if (print) {
+        fprintf(stderr, "miniFE::cg_solve ERROR, numerical breakdown!\n");
+        fflush(stderr);
       }
-      if (pAp < 0 || fabs(pAp) <= 100.0 * sqrt(nap) * sqrt(np) * eps) {
-        res->breakdown = 1;
-        if (print) {
-          fprintf(stderr, "miniFE::cg_solve ERROR, numerical breakdown!\n");
-          fflush(stderr);
-        }
-        break;
-      }
-      brkdown_tol = 0.1 * pAp;
+      break;
     }
     const double alpha = rtrans / pAp;
     double t0 = porta_wtime();

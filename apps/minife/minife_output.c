@@ -11,30 +11,9 @@
 
 /* ---- YAML ---- */
 
-int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
+/* The YAML report's run parameters, platform, set-up times and matrix attributes. */
+static void yaml_set_up(FILE *f, const minife_report *r) {
   const minife_params *p = r->prm;
-  const minife_cg_result *cg = r->cg;
-  /* the reference's name, stamped to the second; created exclusively, never through a link
-     (app_file_create_unique: .2, .3, ... after a run of the same second) */
-  char stem[400];
-  if (p->name[0])
-    snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s.%s", (long long)p->nx,
-             (long long)p->ny, (long long)p->nz, r->nranks, p->name, r->stamp);
-  else
-    snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s", (long long)p->nx, (long long)p->ny,
-             (long long)p->nz, r->nranks, r->stamp);
-  int err = 0;
-  FILE *f = app_file_create_unique(stem, "yaml", path, pathlen, &err);
-  if (!f)
-    return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s",
-                       strerror(err));
-  /* the reference's flop counts, with its use of elements (not rows) for the vector ops */
-  const double E = (double)p->nx * (double)p->ny * (double)p->nz;
-  const double it = (double)cg->iterations;
-  const double fl_waxpy = 3.0 * E * (3.0 * it + 2.0), fl_dot = 2.0 * E * 2.0 * it;
-  const double fl_mv = 2.0 * (double)r->global_nnz * (it + 1.0);
-  const double fl_total = fl_waxpy + fl_dot + fl_mv;
-#define MF(t, fl) ((t) > 0 ? (fl) / (t) / 1.0e6 : 0.0)
   const double mem_gb =
       (8.0 * (double)r->global_rows + 12.0 * (double)r->global_nnz) / (1024.0 * 1024.0 * 1024.0);
   fprintf(f, "Mini-Application Name: miniFE\n");
@@ -65,6 +44,19 @@ int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
           (double)r->global_rows / (double)r->nranks);
   fprintf(f, "  NNZ per proc MIN: %lld\n  NNZ per proc MAX: %lld\n  NNZ per proc AVG: %g\n",
           (long long)r->nnz_min, (long long)r->nnz_max, (double)r->global_nnz / (double)r->nranks);
+}
+
+/* The YAML report's CG section: the reference's flop counts (with its use of elements, not
+   rows, for the vector operations), times and rates, and the bandwidth. */
+static void yaml_cg(FILE *f, const minife_report *r) {
+  const minife_params *p = r->prm;
+  const minife_cg_result *cg = r->cg;
+  const double E = (double)p->nx * (double)p->ny * (double)p->nz;
+  const double it = (double)cg->iterations;
+  const double fl_waxpy = 3.0 * E * (3.0 * it + 2.0), fl_dot = 2.0 * E * 2.0 * it;
+  const double fl_mv = 2.0 * (double)r->global_nnz * (it + 1.0);
+  const double fl_total = fl_waxpy + fl_dot + fl_mv;
+#define MF(t, fl) ((t) > 0 ? (fl) / (t) / 1.0e6 : 0.0)
   fprintf(f, "CG solve: \n  Iterations: %d\n  Final Resid Norm: %g\n", cg->iterations,
           cg->final_residual);
   fprintf(f, "  WAXPY Time: %g\n  WAXPY Flops: %g\n  WAXPY Mflops: %g\n", cg->t_waxpby, fl_waxpy,
@@ -75,6 +67,7 @@ int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
           MF(cg->t_matvec, fl_mv));
   fprintf(f, "  Total: \n    Total CG Time: %g\n    Total CG Flops: %g\n    Total CG Mflops: %g\n",
           cg->t_total, fl_total, MF(cg->t_total, fl_total));
+#undef MF
   const double per_it = cg->iterations > 0 ? cg->t_total / cg->iterations : 0.0;
   fprintf(f, "  Time per iteration: %g\n", per_it);
   fprintf(f, "  Warm-up Time (first launches, not in the CG time): %g\n", cg->t_warmup);
@@ -82,6 +75,26 @@ int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
   const double bytes = 12.0 * (double)r->global_nnz + 116.0 * (double)r->global_rows;
   fprintf(f, "  Bandwidth (GB/s, 12 nnz + 116 N bytes per iteration): %g\n",
           per_it > 0 ? bytes / per_it / 1e9 : 0.0);
+}
+
+int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
+  const minife_params *p = r->prm;
+  /* the reference's name, stamped to the second; created exclusively, never through a link
+     (app_file_create_unique: .2, .3, ... after a run of the same second) */
+  char stem[400];
+  if (p->name[0])
+    snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s.%s", (long long)p->nx,
+             (long long)p->ny, (long long)p->nz, r->nranks, p->name, r->stamp);
+  else
+    snprintf(stem, sizeof stem, "miniFE.%lldx%lldx%lld.P%d.%s", (long long)p->nx, (long long)p->ny,
+             (long long)p->nz, r->nranks, r->stamp);
+  int err = 0;
+  FILE *f = app_file_create_unique(stem, "yaml", path, pathlen, &err);
+  if (!f)
+    return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "cannot create: %s",
+                       strerror(err));
+  yaml_set_up(f, r);
+  yaml_cg(f, r);
   if (r->verified)
     fprintf(f,
             "Verification: \n  mode: %s\n  points: %lld\n  max error: %g\n  max error x<=%g: %g\n  "
@@ -92,7 +105,6 @@ int minife_write_yaml(const minife_report *r, char *path, size_t pathlen) {
   fprintf(f, "Global All-RSS (kB): %lld\nGlobal Max-RSS (kB): %lld\n", r->rss_all_kb,
           r->rss_max_kb);
   fprintf(f, "Total Program Time: %g\n", r->t_total);
-#undef MF
   if (fclose(f) != 0)
     return porta_error(PORTA_ERROR_IO, "minife_write_yaml", path, "write failed: %s",
                        strerror(errno));

@@ -1,9 +1,12 @@
 /** @file minimd_bins.c
  *  How many neighbour bins a run uses, and what its atoms, ghosts and neighbour lists take on
- *  the host: both decided before anything of that size is allocated (minimd_setup.h). */
+ *  the host and the device: decided, and a run that cannot fit refused, before anything of that
+ *  size is allocated (minimd_setup.h, minimd_run.h). */
 #include <math.h>
 #include <stdio.h>
 
+#include "app_common.h"
+#include "minimd_run.h"
 #include "minimd_setup.h"
 
 /* A bin narrower than this part of the cut-off only lengthens the stencil (each atom visits
@@ -76,4 +79,45 @@ double minimd_host_bytes_per_rank(const minimd *m, double density, double cutnei
   double owned, ghosts;
   atoms_per_rank(m, density, cutneigh, &owned, &ghosts);
   return 60.0 * owned;
+}
+
+void minimd_check_sizes(const minimd *m, const double prd[3]) {
+  const minimd_params *p = &m->prm;
+  /* Host back ends: about 660 bytes per atom measured (positions, velocities, forces, ids,
+     bins, a half list: -s 20 and -s 40, LJ; a full list takes more), so below that the run
+     cannot fit; refuse it before allocating. A GPU rank still creates its atoms on the host
+     and keeps their host copies (x, v, id, type: 60 bytes an atom), so those must fit too: it
+     had spent minutes creating 3.2e10 atoms on the host before failing (-s 2000). The
+     neighbour list grows with the density and the cube of the cut-off: a cut-off of 100 had
+     run for minutes building lists of millions of atoms an atom, a density of 1e5 had crashed.
+     On a GPU the arrays and lists are checked against the device's memory too. Collective:
+     every rank takes part. */
+  const double cut = p->cutforce + p->skin;
+  const int on_device = porta_exec_query(m->exec).on_device;
+  const double host = minimd_host_bytes_per_rank(m, p->density, cut, m->neigh.half, on_device);
+  const double device = on_device ? minimd_bytes_per_rank(m, p->density, cut, m->neigh.half) : 0;
+  char limit[4400];
+  double share = app_node_memory_share(host, limit, sizeof limit), bytes = host;
+  const char *where = "on the host";
+  char dlimit[512];
+  const double dshare = app_device_memory_share(device, m->exec, dlimit, sizeof dlimit);
+  if (dshare > share || !isfinite(device)) {
+    share = dshare;
+    bytes = device;
+    where = "on the device";
+    snprintf(limit, sizeof limit, "%s", dlimit);
+  }
+  if (share > 1.0 || !isfinite(bytes))
+    app_exit_all(APP_EXIT_BAD_INPUT,
+                 "%s: %lld atoms at density %g with a neighbour cut-off of %g need at least "
+                 "%.3g GB per rank %s (atoms, ghosts and neighbour lists), %.3g "
+                 "times %s; use more nodes or a smaller system, density or cut-off",
+                 p->input, (long long)m->atoms.natoms, p->density, cut, bytes / 1e9, where, share,
+                 limit);
+  for (int d = 0; d < 3; ++d)
+    if (cut * m->comm.procgrid[d] / prd[d] + 1 > 64)
+      app_exit_all(APP_EXIT_BAD_INPUT,
+                   "%s: the neighbour cut-off %g is more than 63 sub-domains (%g) "
+                   "wide; the density or the cut-off makes no sense for this box",
+                   p->input, cut, prd[d] / m->comm.procgrid[d]);
 }

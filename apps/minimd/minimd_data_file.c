@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,180 +117,210 @@ static void section_name(const char *l, char *name, size_t n) {
   snprintf(name, n, "%.*s", (int)len, l);
 }
 
-static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
+/** The state of one read: the input, the file's contents so far, the current line (a section
+ *  keyword between sections), and the first error (rc, with its message in err). */
+typedef struct reader {
   minimd_input in;
-  int rc = minimd_input_open(&in, path, "data file", err, errlen);
-  if (rc != PORTA_SUCCESS) return rc;
-  int have_box[3] = {0, 0, 0};
-  const int *const line = &in.line;
+  const char *path;
+  char *err;
+  size_t errlen;
+  data_file *df;
+  char *l;
+  int rc;
+} reader;
+
+/** The reason for a bad file into err (a printf format); rc becomes INVALID_ARGUMENT. */
+static void bad(reader *r, const char *fmt, ...) PORTA_PRINTF_FORMAT(2, 3);
+static void bad(reader *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->err, r->errlen, fmt, ap);
+  va_end(ap);
+  r->rc = PORTA_ERROR_INVALID_ARGUMENT;
+}
+
+static char *next(reader *r) { return r->l = next_line(&r->in, &r->rc, r->err, r->errlen); }
+
+/** The header up to the first section's keyword (left in r->l): atoms and box. */
+static void read_header(reader *r) {
+  data_file *df = r->df;
   const char *axes[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
-  if (!minimd_input_line(&in, &rc, err, errlen)) { /* line 1: a title, of any length */
-    if (rc == PORTA_SUCCESS) snprintf(err, errlen, "%s: the file is empty", path);
-    minimd_input_close(&in);
-    return rc != PORTA_SUCCESS ? rc : PORTA_ERROR_INVALID_ARGUMENT;
-  }
-  char *l = NULL;
-  while ((l = next_line(&in, &rc, err, errlen))) { /* the header */
+  int have_box[3] = {0, 0, 0};
+  while (next(r)) {
     int axis = -1;
     for (int d = 0; d < 3; ++d)
-      if (strstr(l, axes[d])) axis = d;
+      if (strstr(r->l, axes[d])) axis = d;
     if (axis >= 0) {
       double lo = 0.0, hi = 0.0;
       char *tok[2];
-      if (tokens(l, tok, 2) != 2 || !minimd_input_real(tok[0], &lo) ||
-          !minimd_input_real(tok[1], &hi) || !(hi > lo) || !isfinite(hi - lo)) {
-        snprintf(err, errlen, "%s:%d: expected '%s' with lo < hi", path, *line, axes[axis]);
-        rc = PORTA_ERROR_INVALID_ARGUMENT;
-        break;
-      }
+      if (tokens(r->l, tok, 2) != 2 || !minimd_input_real(tok[0], &lo) ||
+          !minimd_input_real(tok[1], &hi) || !(hi > lo) || !isfinite(hi - lo))
+        return bad(r, "%s:%d: expected '%s' with lo < hi", r->path, r->in.line, axes[axis]);
       df->lo[axis] = lo;
       df->prd[axis] = hi - lo;
       have_box[axis] = 1;
-    } else if (strstr(l, "atom types")) {
+    } else if (strstr(r->l, "atom types")) {
       continue;
-    } else if (strstr(l, "atoms")) {
+    } else if (strstr(r->l, "atoms")) {
       long long n = 0;
       char *tok[1];
-      if (tokens(l, tok, 1) != 1 || !minimd_input_int(tok[0], 2, 2000000000LL, &n)) {
-        snprintf(err, errlen, "%s:%d: expected the number of atoms, a whole number from 2 to 2e9",
-                 path, *line);
-        rc = PORTA_ERROR_INVALID_ARGUMENT;
-        break;
-      }
+      if (tokens(r->l, tok, 1) != 1 || !minimd_input_int(tok[0], 2, 2000000000LL, &n))
+        return bad(r, "%s:%d: expected the number of atoms, a whole number from 2 to 2e9", r->path,
+                   r->in.line);
       df->natoms = n;
     } else {
       break; /* the first section's keyword */
     }
   }
-  if (rc == PORTA_SUCCESS && (!df->natoms || !have_box[0] || !have_box[1] || !have_box[2])) {
-    snprintf(err, errlen, "%s:%d: the header needs 'N atoms', 'xlo xhi', 'ylo yhi' and 'zlo zhi'",
-             path, *line);
-    rc = PORTA_ERROR_INVALID_ARGUMENT;
-  }
-  /* every rank keeps the positions and velocities of all the atoms until they are spread: 48
-     bytes an atom, checked against this process's memory limit before allocating (2e9 atoms had
-     ended in "allocator is out of memory") */
+  if (r->rc == PORTA_SUCCESS && (!df->natoms || !have_box[0] || !have_box[1] || !have_box[2]))
+    bad(r, "%s:%d: the header needs 'N atoms', 'xlo xhi', 'ylo yhi' and 'zlo zhi'", r->path,
+        r->in.line);
+}
+
+/** Room for every atom's position and velocity. Every rank keeps them until they are spread: 48
+ *  bytes an atom, checked against this process's memory limit before allocating (2e9 atoms had
+ *  ended in "allocator is out of memory"). */
+static void allocate(reader *r) {
+  data_file *df = r->df;
   const double need = 49.0 * (double)df->natoms, limit = app_memory_limit(NULL, 0);
-  if (rc == PORTA_SUCCESS && limit > 0.0 && need > limit) {
+  if (limit > 0.0 && need > limit) {
     char which[256];
     app_memory_limit(which, sizeof which);
-    snprintf(err, errlen,
-             "%s:%d: %lld atoms: their positions and velocities alone need %.3g GB on every "
-             "rank, more than the %.3g GB of %s",
-             path, *line, (long long)df->natoms, need / 1e9, limit / 1e9, which);
-    rc = PORTA_ERROR_INVALID_ARGUMENT;
+    return bad(r,
+               "%s:%d: %lld atoms: their positions and velocities alone need %.3g GB on every "
+               "rank, more than the %.3g GB of %s",
+               r->path, r->in.line, (long long)df->natoms, need / 1e9, limit / 1e9, which);
   }
-  if (rc == PORTA_SUCCESS) {
-    df->x = (double *)malloc((size_t)df->natoms * 3 * sizeof(double));
-    df->v = (double *)calloc((size_t)df->natoms * 3, sizeof(double));
-    if (!df->x || !df->v) {
-      snprintf(err, errlen, "%s: no memory for %lld atoms", path, (long long)df->natoms);
-      rc = PORTA_ERROR_OUT_OF_MEMORY;
+  df->x = (double *)malloc((size_t)df->natoms * 3 * sizeof(double));
+  df->v = (double *)calloc((size_t)df->natoms * 3, sizeof(double));
+  if (!df->x || !df->v) {
+    snprintf(r->err, r->errlen, "%s: no memory for %lld atoms", r->path, (long long)df->natoms);
+    r->rc = PORTA_ERROR_OUT_OF_MEMORY;
+  }
+}
+
+/** One row of Atoms (atoms) or Velocities, its id not `seen` before. */
+static void read_atom_row(reader *r, int atoms, char *seen) {
+  data_file *df = r->df;
+  long long id = 0;
+  int type = 0;
+  double a[3];
+  const int ok = parse_row(r->l, atoms, &id, &type, a);
+  if (!ok || id < 1 || id > df->natoms || seen[id - 1])
+    return bad(r, "%s:%d: expected '%s' with a new id in 1..%lld and finite values", r->path,
+               r->in.line, atoms ? "id type x y z" : "id vx vy vz", (long long)df->natoms);
+  seen[id - 1] = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (atoms) {
+      double x = a[d] - df->lo[d]; /* the box starts at 0 */
+      if (x < 0.0) x += df->prd[d];
+      if (x >= df->prd[d]) x -= df->prd[d];
+      if (x < 0.0 || x >= df->prd[d])
+        bad(r, "%s:%d: atom %lld lies outside the box", r->path, r->in.line, id);
+      df->x[3 * (id - 1) + d] = x;
+    } else {
+      df->v[3 * (id - 1) + d] = a[d];
     }
   }
-  int have_atoms = 0;
-  while (rc == PORTA_SUCCESS && l) { /* sections: l holds a keyword */
+}
+
+/** The rows of section `key`: natoms of Atoms or Velocities, or the first of Masses. */
+static void read_rows(reader *r, const char *key, int atoms, int vel, int masses) {
+  data_file *df = r->df;
+  const int64_t rows = atoms || vel ? df->natoms : 1;
+  char *seen = atoms || vel ? (char *)calloc((size_t)df->natoms, 1) : NULL;
+  for (int64_t k = 0; k < rows && r->rc == PORTA_SUCCESS; ++k) {
+    if (!next(r)) {
+      if (r->rc == PORTA_SUCCESS)
+        bad(r, "%s: the file ends in section %s after %lld of %lld lines", r->path, key,
+            (long long)k, (long long)rows);
+      break;
+    }
+    if (masses) {
+      if (!parse_mass(r->l, &df->mass))
+        bad(r,
+            "%s:%d: expected 'type mass': a whole number and a positive mass, each a whole "
+            "token",
+            r->path, r->in.line);
+      df->have_mass = 1;
+      continue;
+    }
+    read_atom_row(r, atoms, seen);
+  }
+  free(seen);
+}
+
+/** More rows of Masses (more atom types): all the one mass miniMD gives every atom. */
+static void read_more_masses(reader *r) {
+  while (next(r) && numeric(r->l)) {
+    double m = 0.0;
+    if (!parse_mass(r->l, &m) || m != r->df->mass)
+      return bad(r,
+                 "%s:%d: expected 'type mass' with the mass of the types before (%g): miniMD "
+                 "gives every atom one mass",
+                 r->path, r->in.line, r->df->mass);
+  }
+}
+
+/** The sections from the keyword in r->l to the end; *have_atoms when Atoms was one. */
+static void read_sections(reader *r, int *have_atoms) {
+  while (r->rc == PORTA_SUCCESS && r->l) {
     char key[128] = "";
-    section_name(l, key, sizeof key);
+    section_name(r->l, key, sizeof key);
     const int atoms = !strcmp(key, "Atoms"), vel = !strcmp(key, "Velocities");
     const int masses = !strcmp(key, "Masses");
     int other = 0;
     for (size_t k = 0; k < sizeof lammps_sections / sizeof lammps_sections[0]; ++k)
       if (!strcmp(key, lammps_sections[k])) other = 1;
-    if (numeric(l)) { /* the rows of the section before did not end where the header said */
-      snprintf(err, errlen,
-               "%s:%d: a line of numbers where a section name was expected: the file has more "
-               "rows than the %lld atoms of its header",
-               path, *line, (long long)df->natoms);
-      rc = PORTA_ERROR_INVALID_ARGUMENT;
-      break;
-    }
+    if (numeric(r->l)) /* the rows of the section before did not end where the header said */
+      return bad(r,
+                 "%s:%d: a line of numbers where a section name was expected: the file has "
+                 "more rows than the %lld atoms of its header",
+                 r->path, r->in.line, (long long)r->df->natoms);
     if (other) { /* a LAMMPS section miniMD does not use: its rows skipped */
-      while ((l = next_line(&in, &rc, err, errlen)) && numeric(l)) {
+      while (next(r) && numeric(r->l)) {
       }
       continue;
     }
-    if (!atoms && !vel && !masses) { /* a misspelt name would drop its section unnoticed */
-      snprintf(err, errlen,
-               "%s:%d: unknown section '%s' (miniMD reads the sections Atoms, Velocities and "
-               "Masses and skips the other sections LAMMPS defines)",
-               path, *line, key);
-      rc = PORTA_ERROR_INVALID_ARGUMENT;
-      break;
-    }
-    const int64_t rows = atoms || vel ? df->natoms : 1;
-    char *seen = atoms || vel ? (char *)calloc((size_t)df->natoms, 1) : NULL;
-    for (int64_t r = 0; r < rows && rc == PORTA_SUCCESS; ++r) {
-      if (!(l = next_line(&in, &rc, err, errlen))) {
-        if (rc == PORTA_SUCCESS)
-          snprintf(err, errlen, "%s: the file ends in section %s after %lld of %lld lines", path,
-                   key, (long long)r, (long long)rows);
-        rc = rc != PORTA_SUCCESS ? rc : PORTA_ERROR_INVALID_ARGUMENT;
-        break;
-      }
-      long long id = 0;
-      int type = 0;
-      double a[3];
-      if (masses) {
-        if (!parse_mass(l, &df->mass)) {
-          snprintf(err, errlen,
-                   "%s:%d: expected 'type mass': a whole number and a positive mass, each a whole "
-                   "token",
-                   path, *line);
-          rc = PORTA_ERROR_INVALID_ARGUMENT;
-        }
-        df->have_mass = 1;
-        continue;
-      }
-      const int ok = parse_row(l, atoms, &id, &type, a);
-      if (!ok || id < 1 || id > df->natoms || seen[id - 1]) {
-        snprintf(err, errlen, "%s:%d: expected '%s' with a new id in 1..%lld and finite values",
-                 path, *line, atoms ? "id type x y z" : "id vx vy vz", (long long)df->natoms);
-        rc = PORTA_ERROR_INVALID_ARGUMENT;
-        break;
-      }
-      seen[id - 1] = 1;
-      for (int d = 0; d < 3; ++d) {
-        if (atoms) {
-          double x = a[d] - df->lo[d]; /* the box starts at 0 */
-          if (x < 0.0) x += df->prd[d];
-          if (x >= df->prd[d]) x -= df->prd[d];
-          if (x < 0.0 || x >= df->prd[d]) {
-            snprintf(err, errlen, "%s:%d: atom %lld lies outside the box", path, *line, id);
-            rc = PORTA_ERROR_INVALID_ARGUMENT;
-          }
-          df->x[3 * (id - 1) + d] = x;
-        } else {
-          df->v[3 * (id - 1) + d] = a[d];
-        }
-      }
-    }
-    free(seen);
-    if (atoms) have_atoms = 1;
-    if (vel) df->have_velocities = 1;
-    if (rc == PORTA_SUCCESS && masses) {
-      /* more atom types: more masses, which must all be the one mass miniMD gives every atom */
-      while ((l = next_line(&in, &rc, err, errlen)) && numeric(l)) {
-        double m = 0.0;
-        if (!parse_mass(l, &m) || m != df->mass) {
-          snprintf(err, errlen,
-                   "%s:%d: expected 'type mass' with the mass of the types before (%g): miniMD "
-                   "gives every atom one mass",
-                   path, *line, df->mass);
-          rc = PORTA_ERROR_INVALID_ARGUMENT;
-          break;
-        }
-      }
-    } else if (rc == PORTA_SUCCESS) {
-      l = next_line(&in, &rc, err, errlen);
-    }
+    if (!atoms && !vel && !masses) /* a misspelt name would drop its section unnoticed */
+      return bad(r,
+                 "%s:%d: unknown section '%s' (miniMD reads the sections Atoms, Velocities "
+                 "and Masses and skips the other sections LAMMPS defines)",
+                 r->path, r->in.line, key);
+    read_rows(r, key, atoms, vel, masses);
+    if (atoms) *have_atoms = 1;
+    if (vel) r->df->have_velocities = 1;
+    if (r->rc == PORTA_SUCCESS && masses)
+      read_more_masses(r);
+    else if (r->rc == PORTA_SUCCESS)
+      next(r);
   }
-  minimd_input_close(&in);
-  if (rc == PORTA_SUCCESS && !have_atoms) {
+}
+
+static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
+  reader r;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.err = err;
+  r.errlen = errlen;
+  r.df = df;
+  r.rc = minimd_input_open(&r.in, path, "data file", err, errlen);
+  if (r.rc != PORTA_SUCCESS) return r.rc;
+  if (!minimd_input_line(&r.in, &r.rc, err, errlen)) { /* line 1: a title, of any length */
+    if (r.rc == PORTA_SUCCESS) snprintf(err, errlen, "%s: the file is empty", path);
+    minimd_input_close(&r.in);
+    return r.rc != PORTA_SUCCESS ? r.rc : PORTA_ERROR_INVALID_ARGUMENT;
+  }
+  read_header(&r);
+  if (r.rc == PORTA_SUCCESS) allocate(&r);
+  int have_atoms = 0;
+  if (r.rc == PORTA_SUCCESS) read_sections(&r, &have_atoms);
+  minimd_input_close(&r.in);
+  if (r.rc == PORTA_SUCCESS && !have_atoms) {
     snprintf(err, errlen, "%s: no Atoms section", path);
-    rc = PORTA_ERROR_INVALID_ARGUMENT;
+    r.rc = PORTA_ERROR_INVALID_ARGUMENT;
   }
-  return rc;
+  return r.rc;
 }
 
 int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm, char *err, size_t errlen) {

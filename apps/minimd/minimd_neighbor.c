@@ -226,13 +226,11 @@ static double bindist(const minimd_neighbor *nb, int i, int j, int k) {
   return d2;
 }
 
-int minimd_neighbor_setup(minimd *m) {
-  minimd_neighbor *nb = &m->neigh;
-  const minimd_comm *c = &m->comm;
+/* The local bin grid (the owned region and a cut-off around it): bin sizes, first bin and
+   extents. Computed in doubles first: the extents and their product must fit the int32 bin
+   indices of the kernels (minimd_bins_limit keeps them small; this is the last guard). */
+static int bin_grid(minimd_neighbor *nb, const minimd_comm *c) {
   const double cut = c->cutneigh;
-  nb->cutneighsq = cut * cut;
-  /* the local bin grid in doubles first: its extents and their product must fit the int32
-     bin indices of the kernels (minimd_bins_limit keeps them small; this is the last guard) */
   double mbins_d = 1.0;
   for (int d = 0; d < 3; ++d) {
     nb->binsize[d] = c->prd[d] / nb->nbin[d];
@@ -254,20 +252,15 @@ int minimd_neighbor_setup(minimd *m) {
                        "%d x %d x %d local bins (%.3g): more than the 2^31 - 1 the bin indices "
                        "hold; use fewer bins (-b)",
                        nb->mbin[0], nb->mbin[1], nb->mbin[2], mbins_d);
-  const int64_t mbins = (int64_t)mbins_d;
-  nb->mbins = mbins;
-  int next[3];
-  for (int d = 0; d < 3; ++d) {
-    if (cut * nb->bininv[d] > 1000.0) /* a stencil of billions of bins */
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "bins",
-                         "bins of %g along axis %d: over 1000 in the cut-off %g", nb->binsize[d], d,
-                         cut);
-    next[d] = (int)(cut * nb->bininv[d]);
-    if (next[d] * nb->binsize[d] < 0.999 * cut) next[d]++;
-  }
-  /* the stencil row by row: for each (k, j) the bins i within reach form one run, symmetric
-     about 0 (the upper half of a half list with Newton: the own bin first, then i > 0 in row
-     (0, 0), then the rows above) */
+  nb->mbins = (int64_t)mbins_d;
+  return PORTA_SUCCESS;
+}
+
+/* The stencil row by row into rows (pairs of first bin offset and count; *nr of them): for each
+   (k, j) the bins i within reach form one run, symmetric about 0 (the upper half of a half list
+   with Newton: the own bin first, then i > 0 in row (0, 0), then the rows above). `next`: the
+   bins within the cut-off along each axis. */
+static int stencil_rows(const minimd_neighbor *nb, const int next[3], int32_t **out, int *nr_out) {
   const int maxrows = (2 * next[1] + 1) * (2 * next[2] + 1) + 1;
   int32_t *rows = (int32_t *)malloc((size_t)maxrows * 2 * sizeof(int32_t));
   if (!rows) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "stencil", "no memory");
@@ -293,6 +286,29 @@ int minimd_neighbor_setup(minimd *m) {
       rows[2 * nr + 1] = count;
       ++nr;
     }
+  *out = rows;
+  *nr_out = nr;
+  return PORTA_SUCCESS;
+}
+
+int minimd_neighbor_setup(minimd *m) {
+  minimd_neighbor *nb = &m->neigh;
+  const minimd_comm *c = &m->comm;
+  const double cut = c->cutneigh;
+  nb->cutneighsq = cut * cut;
+  PORTA_CHECK(bin_grid(nb, c));
+  int next[3];
+  for (int d = 0; d < 3; ++d) {
+    if (cut * nb->bininv[d] > 1000.0) /* a stencil of billions of bins */
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd", "bins",
+                         "bins of %g along axis %d: over 1000 in the cut-off %g", nb->binsize[d], d,
+                         cut);
+    next[d] = (int)(cut * nb->bininv[d]);
+    if (next[d] * nb->binsize[d] < 0.999 * cut) next[d]++;
+  }
+  int32_t *rows = NULL;
+  int nr = 0;
+  PORTA_CHECK(stencil_rows(nb, next, &rows, &nr));
   nb->nrows = nr;
   porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
   porta_view_i32 h;
@@ -304,8 +320,8 @@ int minimd_neighbor_setup(minimd *m) {
   free(rows);
   PORTA_CHECK(rc);
   if (nb->maxneighs < 100) nb->maxneighs = 100;
-  PORTA_CHECK(porta_view_i32_create1(&nb->bincount, "minimd_bincount", mbins));
-  PORTA_CHECK(porta_view_i32_create1(&nb->binstart, "minimd_binstart", mbins + 1));
+  PORTA_CHECK(porta_view_i32_create1(&nb->bincount, "minimd_bincount", nb->mbins));
+  PORTA_CHECK(porta_view_i32_create1(&nb->binstart, "minimd_binstart", nb->mbins + 1));
   PORTA_CHECK(porta_view_i32_create1(&nb->flag, "minimd_nbflag", 1));
   return PORTA_SUCCESS;
 }

@@ -166,10 +166,11 @@ void tea_decompose(const tea_settings *s, app_decomp *d) {
   char err[2048];
   const int64_t cells[2] = {s->x_cells, s->y_cells};
   if (app_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, d, err, sizeof err))
-    app_exit_all(1, "%s", err);
+    app_exit_all(APP_EXIT_BAD_INPUT, "%s", err);
   for (int dim = 0; dim < 2; ++dim)
     if (d->dims[dim] > 1 && cells[dim] / d->dims[dim] < s->halo_depth)
-      app_exit_all(1, "%d ranks along %c leave some with %lld cells, fewer than halo_depth %d",
+      app_exit_all(APP_EXIT_BAD_INPUT,
+                   "%d ranks along %c leave some with %lld cells, fewer than halo_depth %d",
                    d->dims[dim], "xy"[dim], (long long)(cells[dim] / d->dims[dim]),
                    s -> halo_depth);
 }

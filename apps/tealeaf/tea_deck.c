@@ -346,112 +346,142 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
   return 0;
 }
 
-int tea_deck_parse(app_deck *d, tea_settings *s) {
-  tea_settings_defaults(s);
+/* The lines of the *tea block: *begin the '*tea' line's index, *end the '*endtea' line's. */
+static int find_block(app_deck *d, int *begin, int *end) {
   if (d->nlines == 0) return app_deck_error(d, 0, "the input deck is empty (no *tea block)");
-  int begin = -1, end = -1;
+  *begin = *end = -1;
   for (int i = 0; i < d->nlines; ++i) {
-    if (begin < 0 && !strcmp(d->lines[i].tok[0], "*tea"))
-      begin = i;
-    else if (begin >= 0 && !strcmp(d->lines[i].tok[0], "*endtea")) {
-      end = i;
+    if (*begin < 0 && !strcmp(d->lines[i].tok[0], "*tea"))
+      *begin = i;
+    else if (*begin >= 0 && !strcmp(d->lines[i].tok[0], "*endtea")) {
+      *end = i;
       break;
     }
   }
-  if (begin < 0) return app_deck_error(d, d->lines[0].line, "no '*tea' line starts the deck");
-  if (end < 0)
+  if (*begin < 0) return app_deck_error(d, d->lines[0].line, "no '*tea' line starts the deck");
+  if (*end < 0)
     return app_deck_error(d, d->lines[d->nlines - 1].line,
                           "'*endtea' missing: the *tea block opened on line %d is not closed",
-                          d->lines[begin].line);
+                          d->lines[*begin].line);
+  return 0;
+}
+
+/* A keyword of one integer or real value (int_keys, dbl_keys): *done when L is one; its line
+   kept for the checks' messages. */
+static int parse_number_key(app_deck *d, const app_deck_line *L, tea_settings *s, int *int_line,
+                            int *dbl_line, int *done) {
+  const char *k = L->tok[0];
+  const char *v = L->ntok > 1 ? L->tok[1] : NULL;
+  *done = 0;
+  for (size_t j = 0; j < sizeof int_keys / sizeof int_keys[0] && !*done; ++j)
+    if (!strcmp(k, int_keys[j].key)) {
+      if (!v) return app_deck_error(d, L->line, "'%s' needs an integer value", k);
+      if (app_deck_int(d, L->line, k, v, (int *)((char *)s + int_keys[j].off))) return 1;
+      int_line[j] = L->line;
+      *done = 1;
+    }
+  for (size_t j = 0; j < sizeof dbl_keys / sizeof dbl_keys[0] && !*done; ++j)
+    if (!strcmp(k, dbl_keys[j].key)) {
+      if (!v) return app_deck_error(d, L->line, "'%s' needs a number", k);
+      if (app_deck_double(d, L->line, k, v, (double *)((char *)s + dbl_keys[j].off))) return 1;
+      dbl_line[j] = L->line;
+      *done = 1;
+    }
+  if (*done && L->ntok > 2)
+    return app_deck_error(d, L->line, "'%s' takes one value, found extra '%s'", k, L->tok[2]);
+  return 0;
+}
+
+/* A keyword without a value (a solver, a switch): *done when L is one. */
+static int parse_flag_key(app_deck *d, const app_deck_line *L, tea_settings *s, int *done) {
+  const char *k = L->tok[0];
+  *done = 1;
+  if (!strcmp(k, "tl_use_jacobi"))
+    s->solver = TEA_SOLVER_JACOBI;
+  else if (!strcmp(k, "tl_use_cg"))
+    s->solver = TEA_SOLVER_CG;
+  else if (!strcmp(k, "tl_use_chebyshev"))
+    s->solver = TEA_SOLVER_CHEBY;
+  else if (!strcmp(k, "tl_use_ppcg"))
+    s->solver = TEA_SOLVER_PPCG;
+  else if (!strcmp(k, "tl_check_result"))
+    s->check_result = true;
+  else if (!strcmp(k, "tl_coefficient_density"))
+    s->coefficient = TEA_COEF_CONDUCTIVITY;
+  else if (!strcmp(k, "tl_coefficient_inverse_density"))
+    s->coefficient = TEA_COEF_RECIP_CONDUCTIVITY;
+  else if (!strcmp(k, "reflective_boundary"))
+    s->reflective_boundary = true;
+  else if (!strcmp(k, "profiler_on"))
+    s->profiler_on = true;
+  else if (!strcmp(k, "verbose_on"))
+    s->verbose_on = true;
+  else if (!strcmp(k, "use_fortran_kernels"))
+    s->use_fortran_kernels = true;
+  else if (!strcmp(k, "use_c_kernels") || !strcmp(k, "use_cuda_kernels") ||
+           !strcmp(k, "use_opencl_kernels")) { /* accepted, no effect */
+  } else
+    *done = 0;
+  if (*done && L->ntok > 1)
+    return app_deck_error(d, L->line, "'%s' takes no value, found '%s'", k, L->tok[1]);
+  return 0;
+}
+
+/* The other keywords: the preconditioner, two accepted for other TeaLeafs; anything else is
+   unknown. */
+static int parse_other_key(app_deck *d, const app_deck_line *L, tea_settings *s, int *line_precon) {
+  const char *k = L->tok[0];
+  const char *v = L->ntok > 1 ? L->tok[1] : NULL;
+  if (!strcmp(k, "tl_preconditioner_type")) {
+    if (!v) return app_deck_error(d, L->line, "'%s' needs none, jac_diag or jac_block", k);
+    if (!strcmp(v, "none"))
+      s->preconditioner = TEA_PRECON_NONE;
+    else if (!strcmp(v, "jac_diag"))
+      s->preconditioner = TEA_PRECON_JAC_DIAG;
+    else if (!strcmp(v, "jac_block"))
+      s->preconditioner = TEA_PRECON_JAC_BLOCK;
+    else
+      return app_deck_error(d, L->line, "unknown preconditioner '%s' (none, jac_diag or jac_block)",
+                            v);
+    *line_precon = L->line;
+    return 0;
+  }
+  if (!strcmp(k, "tl_ch_cg_errswitch")) /* documented, not parsed by the reference */
+    return v && app_deck_double(d, L->line, k, v, &s->ch_cg_errswitch) ? 1 : 0;
+  if (!strcmp(k, "cuda_device")) { /* TeaLeaf_CUDA; use --porta-device */
+    int dev = 0;
+    if (!v || app_deck_int(d, L->line, k, v, &dev))
+      return v ? 1 : app_deck_error(d, L->line, "'cuda_device' needs a value");
+    return 0;
+  }
+  return app_deck_error(d, L->line, "unknown keyword '%s'", k);
+}
+
+int tea_deck_parse(app_deck *d, tea_settings *s) {
+  tea_settings_defaults(s);
+  int begin = -1, end = -1, rc = find_block(d, &begin, &end);
+  if (rc) return rc;
   int line_precon = 0;
   int int_line[sizeof int_keys / sizeof int_keys[0]] = {0};
   int dbl_line[sizeof dbl_keys / sizeof dbl_keys[0]] = {0};
   for (int i = begin + 1; i < end; ++i) {
     const app_deck_line *L = &d->lines[i];
     const char *k = L->tok[0];
-    const char *v = L->ntok > 1 ? L->tok[1] : NULL;
     int done = 0;
     if (!strcmp(k, "state")) {
       if (parse_state(d, L, s)) return 1;
       continue;
     }
     if (!strcmp(k, "*tea")) return app_deck_error(d, L->line, "'*tea' inside the *tea block");
-    for (size_t j = 0; j < sizeof int_keys / sizeof int_keys[0] && !done; ++j)
-      if (!strcmp(k, int_keys[j].key)) {
-        if (!v) return app_deck_error(d, L->line, "'%s' needs an integer value", k);
-        if (app_deck_int(d, L->line, k, v, (int *)((char *)s + int_keys[j].off))) return 1;
-        int_line[j] = L->line;
-        done = 1;
-      }
-    for (size_t j = 0; j < sizeof dbl_keys / sizeof dbl_keys[0] && !done; ++j)
-      if (!strcmp(k, dbl_keys[j].key)) {
-        if (!v) return app_deck_error(d, L->line, "'%s' needs a number", k);
-        if (app_deck_double(d, L->line, k, v, (double *)((char *)s + dbl_keys[j].off))) return 1;
-        dbl_line[j] = L->line;
-        done = 1;
-      }
-    if (done) {
-      if (L->ntok > 2)
-        return app_deck_error(d, L->line, "'%s' takes one value, found extra '%s'", k, L->tok[2]);
+    if ((rc = parse_number_key(d, L, s, int_line, dbl_line, &done)) != 0 || done) {
+      if (rc) return rc;
       continue;
     }
-    int flag = 1;
-    if (!strcmp(k, "tl_use_jacobi"))
-      s->solver = TEA_SOLVER_JACOBI;
-    else if (!strcmp(k, "tl_use_cg"))
-      s->solver = TEA_SOLVER_CG;
-    else if (!strcmp(k, "tl_use_chebyshev"))
-      s->solver = TEA_SOLVER_CHEBY;
-    else if (!strcmp(k, "tl_use_ppcg"))
-      s->solver = TEA_SOLVER_PPCG;
-    else if (!strcmp(k, "tl_check_result"))
-      s->check_result = true;
-    else if (!strcmp(k, "tl_coefficient_density"))
-      s->coefficient = TEA_COEF_CONDUCTIVITY;
-    else if (!strcmp(k, "tl_coefficient_inverse_density"))
-      s->coefficient = TEA_COEF_RECIP_CONDUCTIVITY;
-    else if (!strcmp(k, "reflective_boundary"))
-      s->reflective_boundary = true;
-    else if (!strcmp(k, "profiler_on"))
-      s->profiler_on = true;
-    else if (!strcmp(k, "verbose_on"))
-      s->verbose_on = true;
-    else if (!strcmp(k, "use_fortran_kernels"))
-      s->use_fortran_kernels = true;
-    else if (!strcmp(k, "use_c_kernels") || !strcmp(k, "use_cuda_kernels") ||
-             !strcmp(k, "use_opencl_kernels")) { /* accepted, no effect */
-    } else
-      flag = 0;
-    if (flag) {
-      if (L->ntok > 1)
-        return app_deck_error(d, L->line, "'%s' takes no value, found '%s'", k, L->tok[1]);
+    if ((rc = parse_flag_key(d, L, s, &done)) != 0 || done) {
+      if (rc) return rc;
       continue;
     }
-    if (!strcmp(k, "tl_preconditioner_type")) {
-      if (!v) return app_deck_error(d, L->line, "'%s' needs none, jac_diag or jac_block", k);
-      if (!strcmp(v, "none"))
-        s->preconditioner = TEA_PRECON_NONE;
-      else if (!strcmp(v, "jac_diag"))
-        s->preconditioner = TEA_PRECON_JAC_DIAG;
-      else if (!strcmp(v, "jac_block"))
-        s->preconditioner = TEA_PRECON_JAC_BLOCK;
-      else
-        return app_deck_error(d, L->line,
-                              "unknown preconditioner '%s' (none, jac_diag or jac_block)", v);
-      line_precon = L->line;
-      continue;
-    }
-    if (!strcmp(k, "tl_ch_cg_errswitch")) { /* documented, not parsed by the reference */
-      if (v && app_deck_double(d, L->line, k, v, &s->ch_cg_errswitch)) return 1;
-      continue;
-    }
-    if (!strcmp(k, "cuda_device")) { /* TeaLeaf_CUDA; use --porta-device */
-      int dev = 0;
-      if (!v || app_deck_int(d, L->line, k, v, &dev))
-        return v ? 1 : app_deck_error(d, L->line, "'cuda_device' needs a value");
-      continue;
-    }
-    return app_deck_error(d, L->line, "unknown keyword '%s'", k);
+    if ((rc = parse_other_key(d, L, s, &line_precon)) != 0) return rc;
   }
   return tea_deck_check(d, s, d->lines[end].line, int_line, dbl_line, line_precon);
 }
@@ -465,11 +495,11 @@ void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s) {
     }
     if (MPI_Bcast(&missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
       app_fatal("MPI_Bcast failed");
-    if (cli->input_given || !missing) app_exit_all(1, "%s", deck->err);
+    if (cli->input_given || !missing) app_exit_all(APP_EXIT_BAD_INPUT, "%s", deck->err);
     if (app_mpi_rank() == 0) printf(" tea.in not found: running the built-in default deck\n");
     app_deck_load_text(deck, "(default deck)", tea_default_deck);
   }
   if (app_deck_tokenize(deck, "!;", "=,", 1) || tea_deck_parse(deck, s))
-    app_exit_all(1, "error in the input deck: %s", deck->err);
+    app_exit_all(APP_EXIT_BAD_INPUT, "error in the input deck: %s", deck->err);
   s->reproducible = cli->reproducible;
 }

@@ -4,7 +4,8 @@
  *    mpirun -np 4 tealeaf [--reproducible] [--out NAME] [--porta-backend=...] [DECK]
  *
  *  Exit status: 0 when the run completed and (with test_problem >= 1) its check PASSED,
- *  1 when the check is NOT PASSED or a run error occurred, 2 for a bad command line. */
+ *  1 when the check is NOT PASSED or a run error occurred, 2 for a bad deck or command line
+ *  (APP_EXIT_*, README "Exit status"). */
 #include "tea_run.h"
 
 /* TeaLeaf's environment switch (read in tea_comm.c) */

@@ -31,7 +31,9 @@ int tea_history_add(tea_history *h, int step, double time, const tea_step_stats 
         &h->error, &h->volume, &h->mass,       &h->density,         &h->energy,
         &h->u};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-      if (grow(all[i], cap)) return 1;
+      if (grow(all[i], cap))
+        return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_history_add", "steps",
+                           "no memory for the history of %d steps", cap);
     h->cap = cap;
   }
   int i = h->n++;
@@ -46,7 +48,7 @@ int tea_history_add(tea_history *h, int step, double time, const tea_step_stats 
   h->density[i] = sum->density;
   h->energy[i] = sum->energy;
   h->u[i] = sum->u;
-  return 0;
+  return PORTA_SUCCESS;
 }
 
 void tea_history_free(tea_history *h) {
@@ -237,8 +239,9 @@ int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const
   return PORTA_SUCCESS;
 }
 
-int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
-  PORTA_CHECK(tea_h5_out_open(o, r->d->comm));
+/* The run's attributes on the file's root: the build, the deck, the solver, the result and
+   its check (H5_TRY: a failure closes the file as incomplete). */
+static int write_run_attributes(tea_h5_out *o, const tea_results *r) {
   app_h5 *h = &o->h;
   const app_run_config *rc = r->rc;
   const tea_settings *s = r->s;
@@ -268,8 +271,12 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
   H5_TRY(app_h5_attr_double(h, "/", "u_ref", r->u_ref));
   H5_TRY(app_h5_attr_double(h, "/", "qa_diff_percent", r->qa_diff));
   if (r->summary) H5_TRY(app_summary_write_h5(r->summary, rc, h));
+  return PORTA_SUCCESS;
+}
 
-  const tea_history *t = r->hist;
+/* /steps: one column per quantity of the step history. */
+static int write_history(tea_h5_out *o, const tea_history *t) {
+  app_h5 *h = &o->h;
   H5_TRY(app_h5_group(h, "/steps"));
   struct {
     const char *p;
@@ -287,25 +294,38 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
               {"/steps/u", t->u}};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; ++i)
     H5_TRY(app_h5_write_1d_double(h, cols[i].p, cols[i].v, t->n));
+  return PORTA_SUCCESS;
+}
 
+static const char *const tea_field_paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
+
+/* /fields (the final u, energy and density), /mesh (the node coordinates the XDMF geometry
+   reads) and the list of snapshots. */
+static int write_fields(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
+  app_h5 *h = &o->h;
+  const tea_settings *s = r->s;
   H5_TRY(app_h5_group(h, "/fields"));
   H5_TRY(app_h5_attr_double(h, "/fields", "xmin", s->xmin));
   H5_TRY(app_h5_attr_double(h, "/fields", "ymin", s->ymin));
   H5_TRY(app_h5_attr_double(h, "/fields", "dx", c->dx));
   H5_TRY(app_h5_attr_double(h, "/fields", "dy", c->dy));
-  /* the node coordinates of the grid, which the XDMF description's geometry reads */
   H5_TRY(app_h5_group(h, "/mesh"));
   H5_TRY(app_h5_write_axis(h, tea_mesh_axes[0], s->xmin, c->dx, s->x_cells, s->xmax));
   H5_TRY(app_h5_write_axis(h, tea_mesh_axes[1], s->ymin, c->dy, s->y_cells, s->ymax));
-  const char *paths[3] = {"/fields/u", "/fields/energy", "/fields/density"};
   for (int i = 0; i < 3; ++i)
-    H5_TRY(app_h5_write_field2d(h, paths[i], r->d, *tea_field(c, tea_out_ids[i]), c->halo, 1));
+    H5_TRY(app_h5_write_field2d(h, tea_field_paths[i], r->d, *tea_field(c, tea_out_ids[i]), c->halo,
+                                1));
   if (o->nsnap > 0) {
     H5_TRY(app_h5_attr_int(h, "/snapshots", "count", o->nsnap));
     H5_TRY(app_h5_write_1d_int(h, "/snapshots/step", o->snap_step, o->nsnap));
     H5_TRY(app_h5_write_1d_double(h, "/snapshots/time", o->snap_time, o->nsnap));
   }
+  return PORTA_SUCCESS;
+}
 
+/* /timings: the wall time and each timer's maximum over the ranks. */
+static int write_timings(tea_h5_out *o, const tea_results *r) {
+  app_h5 *h = &o->h;
   H5_TRY(app_h5_group(h, "/timings"));
   H5_TRY(app_h5_attr_double(h, "/timings", "wall_seconds", r->wall));
   if (r->timers && r->timers->n > 0) {
@@ -314,16 +334,19 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
     for (int i = 0; i < r->timers->n; ++i)
       H5_TRY(app_h5_attr_double(h, "/timings", r->timers->name[i], mx[i]));
   }
-  o->open = 0;
-  PORTA_CHECK(app_h5_close(h, 1));
-  if (h->rank != 0) return PORTA_SUCCESS;
+  return PORTA_SUCCESS;
+}
+
+/* Rank 0: NAME.xmf for ParaView, the final fields or the time series of the snapshots (its last
+   entry the final state, the same values as /fields). A failure is a warning: the results
+   themselves are complete. */
+static void write_xmf(const tea_h5_out *o, const tea_settings *s) {
   char xmf[APP_PATH_MAX + 16];
-  const char *base = strrchr(h->path, '/');
-  const char *file = base ? base + 1 : h->path;
+  const char *base = strrchr(o->h.path, '/');
+  const char *file = base ? base + 1 : o->h.path;
   snprintf(xmf, sizeof xmf, "%s.xmf", o->name);
   int bad;
   if (o->nsnap > 0) {
-    /* the time series; its last entry is the final state (the same values as /fields) */
     char(*groups)[64] = (char(*)[64])malloc(sizeof *groups * (size_t)o->nsnap);
     const char **gp = (const char **)malloc(sizeof *gp * (size_t)o->nsnap);
     bad = !groups || !gp ? porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_write_results", xmf,
@@ -339,12 +362,22 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
     free(groups);
     free(gp);
   } else {
-    bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, tea_mesh_axes, tea_out_names, paths,
-                            3);
+    bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, tea_mesh_axes, tea_out_names,
+                            tea_field_paths, 3);
   }
-  /* ParaView's description only: a warning, the results themselves are complete */
   if (bad)
     fprintf(stderr, "tealeaf: warning: cannot write %s (%s)\n", xmf, porta_last_error_message());
+}
+
+int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
+  PORTA_CHECK(tea_h5_out_open(o, r->d->comm));
+  PORTA_CHECK(write_run_attributes(o, r));
+  PORTA_CHECK(write_history(o, r->hist));
+  PORTA_CHECK(write_fields(o, c, r));
+  PORTA_CHECK(write_timings(o, r));
+  o->open = 0;
+  PORTA_CHECK(app_h5_close(&o->h, 1));
+  if (o->h.rank == 0) write_xmf(o, r->s);
   return PORTA_SUCCESS;
 }
 

@@ -18,6 +18,7 @@ typedef struct tea_history {
   double *volume, *mass, *density, *energy, *u;
 } tea_history;
 
+/** Append one step (st NULL: the initial state) to the history. Returns a Porta code. */
 int tea_history_add(tea_history *h, int step, double time, const tea_step_stats *st,
                     const tea_summary *sum);
 void tea_history_free(tea_history *h);

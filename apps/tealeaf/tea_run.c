@@ -8,18 +8,6 @@
 #include "tea_comm.h"
 #include "tea_deck.h"
 
-/* Output calls report failures as codes (in a PORTA_ERROR_MODE_RETURN scope, the job's fatal
- * mode untouched), so the writer can remove its temporary file first; then the job stops with
- * the writer's message. */
-#define TEA_OUTPUT(call)                                                                           \
-  do {                                                                                             \
-    const porta_error_scope tea_output_scope_ =                                                    \
-        porta_error_scope_begin(PORTA_ERROR_MODE_RETURN, NULL, NULL);                              \
-    int tea_output_rc_ = (call);                                                                   \
-    porta_error_scope_end(tea_output_scope_);                                                      \
-    if (tea_output_rc_ != PORTA_SUCCESS) app_fatal("%s", porta_last_error_message());              \
-  } while (0)
-
 void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec) {
   memset(r, 0, sizeof *r);
   app_begin(argc, argv, spec, &r->cli);
@@ -28,7 +16,7 @@ void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec
   app_run_config_fill(&r->config, &r->d, r->cli.reproducible);
   tea_h5_out_init(&r->h5, r->cli.output);
   if (!r->cli.no_h5 && tea_h5_out_open(&r->h5, r->d.comm) != PORTA_SUCCESS)
-    app_exit_all(1, "%s", porta_last_error_message());
+    app_exit_all(APP_EXIT_RUN_FAILED, "%s", porta_last_error_message());
   if (r->d.rank == 0) tea_print_header(stdout, &r->deck, &r->config, &r->s, &r->d);
 }
 
@@ -36,13 +24,11 @@ void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec
 static void snapshot(tea_run *r, int due) {
   if (r->visit <= 0 || !due) return;
   app_timer_start(&r->timers, r->t_output);
-  TEA_OUTPUT(tea_write_snapshot(&r->h5, &r->c, &r->s, &r->d, r->step, r->time));
+  APP_CHECK(tea_write_snapshot(&r->h5, &r->c, &r->s, &r->d, r->step, r->time));
   app_timer_stop(&r->timers, r->t_output);
 }
 
 void tea_run_set_up(tea_run *r) {
-  /* From here on any failure is one rank's problem: stop the job with its message. */
-  app_porta_errors_fatal();
   r->t_init = app_timer_id(&r->timers, "Tea init + generate");
   r->t_solve = app_timer_id(&r->timers, "Tea solve (steps)");
   r->t_summary = app_timer_id(&r->timers, "Field summary");
@@ -68,7 +54,7 @@ void tea_run_set_up(tea_run *r) {
     printf(" Starting the calculation\n");
     fflush(stdout);
   }
-  tea_history_add(&r->hist, 0, 0.0, NULL, &r->sum);
+  APP_CHECK(tea_history_add(&r->hist, 0, 0.0, NULL, &r->sum));
 
   /* visit_frequency N > 0: snapshots of u, energy and density in the result file at step 0,
      every N steps and at the last step (the reference's visit dumps; none with --no-h5) */
@@ -96,7 +82,7 @@ static int time_step(tea_run *r) {
   app_timer_start(&r->timers, r->t_summary);
   APP_CHECK(tea_field_summary(&r->c, &r->sum));
   app_timer_stop(&r->timers, r->t_summary);
-  tea_history_add(&r->hist, r->step, r->time, &st, &r->sum);
+  APP_CHECK(tea_history_add(&r->hist, r->step, r->time, &st, &r->sum));
   if (r->d.rank == 0) {
     tea_print_step_end(stdout, &r->s, &st, solve);
     printf(" Wall clock %25.15E\n", porta_wtime() - r->wall0);
@@ -134,7 +120,7 @@ static void write_results(tea_run *r) {
   res.steps = r->step;
   res.time = r->time;
   res.summary = &r->summary;
-  TEA_OUTPUT(tea_write_results(&r->h5, &r->c, &res));
+  APP_CHECK(tea_write_results(&r->h5, &r->c, &res));
   app_timer_stop(&r->timers, r->t_output);
   if (r->d.rank == 0) {
     printf(" Results written to %s.h5 (ParaView: %s.xmf)\n", r->cli.output, r->cli.output);
@@ -173,6 +159,7 @@ int tea_run_finish(tea_run *r) {
   tea_comm_destroy(&r->c);
   tea_chunk_free(&r->c);
   app_deck_free(&r->deck);
-  app_exit_all(r->verdict < 0 ? 1 : 0, NULL);
-  return r->verdict < 0 ? 1 : 0; /* not reached: app_exit_all leaves */
+  const int status = r->verdict < 0 ? APP_EXIT_RUN_FAILED : APP_EXIT_SUCCESS;
+  app_exit_all(status, NULL);
+  return status; /* not reached: app_exit_all leaves */
 }

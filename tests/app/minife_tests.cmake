@@ -133,6 +133,11 @@ foreach(case "zero_nx;1;nx;nx=0" "negative_nz;1;nz;nz=-4" "word_ny;1;ny;ny=ten"
   porta_app_test(minife.bad.${n} ${np} TIMEOUT 60
               COMMAND "${_bad}" "${_mpi}" ${np} $<TARGET_FILE:minife> "${re}" ${args})
 endforeach()
+# runs that start and fail (a failed verification, an output directory that does not exist):
+# exit status 1, not bad input's 2
+foreach(_t verify_fails verify_fails_overlap bad_out)
+  set_property(TEST minife.bad.${_t} APPEND PROPERTY ENVIRONMENT "EXPECT_STATUS=1")
+endforeach()
 
 # Result files and the file system: the cases of TeaLeaf's tealeaf.h5_safety.* (see
 # tests/app/app_h5_safety.sh), the same guarantees through the same writer.

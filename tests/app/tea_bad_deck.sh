@@ -1,5 +1,5 @@
 #!/bin/sh
-# A malformed deck must stop TeaLeaf with a non-zero exit status and one clear message that
+# A malformed deck must stop TeaLeaf with exit status 2 and one clear message that
 # names the deck (and, when given, the line) and matches PATTERN.
 #   tea_bad_deck.sh [MODE] [--vmem=KB] MPIEXEC NP TEALEAF DECK PATTERN [TEALEAF_ARGS...]
 # MODE:
@@ -50,7 +50,8 @@ fail)
   exit 0
   ;;
 esac
-[ $rc -ne 0 ] || { echo "FAIL: exit status 0"; exit 1; }
+# refused at input: exit status 2 (README, "Exit status")
+[ $rc -eq 2 ] || { echo "FAIL: exit status $rc (expected 2)"; exit 1; }
 echo "$out" | grep -E "tealeaf: .*$(basename "$deck")" | grep -Eq -- "$pattern" ||
   { echo "FAIL: no message matching '$pattern'"; exit 1; }
 if [ $mode = load ]; then

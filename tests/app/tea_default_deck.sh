@@ -24,7 +24,7 @@ mkdir tea.in
 "$exe" --no-h5 >dir.log 2>&1
 rc=$?
 cat dir.log
-[ $rc -eq 1 ] || fail "exit status $rc"
+[ $rc -eq 2 ] || fail "exit status $rc"
 grep -q "tea.in: cannot read the input deck (it is a directory)" dir.log || fail "no reason given"
 grep -q "built-in" dir.log && fail "the default deck ran instead"
 rmdir tea.in

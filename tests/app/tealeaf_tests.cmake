@@ -238,7 +238,7 @@ set_tests_properties(tealeaf.serial_threads PROPERTIES LABELS "app" TIMEOUT 60
 # A FIFO that no process writes, as the deck: refused as empty (the open had waited for a writer
 # for ever); a pipe with its writer is read as usual
 add_test(NAME tealeaf.deck_fifo
-         COMMAND sh -c "rm -f deck_fifo.in && mkfifo deck_fifo.in && \"$0\" --no-h5 deck_fifo.in > deck_fifo.log 2>&1; rc=$?; cat deck_fifo.log; rm -f deck_fifo.in; [ $rc -eq 1 ] && grep -q 'deck_fifo.in: the input deck is empty' deck_fifo.log && cat \"$1\" | \"$0\" --no-h5 /dev/stdin | grep -q 'This test is considered PASSED'"
+         COMMAND sh -c "rm -f deck_fifo.in && mkfifo deck_fifo.in && \"$0\" --no-h5 deck_fifo.in > deck_fifo.log 2>&1; rc=$?; cat deck_fifo.log; rm -f deck_fifo.in; [ $rc -eq 2 ] && grep -q 'deck_fifo.in: the input deck is empty' deck_fifo.log && cat \"$1\" | \"$0\" --no-h5 /dev/stdin | grep -q 'This test is considered PASSED'"
                  $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in"
          WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
 set_tests_properties(tealeaf.deck_fifo PROPERTIES LABELS "app" TIMEOUT 30

@@ -59,7 +59,6 @@ static double initial_u(int64_t g) { return (double)((g * 37) % 101) / 128.0; }
 int main(int argc, char **argv) {
   app_mpi_init(&argc, &argv, "tutorial_06");
   APP_CHECK(porta_initialize(&argc, &argv));
-  app_porta_errors_fatal(); /* from here a failed Porta call stops the job (MPI_Abort) */
   const int rank = app_mpi_rank(), nranks = app_mpi_size();
   const porta_exec space = porta_exec_default();
 
