@@ -1,0 +1,411 @@
+"""Expressions of a Python kernel as C (a part of translate._Gen: names, attributes, arithmetic,
+array elements, calls to math functions, team methods, atomics and device functions)."""
+import ast
+
+from . import device as D
+from . import types as T
+from .translate_analyse import (
+    DeviceFunction,
+    MATH_BOOL_FUNCS,
+    MATH_CONSTS,
+    MATH_FUNCS,
+    MATH_INT_FUNCS,
+    Param,
+    VOID,
+    _cname,
+    _describe,
+    _float_literal,
+    _int_literal,
+    _promote)
+
+
+class _Expressions:
+    """Expression generation for translate._Gen (uses its state: self.err, self.emit, ...)."""
+
+    def expr(self, e, store_ok=False):
+        if isinstance(e, ast.Constant):
+            v = e.value
+            if isinstance(v, bool):
+                return ("1" if v else "0"), T.boolean
+            if isinstance(v, int):
+                return ("INT64_C(%d)" % v if abs(v) >= 2**31 else str(v)), T.i64
+            if isinstance(v, float):
+                return _float_literal(v), T.f64
+            if isinstance(v, str):
+                raise self.err.at(e, "a string", "kernels have no strings: pass numbers")
+            raise self.err.at(e, "the constant %r" % (v,), "use int or float constants")
+        if isinstance(e, ast.Name):
+            return self.name(e)
+        if isinstance(e, ast.BinOp):
+            return self.binop(e.op, *self.expr(e.left), *self.expr(e.right), node=e)
+        if isinstance(e, ast.UnaryOp):
+            c, t = self.expr(e.operand)
+            if isinstance(e.op, ast.USub):
+                return "(-%s)" % c, t
+            if isinstance(e.op, ast.UAdd):
+                return c, t
+            if isinstance(e.op, ast.Not):
+                return "(!%s)" % c, T.boolean
+            if isinstance(e.op, ast.Invert) and not t.is_float:
+                return "(~%s)" % c, t
+            raise self.err.at(e, "~ on a float", "use ~ on integers only")
+        if isinstance(e, ast.BoolOp):
+            op = " && " if isinstance(e.op, ast.And) else " || "
+            return "(" + op.join(self.expr(v)[0] for v in e.values) + ")", T.boolean
+        if isinstance(e, ast.Compare):
+            parts = []
+            left = self.expr(e.left)[0]
+            for op, right in zip(e.ops, e.comparators):
+                rc = self.expr(right)[0]
+                cop = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+                       ast.NotEq: "!="}.get(type(op))
+                if cop is None:
+                    raise self.err.at(e, "the comparison '%s'" % type(op).__name__,
+                                      "compare numbers with <, <=, >, >=, == or !=")
+                parts.append("(%s %s %s)" % (left, cop, rc))
+                left = rc
+            return "(" + " && ".join(parts) + ")", T.boolean
+        if isinstance(e, ast.IfExp):
+            c = self.expr(e.test)[0]
+            a, at = self.expr(e.body)
+            b, bt = self.expr(e.orelse)
+            t = _promote(at, bt)
+            return "(%s ? (%s)(%s) : (%s)(%s))" % (c, t.ctype, a, t.ctype, b), t
+        if isinstance(e, ast.Subscript):
+            return self.subscript(e)
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        if isinstance(e, ast.Attribute):
+            return self.attribute(e)
+        raise self.unsupported(e)
+
+    def name(self, e):
+        n = e.id
+        p = self.params.get(n)
+        if p is not None:
+            if p.kind == "acc":
+                if p.type.fields:
+                    raise self.err.at(e, "the accumulator '%s' used as a value" % n,
+                                      "read and update its fields: %s"
+                                      % ", ".join("%s.%s" % (n, f) for f, _ in p.type.fields))
+                return "(*pk_acc)", p.type.dtype
+            if p.kind == "array":
+                raise self.err.at(e, "the array '%s' used as a value" % n,
+                                  "index it: %s[i]; its extents are %s.shape[k]" % (n, n))
+            if p.kind == "team":
+                raise self.err.at(e, "the team member '%s' used as a value" % n,
+                                  "read %s.league_rank, %s.team_rank, %s.team_size ..., or "
+                                  "pass it to porta.team_thread_range(%s, n)" % (n, n, n, n))
+            return _cname(n), p.type
+        if n in self.accs:
+            acc = self.accs[n][0]
+            if acc.fields:
+                raise self.err.at(e, "the accumulator '%s' used as a value" % n,
+                                  "read its fields: %s"
+                                  % ", ".join("%s.%s" % (n, f) for f, _ in acc.fields))
+            return _cname(n), acc.dtype
+        if n in self.scratch:
+            raise self.err.at(e, "the scratch array '%s' used as a value" % n,
+                              "index it: %s[i]" % n)
+        if n in self.structs:
+            raise self.err.at(e, "'%s' used as a value" % n, "read its fields: %s.field" % n)
+        if n in self.locals:
+            return _cname(n), self.locals[n]
+        if n in self.ks.globals:  # module-level constants are copied into the C
+            v = self.ks.globals[n]
+            if isinstance(v, bool):
+                return ("1" if v else "0"), T.boolean
+            if isinstance(v, int):
+                return "INT64_C(%d)" % v, T.i64
+            if isinstance(v, float):
+                return _float_literal(v), T.f64
+        if self.inferring:
+            # A local read before its first assignment in source order (loops): typed later.
+            return _cname(n), T.i64
+        raise self.err.at(e, "the name '%s'" % n,
+                          "kernels read their arguments, their locals and module-level int or "
+                          "float constants; pass '%s' as an argument" % n)
+
+    def attribute(self, e):
+        if isinstance(e.value, ast.Name) and e.value.id == "math" and e.attr in MATH_CONSTS:
+            return _float_literal(MATH_CONSTS[e.attr]), T.f64
+        if isinstance(e.value, ast.Name):
+            b = e.value.id
+            p = self.params.get(b)
+            if p is not None and p.kind == "team":
+                if e.attr in D.TEAM_ATTRS:
+                    return D.TEAM_ATTRS[e.attr], T.i64
+                raise self.err.at(e, "the team member attribute '%s'" % _describe(e),
+                                  "a team member has %s and team_barrier()"
+                                  % ", ".join(sorted(D.TEAM_ATTRS)))
+            if b in self.structs:
+                prefix, fields, _ = self.structs[b]
+                if e.attr not in fields:
+                    raise self.err.at(e, "the field '%s' of '%s'" % (e.attr, b),
+                                      "its fields are %s" % ", ".join(fields))
+                return prefix + _cname(e.attr), fields[e.attr]
+        raise self.err.at(e, "the attribute '%s'" % _describe(e),
+                          "kernels read math.pi, math.e, math.tau, math.inf and x.shape[k]")
+
+    def binop(self, op, a, at, b, bt, node):
+        t = _promote(at, bt)
+        if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
+            sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(op)]
+            return "(%s %s %s)" % (a, sym, b), t
+        if isinstance(op, ast.Div):
+            ft = t if t.is_float else T.f64
+            return "((%s)%s / (%s)%s)" % (ft.ctype, a, ft.ctype, b), ft
+        if isinstance(op, ast.FloorDiv):
+            if t.is_float:
+                return "floor(%s / %s)" % (a, b), T.f64
+            return "porta_py_floordiv_i64(%s, %s)" % (a, b), T.i64
+        if isinstance(op, ast.Mod):
+            if t.is_float:
+                return "porta_py_mod_f64(%s, %s)" % (a, b), T.f64
+            return "porta_py_mod_i64(%s, %s)" % (a, b), T.i64
+        if isinstance(op, ast.Pow):
+            if t.is_float:
+                if b in ("2", "2.0"):
+                    return "(%s * %s)" % (a, a), t
+                return "pow(%s, %s)" % (a, b), T.f64
+            return "porta_py_ipow_i64(%s, %s)" % (a, b), T.i64
+        bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+                ast.RShift: ">>"}
+        if type(op) in bits:
+            if t.is_float:
+                raise self.err.at(node, "a bitwise operator on floats", "use integers")
+            return "(%s %s %s)" % (a, bits[type(op)], b), t
+        raise self.err.at(node, "the operator '%s'" % type(op).__name__, "use + - * / // % **")
+
+    def subscript(self, e):
+        if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
+                and isinstance(e.value.value, ast.Name) \
+                and self.params.get(e.value.value.id, Param("", "", None)).kind == "array":
+            arr = self.params[e.value.value.id]
+            k = _int_literal(e.slice)
+            if k is None or not 0 <= k < arr.type.rank:
+                raise self.err.at(e, "shape[%s]" % ast.unparse(e.slice),
+                                  "index shape with a constant 0 .. %d" % (arr.type.rank - 1))
+            return "pk_%s_n%d" % (arr.name, k), T.i64
+        if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
+                and isinstance(e.value.value, ast.Name) and e.value.value.id in self.scratch:
+            name = e.value.value.id
+            k = _int_literal(e.slice)
+            if k is None or not 0 <= k < self.scratch[name][1]:
+                raise self.err.at(e, "shape[%s]" % ast.unparse(e.slice),
+                                  "index shape with a constant 0 .. %d"
+                                  % (self.scratch[name][1] - 1))
+            return "pk_%s_n%d" % (name, k), T.i64
+        idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        return self.element(e.value, idx, e)
+
+    def element(self, base, idx, e):
+        """The C lvalue of an array (or scratch) element base[idx...] and its dtype."""
+        if isinstance(base, ast.Name) and base.id in self.scratch:
+            name = base.id
+            dt, rank = self.scratch[name]
+            if len(idx) != rank:
+                raise self.err.at(e, "%d index(es) into the scratch array '%s', which has %d "
+                                  "dimension(s)" % (len(idx), name, rank),
+                                  "give one index per dimension")
+            terms = []
+            for k, x in enumerate(idx):
+                if isinstance(x, ast.Slice):
+                    raise self.unsupported(x, "a slice")
+                c, t = self.expr(x)
+                if t.is_float:
+                    raise self.err.at(x, "a float index", "indices are integers: use int(x)")
+                stride = " * ".join("pk_%s_n%d" % (name, j) for j in range(k + 1, rank))
+                terms.append("(int64_t)(%s)%s" % (c, " * " + stride if stride else ""))
+            return "%s[%s]" % (_cname(name), " + ".join(terms)), dt
+        if not isinstance(base, ast.Name) or \
+                self.params.get(base.id, Param("", "", None)).kind != "array":
+            raise self.err.at(e, "indexing '%s'" % _describe(base),
+                              "index array arguments only: x[i], a[i, j]")
+        arr = self.params[base.id]
+        if len(idx) != arr.type.rank:
+            raise self.err.at(e, "%d index(es) into '%s', which has %d dimension(s)"
+                              % (len(idx), arr.name, arr.type.rank),
+                              "give one index per dimension: %s[%s]"
+                              % (arr.name, ", ".join("i%d" % k for k in range(arr.type.rank))))
+        codes = []
+        for k, x in enumerate(idx):
+            if isinstance(x, ast.Slice):
+                raise self.unsupported(x, "a slice")
+            c, t = self.expr(x)
+            if t.is_float:
+                raise self.err.at(x, "a float index", "indices are integers: use int(x)")
+            codes.append(c)
+        lay = self.layout[arr.name]
+        r = arr.type.rank
+        terms = []
+        for k, c in enumerate(codes):
+            unit = (lay == "C" and k == r - 1) or (lay == "F" and k == 0)
+            terms.append("(int64_t)(%s)" % c if unit else "(int64_t)(%s) * pk_%s_s%d"
+                         % (c, arr.name, k))
+        # PORTA_PY_IDX<r> is the offset in a normal build, Porta's bounds check in a debug one
+        return "%s[PORTA_PY_IDX%d(pk_a->%s_n, pk_a->%s_s, \"%s\", %s, %s)]" % (
+            _cname(arr.name), r, arr.name, arr.name, arr.name, " + ".join(terms),
+            ", ".join("(int64_t)(%s)" % c for c in codes)), arr.type.dtype
+
+    def call(self, e, stmt=False):
+        f = e.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                and self.params.get(f.value.id, Param("", "", None)).kind == "team":
+            return self.team_method(e, stmt)
+        special = self.special_call(e, stmt)
+        if special is not None:
+            return special
+        if e.keywords:
+            raise self.err.at(e, "keyword arguments in a call", "pass arguments by position")
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
+            fname = f.attr
+        elif isinstance(f, ast.Name) and f.id in ("abs", "min", "max", "float", "int", "bool"):
+            fname = f.id
+        else:
+            raise self.err.at(e, "a call to '%s'" % _describe(f),
+                              "kernels call math functions (math.sqrt ...), abs, min, max, "
+                              "float, int, porta's atomics and team functions, and functions "
+                              "decorated with @porta.function")
+        args = [self.expr(a) for a in e.args]
+        if fname in MATH_FUNCS:
+            n, cn = MATH_FUNCS[fname]
+            if len(args) != n:
+                raise self.err.at(e, "math.%s with %d arguments" % (fname, len(args)),
+                                  "math.%s takes %d" % (fname, n))
+            f32 = all(t is T.f32 for _, t in args)
+            return "%s%s(%s)" % (cn, "f" if f32 else "", ", ".join(
+                c if t.is_float else "(double)%s" % c for c, t in args)), T.f32 if f32 else T.f64
+        if fname in MATH_INT_FUNCS and len(args) == 1:
+            c, t = args[0]
+            if not t.is_float:
+                return c, t
+            return "(int64_t)%s(%s)" % (MATH_INT_FUNCS[fname], c), T.i64
+        if fname in MATH_BOOL_FUNCS and len(args) == 1:
+            return "(%s((double)%s) ? 1 : 0)" % (MATH_BOOL_FUNCS[fname], args[0][0]), T.boolean
+        if fname == "abs" and len(args) == 1:
+            c, t = args[0]
+            if t.is_float:
+                return "fabs(%s)" % c, T.f64 if t is T.f64 else T.f32
+            return "(%s < 0 ? -%s : %s)" % (c, c, c), t
+        if fname in ("min", "max") and len(args) >= 2:
+            c, t = args[0]
+            for c2, t2 in args[1:]:
+                t = _promote(t, t2)
+                op = "<" if fname == "min" else ">"
+                c = "(%s %s %s ? (%s)(%s) : (%s)(%s))" % (c2, op, c, t.ctype, c2, t.ctype, c)
+            return c, t
+        if fname == "float" and len(args) == 1:
+            return "((double)%s)" % args[0][0], T.f64
+        if fname == "int" and len(args) == 1:
+            return "((int64_t)%s)" % args[0][0], T.i64
+        if fname == "bool" and len(args) == 1:
+            return "(%s != 0)" % args[0][0], T.boolean
+        raise self.err.at(e, "%s with %d arguments" % (fname, len(args)),
+                          "see docs/python.md for the functions kernels call")
+
+    def void(self, e, what, stmt, code):
+        if not stmt:
+            raise self.err.at(e, "the value of %s" % what,
+                              "%s returns nothing: call it as a statement" % what)
+        return code, VOID
+
+    def team_method(self, e, stmt):
+        f = e.func
+        t = f.value.id
+        if e.args or e.keywords:
+            raise self.err.at(e, "'%s' with arguments" % _describe(e),
+                              "team member methods take no arguments: %s.%s()" % (t, f.attr))
+        if f.attr == "team_barrier":
+            return self.void(e, "%s.team_barrier()" % t, stmt, "porta_team_barrier(pk_team)")
+        if f.attr in D.TEAM_ATTRS:
+            return D.TEAM_ATTRS[f.attr], T.i64
+        raise self.err.at(e, "the team member method '%s'" % _describe(f),
+                          "a team member has %s and team_barrier()"
+                          % ", ".join(sorted(D.TEAM_ATTRS)))
+
+    def special_call(self, e, stmt):
+        """porta's intrinsics (atomics, barriers, ...) and @porta.function calls; None for the
+        other calls."""
+        obj = self.resolve(e.func)
+        if isinstance(obj, DeviceFunction):
+            return self.device_call(e, obj, stmt)
+        name = getattr(obj, "_porta_intrinsic", None)
+        if name is None:
+            return None
+        fn = "porta." + name
+        if name in D.ATOMICS:
+            return self.atomic(e, name, stmt)
+        if e.keywords:
+            raise self.err.at(e, "keyword arguments to %s" % fn, "pass arguments by position")
+        if name == "team_barrier":
+            if len(e.args) != 1:
+                raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args)),
+                                  "write porta.team_barrier(t)")
+            self.team_arg(e.args[0], fn)
+            return self.void(e, fn, stmt, "porta_team_barrier(pk_team)")
+        if name == "single":
+            if len(e.args) != 1:
+                raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args)),
+                                  "write if porta.single(t):")
+            self.team_arg(e.args[0], fn)
+            return "(pk_team->team_rank == 0 && pk_team->vector_lane == 0)", T.boolean
+        if name in D.RANGES:
+            raise self.err.at(e, "%s outside a for statement" % fn,
+                              "loop over it: for j in %s(t, n):" % fn)
+        if name in ("scratch", "thread_scratch"):
+            raise self.err.at(e, "%s inside an expression" % fn,
+                              "assign it to a name at the top of the kernel: tile = %s(t, "
+                              "porta.f64, n)" % fn)
+        raise self.err.at(e, "a call to %s" % fn, "see docs/python.md")
+
+    def atomic(self, e, name, stmt):
+        op, ret, nargs = D.ATOMICS[name]
+        fn = "porta." + name
+        if e.keywords or len(e.args) != nargs:
+            raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args) + len(e.keywords)),
+                              "write %s(a, i%s) (a[i, j]: %s(a, (i, j)%s))"
+                              % (fn, ", expected, desired" if nargs == 4 else
+                                 ("" if nargs == 2 else ", value"),
+                                 fn, ", ..." if nargs > 2 else ""))
+        base, index = e.args[0], e.args[1]
+        idx = index.elts if isinstance(index, ast.Tuple) else [index]
+        elem, dt = self.element(base, idx, e)
+        if dt.suffix not in D.ATOMIC_DTYPES or dt is T.boolean:
+            raise self.err.at(e.args[0], "%s on an array of %s" % (fn, T.NUMPY_NAMES[dt.name]),
+                              "atomics work on float64, float32, int64 and int32 arrays")
+        if op != "load" and isinstance(base, ast.Name):
+            self.ks.written.add(base.id)
+        vals = []
+        for a in e.args[2:]:
+            c, t = self.expr(a)
+            if t.is_float and not dt.is_float:
+                raise self.err.at(a, "a float value for %s on an integer array" % fn,
+                                  "convert it: int(x)")
+            vals.append("(%s)(%s)" % (dt.ctype, c))
+        code = "porta_atomic_%s_%s(&%s%s)" % (op, dt.suffix, elem,
+                                              "".join(", " + v for v in vals))
+        if ret is None:
+            return self.void(e, fn, stmt, code)
+        return code, dt
+
+    def device_call(self, e, obj, stmt):
+        if e.keywords:
+            raise self.err.at(e, "keyword arguments in a call", "pass arguments by position")
+        fs = obj.source()  # its own TranslationError, with its own file and line
+        if len(e.args) != len(fs.params):
+            raise self.err.at(e, "%s() with %d arguments" % (obj.__name__, len(e.args)),
+                              "%s takes %d: %s" % (obj.__name__, len(fs.params),
+                                                   ", ".join(p.name for p in fs.params)))
+        codes = []
+        for a, p in zip(e.args, fs.params):
+            c, t = self.expr(a)
+            if t.is_float and not p.type.is_float:
+                raise self.err.at(a, "a float for the integer argument '%s' of %s()"
+                                  % (p.name, obj.__name__), "convert it: int(x)")
+            codes.append("(%s)(%s)" % (p.type.ctype, c))
+        self.ks.funcs[fs.cname] = fs
+        code = "%s(%s)" % (fs.cname, ", ".join(codes))
+        if fs.ret is None:
+            return self.void(e, "%s()" % obj.__name__, stmt, code)
+        return code, fs.ret

@@ -1,0 +1,396 @@
+"""Statements of a Python kernel as C (a part of translate._Gen: assignments, control flow,
+parallel loops and their accumulators, team scratch, stores to arrays)."""
+import ast
+
+from . import device as D
+from . import types as T
+from .translate_analyse import (
+    VOID,
+    _acc_type,
+    _check_name,
+    _cname,
+    _describe,
+    _int_literal,
+    _resolve_annotation)
+
+
+class _Statements:
+    """Statement generation for translate._Gen (uses its state: self.err, self.emit, ...)."""
+
+    def stmt(self, s):
+        self.line(s)
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1 or isinstance(s.targets[0], (ast.Tuple, ast.List)):
+                raise self.err.at(s, "assignment to several targets",
+                                  "assign one name at a time (a = 1 then b = 1)")
+            if isinstance(s.value, ast.Call) and \
+                    self.intrinsic(s.value.func) in ("scratch", "thread_scratch"):
+                self.scratch_decl(s.targets[0], s.value)
+                return
+            code, t = self.expr(s.value)
+            self.store(s.targets[0], code, t, s)
+        elif isinstance(s, ast.AnnAssign):
+            try:
+                ann = _resolve_annotation(ast.unparse(s.annotation), self.ks.fn)
+            except Exception:  # noqa: BLE001 - reported as a TranslationError below
+                ann = None
+            acc = _acc_type(ann)
+            if acc is not None and isinstance(s.target, ast.Name):
+                self.acc_decl(s, acc)
+                return
+            t = T.as_dtype(ann)
+            if t is None or not isinstance(s.target, ast.Name):
+                raise self.err.at(s, "this annotated assignment",
+                                  "annotate locals with float, int or porta.f64 / f32 / i64 / "
+                                  "i32, or an accumulator with porta.Sum[...] ...")
+            self.set_local(s.target, s.target.id, t)
+            if s.value is not None:
+                code, vt = self.expr(s.value)
+                self.store(s.target, code, vt, s)
+        elif isinstance(s, ast.AugAssign):
+            cur, ct = self.expr(s.target, store_ok=True)
+            code, t = self.binop(s.op, cur, ct, *self.expr(s.value), node=s)
+            self.store(s.target, code, t, s)
+        elif isinstance(s, ast.If):
+            c, _ = self.expr(s.test)
+            self.emit("if (%s) {" % c)
+            self.nested(s.body)
+            if s.orelse:
+                self.emit("} else {")
+                self.nested(s.orelse)
+            self.emit("}")
+        elif isinstance(s, ast.While):
+            if s.orelse:
+                raise self.err.at(s, "while ... else", "move the else part after the loop")
+            c, _ = self.expr(s.test)
+            self.emit("while (%s) {" % c)
+            self.nested(s.body)
+            self.emit("}")
+        elif isinstance(s, ast.For):
+            self.for_range(s)
+        elif isinstance(s, ast.Break):
+            self.emit("break;")
+        elif isinstance(s, ast.Continue):
+            self.emit("continue;")
+        elif isinstance(s, ast.Pass):
+            self.emit(";")
+        elif isinstance(s, ast.Return):
+            if self.mode == "function" and self.ks.ret is not None:
+                if s.value is None:
+                    raise self.err.at(s, "return without a value",
+                                      "the function returns %s: return a value"
+                                      % self.ks.ret.name)
+                code, _ = self.expr(s.value)
+                self.emit("return (%s)(%s);" % (self.ks.ret.ctype, code))
+                return
+            if s.value is not None:
+                if self.mode == "function":
+                    raise self.err.at(s, "return with a value",
+                                      "annotate the function's return type: def %s(...) -> "
+                                      "float:" % self.ks.name)
+                raise self.err.at(s, "return with a value",
+                                  "kernels return nothing: store into an array argument, or add "
+                                  "to the accumulator of a reduction")
+            self.emit("return;")
+        elif isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+                return  # a string statement (a comment)
+            if isinstance(s.value, ast.Call):
+                code, t = self.call(s.value, stmt=True)
+            else:
+                code, t = self.expr(s.value)
+            self.emit("%s;" % code if t is VOID else "(void)(%s);" % code)
+        else:
+            raise self.unsupported(s)
+
+    def nested(self, body):
+        self.indent += 1
+        self.depth += 1
+        self.block(body)
+        self.depth -= 1
+        self.indent -= 1
+
+    # ---- teams: accumulators of nested reductions, scratch ----
+    def acc_decl(self, s, acc):
+        name = s.target.id
+        _check_name(self.err, s.target, name)
+        if self.mode != "kernel" or self.ks.team is None:
+            raise self.err.at(s, "the accumulator '%s: %r'" % (name, acc),
+                              "accumulators of nested reductions belong in team kernels; a "
+                              "range kernel reduces through its accumulator argument")
+        if s.value is not None:
+            raise self.err.at(s, "an initial value for the accumulator '%s'" % name,
+                              "an accumulator starts at its reducer's identity: write "
+                              "'%s: %r' alone, then update it in a nested range loop"
+                              % (name, acc))
+        if name in self.locals or name in self.params or name in self.scratch:
+            raise self.err.at(s, "the accumulator '%s', a name already used" % name,
+                              "give the accumulator a name of its own")
+        if acc.custom is not None:
+            if acc.custom.error is not None:
+                raise acc.custom.error
+            self.ks.reducers[acc.custom.cname] = acc.custom
+        if name not in self.accs:
+            self.accs[name] = [acc, False]
+        if acc.fields:
+            self.structs[name] = ("%s." % _cname(name), dict(acc.fields), True)
+
+    def scratch_decl(self, target, call):
+        kind = self.intrinsic(call.func)
+        fn = "porta." + kind
+        if self.mode != "kernel" or self.ks.team is None:
+            raise self.err.at(call, fn, "scratch memory belongs to team kernels (t: "
+                                        "porta.TeamMember)")
+        if not isinstance(target, ast.Name):
+            raise self.err.at(target, "%s assigned to '%s'" % (fn, _describe(target)),
+                              "assign scratch to a name: tile = %s(t, porta.f64, n)" % fn)
+        name = target.id
+        _check_name(self.err, target, name)
+        if self.depth:
+            raise self.err.at(call, "%s inside a loop or an if" % fn,
+                              "take scratch at the top level of the kernel body: its size is "
+                              "requested at the launch, once per team")
+        if name in self.scratch or name in self.locals or name in self.params:
+            raise self.err.at(target, "scratch assigned to '%s', a name already used" % name,
+                              "give each scratch array a name of its own")
+        level = 0
+        args = list(call.args)
+        for kw in call.keywords:
+            if kw.arg != "level":
+                raise self.err.at(call, "the keyword '%s'" % kw.arg, "%s takes level=0 or 1" % fn)
+            args.append(kw.value)
+        if len(args) not in (3, 4):
+            raise self.err.at(call, "%s with %d arguments" % (fn, len(args)),
+                              "write %s(t, porta.f64, n) or %s(t, porta.f64, (n0, n1), level=1)"
+                              % (fn, fn))
+        self.team_arg(args[0], fn)
+        dt = self.resolve(args[1])
+        dt = T.as_dtype(dt)
+        if dt is None or dt is T.boolean:
+            raise self.err.at(args[1], "the scratch element type '%s'" % _describe(args[1]),
+                              "give porta.f64, f32, i64, i32 or u8")
+        if len(args) == 4:
+            level = _int_literal(args[3])
+            if level not in (0, 1):
+                raise self.err.at(args[3], "the scratch level '%s'" % _describe(args[3]),
+                                  "level is the constant 0 (fast, small) or 1 (large)")
+        dims = args[2].elts if isinstance(args[2], ast.Tuple) else [args[2]]
+        if not 1 <= len(dims) <= 3:
+            raise self.err.at(args[2], "scratch of %d dimensions" % len(dims),
+                              "scratch arrays have 1 to 3 dimensions")
+        for d in dims:
+            self.check_launch_expr(d, fn)
+        codes = []
+        for d in dims:
+            c, t = self.expr(d)
+            if t.is_float:
+                raise self.err.at(d, "a float scratch extent", "extents are integers: use int(x)")
+            codes.append(c)
+        for k, c in enumerate(codes):
+            self.emit("const int64_t pk_%s_n%d = %s;" % (name, k, c))
+        count = " * ".join("pk_%s_n%d" % (name, k) for k in range(len(codes)))
+        self.emit("%s *const %s = (%s *)%s(pk_team, %d, (size_t)(%s) * sizeof(%s));"
+                  % (dt.ctype, _cname(name), dt.ctype,
+                     "porta_team_scratch" if kind == "scratch" else "porta_thread_scratch",
+                     level, count, dt.ctype))
+        self.emit("(void)%s;" % _cname(name))
+        self.scratch[name] = (dt, len(codes))
+        slot = level + (2 if kind == "thread_scratch" else 0)
+        self.scratch_reqs.append((slot, "(size_t)(%s) * sizeof(%s)"
+                                  % (" * ".join("(%s)" % c for c in codes), dt.ctype)))
+
+    def check_launch_expr(self, node, fn):
+        """A scratch extent is computed before the launch: it may read scalar arguments, array
+        shapes and module constants only."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                p = self.params.get(n.id)
+                ok = (p is not None and p.kind in ("scalar", "array")) or \
+                    (p is None and n.id not in self.locals and n.id not in self.scratch
+                     and n.id not in self.accs)
+                if not ok:
+                    raise self.err.at(n, "the %s extent '%s'" % (fn, _describe(node)),
+                                      "scratch is requested at the launch: size it from scalar "
+                                      "arguments, array shapes (x.shape[0]) and constants, not "
+                                      "from locals or the team member")
+            elif isinstance(n, ast.Call):
+                raise self.err.at(n, "a call in the %s extent '%s'" % (fn, _describe(node)),
+                                  "size scratch with arithmetic on arguments and constants")
+
+    def for_range(self, s):
+        if s.orelse:
+            raise self.err.at(s, "for ... else", "move the else part after the loop")
+        it = s.iter
+        if isinstance(it, ast.Call) and self.intrinsic(it.func) in D.RANGES:
+            return self.for_nested(s, self.intrinsic(it.func))
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
+            raise self.err.at(it, "a for loop over '%s'" % _describe(it),
+                              "loop over range(stop), range(start, stop) or "
+                              "range(start, stop, step)")
+        if not isinstance(s.target, ast.Name):
+            raise self.err.at(s.target, "a for loop target that is not a name",
+                              "loop with one name: for k in range(n)")
+        args = [self.expr(a) for a in it.args]
+        for (c, t), a in zip(args, it.args):
+            if t.is_float:
+                raise self.err.at(a, "a float in range()", "range takes integers: use int(x)")
+        if len(args) == 1:
+            start, stop, step = "0", args[0][0], None
+        else:
+            start, stop = args[0][0], args[1][0]
+            step = args[2] if len(args) == 3 else None
+        name = s.target.id
+        self.set_local(s.target, name, T.i64)
+        self.tmp += 1
+        k, e, st = "pk_k%d" % self.tmp, "pk_e%d" % self.tmp, "pk_s%d" % self.tmp
+        self.emit("{")
+        self.indent += 1
+        self.emit("const int64_t %s = %s;" % (e, stop))
+        if step is None:
+            cond, inc = "%s < %s" % (k, e), "++%s" % k
+        else:
+            lit = _int_literal(it.args[2])
+            self.emit("const int64_t %s = %s;" % (st, step[0]))
+            if lit is not None and lit == 0:
+                raise self.err.at(it.args[2], "range() with step 0", "use a non-zero step")
+            if lit is not None:
+                cond = "%s %s %s" % (k, "<" if lit > 0 else ">", e)
+            else:
+                cond = "(%s > 0 ? %s < %s : %s > %s)" % (st, k, e, k, e)
+            inc = "%s += %s" % (k, st)
+        self.emit("for (int64_t %s = %s; %s; %s) {" % (k, start, cond, inc))
+        self.indent += 1
+        self.emit("%s = %s;" % (_cname(name), k))
+        self.depth += 1
+        self.block(s.body)
+        self.depth -= 1
+        self.indent -= 1
+        self.emit("}")
+        self.indent -= 1
+        self.emit("}")
+
+    def for_nested(self, s, rname):
+        """for j in porta.team_thread_range(t, [b,] e): the Porta C nested-range loop; when its
+        body updates an accumulator declared before (s: porta.Sum[porta.f64]), the nested
+        reduction macro (PORTA_TEAM_THREAD_REDUCE ...): afterwards the accumulator holds the
+        reduction over the whole range on every member."""
+        it = s.iter
+        fn = "porta." + rname
+        if it.keywords or not 2 <= len(it.args) <= 3:
+            raise self.err.at(it, "%s with these arguments" % fn,
+                              "write %s(t, end) or %s(t, begin, end)" % (fn, fn))
+        self.team_arg(it.args[0], fn)
+        if not isinstance(s.target, ast.Name):
+            raise self.err.at(s.target, "a for loop target that is not a name",
+                              "loop with one name: for j in %s(t, n)" % fn)
+        bounds = []
+        for a in it.args[1:]:
+            c, t = self.expr(a)
+            if t.is_float:
+                raise self.err.at(a, "a float in %s()" % fn, "ranges take integers: use int(x)")
+            bounds.append(c)
+        if len(bounds) == 1:
+            bounds.insert(0, "0")
+        updated = []
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            tgt = None
+            if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                tgts = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for tgt in tgts:
+                    while isinstance(tgt, ast.Attribute):
+                        tgt = tgt.value
+                    if isinstance(tgt, ast.Name) and tgt.id in self.accs \
+                            and tgt.id not in updated:
+                        updated.append(tgt.id)
+        if len(updated) > 1:
+            raise self.err.at(s, "a nested loop updating the accumulators %s" % ", ".join(updated),
+                              "reduce one accumulator per nested loop, or several values with "
+                              "a @porta.reducer class")
+        name = s.target.id
+        self.set_local(s.target, name, T.i64)
+        self.tmp += 1
+        k, b, e = "pk_k%d" % self.tmp, "pk_b%d" % self.tmp, "pk_e%d" % self.tmp
+        self.emit("{")
+        self.indent += 1
+        self.emit("const int64_t %s = %s;" % (b, bounds[0]))
+        self.emit("const int64_t %s = %s;" % (e, bounds[1]))
+        if updated:
+            acc = self.accs[updated[0]]
+            if acc[1]:
+                raise self.err.at(s, "the accumulator '%s' reduced by a second nested loop"
+                                  % updated[0],
+                                  "declare a new accumulator for each nested reduction")
+            acc[1] = True
+            self.emit("%s(pk_team, %s, %s, %s, %s, %s) {"
+                      % (D.RANGE_REDUCE[rname], k, b, e, acc[0].reducer, _cname(updated[0])))
+        else:
+            self.emit("%s(pk_team, %s, %s, %s) {" % (D.RANGES[rname], k, b, e))
+        self.indent += 1
+        self.emit("%s = %s;" % (_cname(name), k))
+        self.depth += 1
+        self.block(s.body)
+        self.depth -= 1
+        self.indent -= 1
+        self.emit("}")
+        self.indent -= 1
+        self.emit("}")
+
+    def store(self, target, code, t, node):
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id in self.structs:
+            prefix, fields, writable = self.structs[target.value.id]
+            if target.attr not in fields:
+                raise self.err.at(target, "the field '%s' of '%s'" % (target.attr,
+                                                                      target.value.id),
+                                  "its fields are %s" % ", ".join(fields))
+            if not writable:
+                raise self.err.at(target, "assignment to '%s'" % _describe(target),
+                                  "join(self, other) reads other and updates self")
+            ft = fields[target.attr]
+            self.emit("%s%s = (%s)(%s);" % (prefix, _cname(target.attr), ft.ctype, code))
+            return
+        if isinstance(target, ast.Name):
+            name = target.id
+            p = self.params.get(name)
+            if p is not None and p.kind == "acc":
+                if p.type.fields:
+                    raise self.err.at(target, "assignment to the accumulator '%s'" % name,
+                                      "update its fields: %s"
+                                      % ", ".join("%s.%s" % (name, f) for f, _ in p.type.fields))
+                self.emit("*pk_acc = (%s)(%s);" % (p.type.dtype.ctype, code))
+                return
+            if name in self.accs:
+                acc = self.accs[name][0]
+                if acc.fields:
+                    raise self.err.at(target, "assignment to the accumulator '%s'" % name,
+                                      "update its fields: %s"
+                                      % ", ".join("%s.%s" % (name, f) for f, _ in acc.fields))
+                self.emit("%s = (%s)(%s);" % (_cname(name), acc.dtype.ctype, code))
+                return
+            if name in self.scratch:
+                raise self.err.at(target, "assignment to the scratch array '%s'" % name,
+                                  "store into its elements: %s[i] = ..." % name)
+            if p is not None and p.kind in ("team", "final"):
+                raise self.err.at(target, "assignment to '%s'" % name,
+                                  "the %s is read-only" % ("team member" if p.kind == "team"
+                                                           else "scan's final flag"))
+            if p is not None and p.kind == "array":
+                raise self.err.at(target, "assignment to the array argument '%s'" % name,
+                                  "store into its elements: %s[i] = ..." % name)
+            if p is None:
+                self.set_local(target, name, t)
+                lt = self.locals[name]
+            else:
+                lt = p.type
+            self.emit("%s = (%s)(%s);" % (_cname(name), lt.ctype, code))
+        elif isinstance(target, ast.Subscript):
+            lhs, et = self.subscript(target)
+            if isinstance(target.value, ast.Name):
+                self.ks.written.add(target.value.id)
+            self.emit("%s = (%s)(%s);" % (lhs, et.ctype, code))
+        else:
+            raise self.err.at(target, "assignment to '%s'" % _describe(target),
+                              "assign to a local name or to an array element")
+
+    # ---- expressions: (C code, DType) ----
