@@ -1,0 +1,44 @@
+/** @file _core_private.h
+ *  What the files of porta._core share (_core.c: run time, generated modules, the module;
+ *  _dispatcher.c: a kernel's table of specialisations; _launch.c: the launch fast path).
+ *  Private to the extension. */
+#ifndef PORTA_PY_CORE_PRIVATE_H
+#define PORTA_PY_CORE_PRIVATE_H
+
+#include "_arrays.h" /* first: Python.h before any system header */
+#include "porta_py.h"
+
+/** A specialisation: the arguments' layouts (sig) and the compiler of its module (variant:
+ *  VARIANT_HOST for the C compiler's, VARIANT_CUDA for nvcc's, used on the CUDA back end). */
+typedef struct spec_entry {
+  uint64_t sig;
+  const porta_py_kernel *k;
+  int variant;
+} spec_entry;
+
+enum { VARIANT_HOST = 0, VARIANT_CUDA = 1 };
+
+typedef struct Dispatcher {
+  PyObject_HEAD spec_entry *specs;
+  Py_ssize_t nspecs, cap;
+  PyObject *names; /* tuple of the argument names (kwargs) */
+  const char *label;
+} Dispatcher;
+
+extern PyTypeObject *porta_py_dispatcher_type; /**< porta._core.Dispatcher */
+extern PyType_Spec porta_py_dispatcher_spec;
+/** The name of the capsules that carry a generated kernel (porta_py_kernel). */
+extern const char *const porta_py_capsule_name;
+
+/** Raise porta.PortaError for a failed Porta call `what` with Porta's message; NULL. */
+PyObject *porta_py_failure(int rc, const char *what);
+
+/** parallel_for / parallel_reduce / parallel_scan(policy, kernel, *args, **kwargs). */
+PyObject *porta_py_parallel_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *porta_py_parallel_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
+PyObject *porta_py_parallel_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames);
+
+#endif /* PORTA_PY_CORE_PRIVATE_H */
