@@ -67,8 +67,7 @@ static int deck_vfail(app_deck *d, int code, const char *op, int line, const cha
   if (m > sizeof d->err - 1 - o) m = sizeof d->err - 1 - o;
   memcpy(d->err + o, msg, m);
   d->err[o + m] = '\0';
-  if (line > 0) return porta_error(code, op, path, "line %d: %s", line, msg);
-  return porta_error(code, op, path, "%s", msg);
+  return porta_error(code, op, NULL, "%s", d->err); /* the same words in both */
 }
 
 static int deck_fail(app_deck *d, int code, const char *op, int line, const char *fmt, ...)

@@ -8,17 +8,15 @@
 
 #include "porta/porta.h"
 
-/* Record a failure of `op` (message also into err when given); returns the Porta code. */
-static int decomp_fail(const char *op, char *err, size_t errlen, const char *fmt, ...)
-    PORTA_PRINTF_FORMAT(4, 5);
-static int decomp_fail(const char *op, char *err, size_t errlen, const char *fmt, ...) {
+/* Record a failure of `op` as a Porta error ("decomposition: reason"); returns its code. */
+static int decomp_fail(const char *op, const char *fmt, ...) PORTA_PRINTF_FORMAT(2, 3);
+static int decomp_fail(const char *op, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (err && errlen) snprintf(err, errlen, "decomposition: %s", msg);
-  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%s", msg);
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "decomposition: %s", msg);
 }
 
 void app_split(int64_t n, int parts, int index, int64_t *offset, int64_t *count) {
@@ -29,11 +27,10 @@ void app_split(int64_t n, int parts, int index, int64_t *offset, int64_t *count)
 
 int app_dims_create(int nranks, int ndims, int *dims) {
   if (nranks < 1 || ndims < 1 || ndims > APP_DECOMP_MAX_DIMS)
-    return decomp_fail("app_dims_create", NULL, 0, "bad arguments (%d ranks, %d dimensions)",
-                       nranks, ndims);
+    return decomp_fail("app_dims_create", "bad arguments (%d ranks, %d dimensions)", nranks, ndims);
   for (int i = 0; i < ndims; ++i) dims[i] = 0;
   if (MPI_Dims_create(nranks, ndims, dims) != MPI_SUCCESS)
-    return decomp_fail("app_dims_create", NULL, 0, "MPI_Dims_create(%d, %d) failed", nranks, ndims);
+    return decomp_fail("app_dims_create", "MPI_Dims_create(%d, %d) failed", nranks, ndims);
   return PORTA_SUCCESS;
 }
 
@@ -80,7 +77,7 @@ int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) 
     }
   }
   if (!found)
-    return decomp_fail(op, NULL, 0,
+    return decomp_fail(op,
                        "no grid of %d ranks gives every rank a cell of the %lld x %lld x %lld "
                        "cells",
                        nranks, (long long)global[0], (long long)(ndims > 1 ? global[1] : 1),
@@ -93,7 +90,7 @@ int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) 
 }
 
 int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, const int *dims,
-                        app_decomp *d, char *err, size_t errlen) {
+                        app_decomp *d) {
   static const char op[] = "app_decomp_for_rank";
   memset(d, 0, sizeof *d);
   d->comm = MPI_COMM_NULL;
@@ -101,8 +98,7 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
   d->nranks = nranks;
   d->ndims = ndims;
   if (ndims < 1 || ndims > APP_DECOMP_MAX_DIMS || nranks < 1 || rank < 0 || rank >= nranks) {
-    return decomp_fail(op, err, errlen, "bad arguments (rank %d of %d, %d dimensions)", rank,
-                       nranks, ndims);
+    return decomp_fail(op, "bad arguments (rank %d of %d, %d dimensions)", rank, nranks, ndims);
   }
   int prod = 1;
   for (int i = 0; i < ndims; ++i) {
@@ -110,12 +106,9 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
     prod *= d->dims[i] > 0 ? d->dims[i] : 1;
   }
   if (!dims) {
-    if (app_dims_for_cells(nranks, ndims, global, d->dims)) {
-      if (err && errlen) snprintf(err, errlen, "decomposition: %s", porta_last_error_message());
-      return PORTA_ERROR_INVALID_ARGUMENT;
-    }
+    if (app_dims_for_cells(nranks, ndims, global, d->dims)) return PORTA_ERROR_INVALID_ARGUMENT;
   } else if (prod != nranks) {
-    return decomp_fail(op, err, errlen, "rank grid has %d ranks, the job has %d", prod, nranks);
+    return decomp_fail(op, "rank grid has %d ranks, the job has %d", prod, nranks);
   }
   int rest = rank;
   for (int i = 0; i < ndims; ++i) { /* x fastest */
@@ -130,7 +123,7 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
   for (int i = 0; i < ndims; ++i) {
     d->global[i] = global[i];
     if (global[i] < d->dims[i]) {
-      return decomp_fail(op, err, errlen,
+      return decomp_fail(op,
                          "%lld cells in dimension %d cannot be split over %d ranks "
                          "(every rank needs at least one cell)",
                          (long long)global[i], i, d->dims[i]);
@@ -154,11 +147,11 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
 }
 
 int app_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,
-                      app_decomp *d, char *err, size_t errlen) {
+                      app_decomp *d) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  int rc = app_decomp_for_rank(rank, size, ndims, global, dims, d, err, errlen);
+  int rc = app_decomp_for_rank(rank, size, ndims, global, dims, d);
   d->comm = comm;
   return rc;
 }

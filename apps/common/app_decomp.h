@@ -47,14 +47,13 @@ int app_dims_create(int nranks, int ndims, int *dims);
 int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims);
 
 /** Decompose `global` cells (ndims entries) over the ranks of `comm`. `dims` may be NULL
- *  (app_dims_for_cells) or give the rank grid. Fails (PORTA_ERROR_INVALID_ARGUMENT, the message in
- *  porta_last_error_message() and, when err is not NULL, "decomposition: reason" in err) when a
- *  rank would get no cells. */
+ *  (app_dims_for_cells) or give the rank grid. Fails (PORTA_ERROR_INVALID_ARGUMENT, the reason
+ *  in porta_last_error_message()) when a rank would get no cells. */
 int app_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,
-                      app_decomp *d, char *err, size_t errlen);
+                      app_decomp *d);
 /** Same for an explicit rank (no communicator needed; for tests and for writers). */
 int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, const int *dims,
-                        app_decomp *d, char *err, size_t errlen);
+                        app_decomp *d);
 
 /** Non-zero when the rank's `side` (APP_LOW/APP_HIGH) of dimension `dim` is the physical
  *  boundary of the domain. */

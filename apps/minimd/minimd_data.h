@@ -19,8 +19,8 @@ typedef struct minimd_data {
 } minimd_data;
 
 /** Rank 0 reads `path`, every rank gets its contents. On failure (every rank) returns a Porta
- *  code with the file, the line and the reason in err. */
-int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm, char *err, size_t errlen);
+ *  code; on rank 0 Porta's last error names the file, the line and the reason. */
+int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm);
 
 PORTA_EXTERN_C_END
 

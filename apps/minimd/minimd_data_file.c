@@ -30,11 +30,13 @@ static int blank(const char *l) {
   return 1;
 }
 
+static const char op[] = "minimd_data_read";
+
 /** The next line that is not blank (comments from '#' removed); NULL at the end, or with *rc
- *  set (a line too long or unreadable: the reason in err). */
-static char *next_line(minimd_input *in, int *rc, char *err, size_t errlen) {
+ *  set (a line too long or unreadable: the reason recorded as Porta's last error). */
+static char *next_line(minimd_input *in, int *rc) {
   char *l;
-  while ((l = minimd_input_line(in, rc, err, errlen))) {
+  while ((l = minimd_input_line(in, rc))) {
     char *h = strchr(l, '#');
     if (h) *h = '\0';
     if (!blank(l)) return l;
@@ -118,28 +120,27 @@ static void section_name(const char *l, char *name, size_t n) {
 }
 
 /** The state of one read: the input, the file's contents so far, the current line (a section
- *  keyword between sections), and the first error (rc, with its message in err). */
+ *  keyword between sections), and the first error (rc; its message is Porta's last error). */
 typedef struct reader {
   minimd_input in;
   const char *path;
-  char *err;
-  size_t errlen;
   data_file *df;
   char *l;
   int rc;
 } reader;
 
-/** The reason for a bad file into err (a printf format); rc becomes INVALID_ARGUMENT. */
+/** The reason for a bad file (a printf format) as a Porta error; rc becomes INVALID_ARGUMENT. */
 static void bad(reader *r, const char *fmt, ...) PORTA_PRINTF_FORMAT(2, 3);
 static void bad(reader *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(r->err, r->errlen, fmt, ap);
+  char reason[2048];
+  vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
-  r->rc = PORTA_ERROR_INVALID_ARGUMENT;
+  r->rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%s", reason);
 }
 
-static char *next(reader *r) { return r->l = next_line(&r->in, &r->rc, r->err, r->errlen); }
+static char *next(reader *r) { return r->l = next_line(&r->in, &r->rc); }
 
 /** The header up to the first section's keyword (left in r->l): atoms and box. */
 static void read_header(reader *r) {
@@ -194,8 +195,8 @@ static void allocate(reader *r) {
   df->x = (double *)malloc((size_t)df->natoms * 3 * sizeof(double));
   df->v = (double *)calloc((size_t)df->natoms * 3, sizeof(double));
   if (!df->x || !df->v) {
-    snprintf(r->err, r->errlen, "%s: no memory for %lld atoms", r->path, (long long)df->natoms);
-    r->rc = PORTA_ERROR_OUT_OF_MEMORY;
+    r->rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL, "%s: no memory for %lld atoms",
+                        r->path, (long long)df->natoms);
   }
 }
 
@@ -297,19 +298,18 @@ static void read_sections(reader *r, int *have_atoms) {
   }
 }
 
-static int read_file(const char *path, data_file *df, char *err, size_t errlen) {
+static int read_file(const char *path, data_file *df) {
   reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
-  r.err = err;
-  r.errlen = errlen;
   r.df = df;
-  r.rc = minimd_input_open(&r.in, path, "data file", err, errlen);
+  r.rc = minimd_input_open(&r.in, path, "data file");
   if (r.rc != PORTA_SUCCESS) return r.rc;
-  if (!minimd_input_line(&r.in, &r.rc, err, errlen)) { /* line 1: a title, of any length */
-    if (r.rc == PORTA_SUCCESS) snprintf(err, errlen, "%s: the file is empty", path);
+  if (!minimd_input_line(&r.in, &r.rc)) { /* line 1: a title, of any length */
+    if (r.rc == PORTA_SUCCESS)
+      r.rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%s: the file is empty", path);
     minimd_input_close(&r.in);
-    return r.rc != PORTA_SUCCESS ? r.rc : PORTA_ERROR_INVALID_ARGUMENT;
+    return r.rc;
   }
   read_header(&r);
   if (r.rc == PORTA_SUCCESS) allocate(&r);
@@ -317,23 +317,21 @@ static int read_file(const char *path, data_file *df, char *err, size_t errlen) 
   if (r.rc == PORTA_SUCCESS) read_sections(&r, &have_atoms);
   minimd_input_close(&r.in);
   if (r.rc == PORTA_SUCCESS && !have_atoms) {
-    snprintf(err, errlen, "%s: no Atoms section", path);
-    r.rc = PORTA_ERROR_INVALID_ARGUMENT;
+    r.rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%s: no Atoms section", path);
   }
   return r.rc;
 }
 
-int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm, char *err, size_t errlen) {
+int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   data_file df;
   memset(&df, 0, sizeof df);
   df.mass = 1.0;
-  err[0] = '\0';
-  int rc = rank == 0 ? read_file(path, &df, err, errlen) : PORTA_SUCCESS;
+  /* the reason of a failure stays rank 0's, which reports it */
+  int rc = rank == 0 ? read_file(path, &df) : PORTA_SUCCESS;
   APP_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
   if (rc != PORTA_SUCCESS) {
-    APP_MPI_CHECK(MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, comm));
     free(df.x);
     free(df.v);
     return rc;

@@ -11,8 +11,9 @@
 PORTA_EXTERN_C_BEGIN
 
 /** Rank 0 reads the funcfl file at `path`; every rank gets the spline tables in e. On failure
- *  (every rank) returns a Porta code with the file, the line and the reason in err. */
-int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm, char *err, size_t errlen);
+ *  (every rank) returns a Porta code; on rank 0 Porta's last error names the file, the line and the
+ *  reason. */
+int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm);
 
 PORTA_EXTERN_C_END
 

@@ -15,6 +15,8 @@
 #include "minimd_eam.h"
 #include "minimd_input.h"
 
+static const char op[] = "minimd_eam_read";
+
 typedef struct funcfl {
   double mass, drho, dr, cut;
   int nrho, nr;
@@ -22,18 +24,18 @@ typedef struct funcfl {
 } funcfl;
 
 /** Read `n` numbers into list[1..n] from lines of any length (a whole table may be one line). */
-static int grab(minimd_input *in, int n, double *list, const char *what, char *err, size_t errlen) {
+static int grab(minimd_input *in, int n, double *list, const char *what) {
   const char *path = in->path;
   const int *line = &in->line;
   int i = 0;
   while (i < n) {
     int rc = PORTA_SUCCESS;
-    char *p = minimd_input_line(in, &rc, err, errlen);
+    char *p = minimd_input_line(in, &rc);
     if (!p) {
       if (rc != PORTA_SUCCESS) return rc;
-      snprintf(err, errlen, "%s:%d: the file ends after %d of the %d values of %s", path, *line, i,
-               n, what);
-      return PORTA_ERROR_INVALID_ARGUMENT;
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                         "%s:%d: the file ends after %d of the %d values of %s", path, *line, i, n,
+                         what);
     }
     for (;;) {
       while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\f') ++p;
@@ -43,15 +45,15 @@ static int grab(minimd_input *in, int n, double *list, const char *what, char *e
       const double v = strtod(p, &end);
       if (end == p || !isfinite(v) || app_number_is_hex(p) ||
           (*end && !strchr(" \t\r\n\f", *end))) {
-        snprintf(err, errlen, "%s:%d: '%.*s' is not a number (value %d of %s)", path, *line,
-                 (int)strcspn(p, " \t\r\n\f") > 40 ? 40 : (int)strcspn(p, " \t\r\n\f"), p, i + 1,
-                 what);
-        return PORTA_ERROR_INVALID_ARGUMENT;
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                           "%s:%d: '%.*s' is not a number (value %d of %s)", path, *line,
+                           (int)strcspn(p, " \t\r\n\f") > 40 ? 40 : (int)strcspn(p, " \t\r\n\f"), p,
+                           i + 1, what);
       }
       if (i == n) {
-        snprintf(err, errlen, "%s:%d: more values than the %d of %s the header announced", path,
-                 *line, n, what);
-        return PORTA_ERROR_INVALID_ARGUMENT;
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                           "%s:%d: more values than the %d of %s the header announced", path, *line,
+                           n, what);
       }
       list[1 + i++] = v;
       p = end;
@@ -62,16 +64,15 @@ static int grab(minimd_input *in, int n, double *list, const char *what, char *e
 
 /* The header's lines 2 (`Z mass ...`) and 3 (`nrho drho nr dr cut`), each number a whole token
  * of its kind: "29.5" as the atomic number had been read as 29 and the mass as .5. */
-static int read_header(minimd_input *in, funcfl *ff, char *err, size_t errlen) {
+static int read_header(minimd_input *in, funcfl *ff) {
   const char *path = in->path;
   char *l[3], *tok[6];
   int rc = PORTA_SUCCESS;
   for (int k = 0; k < 3; ++k) /* line 1, a comment, may be of any length */
-    if (!(l[k] = minimd_input_line(in, &rc, err, errlen))) {
-      if (rc == PORTA_SUCCESS)
-        snprintf(err, errlen, "%s: the file has fewer than the 3 header lines of a funcfl file",
-                 path);
-      return rc != PORTA_SUCCESS ? rc : PORTA_ERROR_INVALID_ARGUMENT;
+    if (!(l[k] = minimd_input_line(in, &rc))) {
+      if (rc != PORTA_SUCCESS) return rc;
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                         "%s: the file has fewer than the 3 header lines of a funcfl file", path);
     } else if (k == 1) { /* line 2's tokens, before line 3 takes the buffer */
       long long z = 0;
       int nt = 0;
@@ -79,10 +80,10 @@ static int read_header(minimd_input *in, funcfl *ff, char *err, size_t errlen) {
       const int zok = nt >= 1 && minimd_input_int(tok[0], 1, 1000, &z);
       const int mok = nt >= 2 && minimd_input_real(tok[1], &ff->mass) && ff->mass > 0.0;
       if (!zok || !mok) {
-        snprintf(err, errlen, "%s:2: expected the atomic number and the mass: '%.40s' is not %s",
-                 path, !zok ? (nt > 0 ? tok[0] : "") : (nt > 1 ? tok[1] : ""),
-                 !zok ? "a whole number from 1 to 1000" : "a positive mass");
-        return PORTA_ERROR_INVALID_ARGUMENT;
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                           "%s:2: expected the atomic number and the mass: '%.40s' is not %s", path,
+                           !zok ? (nt > 0 ? tok[0] : "") : (nt > 1 ? tok[1] : ""),
+                           !zok ? "a whole number from 1 to 1000" : "a positive mass");
       }
     }
   int nt = 0;
@@ -97,54 +98,53 @@ static int read_header(minimd_input *in, funcfl *ff, char *err, size_t errlen) {
   if (!bad && !(minimd_input_real(tok[3], &ff->dr) && ff->dr > 0.0)) bad = tok[3];
   if (!bad && !(minimd_input_real(tok[4], &ff->cut) && ff->cut > 0.0)) bad = tok[4];
   if (bad) {
-    snprintf(err, errlen,
-             "%s:3: expected 'nrho drho nr dr cut' (whole table sizes from 5 to 10^7, positive "
-             "spacings and cut-off)%s%.40s%s",
-             path, nt != 5 ? ": 5 numbers" : ": '", bad, nt != 5 ? "" : "' is not one");
-    return PORTA_ERROR_INVALID_ARGUMENT;
+    return porta_error(
+        PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+        "%s:3: expected 'nrho drho nr dr cut' (whole table sizes from 5 to 10^7, positive "
+        "spacings and cut-off)%s%.40s%s",
+        path, nt != 5 ? ": 5 numbers" : ": '", bad, nt != 5 ? "" : "' is not one");
   }
   /* the tables must span a finite, sane range: a spacing of 1e308 had overflowed the
      re-gridded table's size (a calloc of -2147483647) */
   const double rspan = (double)(nr - 1) * ff->dr, rhospan = (double)(nrho - 1) * ff->drho;
   if (!(rspan < 1e6) || !(rhospan < 1e12)) {
-    snprintf(err, errlen,
-             "%s:3: tables of %lld x %g in r and %lld x %g in rho span %g and %g: more than "
-             "the 10^6 in r and 10^12 in rho a potential can mean",
-             path, nr, ff->dr, nrho, ff->drho, rspan, rhospan);
-    return PORTA_ERROR_INVALID_ARGUMENT;
+    return porta_error(
+        PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+        "%s:3: tables of %lld x %g in r and %lld x %g in rho span %g and %g: more than "
+        "the 10^6 in r and 10^12 in rho a potential can mean",
+        path, nr, ff->dr, nrho, ff->drho, rspan, rhospan);
   }
   ff->nrho = (int)nrho;
   ff->nr = (int)nr;
   return PORTA_SUCCESS;
 }
 
-static int read_file(const char *path, funcfl *ff, char *err, size_t errlen) {
+static int read_file(const char *path, funcfl *ff) {
   minimd_input in;
-  int rc = minimd_input_open(&in, path, "EAM potential file", err, errlen);
+  int rc = minimd_input_open(&in, path, "EAM potential file");
   if (rc != PORTA_SUCCESS) return rc;
-  rc = read_header(&in, ff, err, errlen);
+  rc = read_header(&in, ff);
   if (rc == PORTA_SUCCESS) {
     ff->frho = (double *)calloc((size_t)ff->nrho + 1, sizeof(double));
     ff->zr = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
     ff->rhor = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
     if (!ff->frho || !ff->zr || !ff->rhor) {
-      snprintf(err, errlen, "%s: no memory for the tables", path);
-      rc = PORTA_ERROR_OUT_OF_MEMORY;
+      rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL, "%s: no memory for the tables", path);
     }
   }
-  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nrho, ff->frho, "F(rho)", err, errlen);
-  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nr, ff->zr, "Z(r)", err, errlen);
-  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nr, ff->rhor, "rho(r)", err, errlen);
+  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nrho, ff->frho, "F(rho)");
+  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nr, ff->zr, "Z(r)");
+  if (rc == PORTA_SUCCESS) rc = grab(&in, ff->nr, ff->rhor, "rho(r)");
   /* nothing may follow: with a header count too small the tables would take each other's
      values, and only the values left over at the end show it */
   char *l;
-  while (rc == PORTA_SUCCESS && (l = minimd_input_line(&in, &rc, err, errlen))) {
+  while (rc == PORTA_SUCCESS && (l = minimd_input_line(&in, &rc))) {
     if (l[strspn(l, " \t\r\n\f")] != '\0') {
-      snprintf(err, errlen,
-               "%s:%d: more values than the header announced (nrho %d, nr %d: F(rho), Z(r) and "
-               "rho(r) end on line %d)",
-               path, in.line, ff->nrho, ff->nr, in.line - 1);
-      rc = PORTA_ERROR_INVALID_ARGUMENT;
+      rc = porta_error(
+          PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+          "%s:%d: more values than the header announced (nrho %d, nr %d: F(rho), Z(r) and "
+          "rho(r) end on line %d)",
+          path, in.line, ff->nrho, ff->nr, in.line - 1);
     }
   }
   minimd_input_close(&in);
@@ -205,19 +205,17 @@ static int table_view(porta_view_f64 *v, const char *label, const double *s, int
   return rc;
 }
 
-int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm, char *err, size_t errlen) {
+int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   funcfl ff;
   memset(&ff, 0, sizeof ff);
   int rc = PORTA_SUCCESS;
-  err[0] = '\0';
-  if (rank == 0) rc = read_file(path, &ff, err, errlen);
+  if (rank == 0) rc = read_file(path, &ff); /* the reason stays rank 0's, which reports it */
   /* every rank learns the verdict and, on success, the tables */
   int head[3] = {rc, ff.nrho, ff.nr};
   APP_MPI_CHECK(MPI_Bcast(head, 3, MPI_INT, 0, comm));
   if (head[0] != PORTA_SUCCESS) {
-    APP_MPI_CHECK(MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, comm));
     free(ff.frho);
     free(ff.zr);
     free(ff.rhor);
@@ -275,6 +273,5 @@ int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm, char *err, s
   free(ff.frho);
   free(ff.zr);
   free(ff.rhor);
-  if (rc != PORTA_SUCCESS) snprintf(err, errlen, "%s", porta_last_error_message());
   return rc;
 }

@@ -22,34 +22,36 @@ static const char *file_kind(mode_t mode) {
   return "not a regular file";
 }
 
-int minimd_input_open(minimd_input *in, const char *path, const char *what, char *err,
-                      size_t errlen) {
+static const char op[] = "minimd_input";
+
+int minimd_input_open(minimd_input *in, const char *path, const char *what) {
   memset(in, 0, sizeof *in);
   in->path = path;
   errno = 0;
   const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    snprintf(err, errlen, "cannot open the %s '%s': %s", what, path, strerror(errno));
-    return PORTA_ERROR_IO;
+    return porta_error(PORTA_ERROR_IO, op, NULL, "cannot open the %s '%s': %s", what, path,
+                       strerror(errno));
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "the %s '%s' is %s: it must be a regular file", what, path,
-             fstat(fd, &st) != 0 ? "unreadable" : file_kind(st.st_mode));
+    const char *kind = fstat(fd, &st) != 0 ? "unreadable" : file_kind(st.st_mode);
     close(fd);
-    return PORTA_ERROR_INVALID_ARGUMENT;
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                       "the %s '%s' is %s: it must be a regular file", what, path, kind);
   }
   const int flags = fcntl(fd, F_GETFL);
   in->f = flags != -1 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != -1 ? fdopen(fd, "r") : NULL;
   if (!in->f) {
-    snprintf(err, errlen, "cannot read the %s '%s': %s", what, path, strerror(errno));
+    const int rc = porta_error(PORTA_ERROR_IO, op, NULL, "cannot read the %s '%s': %s", what, path,
+                               strerror(errno));
     close(fd);
-    return PORTA_ERROR_IO;
+    return rc;
   }
   return PORTA_SUCCESS;
 }
 
-char *minimd_input_line(minimd_input *in, int *rc, char *err, size_t errlen) {
+char *minimd_input_line(minimd_input *in, int *rc) {
   *rc = PORTA_SUCCESS;
   size_t n = 0;
   for (;;) {
@@ -57,9 +59,8 @@ char *minimd_input_line(minimd_input *in, int *rc, char *err, size_t errlen) {
       const size_t cap = in->cap ? 2 * in->cap : 4096;
       char *b = (char *)realloc(in->buf, cap);
       if (!b) {
-        snprintf(err, errlen, "%s:%d: no memory for a line of %zu bytes", in->path, in->line + 1,
-                 cap);
-        *rc = PORTA_ERROR_OUT_OF_MEMORY;
+        *rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL,
+                          "%s:%d: no memory for a line of %zu bytes", in->path, in->line + 1, cap);
         return NULL;
       }
       in->buf = b;
@@ -67,8 +68,8 @@ char *minimd_input_line(minimd_input *in, int *rc, char *err, size_t errlen) {
     }
     if (!fgets(in->buf + n, (int)(in->cap - n > INT_MAX ? INT_MAX : in->cap - n), in->f)) {
       if (ferror(in->f)) {
-        snprintf(err, errlen, "%s:%d: cannot read: %s", in->path, in->line + 1, strerror(errno));
-        *rc = PORTA_ERROR_IO;
+        *rc = porta_error(PORTA_ERROR_IO, op, NULL, "%s:%d: cannot read: %s", in->path,
+                          in->line + 1, strerror(errno));
         return NULL;
       }
       if (n == 0) return NULL; /* the end */
@@ -77,9 +78,9 @@ char *minimd_input_line(minimd_input *in, int *rc, char *err, size_t errlen) {
     n += strlen(in->buf + n);
     if (n > 0 && in->buf[n - 1] == '\n') break;
     if ((long long)n > MINIMD_INPUT_MAX_LINE) {
-      snprintf(err, errlen, "%s:%d: a line longer than %lld bytes", in->path, in->line + 1,
-               MINIMD_INPUT_MAX_LINE);
-      *rc = PORTA_ERROR_INVALID_ARGUMENT;
+      *rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                        "%s:%d: a line longer than %lld bytes", in->path, in->line + 1,
+                        MINIMD_INPUT_MAX_LINE);
       return NULL;
     }
   }

@@ -27,13 +27,12 @@ typedef struct minimd_input {
 /** Open `path`, a `what` ("data file", "EAM potential file"), for minimd_input_line. Only a
  *  regular file is read: a FIFO or a device (/dev/zero) would block the run or never end, and is
  *  refused naming what it is; the file is opened without waiting (a FIFO without a writer cannot
- *  hang the open). Returns a Porta code, with the reason in err. */
-int minimd_input_open(minimd_input *in, const char *path, const char *what, char *err,
-                      size_t errlen);
+ *  hang the open). Returns a Porta code (the reason recorded as Porta's last error). */
+int minimd_input_open(minimd_input *in, const char *path, const char *what);
 /** The next line, of any length up to MINIMD_INPUT_MAX_LINE, its end of line removed; NULL at the
- *  end of the file, or with *rc set and the reason in err when the line is too long or cannot be
- *  read. */
-char *minimd_input_line(minimd_input *in, int *rc, char *err, size_t errlen);
+ *  end of the file, or with *rc set (the reason recorded as Porta's last error) when the line is
+ *  too long or cannot be read. */
+char *minimd_input_line(minimd_input *in, int *rc);
 void minimd_input_close(minimd_input *in);
 
 /** `text` is wholly a decimal integer (an optional sign, digits, no fraction or exponent) in

@@ -297,8 +297,7 @@ static int apply_cli(const minimd_cli *c, minimd_params *p) {
   return PORTA_SUCCESS;
 }
 
-int minimd_params_read(minimd_params *p, const char *path, const minimd_cli *c, MPI_Comm comm,
-                       char *err, size_t errlen) {
+int minimd_params_read(minimd_params *p, const char *path, const minimd_cli *c, MPI_Comm comm) {
   memset(p, 0, sizeof *p);
   snprintf(p->input, sizeof p->input, "%s", path);
   app_deck d;
@@ -306,13 +305,6 @@ int minimd_params_read(minimd_params *p, const char *path, const minimd_cli *c, 
   int rc = app_deck_load(&d, path, comm);
   if (rc == PORTA_SUCCESS) rc = app_deck_tokenize(&d, "", "", 0);
   if (rc == PORTA_SUCCESS) rc = parse_deck(&d, p);
-  if (rc != PORTA_SUCCESS) {
-    snprintf(err, errlen, "%s", d.err[0] ? d.err : porta_last_error_message());
-    app_deck_free(&d);
-    return rc;
-  }
   app_deck_free(&d);
-  rc = apply_cli(c, p);
-  if (rc != PORTA_SUCCESS) snprintf(err, errlen, "%s", porta_last_error_message());
-  return rc;
+  return rc == PORTA_SUCCESS ? apply_cli(c, p) : rc;
 }

@@ -29,9 +29,8 @@ void minimd_cli_defaults(minimd_cli *c);
 app_cli_spec minimd_cli_spec(minimd_cli *c);
 
 /** Read the deck at `path` (rank 0 reads, every rank of `comm` parses) and apply the command
- *  line. On failure returns a Porta code and leaves "file:line: reason" in err. */
-int minimd_params_read(minimd_params *p, const char *path, const minimd_cli *c, MPI_Comm comm,
-                       char *err, size_t errlen);
+ *  line. On failure returns a Porta code; Porta's last error says "file:line: reason". */
+int minimd_params_read(minimd_params *p, const char *path, const minimd_cli *c, MPI_Comm comm);
 
 PORTA_EXTERN_C_END
 

@@ -87,17 +87,15 @@ void minimd_run_begin(minimd_run *r, int *argc, char ***argv) {
   r->threads = porta_exec_query(porta_exec_default()).host_threads && porta_num_threads() > 0
                    ? porta_num_threads()
                    : 1;
-  char err[2048] = "";
-  if (minimd_params_read(&m->prm, r->cli.input, &r->cl, MPI_COMM_WORLD, err, sizeof err) !=
-      PORTA_SUCCESS)
-    app_exit_all(APP_EXIT_BAD_INPUT, "%s", err);
+  if (minimd_params_read(&m->prm, r->cli.input, &r->cl, MPI_COMM_WORLD) != PORTA_SUCCESS)
+    app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
   minimd_params *p = &m->prm;
   if (p->data_file[0]) {
     char path[APP_PATH_MAX + 16];
     beside_deck(p->input, p->data_file, path, sizeof path);
     app_spare_input(&r->cli, path, "the data file");
-    if (minimd_data_read(path, &r->data, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
-      app_exit_all(APP_EXIT_BAD_INPUT, "%s", err);
+    if (minimd_data_read(path, &r->data, MPI_COMM_WORLD) != PORTA_SUCCESS)
+      app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
   }
   if (p->force == MINIMD_FORCE_EAM && p->ghost_newton) {
     if (r->rank == 0)
@@ -131,11 +129,11 @@ static void set_up_potential(minimd_run *r) {
   minimd *m = &r->m;
   double mass = r->data.have_mass ? r->data.mass : 1.0;
   if (m->prm.force == MINIMD_FORCE_EAM) {
-    char path[APP_PATH_MAX + 16], err[2048] = "";
+    char path[APP_PATH_MAX + 16];
     beside_deck(m->prm.input, "Cu_u6.eam", path, sizeof path);
     app_spare_input(&r->cli, path, "the EAM potential file");
-    if (minimd_eam_read(&m->eam, path, MPI_COMM_WORLD, err, sizeof err) != PORTA_SUCCESS)
-      app_exit_all(APP_EXIT_BAD_INPUT, "%s", err);
+    if (minimd_eam_read(&m->eam, path, MPI_COMM_WORLD) != PORTA_SUCCESS)
+      app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
     mass = m->eam.mass;
   }
   minimd_units_setup(m, mass);

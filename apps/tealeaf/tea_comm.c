@@ -163,10 +163,9 @@ int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
 }
 
 void tea_decompose(const tea_settings *s, app_decomp *d) {
-  char err[2048];
   const int64_t cells[2] = {s->x_cells, s->y_cells};
-  if (app_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, d, err, sizeof err))
-    app_exit_all(APP_EXIT_BAD_INPUT, "%s", err);
+  if (app_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, d))
+    app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
   for (int dim = 0; dim < 2; ++dim)
     if (d->dims[dim] > 1 && cells[dim] / d->dims[dim] < s->halo_depth)
       app_exit_all(APP_EXIT_BAD_INPUT,

@@ -2,18 +2,19 @@
  *  MPI_Dims_create, coverage and neighbour symmetry in 2D and 3D for 1..12 ranks. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app_decomp.h"
+#include "porta/porta.h"
 
 #include "app_expect.h"
 
 static void check_grid(int ndims, const int64_t *g, int nranks) {
   app_decomp d[16];
-  char err[256];
   int64_t cells = 0;
   for (int r = 0; r < nranks; ++r) {
-    int rc = app_decomp_for_rank(r, nranks, ndims, g, NULL, &d[r], err, sizeof err);
-    EXPECT(rc == 0, "rank %d of %d: %s", r, nranks, err);
+    int rc = app_decomp_for_rank(r, nranks, ndims, g, NULL, &d[r]);
+    EXPECT(rc == 0, "rank %d of %d: %s", r, nranks, porta_last_error_message());
     if (rc) return;
     int64_t n = 1;
     for (int i = 0; i < ndims; ++i) n *= d[r].local[i];
@@ -88,10 +89,9 @@ int main(int argc, char **argv) {
          "8 ranks on 4 x 4 x 400: %d x %d x %d", dims[0], dims[1], dims[2]);
   EXPECT(app_dims_for_cells(5, 2, (const int64_t[2]){2, 2}, dims) != 0, "5 ranks on 2 x 2");
   app_decomp dt;
-  char et[256] = "";
-  EXPECT(app_decomp_for_rank(2, 3, 2, thin, NULL, &dt, et, sizeof et) == 0 && dt.local[0] == 2 &&
+  EXPECT(app_decomp_for_rank(2, 3, 2, thin, NULL, &dt) == 0 && dt.local[0] == 2 &&
              dt.offset[1] == 67 && dt.local[1] == 33,
-         "3 ranks on 2 x 100, rank 2: %s", et);
+         "3 ranks on 2 x 100, rank 2: %s", porta_last_error_message());
 
   const int64_t g2[2] = {11, 7}, g3[3] = {9, 5, 7};
   for (int n = 1; n <= 12; ++n) check_grid(2, g2, n);
@@ -100,12 +100,16 @@ int main(int argc, char **argv) {
 
   /* a rank with no cells is an error, with a message */
   app_decomp d;
-  char err[256] = "";
   const int64_t tiny[2] = {1, 1};
-  EXPECT(app_decomp_for_rank(0, 2, 2, tiny, NULL, &d, err, sizeof err) != 0 && err[0],
-         "1x1 cells on 2 ranks accepted");
+  porta_error_clear();
+  EXPECT(app_decomp_for_rank(0, 2, 2, tiny, NULL, &d) != 0 &&
+             strstr(porta_last_error_message(), "decomposition: "),
+         "1x1 cells on 2 ranks accepted, or no reason: '%s'", porta_last_error_message());
   const int grid[2] = {3, 1};
-  EXPECT(app_decomp_for_rank(0, 2, 2, g2, grid, &d, err, sizeof err) != 0, "3x1 grid, 2 ranks");
+  porta_error_clear();
+  EXPECT(app_decomp_for_rank(0, 2, 2, g2, grid, &d) != 0 &&
+             strstr(porta_last_error_message(), "rank grid has 3 ranks, the job has 2"),
+         "3x1 grid on 2 ranks: '%s'", porta_last_error_message());
 
   printf("%s (%d failures)\n", fails ? "FAILED" : "PASSED", fails);
   MPI_Finalize();

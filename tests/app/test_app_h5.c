@@ -228,7 +228,7 @@ int main(int argc, char **argv) {
   /* 3D: 7 x 4 x 5 cells (x y z) split by app_decomp; the dataset is [z][y][x] */
   const int64_t cells[3] = {7, 4, 5};
   app_decomp d;
-  EXPECT(app_decomp_create(MPI_COMM_WORLD, 3, cells, NULL, &d, NULL, 0) == 0, "decomp");
+  EXPECT(app_decomp_create(MPI_COMM_WORLD, 3, cells, NULL, &d) == 0, "decomp");
   const int64_t g3[3] = {cells[2], cells[1], cells[0]};
   const int64_t start[3] = {d.offset[2], d.offset[1], d.offset[0]};
   const int64_t count[3] = {d.local[2], d.local[1], d.local[0]};

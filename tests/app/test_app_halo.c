@@ -83,8 +83,8 @@ int main(int argc, char **argv) {
   porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   const int64_t g[2] = {11, 9};
   app_decomp d;
-  char err[256];
-  if (app_decomp_create(MPI_COMM_WORLD, 2, g, NULL, &d, err, sizeof err)) app_fatal("%s", err);
+  if (app_decomp_create(MPI_COMM_WORLD, 2, g, NULL, &d))
+    app_fatal("%s", porta_last_error_message());
   for (int x_dim = 0; x_dim < 2; ++x_dim) {
     run(&d, 1, 1, x_dim);
     run(&d, 2, 1, x_dim);
