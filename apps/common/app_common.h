@@ -13,8 +13,7 @@
  *  temporary file or a GPU channel falling back to the host, does it on the way) to the run's
  *  step that cannot go on, which stops the job with APP_CHECK or app_exit_all and one of the
  *  exit statuses of enum app_exit_status. Functions that cannot fail return void; app_deck also
- *  keeps "file:line: reason" in d->err and app_decomp the reason in its optional err buffer
- *  (what the apps print). */
+ *  keeps its last "file:line: reason" in d->err (TeaLeaf's deck messages). */
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
 

@@ -7,15 +7,33 @@
 
 #include "minife_kernels.h"
 
+/* One argument struct per kernel family, each holding what its kernels read and write. */
+
+/** y = A x (A in CSR: row_ptr, cols, vals), over every row or the rows of a list. */
 typedef struct {
   porta_view_i32 row_ptr, cols, rows;
-  porta_view_f64 vals, x, y, w;
-  double alpha, beta;
+  porta_view_f64 vals, x, y;
   int64_t nrows, rows_per_team; /**< team kernels: rows in all, rows per team */
-  int use_rows;                 /**< team kernels: row i is rows[i] */
-} cg_args;
+} matvec_args;
 
-PORTA_FORCEINLINE_FUNCTION double minife_row_times(const cg_args *a, int64_t r) {
+/** The sum of x.y. */
+typedef struct {
+  porta_view_f64 x, y;
+} dot_args;
+
+/** w = alpha x + beta y. */
+typedef struct {
+  porta_view_f64 x, y, w;
+  double alpha, beta;
+} waxpby_args;
+
+/** x += alpha p; r -= alpha Ap; the sum of r.r. */
+typedef struct {
+  porta_view_f64 x, p, r, Ap;
+  double alpha;
+} update_args;
+
+PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
   double sum = 0.0;
   const int64_t k1 = PORTA_AT1(a->row_ptr, r + 1);
   for (int64_t k = PORTA_AT1(a->row_ptr, r); k < k1; ++k)
@@ -24,13 +42,13 @@ PORTA_FORCEINLINE_FUNCTION double minife_row_times(const cg_args *a, int64_t r) 
 }
 
 /* y = A x over the rows of a list */
-PORTA_FOR(minife_k_matvec_rows, cg_args, a, i) {
+PORTA_FOR(minife_k_matvec_rows, matvec_args, a, i) {
   const int64_t r = PORTA_AT1(a->rows, i);
   PORTA_AT1(a->y, r) = minife_row_times(a, r);
 }
 
 /* y = A x over every row, and the sum of y.x */
-APP_SUM_KERNEL(minife_k_matvec_dot, cg_args, a, r) {
+APP_SUM_KERNEL(minife_k_matvec_dot, matvec_args, a, r) {
   const double y = minife_row_times(a, r);
   PORTA_AT1(a->y, r) = y;
   return y * PORTA_AT1(a->x, r);
@@ -38,12 +56,14 @@ APP_SUM_KERNEL(minife_k_matvec_dot, cg_args, a, r) {
 
 /* The same with vector lanes (GPU): a team takes rows_per_team rows, each of its threads a
  * row, the thread's vector lanes split the row's nonzeros. The lanes' partial sums meet in a
- * tree, so a row's sum is not the one-thread order: used in default mode only. */
-PORTA_TEAM_FOR(minife_k_matvec_team, cg_args, a, team) {
+ * tree, so a row's sum is not the one-thread order: used in default mode only. Row i is i
+ * (minife_k_matvec_team) or rows[i] (minife_k_matvec_team_rows). */
+PORTA_FORCEINLINE_FUNCTION void minife_matvec_lanes(const matvec_args *a, porta_team *team,
+                                                    int use_rows) {
   const int64_t r0 = team->league_rank * a->rows_per_team;
   const int64_t r1 = r0 + a->rows_per_team < a->nrows ? r0 + a->rows_per_team : a->nrows;
   PORTA_TEAM_THREAD_RANGE(team, i, r0, r1) {
-    const int64_t r = a->use_rows ? (int64_t)PORTA_AT1(a->rows, i) : i;
+    const int64_t r = use_rows ? (int64_t)PORTA_AT1(a->rows, i) : i;
     double sum;
     PORTA_THREAD_VECTOR_REDUCE(team, k, PORTA_AT1(a->row_ptr, r), PORTA_AT1(a->row_ptr, r + 1),
                                porta_sum_f64, sum) {
@@ -53,10 +73,14 @@ PORTA_TEAM_FOR(minife_k_matvec_team, cg_args, a, team) {
   }
 }
 
-APP_SUM_KERNEL(minife_k_dot, cg_args, a, i) { return PORTA_AT1(a->x, i) * PORTA_AT1(a->y, i); }
+PORTA_TEAM_FOR(minife_k_matvec_team, matvec_args, a, team) { minife_matvec_lanes(a, team, 0); }
+
+PORTA_TEAM_FOR(minife_k_matvec_team_rows, matvec_args, a, team) { minife_matvec_lanes(a, team, 1); }
+
+APP_SUM_KERNEL(minife_k_dot, dot_args, a, i) { return PORTA_AT1(a->x, i) * PORTA_AT1(a->y, i); }
 
 /* w = alpha x + beta y, with the reference's special cases (they decide the rounding) */
-PORTA_FOR(minife_k_waxpby, cg_args, a, i) {
+PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
   const double xi = PORTA_AT1(a->x, i), yi = PORTA_AT1(a->y, i);
   double w;
   if (a->beta == 0.0)
@@ -66,20 +90,22 @@ PORTA_FOR(minife_k_waxpby, cg_args, a, i) {
   PORTA_AT1(a->w, i) = w;
 }
 
-/* x += alpha p ; r += (-alpha) Ap ; sum r.r   (x: x, y: p, w: r, vals: Ap) */
-APP_SUM_KERNEL(minife_k_update, cg_args, a, i) {
-  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + a->alpha * PORTA_AT1(a->y, i);
-  const double r = PORTA_AT1(a->w, i) + (-a->alpha) * PORTA_AT1(a->vals, i);
-  PORTA_AT1(a->w, i) = r;
+/* x += alpha p ; r += (-alpha) Ap ; sum r.r */
+APP_SUM_KERNEL(minife_k_update, update_args, a, i) {
+  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + a->alpha * PORTA_AT1(a->p, i);
+  const double r = PORTA_AT1(a->r, i) + (-a->alpha) * PORTA_AT1(a->Ap, i);
+  PORTA_AT1(a->r, i) = r;
   return r * r;
 }
 
-static cg_args cg_make(const minife *m) {
-  cg_args a;
+static matvec_args matvec_make(const minife *m, porta_view_f64 x, porta_view_f64 y) {
+  matvec_args a;
   memset(&a, 0, sizeof a);
   a.row_ptr = m->A.row_ptr;
   a.cols = m->A.cols;
   a.vals = m->A.vals;
+  a.x = x;
+  a.y = y;
   return a;
 }
 
@@ -89,7 +115,7 @@ static cg_args cg_make(const minife *m) {
 
 /** Team policy for the vector-lane matvec over n rows: MINIFE_TEAM_THREADS / lanes rows a
  *  team, a thread a row on the GPU; on the host as many threads as a team may have. */
-static porta_team_policy lanes_policy(const minife *m, cg_args *a, int64_t n) {
+static porta_team_policy lanes_policy(const minife *m, matvec_args *a, int64_t n) {
   const int vl = m->matvec_lanes, rows = MINIFE_TEAM_THREADS / vl;
   a->nrows = n;
   a->rows_per_team = rows;
@@ -105,9 +131,7 @@ static porta_team_policy lanes_policy(const minife *m, cg_args *a, int64_t n) {
 }
 
 int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) {
-  cg_args a = cg_make(m);
-  a.x = x;
-  a.y = y;
+  matvec_args a = matvec_make(m, x, y);
   if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum)) {
     /* vector lanes (GPU): the matvec, then p.Ap as a pass of its own. A team reduction here
        cost more than the separate dot on an H100 (n=200: 1.54 ms against 1.10 + 0.06 ms). */
@@ -121,21 +145,17 @@ int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *
 
 int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
                           porta_view_f64 y) {
-  cg_args a = cg_make(m);
+  matvec_args a = matvec_make(m, x, y);
   a.rows = rows;
-  a.x = x;
-  a.y = y;
-  if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum)) {
-    a.use_rows = 1;
-    return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_team, m->exec,
+  if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum))
+    return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_team_rows, m->exec,
                                       lanes_policy(m, &a, nrows), &a);
-  }
   return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_rows, m->exec,
                                     porta_range(0, nrows), &a);
 }
 
 int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) {
-  cg_args a = cg_make(m);
+  dot_args a;
   a.x = x;
   a.y = y;
   return app_sum_reduce(m->sum, "minife_dot", m->exec, porta_range(0, m->A.nrows), &minife_k_dot,
@@ -144,7 +164,7 @@ int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) 
 
 int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
                      porta_view_f64 w) {
-  cg_args a = cg_make(m);
+  waxpby_args a;
   a.alpha = alpha;
   a.beta = beta;
   a.x = x;
@@ -155,12 +175,12 @@ int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, por
 }
 
 int minife_op_update(minife *m, double alpha, double *local_rr) {
-  cg_args a = cg_make(m);
+  update_args a;
   a.alpha = alpha;
   a.x = m->x;
-  a.y = m->p;
-  a.w = m->r;
-  a.vals = m->Ap;
+  a.p = m->p;
+  a.r = m->r;
+  a.Ap = m->Ap;
   return app_sum_reduce(m->sum, "minife_update", m->exec, porta_range(0, m->A.nrows),
                         &minife_k_update, &a, 0, local_rr);
 }

@@ -6,16 +6,53 @@
 
 #include "tea_internal.h"
 
-typedef struct {
-  porta_view_f64 u, p, r, w, z, mi, kx, ky, di;
-  double rx, ry, alpha, beta;
-  tea_split sp; /**< the split update's edge and inside */
-} tea_cg_args;
+/* One argument struct per kernel family, each holding what its kernels read and write (the
+ * preconditioner's variants are kernels of their own, not flags read in the loop). */
 
-static tea_cg_args tea_cg_make(tea_chunk *c) {
-  tea_cg_args a;
-  TEA_ARGS_SOLVER(a, c);
+/** p = z (z = r, Mi r or the block preconditioner's z); the sum of r.z. */
+typedef struct {
+  porta_view_f64 r, p, z, mi;
+} tea_cg_init_args;
+
+/** w = A p (A: the face coefficients kx, ky, the diagonal di, and rx, ry); the sum of p.w. */
+typedef struct {
+  porta_view_f64 p, w, kx, ky, di;
+  double rx, ry;
+} tea_cg_w_args;
+
+/** u += alpha p; r -= alpha w (then z = Mi r); the sum of r.r or r.z. */
+typedef struct {
+  porta_view_f64 u, p, r, w, z, mi;
+  double alpha;
+} tea_cg_ur_args;
+
+/** The sum of r.z. */
+typedef struct {
+  porta_view_f64 r, z;
+} tea_cg_rz_args;
+
+/** r -= alpha w; the sum of r.r. */
+typedef struct {
+  porta_view_f64 r, w;
+  double alpha;
+} tea_cg_r_args;
+
+/** u += alpha p; p = r + beta p, whole or split into an edge and an inside. */
+typedef struct {
+  porta_view_f64 u, p, r;
+  double alpha, beta;
+  tea_split sp; /**< the split update's edge and inside */
+} tea_cg_up_args;
+
+static tea_cg_w_args tea_cg_w_make(tea_chunk *c) {
+  tea_cg_w_args a;
+  a.p = TEA_F(c, TEA_FIELD_P);
   a.w = TEA_F(c, TEA_FIELD_W);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.rx = c->rx;
+  a.ry = c->ry;
   return a;
 }
 
@@ -24,48 +61,64 @@ static tea_cg_args tea_cg_make(tea_chunk *c) {
  * (reproducible mode) are generated; c->sum picks one. */
 
 /* p = r; rro += r.p */
-APP_SUM_KERNEL_MD2(tea_k_cg_init_none, tea_cg_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_init_none, tea_cg_init_args, a, k, j) {
   double r = PORTA_AT2(a->r, k, j);
   PORTA_AT2(a->p, k, j) = r;
   return r * r;
 }
 
-/* z = Mi r (diag only); p = z; rro += r.p */
-APP_SUM_KERNEL_MD2(tea_k_cg_init_pre, tea_cg_args, a, k, j) {
+/* z = Mi r when apply_mi (the diagonal preconditioner), else z as the block preconditioner
+   left it; p = z; the term r.z */
+PORTA_FORCEINLINE_FUNCTION double tea_cg_init_pre(const tea_cg_init_args *a, int64_t k, int64_t j,
+                                                  int apply_mi) {
   double r = PORTA_AT2(a->r, k, j);
-  double z = a->alpha != 0.0 ? PORTA_AT2(a->mi, k, j) * r : PORTA_AT2(a->z, k, j);
-  if (a->alpha != 0.0) PORTA_AT2(a->z, k, j) = z;
+  double z = apply_mi ? PORTA_AT2(a->mi, k, j) * r : PORTA_AT2(a->z, k, j);
+  if (apply_mi) PORTA_AT2(a->z, k, j) = z;
   PORTA_AT2(a->p, k, j) = z;
   return r * z;
 }
 
+APP_SUM_KERNEL_MD2(tea_k_cg_init_diag, tea_cg_init_args, a, k, j) {
+  return tea_cg_init_pre(a, k, j, 1);
+}
+
+APP_SUM_KERNEL_MD2(tea_k_cg_init_block, tea_cg_init_args, a, k, j) {
+  return tea_cg_init_pre(a, k, j, 0);
+}
+
 int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro) {
-  tea_cg_args a = tea_cg_make(c);
+  tea_cg_init_args a;
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   *rro = 0.0;
   if (pc == TEA_PRECON_NONE)
     return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_none, &a, 0, rro);
-  if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-  a.alpha = pc == TEA_PRECON_JAC_DIAG ? 1.0 : 0.0; /* flag: apply Mi inline */
-  return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_pre, &a, 0, rro);
+  if (pc == TEA_PRECON_JAC_BLOCK) {
+    PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
+    return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_block, &a, 0, rro);
+  }
+  return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_diag, &a, 0, rro);
 }
 
 /* w = A p; pw += p.w */
-APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_r, tea_cg_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_r, tea_cg_w_args, a, k, j) {
   double w = TEA_AV(a, a->p, k, j);
   PORTA_AT2(a->w, k, j) = w;
   return w * PORTA_AT2(a->p, k, j);
 }
 
 int tea_k_cg_calc_w(tea_chunk *c, double *pw) {
-  tea_cg_args a = tea_cg_make(c);
+  tea_cg_w_args a = tea_cg_w_make(c);
   *pw = 0.0;
   return tea_reduce(c, "tea_cg_calc_w", tea_policy(tea_box_interior(c, 0)), &tea_k_cg_calc_w_r, &a,
                     0, pw);
 }
 
 /* u += a p; r -= a w; rrn += r.r */
-APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
   PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
   double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
@@ -73,7 +126,7 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_args, a, k, j) {
 }
 
 /* u += a p; r -= a w; z = Mi r; rrn += r.z */
-APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_ur_args, a, k, j) {
   PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
   double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
@@ -83,25 +136,34 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_args, a, k, j) {
 }
 
 /* u += a p; r -= a w (block preconditioner follows) */
-PORTA_MDFOR2(tea_k_cg_calc_ur_only, tea_cg_args, a, k, j) {
+PORTA_MDFOR2(tea_k_cg_calc_ur_only, tea_cg_ur_args, a, k, j) {
   PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
   PORTA_AT2(a->r, k, j) -= a->alpha * PORTA_AT2(a->w, k, j);
 }
 
 /* sum r.z */
-APP_SUM_KERNEL_MD2(tea_k_dot_rz, tea_cg_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_dot_rz, tea_cg_rz_args, a, k, j) {
   return PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
 }
 
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
-  tea_cg_args a = tea_cg_make(c);
+  tea_cg_ur_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
   a.alpha = alpha;
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) {
     PORTA_CHECK(
         PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, c->exec, in, &a));
     PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-    return rrn ? tea_reduce(c, "tea_dot_rz", in, &tea_k_dot_rz, &a, 0, rrn) : PORTA_SUCCESS;
+    tea_cg_rz_args rz;
+    rz.r = a.r;
+    rz.z = a.z;
+    return rrn ? tea_reduce(c, "tea_dot_rz", in, &tea_k_dot_rz, &rz, 0, rrn) : PORTA_SUCCESS;
   }
   const app_sum_kernel *k =
       pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
@@ -152,28 +214,30 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {
             PORTA_AT2(a->kx, k, j) * PORTA_AT2(v, k, j - 1)))
 
 /* w = A p; pw += p.w */
-PORTA_MDREDUCE2(tea_k_cg_calc_w_lean_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
+PORTA_MDREDUCE2(tea_k_cg_calc_w_lean_r, tea_cg_w_args, a, k, j, porta_sum_f64, acc) {
   const double w = TEA_AV_NODI(a, a->p, k, j);
   PORTA_AT2(a->w, k, j) = w;
   *acc += w * PORTA_AT2(a->p, k, j);
 }
 
 int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw) {
-  tea_cg_args a = tea_cg_make(c);
+  tea_cg_w_args a = tea_cg_w_make(c);
   *pw = 0.0;
   return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_w", tea_k_cg_calc_w_lean_r, c->exec,
                                        tea_policy(tea_box_interior(c, 0)), &a, pw);
 }
 
 /* r -= a w; rrn += r.r */
-PORTA_MDREDUCE2(tea_k_cg_calc_r_r, tea_cg_args, a, k, j, porta_sum_f64, acc) {
+PORTA_MDREDUCE2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j, porta_sum_f64, acc) {
   const double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   *acc += r * r;
 }
 
 int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
-  tea_cg_args a = tea_cg_make(c);
+  tea_cg_r_args a;
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
   a.alpha = alpha;
   *rrn = 0.0;
   return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_r, c->exec,
@@ -181,27 +245,35 @@ int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
 }
 
 /* u += a p; p = r + b p */
-PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_args *a, int64_t k, int64_t j) {
+PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_up_args *a, int64_t k, int64_t j) {
   const double p = PORTA_AT2(a->p, k, j);
   PORTA_AT2(a->u, k, j) += a->alpha * p;
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + a->beta * p;
 }
 
-PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_args, a, k, j) { tea_cg_up(a, k, j); }
+PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_up_args, a, k, j) { tea_cg_up(a, k, j); }
 
-TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_args, tea_cg_up, "tea_cg_calc_up", tea_k_cg_calc_up_f);
+TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_up_args, tea_cg_up, "tea_cg_calc_up",
+                  tea_k_cg_calc_up_f);
 
-int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
-  tea_cg_args a = tea_cg_make(c);
+static tea_cg_up_args tea_cg_up_make(tea_chunk *c, double alpha, double beta) {
+  tea_cg_up_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
   a.alpha = alpha;
   a.beta = beta;
+  memset(&a.sp, 0, sizeof a.sp);
+  return a;
+}
+
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
+  tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
   return tea_split_run(c, 1, ring_exec, &tea_k_cg_up_split, &a, &a.sp);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
-  tea_cg_args a = tea_cg_make(c);
-  a.alpha = alpha;
-  a.beta = beta;
+  tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
   return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec,
                                     tea_policy(tea_box_interior(c, 0)), &a);
 }

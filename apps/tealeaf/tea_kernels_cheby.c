@@ -6,81 +6,130 @@
 
 #include "tea_internal.h"
 
-typedef struct {
-  porta_view_f64 u, u0, p, r, z, mi, kx, ky, di;
-  double rx, ry, alpha, beta, theta;
-  int pc;
-  tea_split sp; /**< the split update's edge and inside */
-} tea_ch_args;
+/* Two kernel families, each with the struct of what it reads and writes; the preconditioner's
+ * variants are kernels of their own (TEA_CH_KERNELS), not a flag read in the loop. */
 
-PORTA_MDFOR2(tea_k_ch_resid, tea_ch_args, a, k, j) {
+/** r = u0 - A u (A: kx, ky, di, rx, ry). */
+typedef struct {
+  porta_view_f64 u, u0, r, kx, ky, di;
+  double rx, ry;
+} tea_ch_resid_args;
+
+/** p = alpha p + beta (M r) (the first step: p = (M r) / theta); u += p. */
+typedef struct {
+  porta_view_f64 u, p, r, z, mi;
+  double alpha, beta, theta;
+  tea_split sp; /**< the split update's edge and inside */
+} tea_ch_update_args;
+
+PORTA_MDFOR2(tea_k_ch_resid, tea_ch_resid_args, a, k, j) {
   PORTA_AT2(a->r, k, j) = PORTA_AT2(a->u0, k, j) - TEA_AV(a, a->u, k, j);
 }
 
-/* first step: p = (M r) / theta; u += p */
-PORTA_MDFOR2(tea_k_ch_init_p, tea_ch_args, a, k, j) {
-  double src;
-  if (a->pc == TEA_PRECON_JAC_DIAG) {
-    src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->r, k, j);
+/** M r at cell (k, j) for the preconditioner pc: Mi r (kept in z), the block's z, or r. */
+PORTA_FORCEINLINE_FUNCTION double tea_ch_source(const tea_ch_update_args *a, int64_t k, int64_t j,
+                                                tea_precon pc) {
+  if (pc == TEA_PRECON_JAC_DIAG) {
+    const double src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->r, k, j);
     PORTA_AT2(a->z, k, j) = src;
-  } else if (a->pc == TEA_PRECON_JAC_BLOCK) {
-    src = PORTA_AT2(a->z, k, j);
-  } else {
-    src = PORTA_AT2(a->r, k, j);
+    return src;
   }
-  double p = src / a->theta;
+  return pc == TEA_PRECON_JAC_BLOCK ? PORTA_AT2(a->z, k, j) : PORTA_AT2(a->r, k, j);
+}
+
+/* first step: p = (M r) / theta; u += p */
+PORTA_FORCEINLINE_FUNCTION void tea_ch_init_cell(const tea_ch_update_args *a, int64_t k, int64_t j,
+                                                 tea_precon pc) {
+  double p = tea_ch_source(a, k, j, pc) / a->theta;
   PORTA_AT2(a->p, k, j) = p;
   PORTA_AT2(a->u, k, j) += p;
 }
 
 /* p = alpha p + beta (M r); u += p */
-PORTA_INLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_args *a, int64_t k, int64_t j) {
-  double src;
-  if (a->pc == TEA_PRECON_JAC_DIAG) {
-    src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->r, k, j);
-    PORTA_AT2(a->z, k, j) = src;
-  } else if (a->pc == TEA_PRECON_JAC_BLOCK) {
-    src = PORTA_AT2(a->z, k, j);
-  } else {
-    src = PORTA_AT2(a->r, k, j);
-  }
+PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_update_args *a, int64_t k, int64_t j,
+                                                 tea_precon pc) {
+  const double src = tea_ch_source(a, k, j, pc);
   double p = a->alpha * PORTA_AT2(a->p, k, j) + a->beta * src;
   PORTA_AT2(a->p, k, j) = p;
   PORTA_AT2(a->u, k, j) += p;
 }
 
-PORTA_MDFOR2(tea_k_ch_iter_p, tea_ch_args, a, k, j) { tea_ch_iter_cell(a, k, j); }
+/** The update's kernels for one preconditioner PC: the first step and the iteration. */
+#define TEA_CH_KERNELS(SUFFIX, PC)                                                                 \
+  PORTA_MDFOR2(tea_k_ch_init_p_##SUFFIX, tea_ch_update_args, a, k, j) {                            \
+    tea_ch_init_cell(a, k, j, PC);                                                                 \
+  }                                                                                                \
+  PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell_##SUFFIX(const tea_ch_update_args *a,           \
+                                                            int64_t k, int64_t j) {                \
+    tea_ch_iter_cell(a, k, j, PC);                                                                 \
+  }                                                                                                \
+  PORTA_MDFOR2(tea_k_ch_iter_p_##SUFFIX, tea_ch_update_args, a, k, j) {                            \
+    tea_ch_iter_cell_##SUFFIX(a, k, j);                                                            \
+  }
 
-TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split, tea_ch_args, tea_ch_iter_cell, "tea_cheby_update",
-                  tea_k_ch_iter_p);
+TEA_CH_KERNELS(none, TEA_PRECON_NONE)
+TEA_CH_KERNELS(diag, TEA_PRECON_JAC_DIAG)
+TEA_CH_KERNELS(block, TEA_PRECON_JAC_BLOCK)
 
-static tea_ch_args tea_ch_make(tea_chunk *c, tea_precon pc) {
-  tea_ch_args a;
-  TEA_ARGS_SOLVER(a, c);
+/* the iteration split into an edge and an inside (not with the block preconditioner, whose
+   columns cross the edge) */
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_none, tea_ch_update_args, tea_ch_iter_cell_none,
+                  "tea_cheby_update", tea_k_ch_iter_p_none);
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_diag, tea_ch_update_args, tea_ch_iter_cell_diag,
+                  "tea_cheby_update", tea_k_ch_iter_p_diag);
+
+static tea_ch_resid_args tea_ch_resid_make(tea_chunk *c) {
+  tea_ch_resid_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
   a.u0 = TEA_F(c, TEA_FIELD_U0);
-  a.theta = 1.0;
-  a.pc = (int)pc;
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.rx = c->rx;
+  a.ry = c->ry;
   return a;
 }
 
-static int tea_ch_step(tea_chunk *c, tea_precon pc, tea_ch_args *a, const porta_kernel *upd) {
+static tea_ch_update_args tea_ch_update_make(tea_chunk *c, double alpha, double beta,
+                                             double theta) {
+  tea_ch_update_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
+  a.alpha = alpha;
+  a.beta = beta;
+  a.theta = theta;
+  memset(&a.sp, 0, sizeof a.sp);
+  return a;
+}
+
+/* r = u0 - A u, the block preconditioner (z = M r) when pc asks for it, then the update `upd` */
+static int tea_ch_step(tea_chunk *c, tea_precon pc, const tea_ch_update_args *a,
+                       const porta_kernel *upd) {
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec, in, a));
+  tea_ch_resid_args ra = tea_ch_resid_make(c);
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec, in, &ra));
   if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
   return porta_parallel_for_md("tea_cheby_update", c->exec, in, upd, a);
 }
 
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta) {
-  tea_ch_args a = tea_ch_make(c, pc);
-  a.theta = theta;
-  return tea_ch_step(c, pc, &a, &tea_k_ch_init_p);
+  const tea_ch_update_args a = tea_ch_update_make(c, 0.0, 0.0, theta);
+  const porta_kernel *k = pc == TEA_PRECON_JAC_DIAG    ? &tea_k_ch_init_p_diag
+                          : pc == TEA_PRECON_JAC_BLOCK ? &tea_k_ch_init_p_block
+                                                       : &tea_k_ch_init_p_none;
+  return tea_ch_step(c, pc, &a, k);
 }
 
 int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta) {
-  tea_ch_args a = tea_ch_make(c, pc);
-  a.alpha = alpha;
-  a.beta = beta;
-  return tea_ch_step(c, pc, &a, &tea_k_ch_iter_p);
+  const tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
+  const porta_kernel *k = pc == TEA_PRECON_JAC_DIAG    ? &tea_k_ch_iter_p_diag
+                          : pc == TEA_PRECON_JAC_BLOCK ? &tea_k_ch_iter_p_block
+                                                       : &tea_k_ch_iter_p_none;
+  return tea_ch_step(c, pc, &a, k);
 }
 
 int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
@@ -88,12 +137,14 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   if (pc == TEA_PRECON_JAC_BLOCK)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_iterate_split", "precon",
                        "the block preconditioner's columns cross the edge: no split");
-  tea_ch_args a = tea_ch_make(c, pc);
-  a.alpha = alpha;
-  a.beta = beta;
+  tea_ch_resid_args ra = tea_ch_resid_make(c);
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec,
-                                         tea_policy(tea_box_interior(c, 0)), &a));
+                                         tea_policy(tea_box_interior(c, 0)), &ra));
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
-  return tea_split_run(c, 1, ring_exec, &tea_k_ch_iter_p_split, &a, &a.sp);
+  tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
+  return tea_split_run(c, 1, ring_exec,
+                       pc == TEA_PRECON_JAC_DIAG ? &tea_k_ch_iter_p_split_diag
+                                                 : &tea_k_ch_iter_p_split_none,
+                       &a, &a.sp);
 }

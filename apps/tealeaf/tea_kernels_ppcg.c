@@ -9,49 +9,70 @@
  *  halo_depth 1, the two are identical. The inner result ("z" of the reference) is left in
  *  UTEMP, which the outer iteration uses directly (no copy z = utemp).
  *  Kernel file (C++17 compatible). */
+#include <string.h>
+
 #include "tea_internal.h"
 
-typedef struct {
-  porta_view_f64 u, p, r, w, z, mi, kx, ky, di, sd, rtemp, utemp, rstore;
-  double rx, ry, alpha, beta, theta_r;
-  int pc;
-  tea_split sp; /**< the split inner step's edge and inside */
-} tea_pp_args;
+/* One argument struct per kernel family, each with what its kernels read and write; the
+ * preconditioner's variants are kernels of their own, not a flag read in the loop. */
 
-static tea_pp_args tea_pp_make(tea_chunk *c, tea_precon pc) {
-  tea_pp_args a;
-  TEA_ARGS_SOLVER(a, c);
-  a.w = TEA_F(c, TEA_FIELD_W);
-  a.sd = TEA_F(c, TEA_FIELD_SD);
-  a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
-  a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
-  a.rstore = TEA_F(c, TEA_FIELD_RSTORE);
-  a.theta_r = 1.0;
-  a.pc = (int)pc;
-  return a;
-}
+/** sd = (M r) / theta; rtemp = r; utemp = sd. */
+typedef struct {
+  porta_view_f64 r, z, sd, rtemp, utemp;
+  double theta_r; /**< 1 / theta */
+} tea_pp_init_sd_args;
+
+/** rtemp -= A sd (A: kx, ky, di, rx, ry). */
+typedef struct {
+  porta_view_f64 sd, rtemp, kx, ky, di;
+  double rx, ry;
+} tea_pp_inner_r_args;
+
+/** sd = alpha sd + beta (M rtemp); utemp += sd, whole or split into an edge and an inside. */
+typedef struct {
+  porta_view_f64 sd, utemp, rtemp, z, mi;
+  double alpha, beta;
+  tea_split sp; /**< the split inner step's edge and inside */
+} tea_pp_inner_sd_args;
+
+/** The outer iteration: w = A p with r kept in rstore, and the sums of p.w, utemp.r,
+ *  (r - rstore).utemp; p = utemp with the sum of r.p. */
+typedef struct {
+  porta_view_f64 p, r, w, kx, ky, di, utemp, rstore;
+  double rx, ry;
+} tea_pp_outer_args;
 
 /* sd = (z or r) / theta; rtemp = r; utemp = sd */
-PORTA_MDFOR2(tea_k_pp_init_sd, tea_pp_args, a, k, j) {
+PORTA_FORCEINLINE_FUNCTION void tea_pp_init_sd_cell(const tea_pp_init_sd_args *a, int64_t k,
+                                                    int64_t j, int preconditioned) {
   double r = PORTA_AT2(a->r, k, j);
-  double src = a->pc != TEA_PRECON_NONE ? PORTA_AT2(a->z, k, j) : r;
+  double src = preconditioned ? PORTA_AT2(a->z, k, j) : r;
   double sd = src * a->theta_r;
   PORTA_AT2(a->sd, k, j) = sd;
   PORTA_AT2(a->rtemp, k, j) = r;
   PORTA_AT2(a->utemp, k, j) = sd;
 }
 
+PORTA_MDFOR2(tea_k_pp_init_sd_none, tea_pp_init_sd_args, a, k, j) {
+  tea_pp_init_sd_cell(a, k, j, 0);
+}
+
+PORTA_MDFOR2(tea_k_pp_init_sd_pre, tea_pp_init_sd_args, a, k, j) {
+  tea_pp_init_sd_cell(a, k, j, 1);
+}
+
 /* rtemp -= A sd */
-PORTA_MDFOR2(tea_k_pp_inner_r, tea_pp_args, a, k, j) {
+PORTA_MDFOR2(tea_k_pp_inner_r, tea_pp_inner_r_args, a, k, j) {
   PORTA_AT2(a->rtemp, k, j) -= TEA_AV(a, a->sd, k, j);
 }
 
-/* sd = alpha sd + beta (M rtemp); utemp += sd */
-PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_args *a, int64_t k, int64_t j) {
+/* sd = alpha sd + beta (M rtemp); utemp += sd, M as the preconditioner pc */
+PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_inner_sd_args *a, int64_t k,
+                                                     int64_t j, tea_precon pc) {
   double src;
-  if (a->pc == TEA_PRECON_JAC_DIAG)
+  if (pc == TEA_PRECON_JAC_DIAG)
     src = PORTA_AT2(a->mi, k, j) * PORTA_AT2(a->rtemp, k, j);
-  else if (a->pc == TEA_PRECON_JAC_BLOCK)
+  else if (pc == TEA_PRECON_JAC_BLOCK)
     src = PORTA_AT2(a->z, k, j);
   else
     src = PORTA_AT2(a->rtemp, k, j);
@@ -60,43 +81,105 @@ PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_args *a, int64
   PORTA_AT2(a->utemp, k, j) += sd;
 }
 
-PORTA_MDFOR2(tea_k_pp_inner_sd, tea_pp_args, a, k, j) { tea_pp_inner_sd_cell(a, k, j); }
+/** The inner step's kernel for one preconditioner PC, and its cell function. */
+#define TEA_PP_INNER_SD_KERNEL(SUFFIX, PC)                                                         \
+  PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell_##SUFFIX(const tea_pp_inner_sd_args *a,     \
+                                                                int64_t k, int64_t j) {            \
+    tea_pp_inner_sd_cell(a, k, j, PC);                                                             \
+  }                                                                                                \
+  PORTA_MDFOR2(tea_k_pp_inner_sd_##SUFFIX, tea_pp_inner_sd_args, a, k, j) {                        \
+    tea_pp_inner_sd_cell_##SUFFIX(a, k, j);                                                        \
+  }
 
-/* the same split: the edge (halo deep) beside, then the inside */
-TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split, tea_pp_args, tea_pp_inner_sd_cell, "tea_ppcg_inner_sd",
-                  tea_k_pp_inner_sd);
+TEA_PP_INNER_SD_KERNEL(none, TEA_PRECON_NONE)
+TEA_PP_INNER_SD_KERNEL(diag, TEA_PRECON_JAC_DIAG)
+TEA_PP_INNER_SD_KERNEL(block, TEA_PRECON_JAC_BLOCK)
+
+/* the same split: the edge (halo deep) beside, then the inside (not with the block
+   preconditioner, whose columns cross the edge) */
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split_none, tea_pp_inner_sd_args, tea_pp_inner_sd_cell_none,
+                  "tea_ppcg_inner_sd", tea_k_pp_inner_sd_none);
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split_diag, tea_pp_inner_sd_args, tea_pp_inner_sd_cell_diag,
+                  "tea_ppcg_inner_sd", tea_k_pp_inner_sd_diag);
 
 int tea_k_ppcg_init_sd(tea_chunk *c, tea_precon pc, double theta) {
-  tea_pp_args a = tea_pp_make(c, pc);
+  tea_pp_init_sd_args a;
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.sd = TEA_F(c, TEA_FIELD_SD);
+  a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
+  a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
   a.theta_r = 1.0 / theta;
-  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_init_sd", tea_k_pp_init_sd, c->exec,
-                                    tea_policy(tea_box_interior(c, 0)), &a);
+  return porta_parallel_for_md(
+      "tea_ppcg_init_sd", c->exec, tea_policy(tea_box_interior(c, 0)),
+      pc != TEA_PRECON_NONE ? &tea_k_pp_init_sd_pre : &tea_k_pp_init_sd_none, &a);
 }
 
 int tea_k_ppcg_inner_r(tea_chunk *c, int extra) {
-  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  tea_pp_inner_r_args a;
+  a.sd = TEA_F(c, TEA_FIELD_SD);
+  a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.rx = c->rx;
+  a.ry = c->ry;
   return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_r", tea_k_pp_inner_r, c->exec,
                                     tea_policy(tea_box_interior(c, extra)), &a);
 }
 
-int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta) {
-  tea_pp_args a = tea_pp_make(c, pc);
+static tea_pp_inner_sd_args tea_pp_inner_sd_make(tea_chunk *c, double alpha, double beta) {
+  tea_pp_inner_sd_args a;
+  a.sd = TEA_F(c, TEA_FIELD_SD);
+  a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
+  a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
   a.alpha = alpha;
   a.beta = beta;
-  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_sd", tea_k_pp_inner_sd, c->exec,
-                                    tea_policy(tea_box_interior(c, extra)), &a);
+  memset(&a.sp, 0, sizeof a.sp);
+  return a;
+}
+
+int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta) {
+  tea_pp_inner_sd_args a = tea_pp_inner_sd_make(c, alpha, beta);
+  const porta_kernel *k = pc == TEA_PRECON_JAC_DIAG    ? &tea_k_pp_inner_sd_diag
+                          : pc == TEA_PRECON_JAC_BLOCK ? &tea_k_pp_inner_sd_block
+                                                       : &tea_k_pp_inner_sd_none;
+  return porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, tea_policy(tea_box_interior(c, extra)),
+                               k, &a);
 }
 
 int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
                               double beta) {
-  tea_pp_args a = tea_pp_make(c, pc);
-  a.alpha = alpha;
-  a.beta = beta;
-  return tea_split_run(c, c->halo, ring_exec, &tea_k_pp_inner_sd_split, &a, &a.sp);
+  if (pc == TEA_PRECON_JAC_BLOCK)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_ppcg_inner_sd_split", "precon",
+                       "the block preconditioner's columns cross the edge: no split");
+  tea_pp_inner_sd_args a = tea_pp_inner_sd_make(c, alpha, beta);
+  return tea_split_run(c, c->halo, ring_exec,
+                       pc == TEA_PRECON_JAC_DIAG ? &tea_k_pp_inner_sd_split_diag
+                                                 : &tea_k_pp_inner_sd_split_none,
+                       &a, &a.sp);
+}
+
+static tea_pp_outer_args tea_pp_outer_make(tea_chunk *c) {
+  tea_pp_outer_args a;
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.kx = TEA_F(c, TEA_FIELD_KX);
+  a.ky = TEA_F(c, TEA_FIELD_KY);
+  a.di = TEA_F(c, TEA_FIELD_DI);
+  a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
+  a.rstore = TEA_F(c, TEA_FIELD_RSTORE);
+  a.rx = c->rx;
+  a.ry = c->ry;
+  return a;
 }
 
 /* w = A p; rstore = r; pw += p.w */
-PORTA_FORCEINLINE_FUNCTION double tea_pp_calc_w_cell(const tea_pp_args *a, int64_t k, int64_t j) {
+PORTA_FORCEINLINE_FUNCTION double tea_pp_calc_w_cell(const tea_pp_outer_args *a, int64_t k,
+                                                     int64_t j) {
   double p = PORTA_AT2(a->p, k, j);
   double w = TEA_AV(a, a->p, k, j);
   PORTA_AT2(a->w, k, j) = w;
@@ -104,24 +187,26 @@ PORTA_FORCEINLINE_FUNCTION double tea_pp_calc_w_cell(const tea_pp_args *a, int64
   return w * p;
 }
 /* rz += utemp.r */
-PORTA_FORCEINLINE_FUNCTION double tea_pp_rz_cell(const tea_pp_args *a, int64_t k, int64_t j) {
+PORTA_FORCEINLINE_FUNCTION double tea_pp_rz_cell(const tea_pp_outer_args *a, int64_t k, int64_t j) {
   return PORTA_AT2(a->utemp, k, j) * PORTA_AT2(a->r, k, j);
 }
 
 /* Reproducible mode: the two sums as two reductions (a pair of porta_xsum_f64 values would not
  * fit a CUDA block's shared memory). */
-APP_SUM_KERNEL_MD2(tea_k_pp_calc_w, tea_pp_args, a, k, j) { return tea_pp_calc_w_cell(a, k, j); }
-APP_SUM_KERNEL_MD2(tea_k_pp_rz, tea_pp_args, a, k, j) { return tea_pp_rz_cell(a, k, j); }
+APP_SUM_KERNEL_MD2(tea_k_pp_calc_w, tea_pp_outer_args, a, k, j) {
+  return tea_pp_calc_w_cell(a, k, j);
+}
+APP_SUM_KERNEL_MD2(tea_k_pp_rz, tea_pp_outer_args, a, k, j) { return tea_pp_rz_cell(a, k, j); }
 
 /* Default mode: both sums in one pass over the arrays (the same terms in the same order). */
 PORTA_DEFINE_SUM_REDUCER(tea_sum2, double, 2)
-PORTA_MDREDUCE2(tea_k_pp_calc_w_rz, tea_pp_args, a, k, j, tea_sum2, acc) {
+PORTA_MDREDUCE2(tea_k_pp_calc_w_rz, tea_pp_outer_args, a, k, j, tea_sum2, acc) {
   acc->v[0] += tea_pp_calc_w_cell(a, k, j);
   acc->v[1] += tea_pp_rz_cell(a, k, j);
 }
 
 int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
-  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  tea_pp_outer_args a = tea_pp_outer_make(c);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (!c->sum || app_sum_is_exact(c->sum)) {
     PORTA_CHECK(tea_reduce(c, "tea_ppcg_calc_w", in, &tea_k_pp_calc_w, &a, 0, pw));
@@ -137,26 +222,26 @@ int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
 }
 
 /* rrn += (r - rstore).utemp */
-APP_SUM_KERNEL_MD2(tea_k_pp_rrn, tea_pp_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_pp_rrn, tea_pp_outer_args, a, k, j) {
   return (PORTA_AT2(a->r, k, j) - PORTA_AT2(a->rstore, k, j)) * PORTA_AT2(a->utemp, k, j);
 }
 
 int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn) {
-  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  tea_pp_outer_args a = tea_pp_outer_make(c);
   *rrn = 0.0;
   return tea_reduce(c, "tea_ppcg_calc_rrn", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_rrn, &a,
                     0, rrn);
 }
 
 /* p = utemp; rro += r.p */
-APP_SUM_KERNEL_MD2(tea_k_pp_init_p, tea_pp_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_pp_init_p, tea_pp_outer_args, a, k, j) {
   double p = PORTA_AT2(a->utemp, k, j);
   PORTA_AT2(a->p, k, j) = p;
   return PORTA_AT2(a->r, k, j) * p;
 }
 
 int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
-  tea_pp_args a = tea_pp_make(c, TEA_PRECON_NONE);
+  tea_pp_outer_args a = tea_pp_outer_make(c);
   *rro = 0.0;
   return tea_reduce(c, "tea_ppcg_init_p", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_init_p, &a,
                     0, rro);
