@@ -107,32 +107,38 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k) {
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
-/** The operator of chunk c into a kernel family's argument struct `a` (members kx, ky, di, mi,
- *  rx, ry): the face coefficients kx, ky, the diagonal di, rx and ry of A, and the diagonal
- *  preconditioner mi. */
-#define TEA_ARGS_OPERATOR(a, c)                                                                    \
+/** The operator A of chunk c into a kernel family's argument struct `a` (members kx, ky, di,
+ *  rx, ry: what TEA_AV reads): the face coefficients kx, ky, the diagonal di, rx and ry. */
+#define TEA_ARGS_STENCIL(a, c)                                                                     \
   do {                                                                                             \
     (a).kx = TEA_F(c, TEA_FIELD_KX);                                                               \
     (a).ky = TEA_F(c, TEA_FIELD_KY);                                                               \
     (a).di = TEA_F(c, TEA_FIELD_DI);                                                               \
-    (a).mi = TEA_F(c, TEA_FIELD_MI);                                                               \
     (a).rx = (c)->rx;                                                                              \
     (a).ry = (c)->ry;                                                                              \
   } while (0)
 
-/** What every solver's kernel family reads, into its argument struct `a` (members u, p, r, z,
- *  alpha, beta, sp and those of TEA_ARGS_OPERATOR): the iterate u, the direction p, the
- *  residual r, the preconditioned residual z and the operator; alpha = beta = 0, no split. */
-#define TEA_ARGS_SOLVER(a, c)                                                                      \
+/** TEA_ARGS_STENCIL and the diagonal preconditioner mi (member mi). */
+#define TEA_ARGS_OPERATOR(a, c)                                                                    \
   do {                                                                                             \
-    (a).u = TEA_F(c, TEA_FIELD_U);                                                                 \
-    (a).p = TEA_F(c, TEA_FIELD_P);                                                                 \
-    (a).r = TEA_F(c, TEA_FIELD_R);                                                                 \
-    (a).z = TEA_F(c, TEA_FIELD_Z);                                                                 \
-    TEA_ARGS_OPERATOR(a, c);                                                                       \
-    (a).alpha = (a).beta = 0.0;                                                                    \
-    memset(&(a).sp, 0, sizeof(a).sp);                                                              \
+    TEA_ARGS_STENCIL(a, c);                                                                        \
+    (a).mi = TEA_F(c, TEA_FIELD_MI);                                                               \
   } while (0)
+
+/** r = u0 - A u (the residual: tea_k_residual, Chebyshev's step). */
+typedef struct {
+  porta_view_f64 u, u0, r, kx, ky, di;
+  double rx, ry;
+} tea_resid_args;
+
+static inline tea_resid_args tea_resid_make(const tea_chunk *c) {
+  tea_resid_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.u0 = TEA_F(c, TEA_FIELD_U0);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  TEA_ARGS_STENCIL(a, c);
+  return a;
+}
 
 /** Global-sum reduction `k` (an APP_SUM_KERNEL_MD2: plain or exact as c->sum says) over `p`
  *  into slot `slot` of c->sum; *out = this rank's sum. Slot 0 starts a new set; a set of n

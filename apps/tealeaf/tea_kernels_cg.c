@@ -48,11 +48,7 @@ static tea_cg_w_args tea_cg_w_make(tea_chunk *c) {
   tea_cg_w_args a;
   a.p = TEA_F(c, TEA_FIELD_P);
   a.w = TEA_F(c, TEA_FIELD_W);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.rx = c->rx;
-  a.ry = c->ry;
+  TEA_ARGS_STENCIL(a, c);
   return a;
 }
 

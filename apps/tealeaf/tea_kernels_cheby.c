@@ -6,14 +6,9 @@
 
 #include "tea_internal.h"
 
-/* Two kernel families, each with the struct of what it reads and writes; the preconditioner's
+/* Two kernel families (the residual's struct is tea_internal.h's), each with the struct of what
+ * it reads and writes; the preconditioner's
  * variants are kernels of their own (TEA_CH_KERNELS), not a flag read in the loop. */
-
-/** r = u0 - A u (A: kx, ky, di, rx, ry). */
-typedef struct {
-  porta_view_f64 u, u0, r, kx, ky, di;
-  double rx, ry;
-} tea_ch_resid_args;
 
 /** p = alpha p + beta (M r) (the first step: p = (M r) / theta); u += p. */
 typedef struct {
@@ -22,7 +17,8 @@ typedef struct {
   tea_split sp; /**< the split update's edge and inside */
 } tea_ch_update_args;
 
-PORTA_MDFOR2(tea_k_ch_resid, tea_ch_resid_args, a, k, j) {
+/* r = u0 - A u (tea_resid_args, tea_internal.h) */
+PORTA_MDFOR2(tea_k_ch_resid, tea_resid_args, a, k, j) {
   PORTA_AT2(a->r, k, j) = PORTA_AT2(a->u0, k, j) - TEA_AV(a, a->u, k, j);
 }
 
@@ -78,19 +74,6 @@ TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_none, tea_ch_update_args, tea_ch_iter_ce
 TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_diag, tea_ch_update_args, tea_ch_iter_cell_diag,
                   "tea_cheby_update", tea_k_ch_iter_p_diag);
 
-static tea_ch_resid_args tea_ch_resid_make(tea_chunk *c) {
-  tea_ch_resid_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.u0 = TEA_F(c, TEA_FIELD_U0);
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.rx = c->rx;
-  a.ry = c->ry;
-  return a;
-}
-
 static tea_ch_update_args tea_ch_update_make(tea_chunk *c, double alpha, double beta,
                                              double theta) {
   tea_ch_update_args a;
@@ -110,7 +93,7 @@ static tea_ch_update_args tea_ch_update_make(tea_chunk *c, double alpha, double 
 static int tea_ch_step(tea_chunk *c, tea_precon pc, const tea_ch_update_args *a,
                        const porta_kernel *upd) {
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  tea_ch_resid_args ra = tea_ch_resid_make(c);
+  tea_resid_args ra = tea_resid_make(c);
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec, in, &ra));
   if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
   return porta_parallel_for_md("tea_cheby_update", c->exec, in, upd, a);
@@ -137,7 +120,7 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   if (pc == TEA_PRECON_JAC_BLOCK)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_iterate_split", "precon",
                        "the block preconditioner's columns cross the edge: no split");
-  tea_ch_resid_args ra = tea_ch_resid_make(c);
+  tea_resid_args ra = tea_resid_make(c);
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec,
                                          tea_policy(tea_box_interior(c, 0)), &ra));
   /* the residual reads u around every cell: all of it before any cell's u changes */

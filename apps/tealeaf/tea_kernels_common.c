@@ -176,11 +176,6 @@ int tea_k_init_common(tea_chunk *c, const tea_settings *s) {
 
 /* ---- residual, norms, finalise ---- */
 
-typedef struct {
-  porta_view_f64 u, u0, r, kx, ky, di;
-  double rx, ry;
-} tea_resid_args;
-
 /* r = u0 - A u; rr += r^2 */
 APP_SUM_KERNEL_MD2(tea_k_residual_r, tea_resid_args, a, k, j) {
   double smvp = TEA_AV(a, a->u, k, j);
@@ -190,15 +185,7 @@ APP_SUM_KERNEL_MD2(tea_k_residual_r, tea_resid_args, a, k, j) {
 }
 
 int tea_k_residual(tea_chunk *c, double *rr) {
-  tea_resid_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.u0 = TEA_F(c, TEA_FIELD_U0);
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.rx = c->rx;
-  a.ry = c->ry;
+  tea_resid_args a = tea_resid_make(c);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   return rr ? tea_reduce(c, "tea_residual", in, &tea_k_residual_r, &a, 0, rr)
             : tea_reduce_unused(c, "tea_residual", in, &tea_k_residual_r, &a);

@@ -119,11 +119,7 @@ int tea_k_ppcg_inner_r(tea_chunk *c, int extra) {
   tea_pp_inner_r_args a;
   a.sd = TEA_F(c, TEA_FIELD_SD);
   a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
-  a.rx = c->rx;
-  a.ry = c->ry;
+  TEA_ARGS_STENCIL(a, c);
   return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_inner_r", tea_k_pp_inner_r, c->exec,
                                     tea_policy(tea_box_interior(c, extra)), &a);
 }
@@ -167,13 +163,9 @@ static tea_pp_outer_args tea_pp_outer_make(tea_chunk *c) {
   a.p = TEA_F(c, TEA_FIELD_P);
   a.r = TEA_F(c, TEA_FIELD_R);
   a.w = TEA_F(c, TEA_FIELD_W);
-  a.kx = TEA_F(c, TEA_FIELD_KX);
-  a.ky = TEA_F(c, TEA_FIELD_KY);
-  a.di = TEA_F(c, TEA_FIELD_DI);
+  TEA_ARGS_STENCIL(a, c);
   a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
   a.rstore = TEA_F(c, TEA_FIELD_RSTORE);
-  a.rx = c->rx;
-  a.ry = c->ry;
   return a;
 }
 
