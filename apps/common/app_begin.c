@@ -13,10 +13,10 @@
 
 /** Every rank has run a start-up stage; stop them all, together, if any failed: the lowest
  *  failing rank prints its message (`rc` non-zero there; the message is Porta's last), and
- *  every rank exits with `status`. A rank may fail alone: each has its own environment and,
- *  under an MPMD launch, its own command line, and stopping only it would leave the others
- *  waiting in a collective. */
-static void agree(int rc, int status) {
+ *  every rank exits with APP_EXIT_BAD_INPUT (a start-up stage only refuses input). A rank may
+ *  fail alone: each has its own environment and, under an MPMD launch, its own command line,
+ *  and stopping only it would leave the others waiting in a collective. */
+static void agree(int rc) {
   const int rank = app_mpi_rank(), size = app_mpi_size();
   int mine = rc != 0 ? rank : size, first = size;
   if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -30,7 +30,7 @@ static void agree(int rc, int status) {
       fprintf(stderr, "%s: rank %d: %s\n", app_program_name(), rank, porta_last_error_message());
     fflush(stderr);
   }
-  app_exit_all(status, NULL);
+  app_exit_all(APP_EXIT_BAD_INPUT, NULL);
 }
 
 /** FNV-1a over the arguments left after Porta took its own (the app's command line). */
@@ -88,26 +88,25 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
     if (app_mpi_rank() == 0) app_cli_usage(stdout, spec);
     app_exit_all(APP_EXIT_SUCCESS, NULL);
   }
-  agree(porta_initialize(argc, argv), APP_EXIT_BAD_INPUT);
+  agree(porta_initialize(argc, argv));
   /* The one error policy of a run, set here and never changed: every Porta failure comes back
      as a code with its message (porta_last_error_message), the caller that cannot go on stops
      the job with it (APP_CHECK), and code with something to undo first (the HDF5 writer's
      temporary file, a GPU channel falling back to the host) does so on the way up. */
   porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   int rc = app_env_check(spec->env, spec->nenv);
-  agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon), APP_EXIT_BAD_INPUT);
+  agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon));
   rc = app_env_agree(spec->env, spec->nenv, MPI_COMM_WORLD);
-  agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD),
-        APP_EXIT_BAD_INPUT);
-  agree(app_cli_parse(*argc, *argv, spec, cli), APP_EXIT_BAD_INPUT);
-  agree(same_arguments(*argc, *argv), APP_EXIT_BAD_INPUT);
+  agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD));
+  agree(app_cli_parse(*argc, *argv, spec, cli));
+  agree(same_arguments(*argc, *argv));
   if (cli->summary_json[0]) {
     /* the summary must not replace the run's deck or its results */
     char h5[APP_PATH_MAX + 16], xmf[APP_PATH_MAX + 16];
     snprintf(h5, sizeof h5, "%s.h5", cli->output);
     snprintf(xmf, sizeof xmf, "%s.xmf", cli->output);
     const char *keep[3] = {cli->input, cli->no_h5 ? NULL : h5, cli->no_h5 ? NULL : xmf};
-    agree(app_summary_probe(cli->summary_json, keep, 3, MPI_COMM_WORLD), APP_EXIT_BAD_INPUT);
+    agree(app_summary_probe(cli->summary_json, keep, 3, MPI_COMM_WORLD));
   }
   if (cli->reproducible) porta_set_deterministic(1);
   app_spare_input(cli, cli->input, "the deck");

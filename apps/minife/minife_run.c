@@ -83,14 +83,8 @@ static void build_structure(minife_run *r) {
   APP_CHECK(minife_columns(&m->mesh, MPI_COMM_WORLD, m->exec, &column_map, &m->halo, &nexternal,
                            &r->exchange_bytes));
   A->ncols = A->nrows + nexternal;
-  int64_t nnz = 1;
-  for (int d = 0; d < 3; ++d) { /* the stencil's extent over the owned nodes */
-    int64_t s = 3 * m->mesh.n[d];
-    if (m->mesh.nlo[d] == 0) s -= 1;
-    if (m->mesh.nlo[d] + m->mesh.n[d] == m->mesh.nodes[d]) s -= 1;
-    nnz *= s;
-  }
-  A->nnz = nnz;
+  /* exact: minife_check_sizes kept it below 2^31 */
+  A->nnz = (int64_t)minife_stencil_nnz(m->mesh.nlo, m->mesh.n, m->mesh.nodes);
   /* uninitialised: the kernels write every entry (vals is zeroed by the assembly's own kernel,
      in parallel, so the pages are first touched by the threads that use them) */
   porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,

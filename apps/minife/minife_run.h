@@ -30,8 +30,7 @@ typedef struct minife_run {
 } minife_run;
 
 /** MPI, Porta and the command line, the run's date, the decomposition with its size and memory
- *  checks, and the result file (a bad --out fails now, not after the solve). From here on any
- *  failure of Porta stops the job with its message. */
+ *  checks, and the result file (a bad --out fails now, not after the solve). */
 void minife_run_begin(minife_run *r, int *argc, char ***argv);
 /** The matrix structure, the assembly of A and b, the Dirichlet conditions, the rows split for
  *  overlap, and the matrix statistics of the report. */
@@ -46,5 +45,8 @@ int minife_run_finish(minife_run *r);
 /** Refuse (exit status 2, on every rank) a mesh whose ranks would overflow the 32-bit local
  *  indices or need more memory than their node or device has (minife_sizes.c). */
 void minife_check_sizes(const minife *m);
+/** The nonzeros of the rows of the owned nodes [lo, lo + n) of a mesh of `nodes` nodes: the
+ *  27-point stencil cut at the mesh's faces (in double: a mesh far too large overflows 64 bits). */
+double minife_stencil_nnz(const int64_t lo[3], const int64_t n[3], const int64_t nodes[3]);
 
 #endif /* MINIFE_RUN_H */

@@ -6,6 +6,17 @@
 
 #include "minife_run.h"
 
+double minife_stencil_nnz(const int64_t lo[3], const int64_t n[3], const int64_t nodes[3]) {
+  double nnz = 1;
+  for (int d = 0; d < 3; ++d) { /* the stencil's extent, one node less at each mesh face */
+    int64_t s = 3 * n[d];
+    if (lo[d] == 0) s -= 1;
+    if (lo[d] + n[d] == nodes[d]) s -= 1;
+    nnz *= (double)s;
+  }
+  return nnz;
+}
+
 /** Refuse sizes that cannot work, the same on every rank (all boxes are known everywhere). */
 void minife_check_sizes(const minife *m) {
   const minife_mesh *mesh = &m->mesh;
@@ -13,14 +24,8 @@ void minife_check_sizes(const minife *m) {
   double worst_nnz = 0, worst_rows = 0;
   for (int q = 0; q < mesh->nranks; ++q) {
     int64_t lo[3], n[3];
-    double nnz = 1;
     minife_owned_nodes(&mesh->boxes[q], mesh->elems, lo, n);
-    for (int d = 0; d < 3; ++d) { /* sum over the owned nodes of the stencil extent */
-      int64_t s = 3 * n[d];
-      if (lo[d] == 0) s -= 1;
-      if (lo[d] + n[d] == mesh->nodes[d]) s -= 1;
-      nnz *= (double)s;
-    }
+    const double nnz = minife_stencil_nnz(lo, n, mesh->nodes);
     const double rows = (double)n[0] * (double)n[1] * (double)n[2];
     if (nnz > worst_nnz) worst_nnz = nnz;
     if (rows > worst_rows) worst_rows = rows;

@@ -37,7 +37,7 @@ typedef struct minimd_run {
 void minimd_run_begin(minimd_run *r, int *argc, char ***argv);
 /** The box and decomposition (refused when its ranks cannot hold it), the potential, the bins,
  *  the result file (a bad --out fails now, not after the run) and the atoms with their
- *  velocities. From here on any failure of Porta stops the job with its message. */
+ *  velocities. */
 void minimd_run_set_up(minimd_run *r);
 /** Step 0, the velocity-Verlet loop with re-neighbouring, thermo lines and snapshots, the
  *  check that no atom was lost, and the Performance Summary (minimd_steps.c). */

@@ -107,6 +107,20 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k) {
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
+/** One kernel per preconditioner from one cell function CELL(a, k, j, pc), pc a constant in
+ *  each: NAME_none, NAME_diag and NAME_block over an mdrange (with their cell functions
+ *  NAME_none_cell ..., for TEA_SPLIT_KERNELS), and NAME[pc], the three indexed by tea_precon. */
+#define TEA_PRECON_KERNELS(NAME, ARGS_T, CELL)                                                     \
+  TEA_PRECON_KERNEL_(NAME##_none, ARGS_T, CELL, TEA_PRECON_NONE)                                   \
+  TEA_PRECON_KERNEL_(NAME##_diag, ARGS_T, CELL, TEA_PRECON_JAC_DIAG)                               \
+  TEA_PRECON_KERNEL_(NAME##_block, ARGS_T, CELL, TEA_PRECON_JAC_BLOCK)                             \
+  static const porta_kernel *const NAME[3] = {&NAME##_none, &NAME##_diag, &NAME##_block}
+#define TEA_PRECON_KERNEL_(KNAME, ARGS_T, CELL, PC)                                                \
+  PORTA_FORCEINLINE_FUNCTION void KNAME##_cell(const ARGS_T *a, int64_t k, int64_t j) {            \
+    CELL(a, k, j, PC);                                                                             \
+  }                                                                                                \
+  PORTA_MDFOR2(KNAME, ARGS_T, a, k, j) { KNAME##_cell(a, k, j); }
+
 /** The operator A of chunk c into a kernel family's argument struct `a` (members kx, ky, di,
  *  rx, ry: what TEA_AV reads): the face coefficients kx, ky, the diagonal di, rx and ry. */
 #define TEA_ARGS_STENCIL(a, c)                                                                     \

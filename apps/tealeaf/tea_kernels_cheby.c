@@ -50,28 +50,15 @@ PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_update_args *a, in
   PORTA_AT2(a->u, k, j) += p;
 }
 
-/** The update's kernels for one preconditioner PC: the first step and the iteration. */
-#define TEA_CH_KERNELS(SUFFIX, PC)                                                                 \
-  PORTA_MDFOR2(tea_k_ch_init_p_##SUFFIX, tea_ch_update_args, a, k, j) {                            \
-    tea_ch_init_cell(a, k, j, PC);                                                                 \
-  }                                                                                                \
-  PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell_##SUFFIX(const tea_ch_update_args *a,           \
-                                                            int64_t k, int64_t j) {                \
-    tea_ch_iter_cell(a, k, j, PC);                                                                 \
-  }                                                                                                \
-  PORTA_MDFOR2(tea_k_ch_iter_p_##SUFFIX, tea_ch_update_args, a, k, j) {                            \
-    tea_ch_iter_cell_##SUFFIX(a, k, j);                                                            \
-  }
-
-TEA_CH_KERNELS(none, TEA_PRECON_NONE)
-TEA_CH_KERNELS(diag, TEA_PRECON_JAC_DIAG)
-TEA_CH_KERNELS(block, TEA_PRECON_JAC_BLOCK)
+/* the update's kernels for each preconditioner: the first step and the iteration */
+TEA_PRECON_KERNELS(tea_k_ch_init_p, tea_ch_update_args, tea_ch_init_cell);
+TEA_PRECON_KERNELS(tea_k_ch_iter_p, tea_ch_update_args, tea_ch_iter_cell);
 
 /* the iteration split into an edge and an inside (not with the block preconditioner, whose
    columns cross the edge) */
-TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_none, tea_ch_update_args, tea_ch_iter_cell_none,
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_none, tea_ch_update_args, tea_k_ch_iter_p_none_cell,
                   "tea_cheby_update", tea_k_ch_iter_p_none);
-TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_diag, tea_ch_update_args, tea_ch_iter_cell_diag,
+TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_diag, tea_ch_update_args, tea_k_ch_iter_p_diag_cell,
                   "tea_cheby_update", tea_k_ch_iter_p_diag);
 
 static tea_ch_update_args tea_ch_update_make(tea_chunk *c, double alpha, double beta,
@@ -101,18 +88,12 @@ static int tea_ch_step(tea_chunk *c, tea_precon pc, const tea_ch_update_args *a,
 
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta) {
   const tea_ch_update_args a = tea_ch_update_make(c, 0.0, 0.0, theta);
-  const porta_kernel *k = pc == TEA_PRECON_JAC_DIAG    ? &tea_k_ch_init_p_diag
-                          : pc == TEA_PRECON_JAC_BLOCK ? &tea_k_ch_init_p_block
-                                                       : &tea_k_ch_init_p_none;
-  return tea_ch_step(c, pc, &a, k);
+  return tea_ch_step(c, pc, &a, tea_k_ch_init_p[pc]);
 }
 
 int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta) {
   const tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
-  const porta_kernel *k = pc == TEA_PRECON_JAC_DIAG    ? &tea_k_ch_iter_p_diag
-                          : pc == TEA_PRECON_JAC_BLOCK ? &tea_k_ch_iter_p_block
-                                                       : &tea_k_ch_iter_p_none;
-  return tea_ch_step(c, pc, &a, k);
+  return tea_ch_step(c, pc, &a, tea_k_ch_iter_p[pc]);
 }
 
 int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,

@@ -81,25 +81,14 @@ PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell(const tea_pp_inner_sd_args 
   PORTA_AT2(a->utemp, k, j) += sd;
 }
 
-/** The inner step's kernel for one preconditioner PC, and its cell function. */
-#define TEA_PP_INNER_SD_KERNEL(SUFFIX, PC)                                                         \
-  PORTA_FORCEINLINE_FUNCTION void tea_pp_inner_sd_cell_##SUFFIX(const tea_pp_inner_sd_args *a,     \
-                                                                int64_t k, int64_t j) {            \
-    tea_pp_inner_sd_cell(a, k, j, PC);                                                             \
-  }                                                                                                \
-  PORTA_MDFOR2(tea_k_pp_inner_sd_##SUFFIX, tea_pp_inner_sd_args, a, k, j) {                        \
-    tea_pp_inner_sd_cell_##SUFFIX(a, k, j);                                                        \
-  }
-
-TEA_PP_INNER_SD_KERNEL(none, TEA_PRECON_NONE)
-TEA_PP_INNER_SD_KERNEL(diag, TEA_PRECON_JAC_DIAG)
-TEA_PP_INNER_SD_KERNEL(block, TEA_PRECON_JAC_BLOCK)
+/* the inner step's kernel for each preconditioner */
+TEA_PRECON_KERNELS(tea_k_pp_inner_sd, tea_pp_inner_sd_args, tea_pp_inner_sd_cell);
 
 /* the same split: the edge (halo deep) beside, then the inside (not with the block
    preconditioner, whose columns cross the edge) */
-TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split_none, tea_pp_inner_sd_args, tea_pp_inner_sd_cell_none,
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split_none, tea_pp_inner_sd_args, tea_k_pp_inner_sd_none_cell,
                   "tea_ppcg_inner_sd", tea_k_pp_inner_sd_none);
-TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split_diag, tea_pp_inner_sd_args, tea_pp_inner_sd_cell_diag,
+TEA_SPLIT_KERNELS(tea_k_pp_inner_sd_split_diag, tea_pp_inner_sd_args, tea_k_pp_inner_sd_diag_cell,
                   "tea_ppcg_inner_sd", tea_k_pp_inner_sd_diag);
 
 int tea_k_ppcg_init_sd(tea_chunk *c, tea_precon pc, double theta) {
@@ -139,11 +128,8 @@ static tea_pp_inner_sd_args tea_pp_inner_sd_make(tea_chunk *c, double alpha, dou
 
 int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta) {
   tea_pp_inner_sd_args a = tea_pp_inner_sd_make(c, alpha, beta);
-  const porta_kernel *k = pc == TEA_PRECON_JAC_DIAG    ? &tea_k_pp_inner_sd_diag
-                          : pc == TEA_PRECON_JAC_BLOCK ? &tea_k_pp_inner_sd_block
-                                                       : &tea_k_pp_inner_sd_none;
   return porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, tea_policy(tea_box_interior(c, extra)),
-                               k, &a);
+                               tea_k_pp_inner_sd[pc], &a);
 }
 
 int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
