@@ -12,8 +12,7 @@
  *  so every failure travels up as a code (code with something to undo, such as the HDF5 writer's
  *  temporary file or a GPU channel falling back to the host, does it on the way) to the run's
  *  step that cannot go on, which stops the job with APP_CHECK or app_exit_all and one of the
- *  exit statuses of enum app_exit_status. Functions that cannot fail return void; app_deck also
- *  keeps its last "file:line: reason" in d->err (TeaLeaf's deck messages). */
+ *  exit statuses of enum app_exit_status. Functions that cannot fail return void. */
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
 

@@ -49,25 +49,16 @@ static const char *deck_show(const char *text, char *buf, size_t n) {
   return buf;
 }
 
-/* "file:line: message" into d->err, and the Porta error `code` of function `op` on the deck;
- * returns the code. */
+/* Record "file:line: message" as the Porta error `code` of function `op` on the deck; returns
+ * the code. */
 static int deck_vfail(app_deck *d, int code, const char *op, int line, const char *fmt,
                       va_list ap) {
   char raw[512], msg[1200], path[400];
   vsnprintf(raw, sizeof raw, fmt, ap);
   deck_escape(raw, msg, sizeof msg);
   deck_escape(d->path, path, sizeof path);
-  /* d->err = "path:line: msg" (or "path: msg"), cut to its size */
-  size_t o = strlen(path);
-  memcpy(d->err, path, o + 1);
-  int w = line > 0 ? snprintf(d->err + o, sizeof d->err - o, ":%d: ", line)
-                   : snprintf(d->err + o, sizeof d->err - o, ": ");
-  o += (size_t)w;
-  size_t m = strlen(msg);
-  if (m > sizeof d->err - 1 - o) m = sizeof d->err - 1 - o;
-  memcpy(d->err + o, msg, m);
-  d->err[o + m] = '\0';
-  return porta_error(code, op, NULL, "%s", d->err); /* the same words in both */
+  if (line > 0) return porta_error(code, op, NULL, "%s:%d: %s", path, line, msg);
+  return porta_error(code, op, NULL, "%s: %s", path, msg);
 }
 
 static int deck_fail(app_deck *d, int code, const char *op, int line, const char *fmt, ...)
@@ -175,7 +166,7 @@ static int deck_read_file(const char *path, char **buf, long long *len, int *is_
   return status;
 }
 
-/* An MPI call on the deck's path failed: d->err names it and MPI's reason. */
+/* An MPI call on the deck's path failed: the error names it and MPI's reason. */
 static int deck_mpi_fail(app_deck *d, const char *call, int rc) {
   char err[MPI_MAX_ERROR_STRING] = "";
   int n = 0;

@@ -2,8 +2,8 @@
  *  Input-deck reading shared by the apps: load a text file on rank 0 and broadcast it (every
  *  rank then parses the same text and reaches the same verdict), split it into lines of
  *  tokens, and convert values with errors that name the file, the line and the value.
- *  Errors: Porta codes (app_common.h); the message is also kept in d->err as "file:line: reason"
- *  (what the apps print for a bad deck).
+ *  Errors: Porta codes (app_common.h) recording "file:line: reason" (porta_last_error_message:
+ *  what the apps print for a bad deck).
  */
 #ifndef APP_DECK_H
 #define APP_DECK_H
@@ -16,7 +16,6 @@
 
 PORTA_EXTERN_C_BEGIN
 
-#define APP_DECK_ERR_MAX 1600
 /** The largest deck app_deck_load reads (16 MiB); a larger file, or a file that is not a regular
  *  file and reads more (a device, a pipe that never ends), is refused. */
 #define APP_DECK_MAX_BYTES (16ll * 1024 * 1024)
@@ -34,11 +33,10 @@ typedef struct app_deck {
   size_t size;
   int nlines;
   app_deck_line *lines;
-  char err[APP_DECK_ERR_MAX]; /**< the last error: "file:line: message" */
 } app_deck;
 
 /** Rank 0 reads `path`, every rank of `comm` receives the text. Returns PORTA_SUCCESS, or
- *  PORTA_ERROR_IO with d->err set on every rank (file missing, unreadable: the OS's reason; a
+ *  PORTA_ERROR_IO recorded on every rank (file missing, unreadable: the OS's reason; a
  *  directory; more than APP_DECK_MAX_BYTES; a failed MPI call: MPI's reason). */
 int app_deck_load(app_deck *d, const char *path, MPI_Comm comm);
 /** Use `text` as the deck (tests, default decks). */
@@ -46,17 +44,17 @@ int app_deck_load_text(app_deck *d, const char *name, const char *text);
 /** Split into lines of tokens: characters in `comment` start a comment to the end of the line,
  *  characters in `separators` count as white space, `lower` lower-cases everything. A UTF-8
  *  byte-order mark at the start is skipped; a NUL byte is refused (PORTA_ERROR_INVALID_ARGUMENT,
- *  d->err names its line). */
+ *  naming its line). */
 int app_deck_tokenize(app_deck *d, const char *comment, const char *separators, int lower);
 void app_deck_free(app_deck *d);
 
-/** Format "file:line: message" into d->err (and record it as a Porta error of the deck);
+/** Record "file:line: message" as a Porta error of the deck;
  *  returns PORTA_ERROR_INVALID_ARGUMENT (so `return app_deck_error(...)`). Control bytes of the
  *  message (and of the file name) are written escaped, as \xNN. */
 int app_deck_error(app_deck *d, int line, const char *fmt, ...) PORTA_PRINTF_FORMAT(3, 4);
 
 /** Convert `text` (the value of `key` on line `line`): whole string must be a number (of any
- *  length). On failure set d->err ("file:line: bad integer 'x' for 'key'"; a value out of the
+ *  length). On failure record ("file:line: bad integer 'x' for 'key'"; a value out of the
  *  type's range says so) and return PORTA_ERROR_INVALID_ARGUMENT. app_deck_double accepts
  *  Fortran exponents (1.0d-3) and subnormal values; it refuses hexadecimal numbers, what is not
  *  finite and what overflows or underflows to zero. */

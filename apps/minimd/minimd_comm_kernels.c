@@ -120,7 +120,7 @@ typedef struct atom_args {
   porta_view_i64 id, list, list2;
   porta_view_f64 buf;
   int64_t first;
-  int dim, mode, with_v;
+  int dim;
   double lo, hi, shift[3], prd[3];
 } atom_args;
 
@@ -145,20 +145,26 @@ PORTA_FOR(minimd_k_wrap, atom_args, a, i) {
   }
 }
 
-PORTA_INLINE_FUNCTION int selected(int mode, double c, double lo, double hi) {
+PORTA_FORCEINLINE_FUNCTION int selected(int mode, double c, double lo, double hi) {
   return mode == MINIMD_SELECT_SLAB      ? c >= lo && c <= hi
          : mode == MINIMD_SELECT_OUTSIDE ? c < lo || c >= hi
                                          : c >= lo && c < hi;
 }
 
-/* the atoms first + k chosen by the mode, in index order, into list */
-PORTA_SCAN(minimd_k_select, atom_args, a, k, porta_sum_i64, upd, final) {
-  const double c = PORTA_AT1(a->x, a->first + k).v[a->dim];
-  if (selected(a->mode, c, a->lo, a->hi)) {
-    if (final) PORTA_AT1(a->list, *upd) = a->first + k;
-    *upd += 1;
+/** The atoms first + k chosen by the mode, in index order, into list: one kernel per mode. */
+#define MINIMD_SELECT_KERNEL(NAME, MODE)                                                           \
+  PORTA_SCAN(NAME, atom_args, a, k, porta_sum_i64, upd, final) {                                   \
+    const double c = PORTA_AT1(a->x, a->first + k).v[a->dim];                                      \
+    if (selected(MODE, c, a->lo, a->hi)) {                                                         \
+      if (final) PORTA_AT1(a->list, *upd) = a->first + k;                                          \
+      *upd += 1;                                                                                   \
+    }                                                                                              \
   }
-}
+MINIMD_SELECT_KERNEL(minimd_k_select_slab, MINIMD_SELECT_SLAB)
+MINIMD_SELECT_KERNEL(minimd_k_select_outside, MINIMD_SELECT_OUTSIDE)
+MINIMD_SELECT_KERNEL(minimd_k_select_inside, MINIMD_SELECT_INSIDE)
+static const porta_kernel *const minimd_k_select[3] = {
+    &minimd_k_select_slab, &minimd_k_select_outside, &minimd_k_select_inside};
 
 /* ghost first + k is the image of atom list[k] */
 PORTA_FOR(minimd_k_ghost, atom_args, a, k) {
@@ -179,14 +185,14 @@ PORTA_FOR(minimd_k_move, atom_args, a, k) {
   PORTA_AT1(a->id, to) = PORTA_AT1(a->id, from);
 }
 
-/* atom list[k] into the message: x, (v), type, id as doubles */
-PORTA_FOR(minimd_k_pack, atom_args, a, k) {
+/** Atom list[k] into the message: x, (v), type, id as doubles. */
+PORTA_FORCEINLINE_FUNCTION void pack_atom(const atom_args *a, int64_t k, int with_v) {
   const int64_t i = PORTA_AT1(a->list, k);
-  const int w = a->with_v ? MINIMD_MIGRATE_DOUBLES : MINIMD_GHOST_DOUBLES;
+  const int w = with_v ? MINIMD_MIGRATE_DOUBLES : MINIMD_GHOST_DOUBLES;
   double *b = &PORTA_AT1(a->buf, k * w);
   const minimd_vec3 x = PORTA_AT1(a->x, i);
   for (int d = 0; d < 3; ++d) b[d] = x.v[d];
-  if (a->with_v) {
+  if (with_v) {
     const minimd_vec3 v = PORTA_AT1(a->v, i);
     for (int d = 0; d < 3; ++d) b[3 + d] = v.v[d];
   }
@@ -194,17 +200,21 @@ PORTA_FOR(minimd_k_pack, atom_args, a, k) {
   b[w - 1] = (double)PORTA_AT1(a->id, i);
 }
 
-/* the message's atoms within [lo, hi) along dim (dim < 0: all) appended from first on
-   (+ shift) */
-PORTA_SCAN(minimd_k_unpack, atom_args, a, k, porta_sum_i64, upd, final) {
-  const int w = a->with_v ? MINIMD_MIGRATE_DOUBLES : MINIMD_GHOST_DOUBLES;
+PORTA_FOR(minimd_k_pack_ghost, atom_args, a, k) { pack_atom(a, k, 0); }
+PORTA_FOR(minimd_k_pack_migrate, atom_args, a, k) { pack_atom(a, k, 1); }
+
+/** The message's atom k, if within [lo, hi) along dim (dim < 0: all), appended from first on
+ *  (+ shift). */
+PORTA_FORCEINLINE_FUNCTION void unpack_atom(const atom_args *a, int64_t k, int64_t *upd, int final,
+                                            int with_v) {
+  const int w = with_v ? MINIMD_MIGRATE_DOUBLES : MINIMD_GHOST_DOUBLES;
   const double *b = &PORTA_AT1(a->buf, k * w);
   if (a->dim < 0 || (b[a->dim] >= a->lo && b[a->dim] < a->hi)) {
     if (final) {
       const int64_t j = a->first + *upd;
       minimd_vec3 *x = &PORTA_AT1(a->x, j);
       for (int d = 0; d < 3; ++d) x->v[d] = b[d] + a->shift[d];
-      if (a->with_v) {
+      if (with_v) {
         minimd_vec3 *v = &PORTA_AT1(a->v, j);
         for (int d = 0; d < 3; ++d) v->v[d] = b[3 + d];
       }
@@ -213,6 +223,13 @@ PORTA_SCAN(minimd_k_unpack, atom_args, a, k, porta_sum_i64, upd, final) {
     }
     *upd += 1;
   }
+}
+
+PORTA_SCAN(minimd_k_unpack_ghost, atom_args, a, k, porta_sum_i64, upd, final) {
+  unpack_atom(a, k, upd, final, 0);
+}
+PORTA_SCAN(minimd_k_unpack_migrate, atom_args, a, k, porta_sum_i64, upd, final) {
+  unpack_atom(a, k, upd, final, 1);
 }
 
 int minimd_wrap(porta_exec exec, minimd_atoms *at, const double prd[3]) {
@@ -228,12 +245,14 @@ int minimd_select(porta_exec exec, const minimd_atoms *at, int64_t first, int64_
   a.list = list;
   a.first = first;
   a.dim = dim;
-  a.mode = mode;
   a.lo = lo;
   a.hi = hi;
   *count = 0;
-  return PORTA_PARALLEL_SCAN_LABELED("minimd_select", minimd_k_select, exec, porta_range(0, n), &a,
-                                     count);
+  if (mode < MINIMD_SELECT_SLAB || mode > MINIMD_SELECT_INSIDE)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_select", "mode", "%d is no mode",
+                       mode);
+  return porta_parallel_scan("minimd_select", exec, porta_range(0, n), minimd_k_select[mode], &a,
+                             count);
 }
 
 int minimd_ghosts(porta_exec exec, minimd_atoms *at, porta_view_i64 list, int64_t n, int64_t first,
@@ -257,9 +276,10 @@ int minimd_pack(porta_exec exec, const minimd_atoms *at, porta_view_i64 list, in
                 porta_view_f64 buf) {
   atom_args a = atom_args_make(at);
   a.list = list;
-  a.with_v = with_v;
   a.buf = buf;
-  return PORTA_PARALLEL_FOR_LABELED("minimd_pack", minimd_k_pack, exec, porta_range(0, n), &a);
+  const porta_range_policy r = porta_range(0, n);
+  if (with_v) return PORTA_PARALLEL_FOR_LABELED("minimd_pack", minimd_k_pack_migrate, exec, r, &a);
+  return PORTA_PARALLEL_FOR_LABELED("minimd_pack", minimd_k_pack_ghost, exec, r, &a);
 }
 
 int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t n, int with_v,
@@ -267,13 +287,14 @@ int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t
                   int64_t *kept) {
   atom_args a = atom_args_make(at);
   a.buf = buf;
-  a.with_v = with_v;
   a.dim = dim;
   a.lo = lo;
   a.hi = hi;
   a.first = first;
   for (int d = 0; d < 3; ++d) a.shift[d] = shift ? shift[d] : 0.0;
   *kept = 0;
-  return PORTA_PARALLEL_SCAN_LABELED("minimd_unpack", minimd_k_unpack, exec, porta_range(0, n), &a,
-                                     kept);
+  const porta_range_policy r = porta_range(0, n);
+  if (with_v)
+    return PORTA_PARALLEL_SCAN_LABELED("minimd_unpack", minimd_k_unpack_migrate, exec, r, &a, kept);
+  return PORTA_PARALLEL_SCAN_LABELED("minimd_unpack", minimd_k_unpack_ghost, exec, r, &a, kept);
 }

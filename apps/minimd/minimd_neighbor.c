@@ -23,22 +23,49 @@
 
 #include "minimd_kernels.h"
 
-typedef struct nb_args {
-  porta_view_vec3 x, binx;
-  porta_view_i64 id;
-  porta_view_i32 bincount, binstart, binatom, rows, numneigh, neighbors, flag;
-  porta_view_vec3 v, sortv;               /* the sort: velocities and their sorted copy */
-  porta_view_i32 type, sorttype;          /* types */
-  porta_view_i64 sortid;                  /* global ids' sorted copy */
-  porta_view_i32 isborder, inner, border; /* the split into atoms without and with ghosts */
-  double prd[3], bininv[3], cutneighsq;
+/** The local bin grid, what nb_coord2bin reads (plain numbers, in every struct below). */
+typedef struct nb_grid {
+  double prd[3], bininv[3];
   int nbin[3], mbinlo[3], mbin[3];
-  int nrows, maxneighs, half, newton;
-  int64_t nlocal, nall, mbins;
-} nb_args;
+} nb_grid;
+
+/** Binning: the atoms counted, the bins' starts scanned, the atoms filled into their bins. */
+typedef struct bin_args {
+  nb_grid g;
+  porta_view_vec3 x, binx;
+  porta_view_i32 bincount, binstart, binatom, flag; /* flag: an atom outside the bins */
+  int64_t nall, mbins;
+} bin_args;
+
+/** The list build: owned atom i's neighbours from the binned atoms of its stencil's rows. */
+typedef struct build_args {
+  nb_grid g;
+  porta_view_vec3 x, binx;
+  porta_view_i32 binstart, binatom, rows, numneigh, neighbors;
+  double cutneighsq;
+  int nrows, maxneighs;
+  int64_t nlocal;
+} build_args;
+
+/** The device sort of the owned atoms by bin (after binning them). */
+typedef struct sort_args {
+  nb_grid g;
+  porta_view_vec3 x, v, binx, sortv; /* sortv, sorttype, sortid: the sorted copies */
+  porta_view_i32 type, sorttype, bincount, binstart, binatom, flag;
+  porta_view_i64 id, sortid;
+} sort_args;
+
+/** What follows a build: the reproducible order of each list, the split into atoms without and
+ *  with ghost neighbours. */
+typedef struct list_args {
+  porta_view_vec3 x;
+  porta_view_i64 id;
+  porta_view_i32 numneigh, neighbors, isborder, inner, border;
+  int64_t nlocal;
+} list_args;
 
 /** The reference's coord2bin, 0-based; -1 when the atom is outside the local bin grid. */
-PORTA_INLINE_FUNCTION int64_t nb_coord2bin(const nb_args *a, const double *x) {
+PORTA_INLINE_FUNCTION int64_t nb_coord2bin(const nb_grid *a, const double *x) {
   int64_t ix[3];
   for (int d = 0; d < 3; ++d) {
     int64_t c;
@@ -55,8 +82,8 @@ PORTA_INLINE_FUNCTION int64_t nb_coord2bin(const nb_args *a, const double *x) {
 }
 
 /* count the atoms of every bin; flag: an atom outside the bins */
-PORTA_FOR(minimd_k_bin_count, nb_args, a, i) {
-  const int64_t b = nb_coord2bin(a, PORTA_AT1(a->x, i).v);
+PORTA_FOR(minimd_k_bin_count, bin_args, a, i) {
+  const int64_t b = nb_coord2bin(&a->g, PORTA_AT1(a->x, i).v);
   if (b < 0)
     porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 1);
   else
@@ -64,7 +91,7 @@ PORTA_FOR(minimd_k_bin_count, nb_args, a, i) {
 }
 
 /* binstart[b] = atoms in the bins before b (b = mbins: all); the counters back to zero */
-PORTA_SCAN(minimd_k_bin_start, nb_args, a, b, porta_sum_i64, upd, final) {
+PORTA_SCAN(minimd_k_bin_start, bin_args, a, b, porta_sum_i64, upd, final) {
   const int c = b < a->mbins ? PORTA_AT1(a->bincount, b) : 0;
   if (final) {
     PORTA_AT1(a->binstart, b) = (int32_t)*upd;
@@ -74,9 +101,9 @@ PORTA_SCAN(minimd_k_bin_start, nb_args, a, b, porta_sum_i64, upd, final) {
 }
 
 /* every atom into the next free slot of its bin (in index order on one thread) */
-PORTA_FOR(minimd_k_bin_fill, nb_args, a, i) {
+PORTA_FOR(minimd_k_bin_fill, bin_args, a, i) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
-  const int64_t b = nb_coord2bin(a, xi.v);
+  const int64_t b = nb_coord2bin(&a->g, xi.v);
   const int64_t slot =
       PORTA_AT1(a->binstart, b) + porta_atomic_fetch_add_i32(&PORTA_AT1(a->bincount, b), 1);
   PORTA_AT1(a->binx, slot) = xi;
@@ -87,10 +114,11 @@ PORTA_FOR(minimd_k_bin_fill, nb_args, a, i) {
  * tested by distance first, from the binned positions; the atom index is read only for those
  * within the cut-off. With Newton across ghosts row 0 is the own bin, where a pair is listed
  * once: by the lower index, and for a ghost partner only if it is not below i in z, y, x. */
-PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
+PORTA_FORCEINLINE_FUNCTION void nb_build_atom(const build_args *a, int64_t i, int32_t *longest,
+                                              int half, int newton) {
   const minimd_vec3 xi = PORTA_AT1(a->x, i);
-  const int64_t ib = nb_coord2bin(a, xi.v);
-  const int upper = a->half && a->newton;
+  const int64_t ib = nb_coord2bin(&a->g, xi.v);
+  const int upper = half && newton;
   int n = 0;
   for (int r = 0; r < a->nrows; ++r) {
     const int64_t b0 = ib + PORTA_AT1(a->rows, 2 * r);
@@ -103,7 +131,7 @@ PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
       if (dx * dx + dy * dy + dz * dz > a->cutneighsq) continue;
       const int32_t j = PORTA_AT1(a->binatom, p);
       if (j == i) continue;
-      if (a->half && !a->newton && j < i) continue;
+      if (half && !newton && j < i) continue;
       if (own) {
         if (j < i) continue;
         if (j >= a->nlocal) {
@@ -122,8 +150,19 @@ PORTA_REDUCE(minimd_k_build, nb_args, a, i, porta_max_i32, longest) {
   if (n > *longest) *longest = n;
 }
 
+/* the full list, the half list without and with Newton across ghosts */
+PORTA_REDUCE(minimd_k_build_full, build_args, a, i, porta_max_i32, longest) {
+  nb_build_atom(a, i, longest, 0, 0);
+}
+PORTA_REDUCE(minimd_k_build_half, build_args, a, i, porta_max_i32, longest) {
+  nb_build_atom(a, i, longest, 1, 0);
+}
+PORTA_REDUCE(minimd_k_build_half_newton, build_args, a, i, porta_max_i32, longest) {
+  nb_build_atom(a, i, longest, 1, 1);
+}
+
 /** Does neighbour j come before k: global id, then position (two images of one atom). */
-PORTA_INLINE_FUNCTION int nb_before(const nb_args *a, int64_t j, int64_t k) {
+PORTA_INLINE_FUNCTION int nb_before(const list_args *a, int64_t j, int64_t k) {
   const int64_t ij = PORTA_AT1(a->id, j), ik = PORTA_AT1(a->id, k);
   if (ij != ik) return ij < ik;
   const minimd_vec3 xj = PORTA_AT1(a->x, j), xk = PORTA_AT1(a->x, k);
@@ -134,7 +173,7 @@ PORTA_INLINE_FUNCTION int nb_before(const nb_args *a, int64_t j, int64_t k) {
 
 /* the sort: the slots of bin b in atom order (bins hold a few atoms; the fill's atomics left
    them in any order) */
-PORTA_FOR(minimd_k_bin_order, nb_args, a, b) {
+PORTA_FOR(minimd_k_bin_order, sort_args, a, b) {
   const int64_t s0 = PORTA_AT1(a->binstart, b), s1 = PORTA_AT1(a->binstart, b + 1);
   for (int64_t s = s0 + 1; s < s1; ++s) {
     const int32_t i = PORTA_AT1(a->binatom, s);
@@ -150,19 +189,19 @@ PORTA_FOR(minimd_k_bin_order, nb_args, a, b) {
 }
 
 /* the sort: the fullest bin */
-PORTA_REDUCE(minimd_k_fullest_bin, nb_args, a, b, porta_max_i32, most) {
+PORTA_REDUCE(minimd_k_fullest_bin, sort_args, a, b, porta_max_i32, most) {
   const int32_t n = PORTA_AT1(a->bincount, b);
   if (n > *most) *most = n;
 }
 
 /* the sort's check (MINIMD_CHECK_SORT=1): atom q's bin is not below atom q - 1's */
-PORTA_FOR(minimd_k_check_sorted, nb_args, a, q) {
-  if (nb_coord2bin(a, PORTA_AT1(a->x, q - 1).v) > nb_coord2bin(a, PORTA_AT1(a->x, q).v))
+PORTA_FOR(minimd_k_check_sorted, sort_args, a, q) {
+  if (nb_coord2bin(&a->g, PORTA_AT1(a->x, q - 1).v) > nb_coord2bin(&a->g, PORTA_AT1(a->x, q).v))
     porta_atomic_or_i32(&PORTA_AT1(a->flag, 0), 1);
 }
 
 /* the sort: slot q's atom's velocity, type and id into the sorted copies */
-PORTA_FOR(minimd_k_sort_gather, nb_args, a, q) {
+PORTA_FOR(minimd_k_sort_gather, sort_args, a, q) {
   const int32_t i = PORTA_AT1(a->binatom, q);
   PORTA_AT1(a->sortv, q) = PORTA_AT1(a->v, i);
   PORTA_AT1(a->sorttype, q) = PORTA_AT1(a->type, i);
@@ -170,7 +209,7 @@ PORTA_FOR(minimd_k_sort_gather, nb_args, a, q) {
 }
 
 /* the sort: the sorted copies back into the atoms */
-PORTA_FOR(minimd_k_sort_store, nb_args, a, q) {
+PORTA_FOR(minimd_k_sort_store, sort_args, a, q) {
   PORTA_AT1(a->x, q) = PORTA_AT1(a->binx, q);
   PORTA_AT1(a->v, q) = PORTA_AT1(a->sortv, q);
   PORTA_AT1(a->type, q) = PORTA_AT1(a->sorttype, q);
@@ -178,7 +217,7 @@ PORTA_FOR(minimd_k_sort_store, nb_args, a, q) {
 }
 
 /* the split: 1 when a ghost is among atom i's neighbours */
-PORTA_FOR(minimd_k_find_border, nb_args, a, i) {
+PORTA_FOR(minimd_k_find_border, list_args, a, i) {
   const int n = PORTA_AT1(a->numneigh, i);
   int32_t ghost = 0;
   for (int k = 0; k < n; ++k) ghost |= PORTA_AT2(a->neighbors, i, k) >= a->nlocal;
@@ -186,7 +225,7 @@ PORTA_FOR(minimd_k_find_border, nb_args, a, i) {
 }
 
 /* the split: atom i into the next slot of its list (the scan counts the border atoms) */
-PORTA_SCAN(minimd_k_split, nb_args, a, i, porta_sum_i64, upd, final) {
+PORTA_SCAN(minimd_k_split, list_args, a, i, porta_sum_i64, upd, final) {
   const int32_t b = PORTA_AT1(a->isborder, i);
   if (final) {
     if (b)
@@ -198,7 +237,7 @@ PORTA_SCAN(minimd_k_split, nb_args, a, i, porta_sum_i64, upd, final) {
 }
 
 /* reproducible mode: atom i's list in global-id order (insertion sort, lists are short) */
-PORTA_FOR(minimd_k_sort_list, nb_args, a, i) {
+PORTA_FOR(minimd_k_sort_list, list_args, a, i) {
   const int n = PORTA_AT1(a->numneigh, i);
   for (int p = 1; p < n; ++p) {
     const int32_t j = PORTA_AT2(a->neighbors, i, p);
@@ -337,54 +376,49 @@ static int read_flag(porta_view_i32 v, int32_t *out) {
 }
 
 /** The binning arguments of the current atoms; nall of them are binned. */
-static nb_args bin_args(const minimd *m, int64_t nall) {
+static nb_grid grid_make(const minimd *m) {
   const minimd_neighbor *nb = &m->neigh;
-  const minimd_atoms *at = &m->atoms;
-  nb_args a;
-  memset(&a, 0, sizeof a);
-  a.x = at->x;
-  a.id = at->id;
+  nb_grid g;
   for (int d = 0; d < 3; ++d) {
-    a.prd[d] = m->comm.prd[d];
-    a.bininv[d] = nb->bininv[d];
-    a.nbin[d] = nb->nbin[d];
-    a.mbinlo[d] = nb->mbinlo[d];
-    a.mbin[d] = nb->mbin[d];
+    g.prd[d] = m->comm.prd[d];
+    g.bininv[d] = nb->bininv[d];
+    g.nbin[d] = nb->nbin[d];
+    g.mbinlo[d] = nb->mbinlo[d];
+    g.mbin[d] = nb->mbin[d];
   }
-  a.cutneighsq = nb->cutneighsq;
-  a.half = nb->half;
-  a.newton = nb->newton;
-  a.nlocal = at->nlocal;
-  a.nall = nall;
-  a.mbins = nb->mbins;
-  a.nrows = nb->nrows;
-  a.rows = nb->rows;
-  return a;
+  return g;
 }
 
 void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64_t *bin) {
-  const nb_args a = bin_args(m, 0);
-  for (int64_t i = 0; i < n; ++i) bin[i] = nb_coord2bin(&a, x + 3 * i);
+  const nb_grid g = grid_make(m);
+  for (int64_t i = 0; i < n; ++i) bin[i] = nb_coord2bin(&g, x + 3 * i);
 }
 
-/** Atoms 0 .. a->nall - 1 into the bins: counted, the bins' starts scanned, then each atom's
+/** Atoms 0 .. nall - 1 into the bins: counted, the bins' starts scanned, then each atom's
  *  position and index into a slot of its bin (the binned copies grown as needed). */
-static int bin_atoms(minimd *m, nb_args *a) {
+static int bin_atoms(minimd *m, int64_t nall) {
   minimd_neighbor *nb = &m->neigh;
-  if (nb->binned_cap < a->nall || !nb->binx.data) { /* the binned copies, as long as the atoms */
+  if (nb->binned_cap < nall || !nb->binx.data) { /* the binned copies, as long as the atoms */
     porta_view_vec3_release(&nb->binx);
     porta_view_i32_release(&nb->binatom);
-    nb->binned_cap = a->nall + a->nall / 5 + 64;
+    nb->binned_cap = nall + nall / 5 + 64;
     porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
                               PORTA_VIEW_UNINITIALIZED, NULL};
     PORTA_CHECK(porta_view_vec3_create(&nb->binx, "minimd_binx", 1, &nb->binned_cap, &opt));
     PORTA_CHECK(porta_view_i32_create(&nb->binatom, "minimd_binatom", 1, &nb->binned_cap, &opt));
   }
-  a->bincount = nb->bincount;
-  a->binstart = nb->binstart;
-  a->binx = nb->binx;
-  a->binatom = nb->binatom;
-  a->flag = nb->flag;
+  bin_args b;
+  memset(&b, 0, sizeof b);
+  b.g = grid_make(m);
+  b.x = m->atoms.x;
+  b.binx = nb->binx;
+  b.bincount = nb->bincount;
+  b.binstart = nb->binstart;
+  b.binatom = nb->binatom;
+  b.flag = nb->flag;
+  b.nall = nall;
+  b.mbins = nb->mbins;
+  const bin_args *a = &b;
   const int32_t zero = 0;
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->bincount), &zero));
   PORTA_CHECK(porta_view_fill(PORTA_VIEW_ERASE(nb->flag), &zero));
@@ -417,10 +451,19 @@ int minimd_sort_device(minimd *m) {
     PORTA_CHECK(porta_view_i32_create(&nb->sorttype, "minimd_sorttype", 1, &cap, &opt));
     PORTA_CHECK(porta_view_i64_create(&nb->sortid, "minimd_sortid", 1, &cap, &opt));
   }
-  nb_args a = bin_args(m, at->nlocal);
-  PORTA_CHECK(bin_atoms(m, &a));
+  PORTA_CHECK(bin_atoms(m, at->nlocal));
+  sort_args a;
+  memset(&a, 0, sizeof a);
+  a.g = grid_make(m);
+  a.x = at->x;
   a.v = at->v;
   a.type = at->type;
+  a.id = at->id;
+  a.binx = nb->binx;
+  a.bincount = nb->bincount;
+  a.binstart = nb->binstart;
+  a.binatom = nb->binatom;
+  a.flag = nb->flag;
   a.sortv = nb->sortv;
   a.sorttype = nb->sorttype;
   a.sortid = nb->sortid;
@@ -428,10 +471,10 @@ int minimd_sort_device(minimd *m) {
      a few atoms (the default 5/6 of a unit cell holds about 2), not a coarse --neigh_bins */
   int32_t most = 0;
   PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("minimd_fullest_bin", minimd_k_fullest_bin, m->exec,
-                                            porta_range(0, a.mbins), &a, &most));
+                                            porta_range(0, nb->mbins), &a, &most));
   if (most > 64) return PORTA_SUCCESS; /* fuller bins: the order stays as it is */
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_bin_order", minimd_k_bin_order, m->exec,
-                                         porta_range(0, a.mbins), &a));
+                                         porta_range(0, nb->mbins), &a));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_gather", minimd_k_sort_gather, m->exec,
                                          porta_range(0, at->nlocal), &a));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_store", minimd_k_sort_store, m->exec,
@@ -450,7 +493,7 @@ int minimd_sort_device(minimd *m) {
 }
 
 /** The owned atoms split by whether a ghost is among their neighbours (nb->split). */
-static int split_atoms(minimd *m, nb_args *a) {
+static int split_atoms(minimd *m, list_args *a) {
   minimd_neighbor *nb = &m->neigh;
   if (!nb->inner.data || porta_extent(nb->inner, 0) < a->nlocal) {
     porta_view_i32_release(&nb->isborder);
@@ -479,8 +522,18 @@ static int split_atoms(minimd *m, nb_args *a) {
 int minimd_neighbor_build(minimd *m) {
   minimd_neighbor *nb = &m->neigh;
   minimd_atoms *at = &m->atoms;
-  nb_args a = bin_args(m, at->nlocal + at->nghost);
-  PORTA_CHECK(bin_atoms(m, &a));
+  PORTA_CHECK(bin_atoms(m, at->nlocal + at->nghost));
+  build_args a;
+  memset(&a, 0, sizeof a);
+  a.g = grid_make(m);
+  a.x = at->x;
+  a.binx = nb->binx;
+  a.binstart = nb->binstart;
+  a.binatom = nb->binatom;
+  a.rows = nb->rows;
+  a.cutneighsq = nb->cutneighsq;
+  a.nrows = nb->nrows;
+  a.nlocal = at->nlocal;
   for (;;) { /* build, widening the list until the longest fits */
     if (nb->nlocal_cap < at->nlocal || !nb->neighbors.data) {
       porta_view_i32_release(&nb->numneigh);
@@ -496,16 +549,26 @@ int minimd_neighbor_build(minimd *m) {
     a.neighbors = nb->neighbors;
     a.maxneighs = nb->maxneighs;
     int32_t longest = 0;
-    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("minimd_neighbor_build", minimd_k_build, m->exec,
-                                              porta_range(0, a.nlocal), &a, &longest));
+    const porta_kernel *build = !nb->half     ? &minimd_k_build_full
+                                : !nb->newton ? &minimd_k_build_half
+                                              : &minimd_k_build_half_newton;
+    PORTA_CHECK(porta_parallel_reduce("minimd_neighbor_build", m->exec, porta_range(0, a.nlocal),
+                                      build, &a, &longest));
     if (longest <= nb->maxneighs) break;
     nb->maxneighs = (int)(1.2 * longest) + 1;
     porta_view_i32_release(&nb->neighbors); /* reallocated at the new width above */
   }
+  list_args l;
+  memset(&l, 0, sizeof l);
+  l.x = at->x;
+  l.id = at->id;
+  l.numneigh = nb->numneigh;
+  l.neighbors = nb->neighbors;
+  l.nlocal = at->nlocal;
   if (m->reproducible)
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_lists", minimd_k_sort_list, m->exec,
-                                           porta_range(0, a.nlocal), &a));
-  if (nb->split) PORTA_CHECK(split_atoms(m, &a));
+                                           porta_range(0, l.nlocal), &l));
+  if (nb->split) PORTA_CHECK(split_atoms(m, &l));
   nb->builds += 1;
   return PORTA_SUCCESS;
 }

@@ -8,20 +8,34 @@
 typedef struct {
   porta_view_f64 v;
   int64_t h, n; /* halo width, interior count along the mirrored axis */
-  int lo, hi;   /* mirror the low / high face */
 } tea_reflect_args;
 
-/* x faces: I0 = row k, I1 = layer i (0-based) */
-PORTA_MDFOR2(tea_k_reflect_x, tea_reflect_args, a, k, i) {
-  if (a->lo) PORTA_AT2(a->v, k, a->h - 1 - i) = PORTA_AT2(a->v, k, a->h + i);
-  if (a->hi) PORTA_AT2(a->v, k, a->h + a->n + i) = PORTA_AT2(a->v, k, a->h + a->n - 1 - i);
+/** Mirror layer i of the low (lo) and of the high (hi) x face in row k. */
+PORTA_FORCEINLINE_FUNCTION void tea_reflect_x_cell(const tea_reflect_args *a, int64_t k, int64_t i,
+                                                   int lo, int hi) {
+  if (lo) PORTA_AT2(a->v, k, a->h - 1 - i) = PORTA_AT2(a->v, k, a->h + i);
+  if (hi) PORTA_AT2(a->v, k, a->h + a->n + i) = PORTA_AT2(a->v, k, a->h + a->n - 1 - i);
 }
 
-/* y faces: I0 = layer i, I1 = column j */
-PORTA_MDFOR2(tea_k_reflect_y, tea_reflect_args, a, i, j) {
-  if (a->lo) PORTA_AT2(a->v, a->h - 1 - i, j) = PORTA_AT2(a->v, a->h + i, j);
-  if (a->hi) PORTA_AT2(a->v, a->h + a->n + i, j) = PORTA_AT2(a->v, a->h + a->n - 1 - i, j);
+/** The same for y faces in column j. */
+PORTA_FORCEINLINE_FUNCTION void tea_reflect_y_cell(const tea_reflect_args *a, int64_t i, int64_t j,
+                                                   int lo, int hi) {
+  if (lo) PORTA_AT2(a->v, a->h - 1 - i, j) = PORTA_AT2(a->v, a->h + i, j);
+  if (hi) PORTA_AT2(a->v, a->h + a->n + i, j) = PORTA_AT2(a->v, a->h + a->n - 1 - i, j);
 }
+
+/* One kernel per axis and set of faces: x with I0 = row k, I1 = layer i (0-based); y with
+ * I0 = layer i, I1 = column j. Tables [faces - 1], faces = lo + 2 hi. */
+PORTA_MDFOR2(tea_k_reflect_x_lo, tea_reflect_args, a, k, i) { tea_reflect_x_cell(a, k, i, 1, 0); }
+PORTA_MDFOR2(tea_k_reflect_x_hi, tea_reflect_args, a, k, i) { tea_reflect_x_cell(a, k, i, 0, 1); }
+PORTA_MDFOR2(tea_k_reflect_x_both, tea_reflect_args, a, k, i) { tea_reflect_x_cell(a, k, i, 1, 1); }
+PORTA_MDFOR2(tea_k_reflect_y_lo, tea_reflect_args, a, i, j) { tea_reflect_y_cell(a, i, j, 1, 0); }
+PORTA_MDFOR2(tea_k_reflect_y_hi, tea_reflect_args, a, i, j) { tea_reflect_y_cell(a, i, j, 0, 1); }
+PORTA_MDFOR2(tea_k_reflect_y_both, tea_reflect_args, a, i, j) { tea_reflect_y_cell(a, i, j, 1, 1); }
+static const porta_kernel *const tea_k_reflect_x[3] = {&tea_k_reflect_x_lo, &tea_k_reflect_x_hi,
+                                                       &tea_k_reflect_x_both};
+static const porta_kernel *const tea_k_reflect_y[3] = {&tea_k_reflect_y_lo, &tea_k_reflect_y_hi,
+                                                       &tea_k_reflect_y_both};
 
 int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth) {
   if (depth > c->halo) depth = c->halo;
@@ -35,21 +49,19 @@ int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int dep
     tea_reflect_args a;
     a.v = *v;
     a.h = h;
-    if (c->phys_left || c->phys_right) {
+    const int x_faces = (c->phys_left ? 1 : 0) + (c->phys_right ? 2 : 0);
+    const int y_faces = (c->phys_bottom ? 1 : 0) + (c->phys_top ? 2 : 0);
+    if (x_faces) {
       a.n = c->nx;
-      a.lo = c->phys_left;
-      a.hi = c->phys_right;
-      PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_reflect_x", tea_k_reflect_x, c->exec,
-                                             porta_mdrange2(h - depth, h + c->ny + depth, 0, depth),
-                                             &a));
+      PORTA_CHECK(porta_parallel_for_md("tea_reflect_x", c->exec,
+                                        porta_mdrange2(h - depth, h + c->ny + depth, 0, depth),
+                                        tea_k_reflect_x[x_faces - 1], &a));
     }
-    if (c->phys_bottom || c->phys_top) {
+    if (y_faces) {
       a.n = c->ny;
-      a.lo = c->phys_bottom;
-      a.hi = c->phys_top;
-      PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_reflect_y", tea_k_reflect_y, c->exec,
-                                             porta_mdrange2(0, depth, h - depth, h + c->nx + depth),
-                                             &a));
+      PORTA_CHECK(porta_parallel_for_md("tea_reflect_y", c->exec,
+                                        porta_mdrange2(0, depth, h - depth, h + c->nx + depth),
+                                        tea_k_reflect_y[y_faces - 1], &a));
     }
   }
   return PORTA_SUCCESS;

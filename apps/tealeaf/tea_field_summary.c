@@ -12,7 +12,8 @@ typedef struct {
 
 /* One sum per launch (four porta_xsum_f64 values would not fit a CUDA block's shared memory,
  * and the summary runs once per step); `which` picks the term (0 volume, 1 mass, 2 energy,
- * 3 u). */
+ * 3 u). One kernel per term would read no selector, but nvcc then contracts the sum's add with
+ * the term's product into an FMA, which changes the printed sums' last bits on a GPU. */
 APP_SUM_KERNEL_MD2(tea_k_field_summary, tea_fs_args, a, k, j) {
   double cell_mass = a->vol * PORTA_AT2(a->density, k, j);
   double t = a->vol;

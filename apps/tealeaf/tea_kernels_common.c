@@ -9,45 +9,56 @@
  *  written in the reference's evaluation order so that the numbers match it. */
 #include "tea_internal.h"
 
+/** u = u0 = energy1 * density. */
 typedef struct {
-  porta_view_f64 density, energy, u, u0, w, kx, ky, di, mi;
-  double rx, ry;
-  int coef;
-  int64_t h, nx, ny;
-  int zl, zr, zb, zt; /* zero the face coefficients on this physical face */
-  int diag;
-} tea_init_args;
+  porta_view_f64 density, energy, u, u0;
+} tea_init_u_args;
 
-PORTA_MDFOR2(tea_k_init_u, tea_init_args, a, k, j) {
+PORTA_MDFOR2(tea_k_init_u, tea_init_u_args, a, k, j) {
   double v = PORTA_AT2(a->energy, k, j) * PORTA_AT2(a->density, k, j);
   PORTA_AT2(a->u, k, j) = v;
   PORTA_AT2(a->u0, k, j) = v;
 }
 
-/* conduction value, whole array (w is a temporary) */
-PORTA_MDFOR2(tea_k_init_w, tea_init_args, a, k, j) {
-  double d = PORTA_AT2(a->density, k, j);
-  PORTA_AT2(a->w, k, j) = a->coef == TEA_COEF_RECIP_CONDUCTIVITY ? 1.0 / d : d;
+/** The operator's set-up: the conduction value w, the face coefficients and the diagonal. */
+typedef struct {
+  porta_view_f64 density, w, kx, ky, di, mi;
+  double rx, ry;
+  /* Kx is 0 for j <= kx_zero_to and j >= kx_zero_from, Ky for k <= ky_zero_to and
+   * k >= ky_zero_from: the physical faces (unless reflective); out of range where none */
+  int64_t kx_zero_to, kx_zero_from, ky_zero_to, ky_zero_from;
+} tea_operator_args;
+
+/* conduction value, whole array (w is a temporary): density or its reciprocal */
+PORTA_MDFOR2(tea_k_init_w, tea_operator_args, a, k, j) {
+  PORTA_AT2(a->w, k, j) = PORTA_AT2(a->density, k, j);
+}
+PORTA_MDFOR2(tea_k_init_w_recip, tea_operator_args, a, k, j) {
+  PORTA_AT2(a->w, k, j) = 1.0 / PORTA_AT2(a->density, k, j);
 }
 
-/* Kx, Ky over [1, N) x [1, N) then zeroed on the physical faces (unless reflective) */
-PORTA_MDFOR2(tea_k_init_kxky, tea_init_args, a, k, j) {
+/* Kx, Ky over [1, N) x [1, N), zero on the physical faces it is told */
+PORTA_MDFOR2(tea_k_init_kxky, tea_operator_args, a, k, j) {
   double w = PORTA_AT2(a->w, k, j), wl = PORTA_AT2(a->w, k, j - 1), wb = PORTA_AT2(a->w, k - 1, j);
   double kx = (wl + w) / (2.0 * wl * w);
   double ky = (wb + w) / (2.0 * wb * w);
-  if ((a->zl && j <= a->h) || (a->zr && j >= a->h + a->nx)) kx = 0.0;
-  if ((a->zb && k <= a->h) || (a->zt && k >= a->h + a->ny)) ky = 0.0;
+  if (j <= a->kx_zero_to || j >= a->kx_zero_from) kx = 0.0;
+  if (k <= a->ky_zero_to || k >= a->ky_zero_from) ky = 0.0;
   PORTA_AT2(a->kx, k, j) = kx;
   PORTA_AT2(a->ky, k, j) = ky;
 }
 
-/* Di (and Mi = 1/Di for jac_diag) over [1, N-1) */
-PORTA_MDFOR2(tea_k_init_di, tea_init_args, a, k, j) {
+/** Di over [1, N-1); with_mi: also Mi = 1/Di (jac_diag). */
+PORTA_FORCEINLINE_FUNCTION void tea_init_di_cell(const tea_operator_args *a, int64_t k, int64_t j,
+                                                 int with_mi) {
   double di = (1.0 + a->ry * (PORTA_AT2(a->ky, k + 1, j) + PORTA_AT2(a->ky, k, j)) +
                a->rx * (PORTA_AT2(a->kx, k, j + 1) + PORTA_AT2(a->kx, k, j)));
   PORTA_AT2(a->di, k, j) = di;
-  if (a->diag) PORTA_AT2(a->mi, k, j) = di != 0.0 ? 1.0 / di : 0.0;
+  if (with_mi) PORTA_AT2(a->mi, k, j) = di != 0.0 ? 1.0 / di : 0.0;
 }
+
+PORTA_MDFOR2(tea_k_init_di, tea_operator_args, a, k, j) { tea_init_di_cell(a, k, j, 0); }
+PORTA_MDFOR2(tea_k_init_di_mi, tea_operator_args, a, k, j) { tea_init_di_cell(a, k, j, 1); }
 
 /* ---- block Jacobi (tridiagonal in y on blocks of 4 rows, chunk-local like the reference) ---- */
 
@@ -135,37 +146,48 @@ int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst) {
   return PORTA_SUCCESS;
 }
 
+/** The operator's arguments; faces of Kx and Ky zeroed where the chunk touches a physical face
+ *  and the boundary is not reflective. */
+static tea_operator_args tea_operator_make(tea_chunk *c, const tea_settings *s) {
+  tea_operator_args a;
+  a.density = TEA_F(c, TEA_FIELD_DENSITY);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  TEA_ARGS_OPERATOR(a, c);
+  const int zero = !s->reflective_boundary;
+  c->faces_zeroed = zero;
+  const int64_t h = c->halo, none_below = -1, none_above = INT64_MAX;
+  a.kx_zero_to = zero && c->phys_left ? h : none_below;
+  a.kx_zero_from = zero && c->phys_right ? h + c->nx : none_above;
+  a.ky_zero_to = zero && c->phys_bottom ? h : none_below;
+  a.ky_zero_from = zero && c->phys_top ? h + c->ny : none_above;
+  return a;
+}
+
 int tea_k_init_common(tea_chunk *c, const tea_settings *s) {
-  const int64_t h = c->halo, N0 = c->ny + 2 * h, N1 = c->nx + 2 * h;
+  const int64_t N0 = c->ny + 2 * c->halo, N1 = c->nx + 2 * c->halo;
   double dt = s->initial_timestep;
   c->rx = dt / (c->dx * c->dx);
   c->ry = dt / (c->dy * c->dy);
-  tea_init_args a;
-  a.density = TEA_F(c, TEA_FIELD_DENSITY);
-  a.energy = TEA_F(c, TEA_FIELD_ENERGY1);
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.u0 = TEA_F(c, TEA_FIELD_U0);
-  a.w = TEA_F(c, TEA_FIELD_W);
-  TEA_ARGS_OPERATOR(a, c);
-  a.coef = (int)s->coefficient;
-  a.h = h;
-  a.nx = c->nx;
-  a.ny = c->ny;
-  int zero = !s->reflective_boundary;
-  c->faces_zeroed = zero;
-  a.zl = zero && c->phys_left;
-  a.zr = zero && c->phys_right;
-  a.zb = zero && c->phys_bottom;
-  a.zt = zero && c->phys_top;
-  a.diag = s->preconditioner == TEA_PRECON_JAC_DIAG;
+  tea_init_u_args u;
+  u.density = TEA_F(c, TEA_FIELD_DENSITY);
+  u.energy = TEA_F(c, TEA_FIELD_ENERGY1);
+  u.u = TEA_F(c, TEA_FIELD_U);
+  u.u0 = TEA_F(c, TEA_FIELD_U0);
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_u", tea_k_init_u, c->exec,
-                                         tea_policy(tea_box_interior(c, 0)), &a));
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_w", tea_k_init_w, c->exec,
-                                         porta_mdrange2(0, N0, 0, N1), &a));
+                                         tea_policy(tea_box_interior(c, 0)), &u));
+  const tea_operator_args a = tea_operator_make(c, s);
+  const porta_mdrange_policy all = porta_mdrange2(0, N0, 0, N1);
+  if (s->coefficient == TEA_COEF_RECIP_CONDUCTIVITY)
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_w", tea_k_init_w_recip, c->exec, all, &a));
+  else
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_w", tea_k_init_w, c->exec, all, &a));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_kxky", tea_k_init_kxky, c->exec,
                                          porta_mdrange2(1, N0, 1, N1), &a));
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_di", tea_k_init_di, c->exec,
-                                         porta_mdrange2(1, N0 - 1, 1, N1 - 1), &a));
+  const porta_mdrange_policy inner = porta_mdrange2(1, N0 - 1, 1, N1 - 1);
+  if (s->preconditioner == TEA_PRECON_JAC_DIAG)
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_di", tea_k_init_di_mi, c->exec, inner, &a));
+  else
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_init_di", tea_k_init_di, c->exec, inner, &a));
   if (s->preconditioner == TEA_PRECON_JAC_BLOCK) {
     tea_block_args b = tea_block_make(c, TEA_FIELD_R, TEA_FIELD_Z);
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_block_init", tea_k_block_init, c->exec,
