@@ -61,17 +61,25 @@ int minife_dirichlet(minife *m, double value) {
 typedef struct {
   porta_view_i32 row_ptr, cols, list;
   int64_t nrows;
-  int want_boundary;
 } split_args;
 
-PORTA_SCAN(minife_k_split, split_args, a, r, porta_sum_i64, upd, final) {
+/** Row r into the list if it has (boundary) or has no (interior) column of another rank. */
+PORTA_FORCEINLINE_FUNCTION void minife_split_row(const split_args *a, int64_t r, int64_t *upd,
+                                                 int final, int boundary) {
   int external = 0;
   for (int64_t k = PORTA_AT1(a->row_ptr, r); k < PORTA_AT1(a->row_ptr, r + 1); ++k)
     external |= PORTA_AT1(a->cols, k) >= a->nrows;
-  if (external == a->want_boundary) {
+  if (external == boundary) {
     if (final) PORTA_AT1(a->list, *upd) = (int32_t)r;
     *upd += 1;
   }
+}
+
+PORTA_SCAN(minife_k_split_interior, split_args, a, r, porta_sum_i64, upd, final) {
+  minife_split_row(a, r, upd, final, 0);
+}
+PORTA_SCAN(minife_k_split_boundary, split_args, a, r, porta_sum_i64, upd, final) {
+  minife_split_row(a, r, upd, final, 1);
 }
 
 int minife_split_rows(minife *m) {
@@ -82,13 +90,13 @@ int minife_split_rows(minife *m) {
   int64_t count[2] = {0, 0};
   porta_view_i32 *lists[2] = {&m->A.interior_rows, &m->A.boundary_rows};
   const char *names[2] = {"interior_rows", "boundary_rows"};
+  const porta_kernel *kernels[2] = {&minife_k_split_interior, &minife_k_split_boundary};
   for (int want = 0; want < 2; ++want) {
     /* sized for every row, then filled; the count comes from the scan */
     PORTA_CHECK(porta_view_i32_create1(lists[want], names[want], m->A.nrows > 0 ? m->A.nrows : 1));
     a.list = *lists[want];
-    a.want_boundary = want;
-    PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minife_split_rows", minife_k_split, m->exec,
-                                            porta_range(0, m->A.nrows), &a, &count[want]));
+    PORTA_CHECK(porta_parallel_scan("minife_split_rows", m->exec, porta_range(0, m->A.nrows),
+                                    kernels[want], &a, &count[want]));
   }
   m->A.ninterior = count[0];
   m->A.nboundary = count[1];

@@ -19,31 +19,57 @@
 
 #include "tea_internal.h"
 
+/** One state's density and energy written over the cells its shape covers. */
 typedef struct {
-  porta_view_f64 density, energy0, vx, vy, cx, cy;
-  double d, e;
-  int geom; /* -1 = background */
-  double xmin, ymin, xmax, ymax, radius;
+  porta_view_f64 density, energy0, vx, vy, cx, cy; /* vx, vy: vertices; cx, cy: cell centres */
+  double d, e;                                     /* the state's density and energy */
+  double xmin, ymin, xmax, ymax, radius;           /* its shape (bounds nudged by dx/100) */
 } tea_state_args;
 
-PORTA_MDFOR2(tea_k_state, tea_state_args, a, k, j) {
-  int in = 0;
-  if (a->geom < 0) {
-    in = 1;
-  } else if (a->geom == TEA_GEOM_RECTANGLE) {
-    in = PORTA_AT1(a->vx, j + 1) >= a->xmin && PORTA_AT1(a->vx, j) < a->xmax &&
-         PORTA_AT1(a->vy, k + 1) >= a->ymin && PORTA_AT1(a->vy, k) < a->ymax;
-  } else if (a->geom == TEA_GEOM_CIRCLE) {
+/** Is cell (k, j) in the state's shape? One kernel per shape (background: every cell). */
+enum { TEA_SHAPE_BACKGROUND = -1 };
+PORTA_FORCEINLINE_FUNCTION int tea_state_covers(const tea_state_args *a, int64_t k, int64_t j,
+                                                int shape) {
+  if (shape == TEA_GEOM_RECTANGLE)
+    return PORTA_AT1(a->vx, j + 1) >= a->xmin && PORTA_AT1(a->vx, j) < a->xmax &&
+           PORTA_AT1(a->vy, k + 1) >= a->ymin && PORTA_AT1(a->vy, k) < a->ymax;
+  if (shape == TEA_GEOM_CIRCLE) {
     double x = PORTA_AT1(a->cx, j) - a->xmin, y = PORTA_AT1(a->cy, k) - a->ymin;
-    in = sqrt(x * x + y * y) <= a->radius;
-  } else if (a->geom == TEA_GEOM_POINT) {
-    in = PORTA_AT1(a->vx, j) <= a->xmin && a->xmin < PORTA_AT1(a->vx, j + 1) &&
-         PORTA_AT1(a->vy, k) <= a->ymin && a->ymin < PORTA_AT1(a->vy, k + 1);
+    return sqrt(x * x + y * y) <= a->radius;
   }
-  if (in) {
+  if (shape == TEA_GEOM_POINT)
+    return PORTA_AT1(a->vx, j) <= a->xmin && a->xmin < PORTA_AT1(a->vx, j + 1) &&
+           PORTA_AT1(a->vy, k) <= a->ymin && a->ymin < PORTA_AT1(a->vy, k + 1);
+  return 1;
+}
+
+PORTA_FORCEINLINE_FUNCTION void tea_state_cell(const tea_state_args *a, int64_t k, int64_t j,
+                                               int shape) {
+  if (tea_state_covers(a, k, j, shape)) {
     PORTA_AT2(a->density, k, j) = a->d;
     PORTA_AT2(a->energy0, k, j) = a->e;
   }
+}
+
+PORTA_MDFOR2(tea_k_state_background, tea_state_args, a, k, j) {
+  tea_state_cell(a, k, j, TEA_SHAPE_BACKGROUND);
+}
+PORTA_MDFOR2(tea_k_state_rectangle, tea_state_args, a, k, j) {
+  tea_state_cell(a, k, j, TEA_GEOM_RECTANGLE);
+}
+PORTA_MDFOR2(tea_k_state_circle, tea_state_args, a, k, j) {
+  tea_state_cell(a, k, j, TEA_GEOM_CIRCLE);
+}
+PORTA_MDFOR2(tea_k_state_point, tea_state_args, a, k, j) {
+  tea_state_cell(a, k, j, TEA_GEOM_POINT);
+}
+
+/** The kernel of state n (n = 0: the background). */
+static const porta_kernel *tea_state_kernel(int n, tea_geometry g) {
+  if (n == 0) return &tea_k_state_background;
+  return g == TEA_GEOM_RECTANGLE ? &tea_k_state_rectangle
+         : g == TEA_GEOM_CIRCLE  ? &tea_k_state_circle
+                                 : &tea_k_state_point;
 }
 
 typedef struct {
@@ -74,13 +100,13 @@ int tea_generate(tea_chunk *c, const tea_settings *s) {
     if (!st->defined) continue;
     a.d = st->density;
     a.e = st->energy;
-    a.geom = n == 0 ? -1 : (int)st->geometry;
     a.xmin = st->xmin + c->dx / 100.0;
     a.ymin = st->ymin + c->dy / 100.0;
     a.xmax = st->xmax - c->dx / 100.0;
     a.ymax = st->ymax - c->dy / 100.0;
     a.radius = st->radius;
-    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_generate", tea_k_state, c->exec, all, &a));
+    PORTA_CHECK(
+        porta_parallel_for_md("tea_generate", c->exec, all, tea_state_kernel(n, st->geometry), &a));
   }
   tea_setfield_args b;
   b.density = TEA_F(c, TEA_FIELD_DENSITY);

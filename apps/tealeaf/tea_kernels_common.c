@@ -213,35 +213,40 @@ int tea_k_residual(tea_chunk *c, double *rr) {
             : tea_reduce_unused(c, "tea_residual", in, &tea_k_residual_r, &a);
 }
 
+/** The norm of one field. */
 typedef struct {
-  porta_view_f64 x, y, z;
-} tea_vec_args;
+  porta_view_f64 x;
+} tea_norm_args;
 
-APP_SUM_KERNEL_MD2(tea_k_norm2_r, tea_vec_args, a, k, j) {
+APP_SUM_KERNEL_MD2(tea_k_norm2_r, tea_norm_args, a, k, j) {
   double v = PORTA_AT2(a->x, k, j);
   return v * v;
 }
 
 int tea_k_norm2(tea_chunk *c, int field, double *out) {
-  tea_vec_args a;
+  tea_norm_args a;
   a.x = TEA_F(c, field);
   *out = 0.0;
   return tea_reduce(c, "tea_norm2", tea_policy(tea_box_interior(c, 0)), &tea_k_norm2_r, &a, 0, out);
 }
 
-/* energy1 = u / density (x = energy1, y = u, z = density); counts the cells where the result is
- * not finite (x - x is 0 only for a finite x) */
-APP_SUM_KERNEL_MD2(tea_k_finalise_f, tea_vec_args, a, k, j) {
-  double e = PORTA_AT2(a->y, k, j) / PORTA_AT2(a->z, k, j);
-  PORTA_AT2(a->x, k, j) = e;
+/** The finalise: energy1 = u / density. */
+typedef struct {
+  porta_view_f64 energy1, u, density;
+} tea_finalise_args;
+
+/* counts the cells where the result is not finite (e - e is 0 only for a finite e) */
+APP_SUM_KERNEL_MD2(tea_k_finalise_f, tea_finalise_args, a, k, j) {
+  double e = PORTA_AT2(a->u, k, j) / PORTA_AT2(a->density, k, j);
+  PORTA_AT2(a->energy1, k, j) = e;
   return e - e == 0.0 ? 0.0 : 1.0;
 }
 
 int tea_k_finalise(tea_chunk *c, double *nonfinite) {
-  tea_vec_args a;
-  a.x = TEA_F(c, TEA_FIELD_ENERGY1);
-  a.y = TEA_F(c, TEA_FIELD_U);
-  a.z = TEA_F(c, TEA_FIELD_DENSITY);
+  tea_finalise_args a;
+  a.energy1 = TEA_F(c, TEA_FIELD_ENERGY1);
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.density = TEA_F(c, TEA_FIELD_DENSITY);
   return tea_reduce(c, "tea_finalise", tea_policy(tea_box_interior(c, 0)), &tea_k_finalise_f, &a, 0,
                     nonfinite);
 }
