@@ -54,10 +54,10 @@ void app_deck_free(app_deck *d);
 int app_deck_error(app_deck *d, int line, const char *fmt, ...) PORTA_PRINTF_FORMAT(3, 4);
 
 /** Convert `text` (the value of `key` on line `line`): whole string must be a number (of any
- *  length). On failure record ("file:line: bad integer 'x' for 'key'"; a value out of the
- *  type's range says so) and return PORTA_ERROR_INVALID_ARGUMENT. app_deck_double accepts
- *  Fortran exponents (1.0d-3) and subnormal values; it refuses hexadecimal numbers, what is not
- *  finite and what overflows or underflows to zero. */
+ *  length). On failure record the Porta error "file:line: bad integer 'x' for 'key'" (a value
+ *  out of the type's range says so) and return PORTA_ERROR_INVALID_ARGUMENT. app_deck_double
+ * accepts Fortran exponents (1.0d-3) and subnormal values; it refuses hexadecimal numbers, what is
+ * not finite and what overflows or underflows to zero. */
 int app_deck_int(app_deck *d, int line, const char *key, const char *text, int *out);
 int app_deck_i64(app_deck *d, int line, const char *key, const char *text, int64_t *out);
 int app_deck_double(app_deck *d, int line, const char *key, const char *text, double *out);

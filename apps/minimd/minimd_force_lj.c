@@ -131,7 +131,6 @@ static lj_args lj_make(const minimd *m) {
   a.neighbors = m->neigh.neighbors;
   a.eatom = m->atoms.eatom;
   a.vatom = m->atoms.vatom;
-  a.part = m->neigh.inner; /* of the right type; set by minimd_force_lj_part */
   a.nlocal = m->atoms.nlocal;
   const double c = m->prm.cutforce;
   a.cutforcesq = c * c;

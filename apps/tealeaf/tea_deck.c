@@ -495,7 +495,8 @@ void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s) {
     }
     if (MPI_Bcast(&missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
       app_fatal("MPI_Bcast failed");
-    if (cli->input_given || !missing) app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
+    if (cli->input_given || !missing)
+      app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
     if (app_mpi_rank() == 0) printf(" tea.in not found: running the built-in default deck\n");
     app_deck_load_text(deck, "(default deck)", tea_default_deck);
   }

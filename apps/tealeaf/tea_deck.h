@@ -14,11 +14,11 @@ extern const char *const tea_default_deck;
 
 /** Parse the `*tea` ... `*endtea` block of a loaded deck into `s` (defaults first). Syntax as
  *  the reference: case-insensitive, '=' and ',' separate, '!' and ';' start comments. Returns
- *  0, or a Porta error recording "file:line: message" for an unknown keyword, a bad or missing value,
- *  a missing *tea / *endtea, an empty file, non-positive cells, a bad state, jac_block with
- *  halo_depth > 1, or values out of range: extents beyond 32-bit indices, fields larger than
- *  the physical memory, non-finite cell sizes or operator coefficients, more than 10^7 time
- *  steps, tl_ch_cg_presteps < 1 with Chebyshev/PPCG (docs/tealeaf.md, "Input checks"). */
+ *  0, or 1 with a Porta error recorded ("file:line: message") for an unknown keyword, a bad or
+ *  missing value, a missing *tea / *endtea, an empty file, non-positive cells, a bad state,
+ * jac_block with halo_depth > 1, or values out of range: extents beyond 32-bit indices, fields
+ * larger than the physical memory, non-finite cell sizes or operator coefficients, more than 10^7
+ * time steps, tl_ch_cg_presteps < 1 with Chebyshev/PPCG (docs/tealeaf.md, "Input checks"). */
 int tea_deck_parse(app_deck *d, tea_settings *s);
 
 /** Collective: the run's deck (cli->input, read on rank 0) loaded and parsed into *s, with the

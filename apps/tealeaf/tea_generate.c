@@ -26,8 +26,10 @@ typedef struct {
   double xmin, ymin, xmax, ymax, radius;           /* its shape (bounds nudged by dx/100) */
 } tea_state_args;
 
-/** Is cell (k, j) in the state's shape? One kernel per shape (background: every cell). */
+/** The background's "shape": every cell (the shapes are tea_geometry's). */
 enum { TEA_SHAPE_BACKGROUND = -1 };
+
+/** Is cell (k, j) in the state's shape? One kernel per shape. */
 PORTA_FORCEINLINE_FUNCTION int tea_state_covers(const tea_state_args *a, int64_t k, int64_t j,
                                                 int shape) {
   if (shape == TEA_GEOM_RECTANGLE)

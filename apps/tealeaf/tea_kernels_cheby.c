@@ -7,8 +7,8 @@
 #include "tea_internal.h"
 
 /* Two kernel families (the residual's struct is tea_internal.h's), each with the struct of what
- * it reads and writes; the preconditioner's
- * variants are kernels of their own (TEA_CH_KERNELS), not a flag read in the loop. */
+ * it reads and writes; the preconditioner's variants are kernels of their own
+ * (TEA_PRECON_KERNELS), not a flag read in the loop. */
 
 /** p = alpha p + beta (M r) (the first step: p = (M r) / theta); u += p. */
 typedef struct {
