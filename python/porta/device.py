@@ -77,12 +77,18 @@ scratch = _intrinsic(
 thread_scratch = _intrinsic(
     "thread_scratch", "a = porta.thread_scratch(t, porta.f64, n, level=0): this thread's "
     "scratch (porta_thread_scratch).")
+simd_range = _intrinsic(
+    "simd_range", "for k in porta.simd_range([begin,] end): a sequential loop inside one "
+    "index of a kernel that the CPU may vectorise (omp simd on the host back ends, a plain loop "
+    "on a GPU); locals updated with += or -= (*=) in it are summed (multiplied) per lane and "
+    "combined after the loop, so the order of that sum differs from a plain loop's.")
 single = _intrinsic("single", "if porta.single(t): runs on one thread of the team "
                     "(PORTA_SINGLE_PER_TEAM).")
 
 INTRINSICS = {"team_thread_range": team_thread_range, "thread_vector_range": thread_vector_range,
               "team_vector_range": team_vector_range, "team_barrier": team_barrier,
-              "scratch": scratch, "thread_scratch": thread_scratch, "single": single}
+              "scratch": scratch, "thread_scratch": thread_scratch, "single": single,
+              "simd_range": simd_range}
 for _name, (_op, _ret, _n) in ATOMICS.items():
     INTRINSICS[_name] = _intrinsic(
         _name, "porta.%s(a, index, %s): porta_atomic_%s_<type> on the element a[index] "

@@ -223,8 +223,14 @@ class _Statements:
         it = s.iter
         if isinstance(it, ast.Call) and self.intrinsic(it.func) in D.RANGES:
             return self.for_nested(s, self.intrinsic(it.func))
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-                and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
+        simd = isinstance(it, ast.Call) and self.intrinsic(it.func) == "simd_range"
+        if simd and (it.keywords or not 1 <= len(it.args) <= 2):
+            raise self.err.at(it, "porta.simd_range with %s" % (
+                "keywords" if it.keywords else "%d arguments" % len(it.args)),
+                "write porta.simd_range(end) or porta.simd_range(begin, end) (no step)")
+        if not simd and not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                             and it.func.id == "range" and not it.keywords
+                             and 1 <= len(it.args) <= 3):
             raise self.err.at(it, "a for loop over '%s'" % _describe(it),
                               "loop over range(stop), range(start, stop) or "
                               "range(start, stop, step)")
@@ -259,6 +265,8 @@ class _Statements:
             else:
                 cond = "(%s > 0 ? %s < %s : %s > %s)" % (st, k, e, k, e)
             inc = "%s += %s" % (k, st)
+        if simd:
+            self.emit("PORTA_PY_SIMD(%s)" % self.simd_clauses(s))
         self.emit("for (int64_t %s = %s; %s; %s) {" % (k, start, cond, inc))
         self.indent += 1
         self.emit("%s = %s;" % (_cname(name), k))
@@ -269,6 +277,41 @@ class _Statements:
         self.emit("}")
         self.indent -= 1
         self.emit("}")
+
+    def simd_clauses(self, s):
+        """The reduction clauses of a porta.simd_range loop: every local the body updates with
+        += / -= (sum) or *= (product), which the body may not read or assign otherwise (each
+        lane keeps its own partial value, combined after the loop)."""
+        ops = {}
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                name = n.target.id
+                op = {ast.Add: "+", ast.Sub: "+", ast.Mult: "*"}.get(type(n.op))
+                if name in self.accs or name not in self.locals or op is None:
+                    what = ("the accumulator '%s'" % name if name in self.accs or
+                            name not in self.locals else "'%s' updated with %s" % (
+                                name, type(n.op).__name__))
+                    raise self.err.at(n, "%s in porta.simd_range" % what,
+                                      "sum into a local with += (or multiply with *=) inside "
+                                      "the loop, and use it after the loop")
+                if ops.setdefault(name, op) != op:
+                    raise self.err.at(n, "both a sum and a product into '%s' in "
+                                      "porta.simd_range" % name,
+                                      "use one local for each")
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, ast.Name) and n.id in ops and not isinstance(n.ctx, ast.Store):
+                raise self.err.at(n, "'%s' read inside the porta.simd_range loop that sums "
+                                  "into it" % n.id,
+                                  "read it after the loop (inside, each lane holds only a part)")
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ops
+                                                 for t in n.targets):
+                raise self.err.at(n, "an assignment to '%s' inside the porta.simd_range loop "
+                                  "that sums into it" % n.targets[0].id,
+                                  "only update it with += (or *=) in the loop")
+        groups = {}
+        for name, op in sorted(ops.items()):
+            groups.setdefault(op, []).append(_cname(name))
+        return " ".join("reduction(%s: %s)" % (op, ", ".join(v)) for op, v in groups.items())
 
     def for_nested(self, s, rname):
         """for j in porta.team_thread_range(t, [b,] e): the Porta C nested-range loop; when its

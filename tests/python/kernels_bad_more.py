@@ -130,3 +130,25 @@ class BadMethod:
     @porta.kernel
     def run(self, i: int):
         self.x[i] = self.y  # ERR selfy
+
+
+@porta.kernel
+def simd_reads_sum(i: int, x: porta.f64[:]):
+    s = 0.0
+    for k in porta.simd_range(4):
+        s += x[k]
+        x[i] = s  # ERR simdread
+
+
+@porta.kernel
+def simd_step(i: int, x: porta.f64[:]):
+    for k in porta.simd_range(0, 4, 2):  # ERR simdstep
+        x[i] += 1.0
+
+
+@porta.kernel
+def simd_max_update(i: int, x: porta.f64[:]):
+    s = 0.0
+    for k in porta.simd_range(4):
+        s /= x[k]  # ERR simdop
+    x[i] = s

@@ -292,3 +292,18 @@ class Scaler:
     @porta.kernel
     def scale(self, i: int):
         self.x[i] *= self.factor
+
+
+@porta.kernel
+def row_sums_simd(i: int, a: porta.f64[:, :], out: porta.f64[:], prod: porta.f64[:]):
+    """A vectorisable inner loop with a sum, a difference and a product reduced per lane."""
+    s = 0.0
+    d = 0.0
+    p = 1.0
+    for k in porta.simd_range(a.shape[1]):
+        v = a[i, k]
+        s += v
+        d -= 2.0 * v
+        p *= 1.0 + v * 1e-3
+    out[i] = s + 0.25 * d
+    prod[i] = p

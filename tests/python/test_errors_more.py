@@ -41,6 +41,12 @@ CASES = [
      "as a statement"),
     ("team_bad_attr", "teamattr", "t.thread_rank", "attribute 't.thread_rank'", "team_rank"),
     ("uses_bad_reducer", "joinother", "other.v", "assignment to 'other.v'", "updates self"),
+    ("simd_reads_sum", "simdread", "s  # ERR", "'s' read inside the porta.simd_range loop",
+     "after the loop"),
+    ("simd_step", "simdstep", "porta.simd_range", "porta.simd_range with 3 arguments",
+     "no step"),
+    ("simd_max_update", "simdop", "s /=", "'s' updated with Div in porta.simd_range",
+     "+="),
 ]
 
 

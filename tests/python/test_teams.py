@@ -1,6 +1,8 @@
 """Team policies (nested ranges, nested reductions, barriers, level-0/1 scratch), scans,
 atomics, minloc / maxloc, custom reducers, device functions and kernel methods, each compared
 with NumPy on Serial, OpenMP x1 and OpenMP x2 (kernels in kernels_more.py)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -272,3 +274,18 @@ def test_workload_errors():
     with pytest.raises(TypeError, match="float"):
         porta.parallel_for(porta.MDRangePolicy((0, 0), (3, 3)),
                            K.Jacobi(np.zeros((3, 3)), np.zeros((3, 3)), "x").sweep)
+
+
+def test_simd_range_reductions(space):
+    """porta.simd_range: omp simd with reduction clauses on the host (the generated C has
+    them), a plain loop on a GPU; the sums agree with NumPy to rounding, the lanes' order
+    being another."""
+    rng = np.random.default_rng(7)
+    a = rng.random((37, 101))
+    out, prod = np.zeros(37), np.zeros(37)
+    porta.parallel_for(space.range(37), K.row_sums_simd, a, out, prod)
+    np.testing.assert_allclose(out, a.sum(axis=1) * 0.5, rtol=1e-13)
+    np.testing.assert_allclose(prod, np.prod(1.0 + a * 1e-3, axis=1), rtol=1e-13)
+    c_file = os.path.join(os.path.dirname(K.row_sums_simd._unit.paths[-1]), "kernels_more.c")
+    with open(c_file) as fh:
+        assert "PORTA_PY_SIMD(reduction(+: d, s) reduction(*: p))" in fh.read()

@@ -12,6 +12,15 @@
 
 #include "porta/kernel.h"
 
+/** for k in porta.simd_range(...): `omp simd` with the loop's reduction clauses on the host
+ *  passes (the CPU vectorises the loop, as miniMD's MINIMD_SIMD does), nothing on a GPU. */
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define PORTA_PY_PRAGMA_(...) _Pragma(#__VA_ARGS__)
+#define PORTA_PY_SIMD(...) PORTA_PY_PRAGMA_(omp simd __VA_ARGS__)
+#else
+#define PORTA_PY_SIMD(...)
+#endif
+
 /** Version of this description; the extension refuses a module with another one. */
 #define PORTA_PY_ABI 2
 
