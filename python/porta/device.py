@@ -77,6 +77,9 @@ scratch = _intrinsic(
 thread_scratch = _intrinsic(
     "thread_scratch", "a = porta.thread_scratch(t, porta.f64, n, level=0): this thread's "
     "scratch (porta_thread_scratch).")
+single_per_thread = _intrinsic(
+    "single_per_thread", "if porta.single_per_thread(t): runs on one vector lane of each "
+    "thread (PORTA_SINGLE_PER_THREAD).")
 simd_range = _intrinsic(
     "simd_range", "for k in porta.simd_range([begin,] end): a sequential loop inside one "
     "index of a kernel that the CPU may vectorise (omp simd on the host back ends, a plain loop "
@@ -88,7 +91,7 @@ single = _intrinsic("single", "if porta.single(t): runs on one thread of the tea
 INTRINSICS = {"team_thread_range": team_thread_range, "thread_vector_range": thread_vector_range,
               "team_vector_range": team_vector_range, "team_barrier": team_barrier,
               "scratch": scratch, "thread_scratch": thread_scratch, "single": single,
-              "simd_range": simd_range}
+              "single_per_thread": single_per_thread, "simd_range": simd_range}
 for _name, (_op, _ret, _n) in ATOMICS.items():
     INTRINSICS[_name] = _intrinsic(
         _name, "porta.%s(a, index, %s): porta_atomic_%s_<type> on the element a[index] "

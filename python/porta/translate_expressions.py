@@ -344,11 +344,13 @@ class _Expressions:
                                   "write porta.team_barrier(t)")
             self.team_arg(e.args[0], fn)
             return self.void(e, fn, stmt, "porta_team_barrier(pk_team)")
-        if name == "single":
+        if name in ("single", "single_per_thread"):
             if len(e.args) != 1:
                 raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args)),
-                                  "write if porta.single(t):")
+                                  "write if %s(t):" % fn)
             self.team_arg(e.args[0], fn)
+            if name == "single_per_thread":  # PORTA_SINGLE_PER_THREAD
+                return "(pk_team->vector_lane == 0)", T.boolean
             return "(pk_team->team_rank == 0 && pk_team->vector_lane == 0)", T.boolean
         if name in D.RANGES:
             raise self.err.at(e, "%s outside a for statement" % fn,

@@ -307,3 +307,13 @@ def row_sums_simd(i: int, a: porta.f64[:, :], out: porta.f64[:], prod: porta.f64
         p *= 1.0 + v * 1e-3
     out[i] = s + 0.25 * d
     prod[i] = p
+
+
+@porta.kernel
+def count_singles(t: porta.TeamMember, per_team: porta.i64[:], per_thread: porta.i64[:]):
+    """Each team adds 1 once (porta.single) and each of its threads 1 once per thread
+    (porta.single_per_thread), whatever the vector length."""
+    if porta.single(t):
+        porta.atomic_add(per_team, t.league_rank, 1)
+    if porta.single_per_thread(t):
+        porta.atomic_add(per_thread, t.league_rank, 1)

@@ -289,3 +289,14 @@ def test_simd_range_reductions(space):
     c_file = os.path.join(os.path.dirname(K.row_sums_simd._unit.paths[-1]), "kernels_more.c")
     with open(c_file) as fh:
         assert "PORTA_PY_SIMD(reduction(+: d, s) reduction(*: p))" in fh.read()
+
+
+def test_single_per_team_and_per_thread(space):
+    for ts in team_sizes(space):
+        per_team, per_thread = np.zeros(7, np.int64), np.zeros(7, np.int64)
+        pol = team(space, 7, ts, vector=porta.AUTO)
+        porta.parallel_for(pol, K.count_singles, per_team, per_thread)
+        np.testing.assert_array_equal(per_team, np.ones(7, np.int64))
+        size = ts if ts is not porta.AUTO else per_thread[0]
+        np.testing.assert_array_equal(per_thread, np.full(7, size, np.int64))
+        assert per_thread[0] >= 1
