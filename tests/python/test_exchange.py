@@ -8,7 +8,9 @@ system site packages) and a porta built with MPI.
 The halo checks are those of the C test of the same library (tests/app/test_exchange_halo2d.c):
 the same value function of the global cell, 1000 (f + 1) + 31 gx + gy, on the same uneven
 11 x 9 grid; after an exchange of depth d every ghost cell within d layers that lies inside the
-global domain holds the owner's value (corners included) and every other ghost keeps -1."""
+global domain holds the owner's value (corners included) and every other ghost keeps -1. A
+small C program over the package's libporta_exchange (C_HALO, compiled by mpicc) makes the same
+halo, and its fields must be the Python Halo2D's, byte for byte."""
 import os
 import shutil
 import subprocess
@@ -226,6 +228,80 @@ CHILD = textwrap.dedent('''
             "rank %d: %s" % (k, "; ".join(f)) for k, f in enumerate(every) if f)), flush=True)
 ''')
 
+# The same halo from C (the package's installed libporta_exchange and headers), each rank's
+# fields after the exchange written to a file, to compare with the Python Halo2D's bytes.
+C_HALO = r'''
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "porta/exchange.h"
+
+static double value(int f, int64_t gx, int64_t gy) { return 1000.0 * (f + 1) + 31.0 * gx + gy; }
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  if (porta_initialize(&argc, &argv) != PORTA_SUCCESS) return 1;
+  const int H = atoi(argv[2]), depth = atoi(argv[3]), x_dim = atoi(argv[4]);
+  const int64_t global[2] = {11, 9};
+  porta_decomp d;
+  porta_halo2d h;
+  if (porta_decomp_create(MPI_COMM_WORLD, 2, global, NULL, &d) ||
+      porta_halo2d_create(&h, &d, H, x_dim, 2, porta_exec_default()))
+    return 2;
+  const int64_t ex = d.local[0] + 2 * H, ey = d.local[1] + 2 * H;
+  const int64_t n0 = x_dim == 0 ? ex : ey, n1 = x_dim == 0 ? ey : ex;
+  porta_view_f64 f[2];
+  for (int k = 0; k < 2; ++k) {
+    if (porta_view_f64_create2(&f[k], "field", n0, n1)) return 3;
+    for (int64_t y = -H; y < d.local[1] + H; ++y)
+      for (int64_t x = -H; x < d.local[0] + H; ++x) {
+        const int own = x >= 0 && x < d.local[0] && y >= 0 && y < d.local[1];
+        const int64_t i0 = x_dim == 0 ? x + H : y + H, i1 = x_dim == 0 ? y + H : x + H;
+        f[k].data[i0 * f[k].m.stride[0] + i1 * f[k].m.stride[1]] =
+            own ? value(k, d.offset[0] + x, d.offset[1] + y) : -1.0;
+      }
+  }
+  if (porta_halo2d_exchange(&h, f, 2, depth) || porta_fence("c_halo")) return 4;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/c_%d.bin", argv[1], d.rank);
+  FILE *out = fopen(path, "wb");
+  for (int k = 0; out && k < 2; ++k) /* row-major, whatever the view's layout */
+    for (int64_t i0 = 0; i0 < n0; ++i0)
+      for (int64_t i1 = 0; i1 < n1; ++i1)
+        fwrite(&f[k].data[i0 * f[k].m.stride[0] + i1 * f[k].m.stride[1]], 8, 1, out);
+  if (!out || fclose(out)) return 5;
+  for (int k = 0; k < 2; ++k) porta_view_f64_release(&f[k]);
+  porta_halo2d_destroy(&h);
+  porta_finalize();
+  MPI_Finalize();
+  return 0;
+}
+'''
+
+PY_HALO = textwrap.dedent('''
+    import sys
+    from mpi4py import MPI
+    import numpy as np
+    import porta
+    import porta.exchange as px
+    porta.init(backend="serial", args=[])
+    out, H, depth, x_dim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    d = px.Decomp(MPI.COMM_WORLD, (11, 9))
+    h = px.Halo2D(d, halo=H, x_dim=x_dim, max_fields=2)
+    lx, ly = d.local
+    fields = []
+    for f in range(2):
+        a = np.full((lx + 2 * H, ly + 2 * H), -1.0)       # [x, y]
+        gx = d.offset[0] + np.arange(lx)
+        gy = d.offset[1] + np.arange(ly)
+        a[H:H + lx, H:H + ly] = 1000.0 * (f + 1) + 31.0 * gx[:, None] + gy[None, :]
+        fields.append(np.ascontiguousarray(a if x_dim == 0 else a.T))
+    h.exchange(fields, depth=depth)
+    with open("%s/py_%d.bin" % (out, d.rank), "wb") as fh:
+        for a in fields:
+            fh.write(np.ascontiguousarray(a).tobytes())
+''')
+
 NO_INIT = textwrap.dedent('''
     import numpy as np, porta, porta.exchange as px
     porta.init(backend="serial", args=[])
@@ -283,6 +359,42 @@ def test_plan_ring_accumulate_update_and_decomp(tmp_path, ranks):
 
 def test_bad_inputs_raise_with_the_reason(tmp_path):
     mpirun(tmp_path, 2, "errors", "serial")
+
+
+def env_mpi(tmp_path):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMP_PROC_BIND="false",
+               PORTA_CACHE_DIR=str(tmp_path / "cache"), PORTA_BACKEND="serial")
+    return env
+
+
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="no mpicc")
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_python_halo2d_gives_the_c_library_s_values(tmp_path, ranks):
+    import porta
+    prefix = os.path.join(os.path.dirname(porta.__file__), "_porta")
+    src = tmp_path / "c_halo.c"
+    src.write_text(C_HALO)
+    exe = tmp_path / "c_halo"
+    lib = os.path.join(prefix, "lib")
+    subprocess.run(["mpicc", "-std=c11", "-O1", "-fopenmp", "-I" + os.path.join(prefix, "include"),
+                    str(src), "-o", str(exe), "-L" + lib, "-lporta_exchange", "-lporta",
+                    "-Wl,-rpath," + lib], check=True, capture_output=True, text=True)
+    script = tmp_path / "py_halo.py"
+    script.write_text(PY_HALO)
+    env = env_mpi(tmp_path)
+    for H, depth, x_dim in ((2, 2, 0), (2, 1, 1), (1, 1, 1)):
+        for f in tmp_path.glob("*.bin"):
+            f.unlink()
+        args = [str(tmp_path), str(H), str(depth), str(x_dim)]
+        for cmd in ([str(exe)], [sys.executable, str(script)]):
+            r = subprocess.run(["mpirun", "-n", str(ranks)] + cmd + args, env=env,
+                               capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stdout + r.stderr
+        for k in range(ranks):
+            c = (tmp_path / ("c_%d.bin" % k)).read_bytes()
+            p = (tmp_path / ("py_%d.bin" % k)).read_bytes()
+            assert len(c) > 0 and c == p, (H, depth, x_dim, k)
 
 
 def test_without_mpi_initialised_it_raises(tmp_path):
