@@ -8,6 +8,12 @@ build_ext does two things:
      one binary for every Python >= 3.11), linked to that libporta with rpath $ORIGIN/_porta/lib.
 No pybind11, no C++ framework: the extension is C11.
 
+MPI: where an MPI C library is found (mpicc's -showme:compile / -showme:link, else
+`pkg-config ompi-c` or `mpi`), CMake also builds the exchange library libporta_exchange
+(core/exchange), and a second extension porta._exchange (porta/_exchange.c, for
+porta.exchange) links it and libmpi; `import porta` alone never loads MPI. PORTA_MPI=auto (the
+default), 1 (insist) or 0 (leave it out). mpi4py (Debian's python3-mpi4py) must use the same MPI.
+
 CUDA: PORTA_CUDA=auto (the default) builds libporta with its CUDA back end when nvcc is found
 (on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin), PORTA_CUDA=1 insists on it, PORTA_CUDA=0
 leaves it out. PORTA_CUDA_ARCH (default 90) names the GPU architectures (CMake's
@@ -45,6 +51,41 @@ def find_nvcc():
         raise RuntimeError("PORTA_CUDA=%s but no nvcc was found (PATH, $CUDA_HOME/bin, "
                            "/usr/local/cuda/bin)" % mode)
     return None
+
+
+def _words(cmd):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.split() if r.returncode == 0 else None
+
+
+def find_mpi():
+    """(include_dirs, library_dirs, libraries) of the MPI C library, or None: PORTA_MPI=0 (off),
+    1 (required) or auto (default: if found). mpicc first (Open MPI's -showme, MPICH's
+    -compile_info / -link_info), then pkg-config."""
+    mode = os.environ.get("PORTA_MPI", "auto").strip().lower()
+    if mode in ("0", "off", "no", "false"):
+        return None
+    found = None
+    mpicc = os.environ.get("MPICC") or shutil.which("mpicc")
+    cands = []
+    if mpicc:
+        cands.append((_words([mpicc, "-showme:compile"]), _words([mpicc, "-showme:link"])))
+    for pc in ("ompi-c", "mpi"):
+        cands.append((_words(["pkg-config", "--cflags", pc]), _words(["pkg-config", "--libs", pc])))
+    for cflags, libs in cands:
+        if cflags is None or libs is None or not any(w.startswith("-lmpi") for w in libs):
+            continue
+        found = ([w[2:] for w in cflags if w.startswith("-I")],
+                 [w[2:] for w in libs if w.startswith("-L")],
+                 [w[2:] for w in libs if w.startswith("-l")])
+        break
+    if found is None and mode in ("1", "on", "yes", "true"):
+        raise RuntimeError("PORTA_MPI=%s but no MPI was found (mpicc -showme, pkg-config "
+                           "ompi-c / mpi)" % mode)
+    return found
 
 
 class CMakeBuildExt(build_ext):
@@ -98,9 +139,26 @@ class CMakeBuildExt(build_ext):
             fh.write("CUDA = %r\n" % bool(nvcc))
             fh.write("NVCC = %r\n" % nvcc)
             fh.write("CUDA_ARCH = %r\n" % (arch.split(";")[0].split("-")[0] if nvcc else None))
+        # The exchange extension needs MPI and the libporta_exchange CMake built with it.
+        mpi = find_mpi()
+        have_exchange = mpi is not None and any(
+            f.startswith("libporta_exchange") for f in os.listdir(os.path.join(prefix, "lib")))
+        if mpi is not None and not have_exchange:
+            msg = "MPI was found but CMake did not build libporta_exchange (no MPI for CMake?)"
+            if os.environ.get("PORTA_MPI", "auto").strip().lower() in ("1", "on", "yes", "true"):
+                raise RuntimeError(msg)
+            print("setup.py: " + msg + "; porta.exchange left out", file=sys.stderr)
+        with open(os.path.join(pkg_dir, "_buildinfo.py"), "a") as fh:
+            fh.write("MPI = %r\n" % have_exchange)
+        self.extensions = [e for e in self.extensions
+                           if e.name != "porta._exchange" or have_exchange]
         for ext in self.extensions:
             ext.include_dirs.append(os.path.join(prefix, "include"))
             ext.library_dirs.append(os.path.join(prefix, "lib"))
+            if ext.name == "porta._exchange":
+                ext.include_dirs.extend(mpi[0])
+                ext.library_dirs.extend(mpi[1])
+                ext.libraries.extend(mpi[2])
         super().run()
 
 
@@ -109,6 +167,7 @@ core = Extension(
     sources=["porta/_core.c", "porta/_dispatcher.c", "porta/_launch.c", "porta/_arrays.c",
              "porta/_view.c", "porta/_view_functions.c"],
     depends=["porta/_arrays.h", "porta/_arrays_private.h", "porta/_core_private.h",
+             "porta/_array_api.h",
              "porta/include/porta_py.h"],
     define_macros=[("Py_LIMITED_API", hex(LIMITED))],
     py_limited_api=True,
@@ -117,8 +176,20 @@ core = Extension(
     extra_link_args=["-Wl,-rpath,$ORIGIN/_porta/lib"],
 )
 
+# porta.exchange: built only where MPI is (CMakeBuildExt.run drops it otherwise).
+exchange = Extension(
+    "porta._exchange",
+    sources=["porta/_exchange.c"],
+    depends=["porta/_array_api.h"],
+    define_macros=[("Py_LIMITED_API", hex(LIMITED))],
+    py_limited_api=True,
+    libraries=["porta_exchange", "porta"],
+    extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-O2"],
+    extra_link_args=["-Wl,-rpath,$ORIGIN/_porta/lib"],
+)
+
 setup(
-    ext_modules=[core],
+    ext_modules=[core, exchange],
     cmdclass={"build_ext": CMakeBuildExt},
     options={"bdist_wheel": {"py_limited_api": "cp311"}},
     zip_safe=False,

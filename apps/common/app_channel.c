@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_exchange_private.h"
+#include "exchange_private.h"
 
 /** What this rank knows about one rank it exchanged messages with. */
 typedef struct channel_peer {
@@ -38,7 +38,7 @@ struct app_channel {
   porta_exec exec;
   int tag, me, ipc_able;
   uint64_t node;
-  app_exchange_mode host_mode;           /**< how a message goes when not by IPC */
+  porta_exchange_mode host_mode;         /**< how a message goes when not by IPC */
   porta_view_f64 send_buf;               /**< exec's memory */
   porta_view_f64 recv_buf;               /**< exec's memory (messages not received by IPC) */
   porta_view_f64 stage_send, stage_recv; /**< staging memory (PINNED mode) */
@@ -67,7 +67,7 @@ typedef struct channel_buffer {
   do {                                                                                             \
     const int rc_ = (call);                                                                        \
     if (rc_ != MPI_SUCCESS)                                                                        \
-      return app_mpi_error_("app_channel", (ch)->label, what " failed", rc_);                      \
+      return porta_exchange_mpi_error_("app_channel", (ch)->label, what " failed", rc_);           \
   } while (0)
 
 int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, porta_exec exec,
@@ -82,17 +82,17 @@ int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, port
   ch->tag = tag;
   MPI_Comm_rank(comm, &ch->me);
   porta_memory_space space;
-  int rc = app_exchange_buffer_space(exec, &space);
+  int rc = porta_exchange_buffer_space(exec, &space);
   if (rc != PORTA_SUCCESS) {
     free(ch);
     return rc;
   }
   const int host_reach = space == porta_exec_memory_space(exec);
-  ch->host_mode = host_reach                     ? APP_EXCHANGE_HOST
-                  : app_exchange_cuda_mpi_(exec) ? APP_EXCHANGE_CUDA_MPI
-                                                 : APP_EXCHANGE_PINNED;
-  ch->ipc_able = !host_reach && app_exchange_ipc_wanted_(exec);
-  ch->node = app_exchange_node_id_();
+  ch->host_mode = host_reach                       ? PORTA_EXCHANGE_HOST
+                  : porta_exchange_cuda_mpi_(exec) ? PORTA_EXCHANGE_CUDA_MPI
+                                                   : PORTA_EXCHANGE_PINNED;
+  ch->ipc_able = !host_reach && porta_exchange_ipc_wanted_(exec);
+  ch->node = porta_exchange_node_id_();
   *out = ch;
   return PORTA_SUCCESS;
 }
@@ -308,11 +308,11 @@ int app_channel_reserve(app_channel *ch, int64_t n, int to, int from) {
   /* the buffers the other transports use, too */
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   PORTA_CHECK(reserve(&ch->send_buf, "channel_send", n, space));
-  if (ch->host_mode == APP_EXCHANGE_PINNED && !p.ipc_out)
+  if (ch->host_mode == PORTA_EXCHANGE_PINNED && !p.ipc_out)
     PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", n, ch->staging));
   if (!p.ipc_in) {
     PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", p.n_in, space));
-    if (ch->host_mode == APP_EXCHANGE_PINNED)
+    if (ch->host_mode == PORTA_EXCHANGE_PINNED)
       PORTA_CHECK(reserve(&ch->stage_recv, "channel_stage_recv", p.n_in, ch->staging));
   }
   return PORTA_SUCCESS;
@@ -335,7 +335,7 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
 
   /* round 4: first what can fail here (buffers, the copy out), then the messages, so that a
      failure leaves no request behind (the other ends then wait: the apps' fatal path aborts) */
-  const int staged = ch->host_mode == APP_EXCHANGE_PINNED;
+  const int staged = ch->host_mode == PORTA_EXCHANGE_PINNED;
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   if (!by_ipc_in && !p.bad_in) {
     PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", n_in, space));
@@ -374,8 +374,8 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
            MPI_Isend(src, (int)ns, MPI_DOUBLE, to, ch->tag + 4, ch->comm, &req[nreq++]));
   CH_MPI(ch, "MPI_Waitall (message)", MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
   if (p.bad_out || p.bad_in) return too_long(ch, op, p.bad_size);
-  ch->modes |= 1u << (by_ipc_out ? APP_EXCHANGE_IPC : ch->host_mode);
-  app_exchange_note_mode_(by_ipc_out ? APP_EXCHANGE_IPC : ch->host_mode);
+  ch->modes |= 1u << (by_ipc_out ? PORTA_EXCHANGE_IPC : ch->host_mode);
+  porta_exchange_note_mode_(by_ipc_out ? PORTA_EXCHANGE_IPC : ch->host_mode);
 
   void *data = by_ipc_in ? pf->recv_buf : ch->recv_buf.data;
   if (!by_ipc_in && staged && n_in > 0)
@@ -388,5 +388,5 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
 }
 
 void app_channel_transports(const app_channel *ch, char *buf, size_t size) {
-  app_exchange_mode_names_(ch->modes, buf, size);
+  porta_exchange_mode_names_(ch->modes, buf, size);
 }

@@ -1,7 +1,7 @@
 /** @file app_channel.h
  *  Messages of any length between pairs of ranks, packed and unpacked by kernels on an
  *  execution space: what miniMD's re-neighbouring sends (the atoms that migrate, the new
- *  ghosts), whose sizes change at every call, so that a fixed exchange plan (app_exchange.h)
+ *  ghosts), whose sizes change at every call, so that a fixed exchange plan (porta/exchange.h)
  *  does not fit.
  *
  *  A call is a paired send and receive, like MPI_Sendrecv: pack the message into the buffer

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "app_cli.h"
-#include "app_decomp.h"
+#include "porta/exchange_decomp.h"
 #include "porta/porta.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -89,7 +89,7 @@ int app_h5_write_1d_concat_i64(app_h5 *h, const char *path, const int64_t *v, in
 /** A global 2D field of dataset shape [gy][gx] (x fastest, C order): each rank packs its owned
  *  cells and writes them as a block (app_h5_write_block_f64). `v` has `halo` ghost layers; x
  *  is view dimension x_dim. Device views are copied to a host mirror first. */
-int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta_view_f64 v,
+int app_h5_write_field2d(app_h5 *h, const char *path, const porta_decomp *d, porta_view_f64 v,
                          int halo, int x_dim);
 
 /** The node coordinates of one axis of a uniform grid, `cells` + 1 values: x0 + i dx, the last

@@ -155,7 +155,7 @@ int app_h5_write_1d_concat_i64(app_h5 *h, const char *path, const int64_t *v, in
 }
 
 /* Owned cells of `v` (without its halo) into buf[y][x]; a Porta code on failure. */
-static int field2d_pack(const char *path, const app_decomp *d, porta_view_f64 v, int halo,
+static int field2d_pack(const char *path, const porta_decomp *d, porta_view_f64 v, int halo,
                         int x_dim, double *buf) {
   const int64_t nx = d->local[0], ny = d->local[1];
   porta_mirror_f64 hv; /* host copy of the view (the view itself when the host can read it) */
@@ -174,7 +174,7 @@ static int field2d_pack(const char *path, const app_decomp *d, porta_view_f64 v,
   return rc;
 }
 
-int app_h5_write_field2d(app_h5 *h, const char *path, const app_decomp *d, porta_view_f64 v,
+int app_h5_write_field2d(app_h5 *h, const char *path, const porta_decomp *d, porta_view_f64 v,
                          int halo, int x_dim) {
   const int64_t nx = d->local[0], ny = d->local[1];
   double *buf = (double *)malloc(sizeof(double) * (size_t)(nx * ny > 0 ? nx * ny : 1));

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducible) {
+void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproducible) {
   memset(rc, 0, sizeof *rc);
   snprintf(rc->version, sizeof rc->version, "%s", PORTA_VERSION_STRING);
   porta_exec e = porta_exec_default();

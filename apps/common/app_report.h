@@ -8,7 +8,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "app_decomp.h"
+#include "porta/exchange_decomp.h"
 #include "porta/porta.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -18,10 +18,10 @@ typedef struct app_run_config {
   char backend[16];
   char device[64];
   int ranks, threads, reproducible, deterministic;
-  int dims[APP_DECOMP_MAX_DIMS], ndims;
+  int dims[PORTA_DECOMP_MAX_DIMS], ndims;
 } app_run_config;
 
-void app_run_config_fill(app_run_config *rc, const app_decomp *d, int reproducible);
+void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproducible);
 /** "key: value" lines (rank 0 calls it). */
 void app_run_config_print(FILE *out, const app_run_config *rc);
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "app_file.h"
 
 void app_summary_init(app_summary *s, const char *app) {
@@ -143,7 +143,7 @@ int app_summary_agree(app_summary *s, MPI_Comm comm) {
     return porta_error(PORTA_ERROR_BACKEND, "app_summary_agree", s->app, "MPI_Allreduce failed");
   s->solve_time = mx[0];
   s->total_time = mx[1];
-  PORTA_CHECK(app_exchange_transports_agree(comm, s->exchange, sizeof s->exchange));
+  PORTA_CHECK(porta_exchange_transports_agree(comm, s->exchange, sizeof s->exchange));
   int me = 0;
   MPI_Comm_rank(comm, &me);
   if (me == 0) {

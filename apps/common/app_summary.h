@@ -39,7 +39,7 @@ typedef struct app_summary {
   double bytes_per_iteration;
   app_check check;
   char check_detail[256]; /**< what was checked, with the measured value */
-  /** How the halo values travelled, over all ranks (app_exchange_transport's names joined by
+  /** How the halo values travelled, over all ranks (porta_exchange_transport's names joined by
    *  '+', "none" without an exchange): set by app_summary_agree. */
   char exchange[64];
 } app_summary;

@@ -68,10 +68,10 @@ typedef struct minife {
   porta_view_f64 b, x, r, p, Ap; /**< p has ncols entries (owned + external) */
   porta_exec exec;
   app_sum *sum;
-  struct app_exchange *halo; /**< external columns of p */
-  double source;             /**< Q */
-  int matvec_lanes;          /**< vector lanes per row in the matvec (0: a thread per row) */
-  int matvec_team_size;      /**< threads per team of the vector-lane matvec (0: not yet) */
+  struct porta_exchange *halo; /**< external columns of p */
+  double source;               /**< Q */
+  int matvec_lanes;            /**< vector lanes per row in the matvec (0: a thread per row) */
+  int matvec_team_size;        /**< threads per team of the vector-lane matvec (0: not yet) */
 } minife;
 
 /* ---- setup (minife_structure.c, minife_assemble.c, minife_dirichlet.c) ---- */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "minife.h"
 
 typedef struct cg_state {
@@ -51,14 +51,14 @@ static int matvec_dot(cg_state *s, double *pAp) {
   porta_view pv = PORTA_VIEW_ERASE(m->p);
   double t0 = porta_wtime();
   if (!m->prm.mv_overlap || !m->halo) {
-    if (m->halo) PORTA_CHECK(app_exchange_run(m->halo, &pv, 1));
+    if (m->halo) PORTA_CHECK(porta_exchange_run(m->halo, &pv, 1));
     PORTA_CHECK(minife_op_matvec_dot(m, m->p, m->Ap, pAp));
     s->t_matvec += porta_wtime() - t0;
     return global_sum(s, pAp);
   }
-  PORTA_CHECK(app_exchange_start(m->halo, &pv, 1));
+  PORTA_CHECK(porta_exchange_start(m->halo, &pv, 1));
   PORTA_CHECK(minife_op_matvec_rows(m, m->A.interior_rows, m->A.ninterior, m->p, m->Ap));
-  PORTA_CHECK(app_exchange_finish(m->halo));
+  PORTA_CHECK(porta_exchange_finish(m->halo));
   PORTA_CHECK(minife_op_matvec_rows(m, m->A.boundary_rows, m->A.nboundary, m->p, m->Ap));
   s->t_matvec += porta_wtime() - t0;
   return dot(s, m->Ap, m->p, pAp);

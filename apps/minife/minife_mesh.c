@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "minife_setup.h"
 
 /* ---- recursive coordinate bisection (box_partition) ---- */
@@ -209,7 +209,7 @@ static int inside(const int64_t lo[3], const int64_t hi[3], int64_t x, int64_t y
 }
 
 int minife_columns(minife_mesh *mesh, MPI_Comm comm, porta_exec exec, porta_view_i32 *column_map,
-                   struct app_exchange **plan, int64_t *nexternal, int64_t *exchange_bytes) {
+                   struct porta_exchange **plan, int64_t *nexternal, int64_t *exchange_bytes) {
   const char *op = "minife_columns";
   const int np = mesh->nranks, me = mesh->rank;
   int64_t e[3], o[3]; /* extended box: extents and origin */
@@ -315,14 +315,14 @@ int minife_columns(minife_mesh *mesh, MPI_Comm comm, porta_exec exec, porta_view
         for (int64_t j = 0; j < recv_count[q]; ++j) ridx[rr++] = mesh->nrows + displ[q] + j;
         ++k;
       }
-      app_exchange_lists l;
+      porta_exchange_lists l;
       l.nneighbours = nn;
       l.ranks = ranks;
       l.send_count = sc;
       l.send_index = sidx;
       l.recv_count = sc + nn;
       l.recv_index = ridx;
-      rc = app_exchange_create(plan, "minife_halo", comm, &l, sizeof(double), 1, exec, 99);
+      rc = porta_exchange_create(plan, "minife_halo", comm, &l, sizeof(double), 1, exec, 99);
     }
     free(ranks);
     free(sc);

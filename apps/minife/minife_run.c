@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "app_sum_comm.h"
 #include "minife_params.h"
 #include "minife_setup.h"
@@ -260,7 +260,7 @@ int minife_run_finish(minife_run *r) {
   minife *m = &r->m;
   free(r->cg.history);
   app_sum_destroy(m->sum);
-  app_exchange_destroy(m->halo);
+  porta_exchange_destroy(m->halo);
   porta_view_f64_release(&m->b);
   porta_view_f64_release(&m->x);
   porta_view_f64_release(&m->r);

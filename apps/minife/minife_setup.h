@@ -19,7 +19,7 @@ void minife_mesh_free(minife_mesh *mesh);
  *  (-1 outside the mesh), on the execution space; and, on more than one rank, the exchange
  *  plan that fills the external entries of p. */
 int minife_columns(minife_mesh *mesh, MPI_Comm comm, porta_exec exec, porta_view_i32 *column_map,
-                   struct app_exchange **plan, int64_t *nexternal, int64_t *exchange_bytes);
+                   struct porta_exchange **plan, int64_t *nexternal, int64_t *exchange_bytes);
 
 PORTA_EXTERN_C_END
 

@@ -120,7 +120,7 @@ typedef struct minimd_swap {
   int64_t *sendlist; /**< host, nsend local indices */
   int64_t sendcap;
   double shift[3]; /**< added by the receiver to what it receives (periodic image) */
-  struct app_exchange *forward, *reverse, *forward_scalar;
+  struct porta_exchange *forward, *reverse, *forward_scalar;
   int self;              /**< the partner is this rank: the swap is a device copy */
   porta_view_i64 list_d; /**< sendlist on the execution space (self swaps) */
 } minimd_swap;

@@ -1,6 +1,6 @@
 /** @file minimd_comm.c
  *  The reference's decomposition and its communication, on the host at re-neighbouring and
- *  through exchange plans (apps/common/app_exchange.h) at every step:
+ *  through exchange plans (core/exchange/include/porta/exchange.h) at every step:
  *
  *  - process grid: the factorisation px py pz = P with the least sub-domain surface (the
  *    first minimum in px, py order, as the reference), periodic in every dimension;
@@ -22,7 +22,7 @@
 
 #include "app_channel.h"
 #include "app_common.h"
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "minimd_comm.h"
 #include "minimd_kernels.h"
 
@@ -103,9 +103,9 @@ int minimd_comm_setup(minimd_comm *c, double cutneigh) {
 }
 
 static void swap_plans_free(minimd_swap *w) {
-  app_exchange_destroy(w->forward);
-  app_exchange_destroy(w->reverse);
-  app_exchange_destroy(w->forward_scalar);
+  porta_exchange_destroy(w->forward);
+  porta_exchange_destroy(w->reverse);
+  porta_exchange_destroy(w->forward_scalar);
   w->forward = w->reverse = w->forward_scalar = NULL;
 }
 
@@ -365,7 +365,7 @@ int minimd_comm_borders(minimd_comm *c, minimd_atoms *a) {
 /** Build one swap's plan, or give the one in *out the swap's new lists; `reverse` turns the
  *  directions round (ghost values back to the atoms they copy). */
 static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, int reverse, int tag,
-                     app_exchange **out) {
+                     porta_exchange **out) {
   int64_t *recv = (int64_t *)malloc((size_t)(w->nrecv > 0 ? w->nrecv : 1) * sizeof(int64_t));
   if (!recv) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "plan", "no memory");
   for (int64_t q = 0; q < w->nrecv; ++q) recv[q] = w->firstrecv + q;
@@ -374,7 +374,7 @@ static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, i
   const int to = reverse ? w->recvproc : w->sendproc, from = reverse ? w->sendproc : w->recvproc;
   int ranks[2];
   int64_t scount[2], rcount[2];
-  app_exchange_lists l;
+  porta_exchange_lists l;
   l.ranks = ranks;
   l.send_count = scount;
   l.recv_count = rcount;
@@ -395,10 +395,10 @@ static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, i
     rcount[1] = nr;
   }
   const int update = *out != NULL;
-  int rc = update ? app_exchange_update(*out, &l)
-                  : app_exchange_create(out, reverse ? "minimd_reverse" : "minimd_forward",
-                                        MPI_COMM_WORLD, &l, value_size, 1, exec, tag);
-  if (rc == PORTA_SUCCESS && reverse && !update) rc = app_exchange_set_accumulate(*out, 1);
+  int rc = update ? porta_exchange_update(*out, &l)
+                  : porta_exchange_create(out, reverse ? "minimd_reverse" : "minimd_forward",
+                                          MPI_COMM_WORLD, &l, value_size, 1, exec, tag);
+  if (rc == PORTA_SUCCESS && reverse && !update) rc = porta_exchange_set_accumulate(*out, 1);
   free(recv);
   return rc;
 }
@@ -429,7 +429,7 @@ int minimd_reserve_i64(porta_view_i64 *v, const char *label, int64_t n, porta_me
 
 /** A swap's plan given its new lists where the kernels made them: the send list w->list_d and
  *  the ghosts' offsets (c->ghost_index), never through the host. */
-static int swap_plan_device(minimd_comm *c, const minimd_swap *w, int reverse, app_exchange *x) {
+static int swap_plan_device(minimd_comm *c, const minimd_swap *w, int reverse, porta_exchange *x) {
   const int64_t ns = reverse ? w->nrecv : w->nsend, nr = reverse ? w->nsend : w->nrecv;
   const int to = reverse ? w->recvproc : w->sendproc, from = reverse ? w->sendproc : w->recvproc;
   const porta_view_i64 sidx = reverse ? c->ghost_index : w->list_d;
@@ -440,7 +440,7 @@ static int swap_plan_device(minimd_comm *c, const minimd_swap *w, int reverse, a
     rcount[0] = 0;
     rcount[1] = nr;
   }
-  return app_exchange_update_device(x, ranks, scount, sidx, rcount, ridx);
+  return porta_exchange_update_device(x, ranks, scount, sidx, rcount, ridx);
 }
 
 int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
@@ -505,11 +505,11 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
                                         w2 ? w2->shift : w->shift));
     } else {
       if (stop) c->forward_pending = s + 1;
-      app_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
-      PORTA_CHECK(app_exchange_start_together(plans, w2 ? 2 : 1, &f, 1));
+      porta_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
+      PORTA_CHECK(porta_exchange_start_together(plans, w2 ? 2 : 1, &f, 1));
       if (stop) return PORTA_SUCCESS;
-      PORTA_CHECK(app_exchange_finish(w->forward));
-      if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));
+      PORTA_CHECK(porta_exchange_finish(w->forward));
+      if (w2) PORTA_CHECK(porta_exchange_finish(w2->forward));
       PORTA_CHECK(shift_ghosts(w, exec, x));
       if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
     }
@@ -530,8 +530,8 @@ int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) 
   const int s = c->forward_pending - 1;
   if (s < 0) return PORTA_SUCCESS;
   minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
-  PORTA_CHECK(app_exchange_finish(w->forward));
-  if (w2) PORTA_CHECK(app_exchange_finish(w2->forward));
+  PORTA_CHECK(porta_exchange_finish(w->forward));
+  if (w2) PORTA_CHECK(porta_exchange_finish(w2->forward));
   c->forward_pending = 0;
   PORTA_CHECK(shift_ghosts(w, exec, x));
   if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
@@ -552,11 +552,11 @@ int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
       if (w->nsend > 0)
         PORTA_CHECK(minimd_self_reverse(exec, f, w->list_d, w->nsend, w->firstrecv));
     } else if (lower) { /* (the adds in the same order as one swap after the other) */
-      app_exchange *plans[2] = {w->reverse, lower->reverse};
-      PORTA_CHECK(app_exchange_run_together(plans, 2, &g, 1));
+      porta_exchange *plans[2] = {w->reverse, lower->reverse};
+      PORTA_CHECK(porta_exchange_run_together(plans, 2, &g, 1));
       --s;
     } else {
-      PORTA_CHECK(app_exchange_run(w->reverse, &g, 1));
+      PORTA_CHECK(porta_exchange_run(w->reverse, &g, 1));
     }
   }
   return PORTA_SUCCESS;
@@ -569,11 +569,11 @@ int minimd_comm_forward_scalar(minimd_comm *c, porta_exec exec, porta_view_f64 v
     if (w->self) {
       if (w->nsend > 0) PORTA_CHECK(minimd_self_scalar(exec, v, w->list_d, w->nsend, w->firstrecv));
     } else if (w2) {
-      app_exchange *plans[2] = {w->forward_scalar, w2->forward_scalar};
-      PORTA_CHECK(app_exchange_run_together(plans, 2, &g, 1));
+      porta_exchange *plans[2] = {w->forward_scalar, w2->forward_scalar};
+      PORTA_CHECK(porta_exchange_run_together(plans, 2, &g, 1));
       ++s;
     } else {
-      PORTA_CHECK(app_exchange_run(w->forward_scalar, &g, 1));
+      PORTA_CHECK(porta_exchange_run(w->forward_scalar, &g, 1));
     }
   }
   return PORTA_SUCCESS;

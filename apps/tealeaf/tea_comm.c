@@ -1,5 +1,5 @@
 /** @file tea_comm.c
- *  MPI side of TeaLeaf: halo exchange (apps/common app_halo2d, then the numerics' reflective
+ *  MPI side of TeaLeaf: halo exchange (apps/common porta_halo2d, then the numerics' reflective
  *  physical boundaries) and global sums (apps/common app_sum, c->sum).
  *
  *  Reproducible sums. In reproducible mode (--reproducible: c->reproducible) c->sum is exact:
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, porta_exec exec) {
+void tea_chunk_setup(tea_chunk *c, const porta_decomp *d, const tea_settings *s, porta_exec exec) {
   c->gx_cells = s->x_cells;
   c->gy_cells = s->y_cells;
   c->nx = (int)d->local[0];
@@ -27,22 +27,22 @@ void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, p
   c->ymin = s->ymin;
   c->dx = (s->xmax - s->xmin) / s->x_cells;
   c->dy = (s->ymax - s->ymin) / s->y_cells;
-  c->phys_left = app_decomp_is_boundary(d, 0, APP_LOW);
-  c->phys_right = app_decomp_is_boundary(d, 0, APP_HIGH);
-  c->phys_bottom = app_decomp_is_boundary(d, 1, APP_LOW);
-  c->phys_top = app_decomp_is_boundary(d, 1, APP_HIGH);
+  c->phys_left = porta_decomp_is_boundary(d, 0, PORTA_LOW);
+  c->phys_right = porta_decomp_is_boundary(d, 0, PORTA_HIGH);
+  c->phys_bottom = porta_decomp_is_boundary(d, 1, PORTA_LOW);
+  c->phys_top = porta_decomp_is_boundary(d, 1, PORTA_HIGH);
   c->exec = exec;
   c->reproducible = s->reproducible;
 }
 
-int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
+int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
   struct tea_comm *m = (struct tea_comm *)calloc(1, sizeof *m);
   if (!m) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_comm_create", "comm", "calloc");
   m->d = *d;
   m->timers = timers;
   m->t_halo = timers ? app_timer_id(timers, "MPI halo exchange") : -1;
   /* fields are (y, x): x is view dimension 1 */
-  int rc = app_halo2d_create(&m->halo, d, c->halo, 1, TEA_NUM_EXCHANGE_FIELDS, c->exec);
+  int rc = porta_halo2d_create(&m->halo, d, c->halo, 1, TEA_NUM_EXCHANGE_FIELDS, c->exec);
   /* a GPU with neighbours (more than one rank: the domain is not periodic): the exchange of
      CG's p, of Chebyshev's u and of PPCG's inner sd and rtemp can run beside the update of the
      inside cells (tea_step.c) on a stream of its own whose small kernels go first. Every rank must
@@ -62,19 +62,19 @@ int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers) {
     if (rc == PORTA_SUCCESS) {
       m->has_beside = 1;
       m->beside_cells = all;
-      rc = app_halo2d_create(&m->halo_beside, d, c->halo, 1, 2, m->beside);
+      rc = porta_halo2d_create(&m->halo_beside, d, c->halo, 1, 2, m->beside);
       m->halo_beside.tag = m->halo.tag + 2 * c->halo; /* after the main halo's */
     }
   }
   /* the plans (buffers, IPC mappings) now, not in the first step's timed solve */
-  if (rc == PORTA_SUCCESS) rc = app_halo2d_prepare(&m->halo, tea_field(c, TEA_FIELD_U));
+  if (rc == PORTA_SUCCESS) rc = porta_halo2d_prepare(&m->halo, tea_field(c, TEA_FIELD_U));
   if (rc == PORTA_SUCCESS && m->has_beside)
-    rc = app_halo2d_prepare(&m->halo_beside, tea_field(c, TEA_FIELD_U));
+    rc = porta_halo2d_prepare(&m->halo_beside, tea_field(c, TEA_FIELD_U));
   if (rc == PORTA_SUCCESS) rc = app_sum_create(&c->sum, d->comm, c->reproducible, timers);
   if (rc != PORTA_SUCCESS) {
-    app_halo2d_destroy(&m->halo);
+    porta_halo2d_destroy(&m->halo);
     if (m->has_beside) {
-      app_halo2d_destroy(&m->halo_beside);
+      porta_halo2d_destroy(&m->halo_beside);
       porta_exec_destroy_instance(m->beside);
     }
     free(m);
@@ -88,9 +88,9 @@ void tea_comm_destroy(tea_chunk *c) {
   if (c->sum) app_sum_destroy(c->sum);
   c->sum = NULL;
   if (!c->comm) return;
-  app_halo2d_destroy(&c->comm->halo);
+  porta_halo2d_destroy(&c->comm->halo);
   if (c->comm->has_beside) {
-    app_halo2d_destroy(&c->comm->halo_beside);
+    porta_halo2d_destroy(&c->comm->halo_beside);
     porta_exec_destroy_instance(c->comm->beside);
   }
   free(c->comm);
@@ -135,7 +135,7 @@ int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int d
   porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
   PORTA_CHECK(field_views(c, fields, nfields, views));
   app_timer_start(m->timers, m->t_halo);
-  int rc = app_halo2d_exchange(&m->halo_beside, views, nfields, depth);
+  int rc = porta_halo2d_exchange(&m->halo_beside, views, nfields, depth);
   if (rc == PORTA_SUCCESS) rc = porta_exec_fence(m->beside, "tea_halo_exchange_beside");
   app_timer_stop(m->timers, m->t_halo);
   return rc;
@@ -147,7 +147,7 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
   PORTA_CHECK(field_views(c, fields, nfields, views));
   if (m) {
     app_timer_start(m->timers, m->t_halo);
-    int rc = app_halo2d_exchange(&m->halo, views, nfields, depth);
+    int rc = porta_halo2d_exchange(&m->halo, views, nfields, depth);
     app_timer_stop(m->timers, m->t_halo);
     if (rc != PORTA_SUCCESS) return rc;
   }
@@ -162,9 +162,9 @@ int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
   return PORTA_SUCCESS; /* no communication state: a single rank */
 }
 
-void tea_decompose(const tea_settings *s, app_decomp *d) {
+void tea_decompose(const tea_settings *s, porta_decomp *d) {
   const int64_t cells[2] = {s->x_cells, s->y_cells};
-  if (app_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, d))
+  if (porta_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, d))
     app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
   for (int dim = 0; dim < 2; ++dim)
     if (d->dims[dim] > 1 && cells[dim] / d->dims[dim] < s->halo_depth)

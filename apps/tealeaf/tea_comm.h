@@ -11,11 +11,11 @@
 PORTA_EXTERN_C_BEGIN
 
 struct tea_comm {
-  app_decomp d;
-  app_halo2d halo;
+  porta_decomp d;
+  porta_halo2d halo;
   /** the exchanges beside c->exec (tea_halo_exchange_beside): plans of their own on a
    *  high-priority instance; has_beside 0 when there is none */
-  app_halo2d halo_beside;
+  porta_halo2d halo_beside;
   porta_exec beside;
   int has_beside;
   int beside_cells; /**< the fewest interior cells any rank has along x or y */
@@ -25,12 +25,12 @@ struct tea_comm {
 
 /** Collective: the ranks' decomposition of the settings' mesh into *d; a mesh the ranks cannot
  *  share (fewer cells than halo_depth on some rank) stops the job naming why. */
-void tea_decompose(const tea_settings *s, app_decomp *d);
+void tea_decompose(const tea_settings *s, porta_decomp *d);
 /** Fill the chunk's geometry from the decomposition and the settings (before tea_chunk_alloc). */
-void tea_chunk_setup(tea_chunk *c, const app_decomp *d, const tea_settings *s, porta_exec exec);
+void tea_chunk_setup(tea_chunk *c, const porta_decomp *d, const tea_settings *s, porta_exec exec);
 /** Create the communication state of an allocated chunk: the halo exchanger and c->sum (over
  *  d->comm, exact when c->reproducible; MPI_COMM_NULL: one process without MPI). */
-int tea_comm_create(tea_chunk *c, const app_decomp *d, app_timers *timers);
+int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers);
 void tea_comm_destroy(tea_chunk *c);
 
 PORTA_EXTERN_C_END

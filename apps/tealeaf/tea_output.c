@@ -86,7 +86,7 @@ void tea_fmt_e(char *buf, size_t len, double v, int digits) {
 }
 
 void tea_print_header(FILE *out, const app_deck *deck, const app_run_config *rc,
-                      const tea_settings *s, const app_decomp *d) {
+                      const tea_settings *s, const porta_decomp *d) {
   fprintf(out, "\n   Tea Version    1.403 (Porta TeaLeaf)\n");
   app_run_config_print(out, rc);
   fprintf(out, "\n Tea will run from the following input:-\n\n");
@@ -206,7 +206,7 @@ static void tea_snapshot_group(char *buf, size_t len, int64_t step) {
   snprintf(buf, len, "/snapshots/step_%06lld", (long long)step);
 }
 
-int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
+int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const porta_decomp *d,
                        int step, double time) {
   PORTA_CHECK(tea_h5_out_open(o, d->comm));
   if (o->nsnap == o->cap) {

@@ -27,7 +27,7 @@ void tea_history_free(tea_history *h);
 void tea_fmt_e(char *buf, size_t len, double v, int digits);
 
 void tea_print_header(FILE *out, const app_deck *deck, const app_run_config *rc,
-                      const tea_settings *s, const app_decomp *d);
+                      const tea_settings *s, const porta_decomp *d);
 void tea_print_summary(FILE *out, int step, double time, const tea_summary *sum);
 void tea_print_step_start(FILE *out, int step, double time, double dt);
 void tea_print_step_end(FILE *out, const tea_settings *s, const tea_step_stats *st,
@@ -46,7 +46,7 @@ typedef struct tea_results {
   const app_deck *deck;
   const app_run_config *rc;
   const tea_settings *s;
-  const app_decomp *d;
+  const porta_decomp *d;
   const tea_history *hist;
   const app_timers *timers;
   double wall, u_ref, qa_diff;
@@ -90,7 +90,7 @@ void tea_h5_out_free(tea_h5_out *o);
  *  /snapshots/step_NNNNNN/{u,energy,density}; the group has attributes `step` and `time`.
  *  Returns a Porta code (message in porta_last_error_message(); on a failure the temporary file
  *  is removed). */
-int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const app_decomp *d,
+int tea_write_snapshot(tea_h5_out *o, tea_chunk *c, const tea_settings *s, const porta_decomp *d,
                        int step, double time);
 
 /** Collective: write the rest of NAME.h5 (attributes - the deck's text, of any length, in the

@@ -17,7 +17,7 @@ typedef struct tea_run {
   app_cli cli;
   app_deck deck;
   tea_settings s;
-  app_decomp d;
+  porta_decomp d;
   app_run_config config;
   tea_h5_out h5;
   app_timers timers;

@@ -7,6 +7,8 @@
 #include "_arrays_private.h"
 
 #include <stdint.h>
+
+#include "_array_api.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +254,34 @@ PyMethodDef porta_py_array_methods[] = {
     {"space_accessible", core_space_accessible, METH_VARARGS, "porta_space_accessible."},
     {NULL, NULL, 0, NULL}};
 
+/* ---- the capsule porta._core._array_api (_array_api.h) ---- */
+
+static int api_as_view(PyObject *o, const char *what, porta_view *out, void **hold) {
+  *hold = NULL;
+  pyarr *a = (pyarr *)calloc(1, sizeof *a);
+  if (!a) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  if (as_view(o, what, PORTA_LAYOUT_DEFAULT, out, a) < 0) {
+    free(a);
+    return -1;
+  }
+  if (a->has_buffer || a->dl)
+    *hold = a;
+  else
+    free(a);
+  return 0;
+}
+
+static void api_release(void *hold) {
+  if (!hold) return;
+  pyarr_release((pyarr *)hold);
+  free(hold);
+}
+
+static porta_py_array_api array_api = {PORTA_PY_ARRAY_API_VERSION, api_as_view, api_release, NULL};
+
 int porta_py_arrays_init(PyObject *m) {
   porta_py_view_type = (PyTypeObject *)PyType_FromSpec(&porta_py_view_spec);
   if (!porta_py_view_type) return -1;
@@ -266,5 +296,11 @@ int porta_py_arrays_init(PyObject *m) {
       PyModule_AddIntConstant(m, "CUDA_BACKEND", PORTA_BACKEND_CUDA) < 0 ||
       PyModule_AddIntConstant(m, "CUDA_BUILT", PORTA_ENABLE_CUDA) < 0)
     return -1;
+  array_api.error = porta_py_error;
+  PyObject *cap = PyCapsule_New(&array_api, PORTA_PY_ARRAY_API_NAME, NULL);
+  if (!cap || PyModule_AddObject(m, "_array_api", cap) < 0) {
+    Py_XDECREF(cap);
+    return -1;
+  }
   return 0;
 }

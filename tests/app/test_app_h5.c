@@ -1,6 +1,6 @@
 /** @file test_app_h5.c
  *  The distributed HDF5 writer (app_h5) on any number of ranks: a block-decomposed 3D array
- *  (f64 and i64, uneven blocks from app_decomp), a 2D array with empty blocks on some ranks, and
+ *  (f64 and i64, uneven blocks from porta_decomp), a 2D array with empty blocks on some ranks, and
  *  1D arrays concatenated over the ranks (some of them empty) are written, then read back on
  *  rank 0 with the plain HDF5 API and checked value by value, with the offsets. Errors must be
  *  non-zero Porta codes on every rank whose message names the path: a dataset that exists, a
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app_decomp.h"
+#include "porta/exchange_decomp.h"
 #include "app_h5.h"
 #include "porta/porta.h"
 
@@ -225,10 +225,10 @@ int main(int argc, char **argv) {
   EXPECT(rc == PORTA_SUCCESS, "create: %s", porta_last_error_message());
   if (rc != PORTA_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
 
-  /* 3D: 7 x 4 x 5 cells (x y z) split by app_decomp; the dataset is [z][y][x] */
+  /* 3D: 7 x 4 x 5 cells (x y z) split by porta_decomp; the dataset is [z][y][x] */
   const int64_t cells[3] = {7, 4, 5};
-  app_decomp d;
-  EXPECT(app_decomp_create(MPI_COMM_WORLD, 3, cells, NULL, &d) == 0, "decomp");
+  porta_decomp d;
+  EXPECT(porta_decomp_create(MPI_COMM_WORLD, 3, cells, NULL, &d) == 0, "decomp");
   const int64_t g3[3] = {cells[2], cells[1], cells[0]};
   const int64_t start[3] = {d.offset[2], d.offset[1], d.offset[0]};
   const int64_t count[3] = {d.local[2], d.local[1], d.local[0]};

@@ -1,7 +1,7 @@
 /** Exercise 06, begin: a 1D heat equation decomposed over MPI ranks, with the apps' halo
- *  exchange plan (apps/common/app_exchange.h). Complete the parts marked TODO(tutorial):
- *  until then the ghost cells between ranks are never filled, and on 2 or more ranks the
- *  program prints FAIL (on 1 rank there is nothing to exchange: run it on 2).
+ *  exchange plan (core/exchange/include/porta/exchange.h). Complete the parts marked
+ * TODO(tutorial): until then the ghost cells between ranks are never filled, and on 2 or more ranks
+ * the program prints FAIL (on 1 rank there is nothing to exchange: run it on 2).
  *
  *  The serial original (N cells, insulated ends: no heat leaves the rod):
  *
@@ -12,7 +12,7 @@
  *  Decomposed: rank p owns a contiguous block of n cells, stored at indices 1..n of a view of
  *  n + 2; indices 0 and n + 1 are ghost cells. Before each step the ghost cells next to another
  *  rank receive that rank's edge cell (the halo exchange); at the rod's ends they mirror the
- *  end cell as before. The exchange is an app_exchange plan: for each neighbour rank, which
+ *  end cell as before. The exchange is a porta_exchange plan: for each neighbour rank, which
  *  elements (offsets into the view) to send and where the received values go.
  *  Answers: on any number of ranks, (1) the total heat stays what it was, sum=468.3671875 (to
  *  1e-12 relative: insulated ends conserve it), and (2) every cell agrees with the serial
@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "app_mpi.h"
 #include "tutorial.h"
 
@@ -95,17 +95,17 @@ int main(int argc, char **argv) {
    * rank < nranks - 1) as entries nn = 0, 1, ...: ranks[nn], send_count[nn] and
    * recv_count[nn] (1 value each way), send_index[nn] and recv_index[nn] (the offsets above),
    * then ++nn. */
-  app_exchange_lists lists;
+  porta_exchange_lists lists;
   lists.nneighbours = nn;
   lists.ranks = ranks;
   lists.send_count = send_count;
   lists.send_index = send_index;
   lists.recv_count = recv_count;
   lists.recv_index = recv_index;
-  app_exchange *halo = NULL;
+  porta_exchange *halo = NULL;
   /* doubles, one field per exchange, packed and unpacked by kernels on `space`, MPI tag 61 */
-  APP_CHECK(app_exchange_create(&halo, "heat_halo", MPI_COMM_WORLD, &lists, sizeof(double), 1,
-                                space, 61));
+  APP_CHECK(porta_exchange_create(&halo, "heat_halo", MPI_COMM_WORLD, &lists, sizeof(double), 1,
+                                  space, 61));
 
   ends_args e;
   e.n = n;
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
     /* The halo exchange fills the ghost cells next to other ranks (the field in the plan's
      * terms: a type-erased view; its offsets are the plan's). Kernels queued after it on
      * `space` see the values. */
-    /* TODO(tutorial): exchange the halo of a.u: app_exchange_run(plan, fields, nfields) takes
+    /* TODO(tutorial): exchange the halo of a.u: porta_exchange_run(plan, fields, nfields) takes
      * an array of type-erased views (porta_view field = PORTA_VIEW_ERASE(a.u)). */
     e.u = a.u;
     APP_CHECK(PORTA_PARALLEL_FOR(ends_k, space, porta_range(0, 2), &e));
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
            max_diff, ok ? "PASS" : "FAIL");
   fflush(stdout);
 
-  app_exchange_destroy(halo);
+  porta_exchange_destroy(halo);
   porta_mirror_f64_release(&h);
   porta_view_f64_release(&a.u);
   porta_view_f64_release(&a.unew);

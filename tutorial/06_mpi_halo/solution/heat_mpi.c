@@ -1,5 +1,5 @@
 /** Exercise 06, solution: a 1D heat equation decomposed over MPI ranks, with the apps' halo
- *  exchange plan (apps/common/app_exchange.h).
+ *  exchange plan (core/exchange/include/porta/exchange.h).
  *
  *  The serial original (N cells, insulated ends: no heat leaves the rod):
  *
@@ -10,7 +10,7 @@
  *  Decomposed: rank p owns a contiguous block of n cells, stored at indices 1..n of a view of
  *  n + 2; indices 0 and n + 1 are ghost cells. Before each step the ghost cells next to another
  *  rank receive that rank's edge cell (the halo exchange); at the rod's ends they mirror the
- *  end cell as before. The exchange is an app_exchange plan: for each neighbour rank, which
+ *  end cell as before. The exchange is a porta_exchange plan: for each neighbour rank, which
  *  elements (offsets into the view) to send and where the received values go.
  *  Answers: on any number of ranks, (1) the total heat stays what it was, sum=468.3671875 (to
  *  1e-12 relative: insulated ends conserve it), and (2) every cell agrees with the serial
@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "app_mpi.h"
 #include "tutorial.h"
 
@@ -103,17 +103,17 @@ int main(int argc, char **argv) {
     recv_index[nn] = n + 1;
     ++nn;
   }
-  app_exchange_lists lists;
+  porta_exchange_lists lists;
   lists.nneighbours = nn;
   lists.ranks = ranks;
   lists.send_count = send_count;
   lists.send_index = send_index;
   lists.recv_count = recv_count;
   lists.recv_index = recv_index;
-  app_exchange *halo = NULL;
+  porta_exchange *halo = NULL;
   /* doubles, one field per exchange, packed and unpacked by kernels on `space`, MPI tag 61 */
-  APP_CHECK(app_exchange_create(&halo, "heat_halo", MPI_COMM_WORLD, &lists, sizeof(double), 1,
-                                space, 61));
+  APP_CHECK(porta_exchange_create(&halo, "heat_halo", MPI_COMM_WORLD, &lists, sizeof(double), 1,
+                                  space, 61));
 
   ends_args e;
   e.n = n;
@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
      * terms: a type-erased view; its offsets are the plan's). Kernels queued after it on
      * `space` see the values. */
     porta_view field = PORTA_VIEW_ERASE(a.u);
-    APP_CHECK(app_exchange_run(halo, &field, 1));
+    APP_CHECK(porta_exchange_run(halo, &field, 1));
     e.u = a.u;
     APP_CHECK(PORTA_PARALLEL_FOR(ends_k, space, porta_range(0, 2), &e));
     APP_CHECK(PORTA_PARALLEL_FOR(heat_k, space, porta_range(1, n + 1), &a));
@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
            max_diff, ok ? "PASS" : "FAIL");
   fflush(stdout);
 
-  app_exchange_destroy(halo);
+  porta_exchange_destroy(halo);
   porta_mirror_f64_release(&h);
   porta_view_f64_release(&a.u);
   porta_view_f64_release(&a.unew);

@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_decomp.h"
+#include "porta/exchange_decomp.h"
 #include "porta/porta.h"
 
 #include "app_expect.h"
 
 static void check_grid(int ndims, const int64_t *g, int nranks) {
-  app_decomp d[16];
+  porta_decomp d[16];
   int64_t cells = 0;
   for (int r = 0; r < nranks; ++r) {
-    int rc = app_decomp_for_rank(r, nranks, ndims, g, NULL, &d[r]);
+    int rc = porta_decomp_for_rank(r, nranks, ndims, g, NULL, &d[r]);
     EXPECT(rc == 0, "rank %d of %d: %s", r, nranks, porta_last_error_message());
     if (rc) return;
     int64_t n = 1;
@@ -51,45 +51,46 @@ static void check_grid(int ndims, const int64_t *g, int nranks) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  /* app_split: 10 over 3 -> 4 3 3; 7 over 7; 2 over 4 leaves parts empty */
+  /* porta_split: 10 over 3 -> 4 3 3; 7 over 7; 2 over 4 leaves parts empty */
   int64_t off, cnt;
-  app_split(10, 3, 0, &off, &cnt);
+  porta_split(10, 3, 0, &off, &cnt);
   EXPECT(off == 0 && cnt == 4, "10/3 part 0: %lld+%lld", (long long)off, (long long)cnt);
-  app_split(10, 3, 1, &off, &cnt);
+  porta_split(10, 3, 1, &off, &cnt);
   EXPECT(off == 4 && cnt == 3, "10/3 part 1: %lld+%lld", (long long)off, (long long)cnt);
-  app_split(10, 3, 2, &off, &cnt);
+  porta_split(10, 3, 2, &off, &cnt);
   EXPECT(off == 7 && cnt == 3, "10/3 part 2: %lld+%lld", (long long)off, (long long)cnt);
-  app_split(11, 4, 3, &off, &cnt);
+  porta_split(11, 4, 3, &off, &cnt);
   EXPECT(off == 9 && cnt == 2, "11/4 part 3: %lld+%lld", (long long)off, (long long)cnt);
 
   /* rank grids: MPI_Dims_create; 2 ranks on a square split in x (TeaLeaf: 2 x 1) */
   int dims[3];
-  app_dims_create(2, 2, dims);
+  porta_dims_create(2, 2, dims);
   EXPECT(dims[0] == 2 && dims[1] == 1, "2 ranks: %d x %d", dims[0], dims[1]);
-  app_dims_create(4, 2, dims);
+  porta_dims_create(4, 2, dims);
   EXPECT(dims[0] == 2 && dims[1] == 2, "4 ranks: %d x %d", dims[0], dims[1]);
-  app_dims_create(6, 2, dims);
+  porta_dims_create(6, 2, dims);
   EXPECT(dims[0] == 3 && dims[1] == 2, "6 ranks: %d x %d", dims[0], dims[1]);
-  app_dims_create(12, 3, dims);
+  porta_dims_create(12, 3, dims);
   EXPECT(dims[0] * dims[1] * dims[2] == 12 && dims[0] >= dims[1] && dims[1] >= dims[2],
          "12 ranks 3D: %d x %d x %d", dims[0], dims[1], dims[2]);
 
   /* grids from the cell counts: the fewest cells on the faces between ranks, MPI_Dims_create's
      grid where it is as good */
   const int64_t thin[2] = {2, 100}, wide[2] = {1000, 10}, sq[2] = {64, 64}, box3[3] = {4, 4, 400};
-  EXPECT(app_dims_for_cells(3, 2, thin, dims) == 0 && dims[0] == 1 && dims[1] == 3,
+  EXPECT(porta_dims_for_cells(3, 2, thin, dims) == 0 && dims[0] == 1 && dims[1] == 3,
          "3 ranks on 2 x 100: %d x %d", dims[0], dims[1]);
-  EXPECT(app_dims_for_cells(4, 2, wide, dims) == 0 && dims[0] == 4 && dims[1] == 1,
+  EXPECT(porta_dims_for_cells(4, 2, wide, dims) == 0 && dims[0] == 4 && dims[1] == 1,
          "4 ranks on 1000 x 10: %d x %d", dims[0], dims[1]);
-  EXPECT(app_dims_for_cells(4, 2, sq, dims) == 0 && dims[0] == 2 && dims[1] == 2,
+  EXPECT(porta_dims_for_cells(4, 2, sq, dims) == 0 && dims[0] == 2 && dims[1] == 2,
          "4 ranks on 64 x 64: %d x %d", dims[0], dims[1]);
-  EXPECT(app_dims_for_cells(2, 2, sq, dims) == 0 && dims[0] == 2 && dims[1] == 1,
+  EXPECT(porta_dims_for_cells(2, 2, sq, dims) == 0 && dims[0] == 2 && dims[1] == 1,
          "2 ranks on 64 x 64: %d x %d (MPI_Dims_create's)", dims[0], dims[1]);
-  EXPECT(app_dims_for_cells(8, 3, box3, dims) == 0 && dims[0] == 1 && dims[1] == 1 && dims[2] == 8,
+  EXPECT(porta_dims_for_cells(8, 3, box3, dims) == 0 && dims[0] == 1 && dims[1] == 1 &&
+             dims[2] == 8,
          "8 ranks on 4 x 4 x 400: %d x %d x %d", dims[0], dims[1], dims[2]);
-  EXPECT(app_dims_for_cells(5, 2, (const int64_t[2]){2, 2}, dims) != 0, "5 ranks on 2 x 2");
-  app_decomp dt;
-  EXPECT(app_decomp_for_rank(2, 3, 2, thin, NULL, &dt) == 0 && dt.local[0] == 2 &&
+  EXPECT(porta_dims_for_cells(5, 2, (const int64_t[2]){2, 2}, dims) != 0, "5 ranks on 2 x 2");
+  porta_decomp dt;
+  EXPECT(porta_decomp_for_rank(2, 3, 2, thin, NULL, &dt) == 0 && dt.local[0] == 2 &&
              dt.offset[1] == 67 && dt.local[1] == 33,
          "3 ranks on 2 x 100, rank 2: %s", porta_last_error_message());
 
@@ -99,15 +100,15 @@ int main(int argc, char **argv) {
     if (n != 11) check_grid(3, g3, n); /* 11 x 1 x 1 does not fit 9 cells */
 
   /* a rank with no cells is an error, with a message */
-  app_decomp d;
+  porta_decomp d;
   const int64_t tiny[2] = {1, 1};
   porta_error_clear();
-  EXPECT(app_decomp_for_rank(0, 2, 2, tiny, NULL, &d) != 0 &&
+  EXPECT(porta_decomp_for_rank(0, 2, 2, tiny, NULL, &d) != 0 &&
              strstr(porta_last_error_message(), "decomposition: "),
          "1x1 cells on 2 ranks accepted, or no reason: '%s'", porta_last_error_message());
   const int grid[2] = {3, 1};
   porta_error_clear();
-  EXPECT(app_decomp_for_rank(0, 2, 2, g2, grid, &d) != 0 &&
+  EXPECT(porta_decomp_for_rank(0, 2, 2, g2, grid, &d) != 0 &&
              strstr(porta_last_error_message(), "rank grid has 3 ranks, the job has 2"),
          "3x1 grid on 2 ranks: '%s'", porta_last_error_message());
 

@@ -1,6 +1,6 @@
-/** @file app_halo.c
- *  Halo exchange for 2D views as exchange plans (see app_halo.h). */
-#include "app_halo.h"
+/** @file halo2d.c
+ *  Halo exchange for 2D views as exchange plans (see porta/exchange_halo2d.h). */
+#include "porta/exchange_halo2d.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -11,29 +11,29 @@
  *  one plan can match a receive of another (h->tag apart for two halos of one decomposition). */
 #define APP_HALO_TAG(h, d, p) ((h)->tag + 2 * ((d)-1) + (p))
 
-int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, int max_fields,
-                      porta_exec exec) {
+int porta_halo2d_create(porta_halo2d *h, const porta_decomp *d, int halo, int x_dim, int max_fields,
+                        porta_exec exec) {
   memset(h, 0, sizeof *h);
   h->tag = 1000;
   if (d->ndims != 2 || halo < 1 || halo > 10000 || (x_dim != 0 && x_dim != 1) || max_fields < 1 ||
-      max_fields > APP_EXCHANGE_MAX_FIELDS)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_halo2d_create", "halo",
+      max_fields > PORTA_EXCHANGE_MAX_FIELDS)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_halo2d_create", "halo",
                        "needs a 2D decomposition, halo in 1..10000 (got %d), x_dim 0 or 1 (got %d) "
                        "and max_fields in 1..%d (got %d)",
-                       halo, x_dim, APP_EXCHANGE_MAX_FIELDS, max_fields);
+                       halo, x_dim, PORTA_EXCHANGE_MAX_FIELDS, max_fields);
   /* The plans' buffers are allocated at the first exchange; refuse a back end they cannot
-   * serve now (the same test as app_exchange_create's). */
+   * serve now (the same test as porta_exchange_create's). */
   porta_memory_space space = porta_exec_memory_space(exec);
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space))
     space = porta_exec_query(exec).staging_space;
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
       !porta_space_accessible(exec.backend, space))
-    return porta_error(PORTA_ERROR_UNSUPPORTED, "app_halo2d_create", "halo",
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_halo2d_create", "halo",
                        "no memory space both the %s back end and MPI can access",
                        porta_backend_name(exec.backend));
-  h->plan = (app_exchange **)calloc((size_t)(2 * halo), sizeof *h->plan);
+  h->plan = (porta_exchange **)calloc((size_t)(2 * halo), sizeof *h->plan);
   if (!h->plan)
-    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_halo2d_create", "halo", "calloc failed");
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_halo2d_create", "halo", "calloc failed");
   h->d = *d;
   h->halo = halo;
   h->x_dim = x_dim;
@@ -42,9 +42,9 @@ int app_halo2d_create(app_halo2d *h, const app_decomp *d, int halo, int x_dim, i
   return PORTA_SUCCESS;
 }
 
-void app_halo2d_destroy(app_halo2d *h) {
+void porta_halo2d_destroy(porta_halo2d *h) {
   if (h->plan)
-    for (int i = 0; i < 2 * h->halo; ++i) app_exchange_destroy(h->plan[i]);
+    for (int i = 0; i < 2 * h->halo; ++i) porta_exchange_destroy(h->plan[i]);
   free(h->plan);
   memset(h, 0, sizeof *h);
 }
@@ -64,10 +64,10 @@ static int64_t box_offsets(int64_t *out, const int64_t *stride, int64_t lo0, int
  *  neighbour: one list entry per neighbour (low, then high side). A face sends the `depth`
  *  owned layers next to it and receives its `depth` ghost layers; along the other dimension
  *  the box spans the owned cells and `depth` ghost layers on each side. */
-static int build_plan(app_halo2d *h, int depth, int dim, app_exchange **out) {
+static int build_plan(porta_halo2d *h, int depth, int dim, porta_exchange **out) {
   *out = NULL;
   const int *nb = h->d.neighbour[dim];
-  if (nb[APP_LOW] == MPI_PROC_NULL && nb[APP_HIGH] == MPI_PROC_NULL) return PORTA_SUCCESS;
+  if (nb[PORTA_LOW] == MPI_PROC_NULL && nb[PORTA_HIGH] == MPI_PROC_NULL) return PORTA_SUCCESS;
   const int64_t H = h->halo, n = h->d.local[dim];
   const int64_t b0 = H - depth, len = h->d.local[1 - dim] + 2 * depth, per = depth * len;
   const int vd = dim == 0 ? h->x_dim : 1 - h->x_dim; /* view dimension along dim */
@@ -75,13 +75,13 @@ static int build_plan(app_halo2d *h, int depth, int dim, app_exchange **out) {
   int64_t count[2];
   int64_t *index = (int64_t *)malloc((size_t)(4 * per) * sizeof(int64_t));
   if (!index)
-    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_halo2d_exchange", "halo", "malloc failed");
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_halo2d_exchange", "halo", "malloc failed");
   int64_t *send = index, *recv = index + 2 * per, ns = 0, nr = 0;
   int nn = 0;
   for (int s = 0; s < 2; ++s) {
     if (nb[s] == MPI_PROC_NULL) continue;
-    const int64_t sa = s == APP_LOW ? H : H + n - depth; /* owned layers next to the face */
-    const int64_t ra = s == APP_LOW ? H - depth : H + n; /* ghost layers */
+    const int64_t sa = s == PORTA_LOW ? H : H + n - depth; /* owned layers next to the face */
+    const int64_t ra = s == PORTA_LOW ? H - depth : H + n; /* ghost layers */
     if (vd == 0) {
       ns += box_offsets(send + ns, h->stride, sa, sa + depth, b0, b0 + len);
       nr += box_offsets(recv + nr, h->stride, ra, ra + depth, b0, b0 + len);
@@ -92,7 +92,7 @@ static int build_plan(app_halo2d *h, int depth, int dim, app_exchange **out) {
     ranks[nn] = nb[s];
     count[nn++] = per;
   }
-  app_exchange_lists l;
+  porta_exchange_lists l;
   l.nneighbours = nn;
   l.ranks = ranks;
   l.send_count = count;
@@ -101,19 +101,19 @@ static int build_plan(app_halo2d *h, int depth, int dim, app_exchange **out) {
   l.recv_index = recv;
   char label[32];
   snprintf(label, sizeof label, "halo_%c_depth%d", "xy"[dim], depth);
-  const int rc = app_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields,
-                                     h->exec, APP_HALO_TAG(h, depth, dim));
+  const int rc = porta_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields,
+                                       h->exec, APP_HALO_TAG(h, depth, dim));
   free(index);
   return rc;
 }
 
-static int build_plans(app_halo2d *h) {
+static int build_plans(porta_halo2d *h) {
   for (int depth = 1; depth <= h->halo; ++depth)
     for (int dim = 0; dim < 2; ++dim) {
       const int rc = build_plan(h, depth, dim, &h->plan[2 * (depth - 1) + dim]);
       if (rc != PORTA_SUCCESS) {
         for (int i = 0; i < 2 * h->halo; ++i) {
-          app_exchange_destroy(h->plan[i]);
+          porta_exchange_destroy(h->plan[i]);
           h->plan[i] = NULL;
         }
         return rc;
@@ -124,7 +124,7 @@ static int build_plans(app_halo2d *h) {
 }
 
 /** The fields have the halo's shape (rank 2, the local cells and ghost layers). */
-static int check_shapes(const app_halo2d *h, const char *op, const porta_view_f64 *fields,
+static int check_shapes(const porta_halo2d *h, const char *op, const porta_view_f64 *fields,
                         int nfields) {
   for (int f = 0; f < nfields; ++f) {
     const porta_view_f64 *v = &fields[f];
@@ -140,7 +140,7 @@ static int check_shapes(const app_halo2d *h, const char *op, const porta_view_f6
 }
 
 /** The field has the strides the plans are (or will be) built for. */
-static int check_strides(const app_halo2d *h, const char *op, const porta_view_meta *m) {
+static int check_strides(const porta_halo2d *h, const char *op, const porta_view_meta *m) {
   if (m->stride[0] != h->stride[0] || m->stride[1] != h->stride[1])
     return porta_error(PORTA_ERROR_INCOMPATIBLE, op, m->label,
                        "field has strides %lld x %lld; the halo's exchange plans were built for "
@@ -150,16 +150,16 @@ static int check_strides(const app_halo2d *h, const char *op, const porta_view_m
   return PORTA_SUCCESS;
 }
 
-int app_halo2d_prepare(app_halo2d *h, const porta_view_f64 *field) {
-  PORTA_CHECK(check_shapes(h, "app_halo2d_prepare", field, 1));
-  if (h->built) return check_strides(h, "app_halo2d_prepare", &field->m);
+int porta_halo2d_prepare(porta_halo2d *h, const porta_view_f64 *field) {
+  PORTA_CHECK(check_shapes(h, "porta_halo2d_prepare", field, 1));
+  if (h->built) return check_strides(h, "porta_halo2d_prepare", &field->m);
   h->stride[0] = field->m.stride[0];
   h->stride[1] = field->m.stride[1];
   return build_plans(h);
 }
 
-int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
-  const char *op = "app_halo2d_exchange";
+int porta_halo2d_exchange(porta_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
+  const char *op = "porta_halo2d_exchange";
   if (depth < 1 || depth > h->halo)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
                        "depth %d outside 1..%d (the fields' ghost layers)", depth, h->halo);
@@ -181,7 +181,7 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
     h->stride[0] = fields[0].m.stride[0];
     h->stride[1] = fields[0].m.stride[1];
   }
-  porta_view views[APP_EXCHANGE_MAX_FIELDS];
+  porta_view views[PORTA_EXCHANGE_MAX_FIELDS];
   for (int f = 0; f < nfields; ++f) {
     PORTA_CHECK(check_strides(h, op, &fields[f].m));
     views[f] = PORTA_VIEW_ERASE(fields[f]);
@@ -190,12 +190,12 @@ int app_halo2d_exchange(app_halo2d *h, const porta_view_f64 *fields, int nfields
 
   /* x, then y: the y plan's boxes include the ghost columns the x plan fills (corners) */
   for (int dim = 0; dim < 2; ++dim) {
-    app_exchange *x = h->plan[2 * (depth - 1) + dim];
+    porta_exchange *x = h->plan[2 * (depth - 1) + dim];
     if (!x) continue;
     int64_t m0, b0, m1, b1;
-    app_exchange_stats(x, &m0, &b0);
-    PORTA_CHECK(app_exchange_run(x, views, nfields));
-    app_exchange_stats(x, &m1, &b1);
+    porta_exchange_stats(x, &m0, &b0);
+    PORTA_CHECK(porta_exchange_run(x, views, nfields));
+    porta_exchange_stats(x, &m1, &b1);
     h->messages += m1 - m0;
     h->bytes += b1 - b0;
   }

@@ -2,7 +2,7 @@
  *  cell within d layers that lies inside the global domain holds the owner's value (corners
  *  included), everything else is untouched. Two fields at once, both index orders (x first
  *  or second), uneven splits (11 x 9 cells), depths 1, 2 (halo 2) and 3 (halo 3); plans built
- *  in advance by app_halo2d_prepare (which refuses a field of another shape) or by the first
+ *  in advance by porta_halo2d_prepare (which refuses a field of another shape) or by the first
  *  exchange. */
 #include <math.h>
 #include <stdio.h>
@@ -20,9 +20,9 @@ static double *at(porta_view_f64 v, int x_dim, int H, int64_t x, int64_t y) {
   return &v.data[i0 * v.m.stride[0] + i1 * v.m.stride[1]];
 }
 
-static void run(const app_decomp *d, int H, int depth, int x_dim) {
-  app_halo2d h;
-  APP_CHECK(app_halo2d_create(&h, d, H, x_dim, 2, porta_exec_default()));
+static void run(const porta_decomp *d, int H, int depth, int x_dim) {
+  porta_halo2d h;
+  APP_CHECK(porta_halo2d_create(&h, d, H, x_dim, 2, porta_exec_default()));
   porta_view_f64 f[2];
   int64_t ex = d->local[0] + 2 * H, ey = d->local[1] + 2 * H;
   for (int k = 0; k < 2; ++k) {
@@ -39,15 +39,15 @@ static void run(const app_decomp *d, int H, int depth, int x_dim) {
   if (depth % 2 == 1) {
     porta_view_f64 wrong;
     APP_CHECK(porta_view_f64_create2(&wrong, "wrong_shape", ex + 1, ey + 1));
-    if (app_halo2d_prepare(&h, &wrong) == PORTA_SUCCESS) {
+    if (porta_halo2d_prepare(&h, &wrong) == PORTA_SUCCESS) {
       fprintf(stderr, "rank %d: prepare with a %lld x %lld field accepted\n", d->rank,
               (long long)(ex + 1), (long long)(ey + 1));
       ++failures;
     }
     porta_view_f64_release(&wrong);
-    APP_CHECK(app_halo2d_prepare(&h, &f[0]));
+    APP_CHECK(porta_halo2d_prepare(&h, &f[0]));
   }
-  APP_CHECK(app_halo2d_exchange(&h, f, 2, depth));
+  APP_CHECK(porta_halo2d_exchange(&h, f, 2, depth));
   int bad = 0;
   for (int k = 0; k < 2; ++k)
     for (int64_t y = -H; y < d->local[1] + H; ++y)
@@ -68,22 +68,22 @@ static void run(const app_decomp *d, int H, int depth, int x_dim) {
       }
   failures += bad;
   /* depth beyond the ghost layers is refused with a message */
-  if (app_halo2d_exchange(&h, f, 2, H + 1) == PORTA_SUCCESS) {
+  if (porta_halo2d_exchange(&h, f, 2, H + 1) == PORTA_SUCCESS) {
     fprintf(stderr, "rank %d: depth %d > halo %d accepted\n", d->rank, H + 1, H);
     ++failures;
   }
   porta_view_f64_release(&f[0]);
   porta_view_f64_release(&f[1]);
-  app_halo2d_destroy(&h);
+  porta_halo2d_destroy(&h);
 }
 
 int main(int argc, char **argv) {
-  app_mpi_init(&argc, &argv, "test_app_halo");
+  app_mpi_init(&argc, &argv, "test_exchange_halo2d");
   APP_CHECK(porta_initialize(&argc, &argv));
   porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   const int64_t g[2] = {11, 9};
-  app_decomp d;
-  if (app_decomp_create(MPI_COMM_WORLD, 2, g, NULL, &d))
+  porta_decomp d;
+  if (porta_decomp_create(MPI_COMM_WORLD, 2, g, NULL, &d))
     app_fatal("%s", porta_last_error_message());
   for (int x_dim = 0; x_dim < 2; ++x_dim) {
     run(&d, 1, 1, x_dim);

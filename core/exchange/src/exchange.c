@@ -1,42 +1,42 @@
-/** @file app_exchange.c
- *  The exchange plan (see app_exchange.h): its creation from the neighbours' lists (counts,
+/** @file exchange.c
+ *  The exchange plan (see porta/exchange.h): its creation from the neighbours' lists (counts,
  *  offsets, buffers, the transport each neighbour is reached by), updates of the lists, adding
  *  receives, the transports' names, destruction. The exchange itself (pack, messages, unpack) is
- *  app_exchange_run.c. */
-#include "app_exchange.h"
+ *  exchange_run.c. */
+#include "porta/exchange.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_exchange_kernels.h"
-#include "app_exchange_private.h"
+#include "exchange_kernels.h"
+#include "exchange_private.h"
 
-int app_mpi_error_(const char *op, const char *label, const char *what, int rc) {
+int porta_exchange_mpi_error_(const char *op, const char *label, const char *what, int rc) {
   char err[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   if (rc != MPI_SUCCESS) MPI_Error_string(rc, err, &len);
   return porta_error(PORTA_ERROR_BACKEND, op, label, "%s%s%s", what, len ? ": " : "", err);
 }
 
-int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int rc) {
-  return app_mpi_error_(op, x->label, what, rc);
+int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, int rc) {
+  return porta_exchange_mpi_error_(op, x->label, what, rc);
 }
 
-/** Transports of the plans made so far in this process (a bit per app_exchange_mode). */
+/** Transports of the plans made so far in this process (a bit per porta_exchange_mode). */
 static unsigned modes_used;
 
-const char *app_exchange_mode_name_(app_exchange_mode m) {
+const char *porta_exchange_mode_name_(porta_exchange_mode m) {
   static const char *names[] = {"host", "pinned-host", "cuda-aware-mpi", "cuda-ipc"};
   return names[m];
 }
 
-void app_exchange_note_mode_(app_exchange_mode mode) { modes_used |= 1u << mode; }
+void porta_exchange_note_mode_(porta_exchange_mode mode) { modes_used |= 1u << mode; }
 
-int app_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
+int porta_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
   porta_memory_space s = porta_exec_memory_space(exec);
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s)) s = porta_exec_query(exec).staging_space;
   if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s) || !porta_space_accessible(exec.backend, s))
-    return porta_error(PORTA_ERROR_UNSUPPORTED, "app_exchange_buffer_space",
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exchange_buffer_space",
                        porta_backend_name(exec.backend),
                        "no memory space both the %s back end and MPI can access",
                        porta_backend_name(exec.backend));
@@ -94,10 +94,10 @@ static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
 /** The receive offsets of an adding plan are distinct (parallel adds into one value would
  *  race): PORTA_SUCCESS, or an error naming a repeated offset. Ascending lists, the usual
  *  case, take one pass. */
-static int check_distinct(const app_exchange *x, const char *op, const int64_t *o, int64_t n);
+static int check_distinct(const porta_exchange *x, const char *op, const int64_t *o, int64_t n);
 
 /** check_distinct of the first n offsets of view `offsets` (wherever they are). */
-static int check_distinct_view(const app_exchange *x, const char *op, porta_view_i64 offsets,
+static int check_distinct_view(const porta_exchange *x, const char *op, porta_view_i64 offsets,
                                int64_t n) {
   int64_t *o = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof *o);
   if (!o) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
@@ -120,7 +120,7 @@ static int check_distinct_view(const app_exchange *x, const char *op, porta_view
 
 /** The neighbours and counts of new lists: the plan's neighbours (the same number; on an update
  *  the same ranks in the same order), counts not negative; their totals. */
-static int check_counts(const app_exchange *x, const char *op, int nneighbours, const int *ranks,
+static int check_counts(const porta_exchange *x, const char *op, int nneighbours, const int *ranks,
                         const int64_t *send_count, const int64_t *recv_count, int updating,
                         int64_t *send_total, int64_t *recv_total) {
   int nranks = 0; /* MPI_COMM_NULL (no communicator): no rank is a valid neighbour */
@@ -143,17 +143,17 @@ static int check_counts(const app_exchange *x, const char *op, int nneighbours, 
 }
 
 /** Buffers for the new totals (they grow, never shrink), then the counts and displacements. */
-static int set_counts(app_exchange *x, const int *ranks, const int64_t *send_count,
+static int set_counts(porta_exchange *x, const int *ranks, const int64_t *send_count,
                       const int64_t *recv_count, int64_t send_total, int64_t recv_total,
                       int64_t max_offset) {
   porta_memory_space space;
-  PORTA_CHECK(app_exchange_buffer_space(x->exec, &space));
+  PORTA_CHECK(porta_exchange_buffer_space(x->exec, &space));
   const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
   const int64_t vb = x->max_fields * (int64_t)x->value_size;
-  if (x->mode == APP_EXCHANGE_CUDA_MPI || x->mode == APP_EXCHANGE_IPC) space = exec_space;
+  if (x->mode == PORTA_EXCHANGE_CUDA_MPI || x->mode == PORTA_EXCHANGE_IPC) space = exec_space;
   PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space));
-  if (x->mode == APP_EXCHANGE_IPC) {
-    PORTA_CHECK(app_exchange_ipc_reserve_(x, recv_total * vb));
+  if (x->mode == PORTA_EXCHANGE_IPC) {
+    PORTA_CHECK(porta_exchange_ipc_reserve_(x, recv_total * vb));
     /* staging for the neighbours reached through MPI */
     const porta_memory_space staging = porta_exec_query(x->exec).staging_space;
     PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb, staging));
@@ -178,8 +178,8 @@ static int set_counts(app_exchange *x, const int *ranks, const int64_t *send_cou
 }
 
 /** Counts, offsets and buffers from `l` (host arrays). */
-static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating) {
-  const char *op = updating ? "app_exchange_update" : "app_exchange_create";
+static int set_lists(porta_exchange *x, const porta_exchange_lists *l, int updating) {
+  const char *op = updating ? "porta_exchange_update" : "porta_exchange_create";
   int64_t send_total, recv_total;
   PORTA_CHECK(check_counts(x, op, l->nneighbours, l->ranks, l->send_count, l->recv_count, updating,
                            &send_total, &recv_total));
@@ -200,10 +200,10 @@ static int set_lists(app_exchange *x, const app_exchange_lists *l, int updating)
   return set_counts(x, l->ranks, l->send_count, l->recv_count, send_total, recv_total, max_offset);
 }
 
-int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t *send_count,
-                               porta_view_i64 send_index, const int64_t *recv_count,
-                               porta_view_i64 recv_index) {
-  const char *op = "app_exchange_update_device";
+int porta_exchange_update_device(porta_exchange *x, const int *ranks, const int64_t *send_count,
+                                 porta_view_i64 send_index, const int64_t *recv_count,
+                                 porta_view_i64 recv_index) {
+  const char *op = "porta_exchange_update_device";
   if (x->active)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "an exchange is in progress (finish it first)");
@@ -221,14 +221,14 @@ int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t 
                        (long long)send_total, (long long)recv_total);
   /* one kernel checks them: none negative, and an adding plan's receive offsets ascending
      (so distinct; lists that are not are checked on the host) */
-  app_exchange_check_args a;
+  porta_exchange_check_args a;
   a.send = send_index;
   a.recv = recv_index;
   a.nsend = send_total;
-  app_exchange_check_value v;
-  app_exchange_check_init(&v);
+  porta_exchange_check_value v;
+  porta_exchange_check_init(&v);
   if (send_total + recv_total > 0)
-    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("app_exchange_check", app_exchange_check_offsets,
+    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("porta_exchange_check", porta_exchange_check_offsets,
                                               x->exec, porta_range(0, send_total + recv_total), &a,
                                               &v));
   if (v.lo < 0)
@@ -243,22 +243,22 @@ int app_exchange_update_device(app_exchange *x, const int *ranks, const int64_t 
   PORTA_CHECK(
       copy_index_view(&x->recv_index, "exchange_recv_index", recv_index, recv_total, exec_space));
   PORTA_CHECK(set_counts(x, ranks, send_count, recv_count, send_total, recv_total, v.hi));
-  return x->mode == APP_EXCHANGE_IPC ? app_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
+  return x->mode == PORTA_EXCHANGE_IPC ? porta_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
 }
 
-int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
-                        const app_exchange_lists *l, size_t value_size, int max_fields,
-                        porta_exec exec, int tag) {
-  const char *op = "app_exchange_create";
+int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm,
+                          const porta_exchange_lists *l, size_t value_size, int max_fields,
+                          porta_exec exec, int tag) {
+  const char *op = "porta_exchange_create";
   *out = NULL;
   label = label ? label : "exchange";
   if (value_size == 0 || value_size % 4 != 0 || max_fields < 1 ||
-      max_fields > APP_EXCHANGE_MAX_FIELDS || l->nneighbours < 0)
+      max_fields > PORTA_EXCHANGE_MAX_FIELDS || l->nneighbours < 0)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                        "value_size %zu must be a positive multiple of 4, max_fields %d in 1..%d, "
                        "neighbours %d >= 0",
-                       value_size, max_fields, APP_EXCHANGE_MAX_FIELDS, l->nneighbours);
-  app_exchange *x = (app_exchange *)calloc(1, sizeof *x);
+                       value_size, max_fields, PORTA_EXCHANGE_MAX_FIELDS, l->nneighbours);
+  porta_exchange *x = (porta_exchange *)calloc(1, sizeof *x);
   if (!x) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
   snprintf(x->label, sizeof x->label, "%s", label);
   x->comm = comm;
@@ -275,87 +275,88 @@ int app_exchange_create(app_exchange **out, const char *label, MPI_Comm comm,
   x->send_count = (int64_t *)calloc(4 * nn, sizeof(int64_t));
   x->req = (MPI_Request *)calloc(2 * nn, sizeof(MPI_Request));
   if (!x->rank || !x->send_count || !x->req) {
-    app_exchange_destroy(x);
+    porta_exchange_destroy(x);
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
   }
   x->send_displ = x->send_count + nn;
   x->recv_count = x->send_count + 2 * nn;
   x->recv_displ = x->send_count + 3 * nn;
-  x->peer = (app_exchange_peer *)calloc(nn, sizeof *x->peer);
+  x->peer = (porta_exchange_peer *)calloc(nn, sizeof *x->peer);
   if (!x->peer) {
-    app_exchange_destroy(x);
+    porta_exchange_destroy(x);
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
   }
   /* the transport: device buffers to a CUDA-aware MPI, else on a GPU the neighbours' mapped
      buffers where both sides can (every GPU rank takes part in the hand-shake, so that the
      pairs agree), else pinned host memory */
   const int on_device = porta_exec_query(exec).on_device;
-  x->mode = !on_device                       ? APP_EXCHANGE_HOST
-            : app_exchange_cuda_mpi_(exec)   ? APP_EXCHANGE_CUDA_MPI
-            : app_exchange_ipc_wanted_(exec) ? APP_EXCHANGE_IPC
-                                             : APP_EXCHANGE_PINNED;
+  x->mode = !on_device                         ? PORTA_EXCHANGE_HOST
+            : porta_exchange_cuda_mpi_(exec)   ? PORTA_EXCHANGE_CUDA_MPI
+            : porta_exchange_ipc_wanted_(exec) ? PORTA_EXCHANGE_IPC
+                                               : PORTA_EXCHANGE_PINNED;
   int rc = set_lists(x, l, 0);
-  if (rc == PORTA_SUCCESS && on_device && x->mode != APP_EXCHANGE_CUDA_MPI) {
-    rc = app_exchange_ipc_handshake_(x, 1);
-    if (rc == PORTA_SUCCESS && x->mode == APP_EXCHANGE_IPC && x->npeers_on == 0) {
+  if (rc == PORTA_SUCCESS && on_device && x->mode != PORTA_EXCHANGE_CUDA_MPI) {
+    rc = porta_exchange_ipc_handshake_(x, 1);
+    if (rc == PORTA_SUCCESS && x->mode == PORTA_EXCHANGE_IPC && x->npeers_on == 0) {
       /* no neighbour can be reached that way: pinned host memory for all */
-      app_exchange_ipc_release_(x);
+      porta_exchange_ipc_release_(x);
       porta_view_u8_release(&x->send_buf);
       porta_view_u8_release(&x->host_send);
       for (int b = 0; b < 2; ++b) porta_view_u8_release(&x->host_recv[b]);
-      x->mode = APP_EXCHANGE_PINNED;
+      x->mode = PORTA_EXCHANGE_PINNED;
       rc = set_lists(x, l, 0);
     }
   }
   if (rc != PORTA_SUCCESS) {
-    app_exchange_destroy(x);
+    porta_exchange_destroy(x);
     return rc;
   }
   modes_used |= 1u << x->mode;
-  if (x->mode == APP_EXCHANGE_IPC && x->npeers_on < x->n) modes_used |= 1u << APP_EXCHANGE_PINNED;
+  if (x->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
+    modes_used |= 1u << PORTA_EXCHANGE_PINNED;
   *out = x;
   return PORTA_SUCCESS;
 }
 
-const char *app_exchange_transport(const app_exchange *x) {
-  if (x->mode == APP_EXCHANGE_IPC && x->npeers_on < x->n) return "cuda-ipc+pinned-host";
-  return app_exchange_mode_name_(x->mode);
+const char *porta_exchange_transport(const porta_exchange *x) {
+  if (x->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n) return "cuda-ipc+pinned-host";
+  return porta_exchange_mode_name_(x->mode);
 }
 
-void app_exchange_mode_names_(unsigned modes, char *buf, size_t size) {
+void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = '\0';
-  for (int m = APP_EXCHANGE_HOST; m <= APP_EXCHANGE_IPC; ++m)
+  for (int m = PORTA_EXCHANGE_HOST; m <= PORTA_EXCHANGE_IPC; ++m)
     if (modes & (1u << m)) {
       snprintf(buf + len, size - len, "%s%s", len ? "+" : "",
-               app_exchange_mode_name_((app_exchange_mode)m));
+               porta_exchange_mode_name_((porta_exchange_mode)m));
       len = strlen(buf);
     }
   if (!len) snprintf(buf, size, "none");
 }
 
-void app_exchange_transports_used(char *buf, size_t size) {
-  app_exchange_mode_names_(modes_used, buf, size);
+void porta_exchange_transports_used(char *buf, size_t size) {
+  porta_exchange_mode_names_(modes_used, buf, size);
 }
 
-int app_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size) {
+int porta_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size) {
   unsigned all = 0;
   const int rc = MPI_Allreduce(&modes_used, &all, 1, MPI_UNSIGNED, MPI_BOR, comm);
   if (rc != MPI_SUCCESS)
-    return porta_error(PORTA_ERROR_BACKEND, "app_exchange_transports_agree", NULL,
+    return porta_error(PORTA_ERROR_BACKEND, "porta_exchange_transports_agree", NULL,
                        "MPI_Allreduce failed");
-  app_exchange_mode_names_(all, buf, size);
+  porta_exchange_mode_names_(all, buf, size);
   return PORTA_SUCCESS;
 }
 
-int app_exchange_update(app_exchange *x, const app_exchange_lists *l) {
+int porta_exchange_update(porta_exchange *x, const porta_exchange_lists *l) {
   if (x->active)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_exchange_update", x->label,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_update", x->label,
                        "an exchange is in progress (finish it first)");
   /* the buffers may be replaced: the last exchange's unpack must be done with them */
-  PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_update"));
+  PORTA_CHECK(porta_exec_fence(x->exec, "porta_exchange_update"));
   PORTA_CHECK(set_lists(x, l, 1));
-  return x->mode == APP_EXCHANGE_IPC ? app_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
+  return x->mode == PORTA_EXCHANGE_IPC ? porta_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -363,7 +364,7 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int check_distinct(const app_exchange *x, const char *op, const int64_t *o, int64_t n) {
+static int check_distinct(const porta_exchange *x, const char *op, const int64_t *o, int64_t n) {
   int64_t i = 1;
   while (i < n && o[i] > o[i - 1]) ++i;
   if (i >= n) return PORTA_SUCCESS;
@@ -381,8 +382,8 @@ static int check_distinct(const app_exchange *x, const char *op, const int64_t *
   return rc;
 }
 
-int app_exchange_set_accumulate(app_exchange *x, int on) {
-  const char *op = "app_exchange_set_accumulate";
+int porta_exchange_set_accumulate(porta_exchange *x, int on) {
+  const char *op = "porta_exchange_set_accumulate";
   if (!on) {
     x->accumulate = 0;
     return PORTA_SUCCESS;
@@ -396,7 +397,7 @@ int app_exchange_set_accumulate(app_exchange *x, int on) {
   return PORTA_SUCCESS;
 }
 
-void app_exchange_destroy(app_exchange *x) {
+void porta_exchange_destroy(porta_exchange *x) {
   if (!x) return;
   porta_view_i64_release(&x->send_index);
   porta_view_i64_release(&x->recv_index);
@@ -406,7 +407,7 @@ void app_exchange_destroy(app_exchange *x) {
     porta_view_u8_release(&x->recv_buf[b]);
     porta_view_u8_release(&x->host_recv[b]);
   }
-  app_exchange_ipc_release_(x);
+  porta_exchange_ipc_release_(x);
   free(x->peer);
   free(x->rank);
   free(x->send_count);

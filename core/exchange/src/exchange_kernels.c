@@ -1,12 +1,12 @@
-/** @file app_exchange_kernels.c
+/** @file exchange_kernels.c
  *  Pack / unpack kernels of the exchange plan: a kernel file (C11 and C++17, no MPI). */
-#include "app_exchange_kernels.h"
+#include "exchange_kernels.h"
 
 /* Index e of a pack is value e of the list, for every field: its offset is read once and the
  * fields follow one another in the buffer (no division per value; 8-byte values, the common
  * case, copy one word per field). */
-#define APP_EXCHANGE_COPY_(NAME, WORD_T, TO_BUFFER)                                                \
-  PORTA_FOR(NAME, app_exchange_pack_args, a, e) {                                                  \
+#define PORTA_EXCHANGE_COPY_(NAME, WORD_T, TO_BUFFER)                                              \
+  PORTA_FOR(NAME, porta_exchange_pack_args, a, e) {                                                \
     const int64_t off = PORTA_AT1(a->index, e) * a->words;                                         \
     void *base = a->buf;                                                                           \
     int64_t q = e;                                                                                 \
@@ -39,12 +39,13 @@
     }                                                                                              \
   }
 
-APP_EXCHANGE_COPY_(app_exchange_pack_w8, uint64_t, 1)
-APP_EXCHANGE_COPY_(app_exchange_unpack_w8, uint64_t, 0)
-APP_EXCHANGE_COPY_(app_exchange_pack_w4, uint32_t, 1)
-APP_EXCHANGE_COPY_(app_exchange_unpack_w4, uint32_t, 0)
+PORTA_EXCHANGE_COPY_(porta_exchange_pack_w8, uint64_t, 1)
+PORTA_EXCHANGE_COPY_(porta_exchange_unpack_w8, uint64_t, 0)
+PORTA_EXCHANGE_COPY_(porta_exchange_pack_w4, uint32_t, 1)
+PORTA_EXCHANGE_COPY_(porta_exchange_unpack_w4, uint32_t, 0)
 
-PORTA_REDUCE(app_exchange_check_offsets, app_exchange_check_args, a, i, app_exchange_check, acc) {
+PORTA_REDUCE(porta_exchange_check_offsets, porta_exchange_check_args, a, i, porta_exchange_check,
+             acc) {
   const int in_recv = i >= a->nsend;
   const int64_t q = in_recv ? i - a->nsend : i;
   const int64_t o = in_recv ? PORTA_AT1(a->recv, q) : PORTA_AT1(a->send, q);
@@ -55,8 +56,8 @@ PORTA_REDUCE(app_exchange_check_offsets, app_exchange_check_args, a, i, app_exch
 
 /* Unpack by adding: the values are doubles (value_size a multiple of 8). A plan lists each
  * offset at most once per neighbour; offsets repeated across neighbours would race, so
- * app_exchange_set_accumulate asks for plans whose receive offsets are all distinct. */
-PORTA_FOR(app_exchange_unpack_add_f64, app_exchange_pack_args, a, e) {
+ * porta_exchange_set_accumulate asks for plans whose receive offsets are all distinct. */
+PORTA_FOR(porta_exchange_unpack_add_f64, porta_exchange_pack_args, a, e) {
   const int64_t off = PORTA_AT1(a->index, e) * a->words;
   const double *buf = (const double *)a->buf + e * a->nfields * a->words;
   for (int f = 0; f < a->nfields; ++f) {

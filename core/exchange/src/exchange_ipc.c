@@ -1,4 +1,4 @@
-/** @file app_exchange_ipc.c
+/** @file exchange_ipc.c
  *  Exchange plans between GPUs of one node through mapped device memory (CUDA IPC), for an
  *  MPI that cannot take device buffers, and the choice of transport.
  *
@@ -18,14 +18,17 @@
 #include <mpi-ext.h>
 #endif
 
-#include "app_exchange_private.h"
+#include "exchange_private.h"
 
+/** PORTA_EXCHANGE_TRANSPORT, else its former name APP_EXCHANGE_TRANSPORT (the apps' switch,
+ *  which they check and agree on across ranks), else "auto". */
 static const char *transport_env(void) {
-  const char *e = getenv("APP_EXCHANGE_TRANSPORT");
+  const char *e = getenv("PORTA_EXCHANGE_TRANSPORT");
+  if (!e || !*e) e = getenv("APP_EXCHANGE_TRANSPORT");
   return e && *e ? e : "auto";
 }
 
-int app_exchange_cuda_mpi_(porta_exec exec) {
+int porta_exchange_cuda_mpi_(porta_exec exec) {
   if (!porta_exec_query(exec).on_device) return 0;
   const char *e = transport_env();
   if (strcmp(e, "auto") != 0 && strcmp(e, "cuda-aware-mpi") != 0) return 0;
@@ -36,14 +39,14 @@ int app_exchange_cuda_mpi_(porta_exec exec) {
 #endif
 }
 
-int app_exchange_ipc_wanted_(porta_exec exec) {
+int porta_exchange_ipc_wanted_(porta_exec exec) {
   const porta_exec_traits t = porta_exec_query(exec);
   if (!t.on_device || !t.ipc || !porta_ipc_available()) return 0;
   const char *e = transport_env();
-  return !strcmp(e, "cuda-ipc") || (!strcmp(e, "auto") && !app_exchange_cuda_mpi_(exec));
+  return !strcmp(e, "cuda-ipc") || (!strcmp(e, "auto") && !porta_exchange_cuda_mpi_(exec));
 }
 
-int app_exchange_ipc_reserve_(app_exchange *x, int64_t bytes) {
+int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes) {
   if (x->ipc_recv[0] && x->ipc_bytes >= bytes) return PORTA_SUCCESS;
   const int64_t len = bytes + bytes / 4 + 256; /* room to grow, as the other buffers */
   for (int b = 0; b < 2; ++b) {
@@ -57,7 +60,7 @@ int app_exchange_ipc_reserve_(app_exchange *x, int64_t bytes) {
   return PORTA_SUCCESS;
 }
 
-uint64_t app_exchange_node_id_(void) {
+uint64_t porta_exchange_node_id_(void) {
   char name[MPI_MAX_PROCESSOR_NAME];
   int len = 0;
   MPI_Get_processor_name(name, &len);
@@ -73,7 +76,7 @@ typedef struct offer {
   porta_ipc_handle handle[2];
 } offer;
 
-static void unmap(app_exchange_peer *p) {
+static void unmap(porta_exchange_peer *p) {
   for (int b = 0; b < 2; ++b) {
     porta_ipc_close(p->base[b]);
     p->base[b] = NULL;
@@ -81,26 +84,27 @@ static void unmap(app_exchange_peer *p) {
 }
 
 /** Post one message per taking part neighbour each way and wait for all of them. */
-static int swap_with_neighbours(app_exchange *x, const char *what, const int *part, void *out,
+static int swap_with_neighbours(porta_exchange *x, const char *what, const int *part, void *out,
                                 void *in, int bytes) {
   int nreq = 0;
   for (int k = 0; k < x->n; ++k) {
     if (!part[k]) continue;
     int rc = MPI_Irecv((char *)in + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
                        x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, "app_exchange_ipc", what, rc);
+    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, "porta_exchange_ipc", what, rc);
   }
   for (int k = 0; k < x->n; ++k) {
     if (!part[k]) continue;
     int rc = MPI_Isend((char *)out + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
                        x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, "app_exchange_ipc", what, rc);
+    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, "porta_exchange_ipc", what, rc);
   }
   int rc = MPI_Waitall(nreq, x->req, MPI_STATUSES_IGNORE);
-  return rc == MPI_SUCCESS ? PORTA_SUCCESS : app_exchange_fail_(x, "app_exchange_ipc", what, rc);
+  return rc == MPI_SUCCESS ? PORTA_SUCCESS
+                           : porta_exchange_fail_(x, "porta_exchange_ipc", what, rc);
 }
 
-int app_exchange_ipc_handshake_(app_exchange *x, int first) {
+int porta_exchange_ipc_handshake_(porta_exchange *x, int first) {
   int me = -1, rc = PORTA_SUCCESS;
   MPI_Comm_rank(x->comm, &me);
   const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
@@ -111,11 +115,11 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
     free(part);
     free(ok);
     free(mine);
-    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_exchange_ipc", x->label, "no memory");
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_exchange_ipc", x->label, "no memory");
   }
   offer *theirs = mine + nn;
   int *their_ok = ok + nn;
-  const uint64_t node = app_exchange_node_id_();
+  const uint64_t node = porta_exchange_node_id_();
   const int want = x->ipc_recv[0] != NULL;
   for (int k = 0; k < x->n; ++k) {
     part[k] = x->rank[k] != me && (first || x->peer[k].on);
@@ -128,7 +132,7 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
   /* map what the neighbours offer; a failure only means this pair goes through the host */
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     if (!part[k]) continue;
-    app_exchange_peer *p = &x->peer[k];
+    porta_exchange_peer *p = &x->peer[k];
     ok[k] = want && theirs[k].want && theirs[k].node == node;
     if (ok[k] && (!p->base[0] || memcmp(p->handle, theirs[k].handle, sizeof p->handle))) {
       unmap(p);
@@ -145,12 +149,12 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
   if (rc == PORTA_SUCCESS) rc = swap_with_neighbours(x, "agreement", part, ok, their_ok, 4);
   x->npeers_on = 0;
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
-    app_exchange_peer *p = &x->peer[k];
+    porta_exchange_peer *p = &x->peer[k];
     const int was_on = p->on;
     p->on = part[k] && ok[k] && their_ok[k];
     if (!p->on) unmap(p);
     if (!first && was_on && !p->on)
-      rc = porta_error(PORTA_ERROR_BACKEND, "app_exchange_update", x->label,
+      rc = porta_error(PORTA_ERROR_BACKEND, "porta_exchange_update", x->label,
                        "neighbour %d (rank %d) could not map the new receive buffers", k,
                        x->rank[k]);
     x->npeers_on += p->on;
@@ -166,7 +170,7 @@ int app_exchange_ipc_handshake_(app_exchange *x, int first) {
   return rc;
 }
 
-void app_exchange_ipc_release_(app_exchange *x) {
+void porta_exchange_ipc_release_(porta_exchange *x) {
   if (x->peer)
     for (int k = 0; k < x->n; ++k) unmap(&x->peer[k]);
   for (int b = 0; b < 2; ++b) {

@@ -1,30 +1,31 @@
-/** @file app_exchange_private.h
- *  The exchange plan's state, shared by app_exchange.c (lists, buffers, the exchange) and
- *  app_exchange_ipc.c (neighbours reached through mapped device memory). Internal to
- *  apps/common. */
-#ifndef APP_EXCHANGE_PRIVATE_H
-#define APP_EXCHANGE_PRIVATE_H
+/** @file exchange_private.h
+ *  The exchange plan's state, shared by exchange.c (lists, buffers, the exchange) and
+ *  exchange_ipc.c (neighbours reached through mapped device memory). Internal to the exchange
+ *  library (not installed); apps/common's channels (app_channel.c) share its transports, so
+ *  the helpers they call are exported (PORTA_EXCHANGE_API). */
+#ifndef PORTA_EXCHANGE_PRIVATE_H
+#define PORTA_EXCHANGE_PRIVATE_H
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 
-/** How a plan's messages travel (app_exchange_transport names them). */
-typedef enum app_exchange_mode {
-  APP_EXCHANGE_HOST = 0,     /**< host back end: buffers in host memory */
-  APP_EXCHANGE_PINNED = 1,   /**< GPU: pinned, mapped host buffers the kernels reach */
-  APP_EXCHANGE_CUDA_MPI = 2, /**< GPU and a CUDA-aware MPI: device buffers straight to MPI */
-  APP_EXCHANGE_IPC = 3       /**< GPU: neighbours' device buffers mapped (CUDA IPC) */
-} app_exchange_mode;
+/** How a plan's messages travel (porta_exchange_transport names them). */
+typedef enum porta_exchange_mode {
+  PORTA_EXCHANGE_HOST = 0,     /**< host back end: buffers in host memory */
+  PORTA_EXCHANGE_PINNED = 1,   /**< GPU: pinned, mapped host buffers the kernels reach */
+  PORTA_EXCHANGE_CUDA_MPI = 2, /**< GPU and a CUDA-aware MPI: device buffers straight to MPI */
+  PORTA_EXCHANGE_IPC = 3       /**< GPU: neighbours' device buffers mapped (CUDA IPC) */
+} porta_exchange_mode;
 
 /** A neighbour whose receive buffers this rank writes directly (IPC mode). */
-typedef struct app_exchange_peer {
+typedef struct porta_exchange_peer {
   int on;                     /**< both sides mapped each other's receive buffers */
   void *base[2];              /**< the neighbour's two receive buffers, mapped here */
   porta_ipc_handle handle[2]; /**< their handles (a change means new buffers) */
   int64_t displ;              /**< where this rank's values start in them, in values */
   int token;                  /**< the neighbour's "your values are in place" message */
-} app_exchange_peer;
+} porta_exchange_peer;
 
-struct app_exchange {
+struct porta_exchange {
   char label[PORTA_LABEL_MAX];
   MPI_Comm comm;
   porta_exec exec;
@@ -36,7 +37,7 @@ struct app_exchange {
   int64_t send_total, recv_total;
   int64_t max_offset;                    /**< largest offset in either list (-1: none) */
   porta_view_i64 send_index, recv_index; /**< on the execution space */
-  app_exchange_mode mode;
+  porta_exchange_mode mode;
   /** The pack writes send_buf and the unpack reads recv_buf[exchange % 2]: memory MPI reaches
    *  (HOST, PINNED, CUDA_MPI); in IPC mode send_buf is device memory and the receive buffers
    *  are ipc_recv, with host_send / host_recv staging the neighbours without IPC. */
@@ -46,42 +47,43 @@ struct app_exchange {
   int64_t ipc_bytes;
   void *ipc_old[2]; /**< replaced buffers, freed once the neighbours mapped the new ones */
   porta_view_u8 host_send, host_recv[2];
-  app_exchange_peer *peer; /**< [n] (IPC mode) */
+  porta_exchange_peer *peer; /**< [n] (IPC mode) */
   int npeers_on, token_out;
   MPI_Request *req; /**< [2n] */
   int nreq, nfields, active;
-  int accumulate;                             /**< unpack adds doubles */
-  porta_view fields[APP_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */
+  int accumulate;                               /**< unpack adds doubles */
+  porta_view fields[PORTA_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */
   int64_t exchanges, messages, bytes;
 };
 
 /** An MPI failure (code rc) as a Porta error of `op` naming `label`: "what: MPI's text". */
-int app_mpi_error_(const char *op, const char *label, const char *what, int rc);
+PORTA_EXCHANGE_API int porta_exchange_mpi_error_(const char *op, const char *label,
+                                                 const char *what, int rc);
 /** An MPI failure as a Porta error naming the plan. */
-int app_exchange_fail_(app_exchange *x, const char *op, const char *what, int mpi_rc);
+int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, int mpi_rc);
 
-/** IPC mode (app_exchange_ipc.c): receive buffers of `bytes` each, grown as needed (new
+/** IPC mode (exchange_ipc.c): receive buffers of `bytes` each, grown as needed (new
  *  buffers get new handles; the old ones wait in ipc_old). */
-int app_exchange_ipc_reserve_(app_exchange *x, int64_t bytes);
+int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes);
 /** Agree with every neighbour on IPC and map their buffers (`first`: at creation, every
  *  neighbour but this rank itself takes part; later, after an update, the neighbours that are
  *  on). Collective over the plan's neighbours. */
-int app_exchange_ipc_handshake_(app_exchange *x, int first);
+int porta_exchange_ipc_handshake_(porta_exchange *x, int first);
 /** Unmap the neighbours' buffers and free this rank's. */
-void app_exchange_ipc_release_(app_exchange *x);
+void porta_exchange_ipc_release_(porta_exchange *x);
 /** Whether this process should try IPC: a GPU back end, no CUDA-aware MPI, and
  *  APP_EXCHANGE_TRANSPORT unset, "auto" or "cuda-ipc". */
-int app_exchange_ipc_wanted_(porta_exec exec);
+PORTA_EXCHANGE_API int porta_exchange_ipc_wanted_(porta_exec exec);
 /** A CUDA-aware MPI (Open MPI's run-time query) and APP_EXCHANGE_TRANSPORT not forbidding it. */
-int app_exchange_cuda_mpi_(porta_exec exec);
+PORTA_EXCHANGE_API int porta_exchange_cuda_mpi_(porta_exec exec);
 /** This node's name as a number (ranks of one node agree; IPC needs one node). */
-uint64_t app_exchange_node_id_(void);
-/** Record that messages went by `mode` (for app_exchange_transports_used; app_channel.c
+PORTA_EXCHANGE_API uint64_t porta_exchange_node_id_(void);
+/** Record that messages went by `mode` (for porta_exchange_transports_used; app_channel.c
  *  records its messages too). */
-void app_exchange_note_mode_(app_exchange_mode mode);
+PORTA_EXCHANGE_API void porta_exchange_note_mode_(porta_exchange_mode mode);
 /** "host", "pinned-host", "cuda-aware-mpi" or "cuda-ipc". */
-const char *app_exchange_mode_name_(app_exchange_mode mode);
+const char *porta_exchange_mode_name_(porta_exchange_mode mode);
 /** The modes set in the bit mask `modes`, joined by '+' ("none" when empty). */
-void app_exchange_mode_names_(unsigned modes, char *buf, size_t size);
+PORTA_EXCHANGE_API void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size);
 
-#endif /* APP_EXCHANGE_PRIVATE_H */
+#endif /* PORTA_EXCHANGE_PRIVATE_H */

@@ -1,4 +1,4 @@
-/** Exchange plans (app_exchange.h) on any number of ranks: an irregular pattern built from one
+/** Exchange plans (porta/exchange.h) on any number of ranks: an irregular pattern built from one
  *  table of rank pairs that every rank derives alike - a ring both ways (on 2 ranks the other
  *  rank is a neighbour twice), a skip-two pattern with zero counts in one direction, an entry
  *  with nothing either way, and every rank as its own neighbour (the only neighbour on 1 rank).
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_exchange.h"
+#include "porta/exchange.h"
 #include "app_mpi.h"
 
 static int failures = 0;
@@ -148,7 +148,7 @@ PORTA_FOR(add_half, add_args, a, i) { PORTA_AT1(a->v, i) += 0.5; }
 
 /* ---- this rank's lists ------------------------------------------------------------------ */
 
-static app_exchange_lists lists;
+static porta_exchange_lists lists;
 static int ranks_[MAX_PAIRS];
 static int64_t scount[MAX_PAIRS], rcount[MAX_PAIRS], *send_idx, *recv_idx;
 static int64_t max_offset = -1; /* largest offset in either list */
@@ -277,8 +277,8 @@ static void fields_check(fields *F, int it, double add, const char *what) {
 
 /** The plan's neighbours with nothing to send or receive (what an updated plan starts from). */
 static int64_t zero_counts[MAX_PAIRS];
-static app_exchange_lists empty_lists(void) {
-  app_exchange_lists l = lists;
+static porta_exchange_lists empty_lists(void) {
+  porta_exchange_lists l = lists;
   l.send_count = l.recv_count = zero_counts;
   return l;
 }
@@ -298,8 +298,8 @@ static void device_offsets(porta_view_i64 *v, const int64_t *src, int64_t n) {
   porta_view_i64_release(&h);
 }
 
-/** app_exchange_update_device with this rank's lists, copied to the default memory space. */
-static int update_device(app_exchange *x, const app_exchange_lists *l) {
+/** porta_exchange_update_device with this rank's lists, copied to the default memory space. */
+static int update_device(porta_exchange *x, const porta_exchange_lists *l) {
   int64_t st = 0, rt = 0;
   for (int k = 0; k < l->nneighbours; ++k) {
     st += l->send_count[k];
@@ -308,7 +308,7 @@ static int update_device(app_exchange *x, const app_exchange_lists *l) {
   porta_view_i64 sv, rv;
   device_offsets(&sv, l->send_index, st);
   device_offsets(&rv, l->recv_index, rt);
-  const int rc = app_exchange_update_device(x, l->ranks, l->send_count, sv, l->recv_count, rv);
+  const int rc = porta_exchange_update_device(x, l->ranks, l->send_count, sv, l->recv_count, rv);
   porta_view_i64_release(&sv);
   porta_view_i64_release(&rv);
   return rc;
@@ -316,35 +316,35 @@ static int update_device(app_exchange *x, const app_exchange_lists *l) {
 
 /** Exchange `nfields` fields of `vs`-byte values `iters` times; iteration 1 as start, a kernel
  *  on field 0 (8-byte values only), finish. With `updated` the plan is built with empty lists
- *  and then given the real ones by app_exchange_update (1) or, from views in the default
- *  memory space, app_exchange_update_device (2) (its buffers must grow). */
+ *  and then given the real ones by porta_exchange_update (1) or, from views in the default
+ *  memory space, porta_exchange_update_device (2) (its buffers must grow). */
 static void run_plan(size_t vs, int nfields, int max_fields, int iters, int updated) {
   char label[32];
   snprintf(label, sizeof label, "exchange%zu%s", vs,
            updated == 2 ? "_device"
            : updated    ? "_updated"
                         : "");
-  app_exchange *x = NULL;
-  const app_exchange_lists none = empty_lists();
-  APP_CHECK(app_exchange_create(&x, label, MPI_COMM_WORLD, updated ? &none : &lists, vs, max_fields,
-                                porta_exec_default(), 7));
+  porta_exchange *x = NULL;
+  const porta_exchange_lists none = empty_lists();
+  APP_CHECK(porta_exchange_create(&x, label, MPI_COMM_WORLD, updated ? &none : &lists, vs,
+                                  max_fields, porta_exec_default(), 7));
   if (updated) {
-    if (app_exchange_send_total(x) != 0 || app_exchange_recv_total(x) != 0) ++failures;
-    APP_CHECK(updated == 2 ? update_device(x, &lists) : app_exchange_update(x, &lists));
+    if (porta_exchange_send_total(x) != 0 || porta_exchange_recv_total(x) != 0) ++failures;
+    APP_CHECK(updated == 2 ? update_device(x, &lists) : porta_exchange_update(x, &lists));
   }
   /* the transport the GPU tests ask for (the rank itself, a neighbour of this plan, goes
      through the host: "cuda-ipc+pinned-host" then) */
   const char *want = getenv("TEST_EXCHANGE_TRANSPORT");
-  if (want && *want && strncmp(app_exchange_transport(x), want, strlen(want)) != 0) {
+  if (want && *want && strncmp(porta_exchange_transport(x), want, strlen(want)) != 0) {
     fprintf(stderr, "rank %d: %s went through '%s', want '%s'\n", me, label,
-            app_exchange_transport(x), want);
+            porta_exchange_transport(x), want);
     ++failures;
   }
   int64_t st = 0, rt = recv_total_of(me);
   for (int k = 0; k < lists.nneighbours; ++k) st += scount[k];
-  if (app_exchange_send_total(x) != st || app_exchange_recv_total(x) != rt) {
+  if (porta_exchange_send_total(x) != st || porta_exchange_recv_total(x) != rt) {
     fprintf(stderr, "rank %d: %s totals %lld / %lld, want %lld / %lld\n", me, label,
-            (long long)app_exchange_send_total(x), (long long)app_exchange_recv_total(x),
+            (long long)porta_exchange_send_total(x), (long long)porta_exchange_recv_total(x),
             (long long)st, (long long)rt);
     ++failures;
   }
@@ -354,7 +354,7 @@ static void run_plan(size_t vs, int nfields, int max_fields, int iters, int upda
     fields_fill(&F, it);
     double add = 0.0;
     if (it == 1) {
-      APP_CHECK(app_exchange_start(x, F.dev, nfields));
+      APP_CHECK(porta_exchange_start(x, F.dev, nfields));
       if (vs == 8) { /* runs while the messages travel: must not reach what was sent */
         add_args a;
         a.v = porta_view_f64_from_(F.dev[0]);
@@ -362,16 +362,16 @@ static void run_plan(size_t vs, int nfields, int max_fields, int iters, int upda
                                      &add_half, &a));
         add = 0.5;
       }
-      APP_CHECK(app_exchange_finish(x));
+      APP_CHECK(porta_exchange_finish(x));
     } else {
-      APP_CHECK(app_exchange_run(x, F.dev, nfields));
+      APP_CHECK(porta_exchange_run(x, F.dev, nfields));
     }
     fields_check(&F, it, add, it == 1 ? "start/kernel/finish" : "run");
   }
   /* counters: one message per entry with a nonzero send count, per exchange */
   int64_t msgs = 0, bytes = 0, want_msgs = 0;
   for (int k = 0; k < lists.nneighbours; ++k) want_msgs += scount[k] > 0;
-  app_exchange_stats(x, &msgs, &bytes);
+  porta_exchange_stats(x, &msgs, &bytes);
   if (msgs != iters * want_msgs || bytes != iters * st * nfields * (int64_t)vs) {
     fprintf(stderr, "rank %d: %s sent %lld messages, %lld bytes; want %lld, %lld\n", me, label,
             (long long)msgs, (long long)bytes, (long long)(iters * want_msgs),
@@ -379,7 +379,7 @@ static void run_plan(size_t vs, int nfields, int max_fields, int iters, int upda
     ++failures;
   }
   fields_release(&F);
-  app_exchange_destroy(x);
+  porta_exchange_destroy(x);
 }
 
 /* ---- refusals ----------------------------------------------------------------------------- */
@@ -409,9 +409,9 @@ static void ring_without_self(void) {
   int ranks2[2] = {right, left};
   int64_t sc[2] = {ns, 0}, rc[2] = {0, nr};
   if (right == left) rc[0] = nr; /* two ranks: one neighbour both ways */
-  app_exchange_lists l = {right == left ? 1 : 2, ranks2, sc, sidx, rc, ridx};
-  app_exchange *x = NULL;
-  APP_CHECK(app_exchange_create(&x, "ring", MPI_COMM_WORLD, &l, 8, 1, porta_exec_default(), 17));
+  porta_exchange_lists l = {right == left ? 1 : 2, ranks2, sc, sidx, rc, ridx};
+  porta_exchange *x = NULL;
+  APP_CHECK(porta_exchange_create(&x, "ring", MPI_COMM_WORLD, &l, 8, 1, porta_exec_default(), 17));
   const int64_t len = 128;
   porta_view_f64 f;
   porta_mirror_f64 h;
@@ -421,7 +421,7 @@ static void ring_without_self(void) {
     for (int64_t i = 0; i < len; ++i) h.data[i] = i < 100 ? 1e4 * me + 1e3 * it + i : -1.0;
     APP_CHECK(porta_deep_copy(f, h));
     porta_view v = PORTA_VIEW_ERASE(f);
-    APP_CHECK(app_exchange_run(x, &v, 1));
+    APP_CHECK(porta_exchange_run(x, &v, 1));
     APP_CHECK(porta_deep_copy(h, f));
     for (int64_t i = 0; i < nr; ++i)
       if (h.data[100 + i] != 1e4 * left + 1e3 * it + 2 * i) {
@@ -438,12 +438,12 @@ static void ring_without_self(void) {
   }
   porta_mirror_f64_release(&h);
   porta_view_f64_release(&f);
-  app_exchange_destroy(x);
+  porta_exchange_destroy(x);
 }
 
 /** One ring plan: rank r sends 5 + r + odd values (offsets odd, odd + 2, ...) to the rank
  *  `step` places on and receives the opposite neighbour's at offsets `first`... (tag `tag`). */
-static app_exchange *ring_plan(int step, int odd, int64_t first, int tag, int64_t *nrecv) {
+static porta_exchange *ring_plan(int step, int odd, int64_t first, int tag, int64_t *nrecv) {
   const int to = (me + nranks + step) % nranks, from = (me + nranks - step) % nranks;
   const int64_t ns = 5 + me + odd, nr = 5 + from + odd;
   int64_t sidx[16], ridx[16];
@@ -452,10 +452,10 @@ static app_exchange *ring_plan(int step, int odd, int64_t first, int tag, int64_
   int ranks2[2] = {to, from};
   int64_t sc[2] = {ns, 0}, rc[2] = {0, nr};
   if (to == from) rc[0] = nr; /* two ranks: one neighbour both ways */
-  app_exchange_lists l = {to == from ? 1 : 2, ranks2, sc, sidx, rc, ridx};
-  app_exchange *x = NULL;
+  porta_exchange_lists l = {to == from ? 1 : 2, ranks2, sc, sidx, rc, ridx};
+  porta_exchange *x = NULL;
   APP_CHECK(
-      app_exchange_create(&x, "ring_pair", MPI_COMM_WORLD, &l, 8, 1, porta_exec_default(), tag));
+      porta_exchange_create(&x, "ring_pair", MPI_COMM_WORLD, &l, 8, 1, porta_exec_default(), tag));
   *nrecv = nr;
   return x;
 }
@@ -465,7 +465,7 @@ static app_exchange *ring_plan(int step, int odd, int64_t first, int tag, int64_
 static void ring_pair_together(void) {
   if (nranks < 2) return;
   int64_t nr[2];
-  app_exchange *x[2] = {ring_plan(1, 0, 100, 27, &nr[0]), ring_plan(-1, 1, 120, 28, &nr[1])};
+  porta_exchange *x[2] = {ring_plan(1, 0, 100, 27, &nr[0]), ring_plan(-1, 1, 120, 28, &nr[1])};
   const int from[2] = {(me + nranks - 1) % nranks, (me + 1) % nranks};
   const int64_t len = 160, first[2] = {100, 120};
   porta_view_f64 f;
@@ -474,21 +474,21 @@ static void ring_pair_together(void) {
   APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
   /* refusals start nothing: a plan given twice, a plan in progress (plan 0 then runs alone) */
   porta_view v0 = PORTA_VIEW_ERASE(f);
-  app_exchange *twice[2] = {x[0], x[0]};
-  expect_refusal(app_exchange_start_together(twice, 2, &v0, 1), "ring_pair", "again",
+  porta_exchange *twice[2] = {x[0], x[0]};
+  expect_refusal(porta_exchange_start_together(twice, 2, &v0, 1), "ring_pair", "again",
                  "a plan twice");
-  APP_CHECK(app_exchange_start(x[1], &v0, 1));
-  expect_refusal(app_exchange_start_together(x, 2, &v0, 1), "ring_pair", "in progress",
+  APP_CHECK(porta_exchange_start(x[1], &v0, 1));
+  expect_refusal(porta_exchange_start_together(x, 2, &v0, 1), "ring_pair", "in progress",
                  "a plan in progress");
-  APP_CHECK(app_exchange_run(x[0], &v0, 1));
-  APP_CHECK(app_exchange_finish(x[1]));
+  APP_CHECK(porta_exchange_run(x[0], &v0, 1));
+  APP_CHECK(porta_exchange_finish(x[1]));
   for (int it = 0; it < 3; ++it) {
     for (int64_t i = 0; i < len; ++i) h.data[i] = i < 100 ? 1e4 * me + 1e3 * it + i : -1.0;
     APP_CHECK(porta_deep_copy(f, h));
     porta_view v = PORTA_VIEW_ERASE(f);
-    APP_CHECK(app_exchange_start_together(x, 2, &v, 1));
-    APP_CHECK(app_exchange_finish(x[0]));
-    APP_CHECK(app_exchange_finish(x[1]));
+    APP_CHECK(porta_exchange_start_together(x, 2, &v, 1));
+    APP_CHECK(porta_exchange_finish(x[0]));
+    APP_CHECK(porta_exchange_finish(x[1]));
     APP_CHECK(porta_deep_copy(h, f));
     for (int p = 0; p < 2; ++p)
       for (int64_t i = 0; i < nr[p]; ++i) {
@@ -503,7 +503,7 @@ static void ring_pair_together(void) {
   }
   for (int p = 0; p < 2; ++p) { /* the three together and the one alone, per plan */
     int64_t msgs = 0;
-    app_exchange_stats(x[p], &msgs, NULL);
+    porta_exchange_stats(x[p], &msgs, NULL);
     if (msgs != 4) {
       fprintf(stderr, "rank %d: ring pair %d sent %lld messages, want 4\n", me, p, (long long)msgs);
       ++failures;
@@ -511,40 +511,40 @@ static void ring_pair_together(void) {
   }
   porta_mirror_f64_release(&h);
   porta_view_f64_release(&f);
-  app_exchange_destroy(x[0]);
-  app_exchange_destroy(x[1]);
+  porta_exchange_destroy(x[0]);
+  porta_exchange_destroy(x[1]);
 }
 
 static void refusals(void) {
-  app_exchange *x = NULL;
+  porta_exchange *x = NULL;
   const porta_exec ex = porta_exec_default();
   /* a neighbour outside the communicator, MPI_PROC_NULL as a neighbour */
   int bad_ranks[2] = {nranks, MPI_PROC_NULL};
   for (int b = 0; b < 2; ++b) {
     int r[1] = {bad_ranks[b]};
     int64_t c[1] = {1}, idx[1] = {0};
-    app_exchange_lists l = {1, r, c, idx, c, idx};
-    expect_refusal(app_exchange_create(&x, "plan_bad_rank", MPI_COMM_WORLD, &l, 8, 1, ex, 7),
+    porta_exchange_lists l = {1, r, c, idx, c, idx};
+    expect_refusal(porta_exchange_create(&x, "plan_bad_rank", MPI_COMM_WORLD, &l, 8, 1, ex, 7),
                    "plan_bad_rank", "rank", "bad neighbour rank");
     if (x) ++failures;
   }
   /* too many fields for any plan; a value size that is not a multiple of 4 */
-  expect_refusal(app_exchange_create(&x, "plan_17_fields", MPI_COMM_WORLD, &lists, 8,
-                                     APP_EXCHANGE_MAX_FIELDS + 1, ex, 7),
+  expect_refusal(porta_exchange_create(&x, "plan_17_fields", MPI_COMM_WORLD, &lists, 8,
+                                       PORTA_EXCHANGE_MAX_FIELDS + 1, ex, 7),
                  "plan_17_fields", "max_fields", "max_fields 17");
-  expect_refusal(app_exchange_create(&x, "plan_6_bytes", MPI_COMM_WORLD, &lists, 6, 1, ex, 7),
+  expect_refusal(porta_exchange_create(&x, "plan_6_bytes", MPI_COMM_WORLD, &lists, 6, 1, ex, 7),
                  "plan_6_bytes", "value_size", "value size 6");
   /* a negative offset */
   {
     int r[1] = {me};
     int64_t c[1] = {1}, idx[1] = {-3};
-    app_exchange_lists l = {1, r, c, idx, c, idx};
-    expect_refusal(app_exchange_create(&x, "plan_negative", MPI_COMM_WORLD, &l, 8, 1, ex, 7),
+    porta_exchange_lists l = {1, r, c, idx, c, idx};
+    expect_refusal(porta_exchange_create(&x, "plan_negative", MPI_COMM_WORLD, &l, 8, 1, ex, 7),
                    "plan_negative", "negative offset", "negative offset");
   }
 
   /* fields that do not fit the plan (checked before anything is sent: no rank blocks) */
-  APP_CHECK(app_exchange_create(&x, "plan_checks", MPI_COMM_WORLD, &lists, 8, 2, ex, 9));
+  APP_CHECK(porta_exchange_create(&x, "plan_checks", MPI_COMM_WORLD, &lists, 8, 2, ex, 9));
   porta_view_f64 small, ok[3];
   int64_t n_small = max_offset; /* one short of the largest offset */
   int64_t n_ok = size_of(me);
@@ -554,58 +554,59 @@ static void refusals(void) {
   APP_CHECK(porta_view_create(&f4, "int32_field", PORTA_TYPE_I32, 4, 1, &n_ok, NULL));
   porta_view v[3] = {PORTA_VIEW_ERASE(ok[0]), PORTA_VIEW_ERASE(small), PORTA_VIEW_ERASE(ok[1])};
   if (max_offset >= 0)
-    expect_refusal(app_exchange_start(x, v, 2), "plan_checks", "too_small", "field too small");
+    expect_refusal(porta_exchange_start(x, v, 2), "plan_checks", "too_small", "field too small");
   porta_view three[3] = {PORTA_VIEW_ERASE(ok[0]), PORTA_VIEW_ERASE(ok[1]), PORTA_VIEW_ERASE(ok[2])};
-  expect_refusal(app_exchange_start(x, three, 3), "plan_checks", "at most 2", "3 fields of 2");
-  expect_refusal(app_exchange_start(x, &f4, 1), "plan_checks", "4-byte", "4-byte field");
-  expect_refusal(app_exchange_finish(x), "plan_checks", "no exchange in progress",
+  expect_refusal(porta_exchange_start(x, three, 3), "plan_checks", "at most 2", "3 fields of 2");
+  expect_refusal(porta_exchange_start(x, &f4, 1), "plan_checks", "4-byte", "4-byte field");
+  expect_refusal(porta_exchange_finish(x), "plan_checks", "no exchange in progress",
                  "finish without start");
   /* a second start, or an update, while one is in progress; then the first one completes */
-  APP_CHECK(app_exchange_start(x, three, 2));
-  expect_refusal(app_exchange_start(x, three, 2), "plan_checks", "in progress", "second start");
-  expect_refusal(app_exchange_update(x, &lists), "plan_checks", "in progress", "update in flight");
-  APP_CHECK(app_exchange_finish(x));
+  APP_CHECK(porta_exchange_start(x, three, 2));
+  expect_refusal(porta_exchange_start(x, three, 2), "plan_checks", "in progress", "second start");
+  expect_refusal(porta_exchange_update(x, &lists), "plan_checks", "in progress",
+                 "update in flight");
+  APP_CHECK(porta_exchange_finish(x));
   /* an update must keep the neighbours */
   {
-    app_exchange_lists fewer = lists;
+    porta_exchange_lists fewer = lists;
     fewer.nneighbours = lists.nneighbours - 1;
-    expect_refusal(app_exchange_update(x, &fewer), "plan_checks", "neighbours",
+    expect_refusal(porta_exchange_update(x, &fewer), "plan_checks", "neighbours",
                    "update with fewer neighbours");
     int other[MAX_PAIRS];
     for (int k = 0; k < lists.nneighbours; ++k) other[k] = (lists.ranks[k] + 1) % nranks;
-    app_exchange_lists moved = lists;
+    porta_exchange_lists moved = lists;
     moved.ranks = other;
     if (nranks > 1)
-      expect_refusal(app_exchange_update(x, &moved), "plan_checks", "not the plan's neighbour",
+      expect_refusal(porta_exchange_update(x, &moved), "plan_checks", "not the plan's neighbour",
                      "update with other ranks");
   }
-  app_exchange_destroy(x);
+  porta_exchange_destroy(x);
   /* an adding plan refuses an update that receives one offset twice */
   {
     int r[1] = {me};
     int64_t zero[1] = {0}, two[1] = {2}, idx[2] = {1, 1};
-    app_exchange_lists l0 = {1, r, zero, idx, zero, idx}, l2 = {1, r, two, idx, two, idx};
-    APP_CHECK(app_exchange_create(&x, "plan_add", MPI_COMM_WORLD, &l0, 8, 1, ex, 11));
-    APP_CHECK(app_exchange_set_accumulate(x, 1));
-    expect_refusal(app_exchange_update(x, &l2), "plan_add", "more than once", "duplicate adds");
+    porta_exchange_lists l0 = {1, r, zero, idx, zero, idx}, l2 = {1, r, two, idx, two, idx};
+    APP_CHECK(porta_exchange_create(&x, "plan_add", MPI_COMM_WORLD, &l0, 8, 1, ex, 11));
+    APP_CHECK(porta_exchange_set_accumulate(x, 1));
+    expect_refusal(porta_exchange_update(x, &l2), "plan_add", "more than once", "duplicate adds");
     expect_refusal(update_device(x, &l2), "plan_add", "more than once",
                    "duplicate adds from device lists");
-    app_exchange_destroy(x);
+    porta_exchange_destroy(x);
   }
   /* device lists: a negative offset, views shorter than the counts */
   {
     int r[1] = {me};
     int64_t zero[1] = {0}, two[1] = {2}, neg[2] = {0, -4}, idx[2] = {0, 1};
-    app_exchange_lists l0 = {1, r, zero, idx, zero, idx}, ln = {1, r, two, neg, two, idx};
-    APP_CHECK(app_exchange_create(&x, "plan_device", MPI_COMM_WORLD, &l0, 8, 1, ex, 13));
+    porta_exchange_lists l0 = {1, r, zero, idx, zero, idx}, ln = {1, r, two, neg, two, idx};
+    APP_CHECK(porta_exchange_create(&x, "plan_device", MPI_COMM_WORLD, &l0, 8, 1, ex, 13));
     expect_refusal(update_device(x, &ln), "plan_device", "negative offset",
                    "negative offset from device lists");
     porta_view_i64 one;
     device_offsets(&one, idx, 1);
-    expect_refusal(app_exchange_update_device(x, r, two, one, two, one), "plan_device",
+    expect_refusal(porta_exchange_update_device(x, r, two, one, two, one), "plan_device",
                    "offset views", "device lists shorter than the counts");
     porta_view_i64_release(&one);
-    app_exchange_destroy(x);
+    porta_exchange_destroy(x);
   }
   porta_view_f64_release(&small);
   for (int f = 0; f < 3; ++f) porta_view_f64_release(&ok[f]);
@@ -613,7 +614,7 @@ static void refusals(void) {
 }
 
 int main(int argc, char **argv) {
-  app_mpi_init(&argc, &argv, "test_app_exchange");
+  app_mpi_init(&argc, &argv, "test_exchange_plan");
   APP_CHECK(porta_initialize(&argc, &argv));
   porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);

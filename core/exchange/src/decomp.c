@@ -1,6 +1,6 @@
-/** @file app_decomp.c
- *  Cartesian decomposition helpers (see app_decomp.h). */
-#include "app_decomp.h"
+/** @file decomp.c
+ *  Cartesian decomposition helpers (see porta/exchange_decomp.h). */
+#include "porta/exchange_decomp.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,18 +19,19 @@ static int decomp_fail(const char *op, const char *fmt, ...) {
   return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "decomposition: %s", msg);
 }
 
-void app_split(int64_t n, int parts, int index, int64_t *offset, int64_t *count) {
+void porta_split(int64_t n, int parts, int index, int64_t *offset, int64_t *count) {
   int64_t q = n / parts, r = n % parts;
   *offset = q * index + (index < r ? index : r);
   *count = q + (index < r ? 1 : 0);
 }
 
-int app_dims_create(int nranks, int ndims, int *dims) {
-  if (nranks < 1 || ndims < 1 || ndims > APP_DECOMP_MAX_DIMS)
-    return decomp_fail("app_dims_create", "bad arguments (%d ranks, %d dimensions)", nranks, ndims);
+int porta_dims_create(int nranks, int ndims, int *dims) {
+  if (nranks < 1 || ndims < 1 || ndims > PORTA_DECOMP_MAX_DIMS)
+    return decomp_fail("porta_dims_create", "bad arguments (%d ranks, %d dimensions)", nranks,
+                       ndims);
   for (int i = 0; i < ndims; ++i) dims[i] = 0;
   if (MPI_Dims_create(nranks, ndims, dims) != MPI_SUCCESS)
-    return decomp_fail("app_dims_create", "MPI_Dims_create(%d, %d) failed", nranks, ndims);
+    return decomp_fail("porta_dims_create", "MPI_Dims_create(%d, %d) failed", nranks, ndims);
   return PORTA_SUCCESS;
 }
 
@@ -52,11 +53,11 @@ static int grid_fits(int ndims, const int64_t *global, const int *d) {
   return 1;
 }
 
-int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) {
-  static const char op[] = "app_dims_for_cells";
-  int mpi[APP_DECOMP_MAX_DIMS] = {1, 1, 1};
-  PORTA_CHECK(app_dims_create(nranks, ndims, mpi));
-  int best[APP_DECOMP_MAX_DIMS] = {0, 0, 0}, found = 0;
+int porta_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) {
+  static const char op[] = "porta_dims_for_cells";
+  int mpi[PORTA_DECOMP_MAX_DIMS] = {1, 1, 1};
+  PORTA_CHECK(porta_dims_create(nranks, ndims, mpi));
+  int best[PORTA_DECOMP_MAX_DIMS] = {0, 0, 0}, found = 0;
   double best_cut = 0.0;
   /* every grid d0 x d1 x d2 = nranks, x's share largest first */
   for (int d0 = nranks; d0 >= 1; --d0) {
@@ -66,7 +67,7 @@ int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) 
       if (r0 % d1) continue;
       const int d2 = r0 / d1;
       if (ndims < 3 && d2 != 1) continue;
-      const int d[APP_DECOMP_MAX_DIMS] = {d0, d1, d2};
+      const int d[PORTA_DECOMP_MAX_DIMS] = {d0, d1, d2};
       if (!grid_fits(ndims, global, d)) continue;
       const double cut = cut_cells(ndims, global, d);
       if (!found || cut < best_cut) {
@@ -89,15 +90,15 @@ int app_dims_for_cells(int nranks, int ndims, const int64_t *global, int *dims) 
   return PORTA_SUCCESS;
 }
 
-int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, const int *dims,
-                        app_decomp *d) {
-  static const char op[] = "app_decomp_for_rank";
+int porta_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, const int *dims,
+                          porta_decomp *d) {
+  static const char op[] = "porta_decomp_for_rank";
   memset(d, 0, sizeof *d);
   d->comm = MPI_COMM_NULL;
   d->rank = rank;
   d->nranks = nranks;
   d->ndims = ndims;
-  if (ndims < 1 || ndims > APP_DECOMP_MAX_DIMS || nranks < 1 || rank < 0 || rank >= nranks) {
+  if (ndims < 1 || ndims > PORTA_DECOMP_MAX_DIMS || nranks < 1 || rank < 0 || rank >= nranks) {
     return decomp_fail(op, "bad arguments (rank %d of %d, %d dimensions)", rank, nranks, ndims);
   }
   int prod = 1;
@@ -106,7 +107,7 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
     prod *= d->dims[i] > 0 ? d->dims[i] : 1;
   }
   if (!dims) {
-    if (app_dims_for_cells(nranks, ndims, global, d->dims)) return PORTA_ERROR_INVALID_ARGUMENT;
+    if (porta_dims_for_cells(nranks, ndims, global, d->dims)) return PORTA_ERROR_INVALID_ARGUMENT;
   } else if (prod != nranks) {
     return decomp_fail(op, "rank grid has %d ranks, the job has %d", prod, nranks);
   }
@@ -115,7 +116,7 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
     d->coords[i] = rest % d->dims[i];
     rest /= d->dims[i];
   }
-  for (int i = ndims; i < APP_DECOMP_MAX_DIMS; ++i) {
+  for (int i = ndims; i < PORTA_DECOMP_MAX_DIMS; ++i) {
     d->dims[i] = 1;
     d->global[i] = d->local[i] = 1;
     d->neighbour[i][0] = d->neighbour[i][1] = MPI_PROC_NULL;
@@ -128,9 +129,9 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
                          "(every rank needs at least one cell)",
                          (long long)global[i], i, d->dims[i]);
     }
-    app_split(global[i], d->dims[i], d->coords[i], &d->offset[i], &d->local[i]);
+    porta_split(global[i], d->dims[i], d->coords[i], &d->offset[i], &d->local[i]);
     for (int s = 0; s < 2; ++s) {
-      int c = d->coords[i] + (s == APP_LOW ? -1 : 1);
+      int c = d->coords[i] + (s == PORTA_LOW ? -1 : 1);
       if (c < 0 || c >= d->dims[i]) {
         d->neighbour[i][s] = MPI_PROC_NULL;
       } else {
@@ -146,12 +147,12 @@ int app_decomp_for_rank(int rank, int nranks, int ndims, const int64_t *global, 
   return PORTA_SUCCESS;
 }
 
-int app_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,
-                      app_decomp *d) {
+int porta_decomp_create(MPI_Comm comm, int ndims, const int64_t *global, const int *dims,
+                        porta_decomp *d) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  int rc = app_decomp_for_rank(rank, size, ndims, global, dims, d);
+  int rc = porta_decomp_for_rank(rank, size, ndims, global, dims, d);
   d->comm = comm;
   return rc;
 }

@@ -1,27 +1,28 @@
-/** @file app_exchange_run.c
- *  The exchange of a plan (see app_exchange.h): the pack into the send buffer (or straight into
+/** @file exchange_run.c
+ *  The exchange of a plan (see porta/exchange.h): the pack into the send buffer (or straight into
  *  mapped neighbours' buffers), the messages, the unpack, alone or several plans together. The
- *  plan itself is made in app_exchange.c. */
-#include "app_exchange.h"
+ *  plan itself is made in exchange.c. */
+#include "porta/exchange.h"
 
 #include <string.h>
 
-#include "app_exchange_kernels.h"
-#include "app_exchange_private.h"
+#include "exchange_kernels.h"
+#include "exchange_private.h"
 
 /** The buffer the current exchange receives into and unpacks from. */
-static unsigned char *recv_buffer(app_exchange *x) {
+static unsigned char *recv_buffer(porta_exchange *x) {
   const int b = (int)(x->exchanges % 2);
-  return x->mode == APP_EXCHANGE_IPC ? (unsigned char *)x->ipc_recv[b] : x->recv_buf[b].data;
+  return x->mode == PORTA_EXCHANGE_IPC ? (unsigned char *)x->ipc_recv[b] : x->recv_buf[b].data;
 }
 
 /** A pack (to_buffer) or unpack; `direct` (a pack in IPC mode, every sending neighbour mapped,
- *  at most APP_EXCHANGE_MAX_SEGMENTS of them): each neighbour's values go straight into its
+ *  at most PORTA_EXCHANGE_MAX_SEGMENTS of them): each neighbour's values go straight into its
  *  mapped receive buffer, with no copy after the pack. */
-static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_buffer, int direct) {
+static int copy(porta_exchange *x, const porta_view *fields, int nfields, int to_buffer,
+                int direct) {
   const int64_t total = to_buffer ? x->send_total : x->recv_total;
   if (total == 0) return PORTA_SUCCESS;
-  app_exchange_pack_args a;
+  porta_exchange_pack_args a;
   memset(&a, 0, sizeof a);
   if (direct) {
     const int b = (int)(x->exchanges % 2);
@@ -38,10 +39,10 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
   a.nfields = nfields;
   a.words = x->words;
   const porta_kernel *k = x->word_bytes == 8
-                              ? (to_buffer ? &app_exchange_pack_w8 : &app_exchange_unpack_w8)
-                              : (to_buffer ? &app_exchange_pack_w4 : &app_exchange_unpack_w4);
-  if (!to_buffer && x->accumulate) k = &app_exchange_unpack_add_f64;
-  return porta_parallel_for(to_buffer ? "app_exchange_pack" : "app_exchange_unpack", x->exec,
+                              ? (to_buffer ? &porta_exchange_pack_w8 : &porta_exchange_unpack_w8)
+                              : (to_buffer ? &porta_exchange_pack_w4 : &porta_exchange_unpack_w4);
+  if (!to_buffer && x->accumulate) k = &porta_exchange_unpack_add_f64;
+  return porta_parallel_for(to_buffer ? "porta_exchange_pack" : "porta_exchange_unpack", x->exec,
                             porta_range(0, total), k, &a);
 }
 
@@ -49,7 +50,7 @@ static int copy(app_exchange *x, const porta_view *fields, int nfields, int to_b
  *  others into host staging) and the pack (straight into the neighbours' buffers when every
  *  sending neighbour is mapped, else into the send buffer, then each neighbour's values copied
  *  into its buffer or the staging). */
-static int post_ipc(app_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
+static int post_ipc(porta_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
   const int b = (int)(x->exchanges % 2);
   unsigned char *hrecv = x->host_recv[b].data;
   for (int k = 0; k < x->n; ++k) {
@@ -61,7 +62,7 @@ static int post_ipc(app_exchange *x, const porta_view *fields, int nfields, int6
       rc = MPI_Irecv(hrecv + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
                      x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
     if (rc != MPI_SUCCESS)
-      return app_exchange_fail_(x, "app_exchange_start", "MPI_Irecv failed", rc);
+      return porta_exchange_fail_(x, "porta_exchange_start", "MPI_Irecv failed", rc);
   }
   int direct = 1, nsending = 0;
   for (int k = 0; k < x->n; ++k)
@@ -69,7 +70,7 @@ static int post_ipc(app_exchange *x, const porta_view *fields, int nfields, int6
       direct = direct && x->peer[k].on;
       ++nsending;
     }
-  direct = direct && nsending <= APP_EXCHANGE_MAX_SEGMENTS;
+  direct = direct && nsending <= PORTA_EXCHANGE_MAX_SEGMENTS;
   PORTA_CHECK(copy(x, fields, nfields, 1, direct));
   for (int k = 0; k < x->n && !direct; ++k) {
     if (x->send_count[k] == 0) continue;
@@ -82,8 +83,8 @@ static int post_ipc(app_exchange *x, const porta_view *fields, int nfields, int6
 }
 
 /** The checks of a start (nothing changes when one fails). */
-static int check_start(const app_exchange *x, const porta_view *fields, int nfields) {
-  const char *op = "app_exchange_start";
+static int check_start(const porta_exchange *x, const porta_view *fields, int nfields) {
+  const char *op = "porta_exchange_start";
   if (x->active)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "an exchange is already in progress (finish it first)");
@@ -107,9 +108,9 @@ static int check_start(const app_exchange *x, const porta_view *fields, int nfie
  *  waiting. *fence says whether the pack must be waited for before post_sends(): always in IPC
  *  mode (the fence also covers this rank's unpack of the last exchange, which the token
  *  promises). */
-static int post_receives_and_pack(app_exchange *x, const porta_view *fields, int nfields,
+static int post_receives_and_pack(porta_exchange *x, const porta_view *fields, int nfields,
                                   int *fence) {
-  const char *op = "app_exchange_start";
+  const char *op = "porta_exchange_start";
   *fence = 0;
   x->nfields = nfields;
   for (int f = 0; f < nfields; ++f) x->fields[f] = fields[f];
@@ -117,7 +118,7 @@ static int post_receives_and_pack(app_exchange *x, const porta_view *fields, int
   x->active = 1;
   if (nfields == 0) return PORTA_SUCCESS;
   const int64_t vb = (int64_t)x->value_size * nfields;
-  if (x->mode == APP_EXCHANGE_IPC) {
+  if (x->mode == PORTA_EXCHANGE_IPC) {
     *fence = 1;
     return post_ipc(x, fields, nfields, vb);
   }
@@ -125,12 +126,12 @@ static int post_receives_and_pack(app_exchange *x, const porta_view *fields, int
   /* The fence after packing covers the unpack of two exchanges ago, which read the buffer
    * the receives are about to fill; a plan that sends nothing must wait here instead. */
   if (x->send_total == 0 && x->recv_total > 0)
-    PORTA_CHECK(porta_exec_fence(x->exec, "app_exchange_recv"));
+    PORTA_CHECK(porta_exec_fence(x->exec, "porta_exchange_recv"));
   for (int k = 0; k < x->n; ++k) {
     if (x->recv_count[k] == 0) continue;
     int rc = MPI_Irecv(rbuf + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
                        x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return app_exchange_fail_(x, op, "MPI_Irecv failed", rc);
+    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, "MPI_Irecv failed", rc);
   }
   PORTA_CHECK(copy(x, fields, nfields, 1, 0));
   *fence = x->send_total > 0;
@@ -139,10 +140,10 @@ static int post_receives_and_pack(app_exchange *x, const porta_view *fields, int
 
 /** The second half of a start, after the pack's fence: the messages (IPC mode: the tokens to
  *  the mapped neighbours and the staged values to the others). */
-static int post_sends(app_exchange *x) {
+static int post_sends(porta_exchange *x) {
   if (x->nfields == 0) return PORTA_SUCCESS;
   const int64_t vb = (int64_t)x->value_size * x->nfields;
-  const int ipc = x->mode == APP_EXCHANGE_IPC;
+  const int ipc = x->mode == PORTA_EXCHANGE_IPC;
   const unsigned char *sbuf = ipc ? x->host_send.data : x->send_buf.data;
   if (ipc) x->token_out = (int)x->exchanges;
   for (int k = 0; k < x->n; ++k) {
@@ -153,7 +154,7 @@ static int post_sends(app_exchange *x) {
       rc = MPI_Isend(sbuf + x->send_displ[k] * vb, (int)(x->send_count[k] * vb), MPI_BYTE,
                      x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
     if (rc != MPI_SUCCESS)
-      return app_exchange_fail_(x, "app_exchange_start", "MPI_Isend failed", rc);
+      return porta_exchange_fail_(x, "porta_exchange_start", "MPI_Isend failed", rc);
     if (x->send_count[k] > 0) {
       x->messages += 1;
       x->bytes += x->send_count[k] * vb;
@@ -162,18 +163,18 @@ static int post_sends(app_exchange *x) {
   return PORTA_SUCCESS;
 }
 
-int app_exchange_start(app_exchange *x, const porta_view *fields, int nfields) {
-  return app_exchange_start_together(&x, 1, fields, nfields);
+int porta_exchange_start(porta_exchange *x, const porta_view *fields, int nfields) {
+  return porta_exchange_start_together(&x, 1, fields, nfields);
 }
 
-int app_exchange_start_together(app_exchange *const *plans, int nplans, const porta_view *fields,
-                                int nfields) {
+int porta_exchange_start_together(porta_exchange *const *plans, int nplans,
+                                  const porta_view *fields, int nfields) {
   /* every check before any plan starts: a refusal leaves no plan half started */
   for (int k = 0; k < nplans; ++k) {
     PORTA_CHECK(check_start(plans[k], fields, nfields));
     for (int j = 0; j < k; ++j)
       if (plans[j] == plans[k])
-        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_exchange_start_together",
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_start_together",
                            plans[k]->label, "plan %d is plan %d again", k, j);
   }
   int fence_any = 0;
@@ -188,22 +189,22 @@ int app_exchange_start_together(app_exchange *const *plans, int nplans, const po
     for (int j = 0; j < k; ++j)
       seen = seen || (plans[j]->exec.backend == plans[k]->exec.backend &&
                       plans[j]->exec.instance == plans[k]->exec.instance);
-    if (!seen) PORTA_CHECK(porta_exec_fence(plans[k]->exec, "app_exchange_pack"));
+    if (!seen) PORTA_CHECK(porta_exec_fence(plans[k]->exec, "porta_exchange_pack"));
   }
   for (int k = 0; k < nplans; ++k) PORTA_CHECK(post_sends(plans[k]));
   return PORTA_SUCCESS;
 }
 
-int app_exchange_finish(app_exchange *x) {
+int porta_exchange_finish(porta_exchange *x) {
   if (!x->active)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_exchange_finish", x->label,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_finish", x->label,
                        "no exchange in progress");
   x->active = 0;
   if (x->nfields == 0) return PORTA_SUCCESS;
   int rc = MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS)
-    return app_exchange_fail_(x, "app_exchange_finish", "MPI_Waitall failed", rc);
-  if (x->mode == APP_EXCHANGE_IPC) { /* the staged values next to the mapped ones */
+    return porta_exchange_fail_(x, "porta_exchange_finish", "MPI_Waitall failed", rc);
+  if (x->mode == PORTA_EXCHANGE_IPC) { /* the staged values next to the mapped ones */
     const int64_t vb = (int64_t)x->value_size * x->nfields;
     const int b = (int)(x->exchanges % 2);
     for (int k = 0; k < x->n; ++k)
@@ -217,22 +218,22 @@ int app_exchange_finish(app_exchange *x) {
   return rc;
 }
 
-int app_exchange_run(app_exchange *x, const porta_view *fields, int nfields) {
-  PORTA_CHECK(app_exchange_start(x, fields, nfields));
-  return app_exchange_finish(x);
+int porta_exchange_run(porta_exchange *x, const porta_view *fields, int nfields) {
+  PORTA_CHECK(porta_exchange_start(x, fields, nfields));
+  return porta_exchange_finish(x);
 }
 
-int app_exchange_run_together(app_exchange *const *plans, int nplans, const porta_view *fields,
-                              int nfields) {
-  PORTA_CHECK(app_exchange_start_together(plans, nplans, fields, nfields));
-  for (int k = 0; k < nplans; ++k) PORTA_CHECK(app_exchange_finish(plans[k]));
+int porta_exchange_run_together(porta_exchange *const *plans, int nplans, const porta_view *fields,
+                                int nfields) {
+  PORTA_CHECK(porta_exchange_start_together(plans, nplans, fields, nfields));
+  for (int k = 0; k < nplans; ++k) PORTA_CHECK(porta_exchange_finish(plans[k]));
   return PORTA_SUCCESS;
 }
 
-void app_exchange_stats(const app_exchange *x, int64_t *messages, int64_t *bytes) {
+void porta_exchange_stats(const porta_exchange *x, int64_t *messages, int64_t *bytes) {
   if (messages) *messages = x->messages;
   if (bytes) *bytes = x->bytes;
 }
 
-int64_t app_exchange_send_total(const app_exchange *x) { return x->send_total; }
-int64_t app_exchange_recv_total(const app_exchange *x) { return x->recv_total; }
+int64_t porta_exchange_send_total(const porta_exchange *x) { return x->send_total; }
+int64_t porta_exchange_recv_total(const porta_exchange *x) { return x->recv_total; }

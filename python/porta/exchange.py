@@ -1,0 +1,231 @@
+"""MPI from Python: Porta's exchange library (libporta_exchange, porta/exchange.h) beside
+mpi4py (docs/python.md, "MPI and the exchange plan").
+
+    from mpi4py import MPI
+    import porta, porta.exchange as px
+
+    d = px.Decomp(MPI.COMM_WORLD, global_cells=(nx, ny))           # porta_decomp_create
+    h = px.Halo2D(d, halo=2, x_dim=1, max_fields=4)                # porta_halo2d_create
+    u = np.zeros((d.local[0] + 4, d.local[1] + 4)).T               # x is view dimension 1
+    h.exchange([u], depth=1)                                       # porta_halo2d_exchange
+
+    plan = px.Plan(comm, ranks, send_counts, send_index, recv_counts, recv_index)
+    plan.run([field])                                              # porta_exchange_run
+
+MPI must be initialised first (`from mpi4py import MPI` does it); communicators are mpi4py's,
+passed to C as their Fortran handles (`comm.py2f()`, MPI_Comm_f2c), so the extension needs no
+mpi4py headers, only the same MPI library as mpi4py (Debian's python3-mpi4py and the system's
+Open MPI). Fields are porta.Views or any array a kernel takes (NumPy, CuPy ...), in memory the
+default back end reads; every exchange and finish() fences that back end before returning, so
+the host sees the values. Importing this module loads MPI (the extension porta._exchange); plain
+`import porta` does not.
+"""
+import numpy as np
+
+from . import _ensure_init
+
+try:
+    from . import _exchange
+except ImportError as e:  # built without MPI (setup.py: PORTA_MPI, mpicc)
+    from . import _buildinfo
+    if getattr(_buildinfo, "MPI", False):
+        raise
+    raise ImportError("porta.exchange is not available: this porta was built without MPI "
+                      "(install an MPI and mpi4py, e.g. Debian's libopenmpi-dev and "
+                      "python3-mpi4py, then reinstall; docs/python.md): %s" % e) from e
+
+__all__ = ["Decomp", "Halo2D", "Plan", "transports_used", "PROC_NULL", "LOW", "HIGH",
+           "MAX_FIELDS"]
+
+PROC_NULL = _exchange.PROC_NULL
+"""MPI_PROC_NULL of the MPI library (mpi4py's MPI.PROC_NULL): a neighbour on the boundary."""
+LOW = _exchange.LOW
+HIGH = _exchange.HIGH
+MAX_FIELDS = _exchange.MAX_FIELDS
+"""Most fields in one exchange (PORTA_EXCHANGE_MAX_FIELDS)."""
+
+
+def _ready():
+    if not _exchange.mpi_initialized():
+        raise RuntimeError("porta.exchange needs MPI initialised and not finalised: "
+                           "`from mpi4py import MPI` first")
+    _ensure_init()
+
+
+def _fields(fields):
+    """A list of fields: one array or view alone is a list of one."""
+    if isinstance(fields, (list, tuple)):
+        return list(fields)
+    return [fields]
+
+
+def _i64(values, what):
+    """`values` (a sequence or an integer NumPy array) as packed int64 bytes for the C side."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return b""
+    if a.dtype.kind not in "iu" and not (a.dtype == object and all(
+            isinstance(v, (int, np.integer)) for v in a.ravel())):
+        raise TypeError("%s must hold integers, not %s" % (what, a.dtype))
+    if a.ndim != 1:
+        raise ValueError("%s must be one-dimensional (it has shape %s)" % (what, a.shape))
+    return np.ascontiguousarray(a, dtype=np.int64).tobytes()
+
+
+def _lists(ranks, send_counts, send_index, recv_counts, recv_index):
+    return (_i64(ranks, "ranks"), _i64(send_counts, "send_counts"),
+            _i64(send_index, "send_index"), _i64(recv_counts, "recv_counts"),
+            _i64(recv_index, "recv_index"))
+
+
+class Decomp:
+    """A rank's share of a Cartesian grid (porta_decomp_create): the rank grid `dims`
+    (None: the one with the fewest cells on faces between ranks), ranks numbered with
+    dimension 0 fastest, cells split as evenly as possible. Attributes: comm, rank, nranks,
+    ndims, dims, coords, global_cells, offset (first global cell of this rank), local (its
+    cells), neighbour (per dimension (low, high): a rank, or PROC_NULL on the boundary)."""
+
+    def __init__(self, comm, global_cells, dims=None):
+        _ready()
+        self.comm = comm
+        self._h = _exchange.Decomp(comm, tuple(global_cells),
+                                   None if dims is None else tuple(dims))
+        (self.rank, self.nranks, self.dims, self.coords, self.global_cells, self.offset,
+         self.local, self.neighbour) = self._h.info()
+        self.ndims = len(self.dims)
+
+    def is_boundary(self, dim, side):
+        """Whether this rank's `side` (LOW 0 / HIGH 1) of dimension `dim` is the domain's
+        boundary."""
+        if side not in (LOW, HIGH):
+            raise ValueError("side must be LOW (0) or HIGH (1), not %r" % (side,))
+        return self.neighbour[dim][side] == PROC_NULL
+
+    def __repr__(self):
+        return ("Decomp(rank=%d of %d, dims=%s, coords=%s, offset=%s, local=%s)"
+                % (self.rank, self.nranks, self.dims, self.coords, self.offset, self.local))
+
+
+class Halo2D:
+    """Halo exchanges of depth 1..halo for 2D float64 fields over a 2D Decomp
+    (porta_halo2d_create on the default back end). Every field has `halo` ghost layers on each
+    side: x (decomposition dimension 0) is view dimension `x_dim`, and owned cell (i, j) is at
+    x index halo + i, y index halo + j. Any layout (C, F, strided) works; all fields of one
+    Halo2D have the strides of the first exchanged. Plans use MPI tags tag .. tag + 2 halo - 1.
+    """
+
+    def __init__(self, decomp, halo=1, x_dim=1, max_fields=1, tag=1000):
+        _ready()
+        if not isinstance(decomp, Decomp):
+            raise TypeError("decomp must be a porta.exchange.Decomp, not %s"
+                            % type(decomp).__name__)
+        self.decomp = decomp
+        self.halo, self.x_dim, self.max_fields, self.tag = halo, x_dim, max_fields, tag
+        self._h = _exchange.Halo2D(decomp._h, halo, x_dim, max_fields, tag)
+
+    def exchange(self, fields, depth=1):
+        """Fill ghost layers 1..depth of `fields` (a list, or one field) from the neighbours
+        (porta_halo2d_exchange): x first, then y, so corners are right. Boundary ghosts are
+        left as they are. Complete on return."""
+        self._h.exchange(_fields(fields), depth)
+
+    def prepare(self, field):
+        """Build the plans now for fields shaped like `field` (collective)."""
+        self._h.prepare(field)
+
+    @property
+    def messages(self):
+        """Messages sent so far."""
+        return self._h.counters()[0]
+
+    @property
+    def bytes(self):
+        """Bytes sent so far."""
+        return self._h.counters()[1]
+
+    def close(self):
+        """Free the plans (porta_halo2d_destroy); also done when the object goes."""
+        self._h.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Plan:
+    """An exchange plan (porta_exchange_create on the default back end): for each neighbour
+    ranks[k], send_counts[k] values at element offsets send_index (concatenated per neighbour)
+    of each field, and recv_counts[k] values into offsets recv_index. Offsets count elements
+    from a field's first element (any shape or layout); elements are `value_size` bytes (or
+    dtype's itemsize). A neighbour may be this rank and may appear more than once; both sides
+    list each other in corresponding order. Up to `max_fields` fields per exchange, MPI tag
+    `tag`, `label` in messages."""
+
+    def __init__(self, comm, ranks, send_counts, send_index, recv_counts, recv_index,
+                 value_size=8, dtype=None, max_fields=1, tag=0, label="plan"):
+        _ready()
+        if dtype is not None:
+            value_size = np.dtype(dtype).itemsize
+        self.comm = comm
+        self.value_size = value_size
+        self.max_fields = max_fields
+        self.label = label
+        self._h = _exchange.Plan(comm, *_lists(ranks, send_counts, send_index, recv_counts,
+                                               recv_index), value_size, max_fields, tag, label)
+
+    def run(self, fields):
+        """start + finish: the fields' received values are in place on return."""
+        self._h.run(_fields(fields))
+
+    def start(self, fields):
+        """Post the receives, pack and send (porta_exchange_start). The plan holds the fields
+        until finish()."""
+        self._h.start(_fields(fields))
+
+    def finish(self):
+        """Wait for the messages and unpack (porta_exchange_finish), then fence."""
+        self._h.finish()
+
+    def set_accumulate(self, on=True):
+        """Make the unpack add into the fields (doubles, distinct receive offsets)."""
+        self._h.set_accumulate(bool(on))
+
+    def update(self, ranks, send_counts, send_index, recv_counts, recv_index):
+        """New lists with the same neighbours in the same order (porta_exchange_update)."""
+        self._h.update(*_lists(ranks, send_counts, send_index, recv_counts, recv_index))
+
+    @property
+    def transport(self):
+        """How the values travel: "host", "pinned-host", "cuda-aware-mpi", "cuda-ipc" ..."""
+        return self._h.transport()
+
+    def stats(self):
+        """(messages, bytes) sent over this plan's exchanges."""
+        return self._h.stats()
+
+    @property
+    def send_total(self):
+        """Values sent per field in one exchange."""
+        return self._h.totals()[0]
+
+    @property
+    def recv_total(self):
+        """Values received per field in one exchange."""
+        return self._h.totals()[1]
+
+    def close(self):
+        """Free the plan (porta_exchange_destroy; an exchange in progress is finished first)."""
+        self._h.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def transports_used():
+    """The transports of every plan made so far in this process, joined by '+' ("none")."""
+    return _exchange.transports_used()
