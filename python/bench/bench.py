@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+import bench_apps
 import porta
 from porta import _core, cache
 
@@ -586,6 +587,8 @@ def main():
     rows += compile_rows(cuda)
     if cuda:
         rows += others_cuda(sizes["n"])
+    if "--no-apps" not in sys.argv[1:]:
+        rows += bench_apps.rows(cuda, threads0)
 
     head = ("row", "Python", "C", "result", "target")
     w = [max(len(str(r[k])) for r in rows + [head]) for k in range(5)]

@@ -8,7 +8,7 @@
  *  field) and where the values it receives go (offsets again). Offsets count elements from the
  *  field view's data pointer, so a plan serves any view shape and layout whose elements are
  *  `value_size` bytes: TeaLeaf builds its 2D box halo as plans (porta/exchange_halo2d.h), miniFE
- * one plan from the external columns of its matrix, miniMD one per ghost swap.
+ *  one plan from the external columns of its matrix, miniMD one per ghost swap.
  *
  *  One exchange moves up to `max_fields` fields of the same shape at once (one message per
  *  neighbour). The values are packed and unpacked by Porta kernels on the plan's execution
