@@ -330,7 +330,9 @@ class TeaLeaf:
         self.dy = (s["ymax"] - s["ymin"]) / ny
         dt = s["initial_timestep"]
         self.rx, self.ry = dt / (self.dx * self.dx), dt / (self.dy * self.dy)
-        shape = (self.ny + 2 * G, self.nx + 2 * G)
+        # each line padded to a multiple of 32 values (Halo2D leaves the padding alone), so
+        # that every line, not only the first, starts on a 256-byte boundary
+        shape = (-(-(self.ny + 2 * G) // 32) * 32, -(-(self.nx + 2 * G) // 32) * 32)
         names = "density energy u u0 r p w kx ky".split()
         for name in names:  # default memory space and layout (the GPU's on CUDA)
             setattr(self, name, porta.View(shape, porta.f64, label=name))

@@ -33,9 +33,10 @@ CHILD = textwrap.dedent('''
     def value(f, gx, gy):
         return 1000.0 * (f + 1) + 31.0 * gx + gy
 
-    def make(d, H, x_dim, order, f, kind):
+    def make(d, H, x_dim, order, f, kind, pad=(0, 0)):
         lx, ly = d.local
         shape = (lx + 2 * H, ly + 2 * H) if x_dim == 0 else (ly + 2 * H, lx + 2 * H)
+        shape = (shape[0] + pad[0], shape[1] + pad[1])  # padding after the high ghosts
         a = np.full(shape, -1.0, order=order)
         gx = d.offset[0] + np.arange(lx)
         gy = d.offset[1] + np.arange(ly)
@@ -50,7 +51,7 @@ CHILD = textwrap.dedent('''
             return v
         return a
 
-    def expected(d, H, depth, x_dim, f):
+    def expected(d, H, depth, x_dim, f, pad=(0, 0)):
         lx, ly = d.local
         e = np.full((lx + 2 * H, ly + 2 * H), -1.0)       # [x, y], ghosts included
         for x in range(-H, lx + H):
@@ -61,19 +62,20 @@ CHILD = textwrap.dedent('''
                           0 <= gx < d.global_cells[0] and 0 <= gy < d.global_cells[1])
                 if own or filled:
                     e[x + H, y + H] = value(f, gx, gy)
-        return e if x_dim == 0 else e.T
+        e = e if x_dim == 0 else e.T
+        return np.pad(e, ((0, pad[0]), (0, pad[1])), constant_values=-1.0)  # left as it was
 
-    def halo(dims, H, depth, x_dim, order, kind):
+    def halo(dims, H, depth, x_dim, order, kind, pad=(0, 0)):
         d = px.Decomp(comm, (11, 9), dims=dims)
         assert d.nranks == comm.size and d.rank == comm.rank
         h = px.Halo2D(d, halo=H, x_dim=x_dim, max_fields=2, tag=2000)
-        fields = [make(d, H, x_dim, order, f, kind) for f in range(2)]
+        fields = [make(d, H, x_dim, order, f, kind, pad) for f in range(2)]
         if depth % 2:
             h.prepare(fields[0])
         h.exchange(fields, depth=depth)
         for f, a in enumerate(fields):
             got = np.asarray(a)
-            want = expected(d, H, depth, x_dim, f)
+            want = expected(d, H, depth, x_dim, f, pad)
             if not np.array_equal(got, want):
                 bad = np.argwhere(got != want)
                 failures.append("halo dims=%s H=%d depth=%d x_dim=%d %s %s field %d: %d cells "
@@ -216,6 +218,8 @@ CHILD = textwrap.dedent('''
                         halo(dims, H, depth, x_dim, order, "numpy")
         halo(None, 2, 2, 1, "F", "view")
         halo(None, 2, 1, 0, "C", "view")
+        halo(None, 2, 2, 1, "C", "numpy", pad=(3, 5))  # extents past the ghosts: padding
+        halo(None, 1, 1, 0, "F", "view", pad=(0, 7))
     elif what == "plan":
         decomp()
         ring("list")

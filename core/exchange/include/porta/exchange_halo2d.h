@@ -4,7 +4,8 @@
  *  Every field has `halo` ghost layers on each side: along x its extent is local[0] + 2*halo,
  *  along y local[1] + 2*halo, and owned cell (i, j) (0-based, local) is at view index
  *  (halo + i, halo + j), x being view dimension `x_dim` (0 or 1). Any layout works (the plans'
- *  offsets come from the views' strides).
+ *  offsets come from the views' strides). An extent may be larger: the cells past the high
+ *  ghost layers are padding that no exchange touches (rows padded to an aligned length).
  *
  *  An exchange of depth d (1 <= d <= halo) fills ghost layers 1..d from the neighbours, in two
  *  phases like the reference codes: first x (the y range includes the ghost rows), then y (the
