@@ -37,10 +37,16 @@ class _Unit:
         if k + (variant,) in self.loaded:
             return self.loaded[k + (variant,)]
         wanted = self.wanted.setdefault(variant, set())
-        if not wanted:  # first miss: every kernel of the module, C-ordered
+        # A miss compiles the whole module, so it brings the other kernels' likely
+        # specialisations along: those with every array in this launch's layout when it has
+        # one (F-ordered views, the GPU's default, would otherwise cost one compile of the
+        # module per kernel), and C-ordered ones at the first miss.
+        layouts = set(spec)
+        if len(layouts) == 1 or not wanted:
+            layout = layouts.pop() if len(layouts) == 1 else "C"
             for other in self.kernels:
                 if other._source is not None:
-                    wanted.add((other._key, "C" * len(other._source.arrays)))
+                    wanted.add((other._key, layout * len(other._source.arrays)))
         wanted.add(k)
         by_name = {kk._key: kk for kk in self.kernels if kk._source is not None}
         items = sorted(wanted)

@@ -147,3 +147,40 @@ def test_nvcc_entry(tmp_path, monkeypatch):
     np.testing.assert_array_equal(run_fill(mod, "cuda"), 4.0 * np.arange(16))
     assert cache.stats["nvcc_compiles"] == n0 + 2
     porta.clear_specialisations()
+
+
+LAYOUT_SOURCE = '''
+import porta
+
+@porta.kernel
+def a(i: int, j: int, x: porta.f64[:, :]):
+    x[i, j] = 1.0 * i + 10.0 * j
+
+@porta.kernel
+def b(i: int, j: int, x: porta.f64[:, :], y: porta.f64[:, :]):
+    y[i, j] = 2.0 * x[i, j]
+
+@porta.kernel
+def c(i: int, j: int, y: porta.f64[:, :]):
+    y[i, j] += 1.0
+'''
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_one_compile_per_layout_not_per_kernel(tmp_path, monkeypatch, order):
+    """The first launch in a layout compiles every kernel of the module in that layout: three
+    kernels launched on F-ordered arrays (the GPU's default layout) cost one compile, not
+    three; their answers are right."""
+    monkeypatch.setenv("PORTA_CACHE_DIR", str(tmp_path / "cache"))
+    name = "layoutmod_%s_%s" % (order, tmp_path.name.replace("-", "_"))
+    (tmp_path / (name + ".py")).write_text(LAYOUT_SOURCE)
+    m = load(tmp_path, name)
+    before = cache.stats["compiles"]
+    x, y = np.zeros((5, 7), order=order), np.zeros((5, 7), order=order)
+    pol = porta.MDRangePolicy((0, 0), (5, 7), space="serial")
+    porta.parallel_for(pol, m.a, x)
+    porta.parallel_for(pol, m.b, x, y)
+    porta.parallel_for(pol, m.c, y)
+    assert cache.stats["compiles"] - before == 1
+    i, j = np.meshgrid(np.arange(5), np.arange(7), indexing="ij")
+    np.testing.assert_array_equal(y, 2.0 * (i + 10.0 * j) + 1.0)
