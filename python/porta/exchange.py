@@ -106,12 +106,27 @@ class Decomp:
                 % (self.rank, self.nranks, self.dims, self.coords, self.offset, self.local))
 
 
-class Halo2D:
+class _Closing:
+    """close() frees the C object (also done when the Python object goes); `with` closes."""
+
+    def close(self):
+        self._h.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Halo2D(_Closing):
     """Halo exchanges of depth 1..halo for 2D float64 fields over a 2D Decomp
     (porta_halo2d_create on the default back end). Every field has `halo` ghost layers on each
     side: x (decomposition dimension 0) is view dimension `x_dim`, and owned cell (i, j) is at
-    x index halo + i, y index halo + j. Any layout (C, F, strided) works; all fields of one
-    Halo2D have the strides of the first exchanged. Plans use MPI tags tag .. tag + 2 halo - 1.
+    x index halo + i, y index halo + j. An extent may be longer than local + 2 halo: the rest
+    is padding that no exchange touches (lines padded to an aligned length). Any layout (C, F,
+    strided) works; all fields of one Halo2D have the strides of the first exchanged. Plans use
+    MPI tags tag .. tag + 2 halo - 1.
     """
 
     def __init__(self, decomp, halo=1, x_dim=1, max_fields=1, tag=1000):
@@ -143,18 +158,8 @@ class Halo2D:
         """Bytes sent so far."""
         return self._h.counters()[1]
 
-    def close(self):
-        """Free the plans (porta_halo2d_destroy); also done when the object goes."""
-        self._h.close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-class Plan:
+class Plan(_Closing):
     """An exchange plan (porta_exchange_create on the default back end): for each neighbour
     ranks[k], send_counts[k] values at element offsets send_index (concatenated per neighbour)
     of each field, and recv_counts[k] values into offsets recv_index. Offsets count elements
@@ -215,15 +220,6 @@ class Plan:
         """Values received per field in one exchange."""
         return self._h.totals()[1]
 
-    def close(self):
-        """Free the plan (porta_exchange_destroy; an exchange in progress is finished first)."""
-        self._h.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def transports_used():
