@@ -558,6 +558,85 @@ def others_cuda(n, reps=10):
     return rows
 
 
+def others_host(n, nt, reps=5):
+    """Rows for Numba's and Warp's CPU kernels where they are installed: a call on 8 elements
+    and a triad (Numba: prange over the OpenMP threads' count; Warp: its CPU device), each
+    with Porta's Python triad on OpenMP x nt timed in turn on the same arrays (C/Py there is
+    the reference's time over Porta's)."""
+    rows = []
+    rng = np.random.default_rng(0)
+    b, c = rng.random(n), rng.random(n)
+    out = np.zeros(n)
+    want = b + 3.0 * c
+    small = [np.ones(8) for _ in range(3)]
+    pol = porta.RangePolicy(0, n, space="openmp") if porta.backend_available("openmp") \
+        else porta.RangePolicy(0, n, space="serial")
+
+    def timed(fn, k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        return (time.perf_counter() - t0) / k
+
+    def porta_triad():
+        return timed(lambda: porta.parallel_for(pol, triad, 3.0, b, c, out), reps)
+
+    def add_rows(name, call_small, call_triad):
+        launch = statistics.median(timed(call_small, 20000) for _ in range(5))
+        tr, tp = alternate(lambda: timed(call_triad, reps), porta_triad)
+        rows.append(("%s call n=8 (reference)" % name, "%.2f us" % (launch * 1e6), "", "", ""))
+        rows.append(("%s triad 2^%d (reference) vs Porta Python" % (name, n.bit_length() - 1),
+                     "%.2f ms (%.1f GB/s)" % (tp * 1e3, 24 * n / tp / 1e9),
+                     "%.2f ms (%.1f GB/s)" % (tr * 1e3, 24 * n / tr / 1e9),
+                     "ref/Porta %.3f" % (tr / tp), ""))
+    try:
+        import numba
+
+        numba.set_num_threads(nt)
+
+        @numba.njit(parallel=True, fastmath=False)
+        def nb_triad(a, b, c, out):
+            for i in numba.prange(out.size):
+                out[i] = b[i] + a * c[i]
+
+        @numba.njit
+        def nb_triad_serial(a, b, c, out):  # the dispatch alone: no thread pool
+            for i in range(out.size):
+                out[i] = b[i] + a * c[i]
+
+        nb_triad_serial(3.0, *small)
+        out[:] = 0
+        nb_triad(3.0, b, c, out)
+        assert np.array_equal(out, want), "numba triad answers"
+        add_rows("numba %s x%d (call: plain njit)" % (numba.__version__, nt),
+                 lambda: nb_triad_serial(3.0, *small), lambda: nb_triad(3.0, b, c, out))
+    except Exception as e:
+        rows.append(("numba (CPU)", "not run: %s" % str(e).splitlines()[0][:60], "", "", ""))
+    try:
+        import warp as wp
+
+        wp.config.quiet = True
+        wp.init()
+
+        @wp.kernel
+        def wp_triad(a: float, b: wp.array(dtype=wp.float64), c: wp.array(dtype=wp.float64),
+                     out: wp.array(dtype=wp.float64)):
+            i = wp.tid()
+            out[i] = b[i] + wp.float64(a) * c[i]
+
+        wb, wc, wo = (wp.array(x, dtype=wp.float64, device="cpu") for x in (b, c, out))
+        ws = [wp.array(x, dtype=wp.float64, device="cpu") for x in small]
+        wp.launch(wp_triad, dim=8, inputs=[3.0] + ws, device="cpu")
+        wp.launch(wp_triad, dim=n, inputs=[3.0, wb, wc, wo], device="cpu")
+        assert np.array_equal(wo.numpy(), want), "warp triad answers"
+        add_rows("warp %s (CPU, one thread)" % wp.config.version,
+                 lambda: wp.launch(wp_triad, dim=8, inputs=[3.0] + ws, device="cpu"),
+                 lambda: wp.launch(wp_triad, dim=n, inputs=[3.0, wb, wc, wo], device="cpu"))
+    except Exception as e:
+        rows.append(("warp (CPU)", "not run: %s" % str(e).splitlines()[0][:60], "", "", ""))
+    return rows
+
+
 def main():
     porta.init(args=[a for a in sys.argv[1:] if a.startswith("--porta-")])
     cuda = porta.backend() == "cuda"
@@ -587,6 +666,8 @@ def main():
     rows += compile_rows(cuda)
     if cuda:
         rows += others_cuda(sizes["n"])
+    else:
+        rows += others_host(sizes["n"], threads0)
     if "--no-apps" not in sys.argv[1:]:
         rows += bench_apps.rows(cuda, threads0)
 
