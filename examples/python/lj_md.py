@@ -21,8 +21,12 @@ What it does, as apps/minimd does on one MPI rank:
 The arrays are porta.Views in the default back end's memory (the GPU's on CUDA), positions,
 velocities and forces as miniMD's vec3 (n x 3, C order); the neighbour list takes the memory
 space's own layout (atom-major on the host, slot-major on a GPU, so that a warp reads
-consecutive words). The wrap, the sort and the choice of ghosts, every `neigh_every` steps, run
-on the host in NumPy (as miniMD's do on the host by default); everything else is a kernel.
+consecutive words). Everything after the set-up is a kernel, the re-neighbouring too: the
+wrap, the sort by bin (a counting sort: counts with atomics, an exclusive scan, a fill, each
+bin's atoms then put back in their order, so that it is stable and the same on every back end),
+the ghosts (per axis one scan that gives each selected atom its ghost's slot and writes it),
+the bins and the list. Only counts come back to the host (the ghosts per axis, the longest
+list, whether an atom left the bins), to size the arrays, which grow with a margin.
 
 It prints miniMD's thermo lines ("step T U P time") and its performance line (atom-steps per
 second of the timed loop, compile time excluded: every kernel is launched once before it), then
@@ -97,20 +101,34 @@ def bin_coord(c: float, prd: float, bininv: float, nbin: int, mbinlo: int) -> in
 
 
 @porta.kernel
-def bin_count(i: int, x: porta.f64[:, :], grid: porta.f64[:], igrid: porta.i32[:],
-              atombin: porta.i32[:], bincount: porta.i32[:], flag: porta.i32[:]):
+def wrap(i: int, grid: porta.f64[:], x: porta.f64[:, :]):
+    """Owned atom i back into the box [0, prd) (grid[0:3]): as miniMD, x < 0 first, then
+    x >= prd."""
+    for d in range(3):
+        c = x[i, d]
+        if c < 0.0:
+            c += grid[d]
+        if c >= grid[d]:
+            c -= grid[d]
+        x[i, d] = c
+
+
+@porta.kernel
+def bin_count(i: int, outside: porta.Max[porta.i32], x: porta.f64[:, :], grid: porta.f64[:],
+              igrid: porta.i32[:], atombin: porta.i32[:], bincount: porta.i32[:]):
     """Atom i's bin (grid: prd[3], bininv[3]; igrid: nbin[3], mbinlo[3], mbin[3]), counted
-    with an atomic add; flag[0] = 1 when an atom is outside the grid (it moved too far)."""
+    with an atomic add; the reduction is 1 when an atom is outside the grid (it moved too
+    far)."""
     ix = bin_coord(x[i, 0], grid[0], grid[3], igrid[0], igrid[3])
     iy = bin_coord(x[i, 1], grid[1], grid[4], igrid[1], igrid[4])
     iz = bin_coord(x[i, 2], grid[2], grid[5], igrid[2], igrid[5])
     if ix < 0 or ix >= igrid[6] or iy < 0 or iy >= igrid[7] or iz < 0 or iz >= igrid[8]:
-        porta.atomic_store(flag, 0, 1)
+        outside = max(outside, 1)
         atombin[i] = 0
-        return
-    b = (iz * igrid[7] + iy) * igrid[6] + ix
-    atombin[i] = b
-    porta.atomic_add(bincount, b, 1)
+    else:
+        b = (iz * igrid[7] + iy) * igrid[6] + ix
+        atombin[i] = b
+        porta.atomic_add(bincount, b, 1)
 
 
 @porta.kernel
@@ -130,15 +148,92 @@ def bin_start(b: int, upd: porta.Sum[porta.i64], final: bool, bincount: porta.i3
 
 
 @porta.kernel
-def bin_fill(i: int, x: porta.f64[:, :], atombin: porta.i32[:], binstart: porta.i32[:],
-             bincount: porta.i32[:], binx: porta.f64[:, :], binatom: porta.i32[:]):
-    """Atom i into the next free slot of its bin: the atoms of a bin, and of consecutive bins,
-    are consecutive, with their positions beside them (binx) for the distance tests."""
+def bin_fill(i: int, atombin: porta.i32[:], binstart: porta.i32[:], bincount: porta.i32[:],
+             binatom: porta.i32[:]):
+    """Atom i into a free slot of its bin (the order within a bin is the atomics'; bin_order
+    puts it back in the atoms' order)."""
     b = atombin[i]
-    slot = binstart[b] + porta.atomic_fetch_add(bincount, b, 1)
+    binatom[binstart[b] + porta.atomic_fetch_add(bincount, b, 1)] = i
+
+
+@porta.kernel
+def bin_order(b: int, binstart: porta.i32[:], binatom: porta.i32[:]):
+    """The atoms of bin b in increasing order (an insertion sort of a few atoms): with it the
+    fill is a stable counting sort, the same order on every back end and thread count."""
+    lo = binstart[b]
+    for p in range(lo + 1, binstart[b + 1]):
+        a = binatom[p]
+        q = p - 1
+        while q >= lo and binatom[q] > a:
+            binatom[q + 1] = binatom[q]
+            q -= 1
+        binatom[q + 1] = a
+
+
+@porta.kernel
+def bin_positions(p: int, x: porta.f64[:, :], binatom: porta.i32[:], binx: porta.f64[:, :]):
+    """The binned atoms' positions beside them (binx), for the distance tests: the atoms of a
+    bin, and of consecutive bins, are consecutive."""
+    j = binatom[p]
     for d in range(3):
-        binx[slot, d] = x[i, d]
-    binatom[slot] = i
+        binx[p, d] = x[j, d]
+
+
+@porta.kernel
+def permute(s: int, binatom: porta.i32[:], x: porta.f64[:, :], v: porta.f64[:, :],
+            xnew: porta.f64[:, :], vnew: porta.f64[:, :]):
+    """The owned atoms in bin order (the sort): atom s of the new order is binatom[s]."""
+    j = binatom[s]
+    for d in range(3):
+        xnew[s, d] = x[j, d]
+        vnew[s, d] = v[j, d]
+
+
+@porta.kernel
+def copy_rows(i: int, src: porta.f64[:, :], dst: porta.f64[:, :]):
+    for d in range(3):
+        dst[i, d] = src[i, d]
+
+
+@porta.kernel
+def ghost_select(k: int, upd: porta.Sum[porta.i64], final: bool, d: porta.i64, m: porta.i64,
+                 nlocal: porta.i64, ng0: porta.i64, lo: float, hi: float, prd: float,
+                 x: porta.f64[:, :], owner: porta.i32[:], shift: porta.f64[:, :]):
+    """miniMD's borders along axis d, over the m atoms so far (owned, then the ghosts of the
+    earlier axes): entries k < m are atom k near the lower face (c <= lo, its image shifted up
+    by prd), entries k >= m atom k - m near the upper face (c >= hi, shifted down). The scan
+    gives each selected entry its ghost slot, ng0 + its rank, where the final pass writes the
+    ghost: its owned atom, its total shift and its position (when it fits: the total, returned,
+    tells the caller whether it did)."""
+    a = k
+    s = prd
+    if k >= m:
+        a = k - m
+        s = -prd
+    c = x[a, d]
+    sel = 0
+    if k < m:
+        if c <= lo:
+            sel = 1
+    elif c >= hi:
+        sel = 1
+    if sel == 1:
+        if final:
+            g = ng0 + upd
+            if nlocal + g < x.shape[0]:
+                o = a
+                if a >= nlocal:
+                    o = owner[a - nlocal]
+                owner[g] = o
+                for e in range(3):
+                    se = 0.0
+                    if a >= nlocal:
+                        se = shift[a - nlocal, e]
+                    if e == d:
+                        se += s
+                    shift[g, e] = se
+                    x[nlocal + g, e] = x[o, e] + se
+        upd += 1
 
 
 @porta.kernel
@@ -354,17 +449,6 @@ class BinGrid:
                     rows.append(((k * self.mbin[1] + j) * self.mbin[0] + run[0], len(run)))
         return np.array(rows, dtype=np.int32)
 
-    def bins(self, x):
-        """Each atom's bin, on the host (the sort), as the bin_count kernel computes it."""
-        c = np.empty(x.shape, dtype=np.int64)
-        for d in range(3):
-            xd, prd = x[:, d], self.prd[d]
-            c[:, d] = np.where(xd >= prd,
-                               ((xd - prd) * self.bininv[d]).astype(np.int64) + self.nbin[d],
-                               (xd * self.bininv[d]).astype(np.int64) - (xd < 0.0))
-            c[:, d] -= self.mbinlo[d]
-        return (c[:, 2] * self.mbin[1] + c[:, 1]) * self.mbin[0] + c[:, 0]
-
     def kernel_arrays(self):
         grid = np.concatenate([self.prd, self.bininv]).astype(np.float64)
         igrid = np.concatenate([self.nbin, self.mbinlo, self.mbin]).astype(np.int32)
@@ -405,16 +489,16 @@ class LJ:
         self.rows = view_of(self.grid.rows, "stencil_rows")
         self.bincount = porta.View(self.grid.mbins, porta.i32, label="bincount")
         self.binstart = porta.View(self.grid.mbins + 1, porta.i32, label="binstart")
-        self.flag = porta.View(1, porta.i32, label="flag")
 
-        # per-atom arrays: owned atoms first, then their ghosts (x only)
-        self.cap = 0
-        self._reserve(self.natoms)
+        # per-atom arrays: owned atoms first, then their ghosts (x only); room for the ghosts
+        # the shell of width cutneigh around the box holds at this density, plus a margin
         v = v - v.sum(axis=0) / n  # miniMD: the plain mean velocity removed, then scaled
-        np.asarray(self.xh)[:self.nlocal] = x
-        np.asarray(self.vh)[:self.nlocal] = v
-        porta.deep_copy(self.x, self.xh)
-        porta.deep_copy(self.v, self.vh)
+        self.v = view_of(v, "v")
+        self.valt = porta.View((self.natoms, 3), porta.f64, layout="C", label="v_sorted")
+        self.f = porta.View((self.natoms, 3), porta.f64, layout="C", label="f")
+        self.cap = 0
+        shell = float(np.prod((self.prd + 2.0 * self.cutneigh) / self.prd))
+        self._reserve(int(self.natoms * shell), x)
         t = self.temperature()
         porta.parallel_for(self.nlocal, scale_velocities, math.sqrt(p["temperature"] / t), self.v)
         self.maxneighs = 100
@@ -422,86 +506,80 @@ class LJ:
         self.neighbors = porta.View((self.natoms, self.maxneighs), porta.i32, label="neighbors")
         self.nghost = 0
 
-    def _reserve(self, nall):
-        """x (owned atoms and ghosts), the binned copies and the ghost lists hold nall atoms;
-        grown with 20 % room, keeping the owned atoms (the host mirrors hold them here)."""
+    def _reserve(self, nall, x0=None):
+        """x (owned atoms and ghosts), its sorted copy, the binned atoms and the ghost lists
+        hold nall atoms; grown with 20 % room, keeping the owned atoms (copied by a kernel, or
+        x0 from the host at the start)."""
         if nall <= self.cap:
             return
-        old = self.cap
         self.cap = nall + nall // 5 + 64
-        if old == 0:
-            self.v = porta.View((self.natoms, 3), porta.f64, layout="C", label="v")
-            self.f = porta.View((self.natoms, 3), porta.f64, layout="C", label="f")
-            self.vh = porta.create_mirror_view(self.v)
+        x = porta.View((self.cap, 3), porta.f64, layout="C", label="x")
+        if x0 is not None:
+            xh = porta.create_mirror_view(x)
+            np.asarray(xh)[:self.nlocal] = x0
+            porta.deep_copy(x, xh)
         else:
-            kept = np.array(np.asarray(self.xh)[:self.nlocal])
-        self.x = porta.View((self.cap, 3), porta.f64, layout="C", label="x")
-        self.xh = porta.create_mirror_view(self.x)
-        if old:
-            np.asarray(self.xh)[:self.nlocal] = kept
+            porta.parallel_for(self.nlocal, copy_rows, self.x, x)
+        self.x = x
+        self.xalt = porta.View((self.cap, 3), porta.f64, layout="C", label="x_sorted")
         self.atombin = porta.View(self.cap, porta.i32, label="atombin")
         self.binatom = porta.View(self.cap, porta.i32, label="binatom")
         self.binx = porta.View((self.cap, 3), porta.f64, layout="C", label="binx")
         self.owner = porta.View(self.cap, porta.i32, label="ghost_owner")
         self.shift = porta.View((self.cap, 3), porta.f64, layout="C", label="ghost_shift")
-        self.ownerh = porta.create_mirror_view(self.owner)
-        self.shifth = porta.create_mirror_view(self.shift)
 
     # -- re-neighbouring ---------------------------------------------------------------------
     def reneighbor(self, sort):
-        """miniMD's re-neighbouring on one rank: the owned atoms wrapped into the box, sorted by
-        bin (stable), the ghosts chosen (host, NumPy), then the bins and the list (kernels)."""
+        """miniMD's re-neighbouring on one rank, all in kernels: the owned atoms wrapped into
+        the box, sorted by bin (a stable counting sort), the ghosts chosen, then the bins and
+        the list. Only counts come back to the host (to size the arrays)."""
         n = self.nlocal
-        porta.deep_copy(self.xh, self.x)  # nothing to do where the host reads the views
-        x = np.asarray(self.xh)[:n]
-        for d in range(3):  # into [0, prd): as miniMD, x < 0 first, then x >= prd
-            c = x[:, d]
-            c[c < 0.0] += self.prd[d]
-            c[c >= self.prd[d]] -= self.prd[d]
+        porta.parallel_for(n, wrap, self.grid_d, self.x)
         if sort:  # atoms close in space close in memory: the force's gathers hit the cache
-            porta.deep_copy(self.vh, self.v)
-            order = np.argsort(self.grid.bins(x), kind="stable")
-            x[...] = x[order]
-            vh = np.asarray(self.vh)
-            vh[...] = vh[order]
-            porta.deep_copy(self.v, self.vh)
-        self._borders(x)
-        porta.deep_copy(self.x, self.xh)
-        porta.deep_copy(self.owner, self.ownerh)
-        porta.deep_copy(self.shift, self.shifth)
-        self.forward()
+            self._bin(n)
+            porta.parallel_for(n, permute, self.binatom, self.x, self.v, self.xalt, self.valt)
+            self.x, self.xalt = self.xalt, self.x
+            self.v, self.valt = self.valt, self.v
+        self._borders()
         self.build()
 
-    def _borders(self, x):
+    def _borders(self):
         """The ghosts, as miniMD's borders on one rank: along x, then y, then z, the atoms
         (owned, and the ghosts of the earlier axes) within cutneigh of the lower face are copied
         shifted up by the box, then those within cutneigh of the upper face shifted down. A ghost
-        is (its owned atom, its total shift): its position x[owner] + shift is computed by the
-        update_ghosts kernel, now and at every step."""
+        is (its owned atom, its total shift): its position x[owner] + shift is written here, and
+        at every other step by the update_ghosts kernel. One scan per axis; its total is the
+        only thing read back, and when the ghosts did not fit the arrays grow and it starts
+        again."""
         n = self.nlocal
-        owner = np.arange(n, dtype=np.int32)
-        shift = np.zeros((n, 3))
-        pos = x.copy()
-        for d in range(3):
-            c = pos[:, d]
-            down = np.flatnonzero(c <= self.cutneigh)                # [-inf, lo + cut]
-            up = np.flatnonzero(c >= self.prd[d] - self.cutneigh)   # [hi - cut, inf]
-            new_owner = [owner]
-            new_shift = [shift]
-            new_pos = [pos]
-            for sel, s in ((down, self.prd[d]), (up, -self.prd[d])):
-                sh = shift[sel].copy()
-                sh[:, d] += s
-                new_owner.append(owner[sel])
-                new_shift.append(sh)
-                new_pos.append(x[owner[sel]] + sh)
-            owner = np.concatenate(new_owner)
-            shift = np.concatenate(new_shift)
-            pos = np.concatenate(new_pos)
-        self.nghost = len(owner) - n
-        self._reserve(n + self.nghost)
-        np.asarray(self.ownerh)[:self.nghost] = owner[n:]
-        np.asarray(self.shifth)[:self.nghost] = shift[n:]
+        while True:
+            ng = 0
+            for d in range(3):
+                prd = float(self.prd[d])
+                total = porta.parallel_scan(2 * (n + ng), ghost_select, d, n + ng, n, ng,
+                                            self.cutneigh, prd - self.cutneigh, prd, self.x,
+                                            self.owner, self.shift)
+                ng += int(total)
+                if n + ng > self.cap:
+                    break
+            if n + ng <= self.cap:
+                break
+            self._reserve(n + ng + ng // 2)  # ghosts of ghosts: the later axes add more
+        self.nghost = ng
+
+    def _bin(self, nall):
+        """The first nall atoms in bins (count with atomics, scan, fill, each bin in the atoms'
+        order): binstart[b] .. binstart[b + 1] of binatom are bin b's atoms."""
+        self.bincount.fill(0)  # the last fill left it holding the counts
+        outside = porta.parallel_reduce(nall, bin_count, self.x, self.grid_d, self.igrid_d,
+                                        self.atombin, self.bincount)
+        if nall and outside > 0:
+            raise SystemExit("an atom left the bins: it moved farther than the skin allows "
+                             "(or its position is not finite)")
+        porta.parallel_scan(self.grid.mbins + 1, bin_start, self.bincount, self.binstart)
+        porta.parallel_for(nall, bin_fill, self.atombin, self.binstart, self.bincount,
+                           self.binatom)
+        porta.parallel_for(self.grid.mbins, bin_order, self.binstart, self.binatom)
 
     def forward(self):
         """The ghosts' positions from their atoms (every step; miniMD's forward communication)."""
@@ -509,18 +587,10 @@ class LJ:
                            self.x)
 
     def build(self):
-        """Bins (count with atomics, scan, fill) and the full list, grown if it overflowed."""
+        """Bins and the full list, grown if it overflowed."""
         nall = self.nlocal + self.nghost
-        self.flag.fill(0)
-        self.bincount.fill(0)  # the fill below left it holding the counts
-        porta.parallel_for(nall, bin_count, self.x, self.grid_d, self.igrid_d, self.atombin,
-                           self.bincount, self.flag)
-        if porta.create_mirror_view_and_copy(self.flag).to_numpy()[0]:
-            raise SystemExit("an atom left the bins: it moved farther than the skin allows "
-                             "(or its position is not finite)")
-        porta.parallel_scan(self.grid.mbins + 1, bin_start, self.bincount, self.binstart)
-        porta.parallel_for(nall, bin_fill, self.x, self.atombin, self.binstart, self.bincount,
-                           self.binx, self.binatom)
+        self._bin(nall)
+        porta.parallel_for(nall, bin_positions, self.x, self.binatom, self.binx)
         while True:
             longest = porta.parallel_reduce(self.nlocal, build_full, self.x, self.atombin,
                                             self.binstart, self.binx, self.binatom, self.rows,
@@ -558,6 +628,7 @@ class LJ:
         porta.parallel_for(0, initial_integrate, dt, dtf, self.x, self.v, self.f)
         porta.parallel_for(0, final_initial_integrate, dt, dtf, self.x, self.v, self.f)
         porta.parallel_for(0, final_integrate, dtf, self.v, self.f)
+        porta.parallel_for(0, permute, self.binatom, self.x, self.v, self.xalt, self.valt)
         porta.parallel_for(0, force_lj, self.x, self.f, self.numneigh, self.neighbors,
                            self.cutforcesq, self.sigma6, 1.0)
 
