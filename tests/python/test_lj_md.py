@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+import porta
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(ROOT, "examples", "python", "lj_md.py")
 DECK = os.path.join(ROOT, "inputs", "minimd", "in.lj.miniMD")
@@ -84,6 +86,17 @@ def test_lj_md(how):
                                timeout=300, cwd=ROOT)
             assert c.returncode == 0, c.stdout + c.stderr
             assert lines == thermo_lines(c.stdout), (r.stdout, c.stdout)
+
+
+@pytest.mark.skipif(not porta.backend_available("cuda"), reason="no CUDA back end")
+def test_lj_md_on_cuda():
+    """On the GPU (device Views; the neighbour list in the GPU's layout): the same thermo
+    lines at 7 digits."""
+    r = subprocess.run([sys.executable, EXAMPLE, "-s", "8", "--porta-backend=cuda"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "PASS" in r.stdout and "backend=cuda" in r.stdout, r.stdout
+    assert thermo_lines(r.stdout) == MINIMD_S8, r.stdout
 
 
 def test_lj_md_options():
