@@ -2,8 +2,8 @@
  *  cell within d layers that lies inside the global domain holds the owner's value (corners
  *  included), everything else is untouched. Two fields at once, both index orders (x first
  *  or second), uneven splits (11 x 9 cells), depths 1, 2 (halo 2) and 3 (halo 3); plans built
- *  in advance by porta_halo2d_prepare (which refuses a field too small for its ghost layers) or by
- * the first exchange. */
+ *  in advance by porta_halo2d_prepare (which refuses a field too small for its ghost layers)
+ *  or by the first exchange. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
