@@ -65,8 +65,8 @@ def lj_fr(r2: float, sigma6: float, eps: float) -> float:
 
 
 @porta.kernel
-def lj_force(i: int, pos: porta.f64[:, :], neigh: porta.i32[:, :], cut2: float,
-             sigma6: float, eps: float, f: porta.f64[:, :]):
+def lj_force(i: int, pos: porta.f64[:, 3], neigh: porta.i32[:, :], cut2: float,
+             sigma6: float, eps: float, f: porta.f64[:, 3]):
     xi = pos[i, 0]
     yi = pos[i, 1]
     zi = pos[i, 2]

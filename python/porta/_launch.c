@@ -210,6 +210,14 @@ static int pack_array(const porta_py_field *f, const pyarr *b, char *args, const
                  (int)b->ndim, (int)f->rank);
     return -1;
   }
+  for (int r = 0; f->fixed && r < b->ndim; ++r)
+    if (f->fixed[r] && b->shape[r] != f->fixed[r]) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: argument '%s' has extent %lld in dimension %d, where the kernel's "
+                   "annotation fixes %lld",
+                   label, name, (long long)b->shape[r], r, (long long)f->fixed[r]);
+      return -1;
+    }
   if ((f->flags & PORTA_PY_WRITTEN) && b->readonly) {
     PyErr_Format(PyExc_ValueError, "%s: argument '%s' is read-only, but the kernel writes to it",
                  label, name);

@@ -15,6 +15,7 @@ translate_statements.py and translate_expressions.py (the C of statements and ex
 parts of _Gen), and this one (a kernel's and a module's C).
 """
 import ast
+import math
 import types as _pytypes
 
 from . import types as T
@@ -179,11 +180,19 @@ class _Gen(_Statements, _Expressions):
                     const = "" if n in ks.written else "const "
                     out.append("  %s%s *const %s = pk_a->%s;" % (const, p.type.dtype.ctype,
                                                                   _cname(n), _cname(n)))
-                for k in range(p.type.rank):
-                    out.append("  const int64_t pk_%s_n%d = pk_a->%s_n[%d];" % (n, k, n, k))
+                fixed, lay, r = p.type.fixed, self.layout[n], p.type.rank
+                for k in range(r):
+                    # an extent the annotation fixes is a constant (the launch checks it), and
+                    # so is a stride that only fixed extents make (C order: those after k)
+                    ext = str(fixed[k]) if fixed[k] else "pk_a->%s_n[%d]" % (n, k)
+                    out.append("  const int64_t pk_%s_n%d = %s;" % (n, k, ext))
                     out.append("  (void)pk_%s_n%d;" % (n, k))
                     if with_pointers:
-                        out.append("  const int64_t pk_%s_s%d = pk_a->%s_s[%d];" % (n, k, n, k))
+                        inner = range(k + 1, r) if lay == "C" else range(k) if lay == "F" else None
+                        st = "pk_a->%s_s[%d]" % (n, k)
+                        if inner is not None and all(fixed[m] for m in inner):
+                            st = str(math.prod(fixed[m] for m in inner))
+                        out.append("  const int64_t pk_%s_s%d = %s;" % (n, k, st))
                         out.append("  (void)pk_%s_s%d;" % (n, k))
             else:
                 out.append("  %s %s = pk_a->%s;" % (p.type.ctype, _cname(n), _cname(n)))
@@ -254,21 +263,26 @@ class _Gen(_Statements, _Expressions):
                 out.append("  pk_req[%d] += porta_scratch_size(%s);" % (slot, code))
             out.append("}")
         # The description the extension reads.
+        for p in ks.fields:
+            if p.kind == "array" and any(p.type.fixed):
+                out.append("static const int64_t %s_%s_fixed[] = {%s};"
+                           % (cname, p.name, ", ".join(map(str, p.type.fixed))))
         out.append("static const porta_py_field %s_fields[] = {" % cname)
         for p in ks.fields:
             n = p.name
             if p.kind == "array":
                 flags = "PORTA_PY_WRITTEN" if n in ks.written else "0"
+                fixed = "%s_%s_fixed" % (cname, n) if any(p.type.fixed) else "NULL"
                 out.append('  {"%s", PORTA_PY_ARRAY, %d, %d, %d, %s, (int32_t)offsetof(%s, %s), '
-                           "(int32_t)offsetof(%s, %s_n), (int32_t)offsetof(%s, %s_s)},"
+                           "(int32_t)offsetof(%s, %s_n), (int32_t)offsetof(%s, %s_s), %s},"
                            % (n, p.type.dtype.code, p.type.rank,
                               LAYOUT_LETTERS.index(self.layout[n]), flags, args_t, _cname(n),
-                              args_t, n, args_t, n))
+                              args_t, n, args_t, n, fixed))
             else:
                 out.append('  {"%s", PORTA_PY_SCALAR, %d, 0, 0, 0, (int32_t)offsetof(%s, %s), '
-                           "-1, -1}," % (n, p.type.code, args_t, _cname(n)))
+                           "-1, -1, NULL}," % (n, p.type.code, args_t, _cname(n)))
         if not ks.fields:
-            out.append("  {NULL, 0, 0, 0, 0, 0, 0, 0, 0},")
+            out.append("  {NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL},")
         out.append("};")
         result_kind, nresult, result_fields = "PORTA_PY_RESULT_NONE", 0, "NULL"
         if ks.acc is not None:
@@ -281,7 +295,7 @@ class _Gen(_Statements, _Expressions):
                 out.append("static const porta_py_field %s_result[] = {" % cname)
                 for f, t in fields:
                     out.append('  {"%s", PORTA_PY_SCALAR, %d, 0, 0, 0, (int32_t)offsetof(%s_value, '
-                               '%s), -1, -1},' % (f, t.code, r, _cname(f)))
+                               '%s), -1, -1, NULL},' % (f, t.code, r, _cname(f)))
                 out.append("};")
         pattern = "PORTA_PATTERN_SCAN" if ks.final else \
             ("PORTA_PATTERN_REDUCE" if ks.acc else "PORTA_PATTERN_FOR")

@@ -19,12 +19,19 @@ class DType:
     def __getitem__(self, dims):
         if not isinstance(dims, tuple):
             dims = (dims,)
-        if not all(isinstance(d, slice) and d == slice(None) for d in dims):
-            raise TypeError("array annotations are written %s[:], %s[:, :], ... (one ':' per "
-                            "dimension)" % (self.name, self.name))
+        fixed = []
+        for d in dims:
+            if isinstance(d, slice) and d == slice(None):
+                fixed.append(0)
+            elif isinstance(d, int) and not isinstance(d, bool) and d > 0:
+                fixed.append(d)  # an extent fixed by the annotation (Kokkos' View<double*[3]>)
+            else:
+                raise TypeError("array annotations are written %s[:], %s[:, :], ... (one ':' per "
+                                "dimension, or a positive int fixing that extent: %s[:, 3])"
+                                % (self.name, self.name, self.name))
         if not 1 <= len(dims) <= 6:
             raise TypeError("arrays have 1 to 6 dimensions")
-        return ArrayType(self, len(dims))
+        return ArrayType(self, len(dims), tuple(fixed))
 
     def __repr__(self):
         return "porta." + self.name
@@ -42,17 +49,23 @@ NUMPY_NAMES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32
 
 
 class ArrayType:
-    def __init__(self, dtype, rank):
+    """An array argument's dtype and rank; `fixed` gives each dimension's extent where the
+    annotation fixes it (0: any), so the generated C indexes with constants there."""
+
+    def __init__(self, dtype, rank, fixed=None):
         self.dtype, self.rank = dtype, rank
+        self.fixed = tuple(fixed) if fixed else (0,) * rank
 
     def __repr__(self):
-        return "porta.%s[%s]" % (self.dtype.name, ", ".join([":"] * self.rank))
+        return "porta.%s[%s]" % (self.dtype.name,
+                                 ", ".join(str(f) if f else ":" for f in self.fixed))
 
     def __eq__(self, other):
-        return isinstance(other, ArrayType) and (self.dtype, self.rank) == (other.dtype, other.rank)
+        return isinstance(other, ArrayType) and \
+            (self.dtype, self.rank, self.fixed) == (other.dtype, other.rank, other.fixed)
 
     def __hash__(self):
-        return hash((self.dtype.name, self.rank))
+        return hash((self.dtype.name, self.rank, self.fixed))
 
 
 class _ReducerFamily:

@@ -106,3 +106,12 @@ def f32_axpy(i: int, a: porta.f32, x: porta.f32[:], y: porta.f32[:]):
 @porta.kernel
 def i32_copy(i: int, x: porta.i32[:], y: porta.i64[:]):
     y[i] = x[i] * 2 + 1
+
+
+@porta.kernel
+def norms3(i: int, v: porta.f64[:, 3], out: porta.f64[:]):
+    """A row of three: the annotation fixes the extent, so the C indexes with constants."""
+    s = 0.0
+    for d in range(v.shape[1]):
+        s += v[i, d] * v[i, d]
+    out[i] = s

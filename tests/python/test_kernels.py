@@ -1,4 +1,6 @@
 """Every kernel compared with NumPy on Serial, OpenMP x1 and OpenMP x2."""
+import os
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,26 @@ def test_no_copy_views_of_numpy(space):
     want[::3] += 1.0
     porta.parallel_for(space.range(100), K.axpy, 1.0, x, big[::3])  # a strided view
     np.testing.assert_array_equal(big, want)
+
+
+def test_fixed_extent_annotation(space):
+    """porta.f64[:, 3]: constant extent and strides in the generated C (both layouts), and a
+    launch on another extent raises a TypeError naming the argument."""
+    assert repr(porta.f64[:, 3]) == "porta.f64[:, 3]" and porta.f64[:, 3] != porta.f64[:, :]
+    rng = np.random.default_rng(3)
+    for order in ("C", "F"):
+        v = np.asarray(rng.random((50, 3)), order=order)
+        out = np.zeros(50)
+        porta.parallel_for(space.range(50), K.norms3, v, out)
+        np.testing.assert_allclose(out, (v * v).sum(axis=1), rtol=1e-15)
+    c_file = os.path.join(os.path.dirname(K.norms3._unit.paths[-1]), "kernels_basic.c")
+    with open(c_file) as fh:
+        src = fh.read()
+    # C order: the extent and the row stride are constants; F order: the row stride is 1 and
+    # the column stride the runtime extent
+    assert "const int64_t pk_v_n1 = 3;" in src and "const int64_t pk_v_s0 = 3;" in src
+    with pytest.raises(TypeError, match=r"argument 'v' has extent 4 in dimension 1, where the "
+                                        r"kernel's annotation fixes 3"):
+        porta.parallel_for(space.range(5), K.norms3, np.zeros((5, 4)), np.zeros(5))
+    with pytest.raises(TypeError, match="positive int fixing that extent"):
+        porta.f64[:, 0]

@@ -22,7 +22,7 @@
 #endif
 
 /** Version of this description; the extension refuses a module with another one. */
-#define PORTA_PY_ABI 2
+#define PORTA_PY_ABI 3
 
 /** Element types (also the scalar argument types). */
 enum porta_py_dtype {
@@ -76,6 +76,9 @@ typedef struct porta_py_field {
   int32_t offset;
   int32_t extent_offset;
   int32_t stride_offset;
+  /** arrays: [rank] extents fixed by the annotation (porta.f64[:, 3]; 0: any), or NULL; the
+   *  generated C indexes with them as constants, so a launch checks them */
+  const int64_t *fixed;
 } porta_py_field;
 
 /** One kernel specialisation. */
