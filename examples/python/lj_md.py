@@ -52,8 +52,8 @@ DECK = os.path.join(ROOT, "inputs", "minimd", "in.lj.miniMD")
 # ---- kernels: integration ---------------------------------------------------------------------
 
 @porta.kernel
-def initial_integrate(i: int, dt: float, dtf: float, x: porta.f64[:, :], v: porta.f64[:, :],
-                      f: porta.f64[:, :]):
+def initial_integrate(i: int, dt: float, dtf: float, x: porta.f64[:, 3], v: porta.f64[:, 3],
+                      f: porta.f64[:, 3]):
     """Half a kick and a drift: v += dtf f, x += dt v."""
     for d in range(3):
         v[i, d] += dtf * f[i, d]
@@ -61,8 +61,8 @@ def initial_integrate(i: int, dt: float, dtf: float, x: porta.f64[:, :], v: port
 
 
 @porta.kernel
-def final_initial_integrate(i: int, dt: float, dtf: float, x: porta.f64[:, :],
-                            v: porta.f64[:, :], f: porta.f64[:, :]):
+def final_initial_integrate(i: int, dt: float, dtf: float, x: porta.f64[:, 3],
+                            v: porta.f64[:, 3], f: porta.f64[:, 3]):
     """The previous step's second half-kick fused with this step's first one and the drift:
     one pass over the atoms where nobody looks at v in between (the same operations, in the
     same order, as final_integrate then initial_integrate)."""
@@ -73,7 +73,7 @@ def final_initial_integrate(i: int, dt: float, dtf: float, x: porta.f64[:, :],
 
 
 @porta.kernel
-def final_integrate(i: int, dtf: float, v: porta.f64[:, :], f: porta.f64[:, :]):
+def final_integrate(i: int, dtf: float, v: porta.f64[:, 3], f: porta.f64[:, 3]):
     for d in range(3):
         v[i, d] += dtf * f[i, d]
 
@@ -81,8 +81,8 @@ def final_integrate(i: int, dtf: float, v: porta.f64[:, :], f: porta.f64[:, :]):
 # ---- kernels: ghosts, bins and the neighbour list ---------------------------------------------
 
 @porta.kernel
-def update_ghosts(g: int, nlocal: porta.i64, owner: porta.i32[:], shift: porta.f64[:, :],
-                  x: porta.f64[:, :]):
+def update_ghosts(g: int, nlocal: porta.i64, owner: porta.i32[:], shift: porta.f64[:, 3],
+                  x: porta.f64[:, 3]):
     """Ghost g is the periodic image of owned atom owner[g], shifted by whole box lengths."""
     o = owner[g]
     for d in range(3):
@@ -101,7 +101,7 @@ def bin_coord(c: float, prd: float, bininv: float, nbin: int, mbinlo: int) -> in
 
 
 @porta.kernel
-def wrap(i: int, grid: porta.f64[:], x: porta.f64[:, :]):
+def wrap(i: int, grid: porta.f64[:], x: porta.f64[:, 3]):
     """Owned atom i back into the box [0, prd) (grid[0:3]): as miniMD, x < 0 first, then
     x >= prd."""
     for d in range(3):
@@ -114,7 +114,7 @@ def wrap(i: int, grid: porta.f64[:], x: porta.f64[:, :]):
 
 
 @porta.kernel
-def bin_count(i: int, outside: porta.Max[porta.i32], x: porta.f64[:, :], grid: porta.f64[:],
+def bin_count(i: int, outside: porta.Max[porta.i32], x: porta.f64[:, 3], grid: porta.f64[:],
               igrid: porta.i32[:], atombin: porta.i32[:], bincount: porta.i32[:]):
     """Atom i's bin (grid: prd[3], bininv[3]; igrid: nbin[3], mbinlo[3], mbin[3]), counted
     with an atomic add; the reduction is 1 when an atom is outside the grid (it moved too
@@ -171,7 +171,7 @@ def bin_order(b: int, binstart: porta.i32[:], binatom: porta.i32[:]):
 
 
 @porta.kernel
-def bin_positions(p: int, x: porta.f64[:, :], binatom: porta.i32[:], binx: porta.f64[:, :]):
+def bin_positions(p: int, x: porta.f64[:, 3], binatom: porta.i32[:], binx: porta.f64[:, 3]):
     """The binned atoms' positions beside them (binx), for the distance tests: the atoms of a
     bin, and of consecutive bins, are consecutive."""
     j = binatom[p]
@@ -180,8 +180,8 @@ def bin_positions(p: int, x: porta.f64[:, :], binatom: porta.i32[:], binx: porta
 
 
 @porta.kernel
-def permute(s: int, binatom: porta.i32[:], x: porta.f64[:, :], v: porta.f64[:, :],
-            xnew: porta.f64[:, :], vnew: porta.f64[:, :]):
+def permute(s: int, binatom: porta.i32[:], x: porta.f64[:, 3], v: porta.f64[:, 3],
+            xnew: porta.f64[:, 3], vnew: porta.f64[:, 3]):
     """The owned atoms in bin order (the sort): atom s of the new order is binatom[s]."""
     j = binatom[s]
     for d in range(3):
@@ -190,7 +190,7 @@ def permute(s: int, binatom: porta.i32[:], x: porta.f64[:, :], v: porta.f64[:, :
 
 
 @porta.kernel
-def copy_rows(i: int, src: porta.f64[:, :], dst: porta.f64[:, :]):
+def copy_rows(i: int, src: porta.f64[:, 3], dst: porta.f64[:, 3]):
     for d in range(3):
         dst[i, d] = src[i, d]
 
@@ -198,7 +198,7 @@ def copy_rows(i: int, src: porta.f64[:, :], dst: porta.f64[:, :]):
 @porta.kernel
 def ghost_select(k: int, upd: porta.Sum[porta.i64], final: bool, d: porta.i64, m: porta.i64,
                  nlocal: porta.i64, ng0: porta.i64, lo: float, hi: float, prd: float,
-                 x: porta.f64[:, :], owner: porta.i32[:], shift: porta.f64[:, :]):
+                 x: porta.f64[:, 3], owner: porta.i32[:], shift: porta.f64[:, 3]):
     """miniMD's borders along axis d, over the m atoms so far (owned, then the ghosts of the
     earlier axes): entries k < m are atom k near the lower face (c <= lo, its image shifted up
     by prd), entries k >= m atom k - m near the upper face (c >= hi, shifted down). The scan
@@ -237,8 +237,8 @@ def ghost_select(k: int, upd: porta.Sum[porta.i64], final: bool, d: porta.i64, m
 
 
 @porta.kernel
-def build_full(i: int, longest: porta.Max[porta.i32], x: porta.f64[:, :],
-               atombin: porta.i32[:], binstart: porta.i32[:], binx: porta.f64[:, :],
+def build_full(i: int, longest: porta.Max[porta.i32], x: porta.f64[:, 3],
+               atombin: porta.i32[:], binstart: porta.i32[:], binx: porta.f64[:, 3],
                binatom: porta.i32[:], rows: porta.i32[:, :], cutneighsq: float,
                numneigh: porta.i32[:], neighbors: porta.i32[:, :]):
     """Owned atom i's full list: every other atom (owned or ghost) within cutneigh, from the
@@ -270,7 +270,7 @@ def build_full(i: int, longest: porta.Max[porta.i32], x: porta.f64[:, :],
 # ---- kernels: force and thermo ----------------------------------------------------------------
 
 @porta.kernel
-def force_lj(i: int, x: porta.f64[:, :], f: porta.f64[:, :], numneigh: porta.i32[:],
+def force_lj(i: int, x: porta.f64[:, 3], f: porta.f64[:, 3], numneigh: porta.i32[:],
              neighbors: porta.i32[:, :], cutforcesq: float, sigma6: float, epsilon: float):
     """Atom i's LJ force from its full list, written (not added): each pair is computed by both
     of its atoms, so no two threads write one atom and no atomics are needed. The factor is 0
@@ -314,7 +314,7 @@ class EnergyVirial:
 
 
 @porta.kernel
-def force_lj_energy(i: int, acc: EnergyVirial, x: porta.f64[:, :], f: porta.f64[:, :],
+def force_lj_energy(i: int, acc: EnergyVirial, x: porta.f64[:, 3], f: porta.f64[:, 3],
                     numneigh: porta.i32[:], neighbors: porta.i32[:, :], cutforcesq: float,
                     sigma6: float, epsilon: float):
     """force_lj on a thermo step, also summing the energy and the virial; each pair is seen
@@ -349,12 +349,12 @@ def force_lj_energy(i: int, acc: EnergyVirial, x: porta.f64[:, :], f: porta.f64[
 
 
 @porta.kernel
-def sum_mv2(i: int, acc: porta.Sum[porta.f64], mass: float, v: porta.f64[:, :]):
+def sum_mv2(i: int, acc: porta.Sum[porta.f64], mass: float, v: porta.f64[:, 3]):
     acc += (v[i, 0] * v[i, 0] + v[i, 1] * v[i, 1] + v[i, 2] * v[i, 2]) * mass
 
 
 @porta.kernel
-def scale_velocities(i: int, scale: float, v: porta.f64[:, :]):
+def scale_velocities(i: int, scale: float, v: porta.f64[:, 3]):
     for d in range(3):
         v[i, d] = v[i, d] * scale
 
