@@ -36,13 +36,20 @@ static PyObject *raise_rc(int rc, const char *what) {
   return NULL;
 }
 
+/** MPI is initialised and not finalised (*fin: it was finalised). */
+static int mpi_usable(int *fin) {
+  int init = 0;
+  *fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(fin);
+  return init && !*fin;
+}
+
 /** 0 when MPI is initialised and not finalised and Porta is initialised, else -1 with an
  *  exception. */
 static int check_ready(const char *what) {
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  if (!init || fin) {
+  int fin;
+  if (!mpi_usable(&fin)) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: MPI is %s; porta.exchange needs MPI initialised (from mpi4py import MPI "
                  "first)",
@@ -58,10 +65,8 @@ static int check_ready(const char *what) {
 
 /** MPI and Porta can still be called (for destructors, which may run after either ends). */
 static int can_free(void) {
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  return init && !fin && porta_is_initialized();
+  int fin;
+  return mpi_usable(&fin) && porta_is_initialized();
 }
 
 /** The communicator of an mpi4py Comm (its py2f()) or of a Fortran handle (an int). */
@@ -726,18 +731,8 @@ static PyObject *ex_transports_used(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(buf);
 }
 
-static PyObject *ex_mpi_initialized(PyObject *self, PyObject *unused) {
-  (void)self;
-  (void)unused;
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  return PyBool_FromLong(init && !fin);
-}
-
 static PyMethodDef ex_methods[] = {
     {"transports_used", ex_transports_used, METH_NOARGS, "porta_exchange_transports_used."},
-    {"mpi_initialized", ex_mpi_initialized, METH_NOARGS, "MPI initialised and not finalised."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef ex_module = {PyModuleDef_HEAD_INIT,

@@ -46,9 +46,7 @@ MAX_FIELDS = _exchange.MAX_FIELDS
 
 
 def _ready():
-    if not _exchange.mpi_initialized():
-        raise RuntimeError("porta.exchange needs MPI initialised and not finalised: "
-                           "`from mpi4py import MPI` first")
+    """Porta initialised (the extension checks MPI, at every call, with the same message)."""
     _ensure_init()
 
 

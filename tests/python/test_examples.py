@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import porta
+from programs import HOW, run_program
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = ["axpy_dot.py", "stencil2d.py", "spmv_team.py", "histogram.py", "custom_reducer.py",
@@ -14,18 +15,10 @@ EXAMPLES = ["axpy_dot.py", "stencil2d.py", "spmv_team.py", "histogram.py", "cust
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-@pytest.mark.parametrize("how", ["arg-serial", "env-openmp1", "env-openmp2"])
+@pytest.mark.parametrize("how", HOW)
 def test_example(example, how):
-    env = dict(os.environ)
-    args = [sys.executable, os.path.join(ROOT, "examples", "python", example)]
-    if how == "arg-serial":
-        args.append("--porta-backend=serial")
-        want = "backend=serial"
-    else:
-        env["PORTA_BACKEND"] = "openmp"
-        env["PORTA_NUM_THREADS"] = how[-1]
-        want = "backend=openmp threads=%s" % how[-1]
-    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    r, backend, threads = run_program(os.path.join(ROOT, "examples", "python", example), how)
+    want = backend + threads
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PASS" in r.stdout and want in r.stdout, r.stdout
 
@@ -34,9 +27,7 @@ def test_example(example, how):
 @pytest.mark.parametrize("example", ["heat_views.py", "porting_heat.py"])
 def test_views_example_on_cuda(example):
     """The examples written with views run unchanged on the GPU."""
-    args = [sys.executable, os.path.join(ROOT, "examples", "python", example),
-            "--porta-backend=cuda"]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    r, _, _ = run_program(os.path.join(ROOT, "examples", "python", example), "arg-cuda")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PASS" in r.stdout and "backend=cuda" in r.stdout and "space=cuda" in r.stdout, \
         r.stdout

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import porta
+from programs import HOW, run_program
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(ROOT, "examples", "python", "lj_md.py")
@@ -62,18 +63,10 @@ def test_minimd_c(half):
     assert thermo_lines(r.stdout) == MINIMD_S8, r.stdout
 
 
-@pytest.mark.parametrize("how", ["arg-serial", "env-openmp1", "env-openmp2"])
+@pytest.mark.parametrize("how", HOW)
 def test_lj_md(how):
-    env = dict(os.environ)
-    args = [sys.executable, EXAMPLE, "-s", "8"]
-    if how == "arg-serial":
-        args.append("--porta-backend=serial")
-        want = "backend=serial"
-    else:
-        env["PORTA_BACKEND"] = "openmp"
-        env["PORTA_NUM_THREADS"] = how[-1]
-        want = "backend=openmp threads=%s" % how[-1]
-    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+    r, backend, threads = run_program(EXAMPLE, how, ["-s", "8"], timeout=600)
+    want = backend + threads
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PASS" in r.stdout and want in r.stdout, r.stdout
     lines = thermo_lines(r.stdout)
@@ -92,8 +85,7 @@ def test_lj_md(how):
 def test_lj_md_on_cuda():
     """On the GPU (device Views; the neighbour list in the GPU's layout): the same thermo
     lines at 7 digits."""
-    r = subprocess.run([sys.executable, EXAMPLE, "-s", "8", "--porta-backend=cuda"],
-                       capture_output=True, text=True, timeout=600)
+    r, _, _ = run_program(EXAMPLE, "arg-cuda", ["-s", "8"], timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PASS" in r.stdout and "backend=cuda" in r.stdout, r.stdout
     assert thermo_lines(r.stdout) == MINIMD_S8, r.stdout

@@ -4,12 +4,11 @@ checks its own answer and prints PASS, on every host back end (Serial, OpenMP wi
 threads) and, where Porta has its CUDA back end and a GPU, on CUDA. A solution broken on
 purpose (one kernel changed) must print FAIL and exit 1: the checks are real."""
 import os
-import subprocess
-import sys
 
 import pytest
 
 import porta
+from programs import HOW, run_program
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -31,27 +30,13 @@ EXERCISES = [
      ("dot += A[r, k] * xs[k]", "dot += A[r, k] * xs[k] if k != 3 else 0.0")),
 ]
 IDS = [e[0] for e in EXERCISES]
-HOW = ["arg-serial", "env-openmp1", "env-openmp2"]
 
 
-def run(path, how, extra_env=None):
-    """Run a program on one back end: --porta-backend=NAME, or PORTA_BACKEND and
-    PORTA_NUM_THREADS. Returns (the completed process, what its line must name)."""
-    env = dict(os.environ)
-    env.update(extra_env or {})
-    args = [sys.executable, path]
-    if how == "arg-serial":
-        args.append("--porta-backend=serial")
-        want = "backend=serial"
-    elif how == "arg-cuda":
-        args.append("--porta-backend=cuda")
-        want = "backend=cuda"
-    else:
-        env["PORTA_BACKEND"] = "openmp"
-        env["PORTA_NUM_THREADS"] = how[-1]
-        want = "backend=openmp"
-    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
-    return r, want
+def run(path, how):
+    """Run a program on one back end (programs.run_program). Returns (the completed process,
+    what its line must name: "backend=NAME")."""
+    r, backend, _ = run_program(path, how)
+    return r, backend
 
 
 def program(exercise, variant):
