@@ -22,6 +22,7 @@ of cell j, Ky[k, j] the bottom face of cell k. Ghost layers come from the neighb
 porta.exchange.Halo2D; global sums are a Porta reduction on each rank, then mpi4py's Allreduce.
 """
 import argparse
+import gc
 import math
 import sys
 import time
@@ -295,15 +296,26 @@ class Sum:
 
     def __init__(self, comm):
         self.comm = comm if comm is not None and comm.size > 1 else None
-        self.buf = np.zeros(4)
+        self.one = np.zeros(1)  # a buffer per count: no slicing in the solver's loop
+        self.four = np.zeros(4)
 
-    def __call__(self, *values):
+    def __call__(self, value):
+        """The global sum of one value (twice per CG iteration)."""
         if self.comm is None:
-            return values if len(values) > 1 else values[0]
-        b = self.buf[:len(values)]
+            return value
+        b = self.one
+        b[0] = value
+        self.comm.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
+        return float(b[0])
+
+    def four_values(self, *values):
+        """The global sums of the field summary's four values."""
+        if self.comm is None:
+            return values
+        b = self.four
         b[:] = values
         self.comm.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
-        return tuple(b) if len(values) > 1 else float(b[0])
+        return tuple(b)
 
 
 # ---- the run -----------------------------------------------------------------------------
@@ -370,7 +382,7 @@ class TeaLeaf:
         vol = self.dx * self.dy
         v = [porta.parallel_reduce(self.interior, summary_term, which, vol, self.density,
                                    self.energy, self.u) for which in range(4)]
-        volume, mass, energy, u = self.sum(*v)
+        volume, mass, energy, u = self.sum.four_values(*v)
         return volume, mass, mass / volume, energy, u
 
     def step(self):
@@ -462,9 +474,13 @@ def main():
             print(" Step %7d time %11.7f timestep  %9.2E" % (step, t, dt))
         if comm:
             comm.Barrier()
+        # no garbage collection inside the solve: a collection pauses one rank, and the other
+        # waits for it at the next global sum (the loop makes no reference cycles)
+        gc.disable()
         t0 = time.perf_counter()
         printed, executed, error = tea.step()
         solve_seconds += time.perf_counter() - t0
+        gc.enable()
         total_iterations += executed
         t += dt
         values = tea.summary()

@@ -138,18 +138,21 @@ def tealeaf_rows(be, nt, deck_name, steps, samples=3, two_ranks=False):
         small = deck_with_steps(os.path.join(ROOT, "inputs", "tealeaf", "tea_bm_1.in"), 1, tmp)
         tealeaf_py(small, be, nt, 1)  # compile the example's kernels outside the timed runs
         configs = [(1, nt)] + ([(2, 1)] if two_ranks else [])
-        per_it = {}
-        for nranks, threads in configs:
-            py, c = [], []
-            for _ in range(samples):
+        py = {c: [] for c in configs}
+        c_ = {c: [] for c in configs}
+        for _ in range(samples):  # rounds: every configuration once, in turn (drift hits all)
+            for nranks, threads in configs:
                 ip, tp = tealeaf_py(deck, be, threads, nranks)
                 ic, tc = tealeaf_c(deck, be, threads, nranks)
                 if ip != ic:
-                    raise RuntimeError("TeaLeaf %s on %d rank(s): %d CG iterations in Python, %d "
-                                       "in C" % (deck_name, nranks, ip, ic))
-                py.append(tp / ip)
-                c.append(tc / ic)
-            tp, tc = statistics.median(py), statistics.median(c)
+                    raise RuntimeError("TeaLeaf %s on %d rank(s): %d CG iterations in Python, "
+                                       "%d in C" % (deck_name, nranks, ip, ic))
+                py[(nranks, threads)].append(tp / ip)
+                c_[(nranks, threads)].append(tc / ic)
+        per_it = {}
+        for nranks, threads in configs:
+            tp = statistics.median(py[(nranks, threads)])
+            tc = statistics.median(c_[(nranks, threads)])
             per_it[nranks] = (tp, tc)
             rows.append(("%s, %d rank x%d %s, ms/iteration" % (name, nranks, threads, be),
                          "%.3f ms" % (tp * 1e3), "%.3f ms" % (tc * 1e3),
@@ -167,5 +170,5 @@ def rows(cuda, nt):
     if cuda:
         return (tealeaf_rows("cuda", 1, "tea_bm_5", 2, samples=3)
                 + lj_rows("cuda", 1, 64, samples=3))
-    return (tealeaf_rows("openmp", nt, "tea_bm_4", 2, samples=3, two_ranks=True)
+    return (tealeaf_rows("openmp", nt, "tea_bm_4", 2, samples=5, two_ranks=True)
             + lj_rows("openmp", nt, 20, samples=3))
