@@ -98,6 +98,17 @@ typedef struct porta_backend_ops {
   /** Team size PORTA_AUTO becomes, given the largest that fits (`fit` >= 1). NULL: 1. */
   int (*team_recommended)(int vector_length, int fit);
 
+  /* ---- recorded loops (porta/loop.h; struct porta_loop in loop_private.h) ---- */
+  /** Record loop->body once (porta_loop_call_body_) into loop->impl. NULL: the back end runs
+   *  the body on every pass (its launches complete before they return). */
+  int (*loop_record)(struct porta_loop *loop);
+  /** Queue a run of a recorded loop on loop->exec. */
+  int (*loop_run)(struct porta_loop *loop);
+  /** The passes of the last run (waits for it). */
+  int (*loop_passes)(struct porta_loop *loop, int64_t *passes);
+  /** Wait for the loop's runs and release loop->impl. */
+  void (*loop_release)(struct porta_loop *loop);
+
   /* ---- memory shared between the processes of a node (porta/ipc.h) ---- */
   /** NULL: porta_ipc_* report "not available" on this back end. */
   int (*ipc_alloc)(size_t bytes, void **ptr, void *handle64);

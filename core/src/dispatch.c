@@ -36,6 +36,26 @@ static int prepare(porta_launch *L, const char *op, const char *label, porta_exe
   L->exec = exec;
   L->num_threads = ops->uses_host_threads ? porta_state_.num_threads : 1;
   L->deterministic = porta_state_.deterministic;
+  L->result_in_space = 0;
+  return PORTA_SUCCESS;
+}
+
+/** A launch while a loop's body is recorded (porta_state_.recording): it must go to the
+ *  loop's execution space, and a value must stay there (the body runs once, while recorded:
+ *  a value brought to the host would be that one pass's, and the wait is not allowed). */
+static int check_recording(const porta_launch *L, const char *op, int pattern) {
+  const porta_exec r = porta_state_.recording_exec;
+  if (L->exec.backend != r.backend || L->exec.instance != r.instance)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
+                       "a launch on %s instance %d inside loop '%s', recorded on %s instance %d: "
+                       "a loop's body launches on the execution space it is given",
+                       porta_backend_name(L->exec.backend), L->exec.instance,
+                       porta_state_.recording, porta_backend_name(r.backend), r.instance);
+  if (pattern != PORTA_PATTERN_FOR && !L->result_in_space)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
+                       "a %s returning its value to the host inside loop '%s': inside a loop, "
+                       "reduce into memory of the execution space (porta_parallel_reduce_into)",
+                       pattern_names[pattern], porta_state_.recording);
   return PORTA_SUCCESS;
 }
 
@@ -43,7 +63,11 @@ static int run(porta_launch *L, const char *op, const porta_kernel *k, int patte
                const void *args, void *result) {
   int rc;
   const unsigned long errors = porta_error_serial_();
-  if (PORTA_UNLIKELY(porta_profiling_active_)) {
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL)) PORTA_CHECK(check_recording(L, op, pattern));
+  if (PORTA_UNLIKELY(porta_state_.capturing)) {
+    /* recorded, not run: tools and the profile see the loop's runs instead (porta_loop_run) */
+    rc = k->launch[L->exec.backend](L, args, result);
+  } else if (PORTA_UNLIKELY(porta_profiling_active_)) {
     uint32_t dev = porta_profile_device_id(L->exec.backend, (uint32_t)porta_state_.device_id,
                                            (uint32_t)L->exec.instance);
     uint64_t h = porta_profile_begin_kernel_((porta_pattern)pattern, L->label, dev);
@@ -320,6 +344,42 @@ int porta_parallel_reduce_team(const char *label, porta_exec exec, porta_team_po
   PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
   if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
   L.team = policy;
+  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+}
+
+int porta_parallel_reduce_into(const char *label, porta_exec exec, porta_range_policy policy,
+                               const porta_kernel *kernel, const void *args, void *result) {
+  static const char op[] = "porta_parallel_reduce_into";
+  porta_launch L;
+  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_RANGE));
+  PORTA_CHECK(check_range(op, label, policy));
+  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
+  L.range = policy;
+  L.result_in_space = 1;
+  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+}
+
+int porta_parallel_reduce_md_into(const char *label, porta_exec exec, porta_mdrange_policy policy,
+                                  const porta_kernel *kernel, const void *args, void *result) {
+  static const char op[] = "porta_parallel_reduce_md_into";
+  porta_launch L;
+  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE));
+  PORTA_CHECK(check_md(op, label, kernel, policy));
+  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
+  L.md = policy;
+  L.result_in_space = 1;
+  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+}
+
+int porta_parallel_reduce_team_into(const char *label, porta_exec exec, porta_team_policy policy,
+                                    const porta_kernel *kernel, const void *args, void *result) {
+  static const char op[] = "porta_parallel_reduce_team_into";
+  porta_launch L;
+  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM));
+  PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
+  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
+  L.team = policy;
+  L.result_in_space = 1;
   return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
 }
 

@@ -11,7 +11,8 @@
 #include "profiling_private.h"
 #include "runtime_private.h"
 
-porta_state porta_state_ = {0, PORTA_BACKEND_SERIAL, 1, 0, 0, 0, -1};
+porta_state porta_state_ = {
+    .default_backend = PORTA_BACKEND_SERIAL, .num_threads = 1, .default_space = -1};
 
 static const char *const space_names[PORTA_NUM_MEMORY_SPACES] = {"Host", "Cuda", "CudaUVM",
                                                                  "CudaHostPinned"};
@@ -458,7 +459,17 @@ int porta_fence_quiet_(porta_exec exec) {
   return ops ? ops->fence(exec.instance, "profile table") : PORTA_SUCCESS;
 }
 
+/** A fence inside a loop's body is refused: on a GPU the body is being recorded, and a wait
+ *  there would end the recording. */
+static int fence_in_loop(const char *label) {
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "fence", label,
+                     "a fence inside the body of loop '%s' (a body only launches; fence after "
+                     "porta_loop_run)",
+                     porta_state_.recording);
+}
+
 int porta_exec_fence(porta_exec exec, const char *label) {
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL)) return fence_in_loop(label);
   uint64_t h = 0;
   if (PORTA_UNLIKELY(porta_profiling_active_))
     h = porta_profile_begin_fence_(label, porta_profile_device_id(exec.backend,
@@ -471,6 +482,7 @@ int porta_exec_fence(porta_exec exec, const char *label) {
 }
 
 int porta_fence(const char *label) {
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL)) return fence_in_loop(label);
   /* A back end with instances of its own fences them all; otherwise the default one. */
   int any = 0;
   for (int b = 0; b < PORTA_NUM_BACKENDS; ++b) any |= porta_backend_ops_[b]->fence_all != NULL;

@@ -17,6 +17,11 @@ typedef struct porta_state {
   int profile_table;
   int device_id;
   int default_space; /**< -1: the default execution space's */
+  /** A loop's body being recorded (porta/loop.h): its label and execution space; launches
+   *  elsewhere, blocking reductions and fences are refused until recording ends. */
+  const char *recording;
+  porta_exec recording_exec;
+  int capturing; /**< the launches are recorded (a CUDA graph), not run: no profiling hooks */
 } porta_state;
 
 extern porta_state porta_state_;

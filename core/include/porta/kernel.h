@@ -50,6 +50,19 @@ PORTA_API int porta_parallel_reduce_md(const char *label, porta_exec exec,
 PORTA_API int porta_parallel_reduce_team(const char *label, porta_exec exec,
                                          porta_team_policy policy, const porta_kernel *kernel,
                                          const void *args, void *result);
+/** Reduce into `result`: memory of `exec`'s memory space (a device view's element on a GPU),
+ *  overwritten with the value when the kernel ends, without a wait (Kokkos' parallel_reduce into
+ *  a View): later launches on `exec` read it there, the host after a fence. Host back ends
+ *  finish before returning, as every launch. The form a loop's body uses (porta/loop.h). */
+PORTA_API int porta_parallel_reduce_into(const char *label, porta_exec exec,
+                                         porta_range_policy policy, const porta_kernel *kernel,
+                                         const void *args, void *result);
+PORTA_API int porta_parallel_reduce_md_into(const char *label, porta_exec exec,
+                                            porta_mdrange_policy policy, const porta_kernel *kernel,
+                                            const void *args, void *result);
+PORTA_API int porta_parallel_reduce_team_into(const char *label, porta_exec exec,
+                                              porta_team_policy policy, const porta_kernel *kernel,
+                                              const void *args, void *result);
 /** Scan; `*total` (may be NULL) receives the reduction of all values. Blocking. */
 PORTA_API int porta_parallel_scan(const char *label, porta_exec exec, porta_range_policy policy,
                                   const porta_kernel *kernel, const void *args, void *total);
@@ -243,6 +256,11 @@ struct porta_no_value_;
   PORTA_PARALLEL_REDUCE_LABELED(#NAME, NAME, EXEC, POLICY, ARGS, RESULT)
 #define PORTA_PARALLEL_SCAN(NAME, EXEC, POLICY, ARGS, TOTAL)                                       \
   PORTA_PARALLEL_SCAN_LABELED(#NAME, NAME, EXEC, POLICY, ARGS, TOTAL)
+/** PORTA_PARALLEL_REDUCE into RESULT, memory of EXEC's space that the launch does not wait for
+ *  (porta_parallel_reduce_into): RESULT points to a NAME_value_t there, for example
+ *  `&PORTA_AT1(scalars, 0)` of a device view (its address, not read on the host). */
+#define PORTA_PARALLEL_REDUCE_INTO(NAME, EXEC, POLICY, ARGS, RESULT)                               \
+  PORTA_PARALLEL_REDUCE_INTO_LABELED(#NAME, NAME, EXEC, POLICY, ARGS, RESULT)
 
 /** The same with the caller's label (a `const char *`, evaluated at run time), where the
  *  profiler should show another name than the kernel's: a kernel launched on several parts. */
@@ -250,6 +268,10 @@ struct porta_no_value_;
   PORTA_FOR_CALL_(POLICY)((LABEL), (EXEC), (POLICY), &NAME, PORTA_TYPED_FOR_ARGS_(NAME, ARGS))
 #define PORTA_PARALLEL_REDUCE_LABELED(LABEL, NAME, EXEC, POLICY, ARGS, RESULT)                     \
   PORTA_REDUCE_CALL_(POLICY)                                                                       \
+  ((LABEL), (EXEC), (POLICY), &NAME, PORTA_TYPED_VALUE_ARGS_(NAME, ARGS),                          \
+   PORTA_TYPED_RESULT_(NAME, RESULT))
+#define PORTA_PARALLEL_REDUCE_INTO_LABELED(LABEL, NAME, EXEC, POLICY, ARGS, RESULT)                \
+  PORTA_REDUCE_INTO_CALL_(POLICY)                                                                  \
   ((LABEL), (EXEC), (POLICY), &NAME, PORTA_TYPED_VALUE_ARGS_(NAME, ARGS),                          \
    PORTA_TYPED_RESULT_(NAME, RESULT))
 #define PORTA_PARALLEL_SCAN_LABELED(LABEL, NAME, EXEC, POLICY, ARGS, TOTAL)                        \
@@ -283,8 +305,21 @@ static inline int porta_reduce_call_(const char *l, porta_exec e, porta_team_pol
                                      const porta_kernel *k, const void *a, void *r) {
   return porta_parallel_reduce_team(l, e, p, k, a, r);
 }
+static inline int porta_reduce_into_call_(const char *l, porta_exec e, porta_range_policy p,
+                                          const porta_kernel *k, const void *a, void *r) {
+  return porta_parallel_reduce_into(l, e, p, k, a, r);
+}
+static inline int porta_reduce_into_call_(const char *l, porta_exec e, porta_mdrange_policy p,
+                                          const porta_kernel *k, const void *a, void *r) {
+  return porta_parallel_reduce_md_into(l, e, p, k, a, r);
+}
+static inline int porta_reduce_into_call_(const char *l, porta_exec e, porta_team_policy p,
+                                          const porta_kernel *k, const void *a, void *r) {
+  return porta_parallel_reduce_team_into(l, e, p, k, a, r);
+}
 #define PORTA_FOR_CALL_(POLICY) porta_for_call_
 #define PORTA_REDUCE_CALL_(POLICY) porta_reduce_call_
+#define PORTA_REDUCE_INTO_CALL_(POLICY) porta_reduce_into_call_
 template <class Value> struct porta_typed_for_kind_check_ {
   static_assert(std::is_same<Value, porta_no_value_>::value,
                 "Porta typed launch: a reduction or scan kernel (it has a NAME_value_t): launch "
@@ -343,6 +378,11 @@ template <class Want> inline void *porta_typed_total_(Want *total) { return (voi
            : porta_parallel_reduce, porta_mdrange_policy                                           \
            : porta_parallel_reduce_md, porta_team_policy                                           \
            : porta_parallel_reduce_team)
+#define PORTA_REDUCE_INTO_CALL_(POLICY)                                                            \
+  _Generic((POLICY), porta_range_policy                                                            \
+           : porta_parallel_reduce_into, porta_mdrange_policy                                      \
+           : porta_parallel_reduce_md_into, porta_team_policy                                      \
+           : porta_parallel_reduce_team_into)
 #define PORTA_TYPED_ASSERT_(COND, MSG)                                                             \
   (void)sizeof(struct {                                                                            \
     _Static_assert(COND, MSG);                                                                     \

@@ -18,5 +18,6 @@
 #include "porta/team.h"
 #include "porta/kernel.h"
 #include "porta/ipc.h"
+#include "porta/loop.h"
 
 #endif /* PORTA_H */

@@ -62,6 +62,10 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .ipc_free = porta_cuda_ipc_free_,
     .ipc_open = porta_cuda_ipc_open_,
     .ipc_close = porta_cuda_ipc_close_,
+    .loop_record = porta_cuda_loop_record_,
+    .loop_run = porta_cuda_loop_run_,
+    .loop_passes = porta_cuda_loop_passes_,
+    .loop_release = porta_cuda_loop_release_,
 };
 #else
 const porta_backend_ops porta_cuda_backend_ops_ = {.id = PORTA_BACKEND_CUDA,

@@ -23,6 +23,11 @@ static size_t workspace_bytes = 0;
 static unsigned *counter = NULL;
 static void *result_buffer = NULL;
 static size_t result_bytes = 0;
+/* Recorded loops alive, and the workspace buffers they may still hold (freed at finalize). */
+static int loops_alive = 0;
+#define PORTA_CUDA_MAX_RETIRED 64
+static void *retired[PORTA_CUDA_MAX_RETIRED];
+static int nretired = 0;
 
 /* Device view checks (debug builds): the record (pinned host memory, so it can still be read
  * after the trap that stops the failing kernel), the claim flag (device memory), the epoch that
@@ -185,6 +190,8 @@ extern "C" void porta_cuda_finalize_(void) {
       streams[k] = NULL;
     }
   cudaFree(workspace);
+  for (int k = 0; k < nretired; ++k) cudaFree(retired[k]);
+  nretired = 0;
   cudaFree(counter);
   cudaFreeHost(result_buffer);
   cudaFree(check_claim);
@@ -284,10 +291,16 @@ extern "C" int porta_cuda_ipc_open_(const void *handle64, void **ptr) {
 
 extern "C" void porta_cuda_ipc_close_(void *ptr) { cudaIpcCloseMemHandle(ptr); }
 
+extern "C" void porta_cuda_loops_alive_(int delta) { loops_alive += delta; }
+
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
   if (bytes <= workspace_bytes && workspace) return workspace;
-  cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
-  cudaFree(workspace);
+  if (loops_alive > 0 && workspace && nretired < PORTA_CUDA_MAX_RETIRED) {
+    retired[nretired++] = workspace; /* a graph may hold it; no wait (a recording may be on) */
+  } else {
+    cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
+    cudaFree(workspace);
+  }
   size_t want = bytes < 65536 ? 65536 : bytes + bytes / 2;
   if (cudaMalloc(&workspace, want) != cudaSuccess) {
     workspace = NULL;
@@ -318,7 +331,7 @@ extern "C" int porta_cuda_launched_(const char *label) {
   snprintf(last_label, sizeof last_label, "%s", label ? label : "");
   cudaError_t err = cudaGetLastError();
   /* debug kernels: wait, so that a failed view check is this launch's error */
-  if (err == cudaSuccess && check_sync) err = cudaDeviceSynchronize();
+  if (err == cudaSuccess && check_sync && !porta_state_.capturing) err = cudaDeviceSynchronize();
   if (err != cudaSuccess) return fail(err, "kernel launch", label);
   return check_report();
 }

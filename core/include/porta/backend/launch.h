@@ -27,6 +27,11 @@ typedef struct porta_launch {
   porta_range_policy range;
   porta_mdrange_policy md;
   porta_team_policy team; /**< team_size and vector_length resolved (no AUTO) */
+  /** Reductions: `result` is memory of the launch's execution space (porta_parallel_reduce_into),
+   *  written by the device without a wait; 0: host memory, filled before the launcher returns.
+   *  Host launchers write *result either way. Last, so launchers built before it still read
+   *  the fields above at their offsets. */
+  int32_t result_in_space;
 } porta_launch;
 
 typedef int (*porta_launcher)(const porta_launch *launch, const void *args, void *result);

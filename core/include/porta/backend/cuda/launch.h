@@ -208,12 +208,19 @@ __global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename
   }
 }
 
-/** A reduction's end on the host: check the launch, wait for the instance, copy the value. */
+/** Where a reduction's kernel writes its value: the caller's memory of the execution space
+ *  (porta_parallel_reduce_into), else the pinned buffer the host copies it from. */
+template <class V> static inline V *porta_cuda_reduce_out_(const porta_launch *L, void *result) {
+  return L->result_in_space ? (V *)result : (V *)porta_cuda_result_(sizeof(V));
+}
+
+/** A reduction's end on the host: check the launch, then (unless the value stays in the
+ *  execution space's memory) wait for the instance and copy the value. */
 template <class F>
 static inline int porta_cuda_finish_reduce_(const porta_launch *L, const typename F::value *out,
                                             void *result) {
   int rc = porta_cuda_launched_(L->label);
-  if (rc) return rc;
+  if (rc || L->result_in_space) return rc;
   rc = porta_cuda_sync_(L->exec.instance, L->label);
   if (rc) return rc;
   if (result) memcpy(result, out, sizeof(typename F::value));

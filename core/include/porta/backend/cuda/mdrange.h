@@ -172,7 +172,7 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
   const porta_mdrange_policy *p = &L->md;
   const int64_t n = porta_mdrange_size_(p);
   const cudaStream_t st = porta_cuda_stream_of_(L);
-  V *out = (V *)porta_cuda_result_(sizeof(V));
+  V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
   if (L->deterministic) {
     const int64_t nc = (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;

@@ -73,7 +73,7 @@ static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type
   typedef typename F::value V;
   const int64_t b = L->range.begin, e = L->range.end, n = e - b;
   const cudaStream_t st = porta_cuda_stream_of_(L);
-  V *out = (V *)porta_cuda_result_(sizeof(V));
+  V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
   if (L->deterministic) {
     const int64_t nc = n > 0 ? (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;

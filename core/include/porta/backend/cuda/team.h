@@ -207,7 +207,7 @@ static int porta_cuda_team_reduce_(const porta_launch *L, const typename F::args
   porta_cuda_team_launch_ k;
   int rc = porta_cuda_team_prepare_(L, (const void *)porta_cuda_team_reduce_k_<F>, sizeof(V), &k);
   if (rc) return rc;
-  V *out = (V *)porta_cuda_result_(sizeof(V));
+  V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
   const int det = L->deterministic;
   const int64_t np = det ? p->league_size * p->team_size : (int64_t)k.grid;

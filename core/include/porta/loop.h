@@ -1,0 +1,69 @@
+/** @file loop.h
+ *  Recorded loops: a sequence of launches recorded once and run again and again, repeated
+ *  while a flag that the launches themselves write says so, with no return to the host in
+ *  between. A solver's iterations (kernels, reductions into device scalars, the convergence
+ *  test and the loop) then run on a GPU without a host round trip per iteration.
+ *
+ *  The body is a function that launches the work of one pass on the execution space it is
+ *  given. On CUDA it is called once, at porta_loop_create, while its launches are recorded into
+ *  a CUDA graph; the loop is a conditional "while" node of that graph (CUDA 12.4 and later), so
+ *  porta_loop_run is one graph launch, asynchronous like a kernel. On the host back ends the
+ *  body is called on every pass by porta_loop_run: the same launches in the same order, so the
+ *  same results, for the cost of a function call.
+ *
+ *  What a body may do: launch kernels on the execution space it is given, with reductions into
+ *  memory of that space (porta_parallel_reduce_into); a launch elsewhere, a reduction returning
+ *  to the host, a fence and a loop made or run inside fail with a message naming the loop (from
+ *  porta_loop_create where the body is recorded, CUDA; from porta_loop_run on the host). What it must not do: decide
+ *  anything on the host from values the launches produce (they are not there while it is
+ *  recorded), or change arguments between runs: a run replays the arguments of the recording.
+ *  Values that change between runs live in device memory that the kernels read.
+ *  @code
+ *  static int cg_pass(porta_exec exec, void *ctx) {        // one CG iteration
+ *    solver *s = ctx;
+ *    PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO(calc_w, exec, s->box, &s->w_args, &s->dev[PW]));
+ *    ...
+ *    return PORTA_PARALLEL_FOR(decide, exec, porta_range(0, 1), &s->decide_args);  // repeat?
+ *  }
+ *  PORTA_CHECK(porta_loop_create("cg", exec, cg_pass, &s, s.repeat, max_iters, &loop));
+ *  PORTA_CHECK(porta_loop_run(loop));   // every iteration, on the device
+ *  PORTA_CHECK(porta_exec_fence(exec, "cg"));
+ *  @endcode
+ *  Profiling: the launches inside a loop are not reported one by one (on a GPU they run
+ *  inside the graph); each porta_loop_run is reported as one parallel_for named by the loop's
+ *  label, to Kokkos Tools and in the profile table (which times it to its end). */
+#ifndef PORTA_LOOP_H
+#define PORTA_LOOP_H
+
+#include <stdint.h>
+
+#include "porta/runtime.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** A recorded loop (porta_loop_create). */
+typedef struct porta_loop porta_loop;
+
+/** The launches of one pass, on `exec`; `ctx` is porta_loop_create's. Returns a Porta error
+ *  code (PORTA_CHECK on its launches). */
+typedef int (*porta_loop_body)(porta_exec exec, void *ctx);
+
+/** Record `body` as a loop on `exec`. `repeat` points to an int32 in `exec`'s memory space
+ *  (a device view's element on a GPU) that the body's launches write: after each pass, another
+ *  runs if it is non-zero. The first pass always runs (do ... while). NULL: one pass per run,
+ *  a recorded sequence. `max_passes` > 0 ends a run after that many passes whatever *repeat
+ *  says (a guard against a body that never clears it); 0: no limit. `label` names the loop in
+ *  messages and profiles. On failure *loop is NULL and nothing is kept. */
+PORTA_API int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
+                                const int32_t *repeat, int64_t max_passes, porta_loop **loop);
+/** Run the loop: passes until *repeat is 0 after one (or max_passes). Asynchronous on a GPU
+ *  (fence `exec` before reading its results on the host); complete on return on the host. */
+PORTA_API int porta_loop_run(porta_loop *loop);
+/** The passes the last run made (waits for it: a fence of the loop's execution space). */
+PORTA_API int porta_loop_passes(porta_loop *loop, int64_t *passes);
+/** Wait for the loop's runs, release it (NULL: nothing to do). */
+PORTA_API int porta_loop_destroy(porta_loop *loop);
+
+PORTA_EXTERN_C_END
+
+#endif /* PORTA_LOOP_H */

@@ -1,0 +1,174 @@
+/** @file cuda/loop.cu
+ *  Recorded loops on CUDA (porta/loop.h): the body's launches are captured from a stream of
+ *  the loop's own into the body of a conditional "while" node (CUDA 12.4 and later), closed by
+ *  a one-thread kernel that counts the pass and sets the node's condition from the body's
+ *  repeat flag. A run is one graph launch on the loop's execution space: no return to the
+ *  host between passes. Without a repeat flag the graph is the captured sequence alone. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#include "../loop_private.h"
+#include "cuda_private.h"
+
+#if CUDART_VERSION >= 12040
+#define PORTA_CUDA_HAS_LOOPS 1
+#else
+#define PORTA_CUDA_HAS_LOOPS 0
+typedef unsigned long long cudaGraphConditionalHandle; /* not used: no while nodes */
+#endif
+
+/** What a loop keeps: its graph, ready to launch, and its pass counter (device memory). */
+typedef struct cuda_loop {
+  int instance; /**< the stream the body was captured from */
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  int64_t *passes; /**< device memory: passes of the current run */
+} cuda_loop;
+
+#if PORTA_CUDA_HAS_LOOPS
+/** The end of a pass: count it, and run another while *repeat and under max (0: no limit). */
+__global__ void porta_cuda_loop_next_k_(cudaGraphConditionalHandle h, const int32_t *repeat,
+                                        int64_t *passes, int64_t max) {
+  const int64_t n = ++*passes;
+  cudaGraphSetConditional(h, *repeat != 0 && (max <= 0 || n < max) ? 1u : 0u);
+}
+#endif
+
+/** The end of a loop's only pass (no repeat flag): count it. */
+__global__ void porta_cuda_loop_once_k_(int64_t *passes) { *passes = 1; }
+
+static int loop_fail(cudaError_t e, const char *what, const char *label) {
+  (void)cudaGetLastError(); /* not sticky: the context stays usable */
+  return porta_error(PORTA_ERROR_BACKEND, "porta_loop_create", label, "%s: CUDA error %s: %s", what,
+                     cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+static void release(cuda_loop *c) {
+  if (c->exec) cudaGraphExecDestroy(c->exec);
+  if (c->graph) cudaGraphDestroy(c->graph);
+  if (c->passes) cudaFree(c->passes);
+  if (c->instance > 0) porta_cuda_instance_destroy_(c->instance);
+  free(c);
+  porta_cuda_loops_alive_(-1);
+}
+
+#define LOOP_TRY(call, what)                                                                       \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) return loop_fail(e_, what, l->label);                                   \
+  } while (0)
+
+/** The graph's skeleton: with a repeat flag, a while node whose body graph (*body) the
+ *  recording fills; without, nothing yet (*body NULL: the recording makes the graph). */
+static int make_graph(porta_loop *l, cuda_loop *c, cudaGraph_t *body,
+                      cudaGraphConditionalHandle *h) {
+  *body = NULL;
+  LOOP_TRY(cudaMalloc((void **)&c->passes, sizeof *c->passes), "the pass counter");
+  if (!l->repeat) return PORTA_SUCCESS;
+#if PORTA_CUDA_HAS_LOOPS
+  LOOP_TRY(cudaGraphCreate(&c->graph, 0), "a graph");
+  LOOP_TRY(cudaGraphConditionalHandleCreate(h, c->graph, 1, cudaGraphCondAssignDefault),
+           "a conditional handle");
+  cudaGraphNodeParams p = {}; /* every field zero */
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = *h;
+  p.conditional.type = cudaGraphCondTypeWhile;
+  p.conditional.size = 1;
+  cudaGraphNode_t node;
+#if CUDART_VERSION >= 13000
+  LOOP_TRY(cudaGraphAddNode(&node, c->graph, NULL, NULL, 0, &p), "the while node");
+#else
+  LOOP_TRY(cudaGraphAddNode(&node, c->graph, NULL, 0, &p), "the while node");
+#endif
+  *body = p.conditional.phGraph_out[0];
+  return PORTA_SUCCESS;
+#else
+  (void)h;
+  return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_loop_create", l->label,
+                     "a repeated loop needs CUDA 12.4 or later (conditional graph nodes); this "
+                     "build has CUDA runtime %d",
+                     CUDART_VERSION);
+#endif
+}
+
+/** Record the body's launches on the loop's stream, then the kernel that ends a pass. */
+static int record(porta_loop *l, cuda_loop *c, cudaGraph_t body, cudaGraphConditionalHandle h) {
+  const cudaStream_t cs = (cudaStream_t)porta_cuda_stream_(c->instance);
+  porta_exec on = l->exec;
+  on.instance = c->instance;
+#if PORTA_CUDA_HAS_LOOPS
+  if (body)
+    LOOP_TRY(cudaStreamBeginCaptureToGraph(cs, body, NULL, NULL, 0, cudaStreamCaptureModeRelaxed),
+             "the recording");
+  else
+#endif
+    LOOP_TRY(cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed), "the recording");
+  int rc = porta_loop_call_body_(l, on, 1);
+#if PORTA_CUDA_HAS_LOOPS
+  if (body)
+    porta_cuda_loop_next_k_<<<1, 1, 0, cs>>>(h, l->repeat, c->passes, l->max_passes);
+  else
+#endif
+    porta_cuda_loop_once_k_<<<1, 1, 0, cs>>>(c->passes);
+  (void)h;
+  cudaGraph_t got = NULL;
+  const cudaError_t e = cudaStreamEndCapture(cs, &got);
+  if (!body && got) c->graph = got; /* the recorded sequence is the graph */
+  if (rc == PORTA_SUCCESS && e != cudaSuccess)
+    rc = loop_fail(e, "the recording (a call in the body that a graph cannot hold?)", l->label);
+  return rc;
+}
+
+extern "C" int porta_cuda_loop_record_(porta_loop *l) {
+  cuda_loop *c = (cuda_loop *)calloc(1, sizeof *c);
+  if (!c)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_loop_create", l->label,
+                       "no memory for the loop");
+  porta_cuda_loops_alive_(1); /* from here the launch workspace is never freed under a graph */
+  int rc = porta_cuda_instance_create_(PORTA_PRIORITY_NORMAL, &c->instance);
+  if (rc != PORTA_SUCCESS) c->instance = 0;
+  cudaGraph_t body = NULL;
+  cudaGraphConditionalHandle h = 0;
+  if (rc == PORTA_SUCCESS) rc = make_graph(l, c, &body, &h);
+  if (rc == PORTA_SUCCESS) rc = record(l, c, body, h);
+  if (rc == PORTA_SUCCESS) {
+    const cudaError_t e = cudaGraphInstantiate(&c->exec, c->graph, 0);
+    if (e != cudaSuccess) rc = loop_fail(e, "the graph's instantiation", l->label);
+  }
+  if (rc != PORTA_SUCCESS) {
+    (void)cudaGetLastError();
+    release(c);
+    return rc;
+  }
+  l->impl = c;
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_loop_run_(porta_loop *l) {
+  cuda_loop *c = (cuda_loop *)l->impl;
+  const cudaStream_t st = (cudaStream_t)porta_cuda_stream_(l->exec.instance);
+  cudaError_t e = cudaMemsetAsync(c->passes, 0, sizeof *c->passes, st);
+  if (e == cudaSuccess) e = cudaGraphLaunch(c->exec, st);
+  if (e != cudaSuccess)
+    return porta_error(PORTA_ERROR_BACKEND, "porta_loop_run", l->label, "CUDA error %s: %s",
+                       cudaGetErrorName(e), cudaGetErrorString(e));
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_loop_passes_(porta_loop *l, int64_t *passes) {
+  cuda_loop *c = (cuda_loop *)l->impl;
+  PORTA_CHECK(porta_cuda_sync_(l->exec.instance, l->label));
+  const cudaError_t e = cudaMemcpy(passes, c->passes, sizeof *passes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess)
+    return porta_error(PORTA_ERROR_BACKEND, "porta_loop_passes", l->label, "CUDA error %s: %s",
+                       cudaGetErrorName(e), cudaGetErrorString(e));
+  return PORTA_SUCCESS;
+}
+
+extern "C" void porta_cuda_loop_release_(porta_loop *l) {
+  cuda_loop *c = (cuda_loop *)l->impl;
+  if (!c) return;
+  (void)porta_cuda_sync_(l->exec.instance, l->label);
+  release(c);
+  l->impl = NULL;
+}

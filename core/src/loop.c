@@ -1,0 +1,110 @@
+/** @file loop.c
+ *  Recorded loops (porta/loop.h): checks, the back end's record when it has one (a CUDA
+ *  graph), else the body called on every pass. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "loop_private.h"
+#include "profiling_private.h"
+
+int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
+  const unsigned long errors = porta_error_serial_();
+  porta_state_.recording = loop->label;
+  porta_state_.recording_exec = exec;
+  porta_state_.capturing = capturing;
+  const int rc = loop->body(exec, loop->ctx);
+  porta_state_.recording = NULL;
+  porta_state_.capturing = 0;
+  if (rc != PORTA_SUCCESS && porta_error_serial_() == errors) /* the body said nothing */
+    return porta_error(rc, "porta_loop", loop->label, "the loop's body failed");
+  return rc;
+}
+
+int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
+                      const int32_t *repeat, int64_t max_passes, porta_loop **loop) {
+  static const char op[] = "porta_loop_create";
+  if (!loop) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no loop pointer");
+  *loop = NULL;
+  if (!porta_state_.initialized)
+    return porta_error(PORTA_ERROR_NOT_INITIALIZED, op, label,
+                       "porta_initialize has not been called");
+  if (!body) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no body given");
+  if (max_passes < 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "max_passes is %lld; it must be 0 (no limit) or more",
+                       (long long)max_passes);
+  if (porta_state_.recording)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                       "a loop created inside the body of loop '%s'", porta_state_.recording);
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
+  if (!ops)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, label, "the %s back end is not available",
+                       porta_backend_name(exec.backend));
+  porta_loop *l = (porta_loop *)calloc(1, sizeof *l);
+  if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "no memory for the loop");
+  snprintf(l->label, sizeof l->label, "%s", label ? label : "porta_loop");
+  l->exec = exec;
+  l->body = body;
+  l->ctx = ctx;
+  l->repeat = repeat;
+  l->max_passes = max_passes;
+  if (ops->loop_record) {
+    const int rc = ops->loop_record(l);
+    if (rc != PORTA_SUCCESS) {
+      free(l);
+      return rc;
+    }
+    l->ops = ops;
+  }
+  *loop = l;
+  return PORTA_SUCCESS;
+}
+
+int porta_loop_run(porta_loop *loop) {
+  static const char op[] = "porta_loop_run";
+  if (!loop) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no loop given");
+  if (porta_state_.recording)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, loop->label,
+                       "a loop run inside the body of loop '%s'", porta_state_.recording);
+  if (!loop->ops) { /* the host: the body on every pass, its launches reported as usual */
+    int rc;
+    loop->passes = 0;
+    do {
+      rc = porta_loop_call_body_(loop, loop->exec, 0);
+      ++loop->passes;
+    } while (rc == PORTA_SUCCESS && loop->repeat && *loop->repeat &&
+             (loop->max_passes == 0 || loop->passes < loop->max_passes));
+    return rc;
+  }
+  /* a recorded graph hides its launches: the run is reported as one kernel */
+  uint64_t h = 0;
+  if (PORTA_UNLIKELY(porta_profiling_active_))
+    h = porta_profile_begin_kernel_(PORTA_PATTERN_FOR, loop->label,
+                                    porta_profile_device_id(loop->exec.backend,
+                                                            (uint32_t)porta_state_.device_id,
+                                                            (uint32_t)loop->exec.instance));
+  int rc = loop->ops->loop_run(loop);
+  if (PORTA_UNLIKELY(porta_profiling_active_)) {
+    if (porta_state_.profile_table && rc == PORTA_SUCCESS) rc = porta_fence_quiet_(loop->exec);
+    porta_profile_end_kernel_(PORTA_PATTERN_FOR, h);
+  }
+  return rc;
+}
+
+int porta_loop_passes(porta_loop *loop, int64_t *passes) {
+  if (!loop || !passes)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_loop_passes", NULL,
+                       "no loop or no result pointer");
+  if (!loop->ops) {
+    *passes = loop->passes;
+    return PORTA_SUCCESS;
+  }
+  return loop->ops->loop_passes(loop, passes);
+}
+
+int porta_loop_destroy(porta_loop *loop) {
+  if (!loop) return PORTA_SUCCESS;
+  if (loop->ops) loop->ops->loop_release(loop);
+  free(loop);
+  return PORTA_SUCCESS;
+}

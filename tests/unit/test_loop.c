@@ -1,0 +1,282 @@
+/** @file test_loop.c
+ *  Recorded loops (porta/loop.h) and reductions into memory of the execution space: a loop whose
+ *  kernels decide on the device when to stop makes the passes and the bits of a host loop over
+ *  the same launches, run after run (a value the kernels read changed between runs); a loop
+ *  without a repeat flag replays its sequence once per run; max_passes ends a loop that never
+ *  stops; reduce_into gives the bits of the blocking reduction for range, box and team
+ *  policies; and what a body may not do (a blocking reduction, a fence, a nested loop) fails
+ *  naming the loop (when it is recorded on CUDA, at its run on the host), leaving Porta
+ *  usable. */
+#include "harness.h"
+
+#define N 10007 /* a prime: no thread count divides it */
+
+typedef struct {
+  porta_view_f64 x;
+} grow_args;
+
+/** x grows each pass by a factor and a pattern, so every pass changes every bit. */
+PORTA_FOR(grow_k, grow_args, a, i) {
+  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) * 1.0625 + 0.25 * (double)(i % 7);
+}
+
+PORTA_REDUCE(sum_k, grow_args, a, i, porta_sum_f64, acc) { *acc += PORTA_AT1(a->x, i); }
+
+PORTA_FOR(reset_k, grow_args, a, i) { PORTA_AT1(a->x, i) = 1.0 / (double)(1 + i % 13); }
+
+/** The device scalars: [0] this pass's sum, [1] the target. */
+typedef struct {
+  porta_view_f64 scalars;
+  porta_view_i64 count;
+  porta_view_i32 repeat;
+  int32_t always; /**< repeat whatever the sum (the max_passes test) */
+} decide_args;
+
+/** One thread: count the pass, and repeat while the sum is below the target. */
+PORTA_FOR(decide_k, decide_args, a, i) {
+  (void)i;
+  PORTA_AT1(a->count, 0) += 1;
+  PORTA_AT1(a->repeat, 0) =
+      a->always || PORTA_AT1(a->scalars, 0) < PORTA_AT1(a->scalars, 1) ? 1 : 0;
+}
+
+typedef struct {
+  grow_args g;
+  decide_args d;
+} pass_ctx;
+
+/** One pass: grow, the sum into scalars[0] (no wait), decide. */
+static int pass(porta_exec exec, void *ctx) {
+  pass_ctx *c = (pass_ctx *)ctx;
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), &c->g));
+  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO(sum_k, exec, porta_range(0, N), &c->g,
+                                         &PORTA_AT1(c->d.scalars, 0)));
+  return PORTA_PARALLEL_FOR(decide_k, exec, porta_range(0, 1), &c->d);
+}
+
+/** The same passes from the host: blocking sums, the decision on the host. x and the count
+ *  after the loop. */
+static void host_loop(grow_args *g, double target, int64_t *passes) {
+  const porta_exec ex = porta_exec_default();
+  double s = 0.0;
+  *passes = 0;
+  do {
+    PT_OK(PORTA_PARALLEL_FOR(grow_k, ex, porta_range(0, N), g));
+    PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), g, &s));
+    ++*passes;
+  } while (s < target);
+}
+
+static int64_t differing(porta_view_f64 a, porta_view_f64 b) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < N; ++i) bad += memcmp(&a.data[i], &b.data[i], sizeof(double)) != 0;
+  return bad;
+}
+
+static void make_ctx(pass_ctx *c) {
+  PT_OK(porta_view_f64_create1(&c->g.x, "x", N));
+  PT_OK(porta_view_f64_create1(&c->d.scalars, "scalars", 2));
+  PT_OK(porta_view_i64_create1(&c->d.count, "count", 1));
+  PT_OK(porta_view_i32_create1(&c->d.repeat, "repeat", 1));
+  c->d.always = 0;
+}
+
+static void free_ctx(pass_ctx *c) {
+  porta_view_f64_release(&c->g.x);
+  porta_view_f64_release(&c->d.scalars);
+  porta_view_i64_release(&c->d.count);
+  porta_view_i32_release(&c->d.repeat);
+}
+
+/* the passes and the bits of the host loop, twice, the target changed in device memory */
+static void test_loop_matches_host_loop(void) {
+  const porta_exec ex = porta_exec_default();
+  pass_ctx c;
+  make_ctx(&c);
+  grow_args ref;
+  PT_OK(porta_view_f64_create1(&ref.x, "ref", N));
+  porta_loop *loop = NULL;
+  PT_OK(porta_loop_create("grow until", ex, pass, &c, &PORTA_AT1(c.d.repeat, 0), 0, &loop));
+  const double targets[2] = {1.0e5, 3.0e6};
+  for (int run = 0; run < 2; ++run) {
+    PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &c.g));
+    PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &ref));
+    PT_OK(porta_fence("set-up"));
+    c.d.count.data[0] = 0;
+    c.d.scalars.data[1] = targets[run]; /* read by the recorded kernels at their run */
+    int64_t want = 0, got = -1;
+    host_loop(&ref, targets[run], &want);
+    PT_OK(porta_loop_run(loop));
+    PT_OK(porta_exec_fence(ex, "loop"));
+    PT_OK(porta_loop_passes(loop, &got));
+    PT_CHECK(want > 3);
+    PT_EQ_I64(got, want);
+    PT_EQ_I64(c.d.count.data[0], want);
+    PT_EQ_I64(c.d.repeat.data[0], 0);
+    PT_EQ_I64(differing(c.g.x, ref.x), 0);
+  }
+  PT_OK(porta_loop_destroy(loop));
+  porta_view_f64_release(&ref.x);
+  free_ctx(&c);
+}
+
+static int grow_once(porta_exec exec, void *ctx) {
+  return PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), (grow_args *)ctx);
+}
+
+/* no repeat flag: one pass per run, the recorded sequence replayed */
+static void test_sequence_replayed(void) {
+  const porta_exec ex = porta_exec_default();
+  grow_args g, ref;
+  PT_OK(porta_view_f64_create1(&g.x, "x", N));
+  PT_OK(porta_view_f64_create1(&ref.x, "ref", N));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &g));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &ref));
+  porta_loop *seq = NULL;
+  PT_OK(porta_loop_create("grow", ex, grow_once, &g, NULL, 0, &seq));
+  for (int k = 0; k < 3; ++k) {
+    PT_OK(porta_loop_run(seq));
+    PT_OK(PORTA_PARALLEL_FOR(grow_k, ex, porta_range(0, N), &ref));
+  }
+  PT_OK(porta_fence("runs"));
+  int64_t passes = -1;
+  PT_OK(porta_loop_passes(seq, &passes));
+  PT_EQ_I64(passes, 1);
+  PT_EQ_I64(differing(g.x, ref.x), 0);
+  PT_OK(porta_loop_destroy(seq));
+  porta_view_f64_release(&g.x);
+  porta_view_f64_release(&ref.x);
+}
+
+/* a body that always asks for another pass stops at max_passes */
+static void test_max_passes(void) {
+  const porta_exec ex = porta_exec_default();
+  pass_ctx c;
+  make_ctx(&c);
+  c.d.always = 1;
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &c.g));
+  PT_OK(porta_fence("set-up"));
+  c.d.count.data[0] = 0;
+  porta_loop *loop = NULL;
+  PT_OK(porta_loop_create("forever", ex, pass, &c, &PORTA_AT1(c.d.repeat, 0), 5, &loop));
+  PT_OK(porta_loop_run(loop));
+  int64_t passes = -1;
+  PT_OK(porta_loop_passes(loop, &passes));
+  PT_EQ_I64(passes, 5);
+  PT_EQ_I64(c.d.count.data[0], 5);
+  PT_EQ_I64(c.d.repeat.data[0], 1);
+  PT_OK(porta_loop_destroy(loop));
+  free_ctx(&c);
+}
+
+typedef struct {
+  porta_view_f64 x;
+  int64_t m; /**< columns (box) or indices per team */
+} part_args;
+
+PORTA_MDREDUCE2(sum2_k, part_args, a, i, j, porta_sum_f64, acc) {
+  *acc += PORTA_AT1(a->x, i * a->m + j);
+}
+
+PORTA_TEAM_REDUCE(sumt_k, part_args, a, t, porta_sum_f64, acc) {
+  PORTA_TEAM_THREAD_RANGE(t, i, 0, a->m) { *acc += PORTA_AT1(a->x, t->league_rank * a->m + i); }
+}
+
+/* reduce_into: the blocking reduction's bits, in memory of the execution space */
+static void test_reduce_into(void) {
+  const porta_exec ex = porta_exec_default();
+  grow_args g;
+  PT_OK(porta_view_f64_create1(&g.x, "x", N));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &g));
+  for (int k = 0; k < 3; ++k) PT_OK(PORTA_PARALLEL_FOR(grow_k, ex, porta_range(0, N), &g));
+  porta_view_f64 out;
+  PT_OK(porta_view_f64_create1(&out, "out", 3));
+  part_args p = {g.x, 73}; /* 137 x 73 = 10001 of the N values */
+  double want[3];
+  PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &g, &want[0]));
+  PT_OK(PORTA_PARALLEL_REDUCE(sum2_k, ex, porta_mdrange2(0, 137, 0, 73), &p, &want[1]));
+  PT_OK(
+      PORTA_PARALLEL_REDUCE(sumt_k, ex, porta_team_policy_make(137, PORTA_AUTO, 1), &p, &want[2]));
+  PT_OK(PORTA_PARALLEL_REDUCE_INTO(sum_k, ex, porta_range(0, N), &g, &PORTA_AT1(out, 0)));
+  PT_OK(PORTA_PARALLEL_REDUCE_INTO(sum2_k, ex, porta_mdrange2(0, 137, 0, 73), &p,
+                                   &PORTA_AT1(out, 1)));
+  PT_OK(PORTA_PARALLEL_REDUCE_INTO(sumt_k, ex, porta_team_policy_make(137, PORTA_AUTO, 1), &p,
+                                   &PORTA_AT1(out, 2)));
+  PT_OK(porta_exec_fence(ex, "into"));
+  for (int k = 0; k < 3; ++k) PT_CHECK(memcmp(&out.data[k], &want[k], sizeof(double)) == 0);
+  PT_CHECK(want[0] > 0.0 && want[0] == want[0]);
+  PT_EXPECT_CODE(porta_parallel_reduce_into("none", ex, porta_range(0, N), &sum_k, &g, NULL),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("no result pointer");
+  porta_view_f64_release(&out);
+  porta_view_f64_release(&g.x);
+}
+
+typedef struct {
+  grow_args g;
+  int what; /**< 0 blocking reduce, 1 fence, 2 a loop inside, 3 a failure of its own */
+} bad_ctx;
+
+static int bad_body(porta_exec exec, void *ctx) {
+  bad_ctx *b = (bad_ctx *)ctx;
+  double s;
+  porta_loop *inner = NULL;
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), &b->g));
+  switch (b->what) {
+  case 0: return PORTA_PARALLEL_REDUCE(sum_k, exec, porta_range(0, N), &b->g, &s);
+  case 1: return porta_exec_fence(exec, "inside");
+  case 2: return porta_loop_create("inner", exec, grow_once, &b->g, NULL, 0, &inner);
+  default: return PORTA_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+/* what a body may not do fails at creation, naming the loop; Porta stays usable */
+static void test_body_errors(void) {
+  const porta_exec ex = porta_exec_default();
+  bad_ctx b;
+  PT_OK(porta_view_f64_create1(&b.g.x, "x", N));
+  const char *says[4] = {"returning its value to the host inside loop 'bad'",
+                         "a fence inside the body of loop 'bad'",
+                         "a loop created inside the body of loop 'bad'", "the loop's body failed"};
+  for (b.what = 0; b.what < 4; ++b.what) {
+    /* a back end that records (CUDA) calls the body at creation, the host ones at each run */
+    porta_loop *loop = (porta_loop *)&b; /* overwritten with NULL on failure */
+    int rc = porta_loop_create("bad", ex, bad_body, &b, NULL, 0, &loop);
+    if (rc == PORTA_SUCCESS) {
+      PT_CHECK(loop != NULL && !porta_exec_query(ex).on_device);
+      rc = porta_loop_run(loop);
+      PT_OK(porta_loop_destroy(loop));
+    } else {
+      PT_CHECK(loop == NULL);
+    }
+    PT_EQ_I64(rc, PORTA_ERROR_INVALID_ARGUMENT);
+    PT_MSG_HAS(says[b.what]);
+  }
+  porta_loop *loop = NULL;
+  PT_EXPECT_CODE(porta_loop_create("neg", ex, grow_once, &b.g, NULL, -1, &loop),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("max_passes is -1");
+  PT_EXPECT_CODE(porta_loop_create("nobody", ex, NULL, &b.g, NULL, 0, &loop),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("no body given");
+  PT_EXPECT_CODE(porta_loop_run(NULL), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_OK(porta_loop_destroy(NULL));
+  /* still usable: a launch, a fence and a good loop */
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &b.g));
+  PT_OK(porta_loop_create("good", ex, grow_once, &b.g, NULL, 0, &loop));
+  PT_OK(porta_loop_run(loop));
+  PT_OK(porta_fence("after"));
+  PT_NEAR(b.g.x.data[8], (1.0 / 9.0) * 1.0625 + 0.25, 1e-15);
+  PT_OK(porta_loop_destroy(loop));
+  porta_view_f64_release(&b.g.x);
+}
+
+int main(int argc, char **argv) {
+  PT_BEGIN(argc, argv);
+  PT_RUN(test_loop_matches_host_loop);
+  PT_RUN(test_sequence_replayed);
+  PT_RUN(test_max_passes);
+  PT_RUN(test_reduce_into);
+  PT_RUN(test_body_errors);
+  PT_END();
+}
