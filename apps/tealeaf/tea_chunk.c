@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "app_field.h"
+#include "tea_cg_loop.h"
 #include "tea_internal.h"
 
 static const char *const tea_field_labels[TEA_NUM_FIELDS] = {
@@ -101,6 +102,7 @@ void tea_chunk_free(tea_chunk *c) {
   if (c->vertexy.data) porta_view_f64_release(&c->vertexy);
   if (c->cellx.data) porta_view_f64_release(&c->cellx);
   if (c->celly.data) porta_view_f64_release(&c->celly);
+  tea_cg_loop_free(c);
   free(c->cg_alphas);
   free(c->cg_betas);
   free(c->ch_alphas);

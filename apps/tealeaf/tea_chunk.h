@@ -96,6 +96,7 @@ typedef struct tea_chunk {
   int cg_hist_cap;
   double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients (grown as used) */
   int ch_cap;
+  struct tea_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve (tea_cg_loop.h) */
 
   /* ---- reproducible mode (filled by tea_chunk_setup) ---- */
   bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the
@@ -143,6 +144,8 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
  *  turns it off (for comparisons), =1 on on host back ends too, where the "instance beside"
  *  is instance 0 and nothing overlaps (for tests of the split on machines without a GPU). */
 int tea_halo_beside(const tea_chunk *c, porta_exec *side);
+/** Whether the chunk has MPI neighbours (more than one rank): its halos need an exchange. */
+bool tea_has_neighbours(const tea_chunk *c);
 /** tea_halo_beside for an edge `depth` cells deep: every rank has 2 depth + 1 interior cells
  *  each way (a choice all ranks make alike). */
 int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side);

@@ -154,6 +154,8 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
   return PORTA_SUCCESS;
 }
 
+bool tea_has_neighbours(const tea_chunk *c) { return c->comm && c->comm->d.nranks > 1; }
+
 int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
   if (c->sum) return app_sum_allreduce(c->sum, values, n);
   if (c->reproducible) /* the exact accumulators live in c->sum */

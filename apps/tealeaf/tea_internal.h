@@ -202,6 +202,9 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p *
 int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw);
 int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn);
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
+/** w = A p with p.w into *pw, memory of `exec`'s space, without a wait (CG on the device,
+ *  tea_cg_loop.h). */
+int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw);
 /** The same update in two parts: the interior's edge, which the exchange of p sends, on
  *  `ring_exec`, and the cells inside it on c->exec, so that the exchange can run beside the
  *  inside's kernel (needs at least 3 x 3 cells). Neither part is waited for. */

@@ -273,3 +273,9 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
   return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec,
                                     tea_policy(tea_box_interior(c, 0)), &a);
 }
+
+int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw) {
+  tea_cg_w_args a = tea_cg_w_make(c);
+  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_cg_calc_w", tea_k_cg_calc_w_lean_r, exec,
+                                            tea_policy(tea_box_interior(c, 0)), &a, pw);
+}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tea_cg_loop.h"
+
 /* U after the reference run of each test_problem (tealeaf.md sect. 1.9). */
 static const double tea_u_ref[7] = {0.0,
                                     157.55084183279294,
@@ -412,6 +414,9 @@ void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
     fprintf(out, "# CG exchange of p: %s\n",
             tea_halo_beside(c, &side) && c->faces_zeroed ? "beside the update (second instance)"
                                                          : "after the update");
+  if (s->solver == TEA_SOLVER_CG)
+    fprintf(out, "# CG iterations: %s\n",
+            tea_cg_loop_wanted(c, s) ? "on the device (a recorded loop)" : "from the host");
   if (s->solver == TEA_SOLVER_CHEBY && s->preconditioner != TEA_PRECON_JAC_BLOCK)
     fprintf(out, "# Chebyshev exchange of u: %s\n",
             tea_halo_beside(c, &side) ? "beside the update (second instance)" : "after the update");

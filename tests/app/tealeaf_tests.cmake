@@ -56,6 +56,19 @@ foreach(np 2 4)
   tea_reference_test(tealeaf.bm2.cg.beside.np${np} 2 ${np}
                      "TEA_HALO_BESIDE=1;TEA_EXPECT_LINE=exchange of p: beside")
 endforeach()
+# CG's iterations as a recorded loop (on a GPU by default, on one rank; TEA_DEVICE_LOOP=1 takes
+# that path on the host back ends too): the reference answers on Serial and OpenMP x2; on two
+# ranks the host's loop (the global sums need MPI)
+tea_reference_test(tealeaf.bm1.cg.loop.serial.np1 1 1
+                   "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
+tea_reference_test(tealeaf.bm2.cg.loop.serial.np1 2 1
+                   "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
+tea_reference_test(tealeaf.bm2.cg.loop.np2 2 2
+                   "TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: from the host")
+if(PORTA_ENABLE_OPENMP)
+  tea_reference_test(tealeaf.bm2.cg.loop.openmp2.np1 2 1
+                     "PORTA_BACKEND=openmp;OMP_NUM_THREADS=2;PORTA_NUM_THREADS=2;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
+endif()
 # 10 x 10 cells on 8 ranks (4 x 2): some ranks own 2 columns, too few for the split, so no rank
 # takes it (the choice is made together: the two paths' plans do not meet)
 tea_reference_test(tealeaf.bm1.cg.beside.np8 1 8
@@ -120,6 +133,12 @@ foreach(pc none jac_diag jac_block)
   porta_tea_combo(ppcg.${pc}.presteps1 ppcg ${pc} RANKS 1 2
                   CHECKS presteps=1 inner=12 converged=1 "cg=1 0 0 0 0 0 0 0 0 0")
 endforeach()
+# CG's recorded loop against the host's loop (TEA_DEVICE_LOOP=1 / 0): the same counts and
+# the same printed digits of U every step, with the loop on the host back end
+porta_tea_combo(cg.none.loop cg none RANKS 1
+                CHECKS "counts=${_combo_ten}" converged=1 env=TEA_DEVICE_LOOP=1
+                       "expect=CG iterations: on the device" twin=cg:none
+                       twinenv=TEA_DEVICE_LOOP=0 "twinexpect=CG iterations: from the host")
 # Chebyshev's update split and its exchange of u beside it (on a GPU by default; forced here):
 # the same counts and the same printed U as without the split, on 2 and 4 ranks (5 x 10 and
 # 5 x 5 cells each)
