@@ -114,6 +114,9 @@ static int record(porta_loop *l, cuda_loop *c, cudaGraph_t body, cudaGraphCondit
   cudaGraph_t got = NULL;
   const cudaError_t e = cudaStreamEndCapture(cs, &got);
   if (!body && got) c->graph = got; /* the recorded sequence is the graph */
+  /* an invalidated recording into a while node's body: destroying the graph then crashed in
+     the driver (CUDA 13.0), so it is left (a leak on a path that is already an error) */
+  if (body && e != cudaSuccess) c->graph = NULL;
   if (rc == PORTA_SUCCESS && e != cudaSuccess)
     rc = loop_fail(e, "the recording (a call in the body that a graph cannot hold?)", l->label);
   return rc;

@@ -295,9 +295,12 @@ extern "C" void porta_cuda_loops_alive_(int delta) { loops_alive += delta; }
 
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
   if (bytes <= workspace_bytes && workspace) return workspace;
-  if (loops_alive > 0 && workspace && nretired < PORTA_CUDA_MAX_RETIRED) {
-    retired[nretired++] = workspace; /* a graph may hold it; no wait (a recording may be on) */
-  } else {
+  if (loops_alive > 0) { /* a graph may hold the old buffer; no wait (a recording may be on) */
+    if (workspace && nretired < PORTA_CUDA_MAX_RETIRED)
+      retired[nretired++] = workspace;
+    else if (workspace)
+      cudaFree(workspace); /* after 64 growths: the oldest graphs' buffers are long unused */
+  } else if (workspace) {
     cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
     cudaFree(workspace);
   }
