@@ -16,6 +16,8 @@ enum {
   TEA_LOOP_RRO,
   TEA_LOOP_PW,
   TEA_LOOP_RRN,
+  TEA_LOOP_ALPHA,
+  TEA_LOOP_BETA,
   TEA_LOOP_ERROR,
   TEA_LOOP_OLD,
   TEA_LOOP_EPS,
@@ -28,17 +30,17 @@ enum { TEA_LOOP_RUNNING = 0, TEA_LOOP_CONVERGED = 1, TEA_LOOP_NOT_FINITE = 2 };
 
 /** What the recorded kernels read and write. */
 typedef struct tea_cg_loop_state {
-  porta_view_f64 scal;   /**< TEA_LOOP_NSCAL doubles */
-  porta_view_i64 ints;   /**< TEA_LOOP_NINTS integers */
-  porta_view_i32 repeat; /**< the loop's repeat flag */
+  porta_view_f64 scal; /**< TEA_LOOP_NSCAL doubles */
+  porta_view_i64 ints; /**< TEA_LOOP_NINTS integers */
 } tea_cg_loop_state;
 
 /** Start a solve: rro, eps * initial residual and the iteration limit into device memory (a
  *  one-thread kernel, no wait). */
 int tea_k_cg_loop_start(tea_chunk *c, const tea_cg_loop_state *st, double rro, double eps_init,
                         int64_t last_iter);
-/** One CG iteration on `exec` (a loop's body): w = A p with p.w, r -= alpha w with r.r,
- *  u += alpha p and p = r + beta p, then the test that says whether another runs. */
+/** One CG iteration on `exec` (a deciding loop's body): w = A p with p.w, alpha, r -= alpha w
+ *  with r.r, beta and the test that decides whether another runs, u += alpha p and
+ *  p = r + beta p. */
 int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_cg_loop_state *st);
 
 /** Whether the run's CG solves run on the device: the CG solver without a preconditioner in

@@ -1,6 +1,6 @@
 /** @file tea_solve_cg_loop.c
  *  The CG driver on the device (tea_cg_loop.h): tea_solve_cg's iterations recorded once as a
- *  porta_loop whose one-thread kernel decides whether another runs; per step a start kernel,
+ *  porta_loop whose test kernel decides whether another runs; per step a start kernel,
  *  one run and one read of the figures. The loop is recorded again if the operator's rx, ry
  *  change (they are kernel arguments of the recording). Host code. */
 #include <math.h>
@@ -36,7 +36,6 @@ void tea_cg_loop_free(tea_chunk *c) {
   porta_loop_destroy(l->loop);
   if (l->st.scal.data) porta_view_f64_release(&l->st.scal);
   if (l->st.ints.data) porta_view_i64_release(&l->st.ints);
-  if (l->st.repeat.data) porta_view_i32_release(&l->st.repeat);
   if (l->scal.data) porta_mirror_f64_release(&l->scal);
   if (l->ints.data) porta_mirror_i64_release(&l->ints);
   free(l);
@@ -57,7 +56,6 @@ static int ready(tea_chunk *c, int64_t max_iters) {
     c->cg_loop = l;
     PORTA_CHECK(porta_view_f64_create1(&l->st.scal, "cg loop scalars", TEA_LOOP_NSCAL));
     PORTA_CHECK(porta_view_i64_create1(&l->st.ints, "cg loop counts", TEA_LOOP_NINTS));
-    PORTA_CHECK(porta_view_i32_create1(&l->st.repeat, "cg loop repeat", 1));
     PORTA_CHECK(porta_view_f64_create_mirror_view(&l->scal, &l->st.scal));
     PORTA_CHECK(porta_view_i64_create_mirror_view(&l->ints, &l->st.ints));
   }
@@ -66,8 +64,7 @@ static int ready(tea_chunk *c, int64_t max_iters) {
   l->loop = NULL;
   l->rx = c->rx;
   l->ry = c->ry;
-  return porta_loop_create("tea_cg_loop", c->exec, iteration, c, l->st.repeat.data, max_iters,
-                           &l->loop);
+  return porta_loop_create_deciding("tea_cg_loop", c->exec, iteration, c, max_iters, &l->loop);
 }
 
 int tea_solve_cg_loop(tea_solve *v) {

@@ -3,6 +3,7 @@
  *  graph), else the body called on every pass. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "loop_private.h"
 #include "profiling_private.h"
@@ -11,18 +12,21 @@ int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
   const unsigned long errors = porta_error_serial_();
   porta_state_.recording = loop->label;
   porta_state_.recording_exec = exec;
+  porta_state_.recording_loop = loop;
   porta_state_.capturing = capturing;
   const int rc = loop->body(exec, loop->ctx);
   porta_state_.recording = NULL;
+  porta_state_.recording_loop = NULL;
   porta_state_.capturing = 0;
   if (rc != PORTA_SUCCESS && porta_error_serial_() == errors) /* the body said nothing */
     return porta_error(rc, "porta_loop", loop->label, "the loop's body failed");
   return rc;
 }
 
-int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
-                      const int32_t *repeat, int64_t max_passes, porta_loop **loop) {
-  static const char op[] = "porta_loop_create";
+/** Both kinds of loop: a repeat flag the body writes, or (deciding) kernels that decide. */
+static int create(const char *op, const char *label, porta_exec exec, porta_loop_body body,
+                  void *ctx, const int32_t *repeat, int deciding, int64_t max_passes,
+                  porta_loop **loop) {
   if (!loop) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no loop pointer");
   *loop = NULL;
   if (!porta_state_.initialized)
@@ -48,6 +52,12 @@ int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, 
   l->ctx = ctx;
   l->repeat = repeat;
   l->max_passes = max_passes;
+  l->deciding = deciding;
+  if (deciding) { /* the host back ends' handle; a recording back end fills in its own */
+    l->handle.repeat = &l->host_repeat;
+    l->handle.passes = &l->passes;
+    l->handle.max_passes = max_passes;
+  }
   if (ops->loop_record) {
     const int rc = ops->loop_record(l);
     if (rc != PORTA_SUCCESS) {
@@ -60,6 +70,28 @@ int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, 
   return PORTA_SUCCESS;
 }
 
+int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
+                      const int32_t *repeat, int64_t max_passes, porta_loop **loop) {
+  return create("porta_loop_create", label, exec, body, ctx, repeat, 0, max_passes, loop);
+}
+
+int porta_loop_create_deciding(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
+                               int64_t max_passes, porta_loop **loop) {
+  return create("porta_loop_create_deciding", label, exec, body, ctx, NULL, 1, max_passes, loop);
+}
+
+porta_loop_handle porta_loop_decider(void) {
+  porta_loop_handle h;
+  memset(&h, 0, sizeof h);
+  const porta_loop *l = porta_state_.recording_loop;
+  if (!l || !l->deciding) {
+    porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_loop_decider", l ? l->label : NULL,
+                "called outside the body of a deciding loop (porta_loop_create_deciding)");
+    return h;
+  }
+  return l->handle;
+}
+
 int porta_loop_run(porta_loop *loop) {
   static const char op[] = "porta_loop_run";
   if (!loop) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no loop given");
@@ -67,12 +99,15 @@ int porta_loop_run(porta_loop *loop) {
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, loop->label,
                        "a loop run inside the body of loop '%s'", porta_state_.recording);
   if (!loop->ops) { /* the host: the body on every pass, its launches reported as usual */
-    int rc;
+    int rc, again;
     loop->passes = 0;
     do {
+      const int64_t before = loop->passes;
+      loop->host_repeat = 1; /* a body that does not decide repeats (to max_passes) */
       rc = porta_loop_call_body_(loop, loop->exec, 0);
-      ++loop->passes;
-    } while (rc == PORTA_SUCCESS && loop->repeat && *loop->repeat &&
+      if (!loop->deciding || loop->passes == before) ++loop->passes;
+      again = loop->deciding ? loop->host_repeat : loop->repeat && *loop->repeat;
+    } while (rc == PORTA_SUCCESS && again &&
              (loop->max_passes == 0 || loop->passes < loop->max_passes));
     return rc;
   }

@@ -16,6 +16,9 @@ struct porta_loop {
   const int32_t *repeat;        /**< NULL: one pass per run */
   int64_t max_passes;           /**< 0: no limit */
   int64_t passes;               /**< the last run's passes (host back ends) */
+  int deciding;                 /**< porta_loop_create_deciding: the body's kernels decide */
+  porta_loop_handle handle;     /**< a deciding loop's (its back end fills it in) */
+  int32_t host_repeat;          /**< the host back ends' flag and count (handle points here) */
   const porta_backend_ops *ops; /**< the back end that recorded it, or NULL: the body is called */
   void *impl;                   /**< that back end's record (a CUDA graph, ...) */
 };

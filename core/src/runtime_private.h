@@ -21,6 +21,7 @@ typedef struct porta_state {
    *  elsewhere, blocking reductions and fences are refused until recording ends. */
   const char *recording;
   porta_exec recording_exec;
+  const struct porta_loop *recording_loop; /**< that loop (porta_loop_decider) */
   int capturing; /**< the launches are recorded (a CUDA graph), not run: no profiling hooks */
 } porta_state;
 

@@ -3,10 +3,11 @@
  *  kernels decide on the device when to stop makes the passes and the bits of a host loop over
  *  the same launches, run after run (a value the kernels read changed between runs); a loop
  *  without a repeat flag replays its sequence once per run; max_passes ends a loop that never
- *  stops; reduce_into gives the bits of the blocking reduction for range, box and team
- *  policies; and what a body may not do (a blocking reduction, a fence, a nested loop) fails
- *  naming the loop (when it is recorded on CUDA, at its run on the host), leaving Porta
- *  usable. */
+ *  stops; a loop whose own kernel decides (porta_loop_decide) matches the host loop too, and
+ *  stops at max_passes when it never decides; reduce_into gives the bits of the blocking reduction
+ * for range, box and team policies; and what a body may not do (a blocking reduction, a fence, a
+ * nested loop) fails naming the loop (when it is recorded on CUDA, at its run on the host), leaving
+ * Porta usable. */
 #include "harness.h"
 
 #define N 10007 /* a prime: no thread count divides it */
@@ -118,6 +119,78 @@ static void test_loop_matches_host_loop(void) {
   PT_OK(porta_loop_destroy(loop));
   porta_view_f64_release(&ref.x);
   free_ctx(&c);
+}
+
+typedef struct {
+  porta_view_f64 scalars;
+  porta_view_i64 count;
+  porta_loop_handle loop;
+  int decide; /**< 0: a body that never decides (max_passes ends it) */
+} decides_args;
+
+/** One thread: count the pass; with `decide`, another while the sum is below the target. */
+PORTA_FOR(decides_k, decides_args, a, i) {
+  (void)i;
+  PORTA_AT1(a->count, 0) += 1;
+  if (a->decide)
+    porta_loop_decide(&a->loop, PORTA_AT1(a->scalars, 0) < PORTA_AT1(a->scalars, 1) ? 1 : 0);
+}
+
+typedef struct {
+  grow_args g;
+  decides_args d;
+} deciding_ctx;
+
+/** A deciding loop's pass: its last kernel decides (the handle taken while recorded). */
+static int deciding_pass(porta_exec exec, void *ctx) {
+  deciding_ctx *c = (deciding_ctx *)ctx;
+  c->d.loop = porta_loop_decider();
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), &c->g));
+  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO(sum_k, exec, porta_range(0, N), &c->g,
+                                         &PORTA_AT1(c->d.scalars, 0)));
+  return PORTA_PARALLEL_FOR(decides_k, exec, porta_range(0, 1), &c->d);
+}
+
+/* a loop whose kernel decides: the host loop's passes and bits; one that never decides stops
+   at max_passes; the decider outside a deciding body is an error */
+static void test_deciding_loop(void) {
+  const porta_exec ex = porta_exec_default();
+  deciding_ctx c;
+  grow_args ref;
+  PT_OK(porta_view_f64_create1(&c.g.x, "x", N));
+  PT_OK(porta_view_f64_create1(&ref.x, "ref", N));
+  PT_OK(porta_view_f64_create1(&c.d.scalars, "scalars", 2));
+  PT_OK(porta_view_i64_create1(&c.d.count, "count", 1));
+  for (c.d.decide = 1; c.d.decide >= 0; --c.d.decide) {
+    porta_loop *loop = NULL;
+    PT_OK(porta_loop_create_deciding("decides", ex, deciding_pass, &c, 40, &loop));
+    PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &c.g));
+    PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &ref));
+    PT_OK(porta_fence("set-up"));
+    c.d.count.data[0] = 0;
+    c.d.scalars.data[1] = 2.0e5;
+    int64_t want = 0, got = -1;
+    if (c.d.decide) host_loop(&ref, 2.0e5, &want);
+    PT_OK(porta_loop_run(loop));
+    PT_OK(porta_loop_passes(loop, &got));
+    PT_OK(porta_fence("runs"));
+    if (c.d.decide) {
+      PT_CHECK(want > 3 && want < 40);
+      PT_EQ_I64(differing(c.g.x, ref.x), 0);
+    } else {
+      want = 40;
+    }
+    PT_EQ_I64(got, want);
+    PT_EQ_I64(c.d.count.data[0], want);
+    PT_OK(porta_loop_destroy(loop));
+  }
+  porta_loop_handle h = porta_loop_decider();
+  PT_CHECK(h.repeat == NULL && h.passes == NULL);
+  PT_MSG_HAS("outside the body of a deciding loop");
+  porta_view_f64_release(&c.g.x);
+  porta_view_f64_release(&ref.x);
+  porta_view_f64_release(&c.d.scalars);
+  porta_view_i64_release(&c.d.count);
 }
 
 static int grow_once(porta_exec exec, void *ctx) {
@@ -276,6 +349,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_loop_matches_host_loop);
   PT_RUN(test_sequence_replayed);
   PT_RUN(test_max_passes);
+  PT_RUN(test_deciding_loop);
   PT_RUN(test_reduce_into);
   PT_RUN(test_body_errors);
   PT_END();

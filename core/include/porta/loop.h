@@ -14,10 +14,10 @@
  *  What a body may do: launch kernels on the execution space it is given, with reductions into
  *  memory of that space (porta_parallel_reduce_into); a launch elsewhere, a reduction returning
  *  to the host, a fence and a loop made or run inside fail with a message naming the loop (from
- *  porta_loop_create where the body is recorded, CUDA; from porta_loop_run on the host). What it must not do: decide
- *  anything on the host from values the launches produce (they are not there while it is
- *  recorded), or change arguments between runs: a run replays the arguments of the recording.
- *  Values that change between runs live in device memory that the kernels read.
+ *  porta_loop_create where the body is recorded, CUDA; from porta_loop_run on the host). What it
+ * must not do: decide anything on the host from values the launches produce (they are not there
+ * while it is recorded), or change arguments between runs: a run replays the arguments of the
+ * recording. Values that change between runs live in device memory that the kernels read.
  *  @code
  *  static int cg_pass(porta_exec exec, void *ctx) {        // one CG iteration
  *    solver *s = ctx;
@@ -37,6 +37,7 @@
 
 #include <stdint.h>
 
+#include "porta/macros.h"
 #include "porta/runtime.h"
 
 PORTA_EXTERN_C_BEGIN
@@ -56,6 +57,27 @@ typedef int (*porta_loop_body)(porta_exec exec, void *ctx);
  *  messages and profiles. On failure *loop is NULL and nothing is kept. */
 PORTA_API int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
                                 const int32_t *repeat, int64_t max_passes, porta_loop **loop);
+/** What a kernel of a deciding loop's body (porta_loop_create_deciding) passes to
+ *  porta_loop_decide: the loop's condition, its flag and pass count in memory of its space. */
+typedef struct porta_loop_handle {
+  unsigned long long cond; /**< the CUDA graph's conditional handle (0 on the host) */
+  int32_t *repeat;         /**< another pass follows (the loop's memory) */
+  int64_t *passes;         /**< passes of this run so far (the loop's memory) */
+  int64_t max_passes;      /**< 0: no limit */
+} porta_loop_handle;
+
+/** A loop whose body decides by itself, in one of its kernels, whether another pass runs: that
+ *  kernel calls porta_loop_decide once per pass (one thread), with the handle the body got from
+ *  porta_loop_decider(). It may come anywhere in the pass: the pass runs to its end either way.
+ *  This saves the one-thread kernel that a `repeat` flag costs at the end of every pass (a
+ *  few microseconds on a GPU). A body that never decides repeats until max_passes (0: for
+ *  ever). */
+PORTA_API int porta_loop_create_deciding(const char *label, porta_exec exec, porta_loop_body body,
+                                         void *ctx, int64_t max_passes, porta_loop **loop);
+/** Inside a deciding loop's body: the handle its kernels pass to porta_loop_decide (zeroed, and
+ *  an error recorded, elsewhere). */
+PORTA_API porta_loop_handle porta_loop_decider(void);
+
 /** Run the loop: passes until *repeat is 0 after one (or max_passes). Asynchronous on a GPU
  *  (fence `exec` before reading its results on the host); complete on return on the host. */
 PORTA_API int porta_loop_run(porta_loop *loop);
@@ -65,5 +87,16 @@ PORTA_API int porta_loop_passes(porta_loop *loop, int64_t *passes);
 PORTA_API int porta_loop_destroy(porta_loop *loop);
 
 PORTA_EXTERN_C_END
+
+/** In a kernel of a deciding loop's body, from one thread once per pass: count the pass, and
+ *  run another when `repeat` is non-zero and max_passes allows it. */
+PORTA_INLINE_FUNCTION void porta_loop_decide(const porta_loop_handle *h, int repeat) {
+  const int64_t n = ++*h->passes;
+  const int v = repeat && (h->max_passes <= 0 || n < h->max_passes);
+  *h->repeat = v;
+#if defined(__CUDA_ARCH__) && CUDART_VERSION >= 12040
+  if (h->cond) cudaGraphSetConditional(h->cond, v ? 1u : 0u);
+#endif
+}
 
 #endif /* PORTA_LOOP_H */

@@ -23,6 +23,7 @@ typedef struct cuda_loop {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   int64_t *passes; /**< device memory: passes of the current run */
+  int32_t *repeat; /**< device memory: a deciding loop's flag */
 } cuda_loop;
 
 #if PORTA_CUDA_HAS_LOOPS
@@ -47,6 +48,7 @@ static void release(cuda_loop *c) {
   if (c->exec) cudaGraphExecDestroy(c->exec);
   if (c->graph) cudaGraphDestroy(c->graph);
   if (c->passes) cudaFree(c->passes);
+  if (c->repeat) cudaFree(c->repeat);
   if (c->instance > 0) porta_cuda_instance_destroy_(c->instance);
   free(c);
   porta_cuda_loops_alive_(-1);
@@ -64,7 +66,7 @@ static int make_graph(porta_loop *l, cuda_loop *c, cudaGraph_t *body,
                       cudaGraphConditionalHandle *h) {
   *body = NULL;
   LOOP_TRY(cudaMalloc((void **)&c->passes, sizeof *c->passes), "the pass counter");
-  if (!l->repeat) return PORTA_SUCCESS;
+  if (!l->repeat && !l->deciding) return PORTA_SUCCESS;
 #if PORTA_CUDA_HAS_LOOPS
   LOOP_TRY(cudaGraphCreate(&c->graph, 0), "a graph");
   LOOP_TRY(cudaGraphConditionalHandleCreate(h, c->graph, 1, cudaGraphCondAssignDefault),
@@ -81,6 +83,13 @@ static int make_graph(porta_loop *l, cuda_loop *c, cudaGraph_t *body,
   LOOP_TRY(cudaGraphAddNode(&node, c->graph, NULL, 0, &p), "the while node");
 #endif
   *body = p.conditional.phGraph_out[0];
+  if (l->deciding) { /* the kernels' handle: this graph's condition, flag and count */
+    LOOP_TRY(cudaMalloc((void **)&c->repeat, sizeof *c->repeat), "the repeat flag");
+    l->handle.cond = (unsigned long long)*h;
+    l->handle.repeat = c->repeat;
+    l->handle.passes = c->passes;
+    l->handle.max_passes = l->max_passes;
+  }
   return PORTA_SUCCESS;
 #else
   (void)h;
@@ -105,9 +114,9 @@ static int record(porta_loop *l, cuda_loop *c, cudaGraph_t body, cudaGraphCondit
     LOOP_TRY(cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed), "the recording");
   int rc = porta_loop_call_body_(l, on, 1);
 #if PORTA_CUDA_HAS_LOOPS
-  if (body)
+  if (body && !l->deciding) /* a deciding body's kernels count and decide themselves */
     porta_cuda_loop_next_k_<<<1, 1, 0, cs>>>(h, l->repeat, c->passes, l->max_passes);
-  else
+  else if (!body)
 #endif
     porta_cuda_loop_once_k_<<<1, 1, 0, cs>>>(c->passes);
   (void)h;
