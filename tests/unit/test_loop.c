@@ -4,10 +4,10 @@
  *  the same launches, run after run (a value the kernels read changed between runs); a loop
  *  without a repeat flag replays its sequence once per run; max_passes ends a loop that never
  *  stops; a loop whose own kernel decides (porta_loop_decide) matches the host loop too, and
- *  stops at max_passes when it never decides; reduce_into gives the bits of the blocking reduction
- * for range, box and team policies; and what a body may not do (a blocking reduction, a fence, a
- * nested loop) fails naming the loop (when it is recorded on CUDA, at its run on the host), leaving
- * Porta usable. */
+ *  stops at max_passes when it always asks for another pass; reduce_into gives the bits of the
+ * blocking reduction for range, box and team policies; and what a body may not do (a blocking
+ * reduction, a fence, a nested loop) fails naming the loop (when it is recorded on CUDA, at its run
+ * on the host), leaving Porta usable. */
 #include "harness.h"
 
 #define N 10007 /* a prime: no thread count divides it */
@@ -125,15 +125,15 @@ typedef struct {
   porta_view_f64 scalars;
   porta_view_i64 count;
   porta_loop_handle loop;
-  int decide; /**< 0: a body that never decides (max_passes ends it) */
+  int by_sum; /**< 1: another pass while the sum is below the target; 0: always another */
 } decides_args;
 
-/** One thread: count the pass; with `decide`, another while the sum is below the target. */
+/** One thread: count the pass and decide (by the sum, or always for another pass). */
 PORTA_FOR(decides_k, decides_args, a, i) {
   (void)i;
   PORTA_AT1(a->count, 0) += 1;
-  if (a->decide)
-    porta_loop_decide(&a->loop, PORTA_AT1(a->scalars, 0) < PORTA_AT1(a->scalars, 1) ? 1 : 0);
+  porta_loop_decide(&a->loop,
+                    !a->by_sum || PORTA_AT1(a->scalars, 0) < PORTA_AT1(a->scalars, 1) ? 1 : 0);
 }
 
 typedef struct {
@@ -151,8 +151,9 @@ static int deciding_pass(porta_exec exec, void *ctx) {
   return PORTA_PARALLEL_FOR(decides_k, exec, porta_range(0, 1), &c->d);
 }
 
-/* a loop whose kernel decides: the host loop's passes and bits; one that never decides stops
-   at max_passes; the decider outside a deciding body is an error */
+/* a loop whose kernel decides: the host loop's passes and bits; one that always asks for
+   another pass stops at max_passes (porta_loop_decide counts); the decider outside a deciding
+   body is an error */
 static void test_deciding_loop(void) {
   const porta_exec ex = porta_exec_default();
   deciding_ctx c;
@@ -161,7 +162,7 @@ static void test_deciding_loop(void) {
   PT_OK(porta_view_f64_create1(&ref.x, "ref", N));
   PT_OK(porta_view_f64_create1(&c.d.scalars, "scalars", 2));
   PT_OK(porta_view_i64_create1(&c.d.count, "count", 1));
-  for (c.d.decide = 1; c.d.decide >= 0; --c.d.decide) {
+  for (c.d.by_sum = 1; c.d.by_sum >= 0; --c.d.by_sum) {
     porta_loop *loop = NULL;
     PT_OK(porta_loop_create_deciding("decides", ex, deciding_pass, &c, 40, &loop));
     PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &c.g));
@@ -170,11 +171,11 @@ static void test_deciding_loop(void) {
     c.d.count.data[0] = 0;
     c.d.scalars.data[1] = 2.0e5;
     int64_t want = 0, got = -1;
-    if (c.d.decide) host_loop(&ref, 2.0e5, &want);
+    if (c.d.by_sum) host_loop(&ref, 2.0e5, &want);
     PT_OK(porta_loop_run(loop));
     PT_OK(porta_loop_passes(loop, &got));
     PT_OK(porta_fence("runs"));
-    if (c.d.decide) {
+    if (c.d.by_sum) {
       PT_CHECK(want > 3 && want < 40);
       PT_EQ_I64(differing(c.g.x, ref.x), 0);
     } else {

@@ -70,8 +70,9 @@ typedef struct porta_loop_handle {
  *  kernel calls porta_loop_decide once per pass (one thread), with the handle the body got from
  *  porta_loop_decider(). It may come anywhere in the pass: the pass runs to its end either way.
  *  This saves the one-thread kernel that a `repeat` flag costs at the end of every pass (a
- *  few microseconds on a GPU). A body that never decides repeats until max_passes (0: for
- *  ever). */
+ *  few microseconds on a GPU). The body must decide on every pass: porta_loop_decide is also
+ *  what counts passes against max_passes, so on a GPU a body that never calls it repeats for
+ *  ever (the host back ends stop it at max_passes). */
 PORTA_API int porta_loop_create_deciding(const char *label, porta_exec exec, porta_loop_body body,
                                          void *ctx, int64_t max_passes, porta_loop **loop);
 /** Inside a deciding loop's body: the handle its kernels pass to porta_loop_decide (zeroed, and
