@@ -5,9 +5,9 @@
  *  without a repeat flag replays its sequence once per run; max_passes ends a loop that never
  *  stops; a loop whose own kernel decides (porta_loop_decide) matches the host loop too, and
  *  stops at max_passes when it always asks for another pass; reduce_into gives the bits of the
- * blocking reduction for range, box and team policies; and what a body may not do (a blocking
- * reduction, a fence, a nested loop) fails naming the loop (when it is recorded on CUDA, at its run
- * on the host), leaving Porta usable. */
+ *  blocking reduction for range, box and team policies; and what a body may not do (a blocking
+ *  reduction, a fence, a nested loop) fails naming the loop (when it is recorded on CUDA, at its
+ *  run on the host), leaving Porta usable. */
 #include "harness.h"
 
 #define N 10007 /* a prime: no thread count divides it */
