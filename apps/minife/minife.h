@@ -68,10 +68,11 @@ typedef struct minife {
   porta_view_f64 b, x, r, p, Ap; /**< p has ncols entries (owned + external) */
   porta_exec exec;
   app_sum *sum;
-  struct porta_exchange *halo; /**< external columns of p */
-  double source;               /**< Q */
-  int matvec_lanes;            /**< vector lanes per row in the matvec (0: a thread per row) */
-  int matvec_team_size;        /**< threads per team of the vector-lane matvec (0: not yet) */
+  struct porta_exchange *halo;    /**< external columns of p */
+  double source;                  /**< Q */
+  int matvec_lanes;               /**< vector lanes per row in the matvec (0: a thread per row) */
+  int matvec_team_size;           /**< threads per team of the vector-lane matvec (0: not yet) */
+  struct minife_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve */
 } minife;
 
 /* ---- setup (minife_structure.c, minife_assemble.c, minife_dirichlet.c) ---- */
@@ -96,9 +97,57 @@ typedef struct minife_cg_result {
   int nhistory;
   double t_waxpby, t_dot, t_matvec, t_total;
   double t_warmup; /**< the kernels' first launches, before the solve's clock starts */
+  double t_loop;   /**< iterations run on the device (minife_cg_loop.c): one time for all */
 } minife_cg_result;
 
 int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print);
+
+/* ---- CG on the device (minife_cg_loop.c, kernels in minife_cg_kernels.c) ---- */
+
+/** The device scalars (minife_loop_state.s). */
+enum {
+  MINIFE_LOOP_RTRANS, /**< r.r at the top of the iteration */
+  MINIFE_LOOP_RRN,    /**< r.r after the update */
+  MINIFE_LOOP_PAP,
+  MINIFE_LOOP_BETA,
+  MINIFE_LOOP_NORMR,
+  MINIFE_LOOP_BRK, /**< the breakdown tolerance */
+  MINIFE_LOOP_NSCAL
+};
+/** How a device loop ended (minife_loop_state.n[2]). */
+enum { MINIFE_LOOP_DONE = 0, MINIFE_LOOP_SUSPECT = 1 };
+
+/** What the recorded CG kernels read and write. */
+typedef struct minife_loop_state {
+  porta_view_f64 s;       /**< MINIFE_LOOP_NSCAL doubles */
+  porta_view_f64 history; /**< ||r|| at the top of iteration k, [k] */
+  porta_view_i64 n;       /**< [0] tops run, [1] iterations completed, [2] how it ended */
+  int64_t max_iter;
+  double tol;
+} minife_loop_state;
+
+/** One CG iteration on `exec` (a deciding loop's body): the top (beta, ||r||), p = r + beta p,
+ *  Ap = A p with p.Ap, x and r updated with r.r, the end (another iteration, or stop: done, or a
+ *  suspected breakdown for the host). */
+int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st);
+/** Whether this solve runs on the device: one rank, default mode, a GPU (MINIFE_DEVICE_LOOP=1:
+ *  the host back ends too; =0: never). */
+int minife_cg_loop_wanted(const minife *m);
+
+/** What a device loop left for the host. */
+typedef struct minife_loop_result {
+  int tops;       /**< iterations begun (their ||r|| in the history) */
+  int iterations; /**< iterations completed */
+  int suspect;    /**< stopped at iteration `tops` on p.Ap below the breakdown tolerance */
+  double pAp, rtrans, rr_next;
+} minife_loop_result;
+
+/** Iterations 1.. of CG on the device from r.r = rtrans (p, Ap, x, r as minife_cg leaves them
+ *  before its first iteration); history[1..tops] filled. */
+int minife_cg_loop_run(minife *m, int max_iter, double tol, double rtrans, double brkdown_tol,
+                       double *history, minife_loop_result *out);
+/** Release the device loop (minife_run_finish). */
+void minife_cg_loop_free(minife *m);
 
 /* The CG kernels (minife_cg_kernels.c): local sums only (slot 0 of app_sum). */
 int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local);

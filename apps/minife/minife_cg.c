@@ -21,6 +21,7 @@
 typedef struct cg_state {
   minife *m;
   double t_matvec, t_dot, t_waxpby;
+  double t_loop; /**< iterations on the device: their kernels are not timed one by one */
 } cg_state;
 
 static int global_sum(cg_state *s, double *v) {
@@ -114,6 +115,79 @@ static void print_residual(int print, int k, int max_iter, double normr) {
   }
 }
 
+/** The solve's scalars between iterations. */
+typedef struct cg_scalars {
+  double rtrans, rr_next, normr, brkdown_tol;
+} cg_scalars;
+
+/* The rest of iteration k after p.Ap: the breakdown test, alpha, the update and its sum. */
+static int finish_iteration(cg_state *s, int k, double pAp, cg_scalars *v, minife_cg_result *res,
+                            int print) {
+  PORTA_CHECK(check_breakdown(s, pAp, &v->brkdown_tol, &res->breakdown));
+  if (res->breakdown) {
+    if (print) {
+      fprintf(stderr, "miniFE::cg_solve ERROR, numerical breakdown!\n");
+      fflush(stderr);
+    }
+    return PORTA_SUCCESS;
+  }
+  const double alpha = v->rtrans / pAp;
+  double t0 = porta_wtime();
+  PORTA_CHECK(minife_op_update(s->m, alpha, &v->rr_next));
+  s->t_waxpby += porta_wtime() - t0;
+  PORTA_CHECK(global_sum(s, &v->rr_next));
+  res->iterations = k;
+  return PORTA_SUCCESS;
+}
+
+/* Iterations k0.. on the host, every global sum through it. */
+static int host_iterations(cg_state *s, int k0, int max_iter, double tol, cg_scalars *v,
+                           minife_cg_result *res, int print) {
+  minife *m = s->m;
+  for (int k = k0; k <= max_iter && v->normr > tol; ++k) {
+    if (k == 1) {
+      PORTA_CHECK(waxpby(s, 1.0, m->r, 0.0, m->r, m->p));
+    } else {
+      const double oldrtrans = v->rtrans;
+      v->rtrans = v->rr_next; /* r.r, summed by the last update */
+      const double beta = v->rtrans / oldrtrans;
+      PORTA_CHECK(waxpby(s, 1.0, m->r, beta, m->p, m->p));
+    }
+    v->normr = sqrt(v->rtrans);
+    res->history[k] = v->normr;
+    res->nhistory = k + 1;
+    print_residual(print, k, max_iter, v->normr);
+    double pAp = 0.0;
+    PORTA_CHECK(matvec_dot(s, &pAp));
+    PORTA_CHECK(finish_iteration(s, k, pAp, v, res, print));
+    if (res->breakdown) break;
+  }
+  return PORTA_SUCCESS;
+}
+
+/* Iterations on the device (minife_cg_loop.c) from the first, then, if the loop stopped on a
+   suspected breakdown, the rest of that iteration and the following ones on the host. */
+static int device_iterations(cg_state *s, int max_iter, double tol, cg_scalars *v,
+                             minife_cg_result *res, int print) {
+  minife_loop_result lr;
+  const double t0 = porta_wtime();
+  PORTA_CHECK(
+      minife_cg_loop_run(s->m, max_iter, tol, v->rtrans, v->brkdown_tol, res->history, &lr));
+  s->t_loop += porta_wtime() - t0;
+  for (int k = 1; k <= lr.tops; ++k) print_residual(print, k, max_iter, res->history[k]);
+  if (lr.tops > 0) {
+    res->nhistory = lr.tops + 1;
+    v->normr = res->history[lr.tops];
+  }
+  res->iterations = lr.iterations;
+  v->rtrans = lr.rtrans;
+  v->rr_next = lr.rr_next;
+  if (!lr.suspect) return PORTA_SUCCESS;
+  PORTA_CHECK(finish_iteration(s, lr.tops, lr.pAp, v, res, print));
+  if (res->breakdown) return PORTA_SUCCESS;
+  return host_iterations(s, lr.tops + 1, max_iter, tol, v, res, print);
+}
+
 int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print) {
   memset(res, 0, sizeof *res);
   res->history = (double *)calloc((size_t)max_iter + 1, sizeof(double));
@@ -128,55 +202,32 @@ int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int pr
   /* x = 0 ; p = x ; Ap = A p ; r = b - Ap ; normr = |r| */
   PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
   PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
-  double rtrans = 0.0, rr_next = 0.0, pAp = 0.0;
+  cg_scalars v;
+  double pAp = 0.0;
+  memset(&v, 0, sizeof v);
   PORTA_CHECK(matvec_dot(&s, &pAp));
   PORTA_CHECK(waxpby(&s, 1.0, m->b, -1.0, m->Ap, m->r));
-  PORTA_CHECK(dot(&s, m->r, m->r, &rtrans));
-  double normr = sqrt(rtrans);
-  res->initial_residual = normr;
-  res->history[0] = normr;
+  PORTA_CHECK(dot(&s, m->r, m->r, &v.rtrans));
+  v.normr = sqrt(v.rtrans);
+  res->initial_residual = v.normr;
+  res->history[0] = v.normr;
   res->nhistory = 1;
   if (print) {
-    printf("Initial Residual = %g\n", normr);
+    printf("Initial Residual = %g\n", v.normr);
     fflush(stdout);
   }
 
-  double brkdown_tol = 2.220446049250313e-16; /* DBL_EPSILON */
-  for (int k = 1; k <= max_iter && normr > tol; ++k) {
-    if (k == 1) {
-      PORTA_CHECK(waxpby(&s, 1.0, m->r, 0.0, m->r, m->p));
-    } else {
-      const double oldrtrans = rtrans;
-      rtrans = rr_next; /* r.r, summed by the last update */
-      const double beta = rtrans / oldrtrans;
-      PORTA_CHECK(waxpby(&s, 1.0, m->r, beta, m->p, m->p));
-    }
-    normr = sqrt(rtrans);
-    res->history[k] = normr;
-    res->nhistory = k + 1;
-    print_residual(print, k, max_iter, normr);
-
-    PORTA_CHECK(matvec_dot(&s, &pAp));
-    PORTA_CHECK(check_breakdown(&s, pAp, &brkdown_tol, &res->breakdown));
-    if (res->breakdown) {
-      if (print) {
-        fprintf(stderr, "miniFE::cg_solve ERROR, numerical breakdown!\n");
-        fflush(stderr);
-      }
-      break;
-    }
-    const double alpha = rtrans / pAp;
-    double t0 = porta_wtime();
-    PORTA_CHECK(minife_op_update(m, alpha, &rr_next));
-    s.t_waxpby += porta_wtime() - t0;
-    PORTA_CHECK(global_sum(&s, &rr_next));
-    res->iterations = k;
-  }
+  v.brkdown_tol = 2.220446049250313e-16; /* DBL_EPSILON */
+  if (max_iter >= 1 && v.normr > tol && minife_cg_loop_wanted(m))
+    PORTA_CHECK(device_iterations(&s, max_iter, tol, &v, res, print));
+  else
+    PORTA_CHECK(host_iterations(&s, 1, max_iter, tol, &v, res, print));
   PORTA_CHECK(porta_fence("minife_cg"));
-  res->final_residual = normr;
+  res->final_residual = v.normr;
   res->t_total = porta_wtime() - t_start;
   res->t_matvec = s.t_matvec;
   res->t_dot = s.t_dot;
   res->t_waxpby = s.t_waxpby;
+  res->t_loop = s.t_loop;
   return PORTA_SUCCESS;
 }

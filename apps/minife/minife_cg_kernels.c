@@ -3,6 +3,7 @@
  *  sum of p.Ap, or a list of rows), dot, waxpby, and the x / r update fused with the sum of r.r.
  *  Local sums only: the caller adds them over the ranks with app_sum_allreduce.
  *  Kernel file (C11 and C++17). */
+#include <math.h>
 #include <string.h>
 
 #include "minife_kernels.h"
@@ -183,4 +184,113 @@ int minife_op_update(minife *m, double alpha, double *local_rr) {
   a.Ap = m->Ap;
   return app_sum_reduce(m->sum, "minife_update", m->exec, porta_range(0, m->A.nrows),
                         &minife_k_update, &a, 0, local_rr);
+}
+
+/* ---- CG on the device (minife_cg_loop.c): the same kernels with alpha and beta read from
+ * device memory (s, MINIFE_LOOP_*), the sums reduced into it, and the one-thread kernels that
+ * begin and end an iteration. The divisions and branches are the host loop's. */
+
+typedef struct {
+  porta_view_f64 r, p, s;
+} minife_p_loop_args;
+
+/* p = r + beta p (the host's waxpby(1, r, beta, p, p), beta = 0 at the first iteration) */
+PORTA_FOR(minife_k_p_loop, minife_p_loop_args, a, i) {
+  const double beta = PORTA_AT1(a->s, MINIFE_LOOP_BETA);
+  const double ri = PORTA_AT1(a->r, i), pi = PORTA_AT1(a->p, i);
+  PORTA_AT1(a->p, i) = beta == 0.0 ? ri : ri + beta * pi;
+}
+
+typedef struct {
+  porta_view_f64 x, p, r, Ap, s;
+} minife_update_loop_args;
+
+/* x += alpha p ; r += (-alpha) Ap ; sum r.r, alpha = rtrans / pAp; nothing while a breakdown
+   is suspected (pAp below the tolerance: the host decides) */
+PORTA_REDUCE(minife_k_update_loop, minife_update_loop_args, a, i, porta_sum_f64, acc) {
+  const double pap = PORTA_AT1(a->s, MINIFE_LOOP_PAP);
+  if (pap < PORTA_AT1(a->s, MINIFE_LOOP_BRK)) return;
+  const double alpha = PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) / pap;
+  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
+  const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
+  PORTA_AT1(a->r, i) = r;
+  *acc += r * r;
+}
+
+typedef struct {
+  porta_view_f64 s, history;
+  porta_view_i64 n; /**< [0] tops run, [1] iterations completed, [2] status */
+  int64_t max_iter;
+  double tol;
+  porta_loop_handle loop;
+} minife_ctl_args;
+
+/* the top of iteration k: beta from the last update's r.r, normr, the history */
+PORTA_FOR(minife_k_loop_top, minife_ctl_args, a, i) {
+  const int64_t k = ++PORTA_AT1(a->n, 0);
+  if (k == 1) {
+    PORTA_AT1(a->s, MINIFE_LOOP_BETA) = 0.0;
+  } else {
+    const double oldrtrans = PORTA_AT1(a->s, MINIFE_LOOP_RTRANS);
+    const double rtrans = PORTA_AT1(a->s, MINIFE_LOOP_RRN);
+    PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) = rtrans;
+    PORTA_AT1(a->s, MINIFE_LOOP_BETA) = rtrans / oldrtrans;
+  }
+  const double normr = sqrt(PORTA_AT1(a->s, MINIFE_LOOP_RTRANS));
+  PORTA_AT1(a->s, MINIFE_LOOP_NORMR) = normr;
+  PORTA_AT1(a->history, k) = normr;
+}
+
+/* the end of iteration k: a suspected breakdown stops the loop for the host; else the next
+   iteration runs while k < max_iter and normr > tol (the host loop's condition) */
+PORTA_FOR(minife_k_loop_end, minife_ctl_args, a, i) {
+  const int64_t k = PORTA_AT1(a->n, 0);
+  int again = 0;
+  if (PORTA_AT1(a->s, MINIFE_LOOP_PAP) < PORTA_AT1(a->s, MINIFE_LOOP_BRK)) {
+    PORTA_AT1(a->n, 2) = MINIFE_LOOP_SUSPECT;
+  } else {
+    PORTA_AT1(a->n, 1) = k;
+    again = k + 1 <= a->max_iter && PORTA_AT1(a->s, MINIFE_LOOP_NORMR) > a->tol;
+  }
+  porta_loop_decide(&a->loop, again);
+}
+
+int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st) {
+  const porta_range_policy rows = porta_range(0, m->A.nrows), one = porta_range(0, 1);
+  double *s = st->s.data;
+  minife_ctl_args c;
+  c.s = st->s;
+  c.history = st->history;
+  c.n = st->n;
+  c.max_iter = st->max_iter;
+  c.tol = st->tol;
+  c.loop = porta_loop_decider();
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_top", minife_k_loop_top, exec, one, &c));
+  minife_p_loop_args p;
+  p.r = m->r;
+  p.p = m->p;
+  p.s = st->s;
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_loop, exec, rows, &p));
+  matvec_args mv = matvec_make(m, m->p, m->Ap);
+  if (m->matvec_lanes > 0) {
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
+                                           lanes_policy(m, &mv, m->A.nrows), &mv));
+    dot_args d;
+    d.x = m->Ap;
+    d.y = m->p;
+    PORTA_CHECK(porta_parallel_reduce_into("minife_dot", exec, rows, minife_k_dot.plain, &d,
+                                           &s[MINIFE_LOOP_PAP]));
+  } else {
+    PORTA_CHECK(porta_parallel_reduce_into("minife_matvec_dot", exec, rows,
+                                           minife_k_matvec_dot.plain, &mv, &s[MINIFE_LOOP_PAP]));
+  }
+  minife_update_loop_args u;
+  u.x = m->x;
+  u.p = m->p;
+  u.r = m->r;
+  u.Ap = m->Ap;
+  u.s = st->s;
+  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_loop, exec, rows,
+                                                 &u, &s[MINIFE_LOOP_RRN]));
+  return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, one, &c);
 }

@@ -111,6 +111,12 @@ void minife_params_defaults(minife_params *p) {
   p->matvec_lanes = -1;
 }
 
+/* miniFE's environment switch (read in minife_cg_loop.c) */
+static const app_env_switch minife_env[] = {
+    {"MINIFE_DEVICE_LOOP", "0|1",
+     "1: CG's iterations as a recorded loop on host back ends too; 0: never (default: on a GPU, "
+     "one rank, default mode)"}};
+
 app_cli_spec minife_cli_spec(minife_params *p) {
   app_cli_spec s;
   memset(&s, 0, sizeof s);
@@ -121,6 +127,8 @@ app_cli_spec minife_cli_spec(minife_params *p) {
   s.options = minife_options;
   s.noptions = (int)(sizeof minife_options / sizeof minife_options[0]);
   s.user = p;
+  s.env = minife_env;
+  s.nenv = (int)(sizeof minife_env / sizeof minife_env[0]);
   return s;
 }
 

@@ -259,6 +259,7 @@ void minife_run_report(minife_run *r) {
 int minife_run_finish(minife_run *r) {
   minife *m = &r->m;
   free(r->cg.history);
+  minife_cg_loop_free(m);
   app_sum_destroy(m->sum);
   porta_exchange_destroy(m->halo);
   porta_view_f64_release(&m->b);

@@ -1,0 +1,103 @@
+/** @file minife_cg_loop.c
+ *  CG on the device (minife.h, kernels in minife_cg_kernels.c): minife_cg's iterations recorded
+ *  once as a deciding porta_loop, so that on a GPU a solve runs without returning to the host;
+ *  r.r, p.Ap, beta and ||r|| stay in device memory, the history of ||r|| too, read back once.
+ *  A p.Ap below the breakdown tolerance (the reference's test, rare) stops the loop and leaves
+ *  the test and what follows to the host. The divisions and branches are the host loop's, so
+ *  are the bits. On one rank in default mode: the global sums of more ranks need MPI, and the
+ *  exact sums of --reproducible the host. Host code. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "minife.h"
+
+struct minife_cg_loop {
+  minife_loop_state st;
+  porta_loop *loop;
+  int max_iter;
+  double tol;
+};
+
+int minife_cg_loop_wanted(const minife *m) {
+  const char *env = getenv("MINIFE_DEVICE_LOOP");
+  const int want = env && !strcmp(env, "1")   ? 1
+                   : env && !strcmp(env, "0") ? 0
+                                              : porta_exec_query(m->exec).on_device;
+  return want && m->mesh.nranks == 1 && !m->halo && !app_sum_is_exact(m->sum);
+}
+
+void minife_cg_loop_free(minife *m) {
+  struct minife_cg_loop *l = m->cg_loop;
+  if (!l) return;
+  porta_loop_destroy(l->loop);
+  if (l->st.s.data) porta_view_f64_release(&l->st.s);
+  if (l->st.history.data) porta_view_f64_release(&l->st.history);
+  if (l->st.n.data) porta_view_i64_release(&l->st.n);
+  free(l);
+  m->cg_loop = NULL;
+}
+
+static int iteration(porta_exec exec, void *ctx) {
+  minife *m = (minife *)ctx;
+  return minife_op_loop_iteration(m, exec, &m->cg_loop->st);
+}
+
+/** The device state and the recorded loop (again if the limit or the tolerance changed). */
+static int ready(minife *m, int max_iter, double tol) {
+  struct minife_cg_loop *l = m->cg_loop;
+  if (!l) {
+    l = (struct minife_cg_loop *)calloc(1, sizeof *l);
+    if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minife_cg", "cg loop", "calloc");
+    m->cg_loop = l;
+    PORTA_CHECK(porta_view_f64_create1(&l->st.s, "cg loop scalars", MINIFE_LOOP_NSCAL));
+    PORTA_CHECK(porta_view_f64_create1(&l->st.history, "cg loop history", (int64_t)max_iter + 1));
+    PORTA_CHECK(porta_view_i64_create1(&l->st.n, "cg loop counts", 3));
+  }
+  if (l->loop && l->max_iter == max_iter && l->tol == tol) return PORTA_SUCCESS;
+  if (porta_extent(l->st.history, 0) < (int64_t)max_iter + 1)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_cg", "cg loop",
+                       "the history holds %lld iterations, %d asked for",
+                       (long long)porta_extent(l->st.history, 0) - 1, max_iter);
+  porta_loop_destroy(l->loop);
+  l->loop = NULL;
+  l->max_iter = l->st.max_iter = max_iter;
+  l->tol = l->st.tol = tol;
+  return porta_loop_create_deciding("minife_cg_loop", m->exec, iteration, m, max_iter, &l->loop);
+}
+
+int minife_cg_loop_run(minife *m, int max_iter, double tol, double rtrans, double brkdown_tol,
+                       double *history, minife_loop_result *out) {
+  memset(out, 0, sizeof *out);
+  PORTA_CHECK(ready(m, max_iter, tol));
+  struct minife_cg_loop *l = m->cg_loop;
+  porta_mirror_f64 s, h;
+  porta_mirror_i64 n;
+  PORTA_CHECK(porta_view_f64_create_mirror_view(&s, &l->st.s));
+  PORTA_CHECK(porta_view_i64_create_mirror_view(&n, &l->st.n));
+  memset(s.data, 0, MINIFE_LOOP_NSCAL * sizeof(double));
+  s.data[MINIFE_LOOP_RTRANS] = rtrans;
+  s.data[MINIFE_LOOP_BRK] = brkdown_tol;
+  n.data[0] = n.data[1] = n.data[2] = 0;
+  int rc = porta_deep_copy(l->st.s, s);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(l->st.n, n);
+  if (rc == PORTA_SUCCESS) rc = porta_loop_run(l->loop);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(s, l->st.s); /* waits for the loop */
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(n, l->st.n);
+  if (rc == PORTA_SUCCESS) {
+    out->tops = (int)n.data[0];
+    out->iterations = (int)n.data[1];
+    out->suspect = n.data[2] == MINIFE_LOOP_SUSPECT;
+    out->pAp = s.data[MINIFE_LOOP_PAP];
+    out->rtrans = s.data[MINIFE_LOOP_RTRANS];
+    out->rr_next = s.data[MINIFE_LOOP_RRN];
+    rc = porta_view_f64_create_mirror_view(&h, &l->st.history);
+    if (rc == PORTA_SUCCESS) {
+      rc = porta_deep_copy(h, l->st.history);
+      if (rc == PORTA_SUCCESS) memcpy(history + 1, h.data + 1, (size_t)out->tops * sizeof(double));
+      porta_mirror_f64_release(&h);
+    }
+  }
+  porta_mirror_f64_release(&s);
+  porta_mirror_i64_release(&n);
+  return rc;
+}
