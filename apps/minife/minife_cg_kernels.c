@@ -28,10 +28,14 @@ typedef struct {
   double alpha, beta;
 } waxpby_args;
 
-/** x += alpha p; r -= alpha Ap; the sum of r.r. */
+/** x += alpha p; r -= alpha Ap; the sum of r.r. With `s` (CG on the device) alpha is
+ *  s[RTRANS] / s[PAP] from device memory, and nothing changes while a breakdown is suspected:
+ *  one kernel for both loops, so that the reduction's grid (sized by the kernel's occupancy)
+ *  and so its bits are the same. */
 typedef struct {
   porta_view_f64 x, p, r, Ap;
   double alpha;
+  const double *s;
 } update_args;
 
 PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
@@ -93,8 +97,14 @@ PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
 
 /* x += alpha p ; r += (-alpha) Ap ; sum r.r */
 APP_SUM_KERNEL(minife_k_update, update_args, a, i) {
-  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + a->alpha * PORTA_AT1(a->p, i);
-  const double r = PORTA_AT1(a->r, i) + (-a->alpha) * PORTA_AT1(a->Ap, i);
+  double alpha = a->alpha;
+  if (a->s) {
+    const double pap = a->s[MINIFE_LOOP_PAP];
+    if (pap < a->s[MINIFE_LOOP_BRK]) return 0.0;
+    alpha = a->s[MINIFE_LOOP_RTRANS] / pap;
+  }
+  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
+  const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
   PORTA_AT1(a->r, i) = r;
   return r * r;
 }
@@ -178,6 +188,7 @@ int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, por
 int minife_op_update(minife *m, double alpha, double *local_rr) {
   update_args a;
   a.alpha = alpha;
+  a.s = NULL;
   a.x = m->x;
   a.p = m->p;
   a.r = m->r;
@@ -186,9 +197,10 @@ int minife_op_update(minife *m, double alpha, double *local_rr) {
                         &minife_k_update, &a, 0, local_rr);
 }
 
-/* ---- CG on the device (minife_cg_loop.c): the same kernels with alpha and beta read from
- * device memory (s, MINIFE_LOOP_*), the sums reduced into it, and the one-thread kernels that
- * begin and end an iteration. The divisions and branches are the host loop's. */
+/* ---- CG on the device (minife_cg_loop.c): the host loop's kernels (the update reading alpha
+ * from device memory), p = r + beta p with beta from it, the sums reduced into it, and the
+ * one-thread kernels that begin and end an iteration. The divisions and branches are the host
+ * loop's. */
 
 typedef struct {
   porta_view_f64 r, p, s;
@@ -199,22 +211,6 @@ PORTA_FOR(minife_k_p_loop, minife_p_loop_args, a, i) {
   const double beta = PORTA_AT1(a->s, MINIFE_LOOP_BETA);
   const double ri = PORTA_AT1(a->r, i), pi = PORTA_AT1(a->p, i);
   PORTA_AT1(a->p, i) = beta == 0.0 ? ri : ri + beta * pi;
-}
-
-typedef struct {
-  porta_view_f64 x, p, r, Ap, s;
-} minife_update_loop_args;
-
-/* x += alpha p ; r += (-alpha) Ap ; sum r.r, alpha = rtrans / pAp; nothing while a breakdown
-   is suspected (pAp below the tolerance: the host decides) */
-PORTA_REDUCE(minife_k_update_loop, minife_update_loop_args, a, i, porta_sum_f64, acc) {
-  const double pap = PORTA_AT1(a->s, MINIFE_LOOP_PAP);
-  if (pap < PORTA_AT1(a->s, MINIFE_LOOP_BRK)) return;
-  const double alpha = PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) / pap;
-  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
-  const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
-  PORTA_AT1(a->r, i) = r;
-  *acc += r * r;
 }
 
 typedef struct {
@@ -284,13 +280,14 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
     PORTA_CHECK(porta_parallel_reduce_into("minife_matvec_dot", exec, rows,
                                            minife_k_matvec_dot.plain, &mv, &s[MINIFE_LOOP_PAP]));
   }
-  minife_update_loop_args u;
+  update_args u;
+  u.alpha = 0.0;
+  u.s = s;
   u.x = m->x;
   u.p = m->p;
   u.r = m->r;
   u.Ap = m->Ap;
-  u.s = st->s;
-  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_loop, exec, rows,
-                                                 &u, &s[MINIFE_LOOP_RRN]));
+  PORTA_CHECK(porta_parallel_reduce_into("minife_update", exec, rows, minife_k_update.plain, &u,
+                                         &s[MINIFE_LOOP_RRN]));
   return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, one, &c);
 }

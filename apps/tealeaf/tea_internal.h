@@ -205,6 +205,9 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
 /** w = A p with p.w into *pw, memory of `exec`'s space, without a wait (CG on the device,
  *  tea_cg_loop.h). */
 int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw);
+/** r -= alpha w with r.r into *rrn, alpha read from *alpha; both in memory of `exec`'s space,
+ *  no wait (the host loop's kernel: the same grid, the same bits). */
+int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, double *rrn);
 /** The same update in two parts: the interior's edge, which the exchange of p sends, on
  *  `ring_exec`, and the cells inside it on c->exec, so that the exchange can run beside the
  *  inside's kernel (needs at least 3 x 3 cells). Neither part is waited for. */

@@ -31,10 +31,13 @@ typedef struct {
   porta_view_f64 r, z;
 } tea_cg_rz_args;
 
-/** r -= alpha w; the sum of r.r. */
+/** r -= alpha w; the sum of r.r. alpha is *alpha_at when set (CG on the device: the value in
+ *  device memory), else `alpha`: one kernel for both loops, so that a reduction's grid (sized
+ *  by the kernel's occupancy) and so its bits are the same. */
 typedef struct {
   porta_view_f64 r, w;
   double alpha;
+  const double *alpha_at;
 } tea_cg_r_args;
 
 /** u += alpha p; p = r + beta p, whole or split into an edge and an inside. */
@@ -225,7 +228,8 @@ int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw) {
 
 /* r -= a w; rrn += r.r */
 PORTA_MDREDUCE2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j, porta_sum_f64, acc) {
-  const double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
+  const double alpha = a->alpha_at ? *a->alpha_at : a->alpha;
+  const double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   *acc += r * r;
 }
@@ -235,9 +239,20 @@ int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
   a.r = TEA_F(c, TEA_FIELD_R);
   a.w = TEA_F(c, TEA_FIELD_W);
   a.alpha = alpha;
+  a.alpha_at = NULL;
   *rrn = 0.0;
   return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_r, c->exec,
                                        tea_policy(tea_box_interior(c, 0)), &a, rrn);
+}
+
+int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, double *rrn) {
+  tea_cg_r_args a;
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.alpha = 0.0;
+  a.alpha_at = alpha;
+  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_r, exec,
+                                            tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
 
 /* u += a p; p = r + b p */

@@ -1,7 +1,9 @@
 /** @file tea_kernels_cg_loop.c
- *  The kernels of CG on the device (tea_cg_loop.h): the r and p updates of the lean iteration
- *  reading alpha and beta from device memory, and the one-thread kernels around them: a solve's
- *  start, alpha = rro / pw, and beta = rrn / rro with the reference's convergence test
+ *  The kernels of CG on the device (tea_cg_loop.h): the p update of the lean iteration reading
+ *  alpha and beta from device memory (w = A p and the r update are the host loop's own kernels,
+ *  tea_kernels_cg.c: a reduction's grid follows its kernel's occupancy, so a kernel of its own
+ *  could sum in another order), and the one-thread kernels around them: a solve's start,
+ *  alpha = rro / pw, and beta = rrn / rro with the reference's convergence test
  *  (tea_solve_iteration_end's), which decides whether another iteration runs. The divisions are
  *  the host loop's, once each, so the bits are its bits.
  *  Kernel file (C++17 compatible). */
@@ -9,18 +11,6 @@
 #include <string.h>
 
 #include "tea_cg_loop.h"
-
-typedef struct {
-  porta_view_f64 r, w, s;
-} tea_cg_r_loop_args;
-
-/* r -= alpha w; rrn += r.r */
-PORTA_MDREDUCE2(tea_k_cg_calc_r_loop, tea_cg_r_loop_args, a, k, j, porta_sum_f64, acc) {
-  const double alpha = PORTA_AT1(a->s, TEA_LOOP_ALPHA);
-  const double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
-  PORTA_AT2(a->r, k, j) = r;
-  *acc += r * r;
-}
 
 typedef struct {
   porta_view_f64 u, p, r, s;
@@ -100,12 +90,7 @@ int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_cg_loop_sta
   PORTA_CHECK(tea_k_cg_calc_w_lean_into(c, exec, &scal[TEA_LOOP_PW]));
   PORTA_CHECK(
       PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec, one, &ctl));
-  tea_cg_r_loop_args r;
-  r.r = TEA_F(c, TEA_FIELD_R);
-  r.w = TEA_F(c, TEA_FIELD_W);
-  r.s = st->scal;
-  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_loop, exec, in,
-                                                 &r, &scal[TEA_LOOP_RRN]));
+  PORTA_CHECK(tea_k_cg_calc_r_into(c, exec, &scal[TEA_LOOP_ALPHA], &scal[TEA_LOOP_RRN]));
   PORTA_CHECK(
       PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec, one, &ctl));
   tea_cg_up_loop_args up;
