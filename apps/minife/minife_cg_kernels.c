@@ -29,7 +29,7 @@ typedef struct {
 } waxpby_args;
 
 /** x += alpha p; r -= alpha Ap; the sum of r.r. With `s` (CG on the device) alpha is
- *  s[RTRANS] / s[PAP] from device memory, and nothing changes while a breakdown is suspected:
+ *  s[RTRANS] / s[PAP] from device memory, and 0 while a breakdown is suspected (x and r stay):
  *  one kernel for both loops, so that the reduction's grid (sized by the kernel's occupancy)
  *  and so its bits are the same. */
 typedef struct {
@@ -97,11 +97,12 @@ PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
 
 /* x += alpha p ; r += (-alpha) Ap ; sum r.r */
 APP_SUM_KERNEL(minife_k_update, update_args, a, i) {
+  /* one expression for the sum in both loops (an early return of 0 had kept the compiler from
+     fusing r * r into the sum: other bits); while held, alpha = 0 leaves x and r as they are */
   double alpha = a->alpha;
   if (a->s) {
     const double pap = a->s[MINIFE_LOOP_PAP];
-    if (pap < a->s[MINIFE_LOOP_BRK]) return 0.0;
-    alpha = a->s[MINIFE_LOOP_RTRANS] / pap;
+    alpha = pap < a->s[MINIFE_LOOP_BRK] ? 0.0 : a->s[MINIFE_LOOP_RTRANS] / pap;
   }
   PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
   const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
