@@ -110,6 +110,7 @@ enum {
   MINIFE_LOOP_RRN,    /**< r.r after the update */
   MINIFE_LOOP_PAP,
   MINIFE_LOOP_BETA,
+  MINIFE_LOOP_ALPHA,
   MINIFE_LOOP_NORMR,
   MINIFE_LOOP_BRK, /**< the breakdown tolerance */
   MINIFE_LOOP_NSCAL
@@ -127,8 +128,8 @@ typedef struct minife_loop_state {
 } minife_loop_state;
 
 /** One CG iteration on `exec` (a deciding loop's body): the top (beta, ||r||), p = r + beta p,
- *  Ap = A p with p.Ap, x and r updated with r.r, the end (another iteration, or stop: done, or a
- *  suspected breakdown for the host). */
+ *  Ap = A p with p.Ap, alpha, x and r updated with r.r, the end (another iteration, or stop: done,
+ * or a suspected breakdown for the host). */
 int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st);
 /** Whether this solve runs on the device: one rank, default mode, a GPU (MINIFE_DEVICE_LOOP=1:
  *  the host back ends too; =0: never). */

@@ -28,14 +28,14 @@ typedef struct {
   double alpha, beta;
 } waxpby_args;
 
-/** x += alpha p; r -= alpha Ap; the sum of r.r. With `s` (CG on the device) alpha is
- *  s[RTRANS] / s[PAP] from device memory, and 0 while a breakdown is suspected (x and r stay):
- *  one kernel for both loops, so that the reduction's grid (sized by the kernel's occupancy)
- *  and so its bits are the same. */
+/** x += alpha p; r -= alpha Ap; the sum of r.r. alpha is *alpha_at when set (CG on the
+ *  device: the value in device memory), else `alpha`: one kernel for both loops, so that the
+ *  reduction's grid (sized by the kernel's occupancy: its registers) and so its bits are the
+ *  same. A division here had taken it from 32 to 48 registers and changed the grid. */
 typedef struct {
   porta_view_f64 x, p, r, Ap;
   double alpha;
-  const double *s;
+  const double *alpha_at;
 } update_args;
 
 PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
@@ -97,13 +97,7 @@ PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
 
 /* x += alpha p ; r += (-alpha) Ap ; sum r.r */
 APP_SUM_KERNEL(minife_k_update, update_args, a, i) {
-  /* one expression for the sum in both loops (an early return of 0 had kept the compiler from
-     fusing r * r into the sum: other bits); while held, alpha = 0 leaves x and r as they are */
-  double alpha = a->alpha;
-  if (a->s) {
-    const double pap = a->s[MINIFE_LOOP_PAP];
-    alpha = pap < a->s[MINIFE_LOOP_BRK] ? 0.0 : a->s[MINIFE_LOOP_RTRANS] / pap;
-  }
+  const double alpha = a->alpha_at ? *a->alpha_at : a->alpha;
   PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
   const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
   PORTA_AT1(a->r, i) = r;
@@ -189,7 +183,7 @@ int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, por
 int minife_op_update(minife *m, double alpha, double *local_rr) {
   update_args a;
   a.alpha = alpha;
-  a.s = NULL;
+  a.alpha_at = NULL;
   a.x = m->x;
   a.p = m->p;
   a.r = m->r;
@@ -238,6 +232,13 @@ PORTA_FOR(minife_k_loop_top, minife_ctl_args, a, i) {
   PORTA_AT1(a->history, k) = normr;
 }
 
+/* alpha = rtrans / pAp; 0 while a breakdown is suspected (x and r stay as they are) */
+PORTA_FOR(minife_k_loop_alpha, minife_ctl_args, a, i) {
+  const double pap = PORTA_AT1(a->s, MINIFE_LOOP_PAP);
+  PORTA_AT1(a->s, MINIFE_LOOP_ALPHA) =
+      pap < PORTA_AT1(a->s, MINIFE_LOOP_BRK) ? 0.0 : PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) / pap;
+}
+
 /* the end of iteration k: a suspected breakdown stops the loop for the host; else the next
    iteration runs while k < max_iter and normr > tol (the host loop's condition) */
 PORTA_FOR(minife_k_loop_end, minife_ctl_args, a, i) {
@@ -281,9 +282,10 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
     PORTA_CHECK(porta_parallel_reduce_into("minife_matvec_dot", exec, rows,
                                            minife_k_matvec_dot.plain, &mv, &s[MINIFE_LOOP_PAP]));
   }
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_loop_alpha, exec, one, &c));
   update_args u;
   u.alpha = 0.0;
-  u.s = s;
+  u.alpha_at = &s[MINIFE_LOOP_ALPHA];
   u.x = m->x;
   u.p = m->p;
   u.r = m->r;
