@@ -28,15 +28,17 @@ typedef struct {
   double alpha, beta;
 } waxpby_args;
 
-/** x += alpha p; r -= alpha Ap; the sum of r.r. alpha is *alpha_at when set (CG on the
- *  device: the value in device memory), else `alpha`: one kernel for both loops, so that the
- *  reduction's grid (sized by the kernel's occupancy: its registers) and so its bits are the
- *  same. A division here had taken it from 32 to 48 registers and changed the grid. */
+/** x += alpha p; r -= alpha Ap; the sum of r.r. */
 typedef struct {
   porta_view_f64 x, p, r, Ap;
   double alpha;
-  const double *alpha_at;
 } update_args;
+
+/** The same with alpha read from device memory (CG on the device). */
+typedef struct {
+  porta_view_f64 x, p, r, Ap;
+  const double *alpha;
+} update_at_args;
 
 PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
   double sum = 0.0;
@@ -97,7 +99,7 @@ PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
 
 /* x += alpha p ; r += (-alpha) Ap ; sum r.r */
 APP_SUM_KERNEL(minife_k_update, update_args, a, i) {
-  const double alpha = a->alpha_at ? *a->alpha_at : a->alpha;
+  const double alpha = a->alpha;
   PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
   const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
   PORTA_AT1(a->r, i) = r;
@@ -183,7 +185,6 @@ int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, por
 int minife_op_update(minife *m, double alpha, double *local_rr) {
   update_args a;
   a.alpha = alpha;
-  a.alpha_at = NULL;
   a.x = m->x;
   a.p = m->p;
   a.r = m->r;
@@ -202,6 +203,23 @@ typedef struct {
 } minife_p_loop_args;
 
 /* p = r + beta p (the host's waxpby(1, r, beta, p, p), beta = 0 at the first iteration) */
+/* minife_k_update with alpha from device memory, written as APP_SUM_KERNEL writes its plain
+   kernel (the term, then the sum): the same arithmetic and the same occupancy (8 blocks of 256
+   threads per SM on an H100/H200), so the same occupancy-sized reduction grid and the same bits.
+   alpha comes through the read-only path (PORTA_LDG): a plain load, which the stores to x and r
+   might alias, took 36 registers (7 blocks); a pointer chosen at run time inside
+   minife_k_update took 40, with the division 48, and changed the grid and the bits at n=200. */
+PORTA_FORCEINLINE_FUNCTION double minife_update_at_term(const update_at_args *a, int64_t i) {
+  const double alpha = PORTA_LDG(*a->alpha);
+  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
+  const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
+  PORTA_AT1(a->r, i) = r;
+  return r * r;
+}
+PORTA_REDUCE(minife_k_update_at, update_at_args, a, i, porta_sum_f64, acc) {
+  *acc += minife_update_at_term(a, i);
+}
+
 PORTA_FOR(minife_k_p_loop, minife_p_loop_args, a, i) {
   const double beta = PORTA_AT1(a->s, MINIFE_LOOP_BETA);
   const double ri = PORTA_AT1(a->r, i), pi = PORTA_AT1(a->p, i);
@@ -283,14 +301,13 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
                                            minife_k_matvec_dot.plain, &mv, &s[MINIFE_LOOP_PAP]));
   }
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_loop_alpha, exec, one, &c));
-  update_args u;
-  u.alpha = 0.0;
-  u.alpha_at = &s[MINIFE_LOOP_ALPHA];
+  update_at_args u;
+  u.alpha = &s[MINIFE_LOOP_ALPHA];
   u.x = m->x;
   u.p = m->p;
   u.r = m->r;
   u.Ap = m->Ap;
-  PORTA_CHECK(porta_parallel_reduce_into("minife_update", exec, rows, minife_k_update.plain, &u,
-                                         &s[MINIFE_LOOP_RRN]));
+  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_at, exec, rows,
+                                                 &u, &s[MINIFE_LOOP_RRN]));
   return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, one, &c);
 }
