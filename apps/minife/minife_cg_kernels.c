@@ -193,16 +193,15 @@ int minife_op_update(minife *m, double alpha, double *local_rr) {
                         &minife_k_update, &a, 0, local_rr);
 }
 
-/* ---- CG on the device (minife_cg_loop.c): the host loop's kernels (the update reading alpha
- * from device memory), p = r + beta p with beta from it, the sums reduced into it, and the
- * one-thread kernels that begin and end an iteration. The divisions and branches are the host
- * loop's. */
+/* ---- CG on the device (minife_cg_loop.c): the host loop's kernels (the update one of its
+ * own, as it reads alpha from device memory), p = r + beta p with beta from it, the sums
+ * reduced into it, and the one-thread kernels that begin and end an iteration. The divisions
+ * and branches are the host loop's. */
 
 typedef struct {
   porta_view_f64 r, p, s;
 } minife_p_loop_args;
 
-/* p = r + beta p (the host's waxpby(1, r, beta, p, p), beta = 0 at the first iteration) */
 /* minife_k_update with alpha from device memory, written as APP_SUM_KERNEL writes its plain
    kernel (the term, then the sum): the same arithmetic and the same occupancy (8 blocks of 256
    threads per SM on an H100/H200), so the same occupancy-sized reduction grid and the same bits.
@@ -220,6 +219,7 @@ PORTA_REDUCE(minife_k_update_at, update_at_args, a, i, porta_sum_f64, acc) {
   *acc += minife_update_at_term(a, i);
 }
 
+/* p = r + beta p (the host's waxpby(1, r, beta, p, p), beta = 0 at the first iteration) */
 PORTA_FOR(minife_k_p_loop, minife_p_loop_args, a, i) {
   const double beta = PORTA_AT1(a->s, MINIFE_LOOP_BETA);
   const double ri = PORTA_AT1(a->r, i), pi = PORTA_AT1(a->p, i);

@@ -54,12 +54,12 @@ static int ready(minife *m, int max_iter, double tol) {
     PORTA_CHECK(porta_view_i64_create1(&l->st.n, "cg loop counts", 3));
   }
   if (l->loop && l->max_iter == max_iter && l->tol == tol) return PORTA_SUCCESS;
-  if (porta_extent(l->st.history, 0) < (int64_t)max_iter + 1)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_cg", "cg loop",
-                       "the history holds %lld iterations, %d asked for",
-                       (long long)porta_extent(l->st.history, 0) - 1, max_iter);
-  porta_loop_destroy(l->loop);
+  PORTA_CHECK(porta_loop_destroy(l->loop));
   l->loop = NULL;
+  if (porta_extent(l->st.history, 0) < (int64_t)max_iter + 1) { /* a longer history */
+    porta_view_f64_release(&l->st.history);
+    PORTA_CHECK(porta_view_f64_create1(&l->st.history, "cg loop history", (int64_t)max_iter + 1));
+  }
   l->max_iter = l->st.max_iter = max_iter;
   l->tol = l->st.tol = tol;
   return porta_loop_create_deciding("minife_cg_loop", m->exec, iteration, m, max_iter, &l->loop);
@@ -73,12 +73,16 @@ int minife_cg_loop_run(minife *m, int max_iter, double tol, double rtrans, doubl
   porta_mirror_f64 s, h;
   porta_mirror_i64 n;
   PORTA_CHECK(porta_view_f64_create_mirror_view(&s, &l->st.s));
-  PORTA_CHECK(porta_view_i64_create_mirror_view(&n, &l->st.n));
+  int rc = porta_view_i64_create_mirror_view(&n, &l->st.n);
+  if (rc != PORTA_SUCCESS) {
+    porta_mirror_f64_release(&s);
+    return rc;
+  }
   memset(s.data, 0, MINIFE_LOOP_NSCAL * sizeof(double));
   s.data[MINIFE_LOOP_RTRANS] = rtrans;
   s.data[MINIFE_LOOP_BRK] = brkdown_tol;
   n.data[0] = n.data[1] = n.data[2] = 0;
-  int rc = porta_deep_copy(l->st.s, s);
+  rc = porta_deep_copy(l->st.s, s);
   if (rc == PORTA_SUCCESS) rc = porta_deep_copy(l->st.n, n);
   if (rc == PORTA_SUCCESS) rc = porta_loop_run(l->loop);
   if (rc == PORTA_SUCCESS) rc = porta_deep_copy(s, l->st.s); /* waits for the loop */

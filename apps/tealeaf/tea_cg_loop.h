@@ -1,9 +1,10 @@
 /** @file tea_cg_loop.h
  *  CG on the device (tea_solve_cg_loop.c, tea_kernels_cg_loop.c): the lean CG iteration with
- *  its scalars (rro, pw, rrn), the convergence test and the iteration limit in device memory,
- *  recorded once as a porta_loop, so that on a GPU a whole solve runs without a return to the
- *  host; the step reads its figures back once. The same bits as the host's loop: alpha and
- *  beta are the same divisions, done by each thread instead of the host. */
+ *  its scalars (rro, pw, rrn, alpha, beta), the convergence test and the iteration limit in
+ *  device memory, recorded once as a porta_loop, so that on a GPU a whole solve runs without a
+ *  return to the host; the step reads its figures back once. The same bits as the host's loop:
+ *  alpha and beta are the same divisions, done once each by one-thread kernels, and the
+ *  reductions are the host loop's kernels. */
 #ifndef TEA_CG_LOOP_H
 #define TEA_CG_LOOP_H
 

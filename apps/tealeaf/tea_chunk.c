@@ -96,13 +96,13 @@ int tea_chunk_alloc(tea_chunk *c) {
 
 void tea_chunk_free(tea_chunk *c) {
   if (!c) return;
+  tea_cg_loop_free(c); /* first: its graph reads the fields */
   for (int f = 0; f < TEA_NUM_FIELDS; ++f)
     if (c->fields[f].data) porta_view_f64_release(&c->fields[f]);
   if (c->vertexx.data) porta_view_f64_release(&c->vertexx);
   if (c->vertexy.data) porta_view_f64_release(&c->vertexy);
   if (c->cellx.data) porta_view_f64_release(&c->cellx);
   if (c->celly.data) porta_view_f64_release(&c->celly);
-  tea_cg_loop_free(c);
   free(c->cg_alphas);
   free(c->cg_betas);
   free(c->ch_alphas);

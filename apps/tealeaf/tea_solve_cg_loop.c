@@ -2,7 +2,7 @@
  *  The CG driver on the device (tea_cg_loop.h): tea_solve_cg's iterations recorded once as a
  *  porta_loop whose test kernel decides whether another runs; per step a start kernel,
  *  one run and one read of the figures. The loop is recorded again if the operator's rx, ry
- *  change (they are kernel arguments of the recording). Host code. */
+ *  (kernel arguments of the recording) or the iteration limit change. Host code. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,8 @@ struct tea_cg_loop {
   porta_mirror_f64 scal; /**< the figures on the host */
   porta_mirror_i64 ints;
   porta_loop *loop;
-  double rx, ry; /**< the operator the loop was recorded with */
+  double rx, ry;     /**< the operator the loop was recorded with */
+  int64_t max_iters; /**< and its max_passes */
 };
 
 bool tea_cg_loop_wanted(const tea_chunk *c, const tea_settings *s) {
@@ -59,11 +60,13 @@ static int ready(tea_chunk *c, int64_t max_iters) {
     PORTA_CHECK(porta_view_f64_create_mirror_view(&l->scal, &l->st.scal));
     PORTA_CHECK(porta_view_i64_create_mirror_view(&l->ints, &l->st.ints));
   }
-  if (l->loop && l->rx == c->rx && l->ry == c->ry) return PORTA_SUCCESS;
-  porta_loop_destroy(l->loop);
+  if (l->loop && l->rx == c->rx && l->ry == c->ry && l->max_iters == max_iters)
+    return PORTA_SUCCESS;
+  PORTA_CHECK(porta_loop_destroy(l->loop));
   l->loop = NULL;
   l->rx = c->rx;
   l->ry = c->ry;
+  l->max_iters = max_iters;
   return porta_loop_create_deciding("tea_cg_loop", c->exec, iteration, c, max_iters, &l->loop);
 }
 

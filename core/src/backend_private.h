@@ -106,8 +106,9 @@ typedef struct porta_backend_ops {
   int (*loop_run)(struct porta_loop *loop);
   /** The passes of the last run (waits for it). */
   int (*loop_passes)(struct porta_loop *loop, int64_t *passes);
-  /** Wait for the loop's runs and release loop->impl. */
-  void (*loop_release)(struct porta_loop *loop);
+  /** Wait for the loop's runs and release loop->impl; returns the wait's error (a fault of the
+   *  last run), having released everything either way. */
+  int (*loop_release)(struct porta_loop *loop);
 
   /* ---- memory shared between the processes of a node (porta/ipc.h) ---- */
   /** NULL: porta_ipc_* report "not available" on this back end. */

@@ -79,6 +79,8 @@ static int copy_now(porta_view dst, porta_view src) {
 }
 
 int porta_view_deep_copy(porta_view dst, porta_view src) {
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL))
+    return porta_refuse_in_loop_("porta_deep_copy", dst.m.label);
   if (!porta_state_.initialized)
     return porta_error(PORTA_ERROR_NOT_INITIALIZED, "porta_deep_copy", dst.m.label,
                        "porta_initialize has not been called");
@@ -87,6 +89,8 @@ int porta_view_deep_copy(porta_view dst, porta_view src) {
 }
 
 int porta_view_deep_copy_async(porta_exec exec, porta_view dst, porta_view src) {
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL))
+    return porta_refuse_in_loop_("porta_deep_copy_async", dst.m.label);
   /* On a back end with instances of its own, a contiguous copy is queued on the instance;
      anything else (and everything on the host back ends) runs in order at once. */
   const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
@@ -108,6 +112,8 @@ static int all_zero_bytes(const void *value, size_t n) {
 }
 
 int porta_view_fill(porta_view dst, const void *value) {
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL))
+    return porta_refuse_in_loop_("porta_view_fill", dst.m.label);
   if (dst.m.traits & PORTA_VIEW_CONST)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_view_fill", dst.m.label,
                        "the destination is a const view");

@@ -47,15 +47,22 @@ static int check_recording(const porta_launch *L, const char *op, int pattern) {
   const porta_exec r = porta_state_.recording_exec;
   if (L->exec.backend != r.backend || L->exec.instance != r.instance)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
-                       "a launch on %s instance %d inside loop '%s', recorded on %s instance %d: "
-                       "a loop's body launches on the execution space it is given",
+                       "a launch on %s instance %d inside loop '%s': a loop's body launches on "
+                       "the execution space its body function is given (the porta_exec "
+                       "argument), not on another",
                        porta_backend_name(L->exec.backend), L->exec.instance,
-                       porta_state_.recording, porta_backend_name(r.backend), r.instance);
-  if (pattern != PORTA_PATTERN_FOR && !L->result_in_space)
+                       porta_state_.recording);
+  if (pattern == PORTA_PATTERN_SCAN)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
-                       "a %s returning its value to the host inside loop '%s': inside a loop, "
-                       "reduce into memory of the execution space (porta_parallel_reduce_into)",
-                       pattern_names[pattern], porta_state_.recording);
+                       "a parallel_scan inside loop '%s': a scan returns its total to the host "
+                       "and waits; run it before or after the loop",
+                       porta_state_.recording);
+  if (pattern == PORTA_PATTERN_REDUCE && !L->result_in_space)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
+                       "a parallel_reduce returning its value to the host inside loop '%s': inside "
+                       "a loop, reduce into memory of the execution space "
+                       "(porta_parallel_reduce_into)",
+                       porta_state_.recording);
   return PORTA_SUCCESS;
 }
 

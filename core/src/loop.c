@@ -8,6 +8,13 @@
 #include "loop_private.h"
 #include "profiling_private.h"
 
+int porta_refuse_in_loop_(const char *op, const char *label) {
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                     "called inside the body of loop '%s' (a body only launches kernels on its "
+                     "execution space; do this before or after porta_loop_run)",
+                     porta_state_.recording);
+}
+
 int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
   const unsigned long errors = porta_error_serial_();
   porta_state_.recording = loop->label;
@@ -19,7 +26,8 @@ int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
   porta_state_.recording_loop = NULL;
   porta_state_.capturing = 0;
   if (rc != PORTA_SUCCESS && porta_error_serial_() == errors) /* the body said nothing */
-    return porta_error(rc, "porta_loop", loop->label, "the loop's body failed");
+    return porta_error(rc, capturing ? "porta_loop_create" : "porta_loop_run", loop->label,
+                       "the loop's body failed");
   return rc;
 }
 
@@ -130,6 +138,7 @@ int porta_loop_passes(porta_loop *loop, int64_t *passes) {
   if (!loop || !passes)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_loop_passes", NULL,
                        "no loop or no result pointer");
+  if (porta_state_.recording) return porta_refuse_in_loop_("porta_loop_passes", loop->label);
   if (!loop->ops) {
     *passes = loop->passes;
     return PORTA_SUCCESS;
@@ -139,7 +148,8 @@ int porta_loop_passes(porta_loop *loop, int64_t *passes) {
 
 int porta_loop_destroy(porta_loop *loop) {
   if (!loop) return PORTA_SUCCESS;
-  if (loop->ops) loop->ops->loop_release(loop);
+  if (porta_state_.recording) return porta_refuse_in_loop_("porta_loop_destroy", loop->label);
+  const int rc = loop->ops ? loop->ops->loop_release(loop) : PORTA_SUCCESS;
   free(loop);
-  return PORTA_SUCCESS;
+  return rc;
 }

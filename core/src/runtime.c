@@ -57,6 +57,8 @@ porta_exec porta_exec_backend(porta_backend backend) {
 int porta_exec_create_instance_with_priority(porta_backend backend, porta_exec_priority priority,
                                              porta_exec *out) {
   *out = porta_exec_backend(backend);
+  if (porta_state_.recording)
+    return porta_refuse_in_loop_("porta_exec_create_instance", porta_backend_name(backend));
   if (priority != PORTA_PRIORITY_NORMAL && priority != PORTA_PRIORITY_HIGH)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_create_instance",
                        porta_backend_name(backend), "unknown priority %d", (int)priority);
@@ -72,6 +74,8 @@ int porta_exec_create_instance(porta_backend backend, porta_exec *out) {
 }
 
 int porta_exec_destroy_instance(porta_exec exec) {
+  if (porta_state_.recording)
+    return porta_refuse_in_loop_("porta_exec_destroy_instance", porta_backend_name(exec.backend));
   if (exec.instance == 0) return PORTA_SUCCESS;
   const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
   if (ops && ops->instance_destroy) return ops->instance_destroy(exec.instance);
@@ -404,6 +408,7 @@ int porta_finalize(void) {
   if (!porta_state_.initialized)
     return porta_error(PORTA_ERROR_NOT_INITIALIZED, "porta_finalize", NULL,
                        "Porta is not initialised");
+  if (porta_state_.recording) return porta_refuse_in_loop_("porta_finalize", NULL);
   porta_fence("porta_finalize");
   porta_profiling_finalize(stdout);
   porta_host_workspace_free_();

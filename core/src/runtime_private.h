@@ -21,7 +21,7 @@ typedef struct porta_state {
    *  elsewhere, blocking reductions and fences are refused until recording ends. */
   const char *recording;
   porta_exec recording_exec;
-  const struct porta_loop *recording_loop; /**< that loop (porta_loop_decider) */
+  const struct porta_loop *recording_loop; /**< that loop (porta_loop_decider, messages) */
   int capturing; /**< the launches are recorded (a CUDA graph), not run: no profiling hooks */
 } porta_state;
 
@@ -51,6 +51,10 @@ void porta_view_copy_overlap_(porta_view dst, porta_view src);
  *  staged through a host copy of its span, and a staged destination goes back whole (its span
  *  was read first, so gaps and padding keep their values). No fence. */
 int porta_view_copy_overlap_staged_(porta_view dst, porta_view src, const char *op);
+
+/** The error for a call a loop's body may not make (copies, fills, instances, loops, fences):
+ *  the body only launches kernels on its execution space (porta/loop.h). */
+int porta_refuse_in_loop_(const char *op, const char *label);
 
 /** Failures porta_error has recorded on this thread: tells whether a message is new. */
 unsigned long porta_error_serial_(void);

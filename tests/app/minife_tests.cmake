@@ -91,7 +91,7 @@ if(PORTA_H5DIFF_EXECUTABLE)
                         "${PORTA_H5DIFF_EXECUTABLE}" ${cfg})
   endforeach()
 else()
-  message(STATUS "  tests/app: h5diff not found, minife.reproducible is skipped")
+  message(STATUS "  tests/app: h5diff not found, minife.reproducible and minife.loop.* are skipped")
 endif()
 
 # Source-free mode: second-order convergence of the nodal error (3.5 .. 4.5 per halving of h).

@@ -6,8 +6,9 @@
  *  stops; a loop whose own kernel decides (porta_loop_decide) matches the host loop too, and
  *  stops at max_passes when it always asks for another pass; reduce_into gives the bits of the
  *  blocking reduction for range, box and team policies; and what a body may not do (a blocking
- *  reduction, a fence, a nested loop) fails naming the loop (when it is recorded on CUDA, at its
- *  run on the host), leaving Porta usable. */
+ *  reduction, a scan, a fence, a nested loop, a fill, a new instance, a launch on another
+ *  instance) fails naming the loop (when it is recorded on CUDA, at its run on the host), leaving
+ *  Porta usable. */
 #include "harness.h"
 
 #define N 10007 /* a prime: no thread count divides it */
@@ -208,6 +209,9 @@ static void test_sequence_replayed(void) {
   PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &ref));
   porta_loop *seq = NULL;
   PT_OK(porta_loop_create("grow", ex, grow_once, &g, NULL, 0, &seq));
+  int64_t before = -1;
+  PT_OK(porta_loop_passes(seq, &before)); /* no run yet */
+  PT_EQ_I64(before, 0);
   for (int k = 0; k < 3; ++k) {
     PT_OK(porta_loop_run(seq));
     PT_OK(PORTA_PARALLEL_FOR(grow_k, ex, porta_range(0, N), &ref));
@@ -286,9 +290,16 @@ static void test_reduce_into(void) {
   porta_view_f64_release(&g.x);
 }
 
+/** A scan (refused inside a body). */
+PORTA_SCAN(scan_k, grow_args, a, i, porta_sum_f64, up, final) {
+  *up += PORTA_AT1(a->x, i);
+  (void) final;
+}
+
 typedef struct {
   grow_args g;
-  int what; /**< 0 blocking reduce, 1 fence, 2 a loop inside, 3 a failure of its own */
+  porta_exec other; /**< an instance of its own (CUDA; the host back ends have one) */
+  int what;         /**< see bad_body */
 } bad_ctx;
 
 static int bad_body(porta_exec exec, void *ctx) {
@@ -296,11 +307,18 @@ static int bad_body(porta_exec exec, void *ctx) {
   double s;
   porta_loop *inner = NULL;
   PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), &b->g));
+  porta_exec made;
+  const double zero = 0.0;
   switch (b->what) {
   case 0: return PORTA_PARALLEL_REDUCE(sum_k, exec, porta_range(0, N), &b->g, &s);
   case 1: return porta_exec_fence(exec, "inside");
   case 2: return porta_loop_create("inner", exec, grow_once, &b->g, NULL, 0, &inner);
-  default: return PORTA_ERROR_INVALID_ARGUMENT;
+  case 3: return PORTA_ERROR_INVALID_ARGUMENT; /* a failure of its own, no message */
+  case 4: return porta_view_fill(PORTA_VIEW_ERASE(b->g.x), &zero);
+  case 5: return porta_exec_create_instance(exec.backend, &made);
+  case 6: return PORTA_PARALLEL_SCAN(scan_k, exec, porta_range(0, N), &b->g, NULL);
+  default: /* a launch on another instance (only CUDA has one to give) */
+    return PORTA_PARALLEL_FOR(grow_k, b->other, porta_range(0, N), &b->g);
   }
 }
 
@@ -309,10 +327,17 @@ static void test_body_errors(void) {
   const porta_exec ex = porta_exec_default();
   bad_ctx b;
   PT_OK(porta_view_f64_create1(&b.g.x, "x", N));
-  const char *says[4] = {"returning its value to the host inside loop 'bad'",
+  const char *says[8] = {"returning its value to the host inside loop 'bad'",
                          "a fence inside the body of loop 'bad'",
-                         "a loop created inside the body of loop 'bad'", "the loop's body failed"};
-  for (b.what = 0; b.what < 4; ++b.what) {
+                         "a loop created inside the body of loop 'bad'",
+                         "the loop's body failed",
+                         "porta_view_fill('x'): called inside the body of loop 'bad'",
+                         "porta_exec_create_instance",
+                         "a parallel_scan inside loop 'bad'",
+                         "inside loop 'bad': a loop's body launches on the execution space"};
+  PT_OK(porta_exec_create_instance(ex.backend, &b.other));
+  const int cases = porta_exec_query(ex).async_instances ? 8 : 7;
+  for (b.what = 0; b.what < cases; ++b.what) {
     /* a back end that records (CUDA) calls the body at creation, the host ones at each run */
     porta_loop *loop = (porta_loop *)&b; /* overwritten with NULL on failure */
     int rc = porta_loop_create("bad", ex, bad_body, &b, NULL, 0, &loop);
@@ -335,6 +360,7 @@ static void test_body_errors(void) {
   PT_MSG_HAS("no body given");
   PT_EXPECT_CODE(porta_loop_run(NULL), PORTA_ERROR_INVALID_ARGUMENT);
   PT_OK(porta_loop_destroy(NULL));
+  PT_OK(porta_exec_destroy_instance(b.other));
   /* still usable: a launch, a fence and a good loop */
   PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &b.g));
   PT_OK(porta_loop_create("good", ex, grow_once, &b.g, NULL, 0, &loop));

@@ -53,7 +53,8 @@ PORTA_API int porta_parallel_reduce_team(const char *label, porta_exec exec,
 /** Reduce into `result`: memory of `exec`'s memory space (a device view's element on a GPU),
  *  overwritten with the value when the kernel ends, without a wait (Kokkos' parallel_reduce into
  *  a View): later launches on `exec` read it there, the host after a fence. Host back ends
- *  finish before returning, as every launch. The form a loop's body uses (porta/loop.h). */
+ *  finish before returning, as every launch. The form a loop's body uses (porta/loop.h). It
+ *  must not overlap a reduction on another instance: reductions share one launch workspace. */
 PORTA_API int porta_parallel_reduce_into(const char *label, porta_exec exec,
                                          porta_range_policy policy, const porta_kernel *kernel,
                                          const void *args, void *result);

@@ -29,9 +29,13 @@
  *  PORTA_CHECK(porta_loop_run(loop));   // every iteration, on the device
  *  PORTA_CHECK(porta_exec_fence(exec, "cg"));
  *  @endcode
- *  Profiling: the launches inside a loop are not reported one by one (on a GPU they run
- *  inside the graph); each porta_loop_run is reported as one parallel_for named by the loop's
- *  label, to Kokkos Tools and in the profile table (which times it to its end). */
+ *  Profiling: on a GPU the launches inside a loop run inside the graph and are not reported one
+ *  by one; each porta_loop_run is reported as one parallel_for named by the loop's label, to
+ *  Kokkos Tools and in the profile table (which times it to its end). On the host back ends
+ *  each launch of each pass is reported as usual, and the run itself is not.
+ *
+ *  Reductions share one launch workspace: a run, or a porta_parallel_reduce_into, must not
+ *  overlap a reduction on another instance (fence between them, or keep them on one). */
 #ifndef PORTA_LOOP_H
 #define PORTA_LOOP_H
 
@@ -54,7 +58,7 @@ typedef int (*porta_loop_body)(porta_exec exec, void *ctx);
  *  runs if it is non-zero. The first pass always runs (do ... while). NULL: one pass per run,
  *  a recorded sequence. `max_passes` > 0 ends a run after that many passes whatever *repeat
  *  says (a guard against a body that never clears it); 0: no limit. `label` names the loop in
- *  messages and profiles. On failure *loop is NULL and nothing is kept. */
+ *  messages and profiles. On failure *loop is NULL. Destroy loops before porta_finalize. */
 PORTA_API int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
                                 const int32_t *repeat, int64_t max_passes, porta_loop **loop);
 /** What a kernel of a deciding loop's body (porta_loop_create_deciding) passes to
@@ -72,7 +76,7 @@ typedef struct porta_loop_handle {
  *  This saves the one-thread kernel that a `repeat` flag costs at the end of every pass (a
  *  few microseconds on a GPU). The body must decide on every pass: porta_loop_decide is also
  *  what counts passes against max_passes, so on a GPU a body that never calls it repeats for
- *  ever (the host back ends stop it at max_passes). */
+ *  ever (the host back ends stop it at max_passes when that is not 0). */
 PORTA_API int porta_loop_create_deciding(const char *label, porta_exec exec, porta_loop_body body,
                                          void *ctx, int64_t max_passes, porta_loop **loop);
 /** Inside a deciding loop's body: the handle its kernels pass to porta_loop_decide (zeroed, and
@@ -92,6 +96,7 @@ PORTA_EXTERN_C_END
 /** In a kernel of a deciding loop's body, from one thread once per pass: count the pass, and
  *  run another when `repeat` is non-zero and max_passes allows it. */
 PORTA_INLINE_FUNCTION void porta_loop_decide(const porta_loop_handle *h, int repeat) {
+  if (!h->passes) return; /* a zeroed handle: porta_loop_decider outside a deciding body */
   const int64_t n = ++*h->passes;
   const int v = repeat && (h->max_passes <= 0 || n < h->max_passes);
   *h->repeat = v;

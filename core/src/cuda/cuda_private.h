@@ -28,7 +28,7 @@ struct porta_loop;
 int porta_cuda_loop_record_(struct porta_loop *loop);
 int porta_cuda_loop_run_(struct porta_loop *loop);
 int porta_cuda_loop_passes_(struct porta_loop *loop, int64_t *passes);
-void porta_cuda_loop_release_(struct porta_loop *loop);
+int porta_cuda_loop_release_(struct porta_loop *loop);
 /** Recorded loops alive (`delta` +1 or -1): while any is, a launch workspace that grows keeps
  *  its old buffer (a graph may hold it) instead of waiting for the device and freeing it. */
 void porta_cuda_loops_alive_(int delta);

@@ -44,14 +44,18 @@ static int loop_fail(cudaError_t e, const char *what, const char *label) {
                      cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+/** Free what the loop holds (after porta_finalize only its host memory: the CUDA state went
+ *  with the context's resources). */
 static void release(cuda_loop *c) {
-  if (c->exec) cudaGraphExecDestroy(c->exec);
-  if (c->graph) cudaGraphDestroy(c->graph);
-  if (c->passes) cudaFree(c->passes);
-  if (c->repeat) cudaFree(c->repeat);
-  if (c->instance > 0) porta_cuda_instance_destroy_(c->instance);
+  if (porta_cuda_available_()) {
+    if (c->exec) cudaGraphExecDestroy(c->exec);
+    if (c->graph) cudaGraphDestroy(c->graph);
+    if (c->passes) cudaFree(c->passes);
+    if (c->repeat) cudaFree(c->repeat);
+    if (c->instance > 0) porta_cuda_instance_destroy_(c->instance);
+    porta_cuda_loops_alive_(-1);
+  }
   free(c);
-  porta_cuda_loops_alive_(-1);
 }
 
 #define LOOP_TRY(call, what)                                                                       \
@@ -66,6 +70,7 @@ static int make_graph(porta_loop *l, cuda_loop *c, cudaGraph_t *body,
                       cudaGraphConditionalHandle *h) {
   *body = NULL;
   LOOP_TRY(cudaMalloc((void **)&c->passes, sizeof *c->passes), "the pass counter");
+  LOOP_TRY(cudaMemset(c->passes, 0, sizeof *c->passes), "the pass counter"); /* 0 before a run */
   if (!l->repeat && !l->deciding) return PORTA_SUCCESS;
 #if PORTA_CUDA_HAS_LOOPS
   LOOP_TRY(cudaGraphCreate(&c->graph, 0), "a graph");
@@ -124,7 +129,7 @@ static int record(porta_loop *l, cuda_loop *c, cudaGraph_t body, cudaGraphCondit
   const cudaError_t e = cudaStreamEndCapture(cs, &got);
   if (!body && got) c->graph = got; /* the recorded sequence is the graph */
   /* an invalidated recording into a while node's body: destroying the graph then crashed in
-     the driver (CUDA 13.0), so it is left (a leak on a path that is already an error) */
+     the driver (CUDA 13.0), so it is left: the one thing a failed porta_loop_create keeps */
   if (body && e != cudaSuccess) c->graph = NULL;
   if (rc == PORTA_SUCCESS && e != cudaSuccess)
     rc = loop_fail(e, "the recording (a call in the body that a graph cannot hold?)", l->label);
@@ -152,6 +157,8 @@ extern "C" int porta_cuda_loop_record_(porta_loop *l) {
     release(c);
     return rc;
   }
+  /* the recording's stream is not needed to run the graph: give its instance back */
+  if (porta_cuda_instance_destroy_(c->instance) == PORTA_SUCCESS) c->instance = 0;
   l->impl = c;
   return PORTA_SUCCESS;
 }
@@ -177,10 +184,12 @@ extern "C" int porta_cuda_loop_passes_(porta_loop *l, int64_t *passes) {
   return PORTA_SUCCESS;
 }
 
-extern "C" void porta_cuda_loop_release_(porta_loop *l) {
+extern "C" int porta_cuda_loop_release_(porta_loop *l) {
   cuda_loop *c = (cuda_loop *)l->impl;
-  if (!c) return;
-  (void)porta_cuda_sync_(l->exec.instance, l->label);
+  if (!c) return PORTA_SUCCESS;
+  const int rc =
+      porta_cuda_available_() ? porta_cuda_sync_(l->exec.instance, l->label) : PORTA_SUCCESS;
   release(c);
   l->impl = NULL;
+  return rc;
 }

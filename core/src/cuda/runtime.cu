@@ -23,11 +23,18 @@ static size_t workspace_bytes = 0;
 static unsigned *counter = NULL;
 static void *result_buffer = NULL;
 static size_t result_bytes = 0;
-/* Recorded loops alive, and the workspace buffers they may still hold (freed at finalize). */
+/* Recorded loops alive, and the workspace buffers they may still hold: freed when the last loop
+   goes (after a wait), or at finalize. */
 static int loops_alive = 0;
-#define PORTA_CUDA_MAX_RETIRED 64
-static void *retired[PORTA_CUDA_MAX_RETIRED];
-static int nretired = 0;
+static void **retired = NULL;
+static int nretired = 0, retired_cap = 0;
+
+static void free_retired(void) {
+  for (int k = 0; k < nretired; ++k) cudaFree(retired[k]);
+  free(retired);
+  retired = NULL;
+  nretired = retired_cap = 0;
+}
 
 /* Device view checks (debug builds): the record (pinned host memory, so it can still be read
  * after the trap that stops the failing kernel), the claim flag (device memory), the epoch that
@@ -190,8 +197,8 @@ extern "C" void porta_cuda_finalize_(void) {
       streams[k] = NULL;
     }
   cudaFree(workspace);
-  for (int k = 0; k < nretired; ++k) cudaFree(retired[k]);
-  nretired = 0;
+  free_retired();
+  loops_alive = 0; /* loops destroyed after this free their host memory only */
   cudaFree(counter);
   cudaFreeHost(result_buffer);
   cudaFree(check_claim);
@@ -291,15 +298,26 @@ extern "C" int porta_cuda_ipc_open_(const void *handle64, void **ptr) {
 
 extern "C" void porta_cuda_ipc_close_(void *ptr) { cudaIpcCloseMemHandle(ptr); }
 
-extern "C" void porta_cuda_loops_alive_(int delta) { loops_alive += delta; }
+extern "C" void porta_cuda_loops_alive_(int delta) {
+  loops_alive += delta;
+  if (loops_alive <= 0 && nretired > 0) { /* no graph holds them any more */
+    cudaDeviceSynchronize();
+    free_retired();
+  }
+}
 
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
   if (bytes <= workspace_bytes && workspace) return workspace;
-  if (loops_alive > 0) { /* a graph may hold the old buffer; no wait (a recording may be on) */
-    if (workspace && nretired < PORTA_CUDA_MAX_RETIRED)
-      retired[nretired++] = workspace;
-    else if (workspace)
-      cudaFree(workspace); /* after 64 growths: the oldest graphs' buffers are long unused */
+  if (loops_alive > 0 && workspace) { /* a graph may hold it: keep it; no wait (a recording
+                                         may be on) */
+    if (nretired == retired_cap) {
+      const int cap = retired_cap ? 2 * retired_cap : 16;
+      void **r = (void **)realloc(retired, (size_t)cap * sizeof *r);
+      if (!r) return NULL;
+      retired = r;
+      retired_cap = cap;
+    }
+    retired[nretired++] = workspace;
   } else if (workspace) {
     cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
     cudaFree(workspace);

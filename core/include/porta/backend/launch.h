@@ -29,8 +29,9 @@ typedef struct porta_launch {
   porta_team_policy team; /**< team_size and vector_length resolved (no AUTO) */
   /** Reductions: `result` is memory of the launch's execution space (porta_parallel_reduce_into),
    *  written by the device without a wait; 0: host memory, filled before the launcher returns.
-   *  Host launchers write *result either way. Last, so launchers built before it still read
-   *  the fields above at their offsets. */
+   *  Host launchers write *result either way. Last, so that launchers built before it still read
+   *  the fields above at their offsets; such a device launcher ignores it, so the _into calls
+   *  need kernels compiled with this header. */
   int32_t result_in_space;
 } porta_launch;
 
