@@ -25,6 +25,11 @@ static int is_one_of(const char *value, const char *values) {
   return 0;
 }
 
+int app_env_flag(const char *name, int otherwise) {
+  const char *v = getenv(name);
+  return v && (!strcmp(v, "0") || !strcmp(v, "1")) ? v[0] == '1' : otherwise;
+}
+
 int app_env_check(const app_env_switch *list, int n) {
   for (int k = 0; k < n; ++k) {
     const char *value = getenv(list[k].name);

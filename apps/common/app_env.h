@@ -36,6 +36,10 @@ int app_env_check(const app_env_switch *list, int n);
  *  were checked first (app_env_check): they are short words. */
 int app_env_agree(const app_env_switch *list, int n, MPI_Comm comm);
 
+/** A switch that is "0" or "1" (checked at start-up by app_env_check): 0 or 1, else
+ *  `otherwise` (unset, empty or another value: the app's default). */
+int app_env_flag(const char *name, int otherwise);
+
 /** The switches of `list` for --help, one line each. */
 void app_env_usage(FILE *out, const app_env_switch *list, int n);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_env.h"
 #include "minife.h"
 
 struct minife_cg_loop {
@@ -19,10 +20,7 @@ struct minife_cg_loop {
 };
 
 int minife_cg_loop_wanted(const minife *m) {
-  const char *env = getenv("MINIFE_DEVICE_LOOP");
-  const int want = env && !strcmp(env, "1")   ? 1
-                   : env && !strcmp(env, "0") ? 0
-                                              : porta_exec_query(m->exec).on_device;
+  const int want = app_env_flag("MINIFE_DEVICE_LOOP", porta_exec_query(m->exec).on_device);
   return want && m->mesh.nranks == 1 && !m->halo && !app_sum_is_exact(m->sum);
 }
 

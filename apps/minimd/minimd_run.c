@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_env.h"
 #include "app_sum_comm.h"
 #include "minimd_comm.h"
 #include "minimd_eam.h"
@@ -30,12 +31,6 @@ static void beside_deck(const char *deck, const char *name, char *out, size_t n)
   snprintf(out, n, "%s", name);
 }
 
-/* An environment switch that is "0" or "1": its value, else `otherwise`. */
-static int env_switch(const char *name, int otherwise) {
-  const char *v = getenv(name);
-  return v && (!strcmp(v, "0") || !strcmp(v, "1")) ? v[0] == '1' : otherwise;
-}
-
 /* The run's variants: where it re-neighbours, the reproducible sums, the list kind, overlap
    and sorting. */
 static void choose_variants(minimd_run *r) {
@@ -44,7 +39,7 @@ static void choose_variants(minimd_run *r) {
   const int on_device = porta_exec_query(m->exec).on_device;
   /* re-neighbouring on the execution space on a GPU (MINIMD_DEVICE_RENEIGHBOR=1 takes that
      path on a host back end too, =0 the host path on a GPU: the tests check both) */
-  m->device_reneighbor = env_switch("MINIMD_DEVICE_RENEIGHBOR", on_device);
+  m->device_reneighbor = app_env_flag("MINIMD_DEVICE_RENEIGHBOR", on_device);
   m->reproducible = r->cli.reproducible;
   APP_CHECK(app_sum_create(&m->sum, MPI_COMM_WORLD, m->reproducible, NULL));
   /* The list kind when --half_neigh is not given, as measured (docs/minimd.md): LJ a full
@@ -66,8 +61,9 @@ static void choose_variants(minimd_run *r) {
      (one thread writes each atom's force, so the split changes no sum). Not the default: on 2
      H200s it ran 3.7 % slower per step than the forces in one kernel after the messages
      (docs/minimd.md, "Overlap") */
-  m->neigh.check_sort = env_switch("MINIMD_CHECK_SORT", 0);
-  m->neigh.split = env_switch("MINIMD_OVERLAP", 0) && p->force == MINIMD_FORCE_LJ && !m->neigh.half;
+  m->neigh.check_sort = app_env_flag("MINIMD_CHECK_SORT", 0);
+  m->neigh.split =
+      app_env_flag("MINIMD_OVERLAP", 0) && p->force == MINIMD_FORCE_LJ && !m->neigh.half;
   r->sort_every = p->sort_every > 0 ? p->sort_every : p->sort_every < 0 ? p->neigh_every : 0;
 }
 

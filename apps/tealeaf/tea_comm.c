@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_env.h"
+
 void tea_chunk_setup(tea_chunk *c, const porta_decomp *d, const tea_settings *s, porta_exec exec) {
   c->gx_cells = s->x_cells;
   c->gy_cells = s->y_cells;
@@ -53,10 +55,8 @@ int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
       MPI_Allreduce(&smallest, &all, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS &&
       rc == PORTA_SUCCESS)
     rc = porta_error(PORTA_ERROR_BACKEND, "tea_comm_create", "comm", "MPI_Allreduce failed");
-  const char *env = getenv("TEA_HALO_BESIDE"); /* 0: never, 1: on host back ends too (tests) */
-  const int beside = env && !strcmp(env, "1")   ? 1
-                     : env && !strcmp(env, "0") ? 0
-                                                : porta_exec_query(c->exec).async_instances;
+  /* TEA_HALO_BESIDE=0: never, 1: on host back ends too (tests) */
+  const int beside = app_env_flag("TEA_HALO_BESIDE", porta_exec_query(c->exec).async_instances);
   if (rc == PORTA_SUCCESS && d->nranks > 1 && all >= 3 && beside) {
     rc = porta_exec_create_instance_with_priority(c->exec.backend, PORTA_PRIORITY_HIGH, &m->beside);
     if (rc == PORTA_SUCCESS) {

@@ -5,8 +5,8 @@
  *  (kernel arguments of the recording) or the iteration limit change. Host code. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "app_env.h"
 #include "tea_cg_loop.h"
 
 struct tea_cg_loop {
@@ -19,10 +19,7 @@ struct tea_cg_loop {
 };
 
 bool tea_cg_loop_wanted(const tea_chunk *c, const tea_settings *s) {
-  const char *env = getenv("TEA_DEVICE_LOOP");
-  const bool want = env && !strcmp(env, "1")   ? true
-                    : env && !strcmp(env, "0") ? false
-                                               : porta_exec_query(c->exec).on_device != 0;
+  const bool want = app_env_flag("TEA_DEVICE_LOOP", porta_exec_query(c->exec).on_device);
   return want && s->solver == TEA_SOLVER_CG && s->preconditioner == TEA_PRECON_NONE &&
          !s->reproducible && c->faces_zeroed && !tea_has_neighbours(c);
 }

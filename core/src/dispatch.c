@@ -321,73 +321,72 @@ int porta_parallel_for_team(const char *label, porta_exec exec, porta_team_polic
   return run(&L, op, kernel, PORTA_PATTERN_FOR, args, NULL);
 }
 
-int porta_parallel_reduce(const char *label, porta_exec exec, porta_range_policy policy,
-                          const porta_kernel *kernel, const void *args, void *result) {
-  static const char op[] = "porta_parallel_reduce";
+/* A reduction's result is a host pointer (a blocking launch) or, `into`, memory of the
+   execution space written with no wait. */
+static int reduce_range(const char *op, const char *label, porta_exec exec,
+                        porta_range_policy policy, const porta_kernel *kernel, const void *args,
+                        void *result, int into) {
   porta_launch L;
   PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_RANGE));
   PORTA_CHECK(check_range(op, label, policy));
   if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
   L.range = policy;
+  L.result_in_space = into;
   return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+}
+
+static int reduce_md(const char *op, const char *label, porta_exec exec,
+                     porta_mdrange_policy policy, const porta_kernel *kernel, const void *args,
+                     void *result, int into) {
+  porta_launch L;
+  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE));
+  PORTA_CHECK(check_md(op, label, kernel, policy));
+  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
+  L.md = policy;
+  L.result_in_space = into;
+  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+}
+
+static int reduce_team(const char *op, const char *label, porta_exec exec, porta_team_policy policy,
+                       const porta_kernel *kernel, const void *args, void *result, int into) {
+  porta_launch L;
+  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM));
+  PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
+  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
+  L.team = policy;
+  L.result_in_space = into;
+  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+}
+
+int porta_parallel_reduce(const char *label, porta_exec exec, porta_range_policy policy,
+                          const porta_kernel *kernel, const void *args, void *result) {
+  return reduce_range("porta_parallel_reduce", label, exec, policy, kernel, args, result, 0);
 }
 
 int porta_parallel_reduce_md(const char *label, porta_exec exec, porta_mdrange_policy policy,
                              const porta_kernel *kernel, const void *args, void *result) {
-  static const char op[] = "porta_parallel_reduce_md";
-  porta_launch L;
-  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE));
-  PORTA_CHECK(check_md(op, label, kernel, policy));
-  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
-  L.md = policy;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return reduce_md("porta_parallel_reduce_md", label, exec, policy, kernel, args, result, 0);
 }
 
 int porta_parallel_reduce_team(const char *label, porta_exec exec, porta_team_policy policy,
                                const porta_kernel *kernel, const void *args, void *result) {
-  static const char op[] = "porta_parallel_reduce_team";
-  porta_launch L;
-  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM));
-  PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
-  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
-  L.team = policy;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return reduce_team("porta_parallel_reduce_team", label, exec, policy, kernel, args, result, 0);
 }
 
 int porta_parallel_reduce_into(const char *label, porta_exec exec, porta_range_policy policy,
                                const porta_kernel *kernel, const void *args, void *result) {
-  static const char op[] = "porta_parallel_reduce_into";
-  porta_launch L;
-  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_RANGE));
-  PORTA_CHECK(check_range(op, label, policy));
-  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
-  L.range = policy;
-  L.result_in_space = 1;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return reduce_range("porta_parallel_reduce_into", label, exec, policy, kernel, args, result, 1);
 }
 
 int porta_parallel_reduce_md_into(const char *label, porta_exec exec, porta_mdrange_policy policy,
                                   const porta_kernel *kernel, const void *args, void *result) {
-  static const char op[] = "porta_parallel_reduce_md_into";
-  porta_launch L;
-  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_MDRANGE));
-  PORTA_CHECK(check_md(op, label, kernel, policy));
-  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
-  L.md = policy;
-  L.result_in_space = 1;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return reduce_md("porta_parallel_reduce_md_into", label, exec, policy, kernel, args, result, 1);
 }
 
 int porta_parallel_reduce_team_into(const char *label, porta_exec exec, porta_team_policy policy,
                                     const porta_kernel *kernel, const void *args, void *result) {
-  static const char op[] = "porta_parallel_reduce_team_into";
-  porta_launch L;
-  PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_REDUCE, PORTA_POLICY_TEAM));
-  PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
-  if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
-  L.team = policy;
-  L.result_in_space = 1;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return reduce_team("porta_parallel_reduce_team_into", label, exec, policy, kernel, args, result,
+                     1);
 }
 
 int porta_parallel_scan(const char *label, porta_exec exec, porta_range_policy policy,

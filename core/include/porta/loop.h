@@ -65,7 +65,7 @@ PORTA_API int porta_loop_create(const char *label, porta_exec exec, porta_loop_b
  *  porta_loop_decide: the loop's condition, its flag and pass count in memory of its space. */
 typedef struct porta_loop_handle {
   unsigned long long cond; /**< the CUDA graph's conditional handle (0 on the host) */
-  int32_t *repeat;         /**< another pass follows (the loop's memory) */
+  int32_t *repeat;         /**< another pass follows (host back ends; NULL on CUDA) */
   int64_t *passes;         /**< passes of this run so far (the loop's memory) */
   int64_t max_passes;      /**< 0: no limit */
 } porta_loop_handle;
@@ -99,7 +99,7 @@ PORTA_INLINE_FUNCTION void porta_loop_decide(const porta_loop_handle *h, int rep
   if (!h->passes) return; /* a zeroed handle: porta_loop_decider outside a deciding body */
   const int64_t n = ++*h->passes;
   const int v = repeat && (h->max_passes <= 0 || n < h->max_passes);
-  *h->repeat = v;
+  if (h->repeat) *h->repeat = v;
 #if defined(__CUDA_ARCH__) && CUDART_VERSION >= 12040
   if (h->cond) cudaGraphSetConditional(h->cond, v ? 1u : 0u);
 #endif

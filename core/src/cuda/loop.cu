@@ -23,7 +23,6 @@ typedef struct cuda_loop {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   int64_t *passes; /**< device memory: passes of the current run */
-  int32_t *repeat; /**< device memory: a deciding loop's flag */
 } cuda_loop;
 
 #if PORTA_CUDA_HAS_LOOPS
@@ -51,7 +50,6 @@ static void release(cuda_loop *c) {
     if (c->exec) cudaGraphExecDestroy(c->exec);
     if (c->graph) cudaGraphDestroy(c->graph);
     if (c->passes) cudaFree(c->passes);
-    if (c->repeat) cudaFree(c->repeat);
     if (c->instance > 0) porta_cuda_instance_destroy_(c->instance);
     porta_cuda_loops_alive_(-1);
   }
@@ -88,10 +86,9 @@ static int make_graph(porta_loop *l, cuda_loop *c, cudaGraph_t *body,
   LOOP_TRY(cudaGraphAddNode(&node, c->graph, NULL, 0, &p), "the while node");
 #endif
   *body = p.conditional.phGraph_out[0];
-  if (l->deciding) { /* the kernels' handle: this graph's condition, flag and count */
-    LOOP_TRY(cudaMalloc((void **)&c->repeat, sizeof *c->repeat), "the repeat flag");
+  if (l->deciding) { /* the kernels' handle: this graph's condition and count (no flag) */
     l->handle.cond = (unsigned long long)*h;
-    l->handle.repeat = c->repeat;
+    l->handle.repeat = NULL;
     l->handle.passes = c->passes;
     l->handle.max_passes = l->max_passes;
   }
