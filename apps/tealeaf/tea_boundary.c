@@ -38,6 +38,11 @@ static const porta_kernel *const tea_k_reflect_y[3] = {&tea_k_reflect_y_lo, &tea
                                                        &tea_k_reflect_y_both};
 
 int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth) {
+  return tea_reflect_boundaries_on(c, c->exec, fields, nfields, depth);
+}
+
+int tea_reflect_boundaries_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields,
+                              int depth) {
   if (depth > c->halo) depth = c->halo;
   if (depth <= 0) return PORTA_SUCCESS;
   const int64_t h = c->halo;
@@ -53,13 +58,13 @@ int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int dep
     const int y_faces = (c->phys_bottom ? 1 : 0) + (c->phys_top ? 2 : 0);
     if (x_faces) {
       a.n = c->nx;
-      PORTA_CHECK(porta_parallel_for_md("tea_reflect_x", c->exec,
+      PORTA_CHECK(porta_parallel_for_md("tea_reflect_x", exec,
                                         porta_mdrange2(h - depth, h + c->ny + depth, 0, depth),
                                         tea_k_reflect_x[x_faces - 1], &a));
     }
     if (y_faces) {
       a.n = c->ny;
-      PORTA_CHECK(porta_parallel_for_md("tea_reflect_y", c->exec,
+      PORTA_CHECK(porta_parallel_for_md("tea_reflect_y", exec,
                                         porta_mdrange2(0, depth, h - depth, h + c->nx + depth),
                                         tea_k_reflect_y[y_faces - 1], &a));
     }

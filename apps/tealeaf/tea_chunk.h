@@ -96,7 +96,7 @@ typedef struct tea_chunk {
   int cg_hist_cap;
   double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients (grown as used) */
   int ch_cap;
-  struct tea_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve (tea_cg_loop.h) */
+  struct tea_loop *loop; /**< the solver on the device, recorded at its first solve (tea_loop.h) */
 
   /* ---- reproducible mode (filled by tea_chunk_setup) ---- */
   bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the
@@ -171,6 +171,9 @@ void tea_chunk_free(tea_chunk *c);
 /** Mirror-copy the listed fields into the halo layers (1..depth) on physical faces
  *  (ghost(-1-i) = interior(i)); corners covered by doing x then y over the full extent. */
 int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth);
+/** tea_reflect_boundaries on `exec` (a recorded loop's body launches on the space it is given). */
+int tea_reflect_boundaries_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields,
+                              int depth);
 /** States -> density, energy0; energy1 = energy0; u = energy1*density; halo exchange. */
 int tea_generate(tea_chunk *c, const tea_settings *s);
 /** Global field summary (calls tea_allreduce_sum once). */

@@ -203,7 +203,7 @@ int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw);
 int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn);
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
 /** w = A p with p.w into *pw, memory of `exec`'s space, without a wait (CG on the device,
- *  tea_cg_loop.h). */
+ *  tea_loop.h). */
 int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw);
 /** r -= alpha w with r.r into *rrn, alpha read from *alpha; both in memory of `exec`'s space,
  *  no wait (the host loop's kernel: the same grid, the same bits). */
@@ -248,8 +248,13 @@ typedef enum tea_jacobi_copy {
   TEA_JACOBI_COPY_FRAME
 } tea_jacobi_copy;
 int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part);
+/** tea_k_jacobi_copy on `exec` (a recorded loop's body). */
+int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part);
 /** u = Jacobi update from un; err = sum|u - un| (tea_k_jacobi without the copy). */
 int tea_k_jacobi_update(tea_chunk *c, double *err);
+/** The update with its L1 norm into *err, memory of `exec`'s space, no wait (the host loop's
+ *  plain kernel: Jacobi on the device, tea_loop.h). */
+int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, double *err);
 
 /* ---- eigenvalues / coefficients (tea_eigen.c) ---- */
 int tea_calc_eigenvalues(const double *cg_alphas, const double *cg_betas, int n, double *eigmin,

@@ -51,18 +51,22 @@ static tea_jac_args tea_jac_make(tea_chunk *c) {
 }
 
 int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part) {
+  return tea_k_jacobi_copy_on(c, c->exec, part);
+}
+
+int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part) {
   tea_jac_args a = tea_jac_make(c);
   const int64_t h = c->halo; /* un is read one cell into the halo on every side */
   if (part == TEA_JACOBI_COPY_ALL)
-    return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy", tea_k_jac_copy, c->exec,
+    return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy", tea_k_jac_copy, exec,
                                       porta_mdrange2(h - 1, h + c->ny + 1, h - 1, h + c->nx + 1),
                                       &a);
   if (part == TEA_JACOBI_COPY_INTERIOR)
-    return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy_interior", tea_k_jac_copy, c->exec,
+    return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy_interior", tea_k_jac_copy, exec,
                                       tea_policy(tea_box_interior(c, 0)), &a);
   const tea_box grown = {h - 1, h + c->ny + 1, h - 1, h + c->nx + 1};
   tea_split_box(&a.frame, grown, 1);
-  return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy_frame", tea_k_jac_copy_frame, c->exec,
+  return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_copy_frame", tea_k_jac_copy_frame, exec,
                                     porta_range(0, a.frame.ring), &a);
 }
 
@@ -71,6 +75,12 @@ int tea_k_jacobi_update(tea_chunk *c, double *err) {
   *err = 0.0;
   return tea_reduce(c, "tea_jacobi", tea_policy(tea_box_interior(c, 0)), &tea_k_jac_update, &a, 0,
                     err);
+}
+
+int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, double *err) {
+  tea_jac_args a = tea_jac_make(c);
+  return porta_parallel_reduce_md_into("tea_jacobi", exec, tea_policy(tea_box_interior(c, 0)),
+                                       tea_k_jac_update.plain, &a, err);
 }
 
 int tea_k_jacobi(tea_chunk *c, double *err) {

@@ -8,14 +8,14 @@
  *  (APP_EXIT_*, README "Exit status"). */
 #include "tea_run.h"
 
-/* TeaLeaf's environment switches (read in tea_comm.c and tea_solve_cg_loop.c) */
+/* TeaLeaf's environment switches (read in tea_comm.c and tea_solve_loop.c) */
 static const app_env_switch tea_env[] = {
     {"TEA_HALO_BESIDE", "0|1",
      "1: exchanges beside the inside's update on host back ends too; 0: never (default: on a "
      "GPU with neighbours)"},
     {"TEA_DEVICE_LOOP", "0|1",
-     "1: CG's iterations as a recorded loop on host back ends too; 0: never (default: on a GPU, "
-     "one rank, no preconditioner, default mode)"}};
+     "1: CG's and Jacobi's iterations as a recorded loop on host back ends too; 0: never "
+     "(default: on a GPU, one rank, CG without a preconditioner or Jacobi, default mode)"}};
 
 /* TeaLeaf's command line: a deck, no options of its own. */
 static const app_cli_spec tea_cli = {

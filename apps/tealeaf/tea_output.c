@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tea_cg_loop.h"
+#include "tea_loop.h"
 
 /* U after the reference run of each test_problem (tealeaf.md sect. 1.9). */
 static const double tea_u_ref[7] = {0.0,
@@ -414,9 +414,9 @@ void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
     fprintf(out, "# CG exchange of p: %s\n",
             tea_halo_beside(c, &side) && c->faces_zeroed ? "beside the update (second instance)"
                                                          : "after the update");
-  if (s->solver == TEA_SOLVER_CG)
-    fprintf(out, "# CG iterations: %s\n",
-            tea_cg_loop_wanted(c, s) ? "on the device (a recorded loop)" : "from the host");
+  if (s->solver == TEA_SOLVER_CG || s->solver == TEA_SOLVER_JACOBI)
+    fprintf(out, "# %s iterations: %s\n", s->solver == TEA_SOLVER_CG ? "CG" : "Jacobi",
+            tea_loop_wanted(c, s) ? "on the device (a recorded loop)" : "from the host");
   if (s->solver == TEA_SOLVER_CHEBY && s->preconditioner != TEA_PRECON_JAC_BLOCK)
     fprintf(out, "# Chebyshev exchange of u: %s\n",
             tea_halo_beside(c, &side) ? "beside the update (second instance)" : "after the update");

@@ -1,7 +1,8 @@
 /** @file tea_solve_jacobi.c
  *  The Jacobi driver (reference tea_leaf_jacobi): the convergence value is the L1 norm of each
- *  update (tea_solve.h). */
-#include "tea_solve.h"
+ *  update (tea_solve.h); on a GPU the same iterations without a return to the host
+ *  (tea_loop.h). */
+#include "tea_loop.h"
 
 /* One iteration; *exchanged: u's exchange ran beside the next iteration's copy. */
 static int jacobi_iteration(tea_solve *v, bool *exchanged) {
@@ -26,6 +27,7 @@ static int jacobi_iteration(tea_solve *v, bool *exchanged) {
 }
 
 int tea_solve_jacobi(tea_solve *v) {
+  if (tea_solve_on_device(v)) return tea_solve_loop(v); /* the same loop, on the device */
   for (v->n = 1; v->n <= v->last_iter; ++v->n) {
     bool exchanged;
     PORTA_CHECK(jacobi_iteration(v, &exchanged));
