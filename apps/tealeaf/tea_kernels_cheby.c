@@ -4,7 +4,7 @@
  *  Kernel file (C++17 compatible). */
 #include <string.h>
 
-#include "tea_internal.h"
+#include "tea_loop.h"
 
 /* Two kernel families (the residual's struct is tea_internal.h's), each with the struct of what
  * it reads and writes; the preconditioner's variants are kernels of their own
@@ -42,17 +42,58 @@ PORTA_FORCEINLINE_FUNCTION void tea_ch_init_cell(const tea_ch_update_args *a, in
 }
 
 /* p = alpha p + beta (M r); u += p */
-PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_update_args *a, int64_t k, int64_t j,
-                                                 tea_precon pc) {
+PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell_ab(const tea_ch_update_args *a, int64_t k,
+                                                    int64_t j, tea_precon pc, double alpha,
+                                                    double beta) {
   const double src = tea_ch_source(a, k, j, pc);
-  double p = a->alpha * PORTA_AT2(a->p, k, j) + a->beta * src;
+  double p = alpha * PORTA_AT2(a->p, k, j) + beta * src;
   PORTA_AT2(a->p, k, j) = p;
   PORTA_AT2(a->u, k, j) += p;
+}
+
+PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_update_args *a, int64_t k, int64_t j,
+                                                 tea_precon pc) {
+  tea_ch_iter_cell_ab(a, k, j, pc, a->alpha, a->beta);
+}
+
+/** Iteration BASE + slot of a recorded loop's pass (tea_loop.h): nothing past STOP; the
+ *  coefficients of its count. */
+typedef struct {
+  tea_ch_update_args up;
+  tea_resid_args resid;
+  porta_view_f64 alphas, betas;
+  porta_view_i64 ints;
+  int64_t slot;
+} tea_ch_loop_args;
+
+PORTA_FORCEINLINE_FUNCTION bool tea_ch_loop_runs(const tea_ch_loop_args *a) {
+  return PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_BASE)) + a->slot <=
+         PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_STOP));
+}
+
+PORTA_MDFOR2(tea_k_ch_resid_loop, tea_ch_loop_args, a, k, j) {
+  if (!tea_ch_loop_runs(a)) return;
+  const tea_resid_args *r = &a->resid;
+  PORTA_AT2(r->r, k, j) = PORTA_AT2(r->u0, k, j) - TEA_AV(r, r->u, k, j);
+}
+
+PORTA_FORCEINLINE_FUNCTION void tea_ch_loop_cell(const tea_ch_loop_args *a, int64_t k, int64_t j,
+                                                 tea_precon pc) {
+  if (!tea_ch_loop_runs(a)) return;
+  const int64_t n = PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_BASE)) + a->slot;
+  const int64_t steps = PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_STEPS0)) + n;
+  const int64_t ncoef = PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_NCOEF));
+  const int64_t idx = steps < ncoef ? steps : ncoef - 1;
+  tea_ch_iter_cell_ab(&a->up, k, j, pc, PORTA_LDG(PORTA_AT1(a->alphas, idx)),
+                      PORTA_LDG(PORTA_AT1(a->betas, idx)));
 }
 
 /* the update's kernels for each preconditioner: the first step and the iteration */
 TEA_PRECON_KERNELS(tea_k_ch_init_p, tea_ch_update_args, tea_ch_init_cell);
 TEA_PRECON_KERNELS(tea_k_ch_iter_p, tea_ch_update_args, tea_ch_iter_cell);
+/* the loop's iteration (no block preconditioner: its z comes from a kernel of its own) */
+TEA_PRECON_KERNEL_(tea_k_ch_iter_loop_none, tea_ch_loop_args, tea_ch_loop_cell, TEA_PRECON_NONE)
+TEA_PRECON_KERNEL_(tea_k_ch_iter_loop_diag, tea_ch_loop_args, tea_ch_loop_cell, TEA_PRECON_JAC_DIAG)
 
 /* the iteration split into an edge and an inside (not with the block preconditioner, whose
    columns cross the edge) */
@@ -111,4 +152,23 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
                        pc == TEA_PRECON_JAC_DIAG ? &tea_k_ch_iter_p_split_diag
                                                  : &tea_k_ch_iter_p_split_none,
                        &a, &a.sp);
+}
+
+int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
+                            porta_view_f64 betas, porta_view_i64 ints, int64_t slot) {
+  if (pc == TEA_PRECON_JAC_BLOCK)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_loop_update", "precon",
+                       "the block preconditioner is not in the device loop");
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  tea_ch_loop_args a;
+  a.up = tea_ch_update_make(c, 0.0, 0.0, 1.0);
+  a.resid = tea_resid_make(c);
+  a.alphas = alphas;
+  a.betas = betas;
+  a.ints = ints;
+  a.slot = slot;
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid_loop, exec, in, &a));
+  return porta_parallel_for_md(
+      "tea_cheby_update", exec, in,
+      pc == TEA_PRECON_JAC_DIAG ? &tea_k_ch_iter_loop_diag : &tea_k_ch_iter_loop_none, &a);
 }

@@ -230,6 +230,13 @@ int tea_k_norm2(tea_chunk *c, int field, double *out) {
   return tea_reduce(c, "tea_norm2", tea_policy(tea_box_interior(c, 0)), &tea_k_norm2_r, &a, 0, out);
 }
 
+int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, double *out) {
+  tea_norm_args a;
+  a.x = TEA_F(c, field);
+  return porta_parallel_reduce_md_into("tea_norm2", exec, tea_policy(tea_box_interior(c, 0)),
+                                       tea_k_norm2_r.plain, &a, out);
+}
+
 /** The finalise: energy1 = u / density. */
 typedef struct {
   porta_view_f64 energy1, u, density;

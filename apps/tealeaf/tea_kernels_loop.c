@@ -1,7 +1,9 @@
 /** @file tea_kernels_loop.c
  *  The kernels of the solvers' device loops (tea_loop.h): a solve's start, and the bodies of
- *  CG and Jacobi. CG's p update reads alpha and beta from device memory; w = A p, the r update
- *  and Jacobi's copy, update and reflection are the host loop's own kernels; one-thread kernels
+ *  CG, Jacobi and Chebyshev. CG's p update reads alpha and beta from device memory; w = A p,
+ *  the r update, Jacobi's copy, update and reflection and the norm Chebyshev's test reads are
+ *  the host loop's own kernels (Chebyshev's update, in tea_kernels_cheby.c, reads its
+ *  coefficients from device memory: not a reduction, so its bits are the host's); kernels
  *  compute alpha = rro / pw, and beta = rrn / rro with the test (tea_loop_test), which decides
  *  whether another iteration runs. The divisions are the host loop's, once each, so the bits
  *  are its bits. Kernel file (C++17 compatible). */
@@ -23,15 +25,23 @@ PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) {
 
 typedef struct {
   tea_loop_state st;
-  double rro, eps_init;
+  tea_loop_start start;   /**< tea_k_loop_start's */
   porta_loop_handle loop; /**< the deciding loop's (the test kernels) */
 } tea_loop_ctl_args;
 
 PORTA_FOR(tea_k_loop_start_f, tea_loop_ctl_args, a, i) {
-  PORTA_AT1(a->st.scal, TEA_LOOP_RRO) = a->rro;
-  PORTA_AT1(a->st.scal, TEA_LOOP_EPS) = a->eps_init;
+  PORTA_AT1(a->st.scal, TEA_LOOP_RRO) = a->start.rro;
+  PORTA_AT1(a->st.scal, TEA_LOOP_EPS) = a->start.eps_init;
+  PORTA_AT1(a->st.scal, TEA_LOOP_ERROR) = a->start.error;
   PORTA_AT1(a->st.ints, TEA_LOOP_N) = 0;
   PORTA_AT1(a->st.ints, TEA_LOOP_STATUS) = TEA_LOOP_RUNNING;
+  PORTA_AT1(a->st.ints, TEA_LOOP_N0) = a->start.n0;
+  PORTA_AT1(a->st.ints, TEA_LOOP_LAST) = a->start.last;
+  PORTA_AT1(a->st.ints, TEA_LOOP_EST) = a->start.est;
+  PORTA_AT1(a->st.ints, TEA_LOOP_STEPS0) = a->start.steps - (a->start.n0 + 1);
+  PORTA_AT1(a->st.ints, TEA_LOOP_NCOEF) = a->start.ncoef;
+  PORTA_AT1(a->st.ints, TEA_LOOP_BASE) = a->start.n0;
+  PORTA_AT1(a->st.ints, TEA_LOOP_STOP) = tea_cheby_stop(&a->st);
 }
 
 /* alpha = rro / pw */
@@ -54,21 +64,40 @@ PORTA_FOR(tea_k_jacobi_loop_test_f, tea_loop_ctl_args, a, i) {
   porta_loop_decide(&a->loop, tea_loop_test(&a->st, PORTA_AT1(a->st.scal, TEA_LOOP_L1)));
 }
 
+/* Chebyshev's tests of a pass's iterations that ran: r.r where the host loop recomputes its
+   error (n >= est, the pass's last, n mod 10 = 0), else the old error square-rooted again;
+   then the next pass and its stop */
+PORTA_FOR(tea_k_cheby_loop_test_f, tea_loop_ctl_args, a, i) {
+  const int64_t base = PORTA_AT1(a->st.ints, TEA_LOOP_BASE);
+  const int64_t stop = PORTA_AT1(a->st.ints, TEA_LOOP_STOP);
+  int again = 0;
+  for (int64_t n = base + 1; n <= stop; ++n) {
+    const bool fresh = n == base + TEA_CHEBY_PASS && n >= PORTA_AT1(a->st.ints, TEA_LOOP_EST);
+    again = tea_loop_test(&a->st, fresh ? PORTA_AT1(a->st.scal, TEA_LOOP_NORM)
+                                        : PORTA_AT1(a->st.scal, TEA_LOOP_ERROR));
+    if (!again) break;
+  }
+  if (again) {
+    PORTA_AT1(a->st.ints, TEA_LOOP_BASE) = base + TEA_CHEBY_PASS;
+    PORTA_AT1(a->st.ints, TEA_LOOP_STOP) = tea_cheby_stop(&a->st);
+  }
+  porta_loop_decide(&a->loop, again);
+}
+
 /** The arguments of a body's one-thread kernels (the decider taken while recorded). */
 static tea_loop_ctl_args tea_loop_ctl(const tea_loop_state *st) {
   tea_loop_ctl_args a;
+  memset(&a, 0, sizeof a);
   a.st = *st;
-  a.rro = a.eps_init = 0.0;
   a.loop = porta_loop_decider();
   return a;
 }
 
-int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, double rro, double eps_init) {
+int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_start *start) {
   tea_loop_ctl_args a;
+  memset(&a, 0, sizeof a);
   a.st = *st;
-  a.rro = rro;
-  a.eps_init = eps_init;
-  memset(&a.loop, 0, sizeof a.loop);
+  a.start = *start;
   return PORTA_PARALLEL_FOR_LABELED("tea_loop_start", tea_k_loop_start_f, c->exec,
                                     porta_range(0, 1), &a);
 }
@@ -99,5 +128,19 @@ int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_st
   PORTA_CHECK(tea_k_jacobi_update_into(c, exec, &st->scal.data[TEA_LOOP_L1]));
   PORTA_CHECK(tea_reflect_boundaries_on(c, exec, &u, 1, 1)); /* one rank: u's exchange */
   return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_loop_test", tea_k_jacobi_loop_test_f, exec,
+                                    porta_range(0, 1), &ctl);
+}
+
+int tea_k_cheby_loop_pass(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc,
+                          porta_view_f64 alphas, porta_view_f64 betas) {
+  tea_loop_ctl_args ctl = tea_loop_ctl(st);
+  const int u = TEA_FIELD_U;
+  for (int64_t slot = 1; slot <= TEA_CHEBY_PASS; ++slot) {
+    PORTA_CHECK(tea_k_cheby_loop_update(c, exec, pc, alphas, betas, st->ints, slot));
+    /* one rank: u's exchange; after the stop it reflects u as it is (the same values) */
+    PORTA_CHECK(tea_reflect_boundaries_on(c, exec, &u, 1, 1));
+  }
+  PORTA_CHECK(tea_k_norm2_into(c, exec, TEA_FIELD_R, &st->scal.data[TEA_LOOP_NORM]));
+  return PORTA_PARALLEL_FOR_LABELED("tea_cheby_loop_test", tea_k_cheby_loop_test_f, exec,
                                     porta_range(0, 1), &ctl);
 }

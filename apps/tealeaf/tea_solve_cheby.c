@@ -2,10 +2,11 @@
  *  The Chebyshev driver (reference tea_leaf_cheby): CG iterations until the switch
  *  (tea_solve_switch_due), the eigenvalue estimate from them, then Chebyshev iterations whose
  *  convergence value is recomputed only every 10 iterations from the estimated count on
- *  (tea_solve.h). */
+ *  (tea_solve.h); on a GPU the iterations after the switch's run without a return to the host
+ *  (tea_loop.h). */
 #include <math.h>
 
-#include "tea_solve.h"
+#include "tea_loop.h"
 
 /** The Chebyshev half of a solve. */
 typedef struct cheby_state {
@@ -88,6 +89,13 @@ int tea_solve_cheby(tea_solve *v) {
     }
     PORTA_CHECK(tea_solve_iteration_end(v, exchanged, reflect));
     if (v->converged) break;
+    if (ch.steps > 0 && v->n < v->last_iter) { /* the rest on the device? */
+      ++v->n;
+      if (tea_solve_cheby_on_device(v, ch.max_iters))
+        return tea_solve_cheby_loop(v, ch.steps, ch.max_iters, ch.est_itc, &ch.theta,
+                                    &ch.have_coef);
+      --v->n;
+    }
   }
   return PORTA_SUCCESS;
 }

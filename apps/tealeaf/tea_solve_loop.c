@@ -1,33 +1,48 @@
 /** @file tea_solve_loop.c
  *  The drivers on the device (tea_loop.h): a solver's iterations recorded once as a porta_loop
  *  whose test kernel decides whether another runs; per step a start kernel, one run and one
- *  read of the figures. The loop is recorded again if the solver, the operator's rx, ry
- *  (kernel arguments of the recording) or the iteration limit change. Host code. */
+ *  read of the figures. The loop is recorded again if the solver, the preconditioner, the
+ *  operator's rx, ry or the coefficient table (kernel arguments of the recording) change.
+ *  Host code. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "app_env.h"
 #include "tea_loop.h"
+
+/** Chebyshev's coefficient tables larger than this stay on the host (16 MiB of device memory). */
+#define TEA_LOOP_MAX_COEFS ((int64_t)1 << 20)
 
 struct tea_loop {
   tea_loop_state st;
   porta_mirror_f64 scal; /**< the figures on the host */
   porta_mirror_i64 ints;
+  porta_view_f64 alphas, betas; /**< Chebyshev's coefficients (coef_cap each) */
+  int64_t coef_cap;
   porta_loop *loop;
   tea_solver solver; /**< the loop's body */
-  double rx, ry;     /**< the operator the loop was recorded with */
-  int64_t max_iters; /**< and its max_passes */
+  tea_precon pc;
+  double rx, ry; /**< the operator the loop was recorded with */
 };
 
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
   const bool want = app_env_flag("TEA_DEVICE_LOOP", porta_exec_query(c->exec).on_device);
-  const bool cg = s->solver == TEA_SOLVER_CG && s->preconditioner == TEA_PRECON_NONE &&
+  const tea_precon pc = s->preconditioner;
+  const bool cg = s->solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE &&
                   c->faces_zeroed; /* the lean iteration, p's halo not reflected */
-  return want && (cg || s->solver == TEA_SOLVER_JACOBI) && !s->reproducible &&
+  const bool cheby =
+      s->solver == TEA_SOLVER_CHEBY && (pc == TEA_PRECON_NONE || pc == TEA_PRECON_JAC_DIAG);
+  return want && (cg || cheby || s->solver == TEA_SOLVER_JACOBI) && !s->reproducible &&
          !tea_has_neighbours(c);
 }
 
 bool tea_solve_on_device(const tea_solve *v) {
   return v->last_iter >= 1 && tea_loop_wanted(v->c, v->s);
+}
+
+bool tea_solve_cheby_on_device(const tea_solve *v, int64_t ncoef) {
+  return v->n <= v->last_iter && (v->n - 1) % TEA_CHEBY_PASS == 0 && ncoef <= TEA_LOOP_MAX_COEFS &&
+         tea_loop_wanted(v->c, v->s);
 }
 
 void tea_loop_free(tea_chunk *c) {
@@ -38,6 +53,8 @@ void tea_loop_free(tea_chunk *c) {
   if (l->st.ints.data) porta_view_i64_release(&l->st.ints);
   if (l->scal.data) porta_mirror_f64_release(&l->scal);
   if (l->ints.data) porta_mirror_i64_release(&l->ints);
+  if (l->alphas.data) porta_view_f64_release(&l->alphas);
+  if (l->betas.data) porta_view_f64_release(&l->betas);
   free(l);
   c->loop = NULL;
 }
@@ -52,50 +69,127 @@ static int jacobi_iteration(porta_exec exec, void *ctx) {
   return tea_k_jacobi_loop_iteration(c, exec, &c->loop->st);
 }
 
-/** The device scalars, their host mirrors and the recorded loop (again when it is another's). */
-static int ready(tea_chunk *c, tea_solver solver, int64_t max_iters) {
+static int cheby_iteration(porta_exec exec, void *ctx) {
+  tea_chunk *c = (tea_chunk *)ctx;
   struct tea_loop *l = c->loop;
-  if (!l) {
-    l = (struct tea_loop *)calloc(1, sizeof *l);
-    if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_solve_loop", "loop", "calloc");
-    c->loop = l;
-    PORTA_CHECK(porta_view_f64_create1(&l->st.scal, "solver loop scalars", TEA_LOOP_NSCAL));
-    PORTA_CHECK(porta_view_i64_create1(&l->st.ints, "solver loop counts", TEA_LOOP_NINTS));
-    PORTA_CHECK(porta_view_f64_create_mirror_view(&l->scal, &l->st.scal));
-    PORTA_CHECK(porta_view_i64_create_mirror_view(&l->ints, &l->st.ints));
-  }
-  if (l->loop && l->solver == solver && l->rx == c->rx && l->ry == c->ry &&
-      l->max_iters == max_iters)
+  return tea_k_cheby_loop_pass(c, exec, &l->st, l->pc, l->alphas, l->betas);
+}
+
+/** The device state and its host mirrors (once). */
+static int state(tea_chunk *c) {
+  if (c->loop) return PORTA_SUCCESS;
+  struct tea_loop *l = (struct tea_loop *)calloc(1, sizeof *l);
+  if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_solve_loop", "loop", "calloc");
+  c->loop = l;
+  PORTA_CHECK(porta_view_f64_create1(&l->st.scal, "solver loop scalars", TEA_LOOP_NSCAL));
+  PORTA_CHECK(porta_view_i64_create1(&l->st.ints, "solver loop counts", TEA_LOOP_NINTS));
+  PORTA_CHECK(porta_view_f64_create_mirror_view(&l->scal, &l->st.scal));
+  return porta_view_i64_create_mirror_view(&l->ints, &l->st.ints);
+}
+
+/** The recorded loop of this solver (again when it is another's, or its arguments changed). */
+static int ready(tea_chunk *c, const tea_settings *s, bool tables_changed) {
+  struct tea_loop *l = c->loop;
+  const tea_precon pc = s->solver == TEA_SOLVER_CHEBY ? s->preconditioner : TEA_PRECON_NONE;
+  if (l->loop && l->solver == s->solver && l->pc == pc && l->rx == c->rx && l->ry == c->ry &&
+      !tables_changed)
     return PORTA_SUCCESS;
   PORTA_CHECK(porta_loop_destroy(l->loop));
   l->loop = NULL;
-  l->solver = solver;
+  l->solver = s->solver;
+  l->pc = pc;
   l->rx = c->rx;
   l->ry = c->ry;
-  l->max_iters = max_iters;
-  const bool cg = solver == TEA_SOLVER_CG;
-  return porta_loop_create_deciding(cg ? "tea_cg_loop" : "tea_jacobi_loop", c->exec,
-                                    cg ? cg_iteration : jacobi_iteration, c, max_iters, &l->loop);
+  const char *label = s->solver == TEA_SOLVER_CG       ? "tea_cg_loop"
+                      : s->solver == TEA_SOLVER_JACOBI ? "tea_jacobi_loop"
+                                                       : "tea_cheby_loop";
+  porta_loop_body body = s->solver == TEA_SOLVER_CG       ? cg_iteration
+                         : s->solver == TEA_SOLVER_JACOBI ? jacobi_iteration
+                                                          : cheby_iteration;
+  /* at most max_iters passes: the solve's limit (TEA_LOOP_LAST) ends a run first */
+  return porta_loop_create_deciding(label, c->exec, body, c, s->max_iters, &l->loop);
 }
 
-int tea_solve_loop(tea_solve *v) {
+/** Run the loop from `start`, read its figures back once, and set the solve's state as the
+ *  host loop leaves it; *iterations += the iterations it made. */
+static int run(tea_solve *v, const tea_loop_start *start, int *iterations) {
   tea_chunk *c = v->c;
-  PORTA_CHECK(ready(c, v->s->solver, v->last_iter)); /* the limit: max_passes */
   struct tea_loop *l = c->loop;
-  PORTA_CHECK(tea_k_loop_start(c, &l->st, v->rro, v->s->eps * v->initial_residual));
+  PORTA_CHECK(tea_k_loop_start(c, &l->st, start));
   PORTA_CHECK(porta_loop_run(l->loop));
   PORTA_CHECK(porta_deep_copy(l->scal, l->st.scal)); /* waits for the loop */
   PORTA_CHECK(porta_deep_copy(l->ints, l->st.ints));
   const int64_t n = l->ints.data[TEA_LOOP_N];
   const int64_t status = l->ints.data[TEA_LOOP_STATUS];
-  if (v->s->solver == TEA_SOLVER_CG) v->st->cg_iterations += (int)n;
+  *iterations += (int)n;
   v->error = l->scal.data[TEA_LOOP_ERROR];
   v->rro = l->scal.data[TEA_LOOP_RRO];
   if (n > 1 || status == TEA_LOOP_RUNNING) v->old_error = l->scal.data[TEA_LOOP_OLD];
   if (v->s->verbose_on) v->st->last_residual = v->error;
   if (status == TEA_LOOP_NOT_FINITE)
-    return tea_solve_not_finite("the residual", n, v->error, v->initial_residual);
+    return tea_solve_not_finite("the residual", start->n0 + n, v->error, v->initial_residual);
   v->converged = status == TEA_LOOP_CONVERGED;
-  v->n = v->converged ? n : v->last_iter + 1; /* the loop index at exit, as the host loop's */
+  /* the loop index at exit, as the host loop's */
+  v->n = v->converged ? start->n0 + n : v->last_iter + 1;
   return PORTA_SUCCESS;
+}
+
+int tea_solve_loop(tea_solve *v) {
+  tea_chunk *c = v->c;
+  PORTA_CHECK(state(c));
+  PORTA_CHECK(ready(c, v->s, false));
+  tea_loop_start start;
+  memset(&start, 0, sizeof start);
+  start.rro = v->rro;
+  start.eps_init = v->s->eps * v->initial_residual;
+  start.last = v->last_iter;
+  int unused = 0;
+  return run(v, &start, v->s->solver == TEA_SOLVER_CG ? &v->st->cg_iterations : &unused);
+}
+
+/** Chebyshev's coefficients 0..ncoef-1 in device memory (the views grow: then *grown). */
+static int upload_coefs(tea_chunk *c, int64_t ncoef, double *theta, int64_t *have_coef,
+                        bool *grown) {
+  struct tea_loop *l = c->loop;
+  PORTA_CHECK(tea_solve_ch_coefs(c, ncoef, ncoef, have_coef, theta));
+  *grown = ncoef > l->coef_cap;
+  if (*grown) {
+    if (l->alphas.data) porta_view_f64_release(&l->alphas);
+    if (l->betas.data) porta_view_f64_release(&l->betas);
+    l->coef_cap = 0;
+    PORTA_CHECK(porta_view_f64_create1(&l->alphas, "chebyshev alphas", ncoef));
+    PORTA_CHECK(porta_view_f64_create1(&l->betas, "chebyshev betas", ncoef));
+    l->coef_cap = ncoef;
+  }
+  const porta_view_f64 *dst[2] = {&l->alphas, &l->betas};
+  const double *src[2] = {c->ch_alphas, c->ch_betas};
+  for (int t = 0; t < 2; ++t) {
+    porta_mirror_f64 m;
+    PORTA_CHECK(porta_view_f64_create_mirror_view(&m, dst[t]));
+    memcpy(m.data, src[t], (size_t)ncoef * sizeof(double));
+    const int rc = porta_deep_copy(*dst[t], m);
+    porta_mirror_f64_release(&m);
+    PORTA_CHECK(rc);
+  }
+  return PORTA_SUCCESS;
+}
+
+int tea_solve_cheby_loop(tea_solve *v, int64_t steps, int64_t ncoef, int64_t est, double *theta,
+                         int64_t *have_coef) {
+  tea_chunk *c = v->c;
+  PORTA_CHECK(state(c));
+  bool grown = false;
+  PORTA_CHECK(upload_coefs(c, ncoef, theta, have_coef, &grown));
+  PORTA_CHECK(ready(c, v->s, grown));
+  tea_loop_start start;
+  memset(&start, 0, sizeof start);
+  start.rro = v->rro;
+  start.eps_init = v->s->eps * v->initial_residual;
+  start.error = v->error;
+  start.n0 = v->n - 1;
+  start.last = v->last_iter;
+  start.est = est;
+  start.steps = steps;
+  start.ncoef = ncoef;
+  return run(v, &start, &v->st->cheby_iterations);
 }

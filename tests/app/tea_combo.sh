@@ -17,6 +17,8 @@
 #                     too: the printed per-step counts must be equal and the final U equal within
 #                     twintol (default 0: the same printed digits)
 #   twintol=REL       relative tolerance for the twin's final U
+#   twinexec=1        the twin's per-step "Executed iterations" lines (the CG, Chebyshev and
+#                     PPCG inner counts) must be the same too
 #   cg="a b ..."      CG iterations executed in each step ("Executed iterations ... (CG a")
 #   cheby=1           every step ran Chebyshev iterations and stopped where the reference can:
 #                     printed count = 9 mod 10 (the residual is only recomputed when n mod 10 = 0)
@@ -33,7 +35,7 @@
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
-halo="" presteps="" maxiters="" counts="" twin="" twintol=0 cg="" cheby=0 inner="" fixed_point=0
+halo="" presteps="" maxiters="" counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
 converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect=""
 for kv in "$@"; do
   case $kv in
@@ -43,6 +45,7 @@ for kv in "$@"; do
   counts=*) counts=${kv#*=} ;;
   twin=*) twin=${kv#*=} ;;
   twintol=*) twintol=${kv#*=} ;;
+  twinexec=*) twinexec=${kv#*=} ;;
   cg=*) cg=${kv#*=} ;;
   cheby=*) cheby=${kv#*=} ;;
   inner=*) inner=${kv#*=} ;;
@@ -151,6 +154,15 @@ if [ -n "$twin" ]; then
   tgot=$(iters "$tlog")
   echo "twin tl_use_$ts $tp${th:+ halo_depth=$th}: iteration counts [$tgot]"
   [ "$got" = "$tgot" ] || fail "per-step iteration counts differ from the twin's"
+  if [ "$twinexec" = 1 ]; then
+    grep '^ Executed iterations' "$log" >"$log.exec"
+    grep '^ Executed iterations' "$tlog" >"$tlog.exec"
+    [ -s "$log.exec" ] || fail "no 'Executed iterations' lines"
+    cmp -s "$log.exec" "$tlog.exec" || {
+      diff "$log.exec" "$tlog.exec"
+      fail "the 'Executed iterations' lines differ from the twin's"
+    }
+  fi
   awk -v g="$(final_u "$log")" -v w="$(final_u "$tlog")" -v t="$twintol" 'BEGIN {
     printf "final U %s, twin %s\n", g, w
     if (t + 0 == 0) exit (g == w) ? 0 : 1

@@ -133,22 +133,39 @@ foreach(pc none jac_diag jac_block)
   porta_tea_combo(ppcg.${pc}.presteps1 ppcg ${pc} RANKS 1 2
                   CHECKS presteps=1 inner=12 converged=1 "cg=1 0 0 0 0 0 0 0 0 0")
 endforeach()
-# CG's and Jacobi's recorded loops against the host's loops (TEA_DEVICE_LOOP=1 / 0): the same
-# counts and the same printed digits of U every step, with the loop on the host back end; and
-# with tl_max_iters small enough that every step stops at the limit (the loop's max_passes)
+# The solvers' recorded loops against the host's loops (TEA_DEVICE_LOOP=1 / 0): the same
+# counts (printed and executed) and the same printed digits of U every step, with the loop on
+# the host back end; and with tl_max_iters small enough that every step stops at the limit
 porta_tea_combo(cg.none.loop cg none RANKS 1
-                CHECKS "counts=${_combo_ten}" converged=1 env=TEA_DEVICE_LOOP=1
+                CHECKS "counts=${_combo_ten}" converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
                        "expect=CG iterations: on the device" twin=cg:none
                        twinenv=TEA_DEVICE_LOOP=0 "twinexpect=CG iterations: from the host")
 porta_tea_combo(jacobi.none.loop jacobi none RANKS 1
-                CHECKS fixed_point=1 converged=1 env=TEA_DEVICE_LOOP=1
+                CHECKS fixed_point=1 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
                        "expect=Jacobi iterations: on the device" twin=jacobi:none
                        twinenv=TEA_DEVICE_LOOP=0 "twinexpect=Jacobi iterations: from the host")
-foreach(solver cg jacobi)
+# Chebyshev's iterations after the switch (the host runs the CG iterations and the switch's),
+# with and without the diagonal preconditioner, switching at n = 5, and at n = 1 on later steps
+foreach(pc none jac_diag)
+  foreach(ps 5 1)
+    porta_tea_combo(chebyshev.${pc}.presteps${ps}.loop chebyshev ${pc} RANKS 1
+                    CHECKS presteps=${ps} cheby=1 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
+                           "expect=Chebyshev iterations: on the device" twin=chebyshev:${pc}
+                           twinenv=TEA_DEVICE_LOOP=0
+                           "twinexpect=Chebyshev iterations: from the host")
+  endforeach()
+endforeach()
+foreach(solver cg jacobi chebyshev)
+  set(_limit maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7")
+  if(solver STREQUAL "chebyshev") # Chebyshev from n = 2 (n = 1 after the first step), the host
+    # to n = 10, the device from 11: the limit in its first pass of 10
+    set(_limit presteps=1 cheby=1 maxiters=15 "counts=15 15 15 15 15 15 15 15 15 15")
+  endif()
   porta_tea_combo(${solver}.none.loop.limit ${solver} none RANKS 1
-                  CHECKS maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7" env=TEA_DEVICE_LOOP=1
-                         "expect=iterations: on the device" twin=${solver}:none
-                         twinenv=TEA_DEVICE_LOOP=0 "twinexpect=iterations: from the host")
+                  CHECKS ${_limit} twinexec=1
+                         env=TEA_DEVICE_LOOP=1 "expect=iterations: on the device"
+                         twin=${solver}:none twinenv=TEA_DEVICE_LOOP=0
+                         "twinexpect=iterations: from the host")
 endforeach()
 # Chebyshev's update split and its exchange of u beside it (on a GPU by default; forced here):
 # the same counts and the same printed U as without the split, on 2 and 4 ranks (5 x 10 and
