@@ -199,6 +199,11 @@ int tea_k_cg_calc_w(tea_chunk *c, double *pw);               /**< w = A p; pw = 
 /** u += a p; r -= a w; (z = M r); *rrn = r.r or r.z (NULL: not needed). */
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn);
 int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p */
+/** u += alpha p; r -= alpha w (z = Mi r with jac_diag; not jac_block) on `exec`, alpha read
+ *  from device memory, no sum (PPCG on the device). */
+int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha);
+/** p = src + beta p on `exec`, beta read from device memory. */
+int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta);
 /** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, *pw = p.w
  *  (Di recomputed); r -= a w, *rrn = r.r; then u += a p, p = r + b p. */
 int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw);
@@ -237,6 +242,10 @@ int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
 int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz);
 /** rrn = (r - rstore).utemp */
 int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn);
+/** tea_k_ppcg_calc_w_store's sums (default mode) into pw_rz[0..1], memory of `exec`'s space, and
+ *  tea_k_ppcg_calc_rrn's into *rrn: no wait, the host loop's kernels (PPCG on the device). */
+int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, double *pw_rz);
+int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, double *rrn);
 /** p = utemp; rro = r.p */
 int tea_k_ppcg_init_p(tea_chunk *c, double *rro);
 

@@ -171,13 +171,71 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
              : tea_reduce_unused(c, "tea_cg_calc_ur", in, k, &a);
 }
 
+/* u += a p; r -= a w (z = Mi r): the update of tea_k_cg_calc_ur_none / _diag with alpha read
+   from device memory and no sum (PPCG on the device: its sum is not used) */
+typedef struct {
+  porta_view_f64 u, p, r, w, z, mi;
+  const double *alpha; /**< device memory */
+} tea_cg_ur_at_args;
+
+PORTA_FORCEINLINE_FUNCTION void tea_cg_ur_at(const tea_cg_ur_at_args *a, int64_t k, int64_t j,
+                                             tea_precon pc) {
+  const double alpha = PORTA_LDG(*a->alpha);
+  PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
+  double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
+  PORTA_AT2(a->r, k, j) = r;
+  if (pc == TEA_PRECON_JAC_DIAG) PORTA_AT2(a->z, k, j) = PORTA_AT2(a->mi, k, j) * r;
+}
+PORTA_MDFOR2(tea_k_cg_calc_ur_at_none, tea_cg_ur_at_args, a, k, j) {
+  tea_cg_ur_at(a, k, j, TEA_PRECON_NONE);
+}
+PORTA_MDFOR2(tea_k_cg_calc_ur_at_diag, tea_cg_ur_at_args, a, k, j) {
+  tea_cg_ur_at(a, k, j, TEA_PRECON_JAC_DIAG);
+}
+
+int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha) {
+  if (pc == TEA_PRECON_JAC_BLOCK)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_ur_at", "precon",
+                       "the block preconditioner needs its own kernel for z");
+  tea_cg_ur_at_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
+  a.alpha = alpha;
+  return porta_parallel_for_md(
+      "tea_cg_calc_ur", exec, tea_policy(tea_box_interior(c, 0)),
+      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_at_diag : &tea_k_cg_calc_ur_at_none, &a);
+}
+
 typedef struct {
   porta_view_f64 p, src;
   double beta;
 } tea_p_args;
 
+typedef struct {
+  porta_view_f64 p, src;
+  const double *beta; /**< device memory */
+} tea_p_at_args;
+
 PORTA_MDFOR2(tea_k_cg_calc_p_f, tea_p_args, a, k, j) {
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->src, k, j) + a->beta * PORTA_AT2(a->p, k, j);
+}
+
+PORTA_MDFOR2(tea_k_cg_calc_p_at_f, tea_p_at_args, a, k, j) {
+  const double beta = PORTA_LDG(*a->beta);
+  PORTA_AT2(a->p, k, j) = PORTA_AT2(a->src, k, j) + beta * PORTA_AT2(a->p, k, j);
+}
+
+int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta) {
+  tea_p_at_args a;
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.src = TEA_F(c, src);
+  a.beta = beta;
+  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_p", tea_k_cg_calc_p_at_f, exec,
+                                    tea_policy(tea_box_interior(c, 0)), &a);
 }
 
 int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {

@@ -59,6 +59,13 @@ PORTA_FOR(tea_k_cg_loop_test_f, tea_loop_ctl_args, a, i) {
   porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
 }
 
+/* PPCG: rro = utemp.r; alpha = rro / pw */
+PORTA_FOR(tea_k_ppcg_loop_alpha_f, tea_loop_ctl_args, a, i) {
+  const double rro = PORTA_AT1(a->st.scal, TEA_LOOP_RZ);
+  PORTA_AT1(a->st.scal, TEA_LOOP_RRO) = rro;
+  PORTA_AT1(a->st.scal, TEA_LOOP_ALPHA) = rro / PORTA_AT1(a->st.scal, TEA_LOOP_PW);
+}
+
 /* the test on the Jacobi update's L1 norm */
 PORTA_FOR(tea_k_jacobi_loop_test_f, tea_loop_ctl_args, a, i) {
   porta_loop_decide(&a->loop, tea_loop_test(&a->st, PORTA_AT1(a->st.scal, TEA_LOOP_L1)));
@@ -143,4 +150,24 @@ int tea_k_cheby_loop_pass(tea_chunk *c, porta_exec exec, const tea_loop_state *s
   PORTA_CHECK(tea_k_norm2_into(c, exec, TEA_FIELD_R, &st->scal.data[TEA_LOOP_NORM]));
   return PORTA_PARALLEL_FOR_LABELED("tea_cheby_loop_test", tea_k_cheby_loop_test_f, exec,
                                     porta_range(0, 1), &ctl);
+}
+
+int tea_k_ppcg_loop_first(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc) {
+  tea_loop_ctl_args ctl = tea_loop_ctl(st);
+  double *scal = st->scal.data;
+  PORTA_CHECK(tea_k_ppcg_calc_w_store_into(c, exec, &scal[TEA_LOOP_PW]));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_alpha", tea_k_ppcg_loop_alpha_f, exec,
+                                         porta_range(0, 1), &ctl));
+  return tea_k_cg_calc_ur_at(c, exec, pc, &scal[TEA_LOOP_ALPHA]);
+}
+
+int tea_k_ppcg_loop_last(tea_chunk *c, porta_exec exec, const tea_loop_state *st) {
+  tea_loop_ctl_args ctl = tea_loop_ctl(st);
+  double *scal = st->scal.data;
+  const int p = TEA_FIELD_P;
+  PORTA_CHECK(tea_k_ppcg_calc_rrn_into(c, exec, &scal[TEA_LOOP_RRN]));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_test", tea_k_cg_loop_test_f, exec,
+                                         porta_range(0, 1), &ctl));
+  PORTA_CHECK(tea_k_cg_calc_p_at(c, exec, TEA_FIELD_UTEMP, &scal[TEA_LOOP_BETA]));
+  return tea_reflect_boundaries_on(c, exec, &p, 1, 1); /* one rank: p's exchange */
 }

@@ -224,3 +224,16 @@ int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
   return tea_reduce(c, "tea_ppcg_init_p", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_init_p, &a,
                     0, rro);
 }
+
+int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, double *pw_rz) {
+  tea_pp_outer_args a = tea_pp_outer_make(c);
+  /* pw_rz[0..1] is the reducer's value (two doubles) */
+  return porta_parallel_reduce_md_into("tea_ppcg_calc_w", exec, tea_policy(tea_box_interior(c, 0)),
+                                       &tea_k_pp_calc_w_rz, &a, pw_rz);
+}
+
+int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, double *rrn) {
+  tea_pp_outer_args a = tea_pp_outer_make(c);
+  return porta_parallel_reduce_md_into(
+      "tea_ppcg_calc_rrn", exec, tea_policy(tea_box_interior(c, 0)), tea_k_pp_rrn.plain, &a, rrn);
+}

@@ -19,7 +19,8 @@ PORTA_EXTERN_C_BEGIN
 /** The device scalars (tea_loop_state.scal). */
 enum {
   TEA_LOOP_RRO,   /**< CG: r.r of the last iteration */
-  TEA_LOOP_PW,    /**< CG: p.w */
+  TEA_LOOP_PW,    /**< CG and PPCG: p.w */
+  TEA_LOOP_RZ,    /**< PPCG: utemp.r (next to PW: one reduction writes both) */
   TEA_LOOP_RRN,   /**< CG: r.r of this iteration */
   TEA_LOOP_ALPHA, /**< CG */
   TEA_LOOP_BETA,  /**< CG */
@@ -121,10 +122,18 @@ int tea_k_cheby_loop_pass(tea_chunk *c, porta_exec exec, const tea_loop_state *s
 int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot);
 
+/** One PPCG outer iteration's kernels of its own on `exec` (a deciding loop's body;
+ *  tea_solve_ppcg.c runs them around the inner steps): the first part (w = A p with p.w and
+ *  utemp.r, alpha = rro / pw with rro = utemp.r, u += alpha p, r -= alpha w) and the last
+ *  (rrn, beta and the test as CG's, p = utemp + beta p). No preconditioner or jac_diag. */
+int tea_k_ppcg_loop_first(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc);
+int tea_k_ppcg_loop_last(tea_chunk *c, porta_exec exec, const tea_loop_state *st);
+
 /** Whether the run's solves run on the device: CG without a preconditioner (Kx and Ky zero on
- *  the physical faces), Jacobi, or Chebyshev without a preconditioner or with the diagonal one
- *  (its iterations after the switch), in default mode, on one rank, the execution space a GPU
- *  (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0: never). */
+ *  the physical faces), Jacobi, or Chebyshev and PPCG without a preconditioner or with the
+ *  diagonal one (their iterations after the switch), in default mode, on one rank, the
+ *  execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0:
+ *  never). */
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s);
 /** tea_loop_wanted, for a solve with at least one iteration. */
 bool tea_solve_on_device(const tea_solve *v);
@@ -141,6 +150,14 @@ int tea_solve_cheby_loop(tea_solve *v, int64_t steps, int64_t ncoef, int64_t est
                          int64_t *have_coef);
 /** Whether tea_solve_cheby_loop takes the rest of this Chebyshev solve. */
 bool tea_solve_cheby_on_device(const tea_solve *v, int64_t ncoef);
+/** The rest of a PPCG solve on the device, from iteration v->n on (the host ran the CG
+ *  iterations and the switch's), `inner` inner steps of the run's coefficients (theta) each;
+ *  adds them to the step's inner count. */
+int tea_solve_ppcg_loop(tea_solve *v, int inner, double theta);
+/** Whether tea_solve_ppcg_loop takes the rest of this PPCG solve. */
+bool tea_solve_ppcg_on_device(const tea_solve *v);
+/** The inner steps (tea_solve_ppcg.c; the loop's body runs them on the loop's space). */
+int tea_solve_ppcg_inner(tea_chunk *c, const tea_settings *s, double theta, int steps);
 /** Release the chunk's recorded loop (tea_chunk_free). */
 void tea_loop_free(tea_chunk *c);
 

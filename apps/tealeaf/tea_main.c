@@ -14,9 +14,9 @@ static const app_env_switch tea_env[] = {
      "1: exchanges beside the inside's update on host back ends too; 0: never (default: on a "
      "GPU with neighbours)"},
     {"TEA_DEVICE_LOOP", "0|1",
-     "1: CG's, Jacobi's and Chebyshev's iterations as a recorded loop on host back ends too; 0: "
-     "never (default: on a GPU, one rank, default mode; CG without a preconditioner, Jacobi, "
-     "Chebyshev without one or with jac_diag)"}};
+     "1: the solver's iterations as a recorded loop on host back ends too; 0: never (default: "
+     "on a GPU, one rank, default mode; CG without a preconditioner, Jacobi, Chebyshev and "
+     "PPCG without one or with jac_diag)"}};
 
 /* TeaLeaf's command line: a deck, no options of its own. */
 static const app_cli_spec tea_cli = {

@@ -414,12 +414,12 @@ void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
     fprintf(out, "# CG exchange of p: %s\n",
             tea_halo_beside(c, &side) && c->faces_zeroed ? "beside the update (second instance)"
                                                          : "after the update");
-  if (s->solver != TEA_SOLVER_PPCG)
-    fprintf(out, "# %s iterations: %s\n",
-            s->solver == TEA_SOLVER_CG       ? "CG"
-            : s->solver == TEA_SOLVER_JACOBI ? "Jacobi"
-                                             : "Chebyshev",
-            tea_loop_wanted(c, s) ? "on the device (a recorded loop)" : "from the host");
+  fprintf(out, "# %s iterations: %s\n",
+          s->solver == TEA_SOLVER_CG       ? "CG"
+          : s->solver == TEA_SOLVER_JACOBI ? "Jacobi"
+          : s->solver == TEA_SOLVER_CHEBY  ? "Chebyshev"
+                                           : "PPCG",
+          tea_loop_wanted(c, s) ? "on the device (a recorded loop)" : "from the host");
   if (s->solver == TEA_SOLVER_CHEBY && s->preconditioner != TEA_PRECON_JAC_BLOCK)
     fprintf(out, "# Chebyshev exchange of u: %s\n",
             tea_halo_beside(c, &side) ? "beside the update (second instance)" : "after the update");

@@ -22,7 +22,10 @@ struct tea_loop {
   porta_loop *loop;
   tea_solver solver; /**< the loop's body */
   tea_precon pc;
-  double rx, ry; /**< the operator the loop was recorded with */
+  double rx, ry;         /**< the operator the loop was recorded with */
+  double theta;          /**< PPCG: its inner steps' coefficients' */
+  int inner;             /**< PPCG: inner steps per iteration */
+  const tea_settings *s; /**< PPCG: the run's settings (its inner steps read them) */
 };
 
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
@@ -30,14 +33,18 @@ bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
   const tea_precon pc = s->preconditioner;
   const bool cg = s->solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE &&
                   c->faces_zeroed; /* the lean iteration, p's halo not reflected */
-  const bool cheby =
-      s->solver == TEA_SOLVER_CHEBY && (pc == TEA_PRECON_NONE || pc == TEA_PRECON_JAC_DIAG);
-  return want && (cg || cheby || s->solver == TEA_SOLVER_JACOBI) && !s->reproducible &&
+  const bool switching = (s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG) &&
+                         (pc == TEA_PRECON_NONE || pc == TEA_PRECON_JAC_DIAG);
+  return want && (cg || switching || s->solver == TEA_SOLVER_JACOBI) && !s->reproducible &&
          !tea_has_neighbours(c);
 }
 
 bool tea_solve_on_device(const tea_solve *v) {
   return v->last_iter >= 1 && tea_loop_wanted(v->c, v->s);
+}
+
+bool tea_solve_ppcg_on_device(const tea_solve *v) {
+  return v->n <= v->last_iter && tea_loop_wanted(v->c, v->s);
 }
 
 bool tea_solve_cheby_on_device(const tea_solve *v, int64_t ncoef) {
@@ -75,6 +82,20 @@ static int cheby_iteration(porta_exec exec, void *ctx) {
   return tea_k_cheby_loop_pass(c, exec, &l->st, l->pc, l->alphas, l->betas);
 }
 
+static int ppcg_iteration(porta_exec exec, void *ctx) {
+  tea_chunk *c = (tea_chunk *)ctx;
+  struct tea_loop *l = c->loop;
+  PORTA_CHECK(tea_k_ppcg_loop_first(c, exec, &l->st, l->pc));
+  /* the inner steps are the host loop's own code: the chunk's kernels launch on the loop's
+     space while it records */
+  const porta_exec own = c->exec;
+  c->exec = exec;
+  const int rc = tea_solve_ppcg_inner(c, l->s, l->theta, l->inner);
+  c->exec = own;
+  PORTA_CHECK(rc);
+  return tea_k_ppcg_loop_last(c, exec, &l->st);
+}
+
 /** The device state and its host mirrors (once). */
 static int state(tea_chunk *c) {
   if (c->loop) return PORTA_SUCCESS;
@@ -88,11 +109,14 @@ static int state(tea_chunk *c) {
 }
 
 /** The recorded loop of this solver (again when it is another's, or its arguments changed). */
-static int ready(tea_chunk *c, const tea_settings *s, bool tables_changed) {
+static int ready(tea_chunk *c, const tea_settings *s, bool tables_changed, double theta,
+                 int inner) {
   struct tea_loop *l = c->loop;
-  const tea_precon pc = s->solver == TEA_SOLVER_CHEBY ? s->preconditioner : TEA_PRECON_NONE;
+  const tea_precon pc = s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG
+                            ? s->preconditioner
+                            : TEA_PRECON_NONE;
   if (l->loop && l->solver == s->solver && l->pc == pc && l->rx == c->rx && l->ry == c->ry &&
-      !tables_changed)
+      l->theta == theta && l->inner == inner && !tables_changed)
     return PORTA_SUCCESS;
   PORTA_CHECK(porta_loop_destroy(l->loop));
   l->loop = NULL;
@@ -100,12 +124,17 @@ static int ready(tea_chunk *c, const tea_settings *s, bool tables_changed) {
   l->pc = pc;
   l->rx = c->rx;
   l->ry = c->ry;
+  l->theta = theta;
+  l->inner = inner;
+  l->s = s;
   const char *label = s->solver == TEA_SOLVER_CG       ? "tea_cg_loop"
                       : s->solver == TEA_SOLVER_JACOBI ? "tea_jacobi_loop"
-                                                       : "tea_cheby_loop";
+                      : s->solver == TEA_SOLVER_CHEBY  ? "tea_cheby_loop"
+                                                       : "tea_ppcg_loop";
   porta_loop_body body = s->solver == TEA_SOLVER_CG       ? cg_iteration
                          : s->solver == TEA_SOLVER_JACOBI ? jacobi_iteration
-                                                          : cheby_iteration;
+                         : s->solver == TEA_SOLVER_CHEBY  ? cheby_iteration
+                                                          : ppcg_iteration;
   /* at most max_iters passes: the solve's limit (TEA_LOOP_LAST) ends a run first */
   return porta_loop_create_deciding(label, c->exec, body, c, s->max_iters, &l->loop);
 }
@@ -137,7 +166,7 @@ static int run(tea_solve *v, const tea_loop_start *start, int *iterations) {
 int tea_solve_loop(tea_solve *v) {
   tea_chunk *c = v->c;
   PORTA_CHECK(state(c));
-  PORTA_CHECK(ready(c, v->s, false));
+  PORTA_CHECK(ready(c, v->s, false, 0.0, 0));
   tea_loop_start start;
   memset(&start, 0, sizeof start);
   start.rro = v->rro;
@@ -180,7 +209,7 @@ int tea_solve_cheby_loop(tea_solve *v, int64_t steps, int64_t ncoef, int64_t est
   PORTA_CHECK(state(c));
   bool grown = false;
   PORTA_CHECK(upload_coefs(c, ncoef, theta, have_coef, &grown));
-  PORTA_CHECK(ready(c, v->s, grown));
+  PORTA_CHECK(ready(c, v->s, grown, 0.0, 0));
   tea_loop_start start;
   memset(&start, 0, sizeof start);
   start.rro = v->rro;
@@ -192,4 +221,21 @@ int tea_solve_cheby_loop(tea_solve *v, int64_t steps, int64_t ncoef, int64_t est
   start.steps = steps;
   start.ncoef = ncoef;
   return run(v, &start, &v->st->cheby_iterations);
+}
+
+int tea_solve_ppcg_loop(tea_solve *v, int inner, double theta) {
+  tea_chunk *c = v->c;
+  PORTA_CHECK(state(c));
+  PORTA_CHECK(ready(c, v->s, false, theta, inner));
+  tea_loop_start start;
+  memset(&start, 0, sizeof start);
+  start.rro = v->rro;
+  start.eps_init = v->s->eps * v->initial_residual;
+  start.error = v->error;
+  start.n0 = v->n - 1;
+  start.last = v->last_iter;
+  int outer = 0;
+  const int rc = run(v, &start, &outer);
+  v->st->inner_iterations += outer * inner;
+  return rc;
 }

@@ -5,11 +5,12 @@
  *
  *  The inner steps use the communication-avoiding halo: sd and rtemp are exchanged `halo` deep
  *  once every `halo` steps, and the steps in between compute on the interior grown by the
- *  remaining halo width on faces that have a neighbour rank (redundant work on the overlap). */
-#include "tea_solve.h"
+ *  remaining halo width on faces that have a neighbour rank (redundant work on the overlap).
+ *  On a GPU the iterations after the switch's run without a return to the host (tea_loop.h). */
+#include "tea_loop.h"
 
 /* The inner steps (the reference's tea_leaf_ppcg_inner): the result ("z") is left in UTEMP. */
-static int ppcg_inner(tea_chunk *c, const tea_settings *s, double theta, int steps) {
+int tea_solve_ppcg_inner(tea_chunk *c, const tea_settings *s, double theta, int steps) {
   const tea_precon pc = s->preconditioner;
   PORTA_CHECK(tea_k_ppcg_init_sd(c, pc, theta));
   const int h = c->halo;
@@ -57,7 +58,7 @@ static int ppcg_first(tea_solve *v, int inner, double *theta) {
   PORTA_CHECK(tea_solve_eigenvalues(v));
   PORTA_CHECK(tea_solve_ch_coefs(c, inner, inner, &have_coef, theta));
   if (pc != TEA_PRECON_NONE) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-  PORTA_CHECK(ppcg_inner(c, v->s, *theta, inner));
+  PORTA_CHECK(tea_solve_ppcg_inner(c, v->s, *theta, inner));
   v->st->inner_iterations += inner;
   PORTA_CHECK(tea_k_ppcg_init_p(c, &v->rro));
   PORTA_CHECK(tea_allreduce_sum(c, &v->rro, 1));
@@ -73,7 +74,7 @@ static int ppcg_iteration(tea_solve *v, int inner, double theta) {
   v->rro = w[1];
   const double alpha = v->rro / w[0];
   PORTA_CHECK(tea_k_cg_calc_ur(c, v->s->preconditioner, alpha, NULL));
-  PORTA_CHECK(ppcg_inner(c, v->s, theta, inner));
+  PORTA_CHECK(tea_solve_ppcg_inner(c, v->s, theta, inner));
   v->st->inner_iterations += inner;
   double rrn;
   PORTA_CHECK(tea_k_ppcg_calc_rrn(c, &rrn));
@@ -101,6 +102,11 @@ int tea_solve_ppcg(tea_solve *v) {
       PORTA_CHECK(tea_solve_cg_iteration(v, &exchanged, &reflect));
     PORTA_CHECK(tea_solve_iteration_end(v, exchanged, reflect));
     if (v->converged) break;
+    if (switched && v->n < v->last_iter) { /* the rest on the device? */
+      ++v->n;
+      if (tea_solve_ppcg_on_device(v)) return tea_solve_ppcg_loop(v, inner, theta);
+      --v->n;
+    }
   }
   return PORTA_SUCCESS;
 }

@@ -144,8 +144,9 @@ porta_tea_combo(jacobi.none.loop jacobi none RANKS 1
                 CHECKS fixed_point=1 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
                        "expect=Jacobi iterations: on the device" twin=jacobi:none
                        twinenv=TEA_DEVICE_LOOP=0 "twinexpect=Jacobi iterations: from the host")
-# Chebyshev's iterations after the switch (the host runs the CG iterations and the switch's),
-# with and without the diagonal preconditioner, switching at n = 5, and at n = 1 on later steps
+# Chebyshev's and PPCG's iterations after the switch (the host runs the CG iterations and the
+# switch's), with and without the diagonal preconditioner, switching at n = 5, and at n = 1 on
+# later steps
 foreach(pc none jac_diag)
   foreach(ps 5 1)
     porta_tea_combo(chebyshev.${pc}.presteps${ps}.loop chebyshev ${pc} RANKS 1
@@ -153,8 +154,13 @@ foreach(pc none jac_diag)
                            "expect=Chebyshev iterations: on the device" twin=chebyshev:${pc}
                            twinenv=TEA_DEVICE_LOOP=0
                            "twinexpect=Chebyshev iterations: from the host")
+    porta_tea_combo(ppcg.${pc}.presteps${ps}.loop ppcg ${pc} RANKS 1
+                    CHECKS presteps=${ps} inner=12 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
+                           "expect=PPCG iterations: on the device" twin=ppcg:${pc}
+                           twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
   endforeach()
 endforeach()
+# (PPCG converges on tea_bm_1 in 2 or 3 iterations after its switch: no limit to reach)
 foreach(solver cg jacobi chebyshev)
   set(_limit maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7")
   if(solver STREQUAL "chebyshev") # Chebyshev from n = 2 (n = 1 after the first step), the host
