@@ -5,22 +5,39 @@
  *  the host loop's own kernels (Chebyshev's update, in tea_kernels_cheby.c, reads its
  *  coefficients from device memory: not a reduction, so its bits are the host's); kernels
  *  compute alpha = rro / pw, and beta = rrn / rro with the test (tea_loop_test), which decides
- *  whether another iteration runs. The divisions are the host loop's, once each, so the bits
- *  are its bits. Kernel file (C++17 compatible). */
+ *  whether another iteration runs. The divisions are the host loop's, so the bits are its bits
+ *  (fused, every thread of CG's p update computes beta, the same division, and one cell's
+ *  thread runs the test: tea_loop.h). Kernel file (C++17 compatible). */
 #include <string.h>
 
 #include "tea_loop.h"
 
 typedef struct {
-  porta_view_f64 u, p, r, s;
+  porta_view_f64 u, p, r;
+  tea_loop_state st;
+  porta_loop_handle loop; /**< the deciding loop's */
+  int64_t k0, j0;         /**< the cell whose thread runs the test */
 } tea_cg_up_loop_args;
 
-/* u += alpha p; p = r + beta p */
+/* u += alpha p; p = r + beta p (beta from the test kernel) */
 PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) {
-  const double alpha = PORTA_AT1(a->s, TEA_LOOP_ALPHA), beta = PORTA_AT1(a->s, TEA_LOOP_BETA);
+  const double alpha = PORTA_AT1(a->st.scal, TEA_LOOP_ALPHA);
+  const double beta = PORTA_AT1(a->st.scal, TEA_LOOP_BETA);
   const double p = PORTA_AT2(a->p, k, j);
   PORTA_AT2(a->u, k, j) += alpha * p;
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + beta * p;
+}
+
+/* beta = rrn / rro; u += alpha p; p = r + beta p; one thread: the test on r.r (rro becomes rrn
+   in the next iteration's alpha kernel, after every thread here has read it) */
+PORTA_MDFOR2(tea_k_cg_calc_up_test_loop, tea_cg_up_loop_args, a, k, j) {
+  const double alpha = PORTA_LDG(PORTA_AT1(a->st.scal, TEA_LOOP_ALPHA));
+  const double rrn = PORTA_LDG(PORTA_AT1(a->st.scal, TEA_LOOP_RRN));
+  const double beta = rrn / PORTA_LDG(PORTA_AT1(a->st.scal, TEA_LOOP_RRO));
+  const double p = PORTA_AT2(a->p, k, j);
+  PORTA_AT2(a->u, k, j) += alpha * p;
+  PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + beta * p;
+  if (k == a->k0 && j == a->j0) porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
 }
 
 typedef struct {
@@ -31,6 +48,7 @@ typedef struct {
 
 PORTA_FOR(tea_k_loop_start_f, tea_loop_ctl_args, a, i) {
   PORTA_AT1(a->st.scal, TEA_LOOP_RRO) = a->start.rro;
+  PORTA_AT1(a->st.scal, TEA_LOOP_RRN) = a->start.rro; /* CG's alpha kernel: rro = rrn */
   PORTA_AT1(a->st.scal, TEA_LOOP_EPS) = a->start.eps_init;
   PORTA_AT1(a->st.scal, TEA_LOOP_ERROR) = a->start.error;
   PORTA_AT1(a->st.ints, TEA_LOOP_N) = 0;
@@ -44,14 +62,15 @@ PORTA_FOR(tea_k_loop_start_f, tea_loop_ctl_args, a, i) {
   PORTA_AT1(a->st.ints, TEA_LOOP_STOP) = tea_cheby_stop(&a->st);
 }
 
-/* alpha = rro / pw */
+/* rro = rrn (the last iteration's r.r; the start's rro first); alpha = rro / pw */
 PORTA_FOR(tea_k_cg_loop_alpha_f, tea_loop_ctl_args, a, i) {
-  PORTA_AT1(a->st.scal, TEA_LOOP_ALPHA) =
-      PORTA_AT1(a->st.scal, TEA_LOOP_RRO) / PORTA_AT1(a->st.scal, TEA_LOOP_PW);
+  const double rro = PORTA_AT1(a->st.scal, TEA_LOOP_RRN);
+  PORTA_AT1(a->st.scal, TEA_LOOP_RRO) = rro;
+  PORTA_AT1(a->st.scal, TEA_LOOP_ALPHA) = rro / PORTA_AT1(a->st.scal, TEA_LOOP_PW);
 }
 
-/* beta = rrn / rro; rro = rrn; the test on r.r: whether another iteration runs after this
-   one's p update */
+/* beta = rrn / rro; rro = rrn; the test on rrn (r.r for CG): whether another iteration runs
+   after this one's p update */
 PORTA_FOR(tea_k_cg_loop_test_f, tea_loop_ctl_args, a, i) {
   const double rrn = PORTA_AT1(a->st.scal, TEA_LOOP_RRN);
   PORTA_AT1(a->st.scal, TEA_LOOP_BETA) = rrn / PORTA_AT1(a->st.scal, TEA_LOOP_RRO);
@@ -109,23 +128,29 @@ int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_star
                                     porta_range(0, 1), &a);
 }
 
-int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st) {
-  const porta_range_policy one = porta_range(0, 1);
+int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st, bool fused) {
   double *scal = st->scal.data;
   tea_loop_ctl_args ctl = tea_loop_ctl(st);
   PORTA_CHECK(tea_k_cg_calc_w_lean_into(c, exec, &scal[TEA_LOOP_PW]));
-  PORTA_CHECK(
-      PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec, one, &ctl));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec,
+                                         porta_range(0, 1), &ctl));
   PORTA_CHECK(tea_k_cg_calc_r_into(c, exec, &scal[TEA_LOOP_ALPHA], &scal[TEA_LOOP_RRN]));
-  PORTA_CHECK(
-      PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec, one, &ctl));
+  const tea_box in = tea_box_interior(c, 0);
+  if (!fused)
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
+                                           porta_range(0, 1), &ctl));
   tea_cg_up_loop_args up;
   up.u = TEA_F(c, TEA_FIELD_U);
   up.p = TEA_F(c, TEA_FIELD_P);
   up.r = TEA_F(c, TEA_FIELD_R);
-  up.s = st->scal;
-  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec,
-                                    tea_policy(tea_box_interior(c, 0)), &up);
+  up.st = *st;
+  up.loop = ctl.loop;
+  up.k0 = in.k0;
+  up.j0 = in.j0;
+  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_test_loop, exec,
+                                            tea_policy(in), &up)
+               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec,
+                                            tea_policy(in), &up);
 }
 
 int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st) {

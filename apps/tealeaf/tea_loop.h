@@ -104,8 +104,13 @@ PORTA_INLINE_FUNCTION int64_t tea_cheby_stop(const tea_loop_state *st) {
 int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_start *start);
 /** One CG iteration on `exec` (a deciding loop's body): w = A p with p.w, alpha, r -= alpha w
  *  with r.r, beta and the test that decides whether another runs, u += alpha p and
- *  p = r + beta p. */
-int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st);
+ *  p = r + beta p. `fused`: the p update computes beta in every thread and runs the test in one
+ *  (one kernel less per iteration, about 2 us on a GPU; on large grids the divisions cost more:
+ *  4 % of tea_bm_5's time on an H200, so tea_solve_loop.c fuses up to TEA_LOOP_FUSE_CELLS). */
+int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st, bool fused);
+/** CG's p update and test fused on grids of up to this many cells (TEA_LOOP_FUSE=0|1 forces
+ *  either way, for tests). */
+#define TEA_LOOP_FUSE_CELLS ((int64_t)1 << 22)
 /** One Jacobi iteration on `exec` (a deciding loop's body): un = u, the update with its L1
  *  norm, u's physical halo reflected, and the test. */
 int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st);

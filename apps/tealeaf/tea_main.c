@@ -16,7 +16,10 @@ static const app_env_switch tea_env[] = {
     {"TEA_DEVICE_LOOP", "0|1",
      "1: the solver's iterations as a recorded loop on host back ends too; 0: never (default: "
      "on a GPU, one rank, default mode; CG without a preconditioner, Jacobi, Chebyshev and "
-     "PPCG without one or with jac_diag)"}};
+     "PPCG without one or with jac_diag)"},
+    {"TEA_LOOP_FUSE", "0|1",
+     "1: CG's device loop computes beta in its p update (one kernel less); 0: in a kernel of its "
+     "own (default: fused up to 4194304 cells)"}};
 
 /* TeaLeaf's command line: a deck, no options of its own. */
 static const app_cli_spec tea_cli = {

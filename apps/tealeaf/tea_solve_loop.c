@@ -68,7 +68,9 @@ void tea_loop_free(tea_chunk *c) {
 
 static int cg_iteration(porta_exec exec, void *ctx) {
   tea_chunk *c = (tea_chunk *)ctx;
-  return tea_k_cg_loop_iteration(c, exec, &c->loop->st);
+  const bool fused =
+      app_env_flag("TEA_LOOP_FUSE", (int64_t)c->nx * c->ny <= TEA_LOOP_FUSE_CELLS) != 0;
+  return tea_k_cg_loop_iteration(c, exec, &c->loop->st, fused);
 }
 
 static int jacobi_iteration(porta_exec exec, void *ctx) {
@@ -152,7 +154,7 @@ static int run(tea_solve *v, const tea_loop_start *start, int *iterations) {
   const int64_t status = l->ints.data[TEA_LOOP_STATUS];
   *iterations += (int)n;
   v->error = l->scal.data[TEA_LOOP_ERROR];
-  v->rro = l->scal.data[TEA_LOOP_RRO];
+  v->rro = l->scal.data[TEA_LOOP_RRN]; /* the last r.r (CG, PPCG), else the start's */
   if (n > 1 || status == TEA_LOOP_RUNNING) v->old_error = l->scal.data[TEA_LOOP_OLD];
   if (v->s->verbose_on) v->st->last_residual = v->error;
   if (status == TEA_LOOP_NOT_FINITE)

@@ -63,6 +63,8 @@ tea_reference_test(tealeaf.bm1.cg.loop.serial.np1 1 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
 tea_reference_test(tealeaf.bm2.cg.loop.serial.np1 2 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
+tea_reference_test(tealeaf.bm2.cg.loop.unfused.serial.np1 2 1
+                   "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_LOOP_FUSE=0;TEA_EXPECT_LINE=CG iterations: on the device")
 tea_reference_test(tealeaf.bm2.cg.loop.np2 2 2
                    "TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: from the host")
 if(PORTA_ENABLE_OPENMP)
