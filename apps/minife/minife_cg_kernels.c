@@ -4,6 +4,7 @@
  *  Local sums only: the caller adds them over the ranks with app_sum_allreduce.
  *  Kernel file (C11 and C++17). */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "minife_kernels.h"
@@ -138,9 +139,15 @@ static porta_team_policy lanes_policy(const minife *m, matvec_args *a, int64_t n
   return p;
 }
 
+/** Whether y = A x with its dot runs as vector lanes and a dot of its own (the host loop and
+ *  the device loop choose alike: the same kernels, the same bits). */
+static bool matvec_by_lanes(const minife *m) {
+  return m->matvec_lanes > 0 && !app_sum_is_exact(m->sum);
+}
+
 int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) {
   matvec_args a = matvec_make(m, x, y);
-  if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum)) {
+  if (matvec_by_lanes(m)) {
     /* vector lanes (GPU): the matvec, then p.Ap as a pass of its own. A team reduction here
        cost more than the separate dot on an H100 (n=200: 1.54 ms against 1.10 + 0.06 ms). */
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, m->exec,
@@ -288,7 +295,7 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
   p.s = st->s;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_loop, exec, rows, &p));
   matvec_args mv = matvec_make(m, m->p, m->Ap);
-  if (m->matvec_lanes > 0) {
+  if (matvec_by_lanes(m)) {
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
                                            lanes_policy(m, &mv, m->A.nrows), &mv));
     dot_args d;

@@ -96,12 +96,15 @@ tea_reference_test(tealeaf.bm1.cg.beside.np8 1 8
 #   as in the reference.
 set(_combo_ten "10 10 10 10 10 10 10 10 10 10")
 function(porta_tea_combo name solver precon)
-  cmake_parse_arguments(C "" "" "RANKS;CHECKS" ${ARGN})
+  cmake_parse_arguments(C "" "DECK" "RANKS;CHECKS" ${ARGN})
+  if(NOT C_DECK)
+    set(C_DECK tea_bm_1) # the deck the combination runs (inputs/tealeaf/C_DECK.in)
+  endif()
   foreach(np IN LISTS C_RANKS)
     set(t tealeaf.combo.${name}.np${np})
     add_test(NAME ${t}
              COMMAND sh "${PORTA_APP_TEST_DIR}/tea_combo.sh" "${_mpi}" ${np} $<TARGET_FILE:tealeaf>
-                     "${_ref}/tea_bm_1.in" ${name}.np${np} ${solver} ${precon} ${C_CHECKS}
+                     "${_ref}/${C_DECK}.in" ${name}.np${np} ${solver} ${precon} ${C_CHECKS}
              WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
     set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 120 PROCESSORS ${np}
                          ENVIRONMENT "${PORTA_APP_MPI_ENV}")
@@ -162,7 +165,13 @@ foreach(pc none jac_diag)
                            twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
   endforeach()
 endforeach()
-# (PPCG converges on tea_bm_1 in 2 or 3 iterations after its switch: no limit to reach)
+# PPCG converges on tea_bm_1 in 2 or 3 iterations after its switch: on tea_bm_2 its first step
+# switches at n = 34 and reaches tl_max_iters 36 on the device (later steps switch at n = 2 and
+# converge)
+porta_tea_combo(ppcg.none.loop.limit ppcg none DECK tea_bm_2 RANKS 1
+                CHECKS maxiters=36 twinexec=1 env=TEA_DEVICE_LOOP=1
+                       "expect=PPCG iterations: on the device" twin=ppcg:none
+                       twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
 foreach(solver cg jacobi chebyshev)
   set(_limit maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7")
   if(solver STREQUAL "chebyshev") # Chebyshev from n = 2 (n = 1 after the first step), the host
