@@ -165,15 +165,23 @@ static int run(tea_solve *v, const tea_loop_start *start, int *iterations) {
   return PORTA_SUCCESS;
 }
 
-int tea_solve_loop(tea_solve *v) {
-  tea_chunk *c = v->c;
-  PORTA_CHECK(state(c));
-  PORTA_CHECK(ready(c, v->s, false, 0.0, 0));
+/** A run's start from the solve as it stands, after `n0` iterations. */
+static tea_loop_start start_of(const tea_solve *v, int64_t n0) {
   tea_loop_start start;
   memset(&start, 0, sizeof start);
   start.rro = v->rro;
   start.eps_init = v->s->eps * v->initial_residual;
+  start.error = v->error;
+  start.n0 = n0;
   start.last = v->last_iter;
+  return start;
+}
+
+int tea_solve_loop(tea_solve *v) {
+  tea_chunk *c = v->c;
+  PORTA_CHECK(state(c));
+  PORTA_CHECK(ready(c, v->s, false, 0.0, 0));
+  const tea_loop_start start = start_of(v, 0);
   int unused = 0;
   return run(v, &start, v->s->solver == TEA_SOLVER_CG ? &v->st->cg_iterations : &unused);
 }
@@ -212,13 +220,7 @@ int tea_solve_cheby_loop(tea_solve *v, int64_t steps, int64_t ncoef, int64_t est
   bool grown = false;
   PORTA_CHECK(upload_coefs(c, ncoef, theta, have_coef, &grown));
   PORTA_CHECK(ready(c, v->s, grown, 0.0, 0));
-  tea_loop_start start;
-  memset(&start, 0, sizeof start);
-  start.rro = v->rro;
-  start.eps_init = v->s->eps * v->initial_residual;
-  start.error = v->error;
-  start.n0 = v->n - 1;
-  start.last = v->last_iter;
+  tea_loop_start start = start_of(v, v->n - 1);
   start.est = est;
   start.steps = steps;
   start.ncoef = ncoef;
@@ -229,13 +231,7 @@ int tea_solve_ppcg_loop(tea_solve *v, int inner, double theta) {
   tea_chunk *c = v->c;
   PORTA_CHECK(state(c));
   PORTA_CHECK(ready(c, v->s, false, theta, inner));
-  tea_loop_start start;
-  memset(&start, 0, sizeof start);
-  start.rro = v->rro;
-  start.eps_init = v->s->eps * v->initial_residual;
-  start.error = v->error;
-  start.n0 = v->n - 1;
-  start.last = v->last_iter;
+  const tea_loop_start start = start_of(v, v->n - 1);
   int outer = 0;
   const int rc = run(v, &start, &outer);
   v->st->inner_iterations += outer * inner;
