@@ -26,6 +26,7 @@ import gc
 import math
 import sys
 import time
+import traceback
 
 import numpy as np
 
@@ -504,5 +505,21 @@ def main():
     return 0 if ok else 1
 
 
+def main_or_abort():
+    """main(); on several ranks an error on one of them ends every rank (MPI_Abort) with its
+    traceback: the others would wait for it forever at their next global sum or exchange (as
+    mpi4py's `python -m mpi4py` does)."""
+    try:
+        return main()
+    except Exception:
+        if MPI is None or MPI.COMM_WORLD.size == 1:
+            raise
+        traceback.print_exc()
+        sys.stderr.write("tealeaf_cg: rank %d failed; ending all %d ranks\n"
+                         % (MPI.COMM_WORLD.rank, MPI.COMM_WORLD.size))
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(1)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_or_abort())

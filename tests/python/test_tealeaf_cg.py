@@ -164,3 +164,22 @@ def test_tealeaf_cg_on_cuda(bm, ranks, tmp_path):
     if app is not None:
         c_out = run([app, "--no-h5", "--porta-backend=cuda", str(deck)], ranks, "cuda", 1, tmp_path)
         same_figures(figures(c_out), got)
+
+
+def test_a_failing_rank_ends_every_rank(tmp_path):
+    """An error on one rank (here an unknown back end given to rank 0 only, in an MPMD launch)
+    ends both ranks with that error, within seconds, instead of leaving rank 1 waiting forever
+    in its first collective."""
+    if mpi_missing():
+        pytest.skip(mpi_missing())
+    deck = os.path.join(ROOT, "inputs", "tealeaf", "tea_bm_1.in")
+    cmd = ["mpirun", "--bind-to", "none", "-np", "1", sys.executable, EXAMPLE, deck,
+           "--porta-backend=no_such_backend", ":", "-np", "1", sys.executable, EXAMPLE, deck,
+           "--porta-backend=serial"]
+    r = subprocess.run(cmd, env=dict(os.environ, **MPI_ENV), cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert "unknown back end 'no_such_backend'" in out, out
+    assert "rank 0 failed; ending all 2 ranks" in out, out
+    assert "PASSED" not in out, out
