@@ -145,14 +145,20 @@ APP_SUM_KERNEL_MD2(tea_k_dot_rz, tea_cg_rz_args, a, k, j) {
   return PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
 }
 
+/* The fields of the u, r (and z) update, in its host-loop and device-loop argument structs. */
+#define TEA_ARGS_CG_UR(a, c)                                                                       \
+  do {                                                                                             \
+    (a).u = TEA_F(c, TEA_FIELD_U);                                                                 \
+    (a).p = TEA_F(c, TEA_FIELD_P);                                                                 \
+    (a).r = TEA_F(c, TEA_FIELD_R);                                                                 \
+    (a).w = TEA_F(c, TEA_FIELD_W);                                                                 \
+    (a).z = TEA_F(c, TEA_FIELD_Z);                                                                 \
+    (a).mi = TEA_F(c, TEA_FIELD_MI);                                                               \
+  } while (0)
+
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
   tea_cg_ur_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.w = TEA_F(c, TEA_FIELD_W);
-  a.z = TEA_F(c, TEA_FIELD_Z);
-  a.mi = TEA_F(c, TEA_FIELD_MI);
+  TEA_ARGS_CG_UR(a, c);
   a.alpha = alpha;
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) {
@@ -198,12 +204,7 @@ int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const doub
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_ur_at", "precon",
                        "the block preconditioner needs its own kernel for z");
   tea_cg_ur_at_args a;
-  a.u = TEA_F(c, TEA_FIELD_U);
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.w = TEA_F(c, TEA_FIELD_W);
-  a.z = TEA_F(c, TEA_FIELD_Z);
-  a.mi = TEA_F(c, TEA_FIELD_MI);
+  TEA_ARGS_CG_UR(a, c);
   a.alpha = alpha;
   return porta_parallel_for_md(
       "tea_cg_calc_ur", exec, tea_policy(tea_box_interior(c, 0)),
