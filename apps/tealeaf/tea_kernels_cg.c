@@ -20,11 +20,17 @@ typedef struct {
   double rx, ry;
 } tea_cg_w_args;
 
-/** u += alpha p; r -= alpha w (then z = Mi r); the sum of r.r or r.z. */
+/** u += alpha p; r -= alpha w (then z = Mi r); the sum of r.r or r.z. alpha is *alpha_at when
+ *  set (CG with a preconditioner on the device), else `alpha`: one kernel for both loops, as
+ *  tea_cg_r_args. */
 typedef struct {
   porta_view_f64 u, p, r, w, z, mi;
   double alpha;
+  const double *alpha_at;
 } tea_cg_ur_args;
+
+/** The update's alpha: from device memory in the device loop, else the host's value. */
+#define TEA_CG_UR_ALPHA(a) ((a)->alpha_at ? *(a)->alpha_at : (a)->alpha)
 
 /** The sum of r.z. */
 typedef struct {
@@ -118,16 +124,18 @@ int tea_k_cg_calc_w(tea_chunk *c, double *pw) {
 
 /* u += a p; r -= a w; rrn += r.r */
 APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
-  PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
-  double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
+  const double alpha = TEA_CG_UR_ALPHA(a);
+  PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
+  double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   return r * r;
 }
 
 /* u += a p; r -= a w; z = Mi r; rrn += r.z */
 APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_ur_args, a, k, j) {
-  PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
-  double r = PORTA_AT2(a->r, k, j) - a->alpha * PORTA_AT2(a->w, k, j);
+  const double alpha = TEA_CG_UR_ALPHA(a);
+  PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
+  double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   double z = PORTA_AT2(a->mi, k, j) * r;
   PORTA_AT2(a->z, k, j) = z;
@@ -136,8 +144,9 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_ur_args, a, k, j) {
 
 /* u += a p; r -= a w (block preconditioner follows) */
 PORTA_MDFOR2(tea_k_cg_calc_ur_only, tea_cg_ur_args, a, k, j) {
-  PORTA_AT2(a->u, k, j) += a->alpha * PORTA_AT2(a->p, k, j);
-  PORTA_AT2(a->r, k, j) -= a->alpha * PORTA_AT2(a->w, k, j);
+  const double alpha = TEA_CG_UR_ALPHA(a);
+  PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
+  PORTA_AT2(a->r, k, j) -= alpha * PORTA_AT2(a->w, k, j);
 }
 
 /* sum r.z */
@@ -160,6 +169,7 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
   tea_cg_ur_args a;
   TEA_ARGS_CG_UR(a, c);
   a.alpha = alpha;
+  a.alpha_at = NULL;
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) {
     PORTA_CHECK(
@@ -175,6 +185,31 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
   /* without rrn the sum is not used */
   return rrn ? tea_reduce(c, "tea_cg_calc_ur", in, k, &a, 0, rrn)
              : tea_reduce_unused(c, "tea_cg_calc_ur", in, k, &a);
+}
+
+int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
+                          double *rrn) {
+  tea_cg_ur_args a;
+  TEA_ARGS_CG_UR(a, c);
+  a.alpha = 0.0;
+  a.alpha_at = alpha;
+  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  if (pc == TEA_PRECON_JAC_BLOCK) {
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, exec, in, &a));
+    /* the block solve is the host loop's kernel, launched on the chunk's space: here `exec` */
+    const porta_exec own = c->exec;
+    c->exec = exec;
+    const int rc = tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z);
+    c->exec = own;
+    PORTA_CHECK(rc);
+    tea_cg_rz_args rz;
+    rz.r = a.r;
+    rz.z = a.z;
+    return porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn);
+  }
+  const app_sum_kernel *k =
+      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
+  return porta_parallel_reduce_md_into("tea_cg_calc_ur", exec, in, k->plain, &a, rrn);
 }
 
 /* u += a p; r -= a w (z = Mi r): the update of tea_k_cg_calc_ur_none / _diag with alpha read
@@ -346,6 +381,12 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
   tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
   return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec,
                                     tea_policy(tea_box_interior(c, 0)), &a);
+}
+
+int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, double *pw) {
+  tea_cg_w_args a = tea_cg_w_make(c);
+  return porta_parallel_reduce_md_into("tea_cg_calc_w", exec, tea_policy(tea_box_interior(c, 0)),
+                                       tea_k_cg_calc_w_r.plain, &a, pw);
 }
 
 int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw) {

@@ -1,13 +1,13 @@
 /** @file tea_kernels_loop.c
  *  The kernels of the solvers' device loops (tea_loop.h): a solve's start, and the bodies of
  *  CG, Jacobi and Chebyshev. CG's p update reads alpha and beta from device memory; w = A p,
- *  the r update, Jacobi's copy, update and reflection and the norm Chebyshev's test reads are
- *  the host loop's own kernels (Chebyshev's update, in tea_kernels_cheby.c, reads its
- *  coefficients from device memory: not a reduction, so its bits are the host's); kernels
- *  compute alpha = rro / pw, and beta = rrn / rro with the test (tea_loop_test), which decides
- *  whether another iteration runs. The divisions are the host loop's, so the bits are its bits
- *  (fused, every thread of CG's p update computes beta, the same division, and one cell's
- *  thread runs the test: tea_loop.h). Kernel file (C++17 compatible). */
+ *  the r update (with a preconditioner, the u, r and z update), Jacobi's copy, update and
+ * reflection and the norm Chebyshev's test reads are the host loop's own kernels (Chebyshev's
+ * update, in tea_kernels_cheby.c, reads its coefficients from device memory: not a reduction, so
+ * its bits are the host's); kernels compute alpha = rro / pw, and beta = rrn / rro with the test
+ * (tea_loop_test), which decides whether another iteration runs. The divisions are the host loop's,
+ * so the bits are its bits (fused, every thread of CG's p update computes beta, the same division,
+ * and one cell's thread runs the test: tea_loop.h). Kernel file (C++17 compatible). */
 #include <string.h>
 
 #include "tea_loop.h"
@@ -151,6 +151,22 @@ int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state 
                                             tea_policy(in), &up)
                : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec,
                                             tea_policy(in), &up);
+}
+
+int tea_k_cg_loop_iteration_pc(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
+                               tea_precon pc) {
+  double *scal = st->scal.data;
+  tea_loop_ctl_args ctl = tea_loop_ctl(st);
+  const int p = TEA_FIELD_P;
+  PORTA_CHECK(tea_k_cg_calc_w_into(c, exec, &scal[TEA_LOOP_PW]));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec,
+                                         porta_range(0, 1), &ctl));
+  PORTA_CHECK(tea_k_cg_calc_ur_into(c, exec, pc, &scal[TEA_LOOP_ALPHA], &scal[TEA_LOOP_RRN]));
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
+                                         porta_range(0, 1), &ctl));
+  PORTA_CHECK(tea_k_cg_calc_p_at(c, exec, pc == TEA_PRECON_NONE ? TEA_FIELD_R : TEA_FIELD_Z,
+                                 &scal[TEA_LOOP_BETA]));
+  return tea_reflect_boundaries_on(c, exec, &p, 1, 1); /* one rank: p's exchange */
 }
 
 int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st) {

@@ -108,6 +108,13 @@ int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_star
  *  (one kernel less per iteration, about 2 us on a GPU; on large grids the divisions cost more:
  *  4 % of tea_bm_5's time on an H200, so tea_solve_loop.c fuses up to TEA_LOOP_FUSE_CELLS). */
 int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st, bool fused);
+/** One CG iteration as the host loop runs it with a preconditioner `pc` (none: the faces of
+ *  Kx, Ky not zeroed, a reflective boundary), on `exec`: w = A p with p.w, alpha, u += alpha p
+ *  and r -= alpha w with r.z (z = M r: jac_diag in the same kernel, jac_block's block solve
+ *  after it), beta and the test, p = z + beta p, and p's physical halo reflected (one rank:
+ *  its exchange). */
+int tea_k_cg_loop_iteration_pc(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
+                               tea_precon pc);
 /** CG's p update and test fused on grids of up to this many cells (TEA_LOOP_FUSE=0|1 forces
  *  either way, for tests). */
 #define TEA_LOOP_FUSE_CELLS ((int64_t)1 << 22)
@@ -134,10 +141,9 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
 int tea_k_ppcg_loop_first(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc);
 int tea_k_ppcg_loop_last(tea_chunk *c, porta_exec exec, const tea_loop_state *st);
 
-/** Whether the run's solves run on the device: CG without a preconditioner (Kx and Ky zero on
- *  the physical faces), Jacobi, or Chebyshev and PPCG without a preconditioner or with the
- *  diagonal one (their iterations after the switch), in default mode, on one rank, the
- *  execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0:
+/** Whether the run's solves run on the device: CG, Jacobi, or Chebyshev and PPCG without a
+ * preconditioner or with the diagonal one (their iterations after the switch), in default mode, on
+ * one rank, the execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0:
  *  never). */
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s);
 /** tea_loop_wanted, for a solve with at least one iteration. */

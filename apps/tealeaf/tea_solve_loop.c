@@ -31,12 +31,10 @@ struct tea_loop {
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
   const bool want = app_env_flag("TEA_DEVICE_LOOP", porta_exec_query(c->exec).on_device);
   const tea_precon pc = s->preconditioner;
-  const bool cg = s->solver == TEA_SOLVER_CG && pc == TEA_PRECON_NONE &&
-                  c->faces_zeroed; /* the lean iteration, p's halo not reflected */
   const bool switching = (s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG) &&
                          (pc == TEA_PRECON_NONE || pc == TEA_PRECON_JAC_DIAG);
-  return want && (cg || switching || s->solver == TEA_SOLVER_JACOBI) && !s->reproducible &&
-         !tea_has_neighbours(c);
+  return want && (s->solver == TEA_SOLVER_CG || switching || s->solver == TEA_SOLVER_JACOBI) &&
+         !s->reproducible && !tea_has_neighbours(c);
 }
 
 bool tea_solve_on_device(const tea_solve *v) {
@@ -68,6 +66,10 @@ void tea_loop_free(tea_chunk *c) {
 
 static int cg_iteration(porta_exec exec, void *ctx) {
   tea_chunk *c = (tea_chunk *)ctx;
+  struct tea_loop *l = c->loop;
+  /* the host loop's lean iteration (tea_solve_cg_iteration) or its iteration with z */
+  if (l->pc != TEA_PRECON_NONE || !c->faces_zeroed)
+    return tea_k_cg_loop_iteration_pc(c, exec, &l->st, l->pc);
   const bool fused =
       app_env_flag("TEA_LOOP_FUSE", (int64_t)c->nx * c->ny <= TEA_LOOP_FUSE_CELLS) != 0;
   return tea_k_cg_loop_iteration(c, exec, &c->loop->st, fused);
@@ -114,9 +116,7 @@ static int state(tea_chunk *c) {
 static int ready(tea_chunk *c, const tea_settings *s, bool tables_changed, double theta,
                  int inner) {
   struct tea_loop *l = c->loop;
-  const tea_precon pc = s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG
-                            ? s->preconditioner
-                            : TEA_PRECON_NONE;
+  const tea_precon pc = s->solver == TEA_SOLVER_JACOBI ? TEA_PRECON_NONE : s->preconditioner;
   if (l->loop && l->solver == s->solver && l->pc == pc && l->rx == c->rx && l->ry == c->ry &&
       l->theta == theta && l->inner == inner && !tables_changed)
     return PORTA_SUCCESS;

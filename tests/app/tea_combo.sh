@@ -10,6 +10,7 @@
 # "Iteration count" line per step (STEPS, default 10). Further checks (each can fail):
 #   halo=N            run with halo_depth N
 #   presteps=N        run with tl_ch_cg_presteps N (default: the deck's, i.e. the code's 25)
+#   reflective=1      run with reflective_boundary (the twin too): Kx, Ky not zeroed on the faces
 #   maxiters=N        run with tl_max_iters N (the twin too); the steps may stop at the limit, so
 #                     the report's PASSED is not asked for
 #   counts="a b ..."  printed per-step iteration counts must be exactly these
@@ -35,12 +36,13 @@
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
-halo="" presteps="" maxiters="" counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
+halo="" presteps="" reflective=0 maxiters="" counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
 converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect=""
 for kv in "$@"; do
   case $kv in
   halo=*) halo=${kv#*=} ;;
   presteps=*) presteps=${kv#*=} ;;
+  reflective=*) reflective=${kv#*=} ;;
   maxiters=*) maxiters=${kv#*=} ;;
   counts=*) counts=${kv#*=} ;;
   twin=*) twin=${kv#*=} ;;
@@ -64,14 +66,15 @@ fail() { echo "FAIL: $name: $*"; exit 1; }
 
 # write_deck FILE SOLVER PRECON HALO: BASE with the solver lines replaced
 write_deck() {
-  awk -v s="$2" -v p="$3" -v h="$4" -v ps="$presteps" -v mi="$maxiters" '
-    /^[ \t]*(tl_use_|tl_preconditioner_type|halo_depth|tl_ch_cg_presteps)/ { next }
+  awk -v s="$2" -v p="$3" -v h="$4" -v ps="$presteps" -v mi="$maxiters" -v rb="$reflective" '
+    /^[ \t]*(tl_use_|tl_preconditioner_type|halo_depth|tl_ch_cg_presteps|reflective_boundary)/ { next }
     mi != "" && /^[ \t]*tl_max_iters/ { next }
     /^[ \t]*\*endtea/ {
       print "tl_use_" s; print "tl_preconditioner_type=" p
       if (h != "") print "halo_depth=" h
       if (ps != "") print "tl_ch_cg_presteps=" ps
       if (mi != "") print "tl_max_iters=" mi
+      if (rb == 1) print "reflective_boundary"
     }
     { print }' "$base" >"$1" || fail "cannot write $1"
 }
@@ -89,7 +92,7 @@ final_u() { grep ' step:' "$1" | tail -1 | awk '{print $7}'; }
 
 deck=combo_$name.in log=combo_$name.log
 write_deck "$deck" "$solver" "$precon" "$halo"
-echo "deck $deck: tl_use_$solver tl_preconditioner_type=$precon${halo:+ halo_depth=$halo}${presteps:+ tl_ch_cg_presteps=$presteps}${maxiters:+ tl_max_iters=$maxiters}"
+echo "deck $deck: tl_use_$solver tl_preconditioner_type=$precon${halo:+ halo_depth=$halo}${presteps:+ tl_ch_cg_presteps=$presteps}${maxiters:+ tl_max_iters=$maxiters}$([ "$reflective" = 1 ] && echo " reflective_boundary")"
 run "$deck" "$log" "$run_env"
 cat "$log"
 echo "exit status: $rc"

@@ -145,6 +145,20 @@ porta_tea_combo(cg.none.loop cg none RANKS 1
                 CHECKS "counts=${_combo_ten}" converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
                        "expect=CG iterations: on the device" twin=cg:none
                        twinenv=TEA_DEVICE_LOOP=0 "twinexpect=CG iterations: from the host")
+# CG with a preconditioner (z in the r update, or jac_block's block solve after it) and without
+# one on a reflective boundary (the faces of Kx, Ky not zeroed: p's halo reflected): the host
+# loop's iteration with z, recorded
+foreach(pc jac_diag jac_block)
+  porta_tea_combo(cg.${pc}.loop cg ${pc} RANKS 1
+                  CHECKS "counts=${_combo_cg_counts_${pc}}" converged=1 twinexec=1
+                         env=TEA_DEVICE_LOOP=1 "expect=CG iterations: on the device"
+                         twin=cg:${pc} twinenv=TEA_DEVICE_LOOP=0
+                         "twinexpect=CG iterations: from the host")
+endforeach()
+porta_tea_combo(cg.none.reflective.loop cg none RANKS 1
+                CHECKS reflective=1 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
+                       "expect=CG iterations: on the device" twin=cg:none
+                       twinenv=TEA_DEVICE_LOOP=0 "twinexpect=CG iterations: from the host")
 porta_tea_combo(jacobi.none.loop jacobi none RANKS 1
                 CHECKS fixed_point=1 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
                        "expect=Jacobi iterations: on the device" twin=jacobi:none
