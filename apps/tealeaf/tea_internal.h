@@ -199,15 +199,15 @@ int tea_k_cg_calc_w(tea_chunk *c, double *pw);               /**< w = A p; pw = 
 /** u += a p; r -= a w; (z = M r); *rrn = r.r or r.z (NULL: not needed). */
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn);
 int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p */
-/** u += alpha p; r -= alpha w (z = Mi r with jac_diag; not jac_block) on `exec`, alpha read
- *  from device memory, no sum (PPCG on the device). */
+/** u += alpha p; r -= alpha w (z = M r with a preconditioner) on `exec`, alpha read from
+ *  device memory, no sum (PPCG on the device). */
 int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha);
 /** tea_k_cg_calc_w and tea_k_cg_calc_ur on `exec` with their sums into *pw and *rrn and alpha
  *  read from *alpha, all in memory of `exec`'s space, no wait (CG on the device, tea_loop.h):
  *  the host loop's kernels in default mode (the same grids, so the same bits). */
 int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, double *pw);
 int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
-                          double *rrn);
+                          double *rrn); /**< rrn NULL with jac_block: no r.z */
 /** p = src + beta p on `exec`, beta read from device memory. */
 int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta);
 /** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, *pw = p.w

@@ -205,7 +205,8 @@ int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const do
     tea_cg_rz_args rz;
     rz.r = a.r;
     rz.z = a.z;
-    return porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn);
+    return rrn ? porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn)
+               : PORTA_SUCCESS;
   }
   const app_sum_kernel *k =
       pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
@@ -235,9 +236,8 @@ PORTA_MDFOR2(tea_k_cg_calc_ur_at_diag, tea_cg_ur_at_args, a, k, j) {
 }
 
 int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha) {
-  if (pc == TEA_PRECON_JAC_BLOCK)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_ur_at", "precon",
-                       "the block preconditioner needs its own kernel for z");
+  if (pc == TEA_PRECON_JAC_BLOCK) /* the update and the block solve, as tea_k_cg_calc_ur_into */
+    return tea_k_cg_calc_ur_into(c, exec, pc, alpha, NULL);
   tea_cg_ur_at_args a;
   TEA_ARGS_CG_UR(a, c);
   a.alpha = alpha;

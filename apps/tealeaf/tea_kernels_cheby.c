@@ -91,9 +91,8 @@ PORTA_FORCEINLINE_FUNCTION void tea_ch_loop_cell(const tea_ch_loop_args *a, int6
 /* the update's kernels for each preconditioner: the first step and the iteration */
 TEA_PRECON_KERNELS(tea_k_ch_init_p, tea_ch_update_args, tea_ch_init_cell);
 TEA_PRECON_KERNELS(tea_k_ch_iter_p, tea_ch_update_args, tea_ch_iter_cell);
-/* the loop's iteration (no block preconditioner: its z comes from a kernel of its own) */
-TEA_PRECON_KERNEL_(tea_k_ch_iter_loop_none, tea_ch_loop_args, tea_ch_loop_cell, TEA_PRECON_NONE)
-TEA_PRECON_KERNEL_(tea_k_ch_iter_loop_diag, tea_ch_loop_args, tea_ch_loop_cell, TEA_PRECON_JAC_DIAG)
+/* the loop's iteration (with the block preconditioner z comes from its own kernel, run before) */
+TEA_PRECON_KERNELS(tea_k_ch_iter_loop, tea_ch_loop_args, tea_ch_loop_cell);
 
 /* the iteration split into an edge and an inside (not with the block preconditioner, whose
    columns cross the edge) */
@@ -156,9 +155,6 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
 
 int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot) {
-  if (pc == TEA_PRECON_JAC_BLOCK)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_loop_update", "precon",
-                       "the block preconditioner is not in the device loop");
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   tea_ch_loop_args a;
   a.up = tea_ch_update_make(c, 0.0, 0.0, 1.0);
@@ -168,7 +164,14 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
   a.ints = ints;
   a.slot = slot;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid_loop, exec, in, &a));
-  return porta_parallel_for_md(
-      "tea_cheby_update", exec, in,
-      pc == TEA_PRECON_JAC_DIAG ? &tea_k_ch_iter_loop_diag : &tea_k_ch_iter_loop_none, &a);
+  if (pc == TEA_PRECON_JAC_BLOCK) {
+    /* z = M r: the host loop's block solve on `exec`. Past the pass's stop r is unchanged, so
+       it writes the z that is there already. */
+    const porta_exec own = c->exec;
+    c->exec = exec;
+    const int rc = tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z);
+    c->exec = own;
+    PORTA_CHECK(rc);
+  }
+  return porta_parallel_for_md("tea_cheby_update", exec, in, tea_k_ch_iter_loop[pc], &a);
 }

@@ -126,25 +126,27 @@ int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_st
  *  betas: TEA_LOOP_NCOEF each): each r = u0 - A u, the update, u's physical halo reflected;
  *  then r.r, and the test of each iteration that ran (r.r where the host loop recomputes its
  *  error, n >= est and n mod 10 = 0; else the old error square-rooted again), which also
- *  chooses the next pass's stop. No preconditioner or the diagonal one. */
+ *  chooses the next pass's stop. Any preconditioner. */
 int tea_k_cheby_loop_pass(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc,
                           porta_view_f64 alphas, porta_view_f64 betas);
 /** Iteration BASE + slot of a Chebyshev pass (tea_kernels_cheby.c), if it is not past STOP:
- *  r = u0 - A u, then p = alpha p + beta (M r), u += p with the coefficients of its count. */
+ *  r = u0 - A u, then p = alpha p + beta (M r), u += p with the coefficients of its count
+ *  (jac_block: the block solve z = M r between the two, on every slot). */
 int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot);
 
 /** One PPCG outer iteration's kernels of its own on `exec` (a deciding loop's body;
  *  tea_solve_ppcg.c runs them around the inner steps): the first part (w = A p with p.w and
  *  utemp.r, alpha = rro / pw with rro = utemp.r, u += alpha p, r -= alpha w) and the last
- *  (rrn, beta and the test as CG's, p = utemp + beta p). No preconditioner or jac_diag. */
+ *  (rrn, beta and the test as CG's, p = utemp + beta p). Any preconditioner (z = M r after the
+ *  r update: jac_diag in its kernel, jac_block's block solve after it). */
 int tea_k_ppcg_loop_first(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc);
 int tea_k_ppcg_loop_last(tea_chunk *c, porta_exec exec, const tea_loop_state *st);
 
-/** Whether the run's solves run on the device: CG, Jacobi, or Chebyshev and PPCG without a
- * preconditioner or with the diagonal one (their iterations after the switch), in default mode, on
- * one rank, the execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0:
- *  never). */
+/** Whether the run's solves run on the device: every solver with every preconditioner (CG and
+ *  Jacobi throughout, Chebyshev and PPCG their iterations after the switch), in default mode,
+ *  on one rank, the execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for
+ *  tests; =0: never). */
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s);
 /** tea_loop_wanted, for a solve with at least one iteration. */
 bool tea_solve_on_device(const tea_solve *v);

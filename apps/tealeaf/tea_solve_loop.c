@@ -30,11 +30,8 @@ struct tea_loop {
 
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
   const bool want = app_env_flag("TEA_DEVICE_LOOP", porta_exec_query(c->exec).on_device);
-  const tea_precon pc = s->preconditioner;
-  const bool switching = (s->solver == TEA_SOLVER_CHEBY || s->solver == TEA_SOLVER_PPCG) &&
-                         (pc == TEA_PRECON_NONE || pc == TEA_PRECON_JAC_DIAG);
-  return want && (s->solver == TEA_SOLVER_CG || switching || s->solver == TEA_SOLVER_JACOBI) &&
-         !s->reproducible && !tea_has_neighbours(c);
+  /* every solver and preconditioner; not the exact sums, and not across ranks (MPI) */
+  return want && !s->reproducible && !tea_has_neighbours(c);
 }
 
 bool tea_solve_on_device(const tea_solve *v) {

@@ -164,9 +164,8 @@ porta_tea_combo(jacobi.none.loop jacobi none RANKS 1
                        "expect=Jacobi iterations: on the device" twin=jacobi:none
                        twinenv=TEA_DEVICE_LOOP=0 "twinexpect=Jacobi iterations: from the host")
 # Chebyshev's and PPCG's iterations after the switch (the host runs the CG iterations and the
-# switch's), with and without the diagonal preconditioner, switching at n = 5, and at n = 1 on
-# later steps
-foreach(pc none jac_diag)
+# switch's), with each preconditioner, switching at n = 5, and at n = 1 on later steps
+foreach(pc none jac_diag jac_block)
   foreach(ps 5 1)
     porta_tea_combo(chebyshev.${pc}.presteps${ps}.loop chebyshev ${pc} RANKS 1
                     CHECKS presteps=${ps} cheby=1 converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
@@ -181,11 +180,14 @@ foreach(pc none jac_diag)
 endforeach()
 # PPCG converges on tea_bm_1 in 2 or 3 iterations after its switch: on tea_bm_2 its first step
 # switches at n = 34 and reaches tl_max_iters 36 on the device (later steps switch at n = 2 and
-# converge)
-porta_tea_combo(ppcg.none.loop.limit ppcg none DECK tea_bm_2 RANKS 1
-                CHECKS maxiters=36 twinexec=1 env=TEA_DEVICE_LOOP=1
-                       "expect=PPCG iterations: on the device" twin=ppcg:none
-                       twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
+# converge); with jac_block too (its z after the r update is read only from the loop's second
+# iteration on)
+foreach(pc none jac_block)
+  porta_tea_combo(ppcg.${pc}.loop.limit ppcg ${pc} DECK tea_bm_2 RANKS 1
+                  CHECKS maxiters=36 twinexec=1 env=TEA_DEVICE_LOOP=1
+                         "expect=PPCG iterations: on the device" twin=ppcg:${pc}
+                         twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
+endforeach()
 foreach(solver cg jacobi chebyshev)
   set(_limit maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7")
   if(solver STREQUAL "chebyshev") # Chebyshev from n = 2 (n = 1 after the first step), the host
