@@ -208,6 +208,9 @@ int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const do
     return rrn ? porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn)
                : PORTA_SUCCESS;
   }
+  if (!rrn)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_ur_into", "rrn",
+                       "the sum's destination is needed unless the preconditioner is jac_block");
   const app_sum_kernel *k =
       pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
   return porta_parallel_reduce_md_into("tea_cg_calc_ur", exec, in, k->plain, &a, rrn);

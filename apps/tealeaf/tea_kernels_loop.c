@@ -1,13 +1,14 @@
 /** @file tea_kernels_loop.c
  *  The kernels of the solvers' device loops (tea_loop.h): a solve's start, and the bodies of
- *  CG, Jacobi and Chebyshev. CG's p update reads alpha and beta from device memory; w = A p,
- *  the r update (with a preconditioner, the u, r and z update), Jacobi's copy, update and
- * reflection and the norm Chebyshev's test reads are the host loop's own kernels (Chebyshev's
- * update, in tea_kernels_cheby.c, reads its coefficients from device memory: not a reduction, so
- * its bits are the host's); kernels compute alpha = rro / pw, and beta = rrn / rro with the test
- * (tea_loop_test), which decides whether another iteration runs. The divisions are the host loop's,
- * so the bits are its bits (fused, every thread of CG's p update computes beta, the same division,
- * and one cell's thread runs the test: tea_loop.h). Kernel file (C++17 compatible). */
+ *  CG, Jacobi and Chebyshev and PPCG's own parts. CG's p update reads alpha and beta from device
+ * memory; w = A p, the r update (with a preconditioner, the u, r and z update), Jacobi's copy,
+ * update and reflection and the norm Chebyshev's test reads are the host loop's own kernels
+ * (Chebyshev's update, in tea_kernels_cheby.c, reads its coefficients from device memory: not a
+ * reduction, so its bits are the host's); kernels compute alpha = rro / pw, and beta = rrn / rro
+ * with the test (tea_loop_test), which decides whether another iteration runs. The divisions are
+ * the host loop's, so the bits are its bits (fused, every thread of CG's p update computes beta,
+ * the same division, and one cell's thread runs the test: tea_loop.h). Kernel file (C++17
+ * compatible). */
 #include <string.h>
 
 #include "tea_loop.h"

@@ -1,6 +1,6 @@
 /** @file tea_loop.h
- *  A solver's iterations on the device (tea_solve_loop.c, tea_kernels_loop.c): CG (the lean
- *  iteration), Jacobi, and Chebyshev's iterations after its switch from CG, with their
+ *  A solver's iterations on the device (tea_solve_loop.c, tea_kernels_loop.c): CG, Jacobi,
+ *  and Chebyshev's and PPCG's iterations after their switch from CG, with their
  *  scalars, the convergence test and the iteration limit in device memory, recorded once as a
  *  porta_loop, so that on a GPU a whole solve (Chebyshev: the rest of it) runs without a return
  *  to the host; the step reads its figures back once. The same bits as the host's loop:
@@ -108,11 +108,10 @@ int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_star
  *  (one kernel less per iteration, about 2 us on a GPU; on large grids the divisions cost more:
  *  4 % of tea_bm_5's time on an H200, so tea_solve_loop.c fuses up to TEA_LOOP_FUSE_CELLS). */
 int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st, bool fused);
-/** One CG iteration as the host loop runs it with a preconditioner `pc` (none: the faces of
- *  Kx, Ky not zeroed, a reflective boundary), on `exec`: w = A p with p.w, alpha, u += alpha p
- *  and r -= alpha w with r.z (z = M r: jac_diag in the same kernel, jac_block's block solve
- *  after it), beta and the test, p = z + beta p, and p's physical halo reflected (one rank:
- *  its exchange). */
+/** One CG iteration as the host loop runs it with a preconditioner `pc` (jac_diag or
+ *  jac_block), on `exec`: w = A p with p.w, alpha, u += alpha p and r -= alpha w with r.z
+ *  (z = M r: jac_diag in the same kernel, jac_block's block solve after it), beta and the test,
+ *  p = z + beta p, and p's physical halo reflected (one rank: its exchange). */
 int tea_k_cg_loop_iteration_pc(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
                                tea_precon pc);
 /** CG's p update and test fused on grids of up to this many cells (TEA_LOOP_FUSE=0|1 forces

@@ -64,12 +64,16 @@ void tea_loop_free(tea_chunk *c) {
 static int cg_iteration(porta_exec exec, void *ctx) {
   tea_chunk *c = (tea_chunk *)ctx;
   struct tea_loop *l = c->loop;
-  /* the host loop's lean iteration (tea_solve_cg_iteration) or its iteration with z */
-  if (l->pc != TEA_PRECON_NONE || !c->faces_zeroed)
-    return tea_k_cg_loop_iteration_pc(c, exec, &l->st, l->pc);
+  /* the host loop's iterations (tea_solve_cg_iteration): with a preconditioner the one with z,
+     else the lean one, which reflects p's halo only on a reflective boundary (where Kx, Ky are
+     not zero on the faces) */
+  if (l->pc != TEA_PRECON_NONE) return tea_k_cg_loop_iteration_pc(c, exec, &l->st, l->pc);
   const bool fused =
       app_env_flag("TEA_LOOP_FUSE", (int64_t)c->nx * c->ny <= TEA_LOOP_FUSE_CELLS) != 0;
-  return tea_k_cg_loop_iteration(c, exec, &c->loop->st, fused);
+  PORTA_CHECK(tea_k_cg_loop_iteration(c, exec, &l->st, fused));
+  const int p = TEA_FIELD_P;
+  /* one rank: p's exchange (after the test, which decides only whether another pass follows) */
+  return c->faces_zeroed ? PORTA_SUCCESS : tea_reflect_boundaries_on(c, exec, &p, 1, 1);
 }
 
 static int jacobi_iteration(porta_exec exec, void *ctx) {

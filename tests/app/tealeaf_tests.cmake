@@ -145,9 +145,9 @@ porta_tea_combo(cg.none.loop cg none RANKS 1
                 CHECKS "counts=${_combo_ten}" converged=1 twinexec=1 env=TEA_DEVICE_LOOP=1
                        "expect=CG iterations: on the device" twin=cg:none
                        twinenv=TEA_DEVICE_LOOP=0 "twinexpect=CG iterations: from the host")
-# CG with a preconditioner (z in the r update, or jac_block's block solve after it) and without
-# one on a reflective boundary (the faces of Kx, Ky not zeroed: p's halo reflected): the host
-# loop's iteration with z, recorded
+# CG with a preconditioner (z in the r update, or jac_block's block solve after it: the host
+# loop's iteration with z, recorded), and without one on a reflective boundary (the lean
+# iteration with p's halo reflected: the faces of Kx, Ky are not zero there)
 foreach(pc jac_diag jac_block)
   porta_tea_combo(cg.${pc}.loop cg ${pc} RANKS 1
                   CHECKS "counts=${_combo_cg_counts_${pc}}" converged=1 twinexec=1
@@ -180,8 +180,8 @@ foreach(pc none jac_diag jac_block)
 endforeach()
 # PPCG converges on tea_bm_1 in 2 or 3 iterations after its switch: on tea_bm_2 its first step
 # switches at n = 34 and reaches tl_max_iters 36 on the device (later steps switch at n = 2 and
-# converge); with jac_block too (its z after the r update is read only from the loop's second
-# iteration on)
+# converge); with jac_block too (a loop that ends after one iteration leaves no trace of the z
+# its r update made: only p reads it, through the inner steps, after the test)
 foreach(pc none jac_block)
   porta_tea_combo(ppcg.${pc}.loop.limit ppcg ${pc} DECK tea_bm_2 RANKS 1
                   CHECKS maxiters=36 twinexec=1 env=TEA_DEVICE_LOOP=1
