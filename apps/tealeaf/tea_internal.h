@@ -192,6 +192,8 @@ int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, double *out);
 int tea_k_finalise(tea_chunk *c, double *nonfinite);
 /** z = M^-1 src over the interior (block: Thomas on 4-cell blocks; diag: Mi*src). */
 int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst);
+/** tea_k_precon on `exec` (the device loops' bodies). */
+int tea_k_precon_on(tea_chunk *c, porta_exec exec, tea_precon pc, int src, int dst);
 
 /* ---- CG (tea_kernels_cg.c) ---- */
 int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro); /**< p = r or M r; rro = r.p */
@@ -207,7 +209,7 @@ int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const doub
  *  the host loop's kernels in default mode (the same grids, so the same bits). */
 int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, double *pw);
 int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
-                          double *rrn); /**< rrn NULL with jac_block: no r.z */
+                          double *rrn);
 /** p = src + beta p on `exec`, beta read from device memory. */
 int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta);
 /** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, *pw = p.w

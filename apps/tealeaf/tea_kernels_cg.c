@@ -21,8 +21,7 @@ typedef struct {
 } tea_cg_w_args;
 
 /** u += alpha p; r -= alpha w (then z = Mi r); the sum of r.r or r.z. alpha is *alpha_at when
- *  set (CG with a preconditioner on the device), else `alpha`: one kernel for both loops, as
- *  tea_cg_r_args. */
+ *  set (the device loops), else `alpha`: one kernel for both loops, as tea_cg_r_args. */
 typedef struct {
   porta_view_f64 u, p, r, w, z, mi;
   double alpha;
@@ -154,22 +153,30 @@ APP_SUM_KERNEL_MD2(tea_k_dot_rz, tea_cg_rz_args, a, k, j) {
   return PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
 }
 
-/* The fields of the u, r (and z) update, in its host-loop and device-loop argument structs. */
-#define TEA_ARGS_CG_UR(a, c)                                                                       \
-  do {                                                                                             \
-    (a).u = TEA_F(c, TEA_FIELD_U);                                                                 \
-    (a).p = TEA_F(c, TEA_FIELD_P);                                                                 \
-    (a).r = TEA_F(c, TEA_FIELD_R);                                                                 \
-    (a).w = TEA_F(c, TEA_FIELD_W);                                                                 \
-    (a).z = TEA_F(c, TEA_FIELD_Z);                                                                 \
-    (a).mi = TEA_F(c, TEA_FIELD_MI);                                                               \
-  } while (0)
+/* u += a p; r -= a w; z = Mi r (PPCG on the device: its sum is not used) */
+PORTA_MDFOR2(tea_k_cg_calc_ur_z, tea_cg_ur_args, a, k, j) {
+  const double alpha = TEA_CG_UR_ALPHA(a);
+  PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
+  const double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
+  PORTA_AT2(a->r, k, j) = r;
+  PORTA_AT2(a->z, k, j) = PORTA_AT2(a->mi, k, j) * r;
+}
+
+static tea_cg_ur_args tea_cg_ur_make(tea_chunk *c, double alpha, const double *alpha_at) {
+  tea_cg_ur_args a;
+  a.u = TEA_F(c, TEA_FIELD_U);
+  a.p = TEA_F(c, TEA_FIELD_P);
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.w = TEA_F(c, TEA_FIELD_W);
+  a.z = TEA_F(c, TEA_FIELD_Z);
+  a.mi = TEA_F(c, TEA_FIELD_MI);
+  a.alpha = alpha;
+  a.alpha_at = alpha_at;
+  return a;
+}
 
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
-  tea_cg_ur_args a;
-  TEA_ARGS_CG_UR(a, c);
-  a.alpha = alpha;
-  a.alpha_at = NULL;
+  tea_cg_ur_args a = tea_cg_ur_make(c, alpha, NULL);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) {
     PORTA_CHECK(
@@ -187,66 +194,29 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
              : tea_reduce_unused(c, "tea_cg_calc_ur", in, k, &a);
 }
 
+int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha) {
+  const tea_cg_ur_args a = tea_cg_ur_make(c, 0.0, alpha);
+  PORTA_CHECK(porta_parallel_for_md(
+      "tea_cg_calc_ur", exec, tea_policy(tea_box_interior(c, 0)),
+      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_z : &tea_k_cg_calc_ur_only, &a));
+  return pc == TEA_PRECON_JAC_BLOCK ? tea_k_precon_on(c, exec, pc, TEA_FIELD_R, TEA_FIELD_Z)
+                                    : PORTA_SUCCESS;
+}
+
 int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
                           double *rrn) {
-  tea_cg_ur_args a;
-  TEA_ARGS_CG_UR(a, c);
-  a.alpha = 0.0;
-  a.alpha_at = alpha;
-  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  if (pc == TEA_PRECON_JAC_BLOCK) {
-    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, exec, in, &a));
-    /* the block solve is the host loop's kernel, launched on the chunk's space: here `exec` */
-    const porta_exec own = c->exec;
-    c->exec = exec;
-    const int rc = tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z);
-    c->exec = own;
-    PORTA_CHECK(rc);
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  if (pc == TEA_PRECON_JAC_BLOCK) { /* the update, the block solve, then r.z */
+    PORTA_CHECK(tea_k_cg_calc_ur_at(c, exec, pc, alpha));
     tea_cg_rz_args rz;
-    rz.r = a.r;
-    rz.z = a.z;
-    return rrn ? porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn)
-               : PORTA_SUCCESS;
+    rz.r = TEA_F(c, TEA_FIELD_R);
+    rz.z = TEA_F(c, TEA_FIELD_Z);
+    return porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn);
   }
-  if (!rrn)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cg_calc_ur_into", "rrn",
-                       "the sum's destination is needed unless the preconditioner is jac_block");
+  const tea_cg_ur_args a = tea_cg_ur_make(c, 0.0, alpha);
   const app_sum_kernel *k =
       pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
   return porta_parallel_reduce_md_into("tea_cg_calc_ur", exec, in, k->plain, &a, rrn);
-}
-
-/* u += a p; r -= a w (z = Mi r): the update of tea_k_cg_calc_ur_none / _diag with alpha read
-   from device memory and no sum (PPCG on the device: its sum is not used) */
-typedef struct {
-  porta_view_f64 u, p, r, w, z, mi;
-  const double *alpha; /**< device memory */
-} tea_cg_ur_at_args;
-
-PORTA_FORCEINLINE_FUNCTION void tea_cg_ur_at(const tea_cg_ur_at_args *a, int64_t k, int64_t j,
-                                             tea_precon pc) {
-  const double alpha = PORTA_LDG(*a->alpha);
-  PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
-  double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
-  PORTA_AT2(a->r, k, j) = r;
-  if (pc == TEA_PRECON_JAC_DIAG) PORTA_AT2(a->z, k, j) = PORTA_AT2(a->mi, k, j) * r;
-}
-PORTA_MDFOR2(tea_k_cg_calc_ur_at_none, tea_cg_ur_at_args, a, k, j) {
-  tea_cg_ur_at(a, k, j, TEA_PRECON_NONE);
-}
-PORTA_MDFOR2(tea_k_cg_calc_ur_at_diag, tea_cg_ur_at_args, a, k, j) {
-  tea_cg_ur_at(a, k, j, TEA_PRECON_JAC_DIAG);
-}
-
-int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha) {
-  if (pc == TEA_PRECON_JAC_BLOCK) /* the update and the block solve, as tea_k_cg_calc_ur_into */
-    return tea_k_cg_calc_ur_into(c, exec, pc, alpha, NULL);
-  tea_cg_ur_at_args a;
-  TEA_ARGS_CG_UR(a, c);
-  a.alpha = alpha;
-  return porta_parallel_for_md(
-      "tea_cg_calc_ur", exec, tea_policy(tea_box_interior(c, 0)),
-      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_at_diag : &tea_k_cg_calc_ur_at_none, &a);
 }
 
 typedef struct {

@@ -164,14 +164,9 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
   a.ints = ints;
   a.slot = slot;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid_loop, exec, in, &a));
-  if (pc == TEA_PRECON_JAC_BLOCK) {
-    /* z = M r: the host loop's block solve on `exec`. Past the pass's stop r is unchanged, so
-       it writes the z that is there already. */
-    const porta_exec own = c->exec;
-    c->exec = exec;
-    const int rc = tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z);
-    c->exec = own;
-    PORTA_CHECK(rc);
-  }
+  /* z = M r: the host loop's block solve. Past the pass's stop r is unchanged, so it writes the
+     z that is there already. */
+  if (pc == TEA_PRECON_JAC_BLOCK)
+    PORTA_CHECK(tea_k_precon_on(c, exec, pc, TEA_FIELD_R, TEA_FIELD_Z));
   return porta_parallel_for_md("tea_cheby_update", exec, in, tea_k_ch_iter_loop[pc], &a);
 }

@@ -130,9 +130,13 @@ PORTA_MDFOR2(tea_k_diag_solve, tea_diag_args, a, k, j) {
 }
 
 int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst) {
+  return tea_k_precon_on(c, c->exec, pc, src, dst);
+}
+
+int tea_k_precon_on(tea_chunk *c, porta_exec exec, tea_precon pc, int src, int dst) {
   if (pc == TEA_PRECON_JAC_BLOCK) {
     tea_block_args a = tea_block_make(c, src, dst);
-    return PORTA_PARALLEL_FOR_LABELED("tea_block_solve", tea_k_block_solve, c->exec,
+    return PORTA_PARALLEL_FOR_LABELED("tea_block_solve", tea_k_block_solve, exec,
                                       tea_block_policy(c), &a);
   }
   if (pc == TEA_PRECON_JAC_DIAG) {
@@ -140,7 +144,7 @@ int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst) {
     a.src = TEA_F(c, src);
     a.dst = TEA_F(c, dst);
     a.mi = TEA_F(c, TEA_FIELD_MI);
-    return PORTA_PARALLEL_FOR_LABELED("tea_diag_solve", tea_k_diag_solve, c->exec,
+    return PORTA_PARALLEL_FOR_LABELED("tea_diag_solve", tea_k_diag_solve, exec,
                                       tea_policy(tea_box_interior(c, 0)), &a);
   }
   return PORTA_SUCCESS;

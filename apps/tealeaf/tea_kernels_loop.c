@@ -165,8 +165,7 @@ int tea_k_cg_loop_iteration_pc(tea_chunk *c, porta_exec exec, const tea_loop_sta
   PORTA_CHECK(tea_k_cg_calc_ur_into(c, exec, pc, &scal[TEA_LOOP_ALPHA], &scal[TEA_LOOP_RRN]));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
                                          porta_range(0, 1), &ctl));
-  PORTA_CHECK(tea_k_cg_calc_p_at(c, exec, pc == TEA_PRECON_NONE ? TEA_FIELD_R : TEA_FIELD_Z,
-                                 &scal[TEA_LOOP_BETA]));
+  PORTA_CHECK(tea_k_cg_calc_p_at(c, exec, TEA_FIELD_Z, &scal[TEA_LOOP_BETA]));
   return tea_reflect_boundaries_on(c, exec, &p, 1, 1); /* one rank: p's exchange */
 }
 
