@@ -2,6 +2,11 @@
  *  Aligned fields with ghost layers (see app_field.h). */
 #include "app_field.h"
 
+/* the allocation's start is the boundary the lead padding counts from */
+typedef char
+    app_field_align_divides_alloc_align[PORTA_ALLOC_ALIGN_BYTES % APP_FIELD_ALIGN_BYTES == 0 ? 1
+                                                                                             : -1];
+
 int app_field2d_create(porta_view_f64 *v, const char *label, int64_t e0, int64_t e1, int64_t halo) {
   if (e0 < 0 || e1 < 0 || halo < 0 || 2 * halo > e0 || 2 * halo > e1)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_field2d_create", label,

@@ -8,7 +8,8 @@
 #include "porta/porta.h"
 
 /** Bytes to which the first interior element of every line is aligned (a warp's 32 doubles on
- *  a GPU, four cache lines on a CPU). */
+ *  a GPU, four cache lines on a CPU): a divisor of PORTA_ALLOC_ALIGN_BYTES, the alignment of
+ *  the allocation it is measured from. */
 #define APP_FIELD_ALIGN_BYTES 256
 
 PORTA_EXTERN_C_BEGIN

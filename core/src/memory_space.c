@@ -1,6 +1,8 @@
 /** @file memory_space.c
  *  Allocation, zeroing and copies per memory space, and the host workspace.
- *  Host memory is 64-byte aligned; large zeroes and copies are spread over the host threads
+ *  Host memory is aligned to PORTA_ALLOC_ALIGN_BYTES (256, as cudaMalloc's) so that padded
+ *  fields put their interiors on the same boundaries on every space; large zeroes and copies
+ *  are spread over the host threads
  *  (porta_backend_ops.host_zero / host_copy) so pages are first touched by the threads that
  *  will use them. */
 #include <stdlib.h>
@@ -17,8 +19,9 @@ static const porta_backend_ops *host_spreader(size_t bytes) {
 }
 
 static int host_alloc(void **ptr, size_t bytes) {
-  size_t rounded = (bytes + 63) & ~(size_t)63;
-  *ptr = aligned_alloc(64, rounded ? rounded : 64);
+  const size_t a = PORTA_ALLOC_ALIGN_BYTES;
+  size_t rounded = (bytes + a - 1) & ~(a - 1);
+  *ptr = aligned_alloc(a, rounded ? rounded : a);
   return *ptr ? PORTA_SUCCESS : PORTA_ERROR_OUT_OF_MEMORY;
 }
 

@@ -134,6 +134,16 @@ def test_asarray_shares_memory(layout):
     assert np.array(v, dtype=np.float32)[2, 3, 1] == np.float32(9.5)  # __array__ with a dtype
 
 
+@pytest.mark.parametrize("n", [1, 33, 4097, 1 << 20])
+def test_data_is_256_byte_aligned(n):
+    """Every allocation starts on 256 bytes in every space (PORTA_ALLOC_ALIGN_BYTES), so a
+    field with 32 ghost layers of doubles has 256-byte aligned interiors (tealeaf_cg.py)."""
+    for dtype in (porta.f64, porta.u8):
+        for space in ("host", None):
+            v = porta.View((n,), dtype, space=space)
+            assert v.data_ptr % 256 == 0, (n, dtype, space, v.data_ptr % 256)
+
+
 def test_asarray_keeps_the_view_alive():
     v = porta.View(1000, porta.i64, space="host")
     a = np.asarray(v)

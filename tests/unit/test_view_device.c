@@ -639,6 +639,32 @@ static void test_resize_realloc(void) {
     porta_view_##NAME##_release(&a.v);                                                             \
   } while (0)
 
+/** Every allocation starts on PORTA_ALLOC_ALIGN_BYTES, whatever its size and value type, in
+ *  the default space and in host memory (mirrors), after a resize too: padded fields count
+ *  their interiors' alignment from it (apps/common/app_field.c). */
+static void test_alloc_alignment(void) {
+  const int64_t sizes[] = {1, 3, 33, 1000, 4097, (INT64_C(1) << 20) + 5};
+  int64_t misaligned = 0;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    porta_view_f64 v = dv_make("dv_align", 1, &sizes[s], PORTA_LAYOUT_DEFAULT);
+    porta_mirror_f64 m;
+    PT_OK(porta_view_f64_create_mirror(&m, &v));
+    porta_view_u8 b;
+    porta_view_options o = dv_opts(PORTA_LAYOUT_DEFAULT);
+    PT_OK(porta_view_u8_create(&b, "dv_align_u8", 1, &sizes[s], &o));
+    misaligned += (uintptr_t)v.data % PORTA_ALLOC_ALIGN_BYTES != 0;
+    misaligned += (uintptr_t)m.data % PORTA_ALLOC_ALIGN_BYTES != 0;
+    misaligned += (uintptr_t)b.data % PORTA_ALLOC_ALIGN_BYTES != 0;
+    const int64_t grown = 3 * sizes[s] + 1;
+    PT_OK(porta_view_f64_resize(&v, 1, &grown));
+    misaligned += (uintptr_t)v.data % PORTA_ALLOC_ALIGN_BYTES != 0;
+    porta_view_u8_release(&b);
+    porta_mirror_f64_release(&m);
+    porta_view_f64_release(&v);
+  }
+  PT_EQ_I64(misaligned, 0);
+}
+
 /** Value types other than double, of 1, 4 and 8 bytes. */
 static void test_types(void) {
   DV_TYPE_CASE(f32, float, -1.25f);
@@ -660,5 +686,6 @@ int main(int argc, char **argv) {
   PT_RUN(test_rank8);
   PT_RUN(test_resize_realloc);
   PT_RUN(test_types);
+  PT_RUN(test_alloc_alignment);
   PT_END();
 }

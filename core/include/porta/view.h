@@ -19,6 +19,10 @@ PORTA_EXTERN_C_BEGIN
 
 #define PORTA_MAX_RANK 8
 #define PORTA_LABEL_MAX 32
+/** Every allocation a view makes starts on this many bytes, in every memory space (cudaMalloc's
+ *  alignment: the host's is raised to it), so that an offset into a view is aligned alike on
+ *  every back end. */
+#define PORTA_ALLOC_ALIGN_BYTES 256
 
 /** Array layouts. DEFAULT resolves to the memory space's natural layout:
  *  Right (row-major) on the host, Left (column-major) on the GPU. */
