@@ -54,6 +54,7 @@ def flags():
     """The compiler flags of a generated module (PORTA_CFLAGS adds more, e.g. -g)."""
     f = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp",
          "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    f += vector_width_flags()
     if getattr(_buildinfo, "CUDA", False):
         f.append("-DPORTA_HOST_KERNELS_ONLY")  # the CUDA launchers come from nvcc's module
     f += os.environ.get("PORTA_CFLAGS", "").split()
@@ -75,6 +76,19 @@ def cuda_arch():
     return os.environ.get("PORTA_CUDA_ARCH") or getattr(_buildinfo, "CUDA_ARCH", None) or "90"
 
 
+def vector_width_flags():
+    """-mprefer-vector-width as libporta's build has it (CMake's PORTA_VECTOR_WIDTH: 256 unless
+    PORTA_CMAKE_ARGS set it, empty for the compiler's own choice), on x86-64 where GCC and
+    Clang take it: the C apps' code shapes, so their speed (CMakeLists.txt says why)."""
+    width = "256"
+    for a in getattr(_buildinfo, "CMAKE_ARGS", ()):
+        if a.startswith("-DPORTA_VECTOR_WIDTH"):
+            width = a.split("=", 1)[1] if "=" in a else ""
+    if not width or platform.machine().lower() not in ("x86_64", "amd64"):
+        return []
+    return ["-mprefer-vector-width=" + width]
+
+
 def nvcc_flags():
     """nvcc's flags for a module: CUDA C++17 as in Porta's CMake (nvcc -x cu), SASS and PTX
     for one architecture, the shared CUDA runtime libporta uses (one runtime in the process).
@@ -87,7 +101,7 @@ def nvcc_flags():
     f = ["-x", "cu", "-std=c++17", "-O1", "-shared", "--cudart=shared",
          "--generate-code=arch=compute_%s,code=[compute_%s,sm_%s]" % (a, a, a),
          "-Xcompiler=-fPIC,-fopenmp,-march=native,-fvisibility=hidden,-Wall,-Wextra,"
-         "-Wno-unused-parameter"]
+         "-Wno-unused-parameter"] + ["-Xcompiler=" + x for x in vector_width_flags()]
     if "-DPORTA_ENABLE_REPRODUCIBLE=ON" in getattr(_buildinfo, "CMAKE_ARGS", ()):
         f += ["--fmad=false", "-Xcompiler=-ffp-contract=off"]
     f += os.environ.get("PORTA_NVCCFLAGS", "").split()

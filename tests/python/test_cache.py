@@ -184,3 +184,24 @@ def test_one_compile_per_layout_not_per_kernel(tmp_path, monkeypatch, order):
     assert cache.stats["compiles"] - before == 1
     i, j = np.meshgrid(np.arange(5), np.arange(7), indexing="ij")
     np.testing.assert_array_equal(y, 2.0 * (i + 10.0 * j) + 1.0)
+
+
+def test_vector_width_follows_the_build(monkeypatch):
+    """Modules prefer the vector width libporta's build prefers (CMake's PORTA_VECTOR_WIDTH,
+    256 by default) on x86-64, in both compilers' flags; -DPORTA_VECTOR_WIDTH=N changes it and
+    an empty value leaves the compiler's choice."""
+    import platform
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    args = [a for a in cache._buildinfo.CMAKE_ARGS if not a.startswith("-DPORTA_VECTOR_WIDTH")]
+    monkeypatch.setattr(cache._buildinfo, "CMAKE_ARGS", args)
+    monkeypatch.delenv("PORTA_CFLAGS", raising=False)
+    monkeypatch.delenv("PORTA_NVCCFLAGS", raising=False)
+    want = ["-mprefer-vector-width=256"] if x86 else []
+    assert [f for f in cache.flags() if "vector-width" in f] == want
+    assert [f for f in cache.nvcc_flags() if "vector-width" in f] == ["-Xcompiler=" + w
+                                                                       for w in want]
+    monkeypatch.setattr(cache._buildinfo, "CMAKE_ARGS", args + ["-DPORTA_VECTOR_WIDTH=512"])
+    assert [f for f in cache.flags() if "vector-width" in f] == (
+        ["-mprefer-vector-width=512"] if x86 else [])
+    monkeypatch.setattr(cache._buildinfo, "CMAKE_ARGS", args + ["-DPORTA_VECTOR_WIDTH="])
+    assert not [f for f in cache.flags() + cache.nvcc_flags() if "vector-width" in f]
