@@ -119,14 +119,19 @@ def test_tealeaf_cg_equals_c(bm, how, tmp_path):
         return  # the recorded figures were checked
     c_out = run([app, "--no-h5", "--porta-backend=" + backend, "--porta-threads=%d" % threads,
                  str(deck)], ranks, backend, threads, tmp_path)
-    same_figures(figures(c_out), got)
+    same_figures(figures(c_out), got, same_rounding=not os.environ.get("PORTA_TEALEAF"))
 
 
-def same_figures(c, py):
+def same_figures(c, py, same_rounding=True):
     """The C app's lines and the example's: the same counts, every number within 1e-14. The
     recorded U above are the C app's own bits (gcc, this machine's build); a C app built by
     another compiler (PORTA_TEALEAF: a CUDA build's host back ends, compiled by nvcc's host
-    pass) may round its last bit otherwise."""
+    pass, which contracts a * b + c) may round its last bit otherwise, as may a GPU run whose
+    sums take other grids (same_rounding=False for both). Then the conduction
+    error is compared to 1e-16 (10 % of the decks' tl_eps, 1e-15) only: at convergence it is
+    |r| / |r0| < tl_eps, r made of rounding noise, which other rounding changes in its second
+    digit (tea_bm_2 on the H200: 0.8701602E-15 and 0.8725096E-15 on the host back end, and
+    0.9143807E-15 and 0.9030057E-15 on 2 ranks on the GPU)."""
     assert len(c) == len(py)
     for a, b in zip(c, py):
         fa, fb = a.split(), b.split()
@@ -134,9 +139,11 @@ def same_figures(c, py):
         if fa[0] == "Iteration":
             assert fa == fb, (a, b)
         else:
+            noise = fa[0] == "Conduction" and not same_rounding
             nums = [float(v) for v in fa[2:] if v[0].isdigit()]
             assert nums == pytest.approx([float(v) for v in fb[2:] if v[0].isdigit()],
-                                         rel=1e-14, abs=1e-300), (a, b)
+                                         rel=0 if noise else 1e-14,
+                                         abs=1e-16 if noise else 1e-300), (a, b)
 
 
 @pytest.mark.skipif(not porta.backend_available("cuda"), reason="no CUDA back end")
@@ -146,7 +153,8 @@ def test_tealeaf_cg_on_cuda(bm, ranks, tmp_path):
     """On the GPU (device Views, Halo2D between the ranks' device fields): the same iteration
     counts, and U within 5e-12 of the Serial run's (the GPU's sums run in another order, and
     CG stops within its tolerance: OpenMP x2 differs from Serial by 8e-13, the GPU by 3e-13 on
-    an H200); the C app's counts and every figure within 1e-14 where its binary is found."""
+    an H200); the C app's counts and every figure within 1e-14 where its binary is found, the
+    conduction error (rounding noise at convergence) within 10 % of tl_eps (same_figures)."""
     if ranks > 1 and mpi_missing():
         pytest.skip(mpi_missing())
     deck = tmp_path / ("tea_bm_%d.in" % bm)
@@ -163,7 +171,8 @@ def test_tealeaf_cg_on_cuda(bm, ranks, tmp_path):
     app = c_app()
     if app is not None:
         c_out = run([app, "--no-h5", "--porta-backend=cuda", str(deck)], ranks, "cuda", 1, tmp_path)
-        same_figures(figures(c_out), got)
+        # the C app's CG runs as a recorded loop on the GPU, whose sums take other grids
+        same_figures(figures(c_out), got, same_rounding=False)
 
 
 def test_a_failing_rank_ends_every_rank(tmp_path):
