@@ -25,8 +25,8 @@ from .types import (ArrayType, AccType, DType, Max, Min, Prod, Sum, boolean, f32
 from .types import MaxLoc, MinLoc
 from .device import AUTO, TeamMember  # noqa: E402 - kernels' team annotations and intrinsics
 from .device import INTRINSICS as _INTRINSICS
-from .views import (View, create_mirror, create_mirror_view,  # issue 29: views, arrays
-                    create_mirror_view_and_copy, deep_copy)
+from .views import (ALL, View, create_mirror, create_mirror_view,  # issue 29: views, arrays
+                    create_mirror_view_and_copy, deep_copy, subview)
 
 globals().update(_INTRINSICS)  # porta.team_thread_range, porta.atomic_add, porta.scratch ...
 
@@ -37,7 +37,7 @@ __all__ = ["init", "finalize", "is_initialized", "kernel", "parallel_for", "para
            "Prod", "Min", "Max", "Kernel"]
 __all__ += ["parallel_scan", "TeamPolicy", "TeamMember", "AUTO", "MinLoc", "MaxLoc", "function",
             "reducer", "workload", "BoundKernel"] + sorted(_INTRINSICS)
-__all__ += ["View", "deep_copy", "create_mirror", "create_mirror_view",
+__all__ += ["View", "ALL", "subview", "deep_copy", "create_mirror", "create_mirror_view",
             "create_mirror_view_and_copy", "cuda_built"]
 cuda_built = bool(_core.CUDA_BUILT)
 """The package's libporta has the CUDA back end (nvcc was found by pip install)."""

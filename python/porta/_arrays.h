@@ -45,7 +45,7 @@ int pyarr_get(PyObject *o, pyarr *a);
 const char *pyarr_dtype_name(const pyarr *a, char *buf, size_t cap);
 /** Give back what pyarr_get took (buffer, DLPack tensor). */
 void pyarr_release(pyarr *a);
-/** PORTA_PY_LAYOUT_C, _F or _STRIDED from the shape and byte strides. */
+/** PORTA_PY_LAYOUT_C, _F, _C_PADDED, _F_PADDED or _STRIDED from the shape and byte strides. */
 int pyarr_layout(const pyarr *a);
 /** "host memory", "CUDA device memory" ... */
 const char *pyarr_space_name(int space);

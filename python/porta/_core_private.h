@@ -8,10 +8,20 @@
 #include "_arrays.h" /* first: Python.h before any system header */
 #include "porta_py.h"
 
+/** The layout signature of a launch's arguments: 4 bits each (a porta_py_layout, or 15 for a
+ *  scalar), arguments 0-15 in w[0], 16-31 in w[1]. Python sees it as the tuple (w[0], w[1]). */
+typedef struct porta_py_sig {
+  uint64_t w[2];
+} porta_py_sig;
+
+static inline int porta_py_sig_equal(porta_py_sig a, porta_py_sig b) {
+  return a.w[0] == b.w[0] && a.w[1] == b.w[1];
+}
+
 /** A specialisation: the arguments' layouts (sig) and the compiler of its module (variant:
  *  VARIANT_HOST for the C compiler's, VARIANT_CUDA for nvcc's, used on the CUDA back end). */
 typedef struct spec_entry {
-  uint64_t sig;
+  porta_py_sig sig;
   const porta_py_kernel *k;
   int variant;
 } spec_entry;

@@ -29,7 +29,7 @@ static PyObject *Dispatcher_set_names(PyObject *o, PyObject *names) {
   Py_RETURN_NONE;
 }
 
-/** _register(sig: int, capsule, variant=0): the specialisation for argument signature `sig`
+/** _register(sig: (int, int), capsule, variant=0): the specialisation for argument signature `sig`
  *  (compiled by nvcc for the CUDA back end when variant is 1). */
 static PyObject *Dispatcher_register(PyObject *o, PyObject *const *args, Py_ssize_t nargs) {
   Dispatcher *d = (Dispatcher *)o;
@@ -39,13 +39,16 @@ static PyObject *Dispatcher_register(PyObject *o, PyObject *const *args, Py_ssiz
   }
   int variant = nargs == 3 ? (int)PyLong_AsLong(args[2]) : VARIANT_HOST;
   if (variant == -1 && PyErr_Occurred()) return NULL;
-  uint64_t sig = PyLong_AsUnsignedLongLong(args[0]);
-  if (sig == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+  porta_py_sig sig;
+  unsigned long long w0 = 0, w1 = 0;
+  if (!PyArg_ParseTuple(args[0], "KK", &w0, &w1)) return NULL;
+  sig.w[0] = (uint64_t)w0;
+  sig.w[1] = (uint64_t)w1;
   const porta_py_kernel *k =
       (const porta_py_kernel *)PyCapsule_GetPointer(args[1], porta_py_capsule_name);
   if (!k) return NULL;
   for (Py_ssize_t s = 0; s < d->nspecs; ++s)
-    if (d->specs[s].sig == sig && d->specs[s].variant == variant) {
+    if (porta_py_sig_equal(d->specs[s].sig, sig) && d->specs[s].variant == variant) {
       d->specs[s].k = k;
       Py_RETURN_NONE;
     }

@@ -19,7 +19,8 @@
 
 /* ---- the launch ---- */
 
-enum { CODE_SCALAR = 3 };
+/* The signature holds 4 bits an argument: its porta_py_layout, or CODE_SCALAR. */
+enum { CODE_SCALAR = 15, CODE_BITS = 4 };
 
 static const char *dtype_name(int32_t dt) {
   switch (dt) {
@@ -397,12 +398,12 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   if (parse_policy(args[0], &kind, &exec, &rp, &mp, &tp) < 0) return NULL;
 
   /* Arrays (porta.View, buffer, __cuda_array_interface__, DLPack), each in a memory space the
-     launch's back end must reach, and the layout signature (2 bits an argument). The CUDA back
+     launch's back end must reach, and the layout signature (4 bits an argument). The CUDA back
      end runs the specialisations nvcc compiled (variant). */
   const int variant = exec.backend == PORTA_BACKEND_CUDA ? VARIANT_CUDA : VARIANT_HOST;
   pyarr bufs[MAX_ARGS];
   char isbuf[MAX_ARGS];
-  uint64_t sig = 0;
+  porta_py_sig sig = {{0, 0}};
   PyObject *result = NULL;
   Py_ssize_t got = 0;
   for (; got < n; ++got) {
@@ -419,13 +420,13 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
         goto done;
       }
     }
-    sig |= (uint64_t)code << (2 * got);
+    sig.w[got / 16] |= (uint64_t)code << (CODE_BITS * (got % 16));
   }
 
   const porta_py_kernel *k = NULL;
   for (int attempt = 0; attempt < 2 && !k; ++attempt) {
     for (Py_ssize_t s = 0; s < d->nspecs; ++s)
-      if (d->specs[s].sig == sig && d->specs[s].variant == variant) {
+      if (porta_py_sig_equal(d->specs[s].sig, sig) && d->specs[s].variant == variant) {
         k = d->specs[s].k;
         break;
       }
@@ -439,11 +440,13 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
       goto done;
     }
     for (Py_ssize_t j = 0; j < n; ++j) {
-      PyTuple_SetItem(codes, j, PyLong_FromLong((long)((sig >> (2 * j)) & 3)));
+      PyTuple_SetItem(codes, j,
+                      PyLong_FromLong((long)((sig.w[j / 16] >> (CODE_BITS * (j % 16))) & 15)));
       Py_INCREF(av[j]);
       PyTuple_SetItem(argt, j, av[j]);
     }
-    PyObject *sigo = PyLong_FromUnsignedLongLong(sig);
+    PyObject *sigo =
+        Py_BuildValue("(KK)", (unsigned long long)sig.w[0], (unsigned long long)sig.w[1]);
     PyObject *r =
         variant == VARIANT_HOST
             ? PyObject_CallMethod(ko, "_specialize", "(NNN)", sigo, codes, argt)

@@ -151,6 +151,37 @@ static PyObject *core_create_mirror_view(PyObject *self, PyObject *src) {
   return mirror(src, 1);
 }
 
+/** view_subview(view, slices): porta_view_subview of a View; `slices` holds one (kind, begin,
+ *  end) tuple per rank (porta_slice_kind; views.subview checks them first). */
+static PyObject *core_view_subview(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *src, *sl;
+  if (!PyArg_ParseTuple(args, "OO!", &src, &PyTuple_Type, &sl)) return NULL;
+  if (!pyarr_is_view(src)) {
+    PyErr_SetString(PyExc_TypeError, "subview: the first argument must be a porta.View");
+    return NULL;
+  }
+  const porta_view *v = &((ViewObject *)src)->v;
+  if (PyTuple_Size(sl) != v->m.rank) {
+    PyErr_Format(PyExc_ValueError, "subview: %d slices for a view of rank %d",
+                 (int)PyTuple_Size(sl), v->m.rank);
+    return NULL;
+  }
+  porta_slice slices[PORTA_MAX_RANK];
+  for (int r = 0; r < v->m.rank; ++r) {
+    int kind = 0;
+    long long b = 0, e = 0;
+    if (!PyArg_ParseTuple(PyTuple_GetItem(sl, r), "iLL", &kind, &b, &e)) return NULL;
+    slices[r].kind = (porta_slice_kind)kind;
+    slices[r].begin = (int64_t)b;
+    slices[r].end = (int64_t)e;
+  }
+  porta_view out;
+  int rc = porta_view_subview(&out, v, slices);
+  if (rc != PORTA_SUCCESS) return porta_py_raise(rc, "subview");
+  return porta_py_view_wrap_owned(Py_TYPE(src), &out);
+}
+
 /** view_create(cls, shape, dtype, space, layout, label, initialize): a new view. */
 static PyObject *core_view_create(PyObject *self, PyObject *args) {
   (void)self;
@@ -249,6 +280,7 @@ PyMethodDef porta_py_array_methods[] = {
     {"create_mirror_view", core_create_mirror_view, METH_O,
      "src itself when the host can read it, else a new host mirror."},
     {"view_create", core_view_create, METH_VARARGS, "A new view (porta_view_create)."},
+    {"view_subview", core_view_subview, METH_VARARGS, "porta_view_subview of a View."},
     {"_set_view_class", core_set_view_class, METH_O, "The class mirrors are made of."},
     {"array_info", core_array_info, METH_O, "(ndim, dtype, space, layout, via) or None."},
     {"space_accessible", core_space_accessible, METH_VARARGS, "porta_space_accessible."},

@@ -14,7 +14,9 @@ import os
 from . import _core, cache, translate
 from . import types as T
 
-LAYOUT_OF_CODE = {0: "C", 1: "F", 2: "S"}
+# porta_py_layout codes (porta_py.h) -> specialisation letters; 15: a scalar argument
+LAYOUT_OF_CODE = {0: "C", 1: "F", 2: "S", 3: "R", 4: "L"}
+CODE_SCALAR = 15
 
 
 class _Unit:
@@ -184,7 +186,7 @@ class Kernel(_core.Dispatcher):
         spec = ""
         for p, code, a in zip(ks.fields, codes, args):
             if p.kind == "array":
-                if code == 3:
+                if code == CODE_SCALAR:
                     raise TypeError("%s: argument '%s' must be an array (%s, %d dimension(s)), "
                                     "got %s" % (self.__name__, p.name,
                                                 _describe_dtype(p.type.dtype), p.type.rank,
@@ -194,7 +196,7 @@ class Kernel(_core.Dispatcher):
                     raise TypeError("%s: argument '%s' has %d dimension(s), expected %d"
                                     % (self.__name__, p.name, ndim, p.type.rank))
                 spec += LAYOUT_OF_CODE[code]
-            elif code != 3:
+            elif code != CODE_SCALAR:
                 raise TypeError("%s: argument '%s' must be a scalar (%s), got an array"
                                 % (self.__name__, p.name, _describe_dtype(p.type)))
         cap = self._unit.ensure(self, spec, variant)

@@ -2,7 +2,8 @@
 
 analyse(fn) reads a decorated function's source with `ast` and checks it against the typed
 subset kernels are written in; generate(kernel_source, spec) writes the C of one
-specialisation (one layout letter per array argument: C, F or S for strided) with Porta's
+specialisation (one layout letter per array argument: C, F, R and L for C and F with padded
+lines, as a subview of an array's interior, or S for any strides) with Porta's
 kernel macros (PORTA_FOR, PORTA_REDUCE, PORTA_MDFOR2 ...), the argument struct, and the
 porta_py_kernel description (porta_py.h) the extension launches it through. The C is in the
 common subset of C11 and C++17, so nvcc can compile it too. Every statement is preceded by a
@@ -37,7 +38,7 @@ from .translate_analyse import (  # noqa: F401 - the translator's names, as befo
 from .translate_expressions import _Expressions
 from .translate_statements import _Statements
 
-LAYOUT_LETTERS = "CFS"
+LAYOUT_LETTERS = "CFSRL"
 
 
 class _Gen(_Statements, _Expressions):
@@ -188,6 +189,7 @@ class _Gen(_Statements, _Expressions):
                     out.append("  const int64_t pk_%s_n%d = %s;" % (n, k, ext))
                     out.append("  (void)pk_%s_n%d;" % (n, k))
                     if with_pointers:
+                        # (padded layouts R and L: the unit stride only, the others from pk_a)
                         inner = range(k + 1, r) if lay == "C" else range(k) if lay == "F" else None
                         st = "pk_a->%s_s[%d]" % (n, k)
                         if inner is not None and all(fixed[m] for m in inner):

@@ -240,7 +240,7 @@ class _Expressions:
         r = arr.type.rank
         terms = []
         for k, c in enumerate(codes):
-            unit = (lay == "C" and k == r - 1) or (lay == "F" and k == 0)
+            unit = (lay in "CR" and k == r - 1) or (lay in "FL" and k == 0)
             terms.append("(int64_t)(%s)" % c if unit else "(int64_t)(%s) * pk_%s_s%d"
                          % (c, arr.name, k))
         # PORTA_PY_IDX<r> is the offset in a normal build, Porta's bounds check in a debug one

@@ -6,6 +6,7 @@
     a = numpy.asarray(h)                     # the same memory (buffer protocol), no copy
     cupy.asarray(v)                          # __cuda_array_interface__ v3, no copy
     torch.from_dlpack(v)                     # DLPack, no copy
+    s = porta.subview(v, (1, n - 1), porta.ALL)  # porta_view_subview: the same memory
 
 A View is a Python object owning one reference to a Porta view; what it exports (a NumPy
 array, a DLPack tensor) keeps that reference alive. Views, NumPy arrays and other arrays
@@ -165,6 +166,53 @@ def create_mirror_view(src):
     (porta_view_create_mirror_view)."""
     _ready()
     return _core.create_mirror_view(src)
+
+
+ALL = slice(None)
+"""A whole dimension in porta.subview (Kokkos::ALL)."""
+
+
+def subview(view, *slices):
+    """A View of part of `view`, sharing its memory (Kokkos::subview, porta_view_subview): one
+    argument per dimension, an int (that index; the dimension is dropped), a slice with step 1
+    (negative bounds count from the end, as in Python), a pair (begin, end) or porta.ALL.
+
+    The interior of a padded 2D field, v[1:n+1, 1:m+1] in NumPy terms, is
+    porta.subview(v, (1, n + 1), (1, m + 1)): in any memory space, and kernels compile it with
+    unit inner stride (a padded layout, docs/python.md), not as an arbitrarily strided array."""
+    if not isinstance(view, View):
+        raise TypeError("porta.subview: the first argument must be a porta.View, not %s "
+                        "(slice other arrays with their own indexing)" % type(view).__name__)
+    if len(slices) != view.ndim:
+        raise ValueError("porta.subview: a view of rank %d takes %d slices, got %d"
+                         % (view.ndim, view.ndim, len(slices)))
+    out = []
+    for r, (s, n) in enumerate(zip(slices, view.shape)):
+        if isinstance(s, slice):
+            if s.step not in (None, 1):
+                raise ValueError("porta.subview: slice %d has step %r: subviews take step 1"
+                                 % (r, s.step))
+            b, e, _ = s.indices(n)
+            out.append((2, b, max(b, e)))
+        elif isinstance(s, tuple) and len(s) == 2:
+            b, e = (operator.index(x) for x in s)
+            if not 0 <= b <= e <= n:
+                raise IndexError("porta.subview: range %d (%d, %d) is outside [0, %d]"
+                                 % (r, b, e, n))
+            out.append((2, b, e))
+        else:
+            try:
+                i = operator.index(s)
+            except TypeError:
+                raise TypeError("porta.subview: slice %d is %r: give an int, a slice, a pair "
+                                "(begin, end) or porta.ALL" % (r, s)) from None
+            if not -n <= i < n:
+                raise IndexError("porta.subview: index %d of dimension %d is outside [0, %d)"
+                                 % (i, r, n))
+            i = i + n if i < 0 else i
+            out.append((1, i, i + 1))
+    _ready()
+    return _core.view_subview(view, tuple(out))
 
 
 def create_mirror_view_and_copy(src):

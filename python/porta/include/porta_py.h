@@ -36,9 +36,13 @@ enum porta_py_dtype {
 
 /** Array layouts a kernel is specialised on. */
 enum porta_py_layout {
-  PORTA_PY_LAYOUT_C = 0,      /**< row-major: the last stride is 1 */
-  PORTA_PY_LAYOUT_F = 1,      /**< column-major: the first stride is 1 */
-  PORTA_PY_LAYOUT_STRIDED = 2 /**< any element strides (read from the struct) */
+  PORTA_PY_LAYOUT_C = 0,       /**< row-major, contiguous: the strides follow the extents */
+  PORTA_PY_LAYOUT_F = 1,       /**< column-major, contiguous */
+  PORTA_PY_LAYOUT_STRIDED = 2, /**< any element strides (read from the struct) */
+  /** row-major with padded rows (a subview of the interior of a C array): the last stride
+   *  is 1, the others are read from the struct */
+  PORTA_PY_LAYOUT_C_PADDED = 3,
+  PORTA_PY_LAYOUT_F_PADDED = 4 /**< column-major with padded columns: the first stride is 1 */
 };
 
 enum porta_py_field_kind { PORTA_PY_ARRAY = 0, PORTA_PY_SCALAR = 1 };
