@@ -15,8 +15,9 @@ same order, fused the same way (tea_kernels_cg.c's "lean" iteration, 3 kernels a
 sums per iteration), and Porta's reductions sum in the same order for both.
 
 The fields live in the default back end's memory (the GPU's on CUDA) in its default layout, so
-the program runs unchanged on every back end. A rank holds its block of nx x ny cells (the C
-app's decomposition, porta.exchange.Decomp) with G ghost layers each side: view index [k, j] is
+the program runs unchanged on every back end; each is a porta.subview of a View with padded
+lines, laid out as the C app's. A rank holds its block of nx x ny cells (the C app's
+decomposition, porta.exchange.Decomp) with G = 1 ghost layer each side: field index [k, j] is
 row k (y) and column j (x), the interior [G, G + ny) x [G, G + nx). Kx[k, j] is the left face
 of cell j, Ky[k, j] the bottom face of cell k. Ghost layers come from the neighbours through
 porta.exchange.Halo2D; global sums are a Porta reduction on each rank, then mpi4py's Allreduce.
@@ -41,11 +42,16 @@ try:
 except ImportError:
     px = None
 
-# Ghost layers on each side of a rank's block. The stencil reaches one cell, so only the first
-# is ever used; 32 (256 bytes) put the first interior cell of every line on a 256-byte
-# boundary, as the C app's fields (app_field2d_create): on a GPU that made an iteration of
-# tea_bm_5 0.41 ms instead of 0.47 (H200).
-G = 32
+# Ghost layers on each side of a rank's block: the stencil reaches one cell.
+G = 1
+# The fields' memory, as the C app's (app_field2d_create): each line (along the contiguous
+# dimension of the space's layout: x on the host, y on a GPU) starts LEAD values before its
+# first ghost cell and is padded to a multiple of ALIGN values, so that the first interior
+# cell of every line sits on a 256-byte boundary. A field is the subview without the padding.
+# On a GPU that made an iteration of tea_bm_5 0.41 ms instead of 0.47 (H200); on the host, a
+# 2-rank run as fast against a 1-rank one as the C app's.
+ALIGN = 32
+LEAD = ALIGN - G
 
 BACKGROUND, RECTANGLE, CIRCLE, POINT = 0, 1, 2, 3  # a state's shape (module constants: in C)
 
@@ -287,7 +293,7 @@ def decompose(comm, global_cells):
 
 def halo_exchange(d):
     """The exchange of a field's first ghost layer with the neighbours (x, then y with the
-    corners). The fields have G ghost layers each side; x is view dimension 1. One rank has no
+    corners). The fields have G ghost layers each side; x is dimension 1. One rank has no
     neighbours: nothing to exchange (and no fence of the back end, which Halo2D makes)."""
     return NoHalo() if d.nranks == 1 else px.Halo2D(d, halo=G, x_dim=1, max_fields=1)
 
@@ -331,6 +337,18 @@ def fmt_e(v, digits):
                               "-" if ex < 0 else "+", abs(ex))
 
 
+def field(cells, label):
+    """A field of `cells` values (ghost cells included) in the default memory space and layout:
+    the subview of a padded View whose lines start on a 256-byte boundary (LEAD, ALIGN)."""
+    v = porta.View((1, 1), porta.f64, initialize=False)
+    c = 1 if v.layout == "C" else 0  # the contiguous dimension
+    shape = list(cells)
+    shape[c] = -(-(LEAD + cells[c]) // ALIGN) * ALIGN
+    slices = [porta.ALL, porta.ALL]
+    slices[c] = (LEAD, LEAD + cells[c])
+    return porta.subview(porta.View(tuple(shape), porta.f64, label=label), *slices)
+
+
 class TeaLeaf:
     def __init__(self, s, comm):
         self.s, self.comm = s, comm
@@ -343,12 +361,9 @@ class TeaLeaf:
         self.dy = (s["ymax"] - s["ymin"]) / ny
         dt = s["initial_timestep"]
         self.rx, self.ry = dt / (self.dx * self.dx), dt / (self.dy * self.dy)
-        # each line padded to a multiple of 32 values (Halo2D leaves the padding alone), so
-        # that every line, not only the first, starts on a 256-byte boundary
-        shape = (-(-(self.ny + 2 * G) // 32) * 32, -(-(self.nx + 2 * G) // 32) * 32)
         names = "density energy u u0 r p w kx ky".split()
         for name in names:  # default memory space and layout (the GPU's on CUDA)
-            setattr(self, name, porta.View(shape, porta.f64, label=name))
+            setattr(self, name, field((self.ny + 2 * G, self.nx + 2 * G), name))
         # the boxes: the interior [G, G + ny) x [G, G + nx); it and the first ghost layer (the
         # states); the faces Kx, Ky of its cells and of the ghost cells above and to the right
         ky1, kx1 = G + self.ny, G + self.nx
