@@ -75,7 +75,7 @@ def test_layout_codes_of_numpy_arrays():
 
 @pytest.mark.parametrize("layout", ["C", "F"])
 def test_subview_shares_memory_with_python_slices(layout):
-    v = porta.View((6, 9), porta.f64, layout=layout, label="field")
+    v = porta.View((6, 9), porta.f64, space="host", layout=layout, label="field")
     a = np.asarray(v)
     a[...] = np.arange(54.0).reshape(6, 9)
     s = porta.subview(v, (1, 5), slice(2, -1))
@@ -100,7 +100,7 @@ def test_subview_shares_memory_with_python_slices(layout):
 
 
 def test_subview_bad_input():
-    v = porta.View((4, 5))
+    v = porta.View((4, 5), space="host")
     with pytest.raises(ValueError, match="a view of rank 2 takes 2 slices, got 1"):
         porta.subview(v, porta.ALL)
     with pytest.raises(ValueError, match="slice 1 has step 2: subviews take step 1"):
