@@ -428,11 +428,13 @@ int pyarr_layout(const pyarr *a) {
   }
   if (c) return PORTA_PY_LAYOUT_C;
   if (f) return PORTA_PY_LAYOUT_F;
-  /* Not contiguous: is one end's stride still 1 (padded lines)? Extents of 1 never count. */
+  /* Not contiguous: is one end's stride still 1 (padded lines)? A real unit stride first; an
+     extent of 1 (only index 0, any stride) next. */
   const int last = a->ndim - 1;
-  if (a->ndim >= 2 && (a->shape[last] <= 1 || a->strides[last] == a->itemsize))
-    return PORTA_PY_LAYOUT_C_PADDED;
-  if (a->ndim >= 2 && (a->shape[0] <= 1 || a->strides[0] == a->itemsize))
-    return PORTA_PY_LAYOUT_F_PADDED;
+  if (a->ndim < 2) return PORTA_PY_LAYOUT_STRIDED;
+  if (a->shape[last] > 1 && a->strides[last] == a->itemsize) return PORTA_PY_LAYOUT_C_PADDED;
+  if (a->shape[0] > 1 && a->strides[0] == a->itemsize) return PORTA_PY_LAYOUT_F_PADDED;
+  if (a->shape[last] <= 1) return PORTA_PY_LAYOUT_C_PADDED;
+  if (a->shape[0] <= 1) return PORTA_PY_LAYOUT_F_PADDED;
   return PORTA_PY_LAYOUT_STRIDED;
 }

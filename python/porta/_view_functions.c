@@ -171,7 +171,13 @@ static PyObject *core_view_subview(PyObject *self, PyObject *args) {
   for (int r = 0; r < v->m.rank; ++r) {
     int kind = 0;
     long long b = 0, e = 0;
-    if (!PyArg_ParseTuple(PyTuple_GetItem(sl, r), "iLL", &kind, &b, &e)) return NULL;
+    PyObject *item = PyTuple_GetItem(sl, r);
+    if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "iLL", &kind, &b, &e) ||
+        (kind != PORTA_SLICE_ALL && kind != PORTA_SLICE_INDEX && kind != PORTA_SLICE_RANGE)) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "subview: slice %d must be (kind 0-2, begin, end)", r);
+      return NULL;
+    }
     slices[r].kind = (porta_slice_kind)kind;
     slices[r].begin = (int64_t)b;
     slices[r].end = (int64_t)e;

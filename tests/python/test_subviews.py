@@ -69,6 +69,10 @@ def test_layout_codes_of_numpy_arrays():
     assert layout_code(a[:, 3:4]) == 3  # one column: unit stride on an extent of 1
     assert layout_code(np.zeros((4, 5, 6))[1:3, 1:4, 2:5]) == 3
     assert layout_code(np.zeros(10)[2:7]) == 0 and layout_code(np.zeros(10)[::2]) == 2
+    f3 = np.zeros((6, 5, 2), order="F")[1:5, :, :1]  # F, padded, last extent 1: L, not R
+    assert f3.strides == (8, 48, 240) and layout_code(f3) == 4
+    assert layout_code(np.zeros((5, 1, 6))[::2, :, 1:5]) == 3
+    assert layout_code(np.zeros((6, 4))[::-1, 1:3]) == 3  # negative outer stride: still R
 
 
 # ---- porta.subview ----
