@@ -230,6 +230,7 @@ PyMODINIT_FUNC PyInit__core(void) {
   Py_INCREF((PyObject *)porta_py_dispatcher_type);
   if (PyModule_AddObject(m, "Dispatcher", (PyObject *)porta_py_dispatcher_type) < 0) goto fail;
   if (PyModule_AddIntConstant(m, "ABI", PORTA_PY_ABI) < 0) goto fail;
+  if (PyModule_AddIntConstant(m, "CODE_SCALAR", PORTA_PY_SIG_SCALAR) < 0) goto fail;
   if (porta_py_arrays_init(m) < 0 || PyModule_AddFunctions(m, porta_py_array_methods) < 0)
     goto fail;
   return m;

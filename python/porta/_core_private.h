@@ -8,11 +8,25 @@
 #include "_arrays.h" /* first: Python.h before any system header */
 #include "porta_py.h"
 
-/** The layout signature of a launch's arguments: 4 bits each (a porta_py_layout, or 15 for a
- *  scalar), arguments 0-15 in w[0], 16-31 in w[1]. Python sees it as the tuple (w[0], w[1]). */
+/** The layout signature of a launch's arguments: a code of 4 bits each (a porta_py_layout, or
+ *  PORTA_PY_SIG_SCALAR), arguments 0-15 in w[0], 16-31 in w[1]. Python sees it as the tuple
+ *  (w[0], w[1]). */
 typedef struct porta_py_sig {
   uint64_t w[2];
 } porta_py_sig;
+
+enum { PORTA_PY_SIG_BITS = 4, PORTA_PY_SIG_PER_WORD = 16, PORTA_PY_SIG_SCALAR = 15 };
+
+static inline void porta_py_sig_set(porta_py_sig *s, int arg, int code) {
+  s->w[arg / PORTA_PY_SIG_PER_WORD] |= (uint64_t)code
+                                       << (PORTA_PY_SIG_BITS * (arg % PORTA_PY_SIG_PER_WORD));
+}
+
+static inline int porta_py_sig_code(porta_py_sig s, int arg) {
+  return (int)((s.w[arg / PORTA_PY_SIG_PER_WORD] >>
+                (PORTA_PY_SIG_BITS * (arg % PORTA_PY_SIG_PER_WORD))) &
+               PORTA_PY_SIG_SCALAR);
+}
 
 static inline int porta_py_sig_equal(porta_py_sig a, porta_py_sig b) {
   return a.w[0] == b.w[0] && a.w[1] == b.w[1];

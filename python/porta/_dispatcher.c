@@ -41,11 +41,7 @@ static PyObject *Dispatcher_register(PyObject *o, PyObject *const *args, Py_ssiz
   if (variant == -1 && PyErr_Occurred()) return NULL;
   porta_py_sig sig;
   unsigned long long w0 = 0, w1 = 0;
-  if (!PyTuple_Check(args[0])) {
-    PyErr_SetString(PyExc_TypeError, "_register: sig is the tuple (w0, w1)");
-    return NULL;
-  }
-  if (!PyArg_ParseTuple(args[0], "KK", &w0, &w1)) return NULL;
+  if (!PyArg_Parse(args[0], "(KK)", &w0, &w1)) return NULL;
   sig.w[0] = (uint64_t)w0;
   sig.w[1] = (uint64_t)w1;
   const porta_py_kernel *k =

@@ -19,9 +19,6 @@
 
 /* ---- the launch ---- */
 
-/* The signature holds 4 bits an argument: its porta_py_layout, or CODE_SCALAR. */
-enum { CODE_SCALAR = 15, CODE_BITS = 4 };
-
 static const char *dtype_name(int32_t dt) {
   switch (dt) {
   case PORTA_PY_F64: return "float64";
@@ -408,7 +405,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
   Py_ssize_t got = 0;
   for (; got < n; ++got) {
     PyObject *o = av[got];
-    int code = CODE_SCALAR;
+    int code = PORTA_PY_SIG_SCALAR;
     isbuf[got] = 0;
     int r = pyarr_get(o, &bufs[got]);
     if (r < 0) goto done;
@@ -420,7 +417,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
         goto done;
       }
     }
-    sig.w[got / 16] |= (uint64_t)code << (CODE_BITS * (got % 16));
+    porta_py_sig_set(&sig, (int)got, code);
   }
 
   const porta_py_kernel *k = NULL;
@@ -440,8 +437,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
       goto done;
     }
     for (Py_ssize_t j = 0; j < n; ++j) {
-      PyTuple_SetItem(codes, j,
-                      PyLong_FromLong((long)((sig.w[j / 16] >> (CODE_BITS * (j % 16))) & 15)));
+      PyTuple_SetItem(codes, j, PyLong_FromLong(porta_py_sig_code(sig, (int)j)));
       Py_INCREF(av[j]);
       PyTuple_SetItem(argt, j, av[j]);
     }

@@ -172,10 +172,9 @@ static PyObject *core_view_subview(PyObject *self, PyObject *args) {
     int kind = 0;
     long long b = 0, e = 0;
     PyObject *item = PyTuple_GetItem(sl, r);
-    if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "iLL", &kind, &b, &e) ||
-        (kind != PORTA_SLICE_ALL && kind != PORTA_SLICE_INDEX && kind != PORTA_SLICE_RANGE)) {
-      if (!PyErr_Occurred())
-        PyErr_Format(PyExc_TypeError, "subview: slice %d must be (kind 0-2, begin, end)", r);
+    if (!PyArg_Parse(item, "(iLL)", &kind, &b, &e)) return NULL;
+    if (kind != PORTA_SLICE_ALL && kind != PORTA_SLICE_INDEX && kind != PORTA_SLICE_RANGE) {
+      PyErr_Format(PyExc_TypeError, "subview: slice %d has kind %d (0-2)", r, kind);
       return NULL;
     }
     slices[r].kind = (porta_slice_kind)kind;

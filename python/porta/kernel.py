@@ -14,10 +14,6 @@ import os
 from . import _core, cache, translate
 from . import types as T
 
-# porta_py_layout codes (porta_py.h) -> specialisation letters; 15: a scalar argument
-LAYOUT_OF_CODE = {0: "C", 1: "F", 2: "S", 3: "R", 4: "L"}
-CODE_SCALAR = 15
-
 
 class _Unit:
     """The compiled kernels of one Python module."""
@@ -186,7 +182,7 @@ class Kernel(_core.Dispatcher):
         spec = ""
         for p, code, a in zip(ks.fields, codes, args):
             if p.kind == "array":
-                if code == CODE_SCALAR:
+                if code == _core.CODE_SCALAR:
                     raise TypeError("%s: argument '%s' must be an array (%s, %d dimension(s)), "
                                     "got %s" % (self.__name__, p.name,
                                                 _describe_dtype(p.type.dtype), p.type.rank,
@@ -195,8 +191,8 @@ class Kernel(_core.Dispatcher):
                 if ndim != p.type.rank:
                     raise TypeError("%s: argument '%s' has %d dimension(s), expected %d"
                                     % (self.__name__, p.name, ndim, p.type.rank))
-                spec += LAYOUT_OF_CODE[code]
-            elif code != CODE_SCALAR:
+                spec += translate.LAYOUT_LETTERS[code]  # porta_py_layout's order
+            elif code != _core.CODE_SCALAR:
                 raise TypeError("%s: argument '%s' must be a scalar (%s), got an array"
                                 % (self.__name__, p.name, _describe_dtype(p.type)))
         cap = self._unit.ensure(self, spec, variant)

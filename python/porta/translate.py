@@ -38,7 +38,7 @@ from .translate_analyse import (  # noqa: F401 - the translator's names, as befo
 from .translate_expressions import _Expressions
 from .translate_statements import _Statements
 
-LAYOUT_LETTERS = "CFSRL"
+LAYOUT_LETTERS = "CFSRL"  # indexed by porta_py_layout (porta_py.h)
 
 
 class _Gen(_Statements, _Expressions):

@@ -11,6 +11,7 @@ import pytest
 
 import porta
 from porta import _core
+from device_arrays import device_view
 
 
 @porta.kernel
@@ -41,20 +42,6 @@ def layout_code(a):
 def specs(kern):
     """The layout letters of the specialisations loaded for kern (any compiler)."""
     return {spec for (name, spec, _) in kern._unit.loaded if name == kern.__name__}
-
-
-def device_view(space, a, layout):
-    """A View in the memory of `space`'s back end holding NumPy array `a`."""
-    v = porta.View(a.shape, a.dtype, space=space.mem, layout=layout)
-    h = porta.create_mirror_view(v)
-    np.asarray(h)[...] = a
-    if h is not v:
-        porta.deep_copy(v, h)
-    return v
-
-
-def to_numpy(v):
-    return np.array(porta.create_mirror_view_and_copy(v))
 
 
 # ---- the layouts the launch sees ----
@@ -141,7 +128,7 @@ def test_padded_fields_in_kernels(space, layout):
     f = u0[3:, 3:]
     want[4:n + 4, 4:m + 4] = (f[:n, 1:m + 1] + f[2:, 1:m + 1] + f[1:n + 1, :m]
                               + f[1:n + 1, 2:m + 2] - 4.0 * f[1:n + 1, 1:m + 1])
-    np.testing.assert_allclose(to_numpy(out), want, rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-15, atol=1e-15)
 
 
 @pytest.mark.parametrize("layout", ["C", "F"])

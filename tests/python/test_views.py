@@ -10,6 +10,7 @@ import pytest
 
 import porta
 import kernels_basic as K
+from device_arrays import device_view
 
 DTYPES = [(porta.f64, np.float64), (porta.f32, np.float32), (porta.i64, np.int64),
           (porta.i32, np.int32), (porta.u8, np.uint8), (porta.boolean, np.bool_),
@@ -350,16 +351,6 @@ def test_cuda_array_interface_rejected_on_the_host(space):
 
 
 # ---- views as kernel arguments, on each back end ----
-
-def device_view(space, a, layout, label=""):
-    """A view in the memory of `space`'s back end, holding NumPy array `a`."""
-    v = porta.View(a.shape, a.dtype, space=space.mem, layout=layout, label=label)
-    h = porta.create_mirror_view(v)
-    np.asarray(h)[...] = a
-    if h is not v:
-        porta.deep_copy(v, h)
-    return v
-
 
 def to_numpy(v):
     return np.array(porta.create_mirror_view_and_copy(v))
