@@ -20,7 +20,8 @@ lines, laid out as the C app's. A rank holds its block of nx x ny cells (the C a
 decomposition, porta.exchange.Decomp) with G = 1 ghost layer each side: field index [k, j] is
 row k (y) and column j (x), the interior [G, G + ny) x [G, G + nx). Kx[k, j] is the left face
 of cell j, Ky[k, j] the bottom face of cell k. Ghost layers come from the neighbours through
-porta.exchange.Halo2D; global sums are a Porta reduction on each rank, then mpi4py's Allreduce.
+porta.exchange.Halo2D; global sums are a Porta reduction on each rank, then one MPI_Allreduce on
+mpi4py's communicator (porta.exchange.global_sum).
 """
 import argparse
 import gc
@@ -28,8 +29,6 @@ import math
 import sys
 import time
 import traceback
-
-import numpy as np
 
 import porta
 
@@ -298,30 +297,23 @@ def halo_exchange(d):
 
 
 class Sum:
-    """Global sums: each rank's Porta reduction, then MPI_Allreduce."""
+    """Global sums: each rank's Porta reduction, then one MPI_Allreduce over the ranks
+    (porta.exchange.global_sum: made in C on mpi4py's communicator, as the C app makes its own)."""
 
     def __init__(self, comm):
         self.comm = comm if comm is not None and comm.size > 1 else None
-        self.one = np.zeros(1)  # a buffer per count: no slicing in the solver's loop
-        self.four = np.zeros(4)
 
     def __call__(self, value):
         """The global sum of one value (twice per CG iteration)."""
         if self.comm is None:
             return value
-        b = self.one
-        b[0] = value
-        self.comm.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
-        return float(b[0])
+        return px.global_sum(self.comm, value)
 
     def four_values(self, *values):
         """The global sums of the field summary's four values."""
         if self.comm is None:
             return values
-        b = self.four
-        b[:] = values
-        self.comm.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
-        return tuple(b)
+        return px.global_sum(self.comm, *values)
 
 
 # ---- the run -----------------------------------------------------------------------------

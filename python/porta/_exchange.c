@@ -721,6 +721,66 @@ static PyType_Slot plan_slots[] = {{Py_tp_new, Plan_new},
 static PyType_Spec plan_spec = {"porta._exchange.Plan", sizeof(PlanObject), 0, Py_TPFLAGS_DEFAULT,
                                 plan_slots};
 
+/* ---- global sums ---- */
+
+/** Most values in one global_sum (a tuple's worth: the field summary sums 4). */
+#define GLOBAL_SUM_MAX_VALUES 16
+
+/** global_sum(comm, *values): the sums over comm's ranks of float values, in one
+ *  MPI_Allreduce(MPI_SUM) of doubles, as the C apps' (app_sum_allreduce). One value gives a
+ *  float, several a tuple. The GIL is released while MPI waits. */
+static PyObject *ex_global_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs - 1 > GLOBAL_SUM_MAX_VALUES) {
+    PyErr_Format(PyExc_TypeError, "global_sum(comm, value, ...) takes 1 to %d values, got %zd",
+                 GLOBAL_SUM_MAX_VALUES, nargs < 1 ? (Py_ssize_t)0 : nargs - 1);
+    return NULL;
+  }
+  const int n = (int)(nargs - 1);
+  double v[GLOBAL_SUM_MAX_VALUES];
+  for (int k = 0; k < n; ++k) {
+    v[k] = PyFloat_AsDouble(args[1 + k]);
+    if (v[k] == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyObject *tn = PyType_GetName(Py_TYPE(args[1 + k]));
+      PyErr_Format(PyExc_TypeError, "global_sum: value %d must be a number, not %S", k + 1,
+                   tn ? tn : Py_None);
+      Py_XDECREF(tn);
+      return NULL;
+    }
+  }
+  int fin;
+  if (!mpi_usable(&fin)) {
+    PyErr_Format(PyExc_RuntimeError, "global_sum: MPI is %s (from mpi4py import MPI first)",
+                 fin ? "already finalised" : "not initialised");
+    return NULL;
+  }
+  MPI_Comm comm;
+  if (comm_from(args[0], &comm) < 0) return NULL;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS;
+  rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm);
+  Py_END_ALLOW_THREADS;
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    PyErr_Format(api->error, "global_sum: MPI_Allreduce of %d value(s) failed: %s", n, msg);
+    return NULL;
+  }
+  if (n == 1) return PyFloat_FromDouble(v[0]);
+  PyObject *t = PyTuple_New(n);
+  for (int k = 0; t && k < n; ++k) {
+    PyObject *f = PyFloat_FromDouble(v[k]);
+    if (!f) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, k, f);
+  }
+  return t;
+}
+
 /* ---- module ---- */
 
 static PyObject *ex_transports_used(PyObject *self, PyObject *unused) {
@@ -733,6 +793,8 @@ static PyObject *ex_transports_used(PyObject *self, PyObject *unused) {
 
 static PyMethodDef ex_methods[] = {
     {"transports_used", ex_transports_used, METH_NOARGS, "porta_exchange_transports_used."},
+    {"global_sum", (PyCFunction)(void (*)(void))ex_global_sum, METH_FASTCALL,
+     "global_sum(comm, value, ...): MPI_Allreduce(MPI_SUM) of the values (float or tuple)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef ex_module = {PyModuleDef_HEAD_INIT,

@@ -11,6 +11,7 @@ mpi4py (docs/python.md, "MPI and the exchange plan").
 
     plan = px.Plan(comm, ranks, send_counts, send_index, recv_counts, recv_index)
     plan.run([field])                                              # porta_exchange_run
+    total = px.global_sum(comm, local)                             # MPI_Allreduce, one C call
 
 MPI must be initialised first (`from mpi4py import MPI` does it); communicators are mpi4py's,
 passed to C as their Fortran handles (`comm.py2f()`, MPI_Comm_f2c), so the extension needs no
@@ -34,8 +35,8 @@ except ImportError as e:  # built without MPI (setup.py: PORTA_MPI, mpicc)
                       "(install an MPI and mpi4py, e.g. Debian's libopenmpi-dev and "
                       "python3-mpi4py, then reinstall; docs/python.md): %s" % e) from e
 
-__all__ = ["Decomp", "Halo2D", "Plan", "transports_used", "PROC_NULL", "LOW", "HIGH",
-           "MAX_FIELDS"]
+__all__ = ["Decomp", "Halo2D", "Plan", "global_sum", "transports_used", "PROC_NULL", "LOW",
+           "HIGH", "MAX_FIELDS"]
 
 PROC_NULL = _exchange.PROC_NULL
 """MPI_PROC_NULL of the MPI library (mpi4py's MPI.PROC_NULL): a neighbour on the boundary."""
@@ -140,7 +141,7 @@ class Halo2D(_Closing):
         """Fill ghost layers 1..depth of `fields` (a list, or one field) from the neighbours
         (porta_halo2d_exchange): x first, then y, so corners are right. Boundary ghosts are
         left as they are. Complete on return."""
-        self._h.exchange(_fields(fields), depth)
+        self._h.exchange(fields if isinstance(fields, (list, tuple)) else [fields], depth)
 
     def prepare(self, field):
         """Build the plans now for fields shaped like `field` (collective)."""
@@ -218,6 +219,13 @@ class Plan(_Closing):
         """Values received per field in one exchange."""
         return self._h.totals()[1]
 
+
+
+global_sum = _exchange.global_sum
+"""global_sum(comm, value, ...): the sums over the ranks of `comm` (mpi4py's) of 1 to 16 numbers,
+in one MPI_Allreduce(MPI_SUM) of doubles made in C, as the C apps make theirs: a float for one
+value, a tuple for several. The same result as mpi4py's Allreduce of a float64 buffer, without
+its buffer round trip (a global sum sits between two kernels of every CG iteration)."""
 
 
 def transports_used():

@@ -207,8 +207,36 @@ CHILD = textwrap.dedent('''
         expect(TypeError, ["Decomp"], lambda: px.Halo2D("decomp"))
         expect(TypeError, ["mpi4py communicator"], lambda: px.Decomp("world", (4, 4)))
 
+    def sums():
+        r, n = comm.rank, comm.size
+        values = (0.1 * (r + 1), 1e16 + r, -3.0 ** r / 7.0, float(r * r))
+        for k in range(1, len(values) + 1):
+            b = np.array(values[:k])
+            comm.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)  # mpi4py's: the same bits
+            got = px.global_sum(comm, *values[:k])
+            if k == 1:
+                if not isinstance(got, float) or got != b[0]:
+                    failures.append("global_sum of one value: %r, mpi4py %r" % (got, b[0]))
+            elif not isinstance(got, tuple) or got != tuple(b):
+                failures.append("global_sum of %d values: %r, mpi4py %r" % (k, got, tuple(b)))
+        if px.global_sum(comm, r + 1) != n * (n + 1) / 2:  # an int is summed as a double
+            failures.append("global_sum of ints: %r" % px.global_sum(comm, r + 1))
+        sub = comm.Split(r % 2, r)  # a communicator of some ranks: their sum only
+        want = sum(k for k in range(n) if k % 2 == r % 2)
+        if px.global_sum(sub, float(r)) != want:
+            failures.append("global_sum on a split communicator: %r, want %r"
+                            % (px.global_sum(sub, float(r)), want))
+        sub.Free()
+        expect(TypeError, ["1 to 16 values", "got 0"], lambda: px.global_sum(comm))
+        expect(TypeError, ["1 to 16 values", "got 17"], lambda: px.global_sum(comm, *[1.0] * 17))
+        expect(TypeError, ["value 2", "number", "str"], lambda: px.global_sum(comm, 1.0, "2"))
+        expect(TypeError, ["mpi4py communicator"], lambda: px.global_sum("world", 1.0))
+        expect(ValueError, ["COMM_NULL"], lambda: px.global_sum(MPI.COMM_NULL, 1.0))
+
     what = sys.argv[1]
-    if what == "halo":
+    if what == "sums":
+        sums()
+    elif what == "halo":
         n = comm.size
         grids = [None] + ([(n, 1), (1, n)] if n > 1 else [])
         for dims in grids:
@@ -313,6 +341,10 @@ NO_INIT = textwrap.dedent('''
         px.Decomp(0, (4, 4))
     except RuntimeError as e:
         print("RAISED", e)
+    try:
+        px.global_sum(0, 1.0)
+    except RuntimeError as e:
+        print("SUM RAISED", e)
 ''')
 
 
@@ -361,6 +393,11 @@ def test_plan_ring_accumulate_update_and_decomp(tmp_path, ranks):
     mpirun(tmp_path, ranks, "plan", "serial")
 
 
+@pytest.mark.parametrize("ranks", [1, 3])
+def test_global_sum_is_mpi4py_s_allreduce(tmp_path, ranks):
+    mpirun(tmp_path, ranks, "sums", "serial")
+
+
 def test_bad_inputs_raise_with_the_reason(tmp_path):
     mpirun(tmp_path, 2, "errors", "serial")
 
@@ -406,6 +443,7 @@ def test_without_mpi_initialised_it_raises(tmp_path):
                        timeout=120, env=dict(os.environ, PORTA_CACHE_DIR=str(tmp_path)))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "RAISED" in r.stdout and "from mpi4py import MPI" in r.stdout, r.stdout + r.stderr
+    assert "SUM RAISED global_sum: MPI is not initialised" in r.stdout, r.stdout + r.stderr
 
 
 def test_import_porta_does_not_load_mpi():
