@@ -15,22 +15,40 @@
                    omp_get_num_threads(), &lo_, &hi_);
 
 #define PORTA_OPENMP_MDFOR_(NAME, ARGS_T, RANK)                                                    \
+  static void NAME##_porta_openmp_part_(const porta_mdrange_policy *p_, const ARGS_T *ap_) {       \
+    const ARGS_T a_ = *ap_;                                                                        \
+    PORTA_OPENMP_MD_BLOCK_(p_, RANK)                                                               \
+    PORTA_HOST_MD_LOOP_(p_, RANK, lo_, hi_, ix_, in_, PORTA_OMP(simd),                             \
+                        NAME##_porta_body_(&a_, PORTA_MD_ARGS_(RANK, ix_, in_)))                   \
+  }                                                                                                \
   static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
     (void)result_;                                                                                 \
     const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
-    const porta_mdrange_policy *p_ = &launch_->md;                                                 \
-    PORTA_OMP(parallel num_threads(launch_->num_threads)) {                                        \
-      const ARGS_T a_ = *ap_;                                                                      \
-      PORTA_OPENMP_MD_BLOCK_(p_, RANK)                                                             \
-      PORTA_HOST_MD_LOOP_(p_, RANK, lo_, hi_, ix_, in_, PORTA_OMP(simd),                           \
-                          NAME##_porta_body_(&a_, PORTA_MD_ARGS_(RANK, ix_, in_)))                 \
-    }                                                                                              \
+    PORTA_OPENMP_RUN_(launch_->num_threads, NAME##_porta_openmp_part_(&launch_->md, ap_))          \
     return 0;                                                                                      \
   }
 
 /** Deterministic: chunk partials over the flattened box in the host's order, then the fixed
- *  tree. Default: one slot per thread, joined in thread order. */
+ *  tree. Default: one slot per thread, joined in thread order (range.h's parts, over a box). */
 #define PORTA_OPENMP_MDREDUCE_(NAME, ARGS_T, RANK, R)                                              \
+  static void NAME##_porta_openmp_det_(const ARGS_T *ap_, const porta_mdrange_policy *p_,          \
+                                       int64_t n_, int64_t nc_, R##_value *q_) {                   \
+    const ARGS_T a_ = *ap_;                                                                        \
+    int64_t clo_, chi_;                                                                            \
+    porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);           \
+    PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, n_, clo_, chi_, q_)                                   \
+  }                                                                                                \
+  static void NAME##_porta_openmp_part_(const ARGS_T *ap_, const porta_mdrange_policy *p_,         \
+                                        char *slots_, size_t st_, int *used_) {                    \
+    const ARGS_T a_ = *ap_;                                                                        \
+    R##_value mine_;                                                                               \
+    R##_init(&mine_);                                                                              \
+    if (omp_get_thread_num() == 0) *used_ = omp_get_num_threads();                                 \
+    PORTA_OPENMP_MD_BLOCK_(p_, RANK)                                                               \
+    PORTA_HOST_MD_LOOP_(p_, RANK, lo_, hi_, ix_, in_, ,                                            \
+                        NAME##_porta_body_(&a_, PORTA_MD_ARGS_(RANK, ix_, in_), &mine_))           \
+    memcpy(slots_ + (size_t)omp_get_thread_num() * st_, &mine_, sizeof(R##_value));               \
+  }                                                                                                \
   static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
     const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
     const porta_mdrange_policy *p_ = &launch_->md;                                                 \
@@ -41,12 +59,7 @@
       const int64_t n_ = porta_mdrange_size_(p_), nc_ = porta_det_chunks_(n_);                     \
       R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
-      PORTA_OMP(parallel num_threads(nt_)) {                                                       \
-        const ARGS_T a_ = *ap_;                                                                    \
-        int64_t clo_, chi_;                                                                        \
-        porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);       \
-        PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, n_, clo_, chi_, q_)                               \
-      }                                                                                            \
+      PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_det_(ap_, p_, n_, nc_, q_))                       \
       NAME##_porta_det_tree_(q_, nc_);                                                             \
       if (nc_ > 0) acc_ = q_[0];                                                                   \
     } else {                                                                                       \
@@ -54,16 +67,7 @@
       char *slots_ = (char *)porta_host_workspace_((size_t)nt_ * st_);                             \
       if (!slots_) return PORTA_ERROR_OUT_OF_MEMORY;                                               \
       int used_ = 1;                                                                               \
-      PORTA_OMP(parallel num_threads(nt_)) {                                                       \
-        const ARGS_T a_ = *ap_;                                                                    \
-        R##_value mine_;                                                                           \
-        R##_init(&mine_);                                                                          \
-        if (omp_get_thread_num() == 0) used_ = omp_get_num_threads();                              \
-        PORTA_OPENMP_MD_BLOCK_(p_, RANK)                                                           \
-        PORTA_HOST_MD_LOOP_(p_, RANK, lo_, hi_, ix_, in_, ,                                        \
-                            NAME##_porta_body_(&a_, PORTA_MD_ARGS_(RANK, ix_, in_), &mine_))       \
-        memcpy(slots_ + (size_t)omp_get_thread_num() * st_, &mine_, sizeof(R##_value));            \
-      }                                                                                            \
+      PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_part_(ap_, p_, slots_, st_, &used_))              \
       PORTA_OPENMP_JOIN_SLOTS_(R, acc_, slots_, st_, used_)                                        \
     }                                                                                              \
     memcpy(result_, &acc_, sizeof(R##_value));                                                     \
