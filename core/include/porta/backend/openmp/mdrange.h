@@ -47,7 +47,7 @@
     PORTA_OPENMP_MD_BLOCK_(p_, RANK)                                                               \
     PORTA_HOST_MD_LOOP_(p_, RANK, lo_, hi_, ix_, in_, ,                                            \
                         NAME##_porta_body_(&a_, PORTA_MD_ARGS_(RANK, ix_, in_), &mine_))           \
-    memcpy(slots_ + (size_t)omp_get_thread_num() * st_, &mine_, sizeof(R##_value));               \
+    memcpy(slots_ + (size_t)omp_get_thread_num() * st_, &mine_, sizeof(R##_value));                \
   }                                                                                                \
   static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
     const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \

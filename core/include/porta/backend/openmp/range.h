@@ -64,7 +64,7 @@
 
 #define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                      \
   PORTA_OPENMP_DET_PART_(NAME, ARGS_T, R)                                                          \
-  /* default: this thread's block of [B, E) into its slot; thread 0 says how many ran */          \
+  /* default: this thread's block of [B, E) into its slot; thread 0 says how many ran */           \
   static void NAME##_porta_openmp_part_(const ARGS_T *ap_, int64_t b_, int64_t e_, char *slots_,   \
                                         size_t st_, int *used_) {                                  \
     const ARGS_T a_ = *ap_;                                                                        \
