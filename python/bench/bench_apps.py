@@ -176,5 +176,5 @@ def rows(cuda, nt):
     if cuda:
         return (tealeaf_rows("cuda", 1, "tea_bm_5", 2, samples=3)
                 + lj_rows("cuda", 1, 64, samples=3))
-    return (tealeaf_rows("openmp", nt, "tea_bm_4", 2, samples=5, two_ranks=True)
+    return (tealeaf_rows("openmp", nt, "tea_bm_4", 2, samples=7, two_ranks=True)
             + lj_rows("openmp", nt, 20, samples=3))
