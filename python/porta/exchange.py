@@ -52,10 +52,9 @@ def _ready():
 
 
 def _fields(fields):
-    """A list of fields: one array or view alone is a list of one."""
-    if isinstance(fields, (list, tuple)):
-        return list(fields)
-    return [fields]
+    """A list or tuple of fields (the C side reads either): one array or view alone is a list
+    of one."""
+    return fields if isinstance(fields, (list, tuple)) else [fields]
 
 
 def _i64(values, what):
@@ -141,7 +140,7 @@ class Halo2D(_Closing):
         """Fill ghost layers 1..depth of `fields` (a list, or one field) from the neighbours
         (porta_halo2d_exchange): x first, then y, so corners are right. Boundary ghosts are
         left as they are. Complete on return."""
-        self._h.exchange(fields if isinstance(fields, (list, tuple)) else [fields], depth)
+        self._h.exchange(_fields(fields), depth)
 
     def prepare(self, field):
         """Build the plans now for fields shaped like `field` (collective)."""
@@ -221,11 +220,8 @@ class Plan(_Closing):
 
 
 
+# the sums over a communicator's ranks in one MPI_Allreduce made in C (its docstring says more)
 global_sum = _exchange.global_sum
-"""global_sum(comm, value, ...): the sums over the ranks of `comm` (mpi4py's) of 1 to 16 numbers,
-in one MPI_Allreduce(MPI_SUM) of doubles made in C, as the C apps make theirs: a float for one
-value, a tuple for several. The same result as mpi4py's Allreduce of a float64 buffer, without
-its buffer round trip (a global sum sits between two kernels of every CG iteration)."""
 
 
 def transports_used():

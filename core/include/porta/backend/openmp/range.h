@@ -20,9 +20,9 @@
   }
 
 /** CALL on NT threads: in a parallel region, or with one thread on the calling thread, where
- *  omp_get_thread_num() is 0 and omp_get_num_threads() 1 as in a region of one (Kokkos's
- *  OpenMP back end does the same). libgomp builds and frees a team for every region, even of
- *  one thread, and wakes a futex: ~1 us a launch, paid by every MPI rank of one thread. */
+ *  omp_get_thread_num() is 0 and omp_get_num_threads() 1 as in a region of one. libgomp builds
+ *  and frees a team for every region, even of one thread, and wakes a futex: ~0.5 us a launch,
+ *  paid by every MPI rank of one thread. */
 #define PORTA_OPENMP_RUN_(NT, CALL)                                                                \
   if ((NT) <= 1) {                                                                                 \
     CALL;                                                                                          \
@@ -52,18 +52,15 @@
     return 0;                                                                                      \
   }
 
-/** Deterministic: this thread's block of chunks [0, NC) of [B, E), partials into P. */
-#define PORTA_OPENMP_DET_PART_(NAME, ARGS_T, R)                                                    \
+#define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                      \
+  /* deterministic: this thread's block of the chunks of [B, E), partials into P */                \
   static void NAME##_porta_openmp_det_(const ARGS_T *ap_, int64_t b_, int64_t e_, int64_t nc_,     \
                                        R##_value *p_) {                                            \
     const ARGS_T a_ = *ap_;                                                                        \
     int64_t clo_, chi_;                                                                            \
     porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);           \
     PORTA_HOST_DET_CHUNKS_(NAME, &a_, b_, e_, clo_, chi_, p_)                                      \
-  }
-
-#define PORTA_OPENMP_REDUCE_(NAME, ARGS_T, R)                                                      \
-  PORTA_OPENMP_DET_PART_(NAME, ARGS_T, R)                                                          \
+  }                                                                                                \
   /* default: this thread's block of [B, E) into its slot; thread 0 says how many ran */           \
   static void NAME##_porta_openmp_part_(const ARGS_T *ap_, int64_t b_, int64_t e_, char *slots_,   \
                                         size_t st_, int *used_) {                                  \
