@@ -321,8 +321,11 @@ add_test(NAME tealeaf.deck_fifo
          COMMAND sh -c "rm -f deck_fifo.in && mkfifo deck_fifo.in && \"$0\" --no-h5 deck_fifo.in > deck_fifo.log 2>&1; rc=$?; cat deck_fifo.log; rm -f deck_fifo.in; [ $rc -eq 2 ] && grep -q 'deck_fifo.in: the input deck is empty' deck_fifo.log && cat \"$1\" | \"$0\" --no-h5 /dev/stdin | grep -q 'This test is considered PASSED'"
                  $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in"
          WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+# (no leak check: as tealeaf.serial_threads's, this singleton run's exit twice crashed
+# LeakSanitizer's tracer with signal 11 in CI, "Tracer caught signal 11", after the app had
+# refused the deck as it should; the other runs check leaks)
 set_tests_properties(tealeaf.deck_fifo PROPERTIES LABELS "app" TIMEOUT 30
-                     ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+                     ENVIRONMENT "${PORTA_APP_MPI_ENV};ASAN_OPTIONS=detect_leaks=0")
 
 # Decks refused when loading: larger than 16 MiB (a sparse 2.3 GB file: its length was cast to
 # int for MPI_Bcast and 2 ranks deadlocked), and a device that never ends (read without limit
