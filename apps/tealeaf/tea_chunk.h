@@ -154,6 +154,22 @@ int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side);
  *  to send must be on the side instance or complete; on return the halos are in place (the
  *  side instance fenced) and kernels queued on c->exec from then on can read them. */
 int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int depth);
+/** Whether a recorded loop's body can queue its exchanges and sums across ranks: one rank
+ *  (nothing to queue), or several with a device communicator (NCCL: GPUs, one per rank). */
+bool tea_loop_can_queue(const tea_chunk *c);
+/** Why several ranks cannot queue (tea_loop_can_queue false), for the report; "" otherwise. */
+const char *tea_loop_queue_note(const tea_chunk *c);
+/** In a recorded loop's body: tea_halo_exchange queued on `exec` (the neighbours over NCCL,
+ *  then, when `reflect`, the physical faces): nothing waits on the host. */
+int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields, int depth,
+                         bool reflect);
+/** In a recorded loop's body: sum `n` doubles of device memory over the ranks in place, queued
+ *  on `exec` (NCCL; nothing to do on one rank). */
+int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n);
+/** While a loop records (`on`), tea_halo_exchange_neighbours queues its exchange on c->exec
+ *  (PPCG's inner steps are the host loop's code, run in the body with c->exec the loop's
+ *  space) and there is no instance beside (tea_halo_beside says 0). */
+void tea_set_queueing(tea_chunk *c, bool on);
 /** Sum `n` values over all ranks in place (app_sum_allreduce on c->sum). In reproducible mode
  *  (c->reproducible) the values are the rounded local sums the reduction kernels just left in
  *  c->sum's slots 0..n-1 (else an error): the exact accumulators are merged over the ranks and

@@ -12,6 +12,7 @@
  *  and differs between decompositions in the last bits. */
 #include "tea_comm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,21 @@ void tea_chunk_setup(tea_chunk *c, const porta_decomp *d, const tea_settings *s,
   c->phys_top = porta_decomp_is_boundary(d, 1, PORTA_HIGH);
   c->exec = exec;
   c->reproducible = s->reproducible;
+}
+
+/** Several ranks whose solves may run as recorded loops on GPUs (tea_loop_wanted's
+ *  conditions but the ranks): the device communicator, and p's and u's exchanges prepared
+ *  for it. Collective; where NCCL cannot serve (no NCCL in the build, ranks sharing a GPU)
+ *  every rank alike keeps the host loop, and the reason goes to the report. */
+static int device_comm(tea_chunk *c, struct tea_comm *m) {
+  const bool gpu = porta_exec_query(c->exec).on_device;
+  if (m->d.nranks < 2 || c->reproducible || !app_env_flag("TEA_DEVICE_LOOP", gpu))
+    return PORTA_SUCCESS;
+  if (porta_device_comm_create(m->d.comm, c->exec, &m->device) != PORTA_SUCCESS) {
+    snprintf(m->device_note, sizeof m->device_note, "%s", porta_last_error_message());
+    return PORTA_SUCCESS;
+  }
+  return porta_halo2d_prepare_queue(&m->halo, m->device, tea_field(c, TEA_FIELD_U));
 }
 
 int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
@@ -71,7 +87,9 @@ int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
   if (rc == PORTA_SUCCESS && m->has_beside)
     rc = porta_halo2d_prepare(&m->halo_beside, tea_field(c, TEA_FIELD_U));
   if (rc == PORTA_SUCCESS) rc = app_sum_create(&c->sum, d->comm, c->reproducible, timers);
+  if (rc == PORTA_SUCCESS) rc = device_comm(c, m);
   if (rc != PORTA_SUCCESS) {
+    porta_device_comm_destroy(m->device);
     porta_halo2d_destroy(&m->halo);
     if (m->has_beside) {
       porta_halo2d_destroy(&m->halo_beside);
@@ -93,6 +111,7 @@ void tea_comm_destroy(tea_chunk *c) {
     porta_halo2d_destroy(&c->comm->halo_beside);
     porta_exec_destroy_instance(c->comm->beside);
   }
+  porta_device_comm_destroy(c->comm->device);
   free(c->comm);
   c->comm = NULL;
 }
@@ -107,7 +126,9 @@ int tea_halo_beside(const tea_chunk *c, porta_exec *side) {
 }
 
 int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side) {
-  if (!c->comm || !c->comm->has_beside || c->comm->beside_cells < 2 * depth + 1) return 0;
+  if (!c->comm || !c->comm->has_beside || c->comm->queueing ||
+      c->comm->beside_cells < 2 * depth + 1)
+    return 0;
   *side = c->comm->beside;
   return 1;
 }
@@ -145,6 +166,8 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
   struct tea_comm *m = c->comm;
   porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
   PORTA_CHECK(field_views(c, fields, nfields, views));
+  if (m && m->d.nranks > 1 && m->queueing) /* in a loop's body: queued on its space */
+    return porta_halo2d_queue(&m->halo, m->device, c->exec, views, nfields, depth);
   if (m && m->d.nranks > 1) { /* one rank has no neighbour (and a loop's body must not wait) */
     app_timer_start(m->timers, m->t_halo);
     int rc = porta_halo2d_exchange(&m->halo, views, nfields, depth);
@@ -155,6 +178,38 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
 }
 
 bool tea_has_neighbours(const tea_chunk *c) { return c->comm && c->comm->d.nranks > 1; }
+
+bool tea_loop_can_queue(const tea_chunk *c) { return !tea_has_neighbours(c) || c->comm->device; }
+
+const char *tea_loop_queue_note(const tea_chunk *c) {
+  return tea_loop_can_queue(c) ? "" : c->comm->device_note;
+}
+
+void tea_set_queueing(tea_chunk *c, bool on) {
+  if (c->comm) c->comm->queueing = on && c->comm->device;
+}
+
+int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields, int depth,
+                         bool reflect) {
+  struct tea_comm *m = c->comm;
+  if (tea_has_neighbours(c)) {
+    if (!m->device)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_halo_exchange_on", "halo",
+                         "several ranks and no device communicator: %s", m->device_note);
+    porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
+    PORTA_CHECK(field_views(c, fields, nfields, views));
+    PORTA_CHECK(porta_halo2d_queue(&m->halo, m->device, exec, views, nfields, depth));
+  }
+  return reflect ? tea_reflect_boundaries_on(c, exec, fields, nfields, depth) : PORTA_SUCCESS;
+}
+
+int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n) {
+  if (!tea_has_neighbours(c)) return PORTA_SUCCESS;
+  if (!c->comm->device)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_allreduce_sum_on", "comm",
+                       "several ranks and no device communicator: %s", c->comm->device_note);
+  return porta_device_comm_sum(c->comm->device, exec, device_values, n);
+}
 
 int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
   if (c->sum) return app_sum_allreduce(c->sum, values, n);

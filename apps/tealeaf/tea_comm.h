@@ -21,6 +21,12 @@ struct tea_comm {
   int beside_cells; /**< the fewest interior cells any rank has along x or y */
   app_timers *timers;
   int t_halo;
+  /** several ranks on GPUs with NCCL: the sums and exchanges a recorded loop queues
+   *  (tea_allreduce_sum_on, tea_halo_exchange_on); NULL otherwise, with the reason in
+   *  device_note */
+  porta_device_comm *device;
+  char device_note[256];
+  int queueing; /**< a loop is recording: exchanges are queued (tea_set_queueing) */
 };
 
 /** Collective: the ranks' decomposition of the settings' mesh into *d; a mesh the ranks cannot

@@ -133,9 +133,11 @@ int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state 
   double *scal = st->scal.data;
   tea_loop_ctl_args ctl = tea_loop_ctl(st);
   PORTA_CHECK(tea_k_cg_calc_w_lean_into(c, exec, &scal[TEA_LOOP_PW]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &scal[TEA_LOOP_PW], 1));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec,
                                          porta_range(0, 1), &ctl));
   PORTA_CHECK(tea_k_cg_calc_r_into(c, exec, &scal[TEA_LOOP_ALPHA], &scal[TEA_LOOP_RRN]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &scal[TEA_LOOP_RRN], 1));
   const tea_box in = tea_box_interior(c, 0);
   if (!fused)
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
@@ -160,13 +162,15 @@ int tea_k_cg_loop_iteration_pc(tea_chunk *c, porta_exec exec, const tea_loop_sta
   tea_loop_ctl_args ctl = tea_loop_ctl(st);
   const int p = TEA_FIELD_P;
   PORTA_CHECK(tea_k_cg_calc_w_into(c, exec, &scal[TEA_LOOP_PW]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &scal[TEA_LOOP_PW], 1));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec,
                                          porta_range(0, 1), &ctl));
   PORTA_CHECK(tea_k_cg_calc_ur_into(c, exec, pc, &scal[TEA_LOOP_ALPHA], &scal[TEA_LOOP_RRN]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &scal[TEA_LOOP_RRN], 1));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
                                          porta_range(0, 1), &ctl));
   PORTA_CHECK(tea_k_cg_calc_p_at(c, exec, TEA_FIELD_Z, &scal[TEA_LOOP_BETA]));
-  return tea_reflect_boundaries_on(c, exec, &p, 1, 1); /* one rank: p's exchange */
+  return tea_halo_exchange_on(c, exec, &p, 1, 1, true);
 }
 
 int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st) {
@@ -174,7 +178,8 @@ int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_st
   const int u = TEA_FIELD_U;
   PORTA_CHECK(tea_k_jacobi_copy_on(c, exec, TEA_JACOBI_COPY_ALL));
   PORTA_CHECK(tea_k_jacobi_update_into(c, exec, &st->scal.data[TEA_LOOP_L1]));
-  PORTA_CHECK(tea_reflect_boundaries_on(c, exec, &u, 1, 1)); /* one rank: u's exchange */
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &st->scal.data[TEA_LOOP_L1], 1));
+  PORTA_CHECK(tea_halo_exchange_on(c, exec, &u, 1, 1, true));
   return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_loop_test", tea_k_jacobi_loop_test_f, exec,
                                     porta_range(0, 1), &ctl);
 }
@@ -185,10 +190,11 @@ int tea_k_cheby_loop_pass(tea_chunk *c, porta_exec exec, const tea_loop_state *s
   const int u = TEA_FIELD_U;
   for (int64_t slot = 1; slot <= TEA_CHEBY_PASS; ++slot) {
     PORTA_CHECK(tea_k_cheby_loop_update(c, exec, pc, alphas, betas, st->ints, slot));
-    /* one rank: u's exchange; after the stop it reflects u as it is (the same values) */
-    PORTA_CHECK(tea_reflect_boundaries_on(c, exec, &u, 1, 1));
+    /* u's exchange; after the stop it exchanges u as it is (the same values) */
+    PORTA_CHECK(tea_halo_exchange_on(c, exec, &u, 1, 1, true));
   }
   PORTA_CHECK(tea_k_norm2_into(c, exec, TEA_FIELD_R, &st->scal.data[TEA_LOOP_NORM]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &st->scal.data[TEA_LOOP_NORM], 1));
   return PORTA_PARALLEL_FOR_LABELED("tea_cheby_loop_test", tea_k_cheby_loop_test_f, exec,
                                     porta_range(0, 1), &ctl);
 }
@@ -197,6 +203,7 @@ int tea_k_ppcg_loop_first(tea_chunk *c, porta_exec exec, const tea_loop_state *s
   tea_loop_ctl_args ctl = tea_loop_ctl(st);
   double *scal = st->scal.data;
   PORTA_CHECK(tea_k_ppcg_calc_w_store_into(c, exec, &scal[TEA_LOOP_PW]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &scal[TEA_LOOP_PW], 2)); /* p.w and utemp.r */
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_alpha", tea_k_ppcg_loop_alpha_f, exec,
                                          porta_range(0, 1), &ctl));
   return tea_k_cg_calc_ur_at(c, exec, pc, &scal[TEA_LOOP_ALPHA]);
@@ -207,8 +214,9 @@ int tea_k_ppcg_loop_last(tea_chunk *c, porta_exec exec, const tea_loop_state *st
   double *scal = st->scal.data;
   const int p = TEA_FIELD_P;
   PORTA_CHECK(tea_k_ppcg_calc_rrn_into(c, exec, &scal[TEA_LOOP_RRN]));
+  PORTA_CHECK(tea_allreduce_sum_on(c, exec, &scal[TEA_LOOP_RRN], 1));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_test", tea_k_cg_loop_test_f, exec,
                                          porta_range(0, 1), &ctl));
   PORTA_CHECK(tea_k_cg_calc_p_at(c, exec, TEA_FIELD_UTEMP, &scal[TEA_LOOP_BETA]));
-  return tea_reflect_boundaries_on(c, exec, &p, 1, 1); /* one rank: p's exchange */
+  return tea_halo_exchange_on(c, exec, &p, 1, 1, true);
 }

@@ -30,8 +30,9 @@ struct tea_loop {
 
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
   const bool want = app_env_flag("TEA_DEVICE_LOOP", porta_exec_query(c->exec).on_device);
-  /* every solver and preconditioner; not the exact sums, and not across ranks (MPI) */
-  return want && !s->reproducible && !tea_has_neighbours(c);
+  /* every solver and preconditioner; not the exact sums, and across ranks only where the
+     sums and exchanges can be queued on the GPUs (NCCL) */
+  return want && !s->reproducible && tea_loop_can_queue(c);
 }
 
 bool tea_solve_on_device(const tea_solve *v) {
@@ -72,8 +73,9 @@ static int cg_iteration(porta_exec exec, void *ctx) {
       app_env_flag("TEA_LOOP_FUSE", (int64_t)c->nx * c->ny <= TEA_LOOP_FUSE_CELLS) != 0;
   PORTA_CHECK(tea_k_cg_loop_iteration(c, exec, &l->st, fused));
   const int p = TEA_FIELD_P;
-  /* one rank: p's exchange (after the test, which decides only whether another pass follows) */
-  return c->faces_zeroed ? PORTA_SUCCESS : tea_reflect_boundaries_on(c, exec, &p, 1, 1);
+  /* p's exchange, after the test (which decides only whether another pass follows): the
+     physical faces only where Kx and Ky are not zero there (the host loop's lean iteration) */
+  return tea_halo_exchange_on(c, exec, &p, 1, 1, !c->faces_zeroed);
 }
 
 static int jacobi_iteration(porta_exec exec, void *ctx) {
@@ -138,8 +140,12 @@ static int ready(tea_chunk *c, const tea_settings *s, bool tables_changed, doubl
                          : s->solver == TEA_SOLVER_JACOBI ? jacobi_iteration
                          : s->solver == TEA_SOLVER_CHEBY  ? cheby_iteration
                                                           : ppcg_iteration;
-  /* at most max_iters passes: the solve's limit (TEA_LOOP_LAST) ends a run first */
-  return porta_loop_create_deciding(label, c->exec, body, c, s->max_iters, &l->loop);
+  /* at most max_iters passes: the solve's limit (TEA_LOOP_LAST) ends a run first; exchanges
+     of the host loop's own code in a body (PPCG's inner steps) are queued while it records */
+  tea_set_queueing(c, true);
+  const int rc = porta_loop_create_deciding(label, c->exec, body, c, s->max_iters, &l->loop);
+  tea_set_queueing(c, false);
+  return rc;
 }
 
 /** Run the loop from `start`, read its figures back once, and set the solve's state as the

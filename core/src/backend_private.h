@@ -74,6 +74,9 @@ typedef struct porta_backend_ops {
   int (*instance_destroy)(int instance);
   /** Queue a copy of `bytes` on an instance. NULL: copies run at once on the host. */
   int (*copy_async)(void *dst, const void *src, size_t bytes, int instance);
+  /** The native queue of an instance (a cudaStream_t; NULL is the legacy default stream of
+   *  instance 0). NULL hook: the back end has no queue (porta_exec_native_queue refuses). */
+  void *(*native_queue)(int instance);
 
   /* ---- device ---- */
   /** The device's model name. NULL: the back end runs on the host (porta_device_id() is -1). */

@@ -104,6 +104,24 @@ porta_exec_traits porta_exec_query(porta_exec exec) {
   return t;
 }
 
+int porta_exec_native_queue(porta_exec exec, void **queue) {
+  if (!queue)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_native_queue", NULL,
+                       "queue is NULL");
+  *queue = NULL;
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
+  if (!ops || !ops->native_queue)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_native_queue", NULL,
+                       "the %s back end has no native queue (%s)", porta_backend_name(exec.backend),
+                       ops ? "its launches complete before they return" : "not usable in this run");
+  if (exec.instance < 0 || (exec.instance > 0 && !ops->native_queue(exec.instance)))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_native_queue", NULL,
+                       "instance %d of the %s back end does not exist", exec.instance,
+                       porta_backend_name(exec.backend));
+  *queue = ops->native_queue(exec.instance);
+  return PORTA_SUCCESS;
+}
+
 porta_memory_space porta_exec_memory_space(porta_exec exec) {
   const porta_backend_ops *ops = porta_backend_ops_of_(exec.backend);
   return ops ? ops->memory_space : PORTA_HOST_SPACE;

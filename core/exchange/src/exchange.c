@@ -26,7 +26,7 @@ int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, in
 static unsigned modes_used;
 
 const char *porta_exchange_mode_name_(porta_exchange_mode m) {
-  static const char *names[] = {"host", "pinned-host", "cuda-aware-mpi", "cuda-ipc"};
+  static const char *names[] = {"host", "pinned-host", "cuda-aware-mpi", "cuda-ipc", "nccl"};
   return names[m];
 }
 
@@ -326,7 +326,7 @@ const char *porta_exchange_transport(const porta_exchange *x) {
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = '\0';
-  for (int m = PORTA_EXCHANGE_HOST; m <= PORTA_EXCHANGE_IPC; ++m)
+  for (int m = PORTA_EXCHANGE_HOST; m <= PORTA_EXCHANGE_NCCL; ++m)
     if (modes & (1u << m)) {
       snprintf(buf + len, size - len, "%s%s", len ? "+" : "",
                porta_exchange_mode_name_((porta_exchange_mode)m));
@@ -403,6 +403,8 @@ void porta_exchange_destroy(porta_exchange *x) {
   porta_view_i64_release(&x->recv_index);
   porta_view_u8_release(&x->send_buf);
   porta_view_u8_release(&x->host_send);
+  porta_view_u8_release(&x->queue_send);
+  porta_view_u8_release(&x->queue_recv);
   for (int b = 0; b < 2; ++b) {
     porta_view_u8_release(&x->recv_buf[b]);
     porta_view_u8_release(&x->host_recv[b]);

@@ -13,7 +13,9 @@ typedef enum porta_exchange_mode {
   PORTA_EXCHANGE_HOST = 0,     /**< host back end: buffers in host memory */
   PORTA_EXCHANGE_PINNED = 1,   /**< GPU: pinned, mapped host buffers the kernels reach */
   PORTA_EXCHANGE_CUDA_MPI = 2, /**< GPU and a CUDA-aware MPI: device buffers straight to MPI */
-  PORTA_EXCHANGE_IPC = 3       /**< GPU: neighbours' device buffers mapped (CUDA IPC) */
+  PORTA_EXCHANGE_IPC = 3,      /**< GPU: neighbours' device buffers mapped (CUDA IPC) */
+  PORTA_EXCHANGE_NCCL = 4      /**< GPU: queued exchanges (exchange_device.c), device buffers
+                                    sent by NCCL (the plan's own mode stays for its host ones) */
 } porta_exchange_mode;
 
 /** A neighbour whose receive buffers this rank writes directly (IPC mode). */
@@ -48,6 +50,10 @@ struct porta_exchange {
   void *ipc_old[2]; /**< replaced buffers, freed once the neighbours mapped the new ones */
   porta_view_u8 host_send, host_recv[2];
   porta_exchange_peer *peer; /**< [n] (IPC mode) */
+  /** Queued exchanges (exchange_device.c): device buffers for max_fields fields, and the
+   *  device communicator they were prepared for (NULL: not prepared) */
+  porta_view_u8 queue_send, queue_recv;
+  const struct porta_device_comm *queue_comm;
   int npeers_on, token_out;
   MPI_Request *req; /**< [2n] */
   int nreq, nfields, active;
@@ -81,7 +87,7 @@ PORTA_EXCHANGE_API uint64_t porta_exchange_node_id_(void);
 /** Record that messages went by `mode` (for porta_exchange_transports_used; app_channel.c
  *  records its messages too). */
 PORTA_EXCHANGE_API void porta_exchange_note_mode_(porta_exchange_mode mode);
-/** "host", "pinned-host", "cuda-aware-mpi" or "cuda-ipc". */
+/** "host", "pinned-host", "cuda-aware-mpi", "cuda-ipc" or "nccl". */
 const char *porta_exchange_mode_name_(porta_exchange_mode mode);
 /** The modes set in the bit mask `modes`, joined by '+' ("none" when empty). */
 PORTA_EXCHANGE_API void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size);

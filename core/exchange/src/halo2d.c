@@ -160,8 +160,10 @@ int porta_halo2d_prepare(porta_halo2d *h, const porta_view_f64 *field) {
   return build_plans(h);
 }
 
-int porta_halo2d_exchange(porta_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
-  const char *op = "porta_halo2d_exchange";
+/** The checks of an exchange of `fields` (the plans built at the first), and the fields as
+ *  the plans take them. */
+static int begin(porta_halo2d *h, const char *op, const porta_view_f64 *fields, int nfields,
+                 int depth, porta_view *views) {
   if (depth < 1 || depth > h->halo)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "halo",
                        "depth %d outside 1..%d (the fields' ghost layers)", depth, h->halo);
@@ -183,13 +185,18 @@ int porta_halo2d_exchange(porta_halo2d *h, const porta_view_f64 *fields, int nfi
     h->stride[0] = fields[0].m.stride[0];
     h->stride[1] = fields[0].m.stride[1];
   }
-  porta_view views[PORTA_EXCHANGE_MAX_FIELDS];
   for (int f = 0; f < nfields; ++f) {
     PORTA_CHECK(check_strides(h, op, &fields[f].m));
     views[f] = PORTA_VIEW_ERASE(fields[f]);
   }
   if (!h->built) PORTA_CHECK(build_plans(h));
+  return PORTA_SUCCESS;
+}
 
+int porta_halo2d_exchange(porta_halo2d *h, const porta_view_f64 *fields, int nfields, int depth) {
+  porta_view views[PORTA_EXCHANGE_MAX_FIELDS];
+  PORTA_CHECK(begin(h, "porta_halo2d_exchange", fields, nfields, depth, views));
+  if (nfields == 0) return PORTA_SUCCESS;
   /* x, then y: the y plan's boxes include the ghost columns the x plan fills (corners) */
   for (int dim = 0; dim < 2; ++dim) {
     porta_exchange *x = h->plan[2 * (depth - 1) + dim];
@@ -200,6 +207,27 @@ int porta_halo2d_exchange(porta_halo2d *h, const porta_view_f64 *fields, int nfi
     porta_exchange_stats(x, &m1, &b1);
     h->messages += m1 - m0;
     h->bytes += b1 - b0;
+  }
+  return PORTA_SUCCESS;
+}
+
+int porta_halo2d_prepare_queue(porta_halo2d *h, porta_device_comm *dc,
+                               const porta_view_f64 *field) {
+  PORTA_CHECK(porta_halo2d_prepare(h, field));
+  for (int i = 0; i < 2 * h->halo; ++i)
+    if (h->plan[i]) PORTA_CHECK(porta_exchange_prepare_queue(h->plan[i], dc));
+  return PORTA_SUCCESS;
+}
+
+int porta_halo2d_queue(porta_halo2d *h, porta_device_comm *dc, porta_exec exec,
+                       const porta_view_f64 *fields, int nfields, int depth) {
+  porta_view views[PORTA_EXCHANGE_MAX_FIELDS];
+  PORTA_CHECK(begin(h, "porta_halo2d_queue", fields, nfields, depth, views));
+  if (nfields == 0) return PORTA_SUCCESS;
+  /* x, then y, in the queue's order: the y pack reads the ghost columns the x unpack wrote */
+  for (int dim = 0; dim < 2; ++dim) {
+    porta_exchange *x = h->plan[2 * (depth - 1) + dim];
+    if (x) PORTA_CHECK(porta_exchange_queue(x, dc, exec, views, nfields));
   }
   return PORTA_SUCCESS;
 }

@@ -133,6 +133,13 @@ PORTA_API int porta_device_id(void);
  *  back end is not CUDA (run summaries record it). */
 PORTA_API const char *porta_device_name(void);
 
+/** The native queue behind `exec`, for a library that queues work of its own in order with
+ *  Porta's launches (NCCL, a vendor BLAS; Kokkos::Cuda::cuda_stream()): on CUDA the instance's
+ *  cudaStream_t (NULL, the legacy default stream, for instance 0). A host back end has none:
+ *  PORTA_ERROR_UNSUPPORTED. Inside a loop's body (porta/loop.h) pass the body's `exec`: work
+ *  queued there is recorded with the body's launches. */
+PORTA_API int porta_exec_native_queue(porta_exec exec, void **queue);
+
 /** Wait for all outstanding work on every instance. */
 PORTA_API int porta_fence(const char *label);
 /** Wait for outstanding work on one instance. */

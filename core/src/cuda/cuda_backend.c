@@ -49,6 +49,7 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .instance_create = porta_cuda_instance_create_,
     .instance_destroy = porta_cuda_instance_destroy_,
     .copy_async = porta_cuda_copy_async_,
+    .native_queue = porta_cuda_stream_,
     .device_name = porta_cuda_device_name_,
     .device_memory_bytes = porta_cuda_device_memory_bytes_,
     .staging_space = PORTA_CUDA_HOST_PINNED_SPACE,

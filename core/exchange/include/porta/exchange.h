@@ -127,7 +127,8 @@ PORTA_EXCHANGE_API int porta_exchange_run_together(porta_exchange *const *plans,
  *  "cuda-ipc+pinned-host" (some neighbours each way). */
 PORTA_EXCHANGE_API const char *porta_exchange_transport(const porta_exchange *x);
 /** The transports of every plan made so far in this process, joined by '+' ("none": no
- *  plan), for the run reports. */
+ *  plan; "nccl" where exchanges were queued on a GPU, porta/exchange_device.h), for the run
+ *  reports. */
 PORTA_EXCHANGE_API void porta_exchange_transports_used(char *buf, size_t size);
 /** The same over every rank of comm (collective). */
 PORTA_EXCHANGE_API int porta_exchange_transports_agree(MPI_Comm comm, char *buf, size_t size);
@@ -143,5 +144,7 @@ PORTA_EXTERN_C_END
 
 /* The 2D box halo, built from plans (it includes this header, whose declarations are above). */
 #include "porta/exchange_halo2d.h"
+/* Sums and exchanges queued on a GPU (NCCL), which a recorded loop can hold. */
+#include "porta/exchange_device.h"
 
 #endif /* PORTA_EXCHANGE_H */

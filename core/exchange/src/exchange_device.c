@@ -1,0 +1,320 @@
+/** @file exchange_device.c
+ *  Sums and exchange plans queued on a GPU through NCCL (porta/exchange_device.h). Without
+ *  NCCL in the build (PORTA_EXCHANGE_HAVE_NCCL 0) every rank refuses the communicator alike
+ *  and the rest is never reached. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exchange_kernels.h"
+#include "exchange_private.h"
+
+#if PORTA_EXCHANGE_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+struct porta_device_comm {
+  MPI_Comm comm;
+  int rank, nranks;
+  char name[32];
+#if PORTA_EXCHANGE_HAVE_NCCL
+  ncclComm_t nccl;
+#endif
+};
+
+/** Why a rank cannot take part (exchanged between the ranks as a code). */
+enum { CAN = 0, NO_NCCL = 1, NOT_A_GPU = 2, MIXING = 3, SHARED_GPU = 4 };
+
+int porta_device_comm_built(void) { return PORTA_EXCHANGE_HAVE_NCCL; }
+
+const char *porta_device_comm_name(const porta_device_comm *dc) { return dc ? dc->name : "none"; }
+
+/** This rank's own reason, if any. */
+static int local_reason(porta_exec exec) {
+  if (!PORTA_EXCHANGE_HAVE_NCCL) return NO_NCCL;
+  if (!porta_exec_query(exec).on_device) return NOT_A_GPU;
+  const char *mix = getenv("NCCL_GRAPH_MIXING_SUPPORT");
+  if (mix && strcmp(mix, "0") != 0) return MIXING;
+  return CAN;
+}
+
+typedef struct where {
+  uint64_t node;
+  int32_t device, reason;
+} where;
+
+/** What the ranks agree on: the first rank that cannot take part and why, or two ranks on
+ *  one GPU (reason SHARED_GPU, `rank` and `other`, on GPU `device`). */
+typedef struct verdict {
+  int reason, rank, other, device;
+} verdict;
+
+/** Every rank's node, GPU and reason, gathered: the verdict (CAN: all can). */
+static int agree(MPI_Comm comm, porta_exec exec, int nranks, verdict *v) {
+  where me = {porta_exchange_node_id_(), porta_device_id(), local_reason(exec)};
+  where *all = (where *)malloc((size_t)nranks * sizeof *all);
+  if (!all)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_device_comm_create", NULL,
+                       "no memory for %d ranks", nranks);
+  const int rc = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    return porta_exchange_mpi_error_("porta_device_comm_create", NULL, "MPI_Allgather failed", rc);
+  }
+  memset(v, 0, sizeof *v);
+  for (int r = 0; r < nranks && v->reason == CAN; ++r)
+    if (all[r].reason != CAN) {
+      v->reason = all[r].reason;
+      v->rank = r;
+    }
+  for (int r = 0; r < nranks && v->reason == CAN; ++r)
+    for (int q = r + 1; q < nranks && v->reason == CAN; ++q)
+      if (all[r].node == all[q].node && all[r].device == all[q].device) {
+        v->reason = SHARED_GPU;
+        v->rank = r;
+        v->other = q;
+        v->device = all[r].device;
+      }
+  free(all);
+  return PORTA_SUCCESS;
+}
+
+static int refuse(const verdict *v) {
+  const char *op = "porta_device_comm_create";
+  switch (v->reason) {
+  case NO_NCCL:
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL,
+                       "this build has no NCCL (it comes with the CUDA back end where NCCL is "
+                       "found: PORTA_ENABLE_NCCL)");
+  case NOT_A_GPU:
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "rank %d's execution space is not a GPU",
+                       v->rank);
+  case MIXING:
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL,
+                       "rank %d has NCCL_GRAPH_MIXING_SUPPORT set to another value than 0: "
+                       "NCCL's work in a CUDA graph then takes event nodes, which a recorded "
+                       "loop cannot hold (unset it or set it to 0)",
+                       v->rank);
+  default:
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL,
+                       "ranks %d and %d share GPU %d of one node (NCCL needs a GPU per rank)",
+                       v->rank, v->other, v->device);
+  }
+}
+
+#if PORTA_EXCHANGE_HAVE_NCCL
+static int nccl_fail(const char *op, const char *what, ncclResult_t r) {
+  return porta_error(PORTA_ERROR_BACKEND, op, NULL, "%s: NCCL error %d: %s", what, (int)r,
+                     ncclGetErrorString(r));
+}
+
+/** The NCCL communicator: an id from rank 0, then every rank's init; fails on all ranks when
+ *  it fails on one. */
+static int nccl_create(porta_device_comm *dc) {
+  const char *op = "porta_device_comm_create";
+  ncclUniqueId id;
+  memset(&id, 0, sizeof id);
+  int ok = 1;
+  if (dc->rank == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
+  int rc = MPI_Bcast(&ok, 1, MPI_INT, 0, dc->comm);
+  if (rc == MPI_SUCCESS && ok) rc = MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, dc->comm);
+  if (rc != MPI_SUCCESS) return porta_exchange_mpi_error_(op, NULL, "MPI_Bcast failed", rc);
+  if (!ok) return porta_error(PORTA_ERROR_BACKEND, op, NULL, "ncclGetUniqueId failed on rank 0");
+  setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0); /* unset here (local_reason refused others) */
+  const ncclResult_t r = ncclCommInitRank(&dc->nccl, dc->nranks, id, dc->rank);
+  int mine = r == ncclSuccess, all = 0;
+  rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, dc->comm);
+  if (rc != MPI_SUCCESS) all = 0;
+  if (!all) {
+    if (mine) ncclCommAbort(dc->nccl);
+    return r != ncclSuccess ? nccl_fail(op, "ncclCommInitRank", r)
+                            : porta_error(PORTA_ERROR_BACKEND, op, NULL,
+                                          "ncclCommInitRank failed on another rank");
+  }
+  int v = 0;
+  ncclGetVersion(&v);
+  snprintf(dc->name, sizeof dc->name, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+  return PORTA_SUCCESS;
+}
+#endif
+
+int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm **out) {
+  const char *op = "porta_device_comm_create";
+  if (!out) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "out is NULL");
+  *out = NULL;
+  if (comm == MPI_COMM_NULL)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "the communicator is MPI_COMM_NULL");
+  int rank = 0, nranks = 0;
+  verdict v = {CAN, 0, 0, 0};
+  int rc = MPI_Comm_rank(comm, &rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &nranks);
+  if (rc != MPI_SUCCESS) return porta_exchange_mpi_error_(op, NULL, "MPI_Comm_size failed", rc);
+  PORTA_CHECK(agree(comm, exec, nranks, &v));
+  if (v.reason != CAN) return refuse(&v);
+#if PORTA_EXCHANGE_HAVE_NCCL
+  porta_device_comm *dc = (porta_device_comm *)calloc(1, sizeof *dc);
+  int made = dc != NULL, all = 0;
+  rc = MPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS || !all) {
+    free(dc);
+    return rc != MPI_SUCCESS ? porta_exchange_mpi_error_(op, NULL, "MPI_Allreduce failed", rc)
+                             : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL, "calloc failed");
+  }
+  dc->comm = comm;
+  dc->rank = rank;
+  dc->nranks = nranks;
+  rc = nccl_create(dc);
+  if (rc != PORTA_SUCCESS) {
+    free(dc);
+    return rc;
+  }
+  *out = dc;
+  return PORTA_SUCCESS;
+#else
+  return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "this build has no NCCL"); /* not reached */
+#endif
+}
+
+void porta_device_comm_destroy(porta_device_comm *dc) {
+  if (!dc) return;
+#if PORTA_EXCHANGE_HAVE_NCCL
+  ncclCommDestroy(dc->nccl);
+#endif
+  free(dc);
+}
+
+/** The instance's native queue, or an error naming `op`. */
+static int queue_of(porta_exec exec, const char *op, void **q) {
+  if (porta_exec_native_queue(exec, q) != PORTA_SUCCESS)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%s", porta_last_error_message());
+  return PORTA_SUCCESS;
+}
+
+int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values, int count) {
+  const char *op = "porta_device_comm_sum";
+  if (!dc) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no device communicator");
+  if (count < 0 || (count > 0 && !values))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%d values at %p", count,
+                       (void *)values);
+  if (count == 0) return PORTA_SUCCESS;
+  void *q;
+  PORTA_CHECK(queue_of(exec, op, &q));
+#if PORTA_EXCHANGE_HAVE_NCCL
+  const ncclResult_t r =
+      ncclAllReduce(values, values, (size_t)count, ncclDouble, ncclSum, dc->nccl, (cudaStream_t)q);
+  if (r != ncclSuccess) return nccl_fail(op, "ncclAllReduce", r);
+  return PORTA_SUCCESS;
+#else
+  return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "this build has no NCCL");
+#endif
+}
+
+/** A buffer of `bytes` (at least 1) in `exec`'s memory. */
+static int device_buffer(porta_view_u8 *v, const char *label, int64_t bytes, porta_exec exec) {
+  const int64_t len = bytes > 0 ? bytes : 1;
+  porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT, 0, NULL};
+  return porta_view_u8_create(v, label, 1, &len, &opt);
+}
+
+int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
+  const char *op = "porta_exchange_prepare_queue";
+  if (!x || !dc)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                       "a plan and a device "
+                       "communicator are needed");
+  if (x->queue_comm == dc) return PORTA_SUCCESS;
+  int same = MPI_UNEQUAL;
+  const int rc = MPI_Comm_compare(x->comm, dc->comm, &same);
+  if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, "MPI_Comm_compare failed", rc);
+  if (same != MPI_IDENT && same != MPI_CONGRUENT)
+    return porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
+                       "the device communicator's ranks are not the plan's communicator's");
+  if (!porta_exec_query(x->exec).on_device)
+    return porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
+                       "the plan packs on the %s back end, not on a GPU",
+                       porta_backend_name(x->exec.backend));
+  const int64_t vb = (int64_t)x->value_size * x->max_fields;
+  porta_view_u8_release(&x->queue_send);
+  porta_view_u8_release(&x->queue_recv);
+  x->queue_comm = NULL;
+  PORTA_CHECK(device_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, x->exec));
+  PORTA_CHECK(device_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, x->exec));
+  x->queue_comm = dc;
+  return PORTA_SUCCESS;
+}
+
+/** The pack into the queue's send buffer, or the unpack from its receive buffer, on `exec`. */
+static int queue_copy(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
+                      int to_buffer) {
+  const int64_t total = to_buffer ? x->send_total : x->recv_total;
+  if (total == 0) return PORTA_SUCCESS;
+  porta_exchange_pack_args a;
+  memset(&a, 0, sizeof a);
+  a.index = to_buffer ? x->send_index : x->recv_index;
+  for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
+  a.buf = to_buffer ? x->queue_send.data : x->queue_recv.data;
+  a.nfields = nfields;
+  a.words = x->words;
+  const porta_kernel *k = x->word_bytes == 8
+                              ? (to_buffer ? &porta_exchange_pack_w8 : &porta_exchange_unpack_w8)
+                              : (to_buffer ? &porta_exchange_pack_w4 : &porta_exchange_unpack_w4);
+  if (!to_buffer && x->accumulate) k = &porta_exchange_unpack_add_f64;
+  return porta_parallel_for(to_buffer ? "porta_exchange_pack" : "porta_exchange_unpack", exec,
+                            porta_range(0, total), k, &a);
+}
+
+int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec exec,
+                         const porta_view *fields, int nfields) {
+  const char *op = "porta_exchange_queue";
+  if (!x || !dc)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                       "a plan and a device "
+                       "communicator are needed");
+  if (x->queue_comm != dc)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "the plan is not prepared for this device communicator "
+                       "(porta_exchange_prepare_queue)");
+  if (x->active)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "a host exchange is in progress (finish it first)");
+  if (nfields < 0 || nfields > x->max_fields)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "%d fields, the plan was built for at most %d", nfields, x->max_fields);
+  const int64_t vb = (int64_t)x->value_size * nfields;
+  if (porta_extent(x->queue_send, 0) < x->send_total * vb ||
+      porta_extent(x->queue_recv, 0) < x->recv_total * vb)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "the plan's lists grew after porta_exchange_prepare_queue (prepare it "
+                       "again)");
+  for (int f = 0; f < nfields; ++f) {
+    const porta_view_meta *m = &fields[f].m;
+    const int64_t span = porta_view_meta_span_bytes(m) / (int64_t)x->value_size;
+    if (m->value_size != x->value_size || x->max_offset >= span)
+      return porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
+                         "field %d '%s' has %u-byte values and spans %lld; the plan needs "
+                         "%zu-byte values and offsets up to %lld",
+                         f, m->label, m->value_size, (long long)span, x->value_size,
+                         (long long)x->max_offset);
+  }
+  if (nfields == 0) return PORTA_SUCCESS;
+  void *q;
+  PORTA_CHECK(queue_of(exec, op, &q));
+  PORTA_CHECK(queue_copy(x, exec, fields, nfields, 1));
+#if PORTA_EXCHANGE_HAVE_NCCL
+  ncclResult_t r = ncclGroupStart();
+  for (int k = 0; k < x->n && r == ncclSuccess; ++k) {
+    if (x->send_count[k] > 0)
+      r = ncclSend(x->queue_send.data + x->send_displ[k] * vb, (size_t)(x->send_count[k] * vb),
+                   ncclUint8, x->rank[k], dc->nccl, (cudaStream_t)q);
+    if (r == ncclSuccess && x->recv_count[k] > 0)
+      r = ncclRecv(x->queue_recv.data + x->recv_displ[k] * vb, (size_t)(x->recv_count[k] * vb),
+                   ncclUint8, x->rank[k], dc->nccl, (cudaStream_t)q);
+  }
+  const ncclResult_t e = ncclGroupEnd();
+  if (r == ncclSuccess) r = e;
+  if (r != ncclSuccess) return nccl_fail(op, x->label, r);
+#endif
+  porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);
+  return queue_copy(x, exec, fields, nfields, 0);
+}

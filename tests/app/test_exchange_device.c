@@ -1,0 +1,241 @@
+/** Sums and exchanges queued on a GPU (porta/exchange_device.h). Everywhere: a device
+ *  communicator is refused alike on every rank with the reason (no NCCL in the build, not a GPU,
+ *  ranks sharing a GPU), and the queued calls refuse what they cannot do. With GPUs of their
+ *  own (NCCL): a recorded loop of PASSES passes whose body fills two 2D fields with values of
+ *  the pass, queues their depth-1 halo exchange and the sums of two doubles, and checks on the
+ *  device every ghost cell against the owner's value and the sums against the exact totals;
+ *  the loop runs twice (a replay), and a queued exchange outside a loop gives the ghost values
+ *  of the host exchange (porta_halo2d_exchange). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_common.h"
+
+#define PASSES 25
+#define H 1
+
+static int failures = 0;
+
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                               \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static int rank = 0;
+
+/** What the body's kernels read and write. st: [0] the pass, [1] errors found. */
+typedef struct {
+  porta_view_f64 f, g, sums;
+  porta_view_i64 st;
+  porta_loop_handle loop;
+  int64_t ox, oy, nx, ny, gx, gy;
+  int rank, nranks;
+} body_args;
+
+PORTA_INLINE_FUNCTION double value(int64_t pass, int64_t x, int64_t y) {
+  return 1.0e6 * (double)pass + 1000.0 * (double)x + (double)y;
+}
+
+/** One thread: the next pass, and the values this rank adds to the sums. */
+PORTA_FOR(begin_k, body_args, a, i) {
+  (void)i;
+  const int64_t pass = ++PORTA_AT1(a->st, 0);
+  PORTA_AT1(a->sums, 0) = (double)(a->rank + 1);
+  PORTA_AT1(a->sums, 1) = 0.5 * (double)pass * (double)(a->rank + 1);
+}
+
+/** The owned cells (fields are (y, x) with one ghost layer); the ghosts get -1. */
+PORTA_MDFOR2(fill_k, body_args, a, y, x) {
+  const int64_t pass = PORTA_AT1(a->st, 0);
+  const int own = y >= H && y < a->ny + H && x >= H && x < a->nx + H;
+  const double v = own ? value(pass, a->ox + x - H, a->oy + y - H) : -1.0;
+  PORTA_AT2(a->f, y, x) = v;
+  PORTA_AT2(a->g, y, x) = -v;
+}
+
+/** Every ghost cell inside the domain holds its owner's value; one thread checks the sums and
+ *  decides whether another pass runs. */
+PORTA_MDFOR2(check_k, body_args, a, y, x) {
+  const int64_t pass = PORTA_AT1(a->st, 0);
+  const int64_t gx = a->ox + x - H, gy = a->oy + y - H;
+  const int inside = gx >= 0 && gx < a->gx && gy >= 0 && gy < a->gy;
+  const double want = inside ? value(pass, gx, gy) : -1.0;
+  if (PORTA_AT2(a->f, y, x) != want || PORTA_AT2(a->g, y, x) != -want)
+    porta_atomic_fetch_add_i64(&PORTA_AT1(a->st, 1), 1);
+  if (x == 0 && y == 0) {
+    const double n = (double)a->nranks, total = n * (n + 1.0) / 2.0;
+    if (PORTA_AT1(a->sums, 0) != total || PORTA_AT1(a->sums, 1) != 0.5 * (double)pass * total)
+      porta_atomic_fetch_add_i64(&PORTA_AT1(a->st, 1), 1000000);
+    porta_loop_decide(&a->loop, pass < PASSES);
+  }
+}
+
+typedef struct {
+  porta_halo2d *halo;
+  porta_device_comm *dc;
+  body_args a;
+  porta_mdrange_policy all;
+} body_ctx;
+
+static int body(porta_exec exec, void *vctx) {
+  body_ctx *c = (body_ctx *)vctx;
+  c->a.loop = porta_loop_decider();
+  const porta_view_f64 fields[2] = {c->a.f, c->a.g};
+  PORTA_CHECK(PORTA_PARALLEL_FOR(begin_k, exec, porta_range(0, 1), &c->a));
+  PORTA_CHECK(PORTA_PARALLEL_FOR(fill_k, exec, c->all, &c->a));
+  PORTA_CHECK(porta_halo2d_queue(c->halo, c->dc, exec, fields, 2, 1));
+  PORTA_CHECK(porta_device_comm_sum(c->dc, exec, c->a.sums.data, 2));
+  return PORTA_PARALLEL_FOR(check_k, exec, c->all, &c->a);
+}
+
+/** The refusals every build and back end gives. */
+static void refusals(porta_device_comm *dc) {
+  EXPECT(porta_device_comm_create(MPI_COMM_WORLD, porta_exec_default(), NULL) ==
+             PORTA_ERROR_INVALID_ARGUMENT,
+         "NULL out accepted");
+  EXPECT(porta_device_comm_sum(NULL, porta_exec_default(), NULL, 1) != PORTA_SUCCESS,
+         "a sum without a communicator accepted");
+  if (!dc) return;
+  EXPECT(porta_device_comm_sum(dc, porta_exec_default(), NULL, 1) == PORTA_ERROR_INVALID_ARGUMENT,
+         "a sum of 1 value at NULL accepted");
+  EXPECT(strstr(porta_last_error_message(), "values at") != NULL, "message: %s",
+         porta_last_error_message());
+  EXPECT(porta_device_comm_sum(dc, porta_exec_backend(PORTA_BACKEND_SERIAL), NULL, 0) ==
+             PORTA_SUCCESS,
+         "an empty sum refused");
+}
+
+/** The GPU part: the recorded loop, twice, then a queued exchange against the host's. */
+static void on_gpus(const porta_decomp *d, porta_device_comm *dc) {
+  porta_halo2d halo;
+  APP_CHECK(porta_halo2d_create(&halo, d, H, 1, 2, porta_exec_default()));
+  body_ctx c;
+  memset(&c, 0, sizeof c);
+  c.halo = &halo;
+  c.dc = dc;
+  const int64_t ex = d->local[0] + 2 * H, ey = d->local[1] + 2 * H;
+  APP_CHECK(porta_view_f64_create2(&c.a.f, "f", ey, ex));
+  APP_CHECK(porta_view_f64_create2(&c.a.g, "g", ey, ex));
+  APP_CHECK(porta_view_f64_create1(&c.a.sums, "sums", 2));
+  APP_CHECK(porta_view_i64_create1(&c.a.st, "state", 2));
+  c.a.ox = d->offset[0];
+  c.a.oy = d->offset[1];
+  c.a.nx = d->local[0];
+  c.a.ny = d->local[1];
+  c.a.gx = d->global[0];
+  c.a.gy = d->global[1];
+  c.a.rank = d->rank;
+  c.a.nranks = d->nranks;
+  c.all = porta_mdrange2(0, ey, 0, ex);
+
+  /* a queued exchange of a plan not prepared for the communicator is refused */
+  const porta_view_f64 fields[2] = {c.a.f, c.a.g};
+  EXPECT(porta_halo2d_queue(&halo, dc, porta_exec_default(), fields, 2, 1) != PORTA_SUCCESS ||
+             d->nranks == 1,
+         "a queued exchange before porta_halo2d_prepare_queue accepted");
+  APP_CHECK(porta_halo2d_prepare_queue(&halo, dc, &c.a.f));
+
+  porta_loop *loop = NULL;
+  APP_CHECK(porta_loop_create_deciding("exchange_device", porta_exec_default(), body, &c,
+                                       10 * PASSES, &loop));
+  porta_mirror_i64 st;
+  APP_CHECK(porta_view_i64_create_mirror_view(&st, &c.a.st));
+  for (int run = 0; run < 2; ++run) {
+    APP_CHECK(porta_loop_run(loop));
+    int64_t passes = 0;
+    APP_CHECK(porta_loop_passes(loop, &passes));
+    APP_CHECK(porta_deep_copy(st, c.a.st));
+    EXPECT(passes == PASSES && st.data[0] == (run + 1) * PASSES, "run %d: %lld passes, pass %lld",
+           run, (long long)passes, (long long)st.data[0]);
+    EXPECT(st.data[1] == 0, "run %d: %lld wrong ghost cells, %lld wrong sums", run,
+           (long long)(st.data[1] % 1000000), (long long)(st.data[1] / 1000000));
+  }
+  APP_CHECK(porta_loop_destroy(loop));
+
+  /* outside a loop: a queued exchange leaves the host exchange's ghost values */
+  porta_mirror_f64 queued, host;
+  APP_CHECK(porta_view_f64_create_mirror_view(&queued, &c.a.f));
+  APP_CHECK(porta_view_f64_create_mirror_view(&host, &c.a.f));
+  APP_CHECK(PORTA_PARALLEL_FOR(fill_k, porta_exec_default(), c.all, &c.a));
+  APP_CHECK(porta_halo2d_queue(&halo, dc, porta_exec_default(), fields, 2, 1));
+  APP_CHECK(porta_deep_copy(queued, c.a.f));
+  APP_CHECK(PORTA_PARALLEL_FOR(fill_k, porta_exec_default(), c.all, &c.a));
+  APP_CHECK(porta_halo2d_exchange(&halo, fields, 2, 1));
+  APP_CHECK(porta_fence("host exchange"));
+  APP_CHECK(porta_deep_copy(host, c.a.f));
+  int64_t differ = 0, ghosts = -d->local[0] * d->local[1]; /* filled cells past the owned */
+  for (int64_t i = 0; i < ey * ex; ++i) {
+    differ += queued.data[i] != host.data[i];
+    ghosts += host.data[i] >= 0.0;
+  }
+  EXPECT(differ == 0, "%lld cells differ between the queued and the host exchange",
+         (long long)differ);
+  EXPECT(d->nranks == 1 || ghosts > 0, "no ghost cell was filled");
+  porta_mirror_f64_release(&queued);
+  porta_mirror_f64_release(&host);
+  porta_mirror_i64_release(&st);
+  porta_view_f64_release(&c.a.f);
+  porta_view_f64_release(&c.a.g);
+  porta_view_f64_release(&c.a.sums);
+  porta_view_i64_release(&c.a.st);
+  porta_halo2d_destroy(&halo);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  APP_CHECK(porta_initialize(&argc, &argv));
+  int nranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  const porta_exec exec = porta_exec_default();
+  const int gpu = porta_exec_query(exec).on_device;
+  /* two ranks on one GPU (the tests run on one node): NCCL cannot serve them */
+  int *devices = (int *)malloc((size_t)nranks * sizeof *devices), shared = 0;
+  const int mine = porta_device_id();
+  MPI_Allgather(&mine, 1, MPI_INT, devices, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < nranks; ++r)
+    for (int q = r + 1; q < nranks; ++q) shared |= devices[r] == devices[q];
+  free(devices);
+
+  porta_device_comm *dc = NULL;
+  const int rc = porta_device_comm_create(MPI_COMM_WORLD, exec, &dc);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", rc == PORTA_SUCCESS ? "" : porta_last_error_message());
+  int got = rc == PORTA_SUCCESS, all = 0;
+  MPI_Allreduce(&got, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT(all == 0 || all == nranks, "%d of %d ranks got a communicator", all, nranks);
+  EXPECT(got || dc == NULL, "a refusal left a communicator");
+  /* the reason, the same on every rank */
+  const char *why = !porta_device_comm_built() ? "no NCCL"
+                    : !gpu                     ? "not a GPU"
+                    : shared                   ? "share GPU"
+                                               : NULL;
+  if (why) {
+    EXPECT(rc == PORTA_ERROR_UNSUPPORTED && strstr(msg, why), "expected a refusal with '%s': %s",
+           why, msg);
+  } else {
+    EXPECT(rc == PORTA_SUCCESS, "refused: %s", msg);
+  }
+  refusals(dc);
+  if (dc) {
+    porta_decomp d;
+    const int64_t cells[2] = {13, 11};
+    APP_CHECK(porta_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, &d));
+    on_gpus(&d, dc);
+    porta_device_comm_destroy(dc);
+  }
+  int bad = 0;
+  MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("exchange_device: %s on %d ranks: %s\n", bad ? "FAILED" : "passed", nranks,
+           rc == PORTA_SUCCESS ? "NCCL sums and exchanges in a recorded loop" : msg);
+  porta_finalize();
+  MPI_Finalize();
+  return bad ? 1 : 0;
+}
