@@ -73,6 +73,10 @@ typedef struct minife {
   int matvec_lanes;               /**< vector lanes per row in the matvec (0: a thread per row) */
   int matvec_team_size;           /**< threads per team of the vector-lane matvec (0: not yet) */
   struct minife_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve */
+  /** several ranks on GPUs with NCCL: the sums and p's exchange the device loop queues
+   *  (porta/exchange_device.h); NULL otherwise, with the reason in device_note */
+  struct porta_device_comm *device;
+  char device_note[256];
 } minife;
 
 /* ---- setup (minife_structure.c, minife_assemble.c, minife_dirichlet.c) ---- */
@@ -131,9 +135,19 @@ typedef struct minife_loop_state {
  *  Ap = A p with p.Ap, alpha, x and r updated with r.r, the end (another iteration, or stop: done,
  * or a suspected breakdown for the host). */
 int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st);
-/** Whether this solve runs on the device: one rank, default mode, a GPU (MINIFE_DEVICE_LOOP=1:
- *  the host back ends too; =0: never). */
+/** Whether this solve runs on the device: default mode, a GPU (MINIFE_DEVICE_LOOP=1: the host
+ *  back ends too; =0: never), one rank or several with a device communicator (NCCL) and
+ *  without mv_overlap_comm_comp. */
 int minife_cg_loop_wanted(const minife *m);
+/** Several ranks (MPI_COMM_WORLD) whose CG may run on the device: the device communicator
+ *  (NCCL) and p's exchange prepared for it. Collective; where NCCL cannot serve, every rank
+ *  alike keeps the host loop and device_note says why. */
+int minife_cg_loop_comm(minife *m);
+/** In the device loop's body, several ranks: p's exchange queued on `exec` (NCCL). */
+int minife_loop_exchange(minife *m, porta_exec exec);
+/** In the device loop's body: a local sum in device memory summed over the ranks in place,
+ *  queued on `exec` (NCCL; nothing on one rank). */
+int minife_loop_sum(minife *m, porta_exec exec, double *device_value);
 
 /** What a device loop left for the host. */
 typedef struct minife_loop_result {

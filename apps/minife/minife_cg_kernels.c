@@ -294,6 +294,7 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
   p.p = m->p;
   p.s = st->s;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_loop, exec, rows, &p));
+  if (m->halo) PORTA_CHECK(minife_loop_exchange(m, exec)); /* p's external columns */
   matvec_args mv = matvec_make(m, m->p, m->Ap);
   if (matvec_by_lanes(m)) {
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
@@ -307,6 +308,7 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
     PORTA_CHECK(porta_parallel_reduce_into("minife_matvec_dot", exec, rows,
                                            minife_k_matvec_dot.plain, &mv, &s[MINIFE_LOOP_PAP]));
   }
+  PORTA_CHECK(minife_loop_sum(m, exec, &s[MINIFE_LOOP_PAP]));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_loop_alpha, exec, one, &c));
   update_at_args u;
   u.alpha = &s[MINIFE_LOOP_ALPHA];
@@ -316,5 +318,6 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
   u.Ap = m->Ap;
   PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_at, exec, rows,
                                                  &u, &s[MINIFE_LOOP_RRN]));
+  PORTA_CHECK(minife_loop_sum(m, exec, &s[MINIFE_LOOP_RRN]));
   return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, one, &c);
 }

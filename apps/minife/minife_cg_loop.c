@@ -4,13 +4,16 @@
  *  r.r, p.Ap, beta and ||r|| stay in device memory, the history of ||r|| too, read back once.
  *  A p.Ap below the breakdown tolerance (the reference's test, rare) stops the loop and leaves
  *  the test and what follows to the host. The divisions and branches are the host loop's, so
- *  are the bits. On one rank in default mode: the global sums of more ranks need MPI, and the
- *  exact sums of --reproducible the host. Host code. */
+ *  are the bits. In default mode, on one rank, or on several whose sums and exchange of p NCCL
+ *  queues on their GPUs (porta/exchange_device.h); the exact sums of --reproducible stay on the
+ *  host. Host code. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_env.h"
 #include "minife.h"
+#include "porta/exchange.h"
 
 struct minife_cg_loop {
   minife_loop_state st;
@@ -19,13 +22,32 @@ struct minife_cg_loop {
   double tol;
 };
 
-int minife_cg_loop_wanted(const minife *m) {
+/** The device loop asked for (MINIFE_DEVICE_LOOP, default: on a GPU) in default mode. */
+static int asked(const minife *m) {
   const int want = app_env_flag("MINIFE_DEVICE_LOOP", porta_exec_query(m->exec).on_device);
-  return want && m->mesh.nranks == 1 && !m->halo && !app_sum_is_exact(m->sum);
+  return want && !app_sum_is_exact(m->sum);
+}
+
+int minife_cg_loop_wanted(const minife *m) {
+  /* several ranks: NCCL's sums and a whole exchange of p before the matvec (not the overlap's
+     interior and boundary rows, which the host loop sums otherwise) */
+  return asked(m) && (m->mesh.nranks == 1 || (m->device && !m->prm.mv_overlap));
+}
+
+int minife_cg_loop_comm(minife *m) {
+  m->device_note[0] = '\0';
+  if (m->mesh.nranks < 2 || !asked(m) || m->prm.mv_overlap) return PORTA_SUCCESS;
+  if (porta_device_comm_create(MPI_COMM_WORLD, m->exec, &m->device) != PORTA_SUCCESS) {
+    snprintf(m->device_note, sizeof m->device_note, "%s", porta_last_error_message());
+    return PORTA_SUCCESS;
+  }
+  return m->halo ? porta_exchange_prepare_queue(m->halo, m->device) : PORTA_SUCCESS;
 }
 
 void minife_cg_loop_free(minife *m) {
   struct minife_cg_loop *l = m->cg_loop;
+  porta_device_comm_destroy(m->device);
+  m->device = NULL;
   if (!l) return;
   porta_loop_destroy(l->loop);
   if (l->st.s.data) porta_view_f64_release(&l->st.s);
@@ -33,6 +55,22 @@ void minife_cg_loop_free(minife *m) {
   if (l->st.n.data) porta_view_i64_release(&l->st.n);
   free(l);
   m->cg_loop = NULL;
+}
+
+int minife_loop_exchange(minife *m, porta_exec exec) {
+  if (!m->device)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_cg", "cg loop",
+                       "several ranks and no device communicator: %s", m->device_note);
+  porta_view pv = PORTA_VIEW_ERASE(m->p);
+  return porta_exchange_queue(m->halo, m->device, exec, &pv, 1);
+}
+
+int minife_loop_sum(minife *m, porta_exec exec, double *device_value) {
+  if (m->mesh.nranks < 2) return PORTA_SUCCESS;
+  if (!m->device)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_cg", "cg loop",
+                       "several ranks and no device communicator: %s", m->device_note);
+  return porta_device_comm_sum(m->device, exec, device_value, 1);
 }
 
 static int iteration(porta_exec exec, void *ctx) {

@@ -156,6 +156,7 @@ void minife_run_solve(minife_run *r) {
   /* one rank: no MPI in the sums (even an MPI_Allreduce over one rank costs microseconds) */
   APP_CHECK(app_sum_create(&m->sum, r->nranks > 1 ? MPI_COMM_WORLD : MPI_COMM_NULL,
                            r->cli.reproducible, &r->timers));
+  APP_CHECK(minife_cg_loop_comm(m)); /* several ranks on GPUs: NCCL for the device loop */
   if (r->rank == 0) {
     printf("Starting CG solver ... \n");
     fflush(stdout);

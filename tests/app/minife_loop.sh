@@ -1,17 +1,19 @@
 #!/bin/sh
 # miniFE's CG on the device (a recorded loop, MINIFE_DEVICE_LOOP=1) against the host's loop
-# (MINIFE_DEVICE_LOOP=0), one rank, on the back end the environment names: the same printed
-# residual lines, iteration count and final residual, and the same solution and residual
-# history bit for bit (h5diff without tolerance); the report says the device loop ran.
+# (MINIFE_DEVICE_LOOP=0), on MINIFE_LOOP_NP ranks (default 1; several on GPUs of their own:
+# the loop's sums and exchange of p by NCCL) and the back end the environment names: the same
+# printed residual lines, iteration count and final residual, and the same solution and
+# residual history bit for bit (h5diff without tolerance); the report says the device loop ran.
 #   minife_loop.sh MPIEXEC MINIFE H5DIFF MINIFE_ARGS...
 set -u
 mpiexec=$1 exe=$2 h5diff=$3
 shift 3
+np=${MINIFE_LOOP_NP:-1}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/minife_loop.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 for m in 0 1; do
-  mkdir "l$m" && (cd "l$m" && MINIFE_DEVICE_LOOP=$m "$mpiexec" -n 1 "$exe" --out run "$@" >out.log 2>&1) || {
+  mkdir "l$m" && (cd "l$m" && MINIFE_DEVICE_LOOP=$m "$mpiexec" -n "$np" "$exe" --out run "$@" >out.log 2>&1) || {
     cat "l$m/out.log"
     echo "FAIL: minife with MINIFE_DEVICE_LOOP=$m exited with an error"
     exit 1

@@ -89,6 +89,17 @@ if(PORTA_H5DIFF_EXECUTABLE)
     porta_app_test(minife.loop.${name} 1
                 COMMAND "${PORTA_APP_TEST_DIR}/minife_loop.sh" "${_mpi}" $<TARGET_FILE:minife>
                         "${PORTA_H5DIFF_EXECUTABLE}" ${cfg})
+    # on two GPUs (label gpu, skipped with fewer): 2 ranks, the loop's sums and exchange of p
+    # queued through NCCL (porta/exchange_device.h)
+    if(PORTA_ENABLE_CUDA)
+      add_test(NAME minife.loop.${name}.np2.gpus
+               COMMAND "${PROJECT_SOURCE_DIR}/tests/gpu-guard" "${PORTA_APP_TEST_DIR}/minife_loop.sh"
+                       "${_mpi}" $<TARGET_FILE:minife> "${PORTA_H5DIFF_EXECUTABLE}" ${cfg}
+               WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
+      set_tests_properties(minife.loop.${name}.np2.gpus PROPERTIES LABELS "app;mpi;gpu"
+                           TIMEOUT 300 PROCESSORS 2 SKIP_RETURN_CODE 77
+                           ENVIRONMENT "${PORTA_APP_MPI_ENV};PORTA_BACKEND=cuda;GPU_GUARD_MIN=2;MINIFE_LOOP_NP=2")
+    endif()
   endforeach()
 else()
   message(STATUS "  tests/app: h5diff not found, minife.reproducible and minife.loop.* are skipped")

@@ -95,19 +95,30 @@ tea_reference_test(tealeaf.bm1.cg.beside.np8 1 8
 #   NOT PASSED, U 1.4 % off on 2 ranks: docs/tealeaf.md.) jac_block with halo_depth 2 is refused,
 #   as in the reference.
 set(_combo_ten "10 10 10 10 10 10 10 10 10 10")
+#   GPUS: each rank on a GPU of its own (the CUDA back end; label gpu, skipped with fewer GPUs)
 function(porta_tea_combo name solver precon)
-  cmake_parse_arguments(C "" "DECK" "RANKS;CHECKS" ${ARGN})
+  cmake_parse_arguments(C "GPUS" "DECK" "RANKS;CHECKS" ${ARGN})
   if(NOT C_DECK)
     set(C_DECK tea_bm_1) # the deck the combination runs (inputs/tealeaf/C_DECK.in)
   endif()
   foreach(np IN LISTS C_RANKS)
     set(t tealeaf.combo.${name}.np${np})
+    set(_guard "")
+    set(_labels "app;mpi")
+    set(_env "${PORTA_APP_MPI_ENV}")
+    if(C_GPUS)
+      set(t ${t}.gpus)
+      set(_guard "${PROJECT_SOURCE_DIR}/tests/gpu-guard")
+      set(_labels "app;mpi;gpu")
+      list(APPEND _env "PORTA_BACKEND=cuda" "GPU_GUARD_MIN=${np}")
+    endif()
     add_test(NAME ${t}
-             COMMAND sh "${PORTA_APP_TEST_DIR}/tea_combo.sh" "${_mpi}" ${np} $<TARGET_FILE:tealeaf>
-                     "${_ref}/${C_DECK}.in" ${name}.np${np} ${solver} ${precon} ${C_CHECKS}
+             COMMAND ${_guard} sh "${PORTA_APP_TEST_DIR}/tea_combo.sh" "${_mpi}" ${np}
+                     $<TARGET_FILE:tealeaf> "${_ref}/${C_DECK}.in" ${name}.np${np} ${solver}
+                     ${precon} ${C_CHECKS}
              WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
-    set_tests_properties(${t} PROPERTIES LABELS "app;mpi" TIMEOUT 120 PROCESSORS ${np}
-                         ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+    set_tests_properties(${t} PROPERTIES LABELS "${_labels}" TIMEOUT 120 PROCESSORS ${np}
+                         ENVIRONMENT "${_env}" SKIP_RETURN_CODE 77)
   endforeach()
 endfunction()
 set(_combo_cg_counts_none "${_combo_ten}")
@@ -188,6 +199,35 @@ foreach(pc none jac_block)
                          "expect=PPCG iterations: on the device" twin=ppcg:${pc}
                          twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
 endforeach()
+# On two GPUs (CUDA; label gpu, skipped with fewer): the recorded loops of 2 ranks, their sums
+# and exchanges queued through NCCL (porta/exchange_device.h), against the host loop of the same
+# ranks (MPI): every solver, CG with each preconditioner and on a reflective boundary, Chebyshev
+# and PPCG switching at n = 5 and n = 1, PPCG with halo_depth 2 (its inner steps' exchanges of
+# depth 2 queued), and CG stopping at the limit
+if(PORTA_ENABLE_CUDA)
+  set(_nccl_loop twinexec=1 "expect=sums and exchanges by NCCL" twinenv=TEA_DEVICE_LOOP=0
+                 "twinexpect=iterations: from the host")
+  foreach(pc none jac_diag jac_block)
+    porta_tea_combo(cg.${pc}.nccl cg ${pc} RANKS 2 GPUS
+                    CHECKS "counts=${_combo_cg_counts_${pc}}" converged=1 twin=cg:${pc} ${_nccl_loop})
+  endforeach()
+  porta_tea_combo(cg.none.reflective.nccl cg none RANKS 2 GPUS
+                  CHECKS reflective=1 converged=1 twin=cg:none ${_nccl_loop})
+  porta_tea_combo(cg.none.limit.nccl cg none RANKS 2 GPUS
+                  CHECKS maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7" twin=cg:none ${_nccl_loop})
+  porta_tea_combo(jacobi.none.nccl jacobi none RANKS 2 GPUS
+                  CHECKS fixed_point=1 converged=1 twin=jacobi:none ${_nccl_loop})
+  foreach(pc none jac_diag jac_block)
+    foreach(ps 5 1)
+      porta_tea_combo(chebyshev.${pc}.presteps${ps}.nccl chebyshev ${pc} RANKS 2 GPUS
+                      CHECKS presteps=${ps} cheby=1 converged=1 twin=chebyshev:${pc} ${_nccl_loop})
+      porta_tea_combo(ppcg.${pc}.presteps${ps}.nccl ppcg ${pc} RANKS 2 GPUS
+                      CHECKS presteps=${ps} inner=12 converged=1 twin=ppcg:${pc} ${_nccl_loop})
+    endforeach()
+  endforeach()
+  porta_tea_combo(ppcg.none.halo2.nccl ppcg none RANKS 2 GPUS
+                  CHECKS halo=2 presteps=5 inner=12 converged=1 twin=ppcg:none:2 ${_nccl_loop})
+endif()
 foreach(solver cg jacobi chebyshev)
   set(_limit maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7")
   if(solver STREQUAL "chebyshev") # Chebyshev from n = 2 (n = 1 after the first step), the host
