@@ -46,10 +46,10 @@ int minife_cg_loop_comm(minife *m) {
 
 void minife_cg_loop_free(minife *m) {
   struct minife_cg_loop *l = m->cg_loop;
+  if (l) porta_loop_destroy(l->loop); /* it holds NCCL's work: before the communicator */
   porta_device_comm_destroy(m->device);
   m->device = NULL;
   if (!l) return;
-  porta_loop_destroy(l->loop);
   if (l->st.s.data) porta_view_f64_release(&l->st.s);
   if (l->st.history.data) porta_view_f64_release(&l->st.history);
   if (l->st.n.data) porta_view_i64_release(&l->st.n);
