@@ -139,6 +139,22 @@ static int nccl_create(porta_device_comm *dc) {
 }
 #endif
 
+static int queue_of(porta_exec exec, const char *op, void **q);
+static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb);
+
+#if PORTA_EXCHANGE_HAVE_NCCL
+/** One sum now, waited for: NCCL connects its ranks at a communicator's first collective (about
+ *  2 s on 2 H200s), which belongs to the set-up, not to the first timed solve. */
+static int warm_sum(porta_device_comm *dc, porta_exec exec) {
+  porta_view_f64 one;
+  PORTA_CHECK(porta_view_f64_create1(&one, "device_comm_warm_up", 1));
+  int rc = porta_device_comm_sum(dc, exec, one.data, 1);
+  if (rc == PORTA_SUCCESS) rc = porta_exec_fence(exec, "porta_device_comm_create");
+  porta_view_f64_release(&one);
+  return rc;
+}
+#endif
+
 int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm **out) {
   const char *op = "porta_device_comm_create";
   if (!out) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "out is NULL");
@@ -167,6 +183,11 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
   rc = nccl_create(dc);
   if (rc != PORTA_SUCCESS) {
     free(dc);
+    return rc;
+  }
+  rc = warm_sum(dc, exec);
+  if (rc != PORTA_SUCCESS) {
+    porta_device_comm_destroy(dc);
     return rc;
   }
   *out = dc;
@@ -217,6 +238,15 @@ static int device_buffer(porta_view_u8 *v, const char *label, int64_t bytes, por
   return porta_view_u8_create(v, label, 1, &len, &opt);
 }
 
+/** The messages of an exchange of max_fields fields now (the buffers' contents, not unpacked),
+ *  waited for: NCCL connects two ranks at their first send and receive. */
+static int warm_exchange(porta_exchange *x, porta_device_comm *dc, int64_t vb) {
+  void *q;
+  PORTA_CHECK(queue_of(x->exec, "porta_exchange_prepare_queue", &q));
+  PORTA_CHECK(send_receive(x, dc, q, vb));
+  return porta_exec_fence(x->exec, "porta_exchange_prepare_queue");
+}
+
 int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   const char *op = "porta_exchange_prepare_queue";
   if (!x || !dc)
@@ -241,7 +271,31 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   PORTA_CHECK(device_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, x->exec));
   PORTA_CHECK(device_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, x->exec));
   x->queue_comm = dc;
+  return warm_exchange(x, dc, vb);
+}
+
+/** One NCCL send and receive per neighbour of values of `vb` bytes, from and into the queue's
+ *  buffers, queued on `q`. */
+static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb) {
+#if PORTA_EXCHANGE_HAVE_NCCL
+  ncclResult_t r = ncclGroupStart();
+  for (int k = 0; k < x->n && r == ncclSuccess; ++k) {
+    if (x->send_count[k] > 0)
+      r = ncclSend(x->queue_send.data + x->send_displ[k] * vb, (size_t)(x->send_count[k] * vb),
+                   ncclUint8, x->rank[k], dc->nccl, (cudaStream_t)q);
+    if (r == ncclSuccess && x->recv_count[k] > 0)
+      r = ncclRecv(x->queue_recv.data + x->recv_displ[k] * vb, (size_t)(x->recv_count[k] * vb),
+                   ncclUint8, x->rank[k], dc->nccl, (cudaStream_t)q);
+  }
+  const ncclResult_t e = ncclGroupEnd();
+  if (r == ncclSuccess) r = e;
+  if (r != ncclSuccess) return nccl_fail("porta_exchange_queue", x->label, r);
   return PORTA_SUCCESS;
+#else
+  (void)x, (void)dc, (void)q, (void)vb;
+  return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exchange_queue", x->label,
+                     "this build has no NCCL");
+#endif
 }
 
 /** The pack into the queue's send buffer, or the unpack from its receive buffer, on `exec`. */
@@ -301,20 +355,7 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
   void *q;
   PORTA_CHECK(queue_of(exec, op, &q));
   PORTA_CHECK(queue_copy(x, exec, fields, nfields, 1));
-#if PORTA_EXCHANGE_HAVE_NCCL
-  ncclResult_t r = ncclGroupStart();
-  for (int k = 0; k < x->n && r == ncclSuccess; ++k) {
-    if (x->send_count[k] > 0)
-      r = ncclSend(x->queue_send.data + x->send_displ[k] * vb, (size_t)(x->send_count[k] * vb),
-                   ncclUint8, x->rank[k], dc->nccl, (cudaStream_t)q);
-    if (r == ncclSuccess && x->recv_count[k] > 0)
-      r = ncclRecv(x->queue_recv.data + x->recv_displ[k] * vb, (size_t)(x->recv_count[k] * vb),
-                   ncclUint8, x->rank[k], dc->nccl, (cudaStream_t)q);
-  }
-  const ncclResult_t e = ncclGroupEnd();
-  if (r == ncclSuccess) r = e;
-  if (r != ncclSuccess) return nccl_fail(op, x->label, r);
-#endif
+  PORTA_CHECK(send_receive(x, dc, q, vb));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);
   return queue_copy(x, exec, fields, nfields, 0);
 }
