@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exchange_kernels.h"
 #include "exchange_private.h"
 
 #if PORTA_EXCHANGE_HAVE_NCCL
@@ -251,8 +250,7 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   const char *op = "porta_exchange_prepare_queue";
   if (!x || !dc)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
-                       "a plan and a device "
-                       "communicator are needed");
+                       "a plan and a device communicator are needed");
   if (x->queue_comm == dc) return PORTA_SUCCESS;
   int same = MPI_UNEQUAL;
   const int rc = MPI_Comm_compare(x->comm, dc->comm, &same);
@@ -298,64 +296,28 @@ static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64
 #endif
 }
 
-/** The pack into the queue's send buffer, or the unpack from its receive buffer, on `exec`. */
-static int queue_copy(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
-                      int to_buffer) {
-  const int64_t total = to_buffer ? x->send_total : x->recv_total;
-  if (total == 0) return PORTA_SUCCESS;
-  porta_exchange_pack_args a;
-  memset(&a, 0, sizeof a);
-  a.index = to_buffer ? x->send_index : x->recv_index;
-  for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
-  a.buf = to_buffer ? x->queue_send.data : x->queue_recv.data;
-  a.nfields = nfields;
-  a.words = x->words;
-  const porta_kernel *k = x->word_bytes == 8
-                              ? (to_buffer ? &porta_exchange_pack_w8 : &porta_exchange_unpack_w8)
-                              : (to_buffer ? &porta_exchange_pack_w4 : &porta_exchange_unpack_w4);
-  if (!to_buffer && x->accumulate) k = &porta_exchange_unpack_add_f64;
-  return porta_parallel_for(to_buffer ? "porta_exchange_pack" : "porta_exchange_unpack", exec,
-                            porta_range(0, total), k, &a);
-}
-
 int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec exec,
                          const porta_view *fields, int nfields) {
   const char *op = "porta_exchange_queue";
   if (!x || !dc)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
-                       "a plan and a device "
-                       "communicator are needed");
+                       "a plan and a device communicator are needed");
   if (x->queue_comm != dc)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "the plan is not prepared for this device communicator "
                        "(porta_exchange_prepare_queue)");
-  if (x->active)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                       "a host exchange is in progress (finish it first)");
-  if (nfields < 0 || nfields > x->max_fields)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                       "%d fields, the plan was built for at most %d", nfields, x->max_fields);
+  PORTA_CHECK(porta_exchange_check_fields_(x, op, fields, nfields));
   const int64_t vb = (int64_t)x->value_size * nfields;
   if (porta_extent(x->queue_send, 0) < x->send_total * vb ||
       porta_extent(x->queue_recv, 0) < x->recv_total * vb)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "the plan's lists grew after porta_exchange_prepare_queue (prepare it "
                        "again)");
-  for (int f = 0; f < nfields; ++f) {
-    const porta_view_meta *m = &fields[f].m;
-    const int64_t span = porta_view_meta_span_bytes(m) / (int64_t)x->value_size;
-    if (m->value_size != x->value_size || x->max_offset >= span)
-      return porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
-                         "field %d '%s' has %u-byte values and spans %lld; the plan needs "
-                         "%zu-byte values and offsets up to %lld",
-                         f, m->label, m->value_size, (long long)span, x->value_size,
-                         (long long)x->max_offset);
-  }
   if (nfields == 0) return PORTA_SUCCESS;
   void *q;
   PORTA_CHECK(queue_of(exec, op, &q));
-  PORTA_CHECK(queue_copy(x, exec, fields, nfields, 1));
+  PORTA_CHECK(porta_exchange_copy_(x, exec, fields, nfields, 1, x->queue_send.data));
   PORTA_CHECK(send_receive(x, dc, q, vb));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);
-  return queue_copy(x, exec, fields, nfields, 0);
+  return porta_exchange_copy_(x, exec, fields, nfields, 0, x->queue_recv.data);
 }

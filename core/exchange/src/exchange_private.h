@@ -68,6 +68,15 @@ PORTA_EXCHANGE_API int porta_exchange_mpi_error_(const char *op, const char *lab
 /** An MPI failure as a Porta error naming the plan. */
 int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, int mpi_rc);
 
+/** The checks of an exchange's start (`op` names it in messages): none in progress, at most
+ *  max_fields fields, each of value_size-byte values spanning every offset of the plan.
+ *  Nothing changes when one fails. */
+int porta_exchange_check_fields_(const porta_exchange *x, const char *op, const porta_view *fields,
+                                 int nfields);
+/** The plan's pack into `buf` (to_buffer) or unpack from it, on `exec` (exchange_run.c). */
+int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
+                         int to_buffer, void *buf);
+
 /** IPC mode (exchange_ipc.c): receive buffers of `bytes` each, grown as needed (new
  *  buffers get new handles; the old ones wait in ipc_old). */
 int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes);

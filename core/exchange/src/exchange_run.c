@@ -15,13 +15,37 @@ static unsigned char *recv_buffer(porta_exchange *x) {
   return x->mode == PORTA_EXCHANGE_IPC ? (unsigned char *)x->ipc_recv[b] : x->recv_buf[b].data;
 }
 
+/** The pack into `buf` (to_buffer) or the unpack from it, over the plan's lists, on `exec`;
+ *  `a` holds the segments of a direct pack (zeroed: none). */
+static int launch_copy(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
+                       int to_buffer, void *buf, porta_exchange_pack_args *a) {
+  const int64_t total = to_buffer ? x->send_total : x->recv_total;
+  if (total == 0) return PORTA_SUCCESS;
+  a->index = to_buffer ? x->send_index : x->recv_index;
+  for (int f = 0; f < nfields; ++f) a->field[f] = fields[f].data;
+  a->buf = buf;
+  a->nfields = nfields;
+  a->words = x->words;
+  const porta_kernel *k = x->word_bytes == 8
+                              ? (to_buffer ? &porta_exchange_pack_w8 : &porta_exchange_unpack_w8)
+                              : (to_buffer ? &porta_exchange_pack_w4 : &porta_exchange_unpack_w4);
+  if (!to_buffer && x->accumulate) k = &porta_exchange_unpack_add_f64;
+  return porta_parallel_for(to_buffer ? "porta_exchange_pack" : "porta_exchange_unpack", exec,
+                            porta_range(0, total), k, a);
+}
+
+int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
+                         int to_buffer, void *buf) {
+  porta_exchange_pack_args a;
+  memset(&a, 0, sizeof a);
+  return launch_copy(x, exec, fields, nfields, to_buffer, buf, &a);
+}
+
 /** A pack (to_buffer) or unpack; `direct` (a pack in IPC mode, every sending neighbour mapped,
  *  at most PORTA_EXCHANGE_MAX_SEGMENTS of them): each neighbour's values go straight into its
  *  mapped receive buffer, with no copy after the pack. */
 static int copy(porta_exchange *x, const porta_view *fields, int nfields, int to_buffer,
                 int direct) {
-  const int64_t total = to_buffer ? x->send_total : x->recv_total;
-  if (total == 0) return PORTA_SUCCESS;
   porta_exchange_pack_args a;
   memset(&a, 0, sizeof a);
   if (direct) {
@@ -33,17 +57,8 @@ static int copy(porta_exchange *x, const porta_view *fields, int nfields, int to
         a.seg_buf[a.nseg++] = (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb;
       }
   }
-  a.index = to_buffer ? x->send_index : x->recv_index;
-  for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
-  a.buf = to_buffer ? (void *)x->send_buf.data : recv_buffer(x);
-  a.nfields = nfields;
-  a.words = x->words;
-  const porta_kernel *k = x->word_bytes == 8
-                              ? (to_buffer ? &porta_exchange_pack_w8 : &porta_exchange_unpack_w8)
-                              : (to_buffer ? &porta_exchange_pack_w4 : &porta_exchange_unpack_w4);
-  if (!to_buffer && x->accumulate) k = &porta_exchange_unpack_add_f64;
-  return porta_parallel_for(to_buffer ? "porta_exchange_pack" : "porta_exchange_unpack", x->exec,
-                            porta_range(0, total), k, &a);
+  return launch_copy(x, x->exec, fields, nfields, to_buffer,
+                     to_buffer ? (void *)x->send_buf.data : recv_buffer(x), &a);
 }
 
 /** IPC mode, before the fence: receives (tokens from the mapped neighbours, values from the
@@ -82,9 +97,8 @@ static int post_ipc(porta_exchange *x, const porta_view *fields, int nfields, in
   return PORTA_SUCCESS;
 }
 
-/** The checks of a start (nothing changes when one fails). */
-static int check_start(const porta_exchange *x, const porta_view *fields, int nfields) {
-  const char *op = "porta_exchange_start";
+int porta_exchange_check_fields_(const porta_exchange *x, const char *op, const porta_view *fields,
+                                 int nfields) {
   if (x->active)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "an exchange is already in progress (finish it first)");
@@ -104,10 +118,10 @@ static int check_start(const porta_exchange *x, const porta_view *fields, int nf
   return PORTA_SUCCESS;
 }
 
-/** The first half of a start (after check_start): the receives and the pack, queued without
- *  waiting. *fence says whether the pack must be waited for before post_sends(): always in IPC
- *  mode (the fence also covers this rank's unpack of the last exchange, which the token
- *  promises). */
+/** The first half of a start (after porta_exchange_check_fields_): the receives and the pack,
+ * queued without waiting. *fence says whether the pack must be waited for before post_sends():
+ * always in IPC mode (the fence also covers this rank's unpack of the last exchange, which the
+ * token promises). */
 static int post_receives_and_pack(porta_exchange *x, const porta_view *fields, int nfields,
                                   int *fence) {
   const char *op = "porta_exchange_start";
@@ -171,7 +185,7 @@ int porta_exchange_start_together(porta_exchange *const *plans, int nplans,
                                   const porta_view *fields, int nfields) {
   /* every check before any plan starts: a refusal leaves no plan half started */
   for (int k = 0; k < nplans; ++k) {
-    PORTA_CHECK(check_start(plans[k], fields, nfields));
+    PORTA_CHECK(porta_exchange_check_fields_(plans[k], "porta_exchange_start", fields, nfields));
     for (int j = 0; j < k; ++j)
       if (plans[j] == plans[k])
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_start_together",
