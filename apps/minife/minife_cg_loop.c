@@ -37,10 +37,12 @@ int minife_cg_loop_wanted(const minife *m) {
 int minife_cg_loop_comm(minife *m) {
   m->device_note[0] = '\0';
   if (m->mesh.nranks < 2 || !asked(m) || m->prm.mv_overlap) return PORTA_SUCCESS;
-  if (porta_device_comm_create(MPI_COMM_WORLD, m->exec, &m->device) != PORTA_SUCCESS) {
+  const int rc = porta_device_comm_create(MPI_COMM_WORLD, m->exec, &m->device);
+  if (rc == PORTA_ERROR_UNSUPPORTED) { /* every rank alike: the host loop, and why */
     snprintf(m->device_note, sizeof m->device_note, "%s", porta_last_error_message());
     return PORTA_SUCCESS;
   }
+  PORTA_CHECK(rc); /* NCCL failed: not necessarily on every rank, so the run stops */
   return m->halo ? porta_exchange_prepare_queue(m->halo, m->device) : PORTA_SUCCESS;
 }
 

@@ -166,9 +166,11 @@ void minife_run_solve(minife_run *r) {
     printf("Final Resid Norm: %g\n", r->cg.final_residual);
     fflush(stdout);
   }
-  if (!isfinite(r->cg.final_residual))
+  if (!isfinite(r->cg.final_residual)) {
+    minife_cg_loop_free(m); /* its graph before NCCL's communicator, as at a normal end */
     app_exit_all(APP_EXIT_RUN_FAILED, "CG residual became %g: the solution is not finite",
                  r->cg.final_residual);
+  }
 }
 
 /* Rank 0: the verification's lines (the reference's), and on failure a line on stderr. */

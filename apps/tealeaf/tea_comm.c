@@ -47,10 +47,12 @@ static int device_comm(tea_chunk *c, struct tea_comm *m) {
   const bool gpu = porta_exec_query(c->exec).on_device;
   if (m->d.nranks < 2 || c->reproducible || !app_env_flag("TEA_DEVICE_LOOP", gpu))
     return PORTA_SUCCESS;
-  if (porta_device_comm_create(m->d.comm, c->exec, &m->device) != PORTA_SUCCESS) {
+  const int rc = porta_device_comm_create(m->d.comm, c->exec, &m->device);
+  if (rc == PORTA_ERROR_UNSUPPORTED) { /* every rank alike: the host loop, and why */
     snprintf(m->device_note, sizeof m->device_note, "%s", porta_last_error_message());
     return PORTA_SUCCESS;
   }
+  PORTA_CHECK(rc); /* NCCL failed: not necessarily on every rank, so the run stops */
   return porta_halo2d_prepare_queue(&m->halo, m->device, tea_field(c, TEA_FIELD_U));
 }
 

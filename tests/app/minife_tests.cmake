@@ -90,8 +90,8 @@ if(PORTA_H5DIFF_EXECUTABLE)
                 COMMAND "${PORTA_APP_TEST_DIR}/minife_loop.sh" "${_mpi}" $<TARGET_FILE:minife>
                         "${PORTA_H5DIFF_EXECUTABLE}" ${cfg})
     # on two GPUs (label gpu, skipped with fewer): 2 ranks, the loop's sums and exchange of p
-    # queued through NCCL (porta/exchange_device.h)
-    if(PORTA_ENABLE_CUDA)
+    # queued through NCCL (porta/exchange_device.h; a CUDA build with NCCL)
+    if(PORTA_ENABLE_CUDA AND PORTA_HAVE_NCCL)
       add_test(NAME minife.loop.${name}.np2.gpus
                COMMAND "${PROJECT_SOURCE_DIR}/tests/gpu-guard" "${PORTA_APP_TEST_DIR}/minife_loop.sh"
                        "${_mpi}" $<TARGET_FILE:minife> "${PORTA_H5DIFF_EXECUTABLE}" ${cfg}

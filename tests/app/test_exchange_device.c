@@ -159,26 +159,30 @@ static void on_gpus(const porta_decomp *d, porta_device_comm *dc) {
   APP_CHECK(porta_loop_destroy(loop));
 
   /* outside a loop: a queued exchange leaves the host exchange's ghost values */
-  porta_mirror_f64 queued, host;
-  APP_CHECK(porta_view_f64_create_mirror_view(&queued, &c.a.f));
-  APP_CHECK(porta_view_f64_create_mirror_view(&host, &c.a.f));
+  porta_mirror_f64 queued[2], host[2];
+  for (int k = 0; k < 2; ++k) {
+    APP_CHECK(porta_view_f64_create_mirror_view(&queued[k], &fields[k]));
+    APP_CHECK(porta_view_f64_create_mirror_view(&host[k], &fields[k]));
+  }
   APP_CHECK(PORTA_PARALLEL_FOR(fill_k, porta_exec_default(), c.all, &c.a));
   APP_CHECK(porta_halo2d_queue(&halo, dc, porta_exec_default(), fields, 2, 1));
-  APP_CHECK(porta_deep_copy(queued, c.a.f));
+  for (int k = 0; k < 2; ++k) APP_CHECK(porta_deep_copy(queued[k], fields[k]));
   APP_CHECK(PORTA_PARALLEL_FOR(fill_k, porta_exec_default(), c.all, &c.a));
   APP_CHECK(porta_halo2d_exchange(&halo, fields, 2, 1));
   APP_CHECK(porta_fence("host exchange"));
-  APP_CHECK(porta_deep_copy(host, c.a.f));
+  for (int k = 0; k < 2; ++k) APP_CHECK(porta_deep_copy(host[k], fields[k]));
   int64_t differ = 0, ghosts = -d->local[0] * d->local[1]; /* filled cells past the owned */
   for (int64_t i = 0; i < ey * ex; ++i) {
-    differ += queued.data[i] != host.data[i];
-    ghosts += host.data[i] >= 0.0;
+    differ += (queued[0].data[i] != host[0].data[i]) + (queued[1].data[i] != host[1].data[i]);
+    ghosts += host[0].data[i] >= 0.0;
   }
   EXPECT(differ == 0, "%lld cells differ between the queued and the host exchange",
          (long long)differ);
   EXPECT(d->nranks == 1 || ghosts > 0, "no ghost cell was filled");
-  porta_mirror_f64_release(&queued);
-  porta_mirror_f64_release(&host);
+  for (int k = 0; k < 2; ++k) {
+    porta_mirror_f64_release(&queued[k]);
+    porta_mirror_f64_release(&host[k]);
+  }
   porta_mirror_i64_release(&st);
   porta_view_f64_release(&c.a.f);
   porta_view_f64_release(&c.a.g);

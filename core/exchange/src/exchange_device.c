@@ -14,6 +14,7 @@
 #endif
 
 struct porta_device_comm {
+  uint64_t id; /**< this process's n-th communicator (plans remember which they are prepared for) */
   MPI_Comm comm;
   int rank, nranks;
   char name[32];
@@ -53,7 +54,7 @@ typedef struct verdict {
 static int agree(MPI_Comm comm, porta_exec exec, int nranks, verdict *v) {
   where me = {porta_exchange_node_id_(), porta_device_id(), local_reason(exec)};
   where *all = (where *)malloc((size_t)nranks * sizeof *all);
-  if (!all)
+  if (!all) /* not an agreed refusal: the caller stops (the other ranks wait in the gather) */
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_device_comm_create", NULL,
                        "no memory for %d ranks", nranks);
   const int rc = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
@@ -103,8 +104,12 @@ static int refuse(const verdict *v) {
 }
 
 #if PORTA_EXCHANGE_HAVE_NCCL
-static int nccl_fail(const char *op, const char *what, ncclResult_t r) {
-  return porta_error(PORTA_ERROR_BACKEND, op, NULL, "%s: NCCL error %d: %s", what, (int)r,
+/** Communicators made so far in this process: ranks make them in the same order, so the n-th
+ *  is the same on every rank, which an address need not be. */
+static uint64_t made_so_far = 0;
+
+static int nccl_fail(const char *op, const char *label, const char *what, ncclResult_t r) {
+  return porta_error(PORTA_ERROR_BACKEND, op, label, "%s: NCCL error %d: %s", what, (int)r,
                      ncclGetErrorString(r));
 }
 
@@ -112,6 +117,9 @@ static int nccl_fail(const char *op, const char *what, ncclResult_t r) {
  *  it fails on one. */
 static int nccl_create(porta_device_comm *dc) {
   const char *op = "porta_device_comm_create";
+  /* before NCCL's first call, which reads its configuration files (local_reason refused
+     another value in the environment) */
+  setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
   ncclUniqueId id;
   memset(&id, 0, sizeof id);
   int ok = 1;
@@ -120,14 +128,13 @@ static int nccl_create(porta_device_comm *dc) {
   if (rc == MPI_SUCCESS && ok) rc = MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, dc->comm);
   if (rc != MPI_SUCCESS) return porta_exchange_mpi_error_(op, NULL, "MPI_Bcast failed", rc);
   if (!ok) return porta_error(PORTA_ERROR_BACKEND, op, NULL, "ncclGetUniqueId failed on rank 0");
-  setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0); /* unset here (local_reason refused others) */
   const ncclResult_t r = ncclCommInitRank(&dc->nccl, dc->nranks, id, dc->rank);
   int mine = r == ncclSuccess, all = 0;
   rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, dc->comm);
   if (rc != MPI_SUCCESS) all = 0;
   if (!all) {
     if (mine) ncclCommAbort(dc->nccl);
-    return r != ncclSuccess ? nccl_fail(op, "ncclCommInitRank", r)
+    return r != ncclSuccess ? nccl_fail(op, NULL, "ncclCommInitRank", r)
                             : porta_error(PORTA_ERROR_BACKEND, op, NULL,
                                           "ncclCommInitRank failed on another rank");
   }
@@ -139,7 +146,8 @@ static int nccl_create(porta_device_comm *dc) {
 #endif
 
 static int queue_of(porta_exec exec, const char *op, void **q);
-static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb);
+static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb,
+                        const char *op);
 
 #if PORTA_EXCHANGE_HAVE_NCCL
 /** One sum now, waited for: NCCL connects its ranks at a communicator's first collective (about
@@ -164,7 +172,8 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
   verdict v = {CAN, 0, 0, 0};
   int rc = MPI_Comm_rank(comm, &rank);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &nranks);
-  if (rc != MPI_SUCCESS) return porta_exchange_mpi_error_(op, NULL, "MPI_Comm_size failed", rc);
+  if (rc != MPI_SUCCESS)
+    return porta_exchange_mpi_error_(op, NULL, "MPI_Comm_rank or MPI_Comm_size failed", rc);
   PORTA_CHECK(agree(comm, exec, nranks, &v));
   if (v.reason != CAN) return refuse(&v);
 #if PORTA_EXCHANGE_HAVE_NCCL
@@ -184,11 +193,17 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
     free(dc);
     return rc;
   }
+  /* the first sum, agreed: a rank where it failed must not leave the others using NCCL */
   rc = warm_sum(dc, exec);
-  if (rc != PORTA_SUCCESS) {
+  int fine = rc == PORTA_SUCCESS, all_fine = 0;
+  if (MPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_fine = 0;
+  if (!all_fine) {
     porta_device_comm_destroy(dc);
-    return rc;
+    return rc != PORTA_SUCCESS ? rc
+                               : porta_error(PORTA_ERROR_BACKEND, op, NULL,
+                                             "the first NCCL sum failed on another rank");
   }
+  dc->id = ++made_so_far;
   *out = dc;
   return PORTA_SUCCESS;
 #else
@@ -223,7 +238,7 @@ int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values
 #if PORTA_EXCHANGE_HAVE_NCCL
   const ncclResult_t r =
       ncclAllReduce(values, values, (size_t)count, ncclDouble, ncclSum, dc->nccl, (cudaStream_t)q);
-  if (r != ncclSuccess) return nccl_fail(op, "ncclAllReduce", r);
+  if (r != ncclSuccess) return nccl_fail(op, NULL, "ncclAllReduce", r);
   return PORTA_SUCCESS;
 #else
   return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "this build has no NCCL");
@@ -242,7 +257,7 @@ static int device_buffer(porta_view_u8 *v, const char *label, int64_t bytes, por
 static int warm_exchange(porta_exchange *x, porta_device_comm *dc, int64_t vb) {
   void *q;
   PORTA_CHECK(queue_of(x->exec, "porta_exchange_prepare_queue", &q));
-  PORTA_CHECK(send_receive(x, dc, q, vb));
+  PORTA_CHECK(send_receive(x, dc, q, vb, "porta_exchange_prepare_queue"));
   return porta_exec_fence(x->exec, "porta_exchange_prepare_queue");
 }
 
@@ -251,7 +266,7 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   if (!x || !dc)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
                        "a plan and a device communicator are needed");
-  if (x->queue_comm == dc) return PORTA_SUCCESS;
+  if (x->queue_comm == dc->id) return PORTA_SUCCESS;
   int same = MPI_UNEQUAL;
   const int rc = MPI_Comm_compare(x->comm, dc->comm, &same);
   if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, "MPI_Comm_compare failed", rc);
@@ -265,16 +280,17 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   const int64_t vb = (int64_t)x->value_size * x->max_fields;
   porta_view_u8_release(&x->queue_send);
   porta_view_u8_release(&x->queue_recv);
-  x->queue_comm = NULL;
+  x->queue_comm = 0;
   PORTA_CHECK(device_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, x->exec));
   PORTA_CHECK(device_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, x->exec));
-  x->queue_comm = dc;
+  x->queue_comm = dc->id;
   return warm_exchange(x, dc, vb);
 }
 
 /** One NCCL send and receive per neighbour of values of `vb` bytes, from and into the queue's
  *  buffers, queued on `q`. */
-static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb) {
+static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb,
+                        const char *op) {
 #if PORTA_EXCHANGE_HAVE_NCCL
   ncclResult_t r = ncclGroupStart();
   for (int k = 0; k < x->n && r == ncclSuccess; ++k) {
@@ -287,12 +303,11 @@ static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64
   }
   const ncclResult_t e = ncclGroupEnd();
   if (r == ncclSuccess) r = e;
-  if (r != ncclSuccess) return nccl_fail("porta_exchange_queue", x->label, r);
+  if (r != ncclSuccess) return nccl_fail(op, x->label, "ncclSend/ncclRecv", r);
   return PORTA_SUCCESS;
 #else
   (void)x, (void)dc, (void)q, (void)vb;
-  return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exchange_queue", x->label,
-                     "this build has no NCCL");
+  return porta_error(PORTA_ERROR_UNSUPPORTED, op, x->label, "this build has no NCCL");
 #endif
 }
 
@@ -302,7 +317,7 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
   if (!x || !dc)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
                        "a plan and a device communicator are needed");
-  if (x->queue_comm != dc)
+  if (x->queue_comm != dc->id)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "the plan is not prepared for this device communicator "
                        "(porta_exchange_prepare_queue)");
@@ -317,7 +332,7 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
   void *q;
   PORTA_CHECK(queue_of(exec, op, &q));
   PORTA_CHECK(porta_exchange_copy_(x, exec, fields, nfields, 1, x->queue_send.data));
-  PORTA_CHECK(send_receive(x, dc, q, vb));
+  PORTA_CHECK(send_receive(x, dc, q, vb, op));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);
   return porta_exchange_copy_(x, exec, fields, nfields, 0, x->queue_recv.data);
 }

@@ -53,7 +53,7 @@ struct porta_exchange {
   /** Queued exchanges (exchange_device.c): device buffers for max_fields fields, and the
    *  device communicator they were prepared for (NULL: not prepared) */
   porta_view_u8 queue_send, queue_recv;
-  const struct porta_device_comm *queue_comm;
+  uint64_t queue_comm; /**< its id (0: none) */
   int npeers_on, token_out;
   MPI_Request *req; /**< [2n] */
   int nreq, nfields, active;

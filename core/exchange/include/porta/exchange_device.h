@@ -38,8 +38,9 @@ PORTA_EXCHANGE_API int porta_device_comm_built(void);
 /** Collective over `comm`: a device communicator over its ranks for work queued on `exec`'s
  *  space. Fails on every rank alike (PORTA_ERROR_UNSUPPORTED, the message naming the reason
  *  and a rank it holds for) when the build has no NCCL, `exec` is not a GPU on some rank, two
- *  ranks share a GPU, or NCCL_GRAPH_MIXING_SUPPORT is set to another value than 0;
- *  PORTA_ERROR_BACKEND when NCCL fails. On failure *out is NULL. */
+ *  ranks share a GPU, or NCCL_GRAPH_MIXING_SUPPORT is set to another value than 0: a caller
+ *  then takes its host path on every rank. Any other failure (PORTA_ERROR_BACKEND when NCCL
+ *  fails) need not be every rank's: stop the job. On failure *out is NULL. */
 PORTA_EXCHANGE_API int porta_device_comm_create(MPI_Comm comm, porta_exec exec,
                                                 porta_device_comm **out);
 /** Release it (collective like NCCL's own; NULL: nothing to do). Destroy the recorded loops
@@ -69,7 +70,8 @@ PORTA_EXCHANGE_API int porta_exchange_queue(porta_exchange *x, porta_device_comm
 PORTA_EXCHANGE_API int porta_halo2d_prepare_queue(struct porta_halo2d *h, porta_device_comm *dc,
                                                   const porta_view_f64 *field);
 /** porta_halo2d_exchange queued on `exec` (the x plan's exchange, then the y plan's, each by
- *  porta_exchange_queue): the same checks, the same ghost values. */
+ *  porta_exchange_queue): the same checks, the same ghost values. Queued exchanges are not
+ *  counted in the halo's messages and bytes (one recorded in a loop runs many times). */
 PORTA_EXCHANGE_API int porta_halo2d_queue(struct porta_halo2d *h, porta_device_comm *dc,
                                           porta_exec exec, const porta_view_f64 *fields,
                                           int nfields, int depth);
