@@ -2,6 +2,8 @@
  *  MPI start-up and the fatal-error paths (see app_mpi.h). */
 #include "app_mpi.h"
 
+#include "porta/exchange.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -306,4 +308,13 @@ void app_mpi_fail_(int rc, const char *call, const char *file, int line) {
   int len = 0;
   MPI_Error_string(rc, err, &len);
   app_fatal("%s failed (%s:%d): %s", call, file, line, err);
+}
+
+int app_device_comm_try(MPI_Comm comm, porta_exec exec, struct porta_device_comm **out, char *why,
+                        size_t size) {
+  why[0] = '\0';
+  const int rc = porta_device_comm_create(comm, exec, out);
+  if (rc != PORTA_ERROR_UNSUPPORTED) return rc; /* made, or NCCL failed */
+  snprintf(why, size, "%s", porta_last_error_message());
+  return PORTA_SUCCESS;
 }

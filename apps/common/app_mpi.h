@@ -113,6 +113,15 @@ double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *whi
   } while (0)
 void app_mpi_fail_(int rc, const char *call, const char *file, int line) __attribute__((noreturn));
 
+struct porta_device_comm; /* porta/exchange_device.h */
+/** Collective over `comm`: a device communicator for the sums and exchanges a solver loop
+ *  queues on the GPUs (porta_device_comm_create), or, where it cannot serve on every rank
+ *  alike (no NCCL in the build, not a GPU, ranks sharing a GPU), PORTA_SUCCESS with *out NULL
+ *  and the reason in why[size]: the host loop then, on every rank. Any other failure is
+ *  returned (it need not be every rank's: the caller stops). */
+int app_device_comm_try(MPI_Comm comm, porta_exec exec, struct porta_device_comm **out, char *why,
+                        size_t size);
+
 PORTA_EXTERN_C_END
 
 #endif /* APP_MPI_H */

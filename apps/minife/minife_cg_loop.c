@@ -7,12 +7,12 @@
  *  are the bits. In default mode, on one rank, or on several whose sums and exchange of p NCCL
  *  queues on their GPUs (porta/exchange_device.h); the exact sums of --reproducible stay on the
  *  host. Host code. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_env.h"
 #include "minife.h"
+#include "app_mpi.h"
 #include "porta/exchange.h"
 
 struct minife_cg_loop {
@@ -37,13 +37,9 @@ int minife_cg_loop_wanted(const minife *m) {
 int minife_cg_loop_comm(minife *m) {
   m->device_note[0] = '\0';
   if (m->mesh.nranks < 2 || !asked(m) || m->prm.mv_overlap) return PORTA_SUCCESS;
-  const int rc = porta_device_comm_create(MPI_COMM_WORLD, m->exec, &m->device);
-  if (rc == PORTA_ERROR_UNSUPPORTED) { /* every rank alike: the host loop, and why */
-    snprintf(m->device_note, sizeof m->device_note, "%s", porta_last_error_message());
-    return PORTA_SUCCESS;
-  }
-  PORTA_CHECK(rc); /* NCCL failed: not necessarily on every rank, so the run stops */
-  return m->halo ? porta_exchange_prepare_queue(m->halo, m->device) : PORTA_SUCCESS;
+  PORTA_CHECK(app_device_comm_try(MPI_COMM_WORLD, m->exec, &m->device, m->device_note,
+                                  sizeof m->device_note));
+  return m->device && m->halo ? porta_exchange_prepare_queue(m->halo, m->device) : PORTA_SUCCESS;
 }
 
 void minife_cg_loop_free(minife *m) {
@@ -60,18 +56,12 @@ void minife_cg_loop_free(minife *m) {
 }
 
 int minife_loop_exchange(minife *m, porta_exec exec) {
-  if (!m->device)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_cg", "cg loop",
-                       "several ranks and no device communicator: %s", m->device_note);
   porta_view pv = PORTA_VIEW_ERASE(m->p);
   return porta_exchange_queue(m->halo, m->device, exec, &pv, 1);
 }
 
 int minife_loop_sum(minife *m, porta_exec exec, double *device_value) {
   if (m->mesh.nranks < 2) return PORTA_SUCCESS;
-  if (!m->device)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_cg", "cg loop",
-                       "several ranks and no device communicator: %s", m->device_note);
   return porta_device_comm_sum(m->device, exec, device_value, 1);
 }
 

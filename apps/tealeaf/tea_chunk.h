@@ -157,7 +157,8 @@ int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int d
 /** Whether a recorded loop's body can queue its exchanges and sums across ranks: one rank
  *  (nothing to queue), or several with a device communicator (NCCL: GPUs, one per rank). */
 bool tea_loop_can_queue(const tea_chunk *c);
-/** Why several ranks cannot queue (tea_loop_can_queue false), for the report; "" otherwise. */
+/** Why several ranks on GPUs cannot queue, for the report; "" where they can, or did not try
+ *  (one rank, TEA_DEVICE_LOOP=0, --reproducible). */
 const char *tea_loop_queue_note(const tea_chunk *c);
 /** In a recorded loop's body: tea_halo_exchange queued on `exec` (the neighbours over NCCL,
  *  then, when `reflect`, the physical faces): nothing waits on the host. */

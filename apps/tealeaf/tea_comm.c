@@ -12,7 +12,6 @@
  *  and differs between decompositions in the last bits. */
 #include "tea_comm.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,13 +46,10 @@ static int device_comm(tea_chunk *c, struct tea_comm *m) {
   const bool gpu = porta_exec_query(c->exec).on_device;
   if (m->d.nranks < 2 || c->reproducible || !app_env_flag("TEA_DEVICE_LOOP", gpu))
     return PORTA_SUCCESS;
-  const int rc = porta_device_comm_create(m->d.comm, c->exec, &m->device);
-  if (rc == PORTA_ERROR_UNSUPPORTED) { /* every rank alike: the host loop, and why */
-    snprintf(m->device_note, sizeof m->device_note, "%s", porta_last_error_message());
-    return PORTA_SUCCESS;
-  }
-  PORTA_CHECK(rc); /* NCCL failed: not necessarily on every rank, so the run stops */
-  return porta_halo2d_prepare_queue(&m->halo, m->device, tea_field(c, TEA_FIELD_U));
+  PORTA_CHECK(
+      app_device_comm_try(m->d.comm, c->exec, &m->device, m->device_note, sizeof m->device_note));
+  return m->device ? porta_halo2d_prepare_queue(&m->halo, m->device, tea_field(c, TEA_FIELD_U))
+                   : PORTA_SUCCESS;
 }
 
 int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
@@ -185,9 +181,7 @@ bool tea_has_neighbours(const tea_chunk *c) { return c->comm && c->comm->d.nrank
 
 bool tea_loop_can_queue(const tea_chunk *c) { return !tea_has_neighbours(c) || c->comm->device; }
 
-const char *tea_loop_queue_note(const tea_chunk *c) {
-  return tea_loop_can_queue(c) ? "" : c->comm->device_note;
-}
+const char *tea_loop_queue_note(const tea_chunk *c) { return c->comm ? c->comm->device_note : ""; }
 
 void tea_set_queueing(tea_chunk *c, bool on) {
   if (c->comm) c->comm->queueing = on && c->comm->device;
@@ -197,9 +191,6 @@ int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int n
                          bool reflect) {
   struct tea_comm *m = c->comm;
   if (tea_has_neighbours(c)) {
-    if (!m->device)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_halo_exchange_on", "halo",
-                         "several ranks and no device communicator: %s", m->device_note);
     porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
     PORTA_CHECK(field_views(c, fields, nfields, views));
     PORTA_CHECK(porta_halo2d_queue(&m->halo, m->device, exec, views, nfields, depth));
@@ -209,9 +200,6 @@ int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int n
 
 int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n) {
   if (!tea_has_neighbours(c)) return PORTA_SUCCESS;
-  if (!c->comm->device)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_allreduce_sum_on", "comm",
-                       "several ranks and no device communicator: %s", c->comm->device_note);
   return porta_device_comm_sum(c->comm->device, exec, device_values, n);
 }
 

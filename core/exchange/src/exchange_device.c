@@ -3,7 +3,6 @@
  *  NCCL in the build (PORTA_EXCHANGE_HAVE_NCCL 0) every rank refuses the communicator alike
  *  and the rest is never reached. */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +16,6 @@ struct porta_device_comm {
   uint64_t id; /**< this process's n-th communicator (plans remember which they are prepared for) */
   MPI_Comm comm;
   int rank, nranks;
-  char name[32];
 #if PORTA_EXCHANGE_HAVE_NCCL
   ncclComm_t nccl;
 #endif
@@ -27,8 +25,6 @@ struct porta_device_comm {
 enum { CAN = 0, NO_NCCL = 1, NOT_A_GPU = 2, MIXING = 3, SHARED_GPU = 4 };
 
 int porta_device_comm_built(void) { return PORTA_EXCHANGE_HAVE_NCCL; }
-
-const char *porta_device_comm_name(const porta_device_comm *dc) { return dc ? dc->name : "none"; }
 
 /** This rank's own reason, if any. */
 static int local_reason(porta_exec exec) {
@@ -138,14 +134,10 @@ static int nccl_create(porta_device_comm *dc) {
                             : porta_error(PORTA_ERROR_BACKEND, op, NULL,
                                           "ncclCommInitRank failed on another rank");
   }
-  int v = 0;
-  ncclGetVersion(&v);
-  snprintf(dc->name, sizeof dc->name, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
   return PORTA_SUCCESS;
 }
 #endif
 
-static int queue_of(porta_exec exec, const char *op, void **q);
 static int send_receive(porta_exchange *x, porta_device_comm *dc, void *q, int64_t vb,
                         const char *op);
 
@@ -219,13 +211,6 @@ void porta_device_comm_destroy(porta_device_comm *dc) {
   free(dc);
 }
 
-/** The instance's native queue, or an error naming `op`. */
-static int queue_of(porta_exec exec, const char *op, void **q) {
-  if (porta_exec_native_queue(exec, q) != PORTA_SUCCESS)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "%s", porta_last_error_message());
-  return PORTA_SUCCESS;
-}
-
 int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values, int count) {
   const char *op = "porta_device_comm_sum";
   if (!dc) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no device communicator");
@@ -234,7 +219,7 @@ int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values
                        (void *)values);
   if (count == 0) return PORTA_SUCCESS;
   void *q;
-  PORTA_CHECK(queue_of(exec, op, &q));
+  PORTA_CHECK(porta_exec_native_queue(exec, &q));
 #if PORTA_EXCHANGE_HAVE_NCCL
   const ncclResult_t r =
       ncclAllReduce(values, values, (size_t)count, ncclDouble, ncclSum, dc->nccl, (cudaStream_t)q);
@@ -256,7 +241,7 @@ static int device_buffer(porta_view_u8 *v, const char *label, int64_t bytes, por
  *  waited for: NCCL connects two ranks at their first send and receive. */
 static int warm_exchange(porta_exchange *x, porta_device_comm *dc, int64_t vb) {
   void *q;
-  PORTA_CHECK(queue_of(x->exec, "porta_exchange_prepare_queue", &q));
+  PORTA_CHECK(porta_exec_native_queue(x->exec, &q));
   PORTA_CHECK(send_receive(x, dc, q, vb, "porta_exchange_prepare_queue"));
   return porta_exec_fence(x->exec, "porta_exchange_prepare_queue");
 }
@@ -330,7 +315,7 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
                        "again)");
   if (nfields == 0) return PORTA_SUCCESS;
   void *q;
-  PORTA_CHECK(queue_of(exec, op, &q));
+  PORTA_CHECK(porta_exec_native_queue(exec, &q));
   PORTA_CHECK(porta_exchange_copy_(x, exec, fields, nfields, 1, x->queue_send.data));
   PORTA_CHECK(send_receive(x, dc, q, vb, op));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);

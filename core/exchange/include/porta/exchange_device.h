@@ -46,8 +46,6 @@ PORTA_EXCHANGE_API int porta_device_comm_create(MPI_Comm comm, porta_exec exec,
 /** Release it (collective like NCCL's own; NULL: nothing to do). Destroy the recorded loops
  *  that hold its work first: NCCL waits for the graphs it was captured into. */
 PORTA_EXCHANGE_API void porta_device_comm_destroy(porta_device_comm *dc);
-/** The communicator's NCCL version as "NCCL 2.28.9" (for run reports). */
-PORTA_EXCHANGE_API const char *porta_device_comm_name(const porta_device_comm *dc);
 
 /** Queue on `exec` the sums over the ranks of `count` doubles at `values` (memory of `exec`'s
  *  space), in place. */
