@@ -103,6 +103,19 @@ def deck_with_steps(deck, steps, tmp):
     return path
 
 
+def deck_with_cells(deck, cells, steps, tmp):
+    """A copy of `deck` on cells x cells cells that stops after `steps` steps."""
+    path = deck_with_steps(deck, steps, tmp)
+    with open(path) as fh:
+        text = fh.read()
+    text = re.sub(r"(?m)^\s*([xy])_cells\s*=?\s*\d+",
+                  lambda m: "%s_cells=%d" % (m.group(1), cells), text)
+    small = os.path.join(tmp, "cells_%d_%s" % (cells, os.path.basename(path)))
+    with open(small, "w") as fh:
+        fh.write(text)
+    return small
+
+
 def tealeaf_c(deck, be, nt, nranks):
     """(CG iterations, seconds of the solve) of the C app."""
     exe = os.path.join(apps_bin(), "tealeaf")
@@ -168,7 +181,35 @@ def tealeaf_rows(be, nt, deck_name, steps, samples=3, two_ranks=False):
             rows.append(("%s, 2 ranks / 1 rank time per iteration" % name, "%.3f" % rp,
                          "%.3f" % rc, "Py/C %.3f (per round %.3f)" % (rp / rc, paired),
                          "Python's <= C's"))
+            rows.append(python_cost_row(deck_name, be, nt, per_it, tmp))
     return rows
+
+
+def python_cost_row(deck_name, be, nt, per_it, tmp, cells=32, steps=20, samples=9):
+    """What Python adds to a CG iteration, on 1 rank of nt threads (e1) and on 2 ranks (e2):
+    the Python example's time per iteration less the C app's, on a grid so small that the
+    kernels take microseconds (the same calls an iteration: 3 launches, and on 2 ranks 2
+    global sums and a halo exchange), medians of the rounds' differences. The wall-clock ratio
+    above moves by several per cent from run to run on a shared machine; this difference is
+    steady to a fraction of a microsecond. With the C times t1, t2 of the rows above it gives
+    the 2-rank/1-rank ratio of Python against C's that those calls make:
+    (1 + e2 / t2) / (1 + e1 / t1)."""
+    deck = deck_with_cells(os.path.join(ROOT, "inputs", "tealeaf", deck_name + ".in"), cells,
+                           steps, tmp)
+    diff = {1: [], 2: []}
+    for _ in range(samples):
+        for nranks, threads in ((1, nt), (2, 1)):
+            ip, tp = tealeaf_py(deck, be, threads, nranks)
+            ic, tc = tealeaf_c(deck, be, threads, nranks)
+            if ip != ic:
+                raise RuntimeError("TeaLeaf %dx%d on %d rank(s): %d CG iterations in Python, %d "
+                                   "in C" % (cells, cells, nranks, ip, ic))
+            diff[nranks].append(tp / ip - tc / ic)
+    e1, e2 = statistics.median(diff[1]), statistics.median(diff[2])
+    implied = (1 + e2 / per_it[2][1]) / (1 + e1 / per_it[1][1])
+    return ("TeaLeaf Python's time an iteration over C's (%dx%d cells), 1 rank x%d / 2 ranks"
+            % (cells, cells, nt), "%.2f / %.2f us" % (e1 * 1e6, e2 * 1e6), "",
+            "Py/C ratio they make on %s: %.4f" % (deck_name, implied), "(for the row above)")
 
 
 def rows(cuda, nt):
