@@ -16,6 +16,8 @@ for i in 1 2 3 4 5 6 7 8 9 10; do deep="$deep/$part$i"; done
 mkdir -p "$deep" || exit 1
 fail=0
 echo "path of ${#deep} characters"
+np=1
+. "$(dirname "$0")/one_rank_quick_exit.sh"
 "$mpiexec" -n 1 "$exe" "$@" --out "$deep/result" >ok.log 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ -f "$deep/result.h5" ] && [ -f "$deep/result.xmf" ] ||

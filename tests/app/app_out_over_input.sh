@@ -12,6 +12,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/app_out_input.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 cp "$source" "$name" || exit 1
+. "$(dirname "$0")/one_rank_quick_exit.sh"
 timeout 120 "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
 rc=$?
 cat out.log

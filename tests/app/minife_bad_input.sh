@@ -9,6 +9,7 @@ shift 4
 dir=$(mktemp -d "${TMPDIR:-/tmp}/minife_bad.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
+. "$(dirname "$0")/one_rank_quick_exit.sh"
 "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
 rc=$?
 cat out.log

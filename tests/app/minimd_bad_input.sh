@@ -50,6 +50,7 @@ if [ -n "${VMEM_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ] &&
   { [ "${PORTA_BACKEND:-}" = serial ] || ! grep -q cudaMalloc "$exe" 2>/dev/null; }; then
   ulimit -v "$VMEM_KB" || echo "note: ulimit -v $VMEM_KB not applied"
 fi
+. "$(dirname "$0")/one_rank_quick_exit.sh"
 "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
 rc=$?
 cat out.log

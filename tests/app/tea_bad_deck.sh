@@ -27,6 +27,7 @@ shift 5
 if [ -n "$vmem" ] && [ -z "${ASAN_OPTIONS:-}" ] && ! grep -q cudaMalloc "$exe" 2>/dev/null; then
   ulimit -v "$vmem" || echo "note: ulimit -v $vmem not applied"
 fi
+. "$(dirname "$0")/one_rank_quick_exit.sh"
 out=$("$mpiexec" -n "$np" "$exe" --no-h5 "$@" "$deck" 2>&1)
 rc=$?
 echo "$out"
