@@ -73,7 +73,7 @@ def built_with_cuda(app):
     CMakeCache.txt beside bin/ or apps/tealeaf/): nvcc's host pass then compiles its host
     kernels too, and contracts a * b + c where gcc does not."""
     d = os.path.dirname(os.path.abspath(app))
-    for up in (1, 2):
+    for _ in range(2):
         d = os.path.dirname(d)
         cache = os.path.join(d, "CMakeCache.txt")
         if os.path.exists(cache):
@@ -141,8 +141,9 @@ def same_figures(c, py, same_rounding=True):
     """The C app's lines and the example's: the same counts, every number within 1e-14. The
     recorded U above are the C app's own bits (gcc, this machine's build); a C app built by
     another compiler (PORTA_TEALEAF, or a CUDA build's host back ends, compiled by nvcc's
-    host pass, which contracts a * b + c: build/release configured with the CUDA back end) may round its last bit otherwise, as may a GPU run whose
-    sums take other grids (same_rounding=False for both). Then the conduction
+    host pass, which contracts a * b + c: build/release configured with the CUDA back end)
+    may round its last bit otherwise, as may a GPU run whose sums take other grids
+    (same_rounding=False for both). Then the conduction
     error is compared to 1e-16 (10 % of the decks' tl_eps, 1e-15) only: at convergence it is
     |r| / |r0| < tl_eps, r made of rounding noise, which other rounding changes in its second
     digit (tea_bm_2 on the H200: 0.8701602E-15 and 0.8725096E-15 on the host back end, and
