@@ -90,30 +90,22 @@ def lj_rows(be, nt, size, samples=3, nsteps=100):
 
 # ---- TeaLeaf -----------------------------------------------------------------------------------
 
-def deck_with_steps(deck, steps, tmp):
-    """A copy of `deck` that stops after `steps` steps (end_step)."""
+def deck_with_steps(deck, steps, tmp, cells=None):
+    """A copy of `deck` that stops after `steps` steps (end_step); on cells x cells cells if
+    `cells` is given."""
     with open(deck) as fh:
         text = fh.read()
     text = re.sub(r"(?m)^\s*end_step\s*=?\s*\d+", "end_step=%d" % steps, text)
     # the expected solution is the full run's: both programs would call a shorter one wrong
     text = re.sub(r"(?m)^\s*test_problem.*\n", "", text)
-    path = os.path.join(tmp, "bench_%d_%s" % (steps, os.path.basename(deck)))
+    if cells is not None:
+        text = re.sub(r"(?m)^\s*([xy])_cells\s*=?\s*\d+",
+                      lambda m: "%s_cells=%d" % (m.group(1), cells), text)
+    path = os.path.join(tmp, "bench_%d_%s%s" % (steps, "" if cells is None else "%d_" % cells,
+                                                os.path.basename(deck)))
     with open(path, "w") as fh:
         fh.write(text)
     return path
-
-
-def deck_with_cells(deck, cells, steps, tmp):
-    """A copy of `deck` on cells x cells cells that stops after `steps` steps."""
-    path = deck_with_steps(deck, steps, tmp)
-    with open(path) as fh:
-        text = fh.read()
-    text = re.sub(r"(?m)^\s*([xy])_cells\s*=?\s*\d+",
-                  lambda m: "%s_cells=%d" % (m.group(1), cells), text)
-    small = os.path.join(tmp, "cells_%d_%s" % (cells, os.path.basename(path)))
-    with open(small, "w") as fh:
-        fh.write(text)
-    return small
 
 
 def tealeaf_c(deck, be, nt, nranks):
@@ -138,6 +130,17 @@ def tealeaf_py(deck, be, nt, nranks):
     return int(m.group(1)), float(m.group(2))
 
 
+def tealeaf_pair(deck, be, threads, nranks):
+    """(Python's, C's) seconds per CG iteration on `deck`, one run each, in turn; their
+    iteration counts must be equal."""
+    ip, tp = tealeaf_py(deck, be, threads, nranks)
+    ic, tc = tealeaf_c(deck, be, threads, nranks)
+    if ip != ic:
+        raise RuntimeError("TeaLeaf %s on %d rank(s): %d CG iterations in Python, %d in C"
+                           % (os.path.basename(deck), nranks, ip, ic))
+    return tp / ip, tc / ic
+
+
 def tealeaf_rows(be, nt, deck_name, steps, samples=3, two_ranks=False):
     """ms per CG iteration, Python against C, on one rank of nt threads; with two_ranks also
     two ranks of one thread each, and the Python 2-rank/1-rank ratio against the C app's."""
@@ -155,13 +158,9 @@ def tealeaf_rows(be, nt, deck_name, steps, samples=3, two_ranks=False):
         c_ = {c: [] for c in configs}
         for _ in range(samples):  # rounds: every configuration once, in turn (drift hits all)
             for nranks, threads in configs:
-                ip, tp = tealeaf_py(deck, be, threads, nranks)
-                ic, tc = tealeaf_c(deck, be, threads, nranks)
-                if ip != ic:
-                    raise RuntimeError("TeaLeaf %s on %d rank(s): %d CG iterations in Python, "
-                                       "%d in C" % (deck_name, nranks, ip, ic))
-                py[(nranks, threads)].append(tp / ip)
-                c_[(nranks, threads)].append(tc / ic)
+                tp, tc = tealeaf_pair(deck, be, threads, nranks)
+                py[(nranks, threads)].append(tp)
+                c_[(nranks, threads)].append(tc)
         per_it = {}
         for nranks, threads in configs:
             tp = statistics.median(py[(nranks, threads)])
@@ -190,21 +189,17 @@ def python_cost_row(deck_name, be, nt, per_it, tmp, cells=32, steps=20, samples=
     the Python example's time per iteration less the C app's, on a grid so small that the
     kernels take microseconds (the same calls an iteration: 3 launches, and on 2 ranks 2
     global sums and a halo exchange), medians of the rounds' differences. The wall-clock ratio
-    above moves by several per cent from run to run on a shared machine; this difference is
-    steady to a fraction of a microsecond. With the C times t1, t2 of the rows above it gives
-    the 2-rank/1-rank ratio of Python against C's that those calls make:
-    (1 + e2 / t2) / (1 + e1 / t1)."""
-    deck = deck_with_cells(os.path.join(ROOT, "inputs", "tealeaf", deck_name + ".in"), cells,
-                           steps, tmp)
+    above moves by several per cent from run to run on a shared machine; this difference
+    moved by under a microsecond (three runs: e1 1.7-2.6 us, e2 5.0-5.3 us). With the C
+    times t1, t2 of the rows above it gives the 2-rank/1-rank ratio of Python against C's
+    that those calls make: (1 + e2 / t2) / (1 + e1 / t1)."""
+    deck = deck_with_steps(os.path.join(ROOT, "inputs", "tealeaf", deck_name + ".in"), steps,
+                           tmp, cells)
     diff = {1: [], 2: []}
     for _ in range(samples):
         for nranks, threads in ((1, nt), (2, 1)):
-            ip, tp = tealeaf_py(deck, be, threads, nranks)
-            ic, tc = tealeaf_c(deck, be, threads, nranks)
-            if ip != ic:
-                raise RuntimeError("TeaLeaf %dx%d on %d rank(s): %d CG iterations in Python, %d "
-                                   "in C" % (cells, cells, nranks, ip, ic))
-            diff[nranks].append(tp / ip - tc / ic)
+            tp, tc = tealeaf_pair(deck, be, threads, nranks)
+            diff[nranks].append(tp - tc)
     e1, e2 = statistics.median(diff[1]), statistics.median(diff[2])
     implied = (1 + e2 / per_it[2][1]) / (1 + e1 / per_it[1][1])
     return ("TeaLeaf Python's time an iteration over C's (%dx%d cells), 1 rank x%d / 2 ranks"
