@@ -152,6 +152,11 @@ class CMakeBuildExt(build_ext):
             fh.write("MPI = %r\n" % have_exchange)
         self.extensions = [e for e in self.extensions
                            if e.name != "porta._exchange" or have_exchange]
+        # The extensions link the libporta just installed, whose back ends (CUDA or not) may
+        # have changed since they were built: setuptools compares only their own sources'
+        # times, so it would keep a stale _core (porta.cuda_built telling the old build).
+        # They are small (about 3 s): always rebuild them.
+        self.force = True
         for ext in self.extensions:
             ext.include_dirs.append(os.path.join(prefix, "include"))
             ext.library_dirs.append(os.path.join(prefix, "lib"))
