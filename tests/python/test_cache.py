@@ -1,6 +1,6 @@
 """The kernel cache: the same source hits, an edited kernel, other flags or another compiler
 rebuild, the generated C is kept beside the module, and two processes compiling the same
-module at once compile it once."""
+module at once compile it once. Its safety checks and healing: test_cache_safety.py."""
 import importlib
 import os
 import subprocess
@@ -58,7 +58,8 @@ def test_hit_edit_flags_compiler(tmp_path, monkeypatch):
     np.testing.assert_array_equal(run_fill(mod), 2.0 * np.arange(16))
     assert cache.stats["compiles"] == c0 + 1
     entry = os.path.dirname(mod.fill._unit.paths[-1])
-    assert sorted(os.listdir(entry)) == sorted(["build.txt", "module.so", name + ".c"])
+    assert sorted(os.listdir(entry)) == sorted(["build.txt", "module.json", "module.so",
+                                                name + ".c"])
     assert "#line 6 " in open(os.path.join(entry, name + ".c")).read()
 
     # the same source: a hit (no compile), also after forgetting what was loaded
@@ -138,6 +139,9 @@ def test_nvcc_entry(tmp_path, monkeypatch):
     entry = os.path.dirname(mod.fill._unit.paths[-1])
     cmd = open(os.path.join(entry, "build.txt")).read()
     assert "nvcc" in cmd and "-x cu" in cmd and "sm_%s" % cache.cuda_arch() in cmd
+    assert cache._check_entry(entry, os.path.basename(entry)) is None  # record, owner, modes
+    assert {n: os.stat(os.path.join(entry, n)).st_mode & 0o777 for n in os.listdir(entry)} == {
+        n: 0o600 for n in os.listdir(entry)}
     assert len(set(os.path.dirname(p) for p in mod.fill._unit.paths)) == 2
     porta.clear_specialisations()
     run_fill(mod, "cuda")
