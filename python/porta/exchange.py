@@ -20,7 +20,15 @@ Open MPI). Fields are porta.Views or any array a kernel takes (NumPy, CuPy ...),
 default back end reads; every exchange and finish() fences that back end before returning, so
 the host sees the values. Importing this module loads MPI (the extension porta._exchange); plain
 `import porta` does not.
+
+Constructing a Decomp, Halo2D or Plan is collective over its communicator: the ranks compare
+the arguments that must be alike (one small MPI_Allreduce) and every rank raises a ValueError
+naming the argument and each rank's value where they differ, or where one rank refused its
+arguments, rather than hang in unmatched messages. A Halo2D makes the same comparison at the
+first exchange of each depth and field count (later exchanges make none).
 """
+import os
+
 import numpy as np
 
 from . import _ensure_init
@@ -49,6 +57,37 @@ MAX_FIELDS = _exchange.MAX_FIELDS
 def _ready():
     """Porta initialised (the extension checks MPI, at every call, with the same message)."""
     _ensure_init()
+
+
+def _collective(comm, who, make):
+    """Make an object on every rank of comm: make() returns (object, arguments), the arguments
+    ((name, value), ...) those every rank must give alike. Its exceptions (bad arguments) are
+    raised after the ranks have compared their arguments, so that every rank raises, never
+    waits for one that failed; where the ranks' arguments differ, every rank raises a
+    ValueError naming the argument and the values (and closes what it made)."""
+    _exchange.check_comm(comm, who)  # a rank that cannot compare raises alone
+    try:
+        obj, args = make()
+    except Exception:
+        _exchange.agree(comm, who, True, ())  # the other ranks raise too
+        raise
+    try:
+        _exchange.agree(comm, who, False, args)
+    except BaseException:
+        if obj is not None and hasattr(obj, "close"):
+            obj.close()
+        raise
+    return obj
+
+
+def _ints(values):
+    """A sequence of integers as a tuple for the C side (which names what is wrong)."""
+    if isinstance(values, (str, bytes)):
+        return values
+    try:
+        return tuple(values)
+    except TypeError:
+        return values
 
 
 def _fields(fields):
@@ -81,13 +120,21 @@ class Decomp:
     (None: the one with the fewest cells on faces between ranks), ranks numbered with
     dimension 0 fastest, cells split as evenly as possible. Attributes: comm, rank, nranks,
     ndims, dims, coords, global_cells, offset (first global cell of this rank), local (its
-    cells), neighbour (per dimension (low, high): a rank, or PROC_NULL on the boundary)."""
+    cells), neighbour (per dimension (low, high): a rank, or PROC_NULL on the boundary).
+    `comm` is an mpi4py intracommunicator; every rank of it constructs the Decomp with the
+    same global_cells and dims (compared: a ValueError on every rank otherwise)."""
 
     def __init__(self, comm, global_cells, dims=None):
         _ready()
         self.comm = comm
-        self._h = _exchange.Decomp(comm, tuple(global_cells),
-                                   None if dims is None else tuple(dims))
+
+        def make():
+            cells = _ints(global_cells)
+            grid = None if dims is None else _ints(dims)
+            h = _exchange.Decomp(comm, cells, grid)
+            return h, (("global_cells", cells), ("dims", grid))
+
+        self._h = _collective(comm, "Decomp", make)
         (self.rank, self.nranks, self.dims, self.coords, self.global_cells, self.offset,
          self.local, self.neighbour) = self._h.info()
         self.ndims = len(self.dims)
@@ -123,27 +170,47 @@ class Halo2D(_Closing):
     side: x (decomposition dimension 0) is view dimension `x_dim`, and owned cell (i, j) is at
     x index halo + i, y index halo + j. An extent may be longer than local + 2 halo: the rest
     is padding that no exchange touches (lines padded to an aligned length). Any layout (C, F,
-    strided) works; all fields of one Halo2D have the strides of the first exchanged. Plans use
-    MPI tags tag .. tag + 2 halo - 1.
+    strided; not negative strides) works; all fields of one Halo2D have the strides of the first
+    exchanged. Plans use MPI tags tag .. tag + 2 halo - 1. Construction and exchanges are
+    collective over the decomposition's ranks: halo, x_dim, max_fields, tag and the Decomp are
+    compared at construction, depth and the number of fields at the first exchange of each
+    (depth, number). Ranks that differ only later (depth 1 here, 2 there, both used before)
+    still wait for each other for ever: check_every_exchange=True (or PORTA_EXCHANGE_CHECK=1
+    in the environment of every rank) compares them at every exchange, for one small
+    MPI_Allreduce each, to find such a bug.
     """
 
-    def __init__(self, decomp, halo=1, x_dim=1, max_fields=1, tag=1000):
+    def __init__(self, decomp, halo=1, x_dim=1, max_fields=1, tag=1000,
+                 check_every_exchange=None):
         _ready()
         if not isinstance(decomp, Decomp):
             raise TypeError("decomp must be a porta.exchange.Decomp, not %s"
                             % type(decomp).__name__)
         self.decomp = decomp
         self.halo, self.x_dim, self.max_fields, self.tag = halo, x_dim, max_fields, tag
-        self._h = _exchange.Halo2D(decomp._h, halo, x_dim, max_fields, tag)
+        if check_every_exchange is None:
+            check_every_exchange = os.environ.get("PORTA_EXCHANGE_CHECK", "0") not in ("", "0")
+        self.check_every_exchange = every = bool(check_every_exchange)
+
+        def make():
+            h = _exchange.Halo2D(decomp._h, halo, x_dim, max_fields, tag, every)
+            return h, (("halo", halo), ("x_dim", x_dim), ("max_fields", max_fields),
+                       ("tag", tag), ("decomp.global_cells", decomp.global_cells),
+                       ("decomp.dims", decomp.dims), ("check_every_exchange", int(every)))
+
+        self._h = _collective(decomp.comm, "Halo2D", make)
 
     def exchange(self, fields, depth=1):
         """Fill ghost layers 1..depth of `fields` (a list, or one field) from the neighbours
         (porta_halo2d_exchange): x first, then y, so corners are right. Boundary ghosts are
-        left as they are. Complete on return."""
+        left as they are. Complete on return. Every rank passes the same depth and number of
+        fields: the first exchange of each (depth, number) compares them between the ranks
+        (ValueError on every rank where they differ); later ones cost nothing more."""
         self._h.exchange(_fields(fields), depth)
 
     def prepare(self, field):
-        """Build the plans now for fields shaped like `field` (collective)."""
+        """Build the plans now for fields shaped like `field` (collective over the
+        decomposition's ranks: a field one rank refuses raises on every rank)."""
         self._h.prepare(field)
 
     @property
@@ -159,24 +226,38 @@ class Halo2D(_Closing):
 
 class Plan(_Closing):
     """An exchange plan (porta_exchange_create on the default back end): for each neighbour
-    ranks[k], send_counts[k] values at element offsets send_index (concatenated per neighbour)
-    of each field, and recv_counts[k] values into offsets recv_index. Offsets count elements
-    from a field's first element (any shape or layout); elements are `value_size` bytes (or
-    dtype's itemsize). A neighbour may be this rank and may appear more than once; both sides
-    list each other in corresponding order. Up to `max_fields` fields per exchange, MPI tag
-    `tag`, `label` in messages."""
+    ranks[k], send_counts[k] values at offsets send_index (concatenated per neighbour) of each
+    field, and recv_counts[k] values into offsets recv_index. An offset numbers a field's
+    elements in its layout's order: the flat index of a C-ordered array (a.ravel()[k]), of an
+    F-ordered one in F order; for an array that is not one block (a slice such as x[::2] or
+    a[1:-1, ::2]) the same order over its own elements (x[::2]: offset k is x[k]), with the
+    dimensions taken from the largest stride to the smallest. Such fields are exchanged
+    through a contiguous copy of the values sent and received (host memory only). Elements
+    are `value_size` bytes (or dtype's itemsize). A neighbour may be this rank and may appear
+    more than once; both sides list each other in corresponding order. Up to `max_fields`
+    fields per exchange, MPI tag `tag`, `label` in messages. Construction is collective over
+    `comm` (an mpi4py intracommunicator): the ranks compare tag and value_size, and a refusal
+    on one rank raises on all. A field the plan receives nothing into may be read-only."""
 
     def __init__(self, comm, ranks, send_counts, send_index, recv_counts, recv_index,
                  value_size=8, dtype=None, max_fields=1, tag=0, label="plan"):
         _ready()
-        if dtype is not None:
-            value_size = np.dtype(dtype).itemsize
         self.comm = comm
-        self.value_size = value_size
         self.max_fields = max_fields
         self.label = label
-        self._h = _exchange.Plan(comm, *_lists(ranks, send_counts, send_index, recv_counts,
-                                               recv_index), value_size, max_fields, tag, label)
+        made = {}
+
+        def check():  # every check first, made alike on every rank (a GPU plan's creation
+            # shakes hands with the neighbours, so the ranks compare before it)
+            vs = value_size if dtype is None else np.dtype(dtype).itemsize
+            lists = _lists(ranks, send_counts, send_index, recv_counts, recv_index)
+            _exchange.plan_check(comm, *lists, vs, max_fields, tag, label)
+            made.update(lists=lists, value_size=vs)
+            return None, (("tag", tag), ("value_size", vs))
+
+        _collective(comm, "Plan %s" % (label,), check)
+        self.value_size = made["value_size"]
+        self._h = _exchange.Plan(comm, *made["lists"], self.value_size, max_fields, tag, label)
 
     def run(self, fields):
         """start + finish: the fields' received values are in place on return."""

@@ -19,6 +19,9 @@ import textwrap
 
 import pytest
 
+from exchange_mpirun import mpi_env
+from exchange_mpirun import mpirun as run_ranks
+
 CHILD = textwrap.dedent('''
     import sys
     from mpi4py import MPI
@@ -345,6 +348,13 @@ NO_INIT = textwrap.dedent('''
         px.global_sum(0, 1.0)
     except RuntimeError as e:
         print("SUM RAISED", e)
+    import mpi4py
+    mpi4py.rc.initialize = mpi4py.rc.finalize = False
+    from mpi4py import MPI  # loaded, MPI not initialised: its communicators cannot be used yet
+    try:
+        px.Decomp(MPI.COMM_WORLD, (4, 4))
+    except RuntimeError as e:
+        print("COMM RAISED", e)
 ''')
 
 
@@ -366,15 +376,12 @@ pytestmark = pytest.mark.skipif(ready() is not None, reason=str(ready()))
 def mpirun(tmp_path, ranks, *args):
     script = tmp_path / "child.py"
     script.write_text(CHILD)
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMP_PROC_BIND="false",
-               PORTA_CACHE_DIR=str(tmp_path / "cache"))
-    env.pop("PORTA_BACKEND", None)
-    r = subprocess.run(["mpirun", "-n", str(ranks), sys.executable, str(script)] + list(args),
-                       env=env, capture_output=True, text=True, timeout=300)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, out
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    # a hang (ranks waiting for each other) fails after the time limit, every rank ended
+    rc, stdout, stderr = run_ranks(ranks, [sys.executable, str(script)] + list(args),
+                                   mpi_env(tmp_path), timeout=120)
+    out = stdout + stderr
+    assert rc == 0, out
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("RESULT ")]
     assert lines == ["RESULT OK %d" % ranks], out
 
 
@@ -429,9 +436,8 @@ def test_python_halo2d_gives_the_c_library_s_values(tmp_path, ranks):
             f.unlink()
         args = [str(tmp_path), str(H), str(depth), str(x_dim)]
         for cmd in ([str(exe)], [sys.executable, str(script)]):
-            r = subprocess.run(["mpirun", "-n", str(ranks)] + cmd + args, env=env,
-                               capture_output=True, text=True, timeout=300)
-            assert r.returncode == 0, r.stdout + r.stderr
+            rc, out, err = run_ranks(ranks, cmd + args, env, timeout=120)
+            assert rc == 0, out + err
         for k in range(ranks):
             c = (tmp_path / ("c_%d.bin" % k)).read_bytes()
             p = (tmp_path / ("py_%d.bin" % k)).read_bytes()
@@ -444,6 +450,7 @@ def test_without_mpi_initialised_it_raises(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "RAISED" in r.stdout and "from mpi4py import MPI" in r.stdout, r.stdout + r.stderr
     assert "SUM RAISED global_sum: MPI is not initialised" in r.stdout, r.stdout + r.stderr
+    assert "COMM RAISED Decomp: MPI is not initialised" in r.stdout, r.stdout + r.stderr
 
 
 def test_import_porta_does_not_load_mpi():
