@@ -185,8 +185,9 @@ core = Extension(
 # porta.exchange: built only where MPI is (CMakeBuildExt.run drops it otherwise).
 exchange = Extension(
     "porta._exchange",
-    sources=["porta/_exchange.c"],
-    depends=["porta/_array_api.h"],
+    sources=["porta/_exchange.c", "porta/_exchange_agree.c", "porta/_exchange_fields.c",
+             "porta/_exchange_decomp.c", "porta/_exchange_halo.c", "porta/_exchange_plan.c"],
+    depends=["porta/_exchange_private.h", "porta/_array_api.h"],
     define_macros=[("Py_LIMITED_API", hex(LIMITED))],
     py_limited_api=True,
     libraries=["porta_exchange", "porta"],
