@@ -37,6 +37,8 @@ static int prepare(porta_launch *L, const char *op, const char *label, porta_exe
   L->num_threads = ops->uses_host_threads ? porta_state_.num_threads : 1;
   L->deterministic = porta_state_.deterministic;
   L->result_in_space = 0;
+  L->initial = NULL;
+  L->league_begin = L->league_end = 0;
   return PORTA_SUCCESS;
 }
 
@@ -318,6 +320,7 @@ int porta_parallel_for_team(const char *label, porta_exec exec, porta_team_polic
   PORTA_CHECK(prepare(&L, op, label, exec, kernel, PORTA_PATTERN_FOR, PORTA_POLICY_TEAM));
   PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
   L.team = policy;
+  L.league_end = policy.league_size;
   return run(&L, op, kernel, PORTA_PATTERN_FOR, args, NULL);
 }
 
@@ -354,6 +357,7 @@ static int reduce_team(const char *op, const char *label, porta_exec exec, porta
   PORTA_CHECK(check_team(op, label, exec, kernel, &policy));
   if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
   L.team = policy;
+  L.league_end = policy.league_size;
   L.result_in_space = into;
   return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
 }
@@ -398,3 +402,43 @@ int porta_parallel_scan(const char *label, porta_exec exec, porta_range_policy p
   L.range = policy;
   return run(&L, op, kernel, PORTA_PATTERN_SCAN, args, total);
 }
+
+int porta_launch_piece_(const char *label, porta_exec exec, const porta_kernel *kernel,
+                        const void *policy, int64_t league_begin, int64_t league_end,
+                        const void *args, void *result, int accumulate) {
+  static const char op[] = "porta_launch_piece_";
+  if (PORTA_UNLIKELY(!kernel || !policy))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no kernel or policy given");
+  const int pattern = kernel->pattern, kind = kernel->policy;
+  porta_launch L;
+  PORTA_CHECK(prepare(&L, op, label, exec, kernel, pattern, kind));
+  if (PORTA_UNLIKELY(porta_backend_ops_[exec.backend]->memory_space != PORTA_HOST_SPACE))
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, label,
+                       "a launch in pieces runs on the host back ends, not on %s",
+                       porta_backend_name(exec.backend));
+  if (PORTA_UNLIKELY(pattern != PORTA_PATTERN_FOR && !result))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
+  if (kind == PORTA_POLICY_RANGE) {
+    L.range = *(const porta_range_policy *)policy;
+    PORTA_CHECK(check_range(op, label, L.range));
+  } else if (kind == PORTA_POLICY_MDRANGE) {
+    L.md = *(const porta_mdrange_policy *)policy;
+    PORTA_CHECK(check_md(op, label, kernel, L.md));
+  } else {
+    L.team = *(const porta_team_policy *)policy;
+    PORTA_CHECK(check_team(op, label, exec, kernel, &L.team));
+    if (league_begin < 0 || league_begin > league_end || league_end > L.team.league_size)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
+                         "league ranks [%lld, %lld) outside the league of %lld",
+                         (long long)league_begin, (long long)league_end,
+                         (long long)L.team.league_size);
+    L.league_begin = league_begin;
+    L.league_end = league_end;
+  }
+  if (accumulate && pattern != PORTA_PATTERN_FOR) L.initial = result;
+  return run(&L, op, kernel, pattern, args, pattern == PORTA_PATTERN_FOR ? NULL : result);
+}
+
+int (*porta_wait_check_)(int poll) = NULL;
+
+void porta_set_wait_check_(int (*check)(int poll)) { porta_wait_check_ = check; }

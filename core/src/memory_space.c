@@ -4,7 +4,8 @@
  *  fields put their interiors on the same boundaries on every space; large zeroes and copies
  *  are spread over the host threads
  *  (porta_backend_ops.host_zero / host_copy) so pages are first touched by the threads that
- *  will use them. */
+ *  will use them. The workspace of launches is one buffer per calling thread. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,24 +91,42 @@ int porta_space_copy_(void *dst, porta_memory_space dst_space, const void *src,
   return porta_space_ops_[owner].copy(dst, dst_space, src, src_space, bytes);
 }
 
-/* ---- host workspace ---- */
+/* ---- host workspace ----
+ * One buffer per calling thread: launches from several threads at once (Python threads, a C
+ * program's own threads) must not share reduction slots, partials or team blocks. A thread's
+ * buffer is freed when the thread exits (the key's destructor) or, for the thread that calls
+ * porta_finalize, there. A launch costs one thread-local load on the fast path. */
 
-static void *workspace = NULL;
-static size_t workspace_bytes = 0;
+/* one struct: one thread-local lookup */
+static _Thread_local struct {
+  void *ptr;
+  size_t bytes;
+} ws = {NULL, 0};
+static pthread_key_t workspace_key;
+static pthread_once_t workspace_once = PTHREAD_ONCE_INIT;
+static int workspace_key_ok = 0;
+
+static void workspace_key_make(void) {
+  workspace_key_ok = pthread_key_create(&workspace_key, free) == 0;
+}
 
 void *porta_host_workspace_(size_t bytes) {
-  if (bytes <= workspace_bytes && workspace) return workspace;
+  if (PORTA_LIKELY(bytes <= ws.bytes && ws.ptr)) return ws.ptr;
   size_t want = bytes < 4096 ? 4096 : bytes + bytes / 2;
   void *p = NULL;
   if (host_alloc(&p, want) != PORTA_SUCCESS) return NULL;
-  free(workspace);
-  workspace = p;
-  workspace_bytes = want;
-  return workspace;
+  pthread_once(&workspace_once, workspace_key_make);
+  free(ws.ptr);
+  ws.ptr = p;
+  ws.bytes = want;
+  /* the destructor frees whatever the key holds when the thread exits */
+  if (workspace_key_ok) pthread_setspecific(workspace_key, p);
+  return p;
 }
 
 void porta_host_workspace_free_(void) {
-  free(workspace);
-  workspace = NULL;
-  workspace_bytes = 0;
+  free(ws.ptr);
+  ws.ptr = NULL;
+  ws.bytes = 0;
+  if (workspace_key_ok) pthread_setspecific(workspace_key, NULL);
 }

@@ -1,7 +1,10 @@
 /** @file profiling.c
  *  The Kokkos Tools C interface (dlopen'ed `kokkosp_*` hooks) and the built-in
- *  per-kernel time table. One host thread reports events; nothing here locks. */
+ *  per-kernel time table. Launches from several host threads at once report events
+ *  concurrently: the frames, handles and table are kept under one lock (taken only while
+ *  profiling is on), and the tools' hooks are called outside it. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +13,9 @@
 #include "profiling_private.h"
 
 int porta_profiling_active_ = 0;
+
+/** Guards P's frames, handle counter, table and region depth against concurrent launches. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the Kokkos Tools C interface (as in Kokkos_Profiling_C_Interface.h) ---- */
 
@@ -273,12 +279,14 @@ int porta_profile_table_entry(const char *label, int64_t *calls, double *seconds
   int64_t c = 0;
   double s = 0.0;
   int found = 0;
+  pthread_mutex_lock(&lock);
   for (int r = 0; r < P.nrows; ++r)
     if (strcmp(P.rows[r].label, label) == 0) {
       c += P.rows[r].calls;
       s += P.rows[r].seconds;
       found = 1;
     }
+  pthread_mutex_unlock(&lock);
   if (!found)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
                        "no kernel with this label has run");
@@ -349,31 +357,36 @@ void porta_profiling_finalize(FILE *out) {
 /* ---- events with handles: kernels and fences ---- */
 
 static uint64_t begin_event(int kind, const char *label, uint32_t device_id, int timed) {
+  uint64_t kid[PORTA_MAX_TOOLS];
+  int have = 0;
+  uint64_t handle = 0;
+  for (int t = 0; t < P.ntools; ++t) {
+    kid[t] = 0;
+    if (P.tools[t].begin[kind]) {
+      P.tools[t].begin[kind](label, device_id, &kid[t]);
+      if (!have) handle = kid[t];
+      have = 1;
+    }
+  }
+  pthread_mutex_lock(&lock);
   frame scratch;
   frame *f = P.nframes < MAX_FRAMES ? &P.frames[P.nframes++] : &scratch;
   f->kind = kind;
   f->entry = -1;
-  int have = 0;
-  uint64_t handle = 0;
-  for (int t = 0; t < P.ntools; ++t) {
-    f->kid[t] = 0;
-    if (P.tools[t].begin[kind]) {
-      P.tools[t].begin[kind](label, device_id, &f->kid[t]);
-      if (!have) handle = f->kid[t];
-      have = 1;
-    }
-  }
+  for (int t = 0; t < P.ntools; ++t) f->kid[t] = kid[t];
   if (!have) handle = ++P.next_handle;
   f->handle = handle;
   if (timed) {
     f->entry = table_row(label, kind);
     f->start = porta_wtime(); /* last: tools' overhead is not the kernel's */
   }
+  pthread_mutex_unlock(&lock);
   return handle;
 }
 
 static void end_event(int kind, uint64_t handle) {
   double now = P.table_on && kind != KIND_FENCE ? porta_wtime() : 0.0;
+  pthread_mutex_lock(&lock);
   int at = -1; /* the innermost open event of this kind and handle */
   for (int i = P.nframes - 1; i >= 0; --i)
     if (P.frames[i].kind == kind && P.frames[i].handle == handle) {
@@ -390,6 +403,7 @@ static void end_event(int kind, uint64_t handle) {
       P.rows[f.entry].seconds += now - f.start;
     }
   }
+  pthread_mutex_unlock(&lock);
   for (int t = 0; t < P.ntools; ++t)
     if (P.tools[t].end[kind]) P.tools[t].end[kind](at >= 0 ? f.kid[t] : handle);
 }
@@ -444,17 +458,22 @@ int porta_push_region(const char *name) {
   if (!name)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_push_region", NULL,
                        "no region name given");
+  pthread_mutex_lock(&lock);
   ++P.region_depth;
+  pthread_mutex_unlock(&lock);
   for (int t = 0; t < P.ntools; ++t)
     if (P.tools[t].push_region) P.tools[t].push_region(name);
   return PORTA_SUCCESS;
 }
 
 int porta_pop_region(void) {
-  if (P.region_depth == 0)
+  pthread_mutex_lock(&lock);
+  const int none = P.region_depth == 0;
+  if (!none) --P.region_depth;
+  pthread_mutex_unlock(&lock);
+  if (none)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_pop_region", NULL,
                        "no region is pushed");
-  --P.region_depth;
   for (int t = 0; t < P.ntools; ++t)
     if (P.tools[t].pop_region) P.tools[t].pop_region();
   return PORTA_SUCCESS;

@@ -62,6 +62,9 @@ unsigned long porta_error_serial_(void);
 /** Wait for an instance without reporting a fence to tools (the profile table). */
 int porta_fence_quiet_(porta_exec exec);
 
+/** The waits' check set by porta_set_wait_check_ (NULL: none). */
+extern int (*porta_wait_check_)(int poll);
+
 /** Release the host workspace (at finalize). */
 void porta_host_workspace_free_(void);
 

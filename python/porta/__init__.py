@@ -12,12 +12,32 @@ compiled by the system C compiler, cached, and launched on the back end chosen a
     porta.parallel_for(len(x), axpy, 2.0, x, y)  # NumPy arrays are passed without a copy
 """
 import atexit
+import operator
+import os
 import sys
 
-from . import _core
+# libgomp reads its environment once, when it is loaded (with porta._core below). Its default
+# wait between parallel regions spins 300000 times before sleeping: between a program's launches
+# its threads spin, and where a core is shared with another busy process a launch can wait for a
+# time slice (2 CPUs, one busy: up to 8 ms a small launch, from C as from Python; the Python
+# TeaLeaf on tea_bm_2 1.0 to 54 s instead of 0.3 to 0.6 s). 1000 spins keep back-to-back
+# launches as fast as the default when the cores are free and let waiting threads sleep soon
+# under load (TeaLeaf 1.0 s; OMP_WAIT_POLICY=passive 0.75 s, but 12 us more a small launch when
+# free). The user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins; the variable is removed again after
+# the load, so that the programs this one starts do not inherit it.
+OMP_SPINCOUNT_DEFAULT = 1000
+_omp_env_set = "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ
+if _omp_env_set:
+    os.environ["GOMP_SPINCOUNT"] = str(OMP_SPINCOUNT_DEFAULT)
+try:
+    from . import _core
+finally:
+    if _omp_env_set:
+        del os.environ["GOMP_SPINCOUNT"]
 from ._core import PortaError
 from .cache import CompileError
 from .kernel import Kernel, clear_specialisations, kernel
+from .kernel import bounds_check, set_bounds_check  # issue 53: the checked mode
 from .kernel import BoundKernel, function, reducer, workload  # issue 29: teams, scans, ...
 from .translate import TranslationError
 from .types import (ArrayType, AccType, DType, Max, Min, Prod, Sum, boolean, f32, f64, i32,
@@ -34,7 +54,7 @@ __all__ = ["init", "finalize", "is_initialized", "kernel", "parallel_for", "para
            "RangePolicy", "MDRangePolicy", "fence", "backend", "num_threads",
            "set_num_threads", "deterministic", "set_deterministic", "TranslationError",
            "CompileError", "PortaError", "f64", "f32", "i64", "i32", "u8", "boolean", "Sum",
-           "Prod", "Min", "Max", "Kernel"]
+           "Prod", "Min", "Max", "Kernel", "bounds_check", "set_bounds_check"]
 __all__ += ["parallel_scan", "TeamPolicy", "TeamMember", "AUTO", "MinLoc", "MaxLoc", "function",
             "reducer", "workload", "BoundKernel"] + sorted(_INTRINSICS)
 __all__ += ["View", "ALL", "subview", "deep_copy", "create_mirror", "create_mirror_view",
@@ -48,19 +68,24 @@ parallel_scan = _core.parallel_scan
 _finalizer_registered = False
 
 
-def init(backend=None, threads=None, deterministic=None, args=None):
+def init(backend=None, threads=None, deterministic=None, args=None, bounds_check=None):
     """Start Porta (porta_initialize). backend: "serial", "openmp" or "cuda"; threads: OpenMP
     threads; deterministic: bitwise-reproducible reductions. `args` (default: the --porta-*
     options of sys.argv) are passed as on a C program's command line; PORTA_BACKEND,
-    PORTA_NUM_THREADS, PORTA_DETERMINISTIC ... are read as in C, the arguments winning."""
+    PORTA_NUM_THREADS, PORTA_DETERMINISTIC ... are read as in C, the arguments winning.
+    bounds_check=True: the checked mode for every kernel without its own option (as
+    PORTA_BOUNDS_CHECK=1 and porta.set_bounds_check(True)): array accesses are checked and the
+    first bad one of a launch raises IndexError after it."""
     global _finalizer_registered
+    if bounds_check is not None:
+        set_bounds_check(bounds_check)
     if args is None:
         args = [a for a in sys.argv[1:] if a.startswith("--porta-")]
     opts = list(args)
     if backend is not None:
         opts.append("--porta-backend=" + backend)
     if threads is not None:
-        opts.append("--porta-threads=%d" % threads)
+        opts.append("--porta-threads=%d" % _integer(threads, "porta.init", "threads"))
     if deterministic is not None:
         opts.append("--porta-deterministic=%d" % (1 if deterministic else 0))
     _core.init(opts)
@@ -82,9 +107,21 @@ def finalize():
 is_initialized = _core.is_initialized
 fence = _core.fence
 num_threads = _core.num_threads
-set_num_threads = _core.set_num_threads
 deterministic = _core.deterministic
-set_deterministic = _core.set_deterministic
+
+
+def set_num_threads(n):
+    """The OpenMP back end's threads from now on. Before porta.init() it initialises Porta
+    first (with the defaults), so that the setting is not lost to the first launch's init."""
+    _ensure_init()
+    _core.set_num_threads(n)
+
+
+def set_deterministic(flag):
+    """Bitwise-reproducible reductions from now on (initialising Porta first, as
+    set_num_threads)."""
+    _ensure_init()
+    _core.set_deterministic(flag)
 backend_available = _core.backend_available
 
 
@@ -101,23 +138,48 @@ def _backend_id(space):
     return _core.backend_id(space)
 
 
+def _integer(value, where, name):
+    """`value` as an int: any integer (int, bool, NumPy's integers: anything with __index__, as
+    numbers.Integral), never a float or a string, which raise TypeError naming `where` and
+    `name`."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("%s: %s must be an integer, not %s (%r)"
+                        % (where, name, type(value).__name__, value)) from None
+
+
+def _integers(values, where, name):
+    try:
+        items = tuple(values)
+    except TypeError:
+        raise TypeError("%s: %s must be a sequence of integers, not %s"
+                        % (where, name, type(values).__name__)) from None
+    return tuple(_integer(v, where, "%s[%d]" % (name, r)) for r, v in enumerate(items))
+
+
 class RangePolicy:
-    """The indices [begin, end), on `space` ("serial", "openmp", "cuda"; None: the default)."""
+    """The indices [begin, end), on `space` ("serial", "openmp", "cuda"; None: the default).
+    begin and end are integers (int or NumPy's)."""
 
     __slots__ = ("_spec", "begin", "end", "space")
 
     def __init__(self, begin, end, space=None):
-        self.begin, self.end, self.space = int(begin), int(end), space
+        self.begin = _integer(begin, "RangePolicy", "begin")
+        self.end = _integer(end, "RangePolicy", "end")
+        self.space = space
         self._spec = (0, _backend_id(space), self.begin, self.end)
 
 
 class MDRangePolicy:
-    """The box [lower, upper) of rank 2 to 6 (the last index innermost on the host)."""
+    """The box [lower, upper) of rank 2 to 6 (the last index innermost on the host); the bounds
+    are integers (int or NumPy's)."""
 
     __slots__ = ("_spec", "lower", "upper", "space")
 
     def __init__(self, lower, upper, space=None):
-        lower, upper = tuple(int(v) for v in lower), tuple(int(v) for v in upper)
+        lower = _integers(lower, "MDRangePolicy", "lower")
+        upper = _integers(upper, "MDRangePolicy", "upper")
         if len(lower) != len(upper) or not 2 <= len(lower) <= 6:
             raise ValueError("MDRangePolicy: lower and upper of the same rank, 2 to 6")
         self.lower, self.upper, self.space = lower, upper, space
@@ -132,7 +194,9 @@ class TeamPolicy:
     __slots__ = ("_spec", "league_size", "team_size", "vector_length", "space")
 
     def __init__(self, league_size, team_size=AUTO, vector_length=1, space=None):
-        self.league_size, self.space = int(league_size), space
-        self.team_size, self.vector_length = int(team_size), int(vector_length)
+        self.league_size = _integer(league_size, "TeamPolicy", "league_size")
+        self.team_size = _integer(team_size, "TeamPolicy", "team_size")
+        self.vector_length = _integer(vector_length, "TeamPolicy", "vector_length")
+        self.space = space
         self._spec = (2, _backend_id(space), self.league_size, self.team_size,
                       self.vector_length)

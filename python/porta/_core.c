@@ -29,6 +29,7 @@ const char *const porta_py_capsule_name = "porta_py_kernel";
 /* ---- run time ---- */
 
 PyObject *porta_py_failure(int rc, const char *what) {
+  if (PyErr_Occurred()) return NULL; /* raised while Porta waited (Ctrl-C: KeyboardInterrupt) */
   const char *msg = porta_last_error_message();
   PyErr_Format(porta_py_error, "%s failed (%s): %s", what, porta_error_name(rc),
                (msg && msg[0]) ? msg : "no message");
@@ -64,9 +65,97 @@ static PyObject *core_init(PyObject *self, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+/* ---- the error records of CUDA launches ---- */
+
+/* A CUDA launch of a kernel that may raise (porta_py.h, PORTA_PY_MAY_RAISE) takes a record in
+   pinned, device-mapped host memory, with its claim flag in device memory, and gives it back
+   once it has read it: one per launch in flight, so that launches from several Python threads
+   each get their own. Records come in chunks, kept until porta.finalize. Taken and given back
+   with the GIL held. */
+enum { ERR_CHUNK = 16 };
+typedef struct err_chunk {
+  porta_view recs, claims;
+  struct err_chunk *next;
+} err_chunk;
+static err_chunk *err_chunks = NULL;
+static porta_py_error_record **err_free = NULL;
+static int err_nfree = 0, err_cap = 0;
+
+static int err_grow(void) {
+  err_chunk *c = (err_chunk *)calloc(1, sizeof *c);
+  porta_py_error_record **f = (porta_py_error_record **)realloc(
+      err_free, (size_t)(err_cap + ERR_CHUNK) * sizeof(porta_py_error_record *));
+  if (!c || !f) {
+    free(c);
+    if (f) err_free = f;
+    PyErr_NoMemory();
+    return -1;
+  }
+  err_free = f;
+  const int64_t bytes = (int64_t)(ERR_CHUNK * sizeof(porta_py_error_record)), n = ERR_CHUNK;
+  porta_view_options pinned = {PORTA_CUDA_HOST_PINNED_SPACE, PORTA_LAYOUT_RIGHT, 0, NULL};
+  porta_view_options dev = {PORTA_CUDA_SPACE, PORTA_LAYOUT_RIGHT, 0, NULL};
+  int rc = porta_view_create(&c->recs, "porta_py errors", PORTA_TYPE_U8, 1, 1, &bytes, &pinned);
+  if (rc == PORTA_SUCCESS) {
+    rc = porta_view_create(&c->claims, "porta_py claims", PORTA_TYPE_I32, 4, 1, &n, &dev);
+    if (rc != PORTA_SUCCESS) porta_view_release(&c->recs);
+  }
+  if (rc != PORTA_SUCCESS) {
+    free(c);
+    porta_py_failure(rc, "allocating the error records of CUDA launches");
+    return -1;
+  }
+  c->next = err_chunks;
+  err_chunks = c;
+  err_cap += ERR_CHUNK;
+  for (int k = 0; k < ERR_CHUNK; ++k) {
+    porta_py_error_record *e = (porta_py_error_record *)c->recs.data + k;
+    e->dclaim = (int32_t *)c->claims.data + k; /* zero-filled by porta_view_create */
+    err_free[err_nfree++] = e;
+  }
+  return 0;
+}
+
+porta_py_error_record *porta_py_err_take(void) {
+  if (err_nfree == 0 && err_grow() < 0) return NULL;
+  porta_py_error_record *e = err_free[--err_nfree];
+  e->claimed = 0;
+  e->ready = 0;
+  return e;
+}
+
+void porta_py_err_give(porta_py_error_record *e, int dirty) {
+  if (dirty || e->ready) { /* a kernel claimed it (or may have): clear the device flag */
+    const int64_t one = 1;
+    const int32_t zero = 0;
+    porta_view_options dev = {PORTA_CUDA_SPACE, PORTA_LAYOUT_RIGHT, 0, NULL};
+    porta_view v;
+    if (porta_view_wrap(&v, e->dclaim, "porta_py claim", PORTA_TYPE_I32, 4, 1, &one, &dev) !=
+            PORTA_SUCCESS ||
+        porta_view_fill(v, &zero) != PORTA_SUCCESS)
+      return; /* left out of the pool: never claimed again */
+  }
+  err_free[err_nfree++] = e;
+}
+
+/** Free the records (porta.finalize; no launch is in flight then). */
+static void err_free_all(void) {
+  while (err_chunks) {
+    err_chunk *c = err_chunks;
+    err_chunks = c->next;
+    porta_view_release(&c->recs);
+    porta_view_release(&c->claims);
+    free(c);
+  }
+  free(err_free);
+  err_free = NULL;
+  err_nfree = err_cap = 0;
+}
+
 static PyObject *core_finalize(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
+  err_free_all();
   if (porta_is_initialized()) {
     int rc = porta_finalize();
     if (rc != PORTA_SUCCESS) return porta_py_failure(rc, "porta_finalize");

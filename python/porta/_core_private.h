@@ -57,6 +57,12 @@ extern const char *const porta_py_capsule_name;
 /** Raise porta.PortaError for a failed Porta call `what` with Porta's message; NULL. */
 PyObject *porta_py_failure(int rc, const char *what);
 
+/** An error record for a CUDA launch (pinned memory, claim flag on the device; _core.c), or NULL
+ *  with an exception set; and giving it back after the launch (`dirty`: the launch failed, so a
+ *  kernel may have claimed it). With the GIL held. */
+porta_py_error_record *porta_py_err_take(void);
+void porta_py_err_give(porta_py_error_record *e, int dirty);
+
 /** parallel_for / parallel_reduce / parallel_scan(policy, kernel, *args, **kwargs). */
 PyObject *porta_py_parallel_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);

@@ -21,20 +21,23 @@ class _Unit:
     def __init__(self, module, file):
         self.module, self.file = module, file
         self.kernels = []  # definition order
-        self.wanted = {}  # variant (0: C compiler, 1: nvcc) -> {(kernel name, spec)}
-        self.loaded = {}  # (kernel name, spec, variant) -> capsule
+        # A module's mode: its variant (0: C compiler, 1: nvcc), plus 2 in the checked mode.
+        self.wanted = {}  # mode -> {(kernel name, spec)}
+        self.loaded = {}  # (kernel name, spec, mode) -> capsule
         self.paths = []  # the .so files loaded, the latest last
 
     def c_name(self):
         return "".join(c if c.isalnum() else "_" for c in self.module)
 
-    def ensure(self, kern, spec, variant=0):
+    def ensure(self, kern, spec, variant=0, checked=False):
         """The capsule of kern's specialisation `spec`, compiled by the C compiler (variant 0)
-        or, for the CUDA back end, by nvcc (variant 1: the same C, a module of its own)."""
+        or, for the CUDA back end, by nvcc (variant 1: the same C, a module of its own); in the
+        checked mode (bounds_check) from a module of its own too."""
         k = (kern._key, spec)
-        if k + (variant,) in self.loaded:
-            return self.loaded[k + (variant,)]
-        wanted = self.wanted.setdefault(variant, set())
+        mode = variant + (2 if checked else 0)
+        if k + (mode,) in self.loaded:
+            return self.loaded[k + (mode,)]
+        wanted = self.wanted.setdefault(mode, set())
         # A miss compiles the whole module, so it brings the other kernels' likely
         # specialisations along: those with every array in this launch's layout when it has
         # one (F-ordered views, the GPU's default, would otherwise cost one compile of the
@@ -49,24 +52,24 @@ class _Unit:
         by_name = {kk._key: kk for kk in self.kernels if kk._source is not None}
         items = sorted(wanted)
         try:
-            self._load(items, by_name, variant)
-        except cache.CompileError:
-            if len(items) == 1:
-                raise
+            self._load(items, by_name, mode)
+        except cache.CompileError as e:
+            if len(items) == 1 or isinstance(e, cache.CompileTimeout):
+                raise  # a hung compiler is not this kernel's error: do not wait twice
             # Is the error this kernel's? Compile it alone (the others stay usable).
-            self.wanted[variant] = {k}
+            self.wanted[mode] = {k}
             try:
-                self._load([k], by_name, variant)
+                self._load([k], by_name, mode)
             except cache.CompileError as e:
                 raise e from None
-        return self.loaded[k + (variant,)]
+        return self.loaded[k + (mode,)]
 
-    def _load(self, items, by_name, variant=0):
+    def _load(self, items, by_name, mode=0):
         src = translate.generate_module(self.module,
-                                        [(by_name[n]._source, s) for n, s in items])
-        path = cache.build(src, self.c_name(), cuda=variant == 1)
+                                        [(by_name[n]._source, s) for n, s in items], mode >= 2)
+        path = cache.build(src, self.c_name(), cuda=mode % 2 == 1)
         for name, spec, cap in _core.load_module(path):
-            self.loaded[(name.rsplit(".", 1)[1], spec, variant)] = cap
+            self.loaded[(name.rsplit(".", 1)[1], spec, mode)] = cap
         self.paths.append(path)
 
     def forget(self):
@@ -75,6 +78,27 @@ class _Unit:
 
 
 _units = {}
+_bounds_check = None  # porta.set_bounds_check / porta.init(bounds_check=...); None: environment
+
+
+def bounds_check():
+    """Whether kernels without their own bounds_check option compile checked variants:
+    porta.init(bounds_check=...) or porta.set_bounds_check(...), else PORTA_BOUNDS_CHECK=1."""
+    if _bounds_check is not None:
+        return _bounds_check
+    v = os.environ.get("PORTA_BOUNDS_CHECK", "").strip().lower()
+    return v not in ("", "0", "false", "no", "off")
+
+
+def set_bounds_check(on):
+    """Turn the checked mode on (True) or off (False) for kernels without their own option, or
+    back to PORTA_BOUNDS_CHECK (None). Kernels launched before are specialised again at their
+    next launch: each mode has its own compiled module (and cache entry)."""
+    global _bounds_check
+    new = None if on is None else bool(on)
+    if new != _bounds_check:
+        _bounds_check = new
+        clear_specialisations()
 
 
 def _unit_for(fn):
@@ -93,9 +117,10 @@ def _describe_dtype(dt):
 class Kernel(_core.Dispatcher):
     """A kernel written in Python (see porta.kernel)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, bounds_check=None):
         super().__init__()
         self.fn = fn
+        self._bounds_check = None if bounds_check is None else bool(bounds_check)
         self.__name__ = fn.__name__
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
@@ -162,11 +187,17 @@ class Kernel(_core.Dispatcher):
     def _source_fields(self):
         return [p.name for p in self._source.fields]
 
-    def c_source(self, spec=None):
-        """The generated C of this kernel alone (for reading)."""
+    def c_source(self, spec=None, checked=False):
+        """The generated C of this kernel alone (for reading); `checked`: its checked variant."""
         self.check()
         spec = spec if spec is not None else "C" * len(self._source.arrays)
-        return translate.generate_module(self.__module__, [(self._source, spec)])
+        return translate.generate_module(self.__module__, [(self._source, spec)], checked)
+
+    @property
+    def checked(self):
+        """Whether this kernel's next specialisations are checked (its own bounds_check option,
+        else porta.set_bounds_check / porta.init(bounds_check=...), else PORTA_BOUNDS_CHECK)."""
+        return self._bounds_check if self._bounds_check is not None else bounds_check()
 
     def _specialize(self, sig, codes, args, variant=0):
         """A launch missed: check the arguments, compile (or load) the specialisation (variant
@@ -195,7 +226,7 @@ class Kernel(_core.Dispatcher):
             elif code != _core.CODE_SCALAR:
                 raise TypeError("%s: argument '%s' must be a scalar (%s), got an array"
                                 % (self.__name__, p.name, _describe_dtype(p.type)))
-        cap = self._unit.ensure(self, spec, variant)
+        cap = self._unit.ensure(self, spec, variant, self.checked)
         self._register(sig, cap, variant)
 
 
@@ -234,7 +265,7 @@ class BoundKernel:
         return self.kernel(*args, **kwargs)
 
 
-def kernel(fn):
+def kernel(fn=None, *, bounds_check=None):
     """Decorate a kernel written in Porta's Python subset (docs/python.md):
 
         @porta.kernel
@@ -245,8 +276,18 @@ def kernel(fn):
 
     Leading `int` parameters are the indices (one: a range; two to six: an MDRangePolicy of
     that rank); a parameter annotated porta.Sum[...] (Prod, Min, Max) makes it a reduction.
-    The others are the launch's arguments: NumPy arrays (or any buffer) and scalars."""
-    return Kernel(fn)
+    The others are the launch's arguments: NumPy arrays (or any buffer) and scalars.
+
+    @porta.kernel(bounds_check=True) compiles the kernel's checked variant whatever the global
+    switch says (False: never checked): every array access is checked, and the first bad one
+    of a launch raises IndexError after it, naming the array, the indices, the extents and the
+    Python file and line."""
+    if fn is None:
+        return lambda f: Kernel(f, bounds_check)
+    if not callable(fn):
+        raise TypeError("porta.kernel decorates a function: @porta.kernel or "
+                        "@porta.kernel(bounds_check=True), got %r" % (fn,))
+    return Kernel(fn, bounds_check)
 
 
 def function(fn):

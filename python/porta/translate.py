@@ -21,18 +21,21 @@ import types as _pytypes
 
 from . import types as T
 from .translate_analyse import (  # noqa: F401 - the translator's names, as before the split
+    C_INT_HELPERS,
+    C_PRINT_HELPERS,
     DeviceFunction,
     HINTS,
     ReducerSource,
     TranslationError,
     _Errors,
     _c_ident,
-    _check_name,
     _class_annotations,
+    _assigned_names,
     _cname,
     _describe,
     _promote,
     analyse,
+    direct_index_masks,
     analyse_function,
     reducer_of)
 from .translate_expressions import _Expressions
@@ -54,16 +57,23 @@ class _Gen(_Statements, _Expressions):
         self.indent = 1
         self.tmp = 0
         self.inferring = False
-        # Values with fields: name -> (C prefix, {field: DType}, writable).
+        # Values with fields: name -> (C prefix, {field: DType}, writable, the fields' C names
+        # are made from the Python names (a custom reducer's) rather than Porta's (val, loc)).
         self.structs = dict(ks.structs)
         if ks.acc is not None and ks.acc.type.fields:
-            self.structs[ks.acc.name] = ("pk_acc->", dict(ks.acc.type.fields), True)
+            self.structs[ks.acc.name] = ("pk_acc->", dict(ks.acc.type.fields), True,
+                                         ks.acc.type.custom is not None)
+        # Names the body assigns anywhere are locals there (Python's scoping), never module
+        # constants; constant integer expressions: node -> value (translate_expressions.const).
+        self.assigned = _assigned_names(ks.tree)
+        self.consts = {}
         if ks.acc is not None and ks.acc.type.custom is not None:
             ks.reducers[ks.acc.type.custom.cname] = ks.acc.type.custom
         self._reset_body()
 
     def _reset_body(self):
         self.accs = {}  # nested accumulators: name -> [AccType, reduced by a nested loop yet]
+        self.guards = []  # the tests of the ifs around the statement being generated
         self.scratch = {}  # scratch arrays: name -> (DType, rank)
         self.scratch_reqs = []  # (PORTA_PY_SCRATCH_* slot, bytes as C)
         self.depth = 0
@@ -115,7 +125,6 @@ class _Gen(_Statements, _Expressions):
         return body
 
     def set_local(self, node, name, t):
-        _check_name(self.err, node, name)
         old = self.locals.get(name)
         if t is T.boolean or t is T.i32 or t is T.u8:
             t = T.i64  # integer locals are int64_t, as Python's int
@@ -155,12 +164,17 @@ class _Gen(_Statements, _Expressions):
             out.append("PORTA_INLINE_FUNCTION void %s(%s) {" % (ks.cname, ", ".join(params)))
             if len(names) == 2:
                 out.append("  (void)pk_other;")
+            # no launch's record here: an integer division by zero gives 0, unreported
+            out.append("  porta_py_error_record *const pk_err = NULL;")
+            out.append("  (void)pk_err;")
             ret = None
         else:
             ret = ks.ret
             params = ["%s %s" % (p.type.ctype, _cname(p.name)) for p in ks.params]
+            params.append("porta_py_error_record *pk_err")  # the launch's error record (porta_py.h)
             out.append("PORTA_INLINE_FUNCTION %s %s(%s) {"
-                       % (ret.ctype if ret else "void", ks.cname, ", ".join(params) or "void"))
+                       % (ret.ctype if ret else "void", ks.cname, ", ".join(params)))
+            out.append("  (void)pk_err;")
         for n, t in sorted(self.locals.items()):
             out.append("  %s %s = 0;" % (t.ctype, _cname(n)))
             out.append("  (void)%s;" % _cname(n))
@@ -185,17 +199,18 @@ class _Gen(_Statements, _Expressions):
                 for k in range(r):
                     # an extent the annotation fixes is a constant (the launch checks it), and
                     # so is a stride that only fixed extents make (C order: those after k)
-                    ext = str(fixed[k]) if fixed[k] else "pk_a->%s_n[%d]" % (n, k)
-                    out.append("  const int64_t pk_%s_n%d = %s;" % (n, k, ext))
-                    out.append("  (void)pk_%s_n%d;" % (n, k))
+                    pn = _cname(n, "pk")
+                    ext = str(fixed[k]) if fixed[k] else "pk_a->%s_n[%d]" % (pn, k)
+                    out.append("  const int64_t %s_n%d = %s;" % (pn, k, ext))
+                    out.append("  (void)%s_n%d;" % (pn, k))
                     if with_pointers:
                         # (padded layouts R and L: the unit stride only, the others from pk_a)
                         inner = range(k + 1, r) if lay == "C" else range(k) if lay == "F" else None
-                        st = "pk_a->%s_s[%d]" % (n, k)
+                        st = "pk_a->%s_s[%d]" % (pn, k)
                         if inner is not None and all(fixed[m] for m in inner):
                             st = str(math.prod(fixed[m] for m in inner))
-                        out.append("  const int64_t pk_%s_s%d = %s;" % (n, k, st))
-                        out.append("  (void)pk_%s_s%d;" % (n, k))
+                        out.append("  const int64_t %s_s%d = %s;" % (pn, k, st))
+                        out.append("  (void)%s_s%d;" % (pn, k))
             else:
                 out.append("  %s %s = pk_a->%s;" % (p.type.ctype, _cname(n), _cname(n)))
                 out.append("  (void)%s;" % _cname(n))
@@ -213,12 +228,11 @@ class _Gen(_Statements, _Expressions):
         for p in ks.fields:
             if p.kind == "array":
                 out.append("  %s *%s;" % (p.type.dtype.ctype, _cname(p.name)))
-                out.append("  int64_t %s_n[%d];" % (p.name, p.type.rank))
-                out.append("  int64_t %s_s[%d];" % (p.name, p.type.rank))
+                out.append("  int64_t %s_n[%d];" % (_cname(p.name, "pk"), p.type.rank))
+                out.append("  int64_t %s_s[%d];" % (_cname(p.name, "pk"), p.type.rank))
             else:
                 out.append("  %s %s;" % (p.type.ctype, _cname(p.name)))
-        if not ks.fields:
-            out.append("  char pk_unused_;")
+        out.append("  porta_py_error_record *pk_err; /* this launch's error record (porta_py.h) */")
         out.append("} %s;" % args_t)
         idx = [_cname(p.name) for p in ks.indices]
         r = ks.acc.type.reducer if ks.acc else None
@@ -245,6 +259,9 @@ class _Gen(_Statements, _Expressions):
                 out.append("PORTA_MDREDUCE%d(%s, %s, pk_a, %s, %s, pk_acc) {"
                            % (ks.rank, cname, args_t, ", ".join(idx), r))
         self.prologue(out)
+        out.append("  porta_py_error_record *const pk_err = pk_a->pk_err;")
+        out.append("  (void)pk_err;")
+        out.append("  PORTA_PY_CHECKED_LOCALS")
         for n, t in sorted(self.locals.items()):
             out.append("  %s %s = 0;" % (t.ctype, _cname(n)))
             out.append("  (void)%s;" % _cname(n))
@@ -260,6 +277,9 @@ class _Gen(_Statements, _Expressions):
             scratch_fn = "%s_scratch" % cname
             out.append("static void %s(const void *pk_v, size_t *pk_req) {" % scratch_fn)
             out.append("  const %s *pk_a = (const %s *)pk_v;" % (args_t, args_t))
+            # (a // 0 in an extent is recorded there: the launch raises before the kernel runs)
+            out.append("  porta_py_error_record *const pk_err = pk_a->pk_err;")
+            out.append("  (void)pk_err;")
             self.prologue(out, with_pointers=False)
             for slot, code in self.scratch_reqs:
                 out.append("  pk_req[%d] += porta_scratch_size(%s);" % (slot, code))
@@ -268,23 +288,28 @@ class _Gen(_Statements, _Expressions):
         for p in ks.fields:
             if p.kind == "array" and any(p.type.fixed):
                 out.append("static const int64_t %s_%s_fixed[] = {%s};"
-                           % (cname, p.name, ", ".join(map(str, p.type.fixed))))
+                           % (cname, _cname(p.name, "pk"), ", ".join(map(str, p.type.fixed))))
+        direct = direct_index_masks(ks)  # checked against the launch range at every launch
+        for n, masks in sorted(direct.items()):
+            out.append("static const uint8_t %s_%s_direct[] = {%s};"
+                       % (cname, _cname(n, "pk"), ", ".join(map(str, masks))))
         out.append("static const porta_py_field %s_fields[] = {" % cname)
         for p in ks.fields:
             n = p.name
             if p.kind == "array":
                 flags = "PORTA_PY_WRITTEN" if n in ks.written else "0"
-                fixed = "%s_%s_fixed" % (cname, n) if any(p.type.fixed) else "NULL"
+                fixed = "%s_%s_fixed" % (cname, _cname(n, "pk")) if any(p.type.fixed) else "NULL"
+                dmask = "%s_%s_direct" % (cname, _cname(n, "pk")) if n in direct else "NULL"
                 out.append('  {"%s", PORTA_PY_ARRAY, %d, %d, %d, %s, (int32_t)offsetof(%s, %s), '
-                           "(int32_t)offsetof(%s, %s_n), (int32_t)offsetof(%s, %s_s), %s},"
+                           "(int32_t)offsetof(%s, %s_n), (int32_t)offsetof(%s, %s_s), %s, %s},"
                            % (n, p.type.dtype.code, p.type.rank,
                               LAYOUT_LETTERS.index(self.layout[n]), flags, args_t, _cname(n),
-                              args_t, n, args_t, n, fixed))
+                              args_t, _cname(n, "pk"), args_t, _cname(n, "pk"), fixed, dmask))
             else:
                 out.append('  {"%s", PORTA_PY_SCALAR, %d, 0, 0, 0, (int32_t)offsetof(%s, %s), '
-                           "-1, -1, NULL}," % (n, p.type.code, args_t, _cname(n)))
+                           "-1, -1, NULL, NULL}," % (n, p.type.code, args_t, _cname(n)))
         if not ks.fields:
-            out.append("  {NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL},")
+            out.append("  {NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL},")
         out.append("};")
         result_kind, nresult, result_fields = "PORTA_PY_RESULT_NONE", 0, "NULL"
         if ks.acc is not None:
@@ -296,19 +321,27 @@ class _Gen(_Statements, _Expressions):
                 nresult, result_fields = len(fields), "%s_result" % cname
                 out.append("static const porta_py_field %s_result[] = {" % cname)
                 for f, t in fields:
+                    cf = _cname(f) if ks.acc.type.custom else f  # (Porta's minloc: val, loc)
                     out.append('  {"%s", PORTA_PY_SCALAR, %d, 0, 0, 0, (int32_t)offsetof(%s_value, '
-                               '%s), -1, -1, NULL},' % (f, t.code, r, _cname(f)))
+                               '%s), -1, -1, NULL, NULL},' % (f, t.code, r, cf))
                 out.append("};")
         pattern = "PORTA_PATTERN_SCAN" if ks.final else \
             ("PORTA_PATTERN_REDUCE" if ks.acc else "PORTA_PATTERN_FOR")
         policy = "PORTA_POLICY_TEAM" if ks.team else \
             ("PORTA_POLICY_RANGE" if ks.rank == 1 else "PORTA_POLICY_MDRANGE")
         rdt = ks.acc.type.dtype.code if ks.acc and ks.acc.type.dtype else -1
+        kflags = "PORTA_PY_MAY_RAISE" if _raises(ks) else "0"
+        index_names = "NULL"
+        if ks.indices:
+            index_names = "%s_indices" % cname
+            out.append("static const char *const %s[] = {%s};"
+                       % (index_names, ", ".join('"%s"' % p.name for p in ks.indices)))
         out.append('static const porta_py_kernel %s_info = {"%s.%s", "%s", &%s, %s, %s, %d, %d, '
-                   "%d, (int32_t)sizeof(%s), %s_fields, %s, %s, %d, %s};"
+                   "%d, (int32_t)sizeof(%s), %s_fields, %s, %s, %d, %s, "
+                   "(int32_t)offsetof(%s, pk_err), PORTA_PY_KERNEL_FLAGS(%s), %s};"
                    % (cname, ks.module, ks.name, self.spec, cname, pattern, policy, ks.rank, rdt,
                       len(ks.fields), args_t, cname, scratch_fn, result_kind, nresult,
-                      result_fields))
+                      result_fields, args_t, kflags, index_names))
         return out
 
     def _body(self):
@@ -322,8 +355,25 @@ class _Gen(_Statements, _Expressions):
 
 
 
+def _raises(ks):
+    """Whether a kernel (or a device function it calls, at any depth) divides integers by a
+    divisor known only at run time: its launches then check the error record."""
+    seen, todo = set(), [ks]
+    while todo:
+        s = todo.pop()
+        if getattr(s, "raises", False):
+            return True
+        for fs in s.funcs.values():
+            if fs.cname not in seen:
+                seen.add(fs.cname)
+                todo.append(fs)
+    return False
+
+
 def kernel_cname(ks, spec):
-    return "pk_%s_%s" % (ks.name, spec) if spec else "pk_%s" % ks.name
+    """pk_<name>__<layouts>: one C name per kernel and specialisation (the layout letters
+    have no '_')."""
+    return "%s__%s" % (_cname(ks.name, "pk"), spec)
 
 
 BACK_TO_C = "#line <back to the generated file>"
@@ -352,11 +402,16 @@ def _dependencies(sources):
     return funcs, list(reducers.values())
 
 
-def generate_module(module, items):
-    """The C of one module: `items` is a list of (KernelSource, spec), in a stable order."""
-    head = ["/* Generated by porta (python/porta/translate.py) from module '%s'. */" % module,
-            "#include <math.h>", "#include <stddef.h>", "#include <stdint.h>",
-            '#include "porta/porta.h"', '#include "porta_py.h"', ""]
+def generate_module(module, items, checked=False):
+    """The C of one module: `items` is a list of (KernelSource, spec), in a stable order.
+    `checked`: the checked mode (every array access checked, porta_py.h), a C of its own and
+    so a cache entry of its own."""
+    head = ["/* Generated by porta (python/porta/translate.py) from module '%s'. */" % module]
+    if checked:
+        head.append("#define PORTA_PY_CHECKED 1 /* bounds_check: accesses raise IndexError */")
+    head += ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>",
+             '#include "porta/porta.h"', '#include "porta_py.h"', ""]
+    head += C_INT_HELPERS.splitlines() + [""]
     body = []
     names = []
     for ks, spec in items:
@@ -366,6 +421,9 @@ def generate_module(module, items):
     funcs, reducers = _dependencies([ks for ks, _ in items])
     parts = [_Gen(fs, "", mode="function").generate_function() for fs in funcs]
     parts += [r.c_source() for r in reducers]
+    sources = [ks for ks, _ in items] + funcs + [m for r in reducers for m in (r.init, r.join)]
+    if any(getattr(s, "prints", False) for s in sources):
+        head += C_PRINT_HELPERS.splitlines() + [""]
     out = head
     for lines in parts + body:
         for text in lines + [BACK_TO_C]:

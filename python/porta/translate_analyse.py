@@ -20,11 +20,7 @@ def _gen(*args, **kwargs):
 
 VOID = T.DType("void", "void", -1, False, 0, "void")  # what a call used as a statement returns
 
-C_KEYWORDS = set("""auto break case char const continue default do double else enum extern float
-for goto if inline int long register restrict return short signed sizeof static struct switch
-typedef union unsigned void volatile while _Bool _Complex _Imaginary class new delete this
-template typename namespace operator private public protected virtual friend bool true false
-try catch throw main NULL INFINITY NAN""".split())
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 
 MATH_FUNCS = {
     # name: (number of arguments, C name of the double version)
@@ -39,6 +35,125 @@ MATH_FUNCS = {
 MATH_INT_FUNCS = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}  # Python returns int
 MATH_BOOL_FUNCS = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 MATH_CONSTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
+
+# NumPy functions a kernel may call by mistake: what to write instead (a math function of the
+# same name or of this one, a builtin, an operator).
+NUMPY_INSTEAD = {
+    "arcsin": "math.asin", "arccos": "math.acos", "arctan": "math.atan",
+    "arctan2": "math.atan2", "abs": "abs(x)", "absolute": "abs(x)", "minimum": "min(a, b)",
+    "maximum": "max(a, b)", "fmin": "min(a, b)", "fmax": "max(a, b)", "power": "a ** b",
+    "float_power": "math.pow", "square": "x * x", "mod": "a % b", "remainder": "a % b",
+    "fmod": "math.fmod", "floor_divide": "a // b", "divide": "a / b", "true_divide": "a / b",
+    "multiply": "a * b", "add": "a + b", "subtract": "a - b", "negative": "-x",
+    "float64": "float(x)", "int64": "int(x)", "bool_": "bool(x)", "isclose": "abs(a - b) <= tol",
+}
+
+# The C the generated modules start with (translate.generate_module), after porta.h.
+C_INT_HELPERS = r"""/* Python's int arithmetic on int64_t, wrapping around on overflow as NumPy's int64 does,
+ * and shift counts outside 0..63 giving what NumPy's give (<<: 0; >>: 0, or -1 for a negative
+ * number). A host compiler run with -fwrapv -DPORTA_PY_WRAPV (signed overflow wraps) takes
+ * C's + - * as they are, which loops vectorise; otherwise (and on a GPU) the operations are
+ * made on uint64_t, whose overflow is defined where C's signed overflow is not. */
+#if defined(PORTA_PY_WRAPV) && !defined(__CUDA_ARCH__)
+#define pk_add(a, b) ((int64_t)(a) + (int64_t)(b))
+#define pk_sub(a, b) ((int64_t)(a) - (int64_t)(b))
+#define pk_mul(a, b) ((int64_t)(a) * (int64_t)(b))
+#define pk_neg(a) (-(int64_t)(a))
+#else
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_add(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_sub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_mul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_neg(int64_t a) {
+  return (int64_t)((uint64_t)0 - (uint64_t)a);
+}
+#endif
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_abs(int64_t a) { return a < 0 ? pk_neg(a) : a; }
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_shl(int64_t a, int64_t b) {
+  return (uint64_t)b < 64 ? (int64_t)((uint64_t)a << b) : 0;
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_shr(int64_t a, int64_t b) {
+  return (uint64_t)b < 64 ? a >> b : (a < 0 ? -1 : 0);
+}
+/* a ** b for b >= 0 (the translator gives a float for another exponent, as Python does) */
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_ipow(int64_t a, int64_t b) {
+  uint64_t r = 1, x = (uint64_t)a;
+  for (; b > 0; b >>= 1) {
+    if (b & 1) r *= x;
+    x *= x;
+  }
+  return (int64_t)r;
+}
+"""
+
+# print(...) in kernels: printf; on the host each print is one printf, flushed, and a float is
+# written as Python writes it (into a buffer of 40 chars); a GPU's printf writes floats with
+# %.17g (f32: %.9g).
+C_PRINT_HELPERS = r"""#include <stdio.h>
+#include <stdlib.h>
+#ifdef __CUDA_ARCH__
+#define PK_F64 ".17g"
+#define PK_F32 ".9g"
+#define PK_PRINT_F64(B, X) ((void)(B), (double)(X))
+#define PK_PRINT_F32(B, X) ((void)(B), (double)(X))
+#define PK_PRINT_FLUSH() ((void)0)
+#else
+#define PK_F64 "s"
+#define PK_F32 "s"
+#define PK_PRINT_F64(B, X) pk_print_float(B, (double)(X), 0)
+#define PK_PRINT_F32(B, X) pk_print_float(B, (double)(X), 1)
+#define PK_PRINT_FLUSH() fflush(stdout)
+/* A float as Python's repr writes it (NumPy's for a float32): the fewest digits that read back
+ * as the same number, positional from 1e-4 to 1e16 (with .0 when integral), else 1e+20. */
+static inline const char *pk_print_float(char *buf, double v, int single) {
+  char e[40], dig[20] = "";
+  int p = 1, nd = 0, exp10, decpt;
+  const char *s = e;
+  char *o = buf;
+  if (isnan(v)) return "nan";
+  if (isinf(v)) return v < 0 ? "-inf" : "inf";
+  for (; p < 17; ++p) {
+    snprintf(e, sizeof e, "%.*e", p - 1, v);
+    if (single ? (float)strtod(e, NULL) == (float)v : strtod(e, NULL) == v) break;
+  }
+  if (p == 17) snprintf(e, sizeof e, "%.16e", v);
+  if (*s == '-') *o++ = *s++;
+  for (; *s != 'e'; ++s)
+    if (*s != '.') dig[nd++] = *s;
+  exp10 = atoi(s + 1);
+  decpt = exp10 + 1;
+  if (decpt > -4 && decpt <= 16) {
+    if (decpt <= 0) {
+      *o++ = '0';
+      *o++ = '.';
+      for (int k = 0; k < -decpt; ++k) *o++ = '0';
+      for (int k = 0; k < nd; ++k) *o++ = dig[k];
+    } else {
+      for (int k = 0; k < decpt || k < nd; ++k) {
+        if (k == decpt) *o++ = '.';
+        *o++ = k < nd ? dig[k] : '0';
+      }
+      if (decpt >= nd) {
+        *o++ = '.';
+        *o++ = '0';
+      }
+    }
+    *o = '\0';
+  } else {
+    *o++ = dig[0];
+    if (nd > 1) *o++ = '.';
+    for (int k = 1; k < nd; ++k) *o++ = dig[k];
+    snprintf(o, 14, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+  }
+  return buf;
+}
+#endif
+"""
 
 HINTS = {
     "ListComp": "write a for loop over range(...) that stores into an array argument",
@@ -126,7 +241,7 @@ class KernelSource:
 
 
 def _c_ident(text):
-    return "".join(c if c.isalnum() else "_" for c in text)
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in text)
 
 
 class FunctionSource:
@@ -143,7 +258,7 @@ class FunctionSource:
         self.locals = {}
         self.funcs = {}
         self.reducers = {}
-        self.structs = {}  # reducer methods: name -> (C prefix, {field: DType}, writable)
+        self.structs = {}  # reducer methods: name -> (C prefix, {field: DType}, writable, True)
 
 
 class DeviceFunction:
@@ -247,9 +362,9 @@ class ReducerSource:
                                        "write init(self) and join(self, other)", self.name)
             src = FunctionSource(fn, "%s.%s" % (self.name, fname), self.module, f, fdef, [], None,
                                  mod_globals, "%s_%s" % (self.cname, fname))
-            src.structs[names[0]] = ("pk_self->", fdict, True)
+            src.structs[names[0]] = ("pk_self->", fdict, True, True)
             if nargs == 2:
-                src.structs[names[1]] = ("pk_other->", fdict, False)
+                src.structs[names[1]] = ("pk_other->", fdict, False, True)
             g = _gen(src, "", mode="reducer")
             g.infer()
             g.generate_function()
@@ -386,7 +501,6 @@ def analyse(fn, owner=None):
                          "annotate it: int for an index, float / porta.f64 for a scalar, "
                          "porta.f64[:] for an array, porta.Sum[porta.f64] for an accumulator")
         t = _resolve_annotation(anns[arg.arg], fn)
-        _check_name(err, arg, arg.arg)
         if t is D.TeamMember:
             if k != 0:
                 raise err.at(arg, "the team member '%s' after other arguments" % arg.arg,
@@ -469,6 +583,109 @@ def analyse(fn, owner=None):
     return ks
 
 
+def direct_index_masks(ks):
+    """{array name: [rank] masks}: for each dimension of each array argument, the launch
+    indices (bit r: the r-th index) that index it directly, as y[i] or a[i, j] do, in a
+    statement every launch index runs. The launch checks that those ranges fit the extents and
+    start at 0 or above (an IndexError before the kernel runs, where it would write past an end).
+    Only what always runs counts: accesses under an if, in a loop body, on the untaken side of
+    `x if c else y`, `and` / `or`, or after an `if` or loop that may return are left out, and so
+    is an index the kernel assigns to anywhere (it is then not the launch's index)."""
+    if ks.team is not None or not ks.indices:
+        return {}
+    index = {p.name: r for r, p in enumerate(ks.indices)}
+    arrays = {p.name: p.type.rank for p in ks.arrays}
+    for node in ast.walk(ks.tree):  # an index assigned to is not the launch's any more
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)  # a copy: the loop below pops from it
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            targets = [node.target]
+        elif isinstance(node, ast.NamedExpr):
+            targets = [node.target]
+        while targets:  # names stored to (y[i] = ... stores to y, not to i)
+            t = targets.pop()
+            if isinstance(t, ast.Name):
+                index.pop(t.id, None)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            elif isinstance(t, ast.Starred):
+                targets.append(t.value)
+    masks = {}
+
+    def access(base, idx):
+        if not isinstance(base, ast.Name) or base.id not in arrays:
+            return
+        elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        if len(elts) != arrays[base.id]:
+            return
+        for k, x in enumerate(elts):
+            if isinstance(x, ast.Name) and x.id in index:
+                m = masks.setdefault(base.id, [0] * len(elts))
+                m[k] |= 1 << index[x.id]
+
+    def atomic(call):
+        f, obj = call.func, None
+        if isinstance(f, ast.Name):
+            obj = ks.globals.get(f.id)
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            obj = getattr(ks.globals.get(f.value.id), f.attr, None)
+        return getattr(obj, "_porta_intrinsic", None) in D.ATOMICS
+
+    def expr(e):
+        """The element accesses an expression always makes."""
+        if e is None:
+            return
+        if isinstance(e, ast.Subscript):
+            if not (isinstance(e.value, ast.Attribute) and e.value.attr == "shape"):
+                access(e.value, e.slice)
+            expr(e.value)
+            expr(e.slice)
+        elif isinstance(e, ast.IfExp):
+            expr(e.test)
+        elif isinstance(e, ast.BoolOp):
+            expr(e.values[0])
+        elif isinstance(e, ast.Compare):
+            expr(e.left)
+            expr(e.comparators[0])
+        elif isinstance(e, ast.Call):
+            if atomic(e) and len(e.args) >= 2:
+                access(e.args[0], e.args[1])
+            for a in e.args:
+                expr(a)
+        elif isinstance(e, (ast.BinOp,)):
+            expr(e.left)
+            expr(e.right)
+        elif isinstance(e, ast.UnaryOp):
+            expr(e.operand)
+        elif isinstance(e, ast.Tuple):
+            for x in e.elts:
+                expr(x)
+        elif isinstance(e, ast.Attribute):
+            expr(e.value)
+
+    body = ks.tree.body
+    for st in body:
+        if isinstance(st, ast.Return):
+            break
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                expr(t)
+            expr(st.value)
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+            expr(st.target)
+            expr(st.value)
+        elif isinstance(st, ast.Expr):
+            expr(st.value)
+        elif isinstance(st, (ast.If, ast.While)):
+            expr(st.test)  # the test runs, the body may not
+        elif isinstance(st, ast.For):
+            expr(st.iter)
+        if any(isinstance(n, ast.Return) for n in ast.walk(st)):
+            break  # the statements after it may not run
+    return masks
+
+
 def _class_annotations(cls):
     out = {}
     for base in reversed(cls.__mro__):
@@ -489,7 +706,6 @@ def analyse_function(fn):
     params = []
     for arg in a.args:
         t = _resolve_annotation(anns[arg.arg], fn) if arg.arg in anns else None
-        _check_name(err, arg, arg.arg)
         if T.as_dtype(t) is None:
             raise err.at(arg, "the argument '%s'%s of a device function"
                          % (arg.arg, "" if t is None else ": %r" % (t,)),
@@ -519,13 +735,31 @@ class _Errors:
                                 getattr(node, "col_offset", 0) + 1, construct, hint, self.kernel)
 
 
-def _check_name(err, node, name):
-    if name.startswith("pk_"):
-        raise err.at(node, "the name '%s'" % name, "names starting with pk_ are Porta's: rename it")
+def _cname(name, prefix="py"):
+    """The C name of a Python name: py_x for x, so that no Python name can be a C keyword, a
+    typedef, a macro or a libm function of the generated C (translator names start with pk_).
+    A name with non-ASCII letters is pyu_ and the name with '_' doubled and each non-ASCII
+    letter as _x<hex>_ (one C name per Python name). prefix "pk": the translator's own names
+    made from a Python name (pk_x_n0, an extent of array x)."""
+    if name.isascii():
+        return "%s_%s" % (prefix, name)
+    enc = "".join(c if c.isascii() and c != "_" else "__" if c == "_" else "_x%x_" % ord(c)
+                  for c in name)
+    return "%su_%s" % (prefix, enc)
 
 
-def _cname(name):
-    return name + "_" if name in C_KEYWORDS else name
+def _assigned_names(tree):
+    """The names a function body assigns anywhere (its locals, in Python's scoping)."""
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+def _c_int(v):
+    """An int64 value as a C constant expression."""
+    if v == INT64_MIN:
+        return "INT64_MIN"
+    c = "INT64_C(%d)" % v if abs(v) >= 2**31 else str(v)
+    return "(%s)" % c if v < 0 else c
 
 
 def _promote(a, b):

@@ -1,17 +1,23 @@
 """Expressions of a Python kernel as C (a part of translate._Gen: names, attributes, arithmetic,
 array elements, calls to math functions, team methods, atomics and device functions)."""
 import ast
+import re
+import types as _pytypes
 
 from . import device as D
 from . import types as T
 from .translate_analyse import (
     DeviceFunction,
+    INT64_MAX,
+    INT64_MIN,
     MATH_BOOL_FUNCS,
     MATH_CONSTS,
     MATH_FUNCS,
     MATH_INT_FUNCS,
+    NUMPY_INSTEAD,
     Param,
     VOID,
+    _c_int,
     _cname,
     _describe,
     _float_literal,
@@ -23,12 +29,14 @@ class _Expressions:
     """Expression generation for translate._Gen (uses its state: self.err, self.emit, ...)."""
 
     def expr(self, e, store_ok=False):
-        if isinstance(e, ast.Constant):
-            v = e.value
+        if isinstance(e, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.BinOp)):
+            v = self.const(e)  # an integer constant (folded as Python computes it)
             if isinstance(v, bool):
                 return ("1" if v else "0"), T.boolean
-            if isinstance(v, int):
-                return ("INT64_C(%d)" % v if abs(v) >= 2**31 else str(v)), T.i64
+            if v is not None:
+                return _c_int(v), T.i64
+        if isinstance(e, ast.Constant):
+            v = e.value
             if isinstance(v, float):
                 return _float_literal(v), T.f64
             if isinstance(v, str):
@@ -41,7 +49,7 @@ class _Expressions:
         if isinstance(e, ast.UnaryOp):
             c, t = self.expr(e.operand)
             if isinstance(e.op, ast.USub):
-                return "(-%s)" % c, t
+                return ("(-%s)" % c, t) if t.is_float else ("pk_neg(%s)" % c, T.i64)
             if isinstance(e.op, ast.UAdd):
                 return c, t
             if isinstance(e.op, ast.Not):
@@ -111,12 +119,8 @@ class _Expressions:
             raise self.err.at(e, "'%s' used as a value" % n, "read its fields: %s.field" % n)
         if n in self.locals:
             return _cname(n), self.locals[n]
-        if n in self.ks.globals:  # module-level constants are copied into the C
-            v = self.ks.globals[n]
-            if isinstance(v, bool):
-                return ("1" if v else "0"), T.boolean
-            if isinstance(v, int):
-                return "INT64_C(%d)" % v, T.i64
+        if n in self.ks.globals and n not in self.assigned:
+            v = self.ks.globals[n]  # module-level constants are copied into the C
             if isinstance(v, float):
                 return _float_literal(v), T.f64
         if self.inferring:
@@ -139,63 +143,98 @@ class _Expressions:
                                   "a team member has %s and team_barrier()"
                                   % ", ".join(sorted(D.TEAM_ATTRS)))
             if b in self.structs:
-                prefix, fields, _ = self.structs[b]
+                prefix, fields, _, mangled = self.structs[b]
                 if e.attr not in fields:
                     raise self.err.at(e, "the field '%s' of '%s'" % (e.attr, b),
                                       "its fields are %s" % ", ".join(fields))
-                return prefix + _cname(e.attr), fields[e.attr]
+                return prefix + (_cname(e.attr) if mangled else e.attr), fields[e.attr]
+        v = self.resolve(e)
+        if isinstance(v, float):  # a module's float constant: np.pi, mymodule.EPS
+            return _float_literal(v), T.f64
         raise self.err.at(e, "the attribute '%s'" % _describe(e),
                           "kernels read math.pi, math.e, math.tau, math.inf and x.shape[k]")
 
     def binop(self, op, a, at, b, bt, node):
         t = _promote(at, bt)
+        right = node.right if isinstance(node, ast.BinOp) else node.value  # or an AugAssign's
         if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
+            if not t.is_float:  # int64 wrap-around (pk_add ..., translate_analyse.C_INT_HELPERS)
+                fn = {ast.Add: "pk_add", ast.Sub: "pk_sub", ast.Mult: "pk_mul"}[type(op)]
+                return "%s(%s, %s)" % (fn, a, b), T.i64
             sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(op)]
             return "(%s %s %s)" % (a, sym, b), t
         if isinstance(op, ast.Div):
             ft = t if t.is_float else T.f64
             return "((%s)%s / (%s)%s)" % (ft.ctype, a, ft.ctype, b), ft
-        if isinstance(op, ast.FloorDiv):
-            if t.is_float:
-                return "floor(%s / %s)" % (a, b), T.f64
-            return "porta_py_floordiv_i64(%s, %s)" % (a, b), T.i64
-        if isinstance(op, ast.Mod):
-            if t.is_float:
+        if isinstance(op, (ast.FloorDiv, ast.Mod)):
+            floor = isinstance(op, ast.FloorDiv)
+            if t.is_float:  # IEEE: a zero divisor gives inf or nan, no exception
+                if floor:
+                    return "floor(%s / %s)" % (a, b), T.f64
                 return "porta_py_mod_f64(%s, %s)" % (a, b), T.f64
-            return "porta_py_mod_i64(%s, %s)" % (a, b), T.i64
+            return self.int_division(floor, a, b, node), T.i64
         if isinstance(op, ast.Pow):
             if t.is_float:
                 if b in ("2", "2.0"):
                     return "(%s * %s)" % (a, a), t
                 return "pow(%s, %s)" % (a, b), T.f64
-            return "porta_py_ipow_i64(%s, %s)" % (a, b), T.i64
+            k = self.const(right)
+            if k is not None and k >= 0:  # a constant exponent >= 0: an int, as in Python
+                return "pk_ipow(%s, %s)" % (a, b), T.i64
+            # another exponent may be negative, which makes a float in Python (2 ** -2 = 0.25)
+            return "pow((double)%s, (double)%s)" % (a, b), T.f64
         bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
                 ast.RShift: ">>"}
         if type(op) in bits:
             if t.is_float:
                 raise self.err.at(node, "a bitwise operator on floats", "use integers")
+            if isinstance(op, (ast.LShift, ast.RShift)):
+                k = self.const(right)
+                if k is not None and not 0 <= k <= 63:
+                    raise self.shift_error(node)
+                return "%s(%s, %s)" % ("pk_shl" if isinstance(op, ast.LShift) else "pk_shr",
+                                       a, b), T.i64
             return "(%s %s %s)" % (a, bits[type(op)], b), t
         raise self.err.at(node, "the operator '%s'" % type(op).__name__, "use + - * / // % **")
+
+    def int_division(self, floor, a, b, node):
+        """Integer a // b or a % b with Python's rounding: a constant zero divisor is a
+        TranslationError; another constant needs no check; a divisor known only at run time
+        is checked (PORTA_PY_FLOORDIV: a zero records a ZeroDivisionError naming the Python
+        file and line, raised after the launch, where C would kill the process)."""
+        right = node.right if isinstance(node, ast.BinOp) else getattr(node, "value", None)
+        const = _c_int_constant(b)
+        if const is None and right is not None:
+            const = _int_literal(right)
+        if const == 0:
+            raise self.err.at(node, "'%s' (an integer %s by the constant 0)"
+                              % (_describe(node), "division" if floor else "modulo"),
+                              "Python raises ZeroDivisionError there: divide by a non-zero value")
+        if const is not None:
+            return "porta_py_%s_i64(%s, %s)" % ("floordiv" if floor else "mod", a, b)
+        self.ks.raises = True  # the kernel's launches check its error record
+        return "PORTA_PY_%s(%s, %s, %d)" % ("FLOORDIV" if floor else "MOD", a, b,
+                                             getattr(node, "lineno", 0))
 
     def subscript(self, e):
         if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
                 and isinstance(e.value.value, ast.Name) \
                 and self.params.get(e.value.value.id, Param("", "", None)).kind == "array":
             arr = self.params[e.value.value.id]
-            k = _int_literal(e.slice)
-            if k is None or not 0 <= k < arr.type.rank:
+            k = self.const(e.slice)
+            if k is None or not -arr.type.rank <= k < arr.type.rank:
                 raise self.err.at(e, "shape[%s]" % ast.unparse(e.slice),
                                   "index shape with a constant 0 .. %d" % (arr.type.rank - 1))
-            return "pk_%s_n%d" % (arr.name, k), T.i64
+            return "%s_n%d" % (_cname(arr.name, "pk"), k % arr.type.rank), T.i64
         if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
                 and isinstance(e.value.value, ast.Name) and e.value.value.id in self.scratch:
             name = e.value.value.id
-            k = _int_literal(e.slice)
-            if k is None or not 0 <= k < self.scratch[name][1]:
+            rank = self.scratch[name][1]
+            k = self.const(e.slice)
+            if k is None or not -rank <= k < rank:
                 raise self.err.at(e, "shape[%s]" % ast.unparse(e.slice),
-                                  "index shape with a constant 0 .. %d"
-                                  % (self.scratch[name][1] - 1))
-            return "pk_%s_n%d" % (name, k), T.i64
+                                  "index shape with a constant 0 .. %d" % (rank - 1))
+            return "%s_n%d" % (_cname(name, "pk"), k % rank), T.i64
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
         return self.element(e.value, idx, e)
 
@@ -210,12 +249,9 @@ class _Expressions:
                                   "give one index per dimension")
             terms = []
             for k, x in enumerate(idx):
-                if isinstance(x, ast.Slice):
-                    raise self.unsupported(x, "a slice")
-                c, t = self.expr(x)
-                if t.is_float:
-                    raise self.err.at(x, "a float index", "indices are integers: use int(x)")
-                stride = " * ".join("pk_%s_n%d" % (name, j) for j in range(k + 1, rank))
+                c = self.index(x, _cname(name, "pk"), k)
+                stride = " * ".join("%s_n%d" % (_cname(name, "pk"), j)
+                                    for j in range(k + 1, rank))
                 terms.append("(int64_t)(%s)%s" % (c, " * " + stride if stride else ""))
             return "%s[%s]" % (_cname(name), " + ".join(terms)), dt
         if not isinstance(base, ast.Name) or \
@@ -228,24 +264,20 @@ class _Expressions:
                               % (len(idx), arr.name, arr.type.rank),
                               "give one index per dimension: %s[%s]"
                               % (arr.name, ", ".join("i%d" % k for k in range(arr.type.rank))))
-        codes = []
-        for k, x in enumerate(idx):
-            if isinstance(x, ast.Slice):
-                raise self.unsupported(x, "a slice")
-            c, t = self.expr(x)
-            if t.is_float:
-                raise self.err.at(x, "a float index", "indices are integers: use int(x)")
-            codes.append(c)
+        pn = _cname(arr.name, "pk")
+        codes = [self.index(x, pn, k) for k, x in enumerate(idx)]
         lay = self.layout[arr.name]
         r = arr.type.rank
         terms = []
         for k, c in enumerate(codes):
             unit = (lay in "CR" and k == r - 1) or (lay in "FL" and k == 0)
-            terms.append("(int64_t)(%s)" % c if unit else "(int64_t)(%s) * pk_%s_s%d"
-                         % (c, arr.name, k))
-        # PORTA_PY_IDX<r> is the offset in a normal build, Porta's bounds check in a debug one
-        return "%s[PORTA_PY_IDX%d(pk_a->%s_n, pk_a->%s_s, \"%s\", %s, %s)]" % (
-            _cname(arr.name), r, arr.name, arr.name, arr.name, " + ".join(terms),
+            terms.append("(int64_t)(%s)" % c if unit else "(int64_t)(%s) * %s_s%d"
+                         % (c, pn, k))
+        # PORTA_PY_AT<r> (porta_py.h) is the element at the offset in a normal build, a checked
+        # access that records an IndexError in the checked mode, Porta's check in a debug build
+        return "PORTA_PY_AT%d(%s, %s, pk_a->%s_n, pk_a->%s_s, \"%s\", %d, %s, %s)" % (
+            r, arr.type.dtype.ctype, _cname(arr.name), pn, pn, arr.name,
+            getattr(e, "lineno", 0), " + ".join(terms),
             ", ".join("(int64_t)(%s)" % c for c in codes)), arr.type.dtype
 
     def call(self, e, stmt=False):
@@ -256,6 +288,10 @@ class _Expressions:
         special = self.special_call(e, stmt)
         if special is not None:
             return special
+        if isinstance(f, ast.Name) and f.id == "print" and f.id not in self.assigned \
+                and f.id not in self.params:
+            return self.print_call(e, stmt)
+        self.numpy_call(e)
         if e.keywords:
             raise self.err.at(e, "keyword arguments in a call", "pass arguments by position")
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
@@ -287,7 +323,7 @@ class _Expressions:
             c, t = args[0]
             if t.is_float:
                 return "fabs(%s)" % c, T.f64 if t is T.f64 else T.f32
-            return "(%s < 0 ? -%s : %s)" % (c, c, c), t
+            return "pk_abs(%s)" % c, T.i64
         if fname in ("min", "max") and len(args) >= 2:
             c, t = args[0]
             for c2, t2 in args[1:]:
@@ -407,7 +443,265 @@ class _Expressions:
                                   % (p.name, obj.__name__), "convert it: int(x)")
             codes.append("(%s)(%s)" % (p.type.ctype, c))
         self.ks.funcs[fs.cname] = fs
+        codes.append("pk_err")  # the caller's error record (integer division by zero)
         code = "%s(%s)" % (fs.cname, ", ".join(codes))
         if fs.ret is None:
             return self.void(e, "%s()" % obj.__name__, stmt, code)
         return code, fs.ret
+
+    # ---- constants, indices, print, NumPy ----
+    def const(self, e):
+        """The value of a constant integer expression (int and bool literals, module-level int
+        constants, unary and binary operators on them), computed as Python computes it, or
+        None. A constant no int64 holds, a constant shift count outside 0..63 and a zero
+        divisor are TranslationErrors at the expression that makes them."""
+        hit = self.consts.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        v = self._const(e)
+        if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
+            what = "the integer %d" % v if isinstance(e, ast.Constant) else \
+                "'%s' (= %d)" % (_describe(e), v)
+            raise self.err.at(e, what, "kernel integers are int64 (-2**63 to 2**63 - 1, as "
+                                       "NumPy's): write a float (2.0 ** 70, 1.2e29) for a "
+                                       "larger number")
+        self.consts[id(e)] = (e, v)
+        return v
+
+    def _const(self, e):
+        if isinstance(e, ast.Constant):
+            return e.value if isinstance(e.value, int) else None
+        if isinstance(e, (ast.Name, ast.Attribute)):
+            if isinstance(e, ast.Name) and e.id in self.assigned:
+                return None  # a local (Python's scoping)
+            v = self.resolve(e)
+            return v if isinstance(v, int) else None
+        if isinstance(e, ast.UnaryOp):
+            if isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
+                    and type(e.operand.value) is int:
+                return -e.operand.value  # -9223372036854775808 is a literal of its own
+            a = self.const(e.operand)
+            if a is None:
+                return None
+            return {ast.USub: lambda: -a, ast.UAdd: lambda: +a, ast.Invert: lambda: ~a,
+                    ast.Not: lambda: not a}[type(e.op)]()
+        if not isinstance(e, ast.BinOp):
+            return None
+        a = self.const(e.left)
+        b = self.const(e.right) if a is not None else None
+        if b is None:
+            return None
+        op = e.op
+        if isinstance(op, (ast.FloorDiv, ast.Mod)):
+            if b == 0:
+                raise self.err.at(e, "'%s' (an integer %s by the constant 0)"
+                                  % (_describe(e), "division" if isinstance(op, ast.FloorDiv)
+                                     else "modulo"),
+                                  "Python raises ZeroDivisionError there: divide by a non-zero "
+                                  "value")
+            return a // b if isinstance(op, ast.FloorDiv) else a % b
+        if isinstance(op, ast.Pow):
+            if b < 0:
+                return None  # a float (pow), as in Python
+            if abs(a) > 1 and b > 64:
+                raise self.err.at(e, "'%s'" % _describe(e),
+                                  "kernel integers are int64 (-2**63 to 2**63 - 1, as NumPy's): "
+                                  "write a float (2.0 ** 70) for a larger number")
+            return a ** b
+        if isinstance(op, (ast.LShift, ast.RShift)):
+            if not 0 <= b <= 63:
+                raise self.shift_error(e)
+            return a << b if isinstance(op, ast.LShift) else a >> b
+        fold = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b,
+                ast.BitXor: lambda: a ^ b}.get(type(op))
+        return fold() if fold is not None else None
+
+    def shift_error(self, node):
+        return self.err.at(node, "the shift '%s'" % _describe(node),
+                           "shift counts are 0 to 63 (kernel integers are int64); for a float "
+                           "power of two write 2.0 ** n")
+
+    def index(self, x, pn, k):
+        """The C of the index x in dimension k of an array whose extents are pn_n<k>: a
+        negative constant counts from the end, as in Python (x[-1] is x[n - 1])."""
+        if isinstance(x, ast.Slice):
+            raise self.unsupported(x, "a slice")
+        c, t = self.expr(x)
+        if t.is_float:
+            raise self.err.at(x, "a float index", "indices are integers: use int(x)")
+        v = self.const(x)
+        if v is not None and v < 0:
+            return "(%s_n%d - %d)" % (pn, k, -v)
+        return c
+
+    def print_call(self, e, stmt):
+        """print(...): one printf of the whole line (so threads' lines do not mix), flushed on
+        the host; numbers, string constants and f-strings of them, sep= and end=."""
+        if not stmt:
+            raise self.err.at(e, "the value of print()",
+                              "print() returns nothing: call it as a statement")
+        sep, end = " ", "\n"
+        for kw in e.keywords:
+            v = kw.value
+            const = v.value if isinstance(v, ast.Constant) else ...
+            if kw.arg in ("sep", "end"):
+                if const is not None and not isinstance(const, str):
+                    raise self.err.at(e, "print's %s=%s" % (kw.arg, _describe(v)),
+                                      "give sep and end as string constants: sep=', '")
+                if const is not None:
+                    sep, end = (const, end) if kw.arg == "sep" else (sep, const)
+            elif kw.arg == "flush" and const is not ...:
+                pass  # the host flushes every print
+            elif kw.arg == "file" and const is None:
+                pass  # file=None is standard output
+            else:
+                raise self.err.at(e, "print(..., %s=...)" % (kw.arg or "**"),
+                                  "kernels print to standard output with print(a, b, sep=' ', "
+                                  "end='\\n')")
+        fmt, args = [], []  # fmt: printf's format as text and (macro name,) (PK_F64 ...)
+        for k, a in enumerate(e.args):
+            if k:
+                fmt.append(_printf_text(sep))
+            if isinstance(a, ast.JoinedStr):
+                for part in a.values:
+                    if isinstance(part, ast.Constant):
+                        fmt.append(_printf_text(part.value))
+                    else:
+                        self.print_value(part.value, part, fmt, args, a)
+            else:
+                self.print_value(a, None, fmt, args)
+        fmt.append(_printf_text(end))
+        literal = []  # adjacent text in one string literal
+        for piece in fmt:
+            if isinstance(piece, tuple) or not literal or isinstance(literal[-1], tuple):
+                literal.append(piece)
+            else:
+                literal[-1] += piece
+        text = " ".join(x[0] if isinstance(x, tuple) else '"%s"' % x for x in literal)
+        if len(args) > 32:
+            raise self.err.at(e, "print of %d values" % len(args),
+                              "print at most 32 values at once (a GPU's printf takes 32)")
+        if text == '""' and not args:  # print(end=""): nothing to write
+            return self.void(e, "print()", stmt, "(void)0")
+        self.ks.prints = True  # the module includes the print helpers (generate_module)
+        nbuf = sum(a.startswith("PK_PRINT_F") for a in args)
+        buf = ""
+        if nbuf:
+            self.tmp += 1
+            buf = "char pk_pb%d[%d][40]; " % (self.tmp, nbuf)
+            k = 0
+            for j, a in enumerate(args):
+                if a.startswith("PK_PRINT_F"):
+                    args[j] = a.replace("(pk_pb, ", "(pk_pb%d[%d], " % (self.tmp, k), 1)
+                    k += 1
+        return self.void(e, "print()", stmt, "do { %sprintf(%s); PK_PRINT_FLUSH(); } while (0)"
+                         % (buf, ", ".join([text] + args)))
+
+    def print_value(self, a, fv, fmt, args, fstring=None):
+        """Adds one printed value (a in print(a) or f"{a}": fv the FormattedValue, fstring
+        the f-string) to the printf format pieces and arguments."""
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) and fv is None:
+            fmt.append(_printf_text(a.value))
+            return
+        if isinstance(a, (ast.Name, ast.Attribute)) and isinstance(self.resolve(a), str) \
+                and fv is None and not (isinstance(a, ast.Name) and a.id in self.assigned):
+            fmt.append(_printf_text(self.resolve(a)))  # a module's string constant
+            return
+        if isinstance(a, ast.Starred):
+            raise self.err.at(a, "print(*...)", "print each value as its own argument")
+        c, t = self.expr(a)
+        if t is VOID:
+            raise self.err.at(a, "printing '%s', which has no value" % _describe(a),
+                              "print numbers")
+        spec = ""
+        if fv is not None and fv.format_spec is not None:
+            spec = "".join(p.value if isinstance(p, ast.Constant) else "\0"
+                           for p in fv.format_spec.values)
+        m = re.fullmatch(r"(<|>)?([+ -])?(#)?(0)?(\d*)(\.\d+)?([deEfFgGxXo]?)", spec)
+        integral = m is not None and m.group(7) in ("d", "x", "X", "o")
+        if m is None or (integral and t.is_float) \
+                or (m.group(6) and not t.is_float and (integral or not m.group(7))):
+            raise self.err.at(fstring, "the format '{%s:%s}'"
+                              % (_describe(a), spec.replace("\0", "{...}")),
+                              "kernels' f-strings take [<>][+ ][#][0][width][.precision] and a "
+                              "type d x X o (integers), f e g F E G (numbers), as constants")
+        align, sign, alt, zero, width, prec, typ = (g or "" for g in m.groups())
+        left = "-" if align == "<" else ""
+        sign = sign.replace("-", "")
+        if t is T.boolean and not spec:  # a bool with a format prints as an int, as in Python
+            fmt.append("%s")
+            args.append('((%s) ? "True" : "False")' % c)
+        elif typ in ("", "d", "x", "X", "o") and not t.is_float:
+            if alt:  # C's %#x writes 0 for 0 and 017 for Python's 0o17
+                raise self.err.at(fstring, "the format '{%s:%s}'" % (_describe(a), spec),
+                                  "write the prefix in the text: f\"0x{n:x}\"")
+            fmt.append("%%%s%s%s%sll%s" % (left, sign, zero, width, typ or "d"))
+            args.append("(long long)(%s)" % c)
+        elif typ:  # f e g F E G G: C's (an int converted to a float, as in Python)
+            fmt.append("%%%s%s%s%s%s%s%s" % (left, sign, alt, zero, width, prec, typ))
+            args.append("(double)(%s)" % c)
+        else:  # Python's repr of the float (the host), %.17g (a GPU)
+            if sign or alt or zero or prec:
+                raise self.err.at(fstring, "the format '{%s:%s}'" % (_describe(a), spec),
+                                  "give a float's format a type: {x:.3f}, {x:+08.3e}, {x:.3g}")
+            single = t is T.f32
+            fmt += ["%" + left + width, ("PK_F32" if single else "PK_F64",)]
+            args.append("PK_PRINT_F%s(pk_pb, %s)" % ("32" if single else "64", c))
+
+    def numpy_call(self, e):
+        """A call to a NumPy function: a TranslationError naming what to write instead."""
+        f = e.func
+        obj = self.resolve(f)
+        mod = getattr(obj, "__module__", None) if obj is not None else None
+        name = None
+        if isinstance(mod, str) and mod.split(".")[0] == "numpy":
+            name = getattr(obj, "__name__", None)
+        if name is None and isinstance(f, ast.Attribute):
+            base = self.resolve(f.value)
+            if isinstance(base, _pytypes.ModuleType) and base.__name__.split(".")[0] == "numpy":
+                name = f.attr
+        if not isinstance(name, str):
+            return
+        instead = NUMPY_INSTEAD.get(name)
+        if instead is None and (name in MATH_FUNCS or name in MATH_INT_FUNCS
+                                or name in MATH_BOOL_FUNCS):
+            instead = "math." + name
+        if instead is None:
+            hint = "kernels work on one element at a time, with math functions (math.sqrt "\
+                   "...): loop over the elements (for k in range(n)) or reduce with an "\
+                   "accumulator (porta.Sum[porta.f64])"
+        elif instead.startswith("math."):
+            hint = "NumPy functions do not run in kernels: write %s(...)" % instead
+        else:
+            hint = "NumPy functions do not run in kernels: write %s" % instead
+        raise self.err.at(e, "a call to NumPy's %s" % _describe(f), hint)
+
+
+def _c_int_constant(code):
+    """The value of an integer constant as the translator writes it in C ("3", "INT64_C(3)",
+    "(-3)", "INT64_C(-3)", "1" for True), or None."""
+    c = re.sub(r"INT64_C|[()\s]", "", code)
+    m = re.fullmatch(r"(-*)(\d+)", c)
+    if m is None:
+        return None
+    return -int(m.group(2)) if len(m.group(1)) % 2 else int(m.group(2))
+
+
+def _printf_text(text):
+    """A Python string as the text of a C string literal for printf's format: % doubled,
+    escapes for backslash, quote and ? (no trigraphs), octal escapes for other bytes (UTF-8)."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch == "%":
+            out.append("%%")
+        elif ch in "\n\t":
+            out.append("\\n" if ch == "\n" else "\\t")
+        elif ch in '\\"?':
+            out.append("\\" + ch)
+        elif 32 <= byte < 127:
+            out.append(ch)
+        else:
+            out.append("\\%03o" % byte)
+    return "".join(out)

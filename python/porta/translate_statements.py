@@ -7,7 +7,6 @@ from . import types as T
 from .translate_analyse import (
     VOID,
     _acc_type,
-    _check_name,
     _cname,
     _describe,
     _int_literal,
@@ -54,10 +53,14 @@ class _Statements:
         elif isinstance(s, ast.If):
             c, _ = self.expr(s.test)
             self.emit("if (%s) {" % c)
-            self.nested(s.body)
-            if s.orelse:
-                self.emit("} else {")
-                self.nested(s.orelse)
+            self.guards.append(s.test)
+            try:
+                self.nested(s.body)
+                if s.orelse:
+                    self.emit("} else {")
+                    self.nested(s.orelse)
+            finally:
+                self.guards.pop()
             self.emit("}")
         elif isinstance(s, ast.While):
             if s.orelse:
@@ -113,7 +116,6 @@ class _Statements:
     # ---- teams: accumulators of nested reductions, scratch ----
     def acc_decl(self, s, acc):
         name = s.target.id
-        _check_name(self.err, s.target, name)
         if self.mode != "kernel" or self.ks.team is None:
             raise self.err.at(s, "the accumulator '%s: %r'" % (name, acc),
                               "accumulators of nested reductions belong in team kernels; a "
@@ -133,7 +135,8 @@ class _Statements:
         if name not in self.accs:
             self.accs[name] = [acc, False]
         if acc.fields:
-            self.structs[name] = ("%s." % _cname(name), dict(acc.fields), True)
+            self.structs[name] = ("%s." % _cname(name), dict(acc.fields), True,
+                                  acc.custom is not None)
 
     def scratch_decl(self, target, call):
         kind = self.intrinsic(call.func)
@@ -145,7 +148,6 @@ class _Statements:
             raise self.err.at(target, "%s assigned to '%s'" % (fn, _describe(target)),
                               "assign scratch to a name: tile = %s(t, porta.f64, n)" % fn)
         name = target.id
-        _check_name(self.err, target, name)
         if self.depth:
             raise self.err.at(call, "%s inside a loop or an if" % fn,
                               "take scratch at the top level of the kernel body: its size is "
@@ -186,9 +188,10 @@ class _Statements:
             if t.is_float:
                 raise self.err.at(d, "a float scratch extent", "extents are integers: use int(x)")
             codes.append(c)
+        pn = _cname(name, "pk")
         for k, c in enumerate(codes):
-            self.emit("const int64_t pk_%s_n%d = %s;" % (name, k, c))
-        count = " * ".join("pk_%s_n%d" % (name, k) for k in range(len(codes)))
+            self.emit("const int64_t %s_n%d = %s;" % (pn, k, c))
+        count = " * ".join("%s_n%d" % (pn, k) for k in range(len(codes)))
         self.emit("%s *const %s = (%s *)%s(pk_team, %d, (size_t)(%s) * sizeof(%s));"
                   % (dt.ctype, _cname(name), dt.ctype,
                      "porta_team_scratch" if kind == "scratch" else "porta_thread_scratch",
@@ -256,7 +259,7 @@ class _Statements:
         if step is None:
             cond, inc = "%s < %s" % (k, e), "++%s" % k
         else:
-            lit = _int_literal(it.args[2])
+            lit = self.const(it.args[2])
             self.emit("const int64_t %s = %s;" % (st, step[0]))
             if lit is not None and lit == 0:
                 raise self.err.at(it.args[2], "range() with step 0", "use a non-zero step")
@@ -379,10 +382,30 @@ class _Statements:
         self.indent -= 1
         self.emit("}")
 
+    def check_acc_assignment(self, name, node):
+        """`acc = value` sets one thread's partial value, so it is right only where the value
+        reads the accumulator (acc = max(acc, x[i])) or an if around it compares with it (if
+        x[i] > acc: acc = x[i]); else the result depends on how many partials the back end
+        makes (acc = 1.0 gave 32.0 on 1 thread and 64.0 on 2)."""
+        value = getattr(node, "value", None)
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or value is None:
+            return
+
+        def reads(tree):
+            return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))
+
+        if reads(value) or any(reads(g) for g in self.guards):
+            return
+        raise self.err.at(node, "assigning the accumulator '%s' a value that does not depend on "
+                                "it" % name,
+                          "a reduction combines one partial value per thread: update it with "
+                          "%s += ..., %s = max(%s, ...), or under an if that compares with it"
+                          % (name, name, name))
+
     def store(self, target, code, t, node):
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                 and target.value.id in self.structs:
-            prefix, fields, writable = self.structs[target.value.id]
+            prefix, fields, writable, mangled = self.structs[target.value.id]
             if target.attr not in fields:
                 raise self.err.at(target, "the field '%s' of '%s'" % (target.attr,
                                                                       target.value.id),
@@ -391,7 +414,8 @@ class _Statements:
                 raise self.err.at(target, "assignment to '%s'" % _describe(target),
                                   "join(self, other) reads other and updates self")
             ft = fields[target.attr]
-            self.emit("%s%s = (%s)(%s);" % (prefix, _cname(target.attr), ft.ctype, code))
+            field = _cname(target.attr) if mangled else target.attr
+            self.emit("%s%s = (%s)(%s);" % (prefix, field, ft.ctype, code))
             return
         if isinstance(target, ast.Name):
             name = target.id
@@ -401,6 +425,7 @@ class _Statements:
                     raise self.err.at(target, "assignment to the accumulator '%s'" % name,
                                       "update its fields: %s"
                                       % ", ".join("%s.%s" % (name, f) for f, _ in p.type.fields))
+                self.check_acc_assignment(name, node)
                 self.emit("*pk_acc = (%s)(%s);" % (p.type.dtype.ctype, code))
                 return
             if name in self.accs:
@@ -409,6 +434,7 @@ class _Statements:
                     raise self.err.at(target, "assignment to the accumulator '%s'" % name,
                                       "update its fields: %s"
                                       % ", ".join("%s.%s" % (name, f) for f, _ in acc.fields))
+                self.check_acc_assignment(name, node)
                 self.emit("%s = (%s)(%s);" % (_cname(name), acc.dtype.ctype, code))
                 return
             if name in self.scratch:

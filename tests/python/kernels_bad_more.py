@@ -152,3 +152,32 @@ def simd_max_update(i: int, x: porta.f64[:]):
     for k in porta.simd_range(4):
         s /= x[k]  # ERR simdop
     x[i] = s
+
+
+@porta.kernel
+def acc_set_to_constant(i: int, x: porta.f64[:], s: porta.Sum[porta.f64]):
+    s = 1.0  # ERR accset
+    x[i] = s
+
+
+@porta.kernel
+def acc_max_unguarded(i: int, x: porta.f64[:], m: porta.Max[porta.f64]):
+    if x[i] > 0.0:
+        m = x[i]  # ERR accmax
+
+
+# Assignments to an accumulator that are right: the value reads it, or an if compares with it.
+@porta.kernel
+def acc_max_by_call(i: int, x: porta.f64[:], m: porta.Max[porta.f64]):
+    m = max(m, x[i])
+
+
+@porta.kernel
+def acc_max_guarded(i: int, x: porta.f64[:], m: porta.Max[porta.f64]):
+    if x[i] > m:
+        m = x[i]
+
+
+@porta.kernel
+def acc_sum_reassigned(i: int, x: porta.f64[:], s: porta.Sum[porta.f64]):
+    s = s + x[i]

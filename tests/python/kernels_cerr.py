@@ -4,6 +4,6 @@ import porta
 
 
 @porta.kernel
-def shift_too_far(i: int, x: porta.i64[:]):
-    x[i] = i
-    x[i] = i << 70  # ERR shift
+def dubious(i: int, x: porta.u8[:], f: porta.f64[:], y: porta.i64[:]):
+    y[i] = i
+    y[i] = 1 if x[i] >= 0 and f[i] == 0.5 else 0  # ERR dubious

@@ -3,7 +3,10 @@
 kernel goes through Porta's view check, whose failure names the array, the indices, the
 extents and the Python file and line (the generated #line directives). The host aborts (as a
 C program's check does), so each case runs in a child process; a normal build does not check
-(the same source runs with plain index arithmetic)."""
+the accesses (the same source runs with plain index arithmetic), but every build checks the
+launch range against the arrays the kernel indexes with the launch's indices
+(test_launch_checks.py). The checked mode that raises IndexError instead of aborting is
+test_checked_mode.py."""
 import os
 import signal
 import subprocess
@@ -40,9 +43,15 @@ CHILD = textwrap.dedent('''
     if {case!r} == "1d":
         x, y = arr(np.arange(10.0)), arr(np.zeros(10))
         porta.parallel_for(10, K.shift_right, x, y)  # reads x[10]
-    else:
+    elif {case!r} == "2d":
         a, b = arr(np.ones((4, 6))), arr(np.zeros((4, 6)))
-        porta.parallel_for(porta.MDRangePolicy((0, 0), (4, 6)), K.transpose_add, a, b)
+        porta.parallel_for(porta.MDRangePolicy((0, 0), (4, 6)), K.shift_down, a, b)  # a[4, 0]
+    else:  # b[j, i] with j in [0, 6): b has 4 rows, refused at the launch
+        a, b = arr(np.ones((4, 6))), arr(np.zeros((4, 6)))
+        try:
+            porta.parallel_for(porta.MDRangePolicy((0, 0), (4, 6)), K.transpose_add, a, b)
+        except IndexError as e:
+            print("IndexError:", e)
     porta.fence()
     print("no failure")
 ''')
@@ -61,7 +70,7 @@ def run_child(tmp_path, case, backend, debug):
 
 @pytest.mark.parametrize("case,array,index,extents", [
     ("1d", "x", "(10)", "(10)"),
-    ("2d", "b", "(4, 0)", "(4, 6)"),  # b[j, i]: j = 4 is past b's 4 rows
+    ("2d", "a", "(4, 0)", "(4, 6)"),  # a[i + 1, j]: i + 1 = 4 is past a's 4 rows
 ])
 def test_bounds_failure_names_python_line(tmp_path, case, array, index, extents):
     r = run_child(tmp_path, case, "serial", debug=True)
@@ -85,9 +94,20 @@ def test_debug_checks_pass_in_bounds(tmp_path, monkeypatch):
         porta.parallel_for(porta.RangePolicy(0, 10, space="serial"), K.shift_right, x, y)
         np.testing.assert_array_equal(y, np.arange(1.0, 11.0))
         src = K.shift_right.c_source()
-        assert "PORTA_PY_IDX1(pk_a->x_n, pk_a->x_s, \"x\"" in src
+        assert "PORTA_PY_AT1(double, " in src and '"x", %d,' % marker("1d") in src
     finally:
         porta.clear_specialisations()
+
+
+def test_launch_range_checked_in_debug_build_too(tmp_path):
+    """b[j, i] over j in [0, 6) with b of 4 rows: the launch raises IndexError before the kernel
+    runs (so before the debug build's abort), naming the array, the dimension and the extent."""
+    r = run_child(tmp_path, "transpose", "serial", debug=True)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "IndexError: kernels_oob.transpose_add: the launch range [0, 6) of index 'j'" in out, out
+    assert "argument 'b'" in out and "dimension 0" in out and "extent is 4" in out, out
+    assert "no failure" in out
 
 
 def test_normal_build_does_not_check(tmp_path):

@@ -47,6 +47,10 @@ CASES = [
      "no step"),
     ("simd_max_update", "simdop", "s /=", "'s' updated with Div in porta.simd_range",
      "+="),
+    # acc = value without reading acc: the result depended on the number of partial values
+    # (32.0 on 1 thread, 64.0 on 2 for 100 indices)
+    ("acc_set_to_constant", "accset", "s = 1.0", "the accumulator 's' a value", "s += ..."),
+    ("acc_max_unguarded", "accmax", "m = x[i]", "the accumulator 'm' a value", "max(m, ...)"),
 ]
 
 
@@ -68,6 +72,14 @@ def test_unsupported_construct(name, tag, token, construct, hint):
         porta.parallel_for(4, k, np.zeros(4))
 
 
+@pytest.mark.parametrize("name", ["acc_max_by_call", "acc_max_guarded", "acc_sum_reassigned"])
+def test_assignments_to_accumulators_that_read_them(space, name):
+    x = np.cos(np.arange(1000.0))
+    got = porta.parallel_reduce(space.range(len(x)), getattr(B, name), x)
+    want = x.max() if "max" in name else x.sum()
+    assert got == pytest.approx(want, rel=1e-12)
+
+
 def test_kernel_method_field_error():
     with pytest.raises(porta.TranslationError) as ei:
         porta.parallel_for(4, B.BadMethod(np.zeros(4)).run)
@@ -84,24 +96,25 @@ def test_intrinsics_outside_kernels():
 
 
 def test_compiler_error_names_python_line(monkeypatch):
-    """#line: with warnings as errors the compiler rejects the shift, and its message names
-    the Python file and line of the statement."""
-    monkeypatch.setenv("PORTA_CFLAGS", "-Werror=shift-count-overflow")
+    """#line: with warnings as errors the compiler rejects the float comparison with ==, and
+    its message names the Python file and line of the statement (nvcc's own front end warns
+    of the unsigned byte compared with 0 there)."""
+    monkeypatch.setenv("PORTA_CFLAGS", "-Werror=float-equal")
     # on the CUDA back end nvcc compiles the module: its host compiler gets the same flag
-    monkeypatch.setenv("PORTA_NVCCFLAGS", "-Xcompiler=-Werror=shift-count-overflow")
+    monkeypatch.setenv("PORTA_NVCCFLAGS", "-Xcompiler=-Werror=float-equal")
     import kernels_cerr as C
 
-    line, _ = marker("kernels_cerr.py", "shift", "<<")
+    line, _ = marker("kernels_cerr.py", "dubious", "==")
+    x, f, y = np.zeros(4, np.uint8), np.array([0.5, 1, 0.5, 1]), np.zeros(4, np.int64)
     with pytest.raises(porta.CompileError) as ei:
-        porta.parallel_for(4, C.shift_too_far, np.zeros(4, dtype=np.int64))
+        porta.parallel_for(4, C.dubious, x, f, y)
     msg = str(ei.value)
     assert "kernels_cerr.py:%d:" % line in msg, msg
-    assert "shift" in msg
+    assert "floating" in msg
     if porta.backend() == "cuda":  # nvcc's own front end names the Python line too
         assert "kernels_cerr.py(%d): warning" % line in msg, msg
     # Without the flag the same kernel compiles and runs (the message was the warning's).
     monkeypatch.delenv("PORTA_CFLAGS")
     monkeypatch.delenv("PORTA_NVCCFLAGS")
-    x = np.zeros(4, dtype=np.int64)
-    porta.parallel_for(4, C.shift_too_far, x)
-    assert x.shape == (4,)
+    porta.parallel_for(4, C.dubious, x, f, y)
+    assert y.tolist() == [1, 0, 1, 0]

@@ -288,7 +288,7 @@ def test_simd_range_reductions(space):
     np.testing.assert_allclose(prod, np.prod(1.0 + a * 1e-3, axis=1), rtol=1e-13)
     c_file = os.path.join(os.path.dirname(K.row_sums_simd._unit.paths[-1]), "kernels_more.c")
     with open(c_file) as fh:
-        assert "PORTA_PY_SIMD(reduction(+: d, s) reduction(*: p))" in fh.read()
+        assert "PORTA_PY_SIMD(reduction(+: py_d, py_s) reduction(*: py_p))" in fh.read()
 
 
 def test_single_per_team_and_per_thread(space):

@@ -1,10 +1,12 @@
 /** @file cuda/runtime.cu
  *  The CUDA back end's run time: device selection, memory spaces (device,
- *  managed, pinned), streams, fences, the launch workspace, fault reports
- *  that name the last kernel launched, and the record through which debug
+ *  managed, pinned), streams, fences, the launch buffers (one set per host
+ *  thread), fault reports that name the last kernel launched, and the record through which debug
  *  builds report a failed view check on the GPU. */
 #include <cuda_runtime.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +19,31 @@ static int cuda_usable = 0;
 static cudaStream_t streams[PORTA_CUDA_MAX_INSTANCES];
 static cudaDeviceProp props;
 static int64_t grid_limit = 0; /* PORTA_CUDA_GRID_LIMIT, 0 = the GPU's own limit */
-static char last_label[128] = "(none)";
-static void *workspace = NULL;
-static size_t workspace_bytes = 0;
-static unsigned *counter = NULL;
-static void *result_buffer = NULL;
-static size_t result_bytes = 0;
+/* The last kernel this host thread launched, for fault reports. */
+static thread_local char last_label[128] = "(none)";
+
+/* A host thread's launch buffers: the device workspace (partials, scan tiles, level-1 team
+   scratch), the last-block counter and the pinned buffer a reduction's value comes back in.
+   Each thread that launches has its own, so launches from several threads at once (Python
+   threads) never share them; all are listed (under `bufs_lock`) so that finalize frees every
+   thread's, and a thread's are freed when it exits (the key's destructor). */
+typedef struct thread_bufs {
+  void *workspace;
+  size_t workspace_bytes;
+  unsigned *counter;
+  void *result;
+  size_t result_bytes;
+  struct thread_bufs *prev, *next;
+} thread_bufs;
+static thread_local thread_bufs *my_bufs = NULL;
+static thread_bufs *all_bufs = NULL;
+static pthread_mutex_t bufs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t bufs_key;
+static pthread_once_t bufs_once = PTHREAD_ONCE_INIT;
+static int bufs_key_ok = 0;
+
 /* Recorded loops alive, and the workspace buffers they may still hold: freed when the last loop
-   goes (after a wait), or at finalize. */
+   goes (after a wait), or at finalize. Under bufs_lock. */
 static int loops_alive = 0;
 static void **retired = NULL;
 static int nretired = 0, retired_cap = 0;
@@ -34,6 +53,80 @@ static void free_retired(void) {
   free(retired);
   retired = NULL;
   nretired = retired_cap = 0;
+}
+
+/** Keep `p` until no recorded loop may use it (bufs_lock held); 0 if there was no room. */
+static int retire(void *p) {
+  if (nretired == retired_cap) {
+    const int cap = retired_cap ? 2 * retired_cap : 16;
+    void **r = (void **)realloc(retired, (size_t)cap * sizeof *r);
+    if (!r) return 0;
+    retired = r;
+    retired_cap = cap;
+  }
+  retired[nretired++] = p;
+  return 1;
+}
+
+/** Free one thread's buffers (bufs_lock held): after a wait, or kept while loops may use them. */
+static void release_bufs(thread_bufs *b) {
+  if (cuda_usable && (b->workspace || b->counter || b->result)) {
+    cudaDeviceSynchronize(); /* its launches may still be running */
+    if (b->workspace && !(loops_alive > 0 && retire(b->workspace))) cudaFree(b->workspace);
+    if (b->counter && !(loops_alive > 0 && retire(b->counter))) cudaFree(b->counter);
+    cudaFreeHost(b->result);
+  }
+  b->workspace = NULL;
+  b->workspace_bytes = 0;
+  b->counter = NULL;
+  b->result = NULL;
+  b->result_bytes = 0;
+}
+
+/** At a thread's exit: its buffers go. */
+static void bufs_destroy(void *p) {
+  thread_bufs *b = (thread_bufs *)p;
+  pthread_mutex_lock(&bufs_lock);
+  release_bufs(b);
+  if (b->prev) b->prev->next = b->next;
+  if (b->next) b->next->prev = b->prev;
+  if (all_bufs == b) all_bufs = b->next;
+  pthread_mutex_unlock(&bufs_lock);
+  free(b);
+}
+
+static void bufs_key_make(void) { bufs_key_ok = pthread_key_create(&bufs_key, bufs_destroy) == 0; }
+
+/** This thread's buffers, made on its first launch (NULL if out of memory). */
+static thread_bufs *bufs(void) {
+  thread_bufs *b = my_bufs;
+  if (b) return b;
+  b = (thread_bufs *)calloc(1, sizeof *b);
+  if (!b) return NULL;
+  pthread_once(&bufs_once, bufs_key_make);
+  pthread_mutex_lock(&bufs_lock);
+  b->next = all_bufs;
+  if (all_bufs) all_bufs->prev = b;
+  all_bufs = b;
+  pthread_mutex_unlock(&bufs_lock);
+  if (bufs_key_ok) pthread_setspecific(bufs_key, b);
+  my_bufs = b;
+  return b;
+}
+
+/** This thread's last-block counter, made and zeroed on first use (NULL if that fails). */
+static unsigned *thread_counter(thread_bufs *b) {
+  if (!b->counter) { /* zeroed once: atomicInc wraps it back to 0 after each use */
+    if (cudaMalloc((void **)&b->counter, sizeof(unsigned)) != cudaSuccess) {
+      b->counter = NULL;
+      return NULL;
+    }
+    if (cudaMemset(b->counter, 0, sizeof(unsigned)) != cudaSuccess) {
+      cudaFree(b->counter);
+      b->counter = NULL;
+    }
+  }
+  return b->counter;
 }
 
 /* Device view checks (debug builds): the record (pinned host memory, so it can still be read
@@ -166,8 +259,11 @@ extern "C" int porta_cuda_initialize_(int device_id, int device_given, int requi
                        "GPU %d asked for, but this node has %d", dev, count);
   CUDA_TRY(cudaSetDevice(dev), "porta_initialize", NULL);
   CUDA_TRY(cudaGetDeviceProperties(&props, dev), "porta_initialize", NULL);
-  CUDA_TRY(cudaMalloc((void **)&counter, sizeof(unsigned)), "porta_initialize", NULL);
-  CUDA_TRY(cudaMemset(counter, 0, sizeof(unsigned)), "porta_initialize", NULL);
+  /* the initialising thread's counter now, outside any recording (other threads: on first use) */
+  thread_bufs *mine = bufs();
+  if (!mine || !thread_counter(mine))
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_initialize", NULL,
+                       "cannot allocate the CUDA launch counter");
   CUDA_TRY(cudaHostAlloc((void **)&check_rec, sizeof *check_rec, cudaHostAllocMapped),
            "porta_initialize", NULL);
   memset(check_rec, 0, sizeof *check_rec);
@@ -196,21 +292,16 @@ extern "C" void porta_cuda_finalize_(void) {
       cudaStreamDestroy(streams[k]);
       streams[k] = NULL;
     }
-  cudaFree(workspace);
+  pthread_mutex_lock(&bufs_lock); /* every thread's buffers (the threads keep their records) */
+  loops_alive = 0;                /* loops destroyed after this free their host memory only */
+  for (thread_bufs *b = all_bufs; b; b = b->next) release_bufs(b);
   free_retired();
-  loops_alive = 0; /* loops destroyed after this free their host memory only */
-  cudaFree(counter);
-  cudaFreeHost(result_buffer);
+  pthread_mutex_unlock(&bufs_lock);
   cudaFree(check_claim);
   cudaFreeHost(check_rec);
   check_claim = NULL;
   check_rec = check_rec_dev = NULL;
   check_sync = 0;
-  workspace = NULL;
-  workspace_bytes = 0;
-  result_buffer = NULL;
-  result_bytes = 0;
-  counter = NULL;
   for (int s = PORTA_CUDA_SPACE; s <= PORTA_CUDA_HOST_PINNED_SPACE; ++s)
     memset(&porta_space_ops_[s], 0, sizeof porta_space_ops_[s]);
   cuda_usable = 0;
@@ -299,53 +390,65 @@ extern "C" int porta_cuda_ipc_open_(const void *handle64, void **ptr) {
 extern "C" void porta_cuda_ipc_close_(void *ptr) { cudaIpcCloseMemHandle(ptr); }
 
 extern "C" void porta_cuda_loops_alive_(int delta) {
+  pthread_mutex_lock(&bufs_lock);
   loops_alive += delta;
   if (loops_alive <= 0 && nretired > 0) { /* no graph holds them any more */
     cudaDeviceSynchronize();
     free_retired();
   }
+  pthread_mutex_unlock(&bufs_lock);
 }
 
 extern "C" void *porta_cuda_workspace_(size_t bytes) {
-  if (bytes <= workspace_bytes && workspace) return workspace;
-  if (loops_alive > 0 && workspace) { /* a graph may hold it: keep it; no wait (a recording
-                                         may be on) */
-    if (nretired == retired_cap) {
-      const int cap = retired_cap ? 2 * retired_cap : 16;
-      void **r = (void **)realloc(retired, (size_t)cap * sizeof *r);
-      if (!r) return NULL;
-      retired = r;
-      retired_cap = cap;
+  thread_bufs *b = bufs();
+  /* the counter too, so that a launcher that got its workspace has its counter */
+  if (!b || !thread_counter(b)) return NULL;
+  if (bytes <= b->workspace_bytes && b->workspace) return b->workspace;
+  pthread_mutex_lock(&bufs_lock);
+  int kept = 0;
+  if (loops_alive > 0 && b->workspace) /* a graph may hold it: keep it; no wait (a recording
+                                          may be on) */
+    kept = retire(b->workspace);
+  if (b->workspace && !kept) {
+    if (loops_alive > 0) { /* no room to keep it: it stays this thread's */
+      pthread_mutex_unlock(&bufs_lock);
+      return NULL;
     }
-    retired[nretired++] = workspace;
-  } else if (workspace) {
     cudaDeviceSynchronize(); /* a launch in flight may still use the old buffer */
-    cudaFree(workspace);
+    cudaFree(b->workspace);
   }
+  pthread_mutex_unlock(&bufs_lock);
   size_t want = bytes < 65536 ? 65536 : bytes + bytes / 2;
-  if (cudaMalloc(&workspace, want) != cudaSuccess) {
-    workspace = NULL;
-    workspace_bytes = 0;
+  if (cudaMalloc(&b->workspace, want) != cudaSuccess) {
+    b->workspace = NULL;
+    b->workspace_bytes = 0;
     return NULL;
   }
-  workspace_bytes = want;
-  return workspace;
+  b->workspace_bytes = want;
+  return b->workspace;
 }
 
-extern "C" unsigned *porta_cuda_counter_(void) { return counter; }
+extern "C" unsigned *porta_cuda_counter_(void) {
+  thread_bufs *b = bufs();
+  return b ? thread_counter(b) : NULL;
+}
 
 extern "C" void *porta_cuda_result_(size_t bytes) {
-  if (bytes <= result_bytes && result_buffer) return result_buffer;
-  cudaDeviceSynchronize();
-  cudaFreeHost(result_buffer);
+  thread_bufs *b = bufs();
+  if (!b) return NULL;
+  if (bytes <= b->result_bytes && b->result) return b->result;
+  if (b->result) {
+    cudaDeviceSynchronize();
+    cudaFreeHost(b->result);
+  }
   size_t want = bytes < 4096 ? 4096 : bytes;
-  if (cudaHostAlloc(&result_buffer, want, cudaHostAllocMapped) != cudaSuccess) {
-    result_buffer = NULL;
-    result_bytes = 0;
+  if (cudaHostAlloc(&b->result, want, cudaHostAllocMapped) != cudaSuccess) {
+    b->result = NULL;
+    b->result_bytes = 0;
     return NULL;
   }
-  result_bytes = want;
-  return result_buffer;
+  b->result_bytes = want;
+  return b->result;
 }
 
 extern "C" int porta_cuda_launched_(const char *label) {
@@ -369,8 +472,45 @@ extern "C" int porta_cuda_check_attach_(const void *symbol, unsigned *epoch) {
   return PORTA_SUCCESS;
 }
 
+/** Wait for one stream (`all`: for every stream Porta made, then the device). Without a wait
+ *  check, or where it says this thread's waits cannot be cut short, the CUDA runtime's own
+ *  blocking wait. Otherwise poll, as the runtime's default wait spins: queries back to back
+ *  (yielding the processor between them after the first millisecond), asking the check every
+ *  20 ms; cudaErrorNotReady when it says stop (the kernels keep running). */
+static cudaError_t wait_for(cudaStream_t stream, int all) {
+  int (*check)(int) = porta_wait_check_;
+  if (!check || !check(0)) return all ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream);
+  const double t0 = porta_wtime();
+  double next_check = t0 + 0.02;
+  for (;;) {
+    cudaError_t e = cudaStreamQuery(stream);
+    for (int k = 1; all && e == cudaSuccess && k < PORTA_CUDA_MAX_INSTANCES; ++k)
+      if (streams[k]) e = cudaStreamQuery(streams[k]);
+    if (e != cudaErrorNotReady) { /* done, or a fault */
+      if (!all) return e;         /* the query has said what the stream's wait would say */
+      break;
+    }
+    const double now = porta_wtime();
+    if (now >= next_check) {
+      if (check(1)) return cudaErrorNotReady;
+      next_check = porta_wtime() + 0.02;
+    }
+    if (now - t0 > 1e-3) sched_yield();
+  }
+  return cudaDeviceSynchronize(); /* and whatever other streams hold */
+}
+
+/** The failure of a wait the check stopped. */
+static int interrupted(const char *label) {
+  return porta_error(PORTA_ERROR_BACKEND, "fence", label,
+                     "interrupted while waiting for the GPU; the kernels queued (the last one "
+                     "launched: '%s') keep running, and the next wait waits for them",
+                     last_label);
+}
+
 extern "C" int porta_cuda_sync_(int instance, const char *label) {
-  cudaError_t err = cudaStreamSynchronize((cudaStream_t)porta_cuda_stream_(instance));
+  cudaError_t err = wait_for((cudaStream_t)porta_cuda_stream_(instance), 0);
+  if (err == cudaErrorNotReady) return interrupted(label);
   int rc = check_report();
   if (rc) return rc;
   if (err != cudaSuccess)
@@ -382,7 +522,8 @@ extern "C" int porta_cuda_sync_(int instance, const char *label) {
 
 extern "C" int porta_cuda_device_sync_(const char *label) {
   if (!cuda_usable) return PORTA_SUCCESS;
-  cudaError_t err = cudaDeviceSynchronize();
+  cudaError_t err = wait_for((cudaStream_t)0, 1);
+  if (err == cudaErrorNotReady) return interrupted(label);
   int rc = check_report();
   if (rc) return rc;
   if (err != cudaSuccess)
@@ -411,9 +552,20 @@ typedef struct shared_setup {
 } shared_setup;
 #define SHARED_SETUPS 512
 static shared_setup shared_setups[SHARED_SETUPS];
+/* Launches from several host threads look the table up and fill it in at once. */
+static pthread_mutex_t shared_setups_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int shared_setup_locked(const void *kernel, size_t bytes, int threads, const char *label);
 
 extern "C" int porta_cuda_shared_setup_(const void *kernel, size_t bytes, int threads,
                                         const char *label) {
+  pthread_mutex_lock(&shared_setups_lock);
+  const int rc = shared_setup_locked(kernel, bytes, threads, label);
+  pthread_mutex_unlock(&shared_setups_lock);
+  return rc;
+}
+
+static int shared_setup_locked(const void *kernel, size_t bytes, int threads, const char *label) {
   shared_setup *e = NULL;
   const size_t h = (size_t)((uintptr_t)kernel >> 4);
   for (size_t k = 0; k < 8 && !e; ++k) {

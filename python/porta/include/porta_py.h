@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "porta/atomic.h"
 #include "porta/kernel.h"
 
 /** for k in porta.simd_range(...): `omp simd` with the loop's reduction clauses on the host
@@ -22,7 +24,14 @@
 #endif
 
 /** Version of this description; the extension refuses a module with another one. */
-#define PORTA_PY_ABI 3
+#define PORTA_PY_ABI 4
+
+/** 1 in a module compiled for the checked mode (porta.init(bounds_check=True),
+ *  @porta.kernel(bounds_check=True), PORTA_BOUNDS_CHECK=1): the generated C defines it first,
+ *  so checked modules have cache entries of their own. */
+#ifndef PORTA_PY_CHECKED
+#define PORTA_PY_CHECKED 0
+#endif
 
 /** Element types (also the scalar argument types). */
 enum porta_py_dtype {
@@ -67,6 +76,46 @@ enum {
 /** Argument field flags. */
 enum { PORTA_PY_WRITTEN = 1 /**< the kernel stores into this array */ };
 
+/** Kernel flags (porta_py_kernel.flags). */
+enum {
+  /** the kernel (or a device function it calls) may record an error in its launch's
+   *  porta_py_error_record: an integer // or % by a divisor known only at run time, or checked
+   *  accesses. On CUDA such a launch waits for its kernel, so the error is this launch's. */
+  PORTA_PY_MAY_RAISE = 1,
+  PORTA_PY_CHECKED_ACCESS = 2 /**< compiled in the checked mode (PORTA_PY_CHECKED) */
+};
+
+/** The flags of a kernel, with the module's checked mode added. */
+#define PORTA_PY_KERNEL_FLAGS(F)                                                                   \
+  ((F) | (PORTA_PY_CHECKED ? PORTA_PY_MAY_RAISE | PORTA_PY_CHECKED_ACCESS : 0))
+
+/** What a kernel records of the first error raised inside it (porta_py_error_record.kind). */
+enum porta_py_error_kind {
+  PORTA_PY_ERR_NONE = 0,
+  PORTA_PY_ERR_ZERO_DIVISION = 1, /**< integer // or % by zero: ZeroDivisionError */
+  PORTA_PY_ERR_INDEX = 2          /**< an index outside an array (checked mode): IndexError */
+};
+
+/** The error record of one launch: the extension puts a pointer to it in the argument struct
+ *  (porta_py_kernel.err_offset), the first failing thread of the kernel claims it and fills it
+ *  in, and the launch raises it as a Python exception once the kernel has ended. Host launches
+ *  keep it on the launching thread's stack; CUDA launches use pinned, device-mapped host memory
+ *  with the claim flag in device memory (`dclaim`), since atomics on mapped host memory are not
+ *  guaranteed to be atomic. Only `claimed` / `*dclaim` and `ready` need resetting per launch. */
+typedef struct porta_py_error_record {
+  int32_t claimed;   /**< host: 0 until a thread claims the record */
+  int32_t ready;     /**< set once the rest is written */
+  int32_t *dclaim;   /**< CUDA: the claim flag in device memory; NULL on the host */
+  int32_t kind;      /**< porta_py_error_kind */
+  int32_t line;      /**< the Python line of the operation */
+  int32_t rank;      /**< index errors: the array's rank */
+  int32_t axis;      /**< index errors: the first dimension whose index is out of range */
+  int64_t idx[6];    /**< index errors: the indices; division: idx[0] is the dividend */
+  int64_t extent[6]; /**< index errors: the array's extents */
+  char what[32];     /**< the array's name, or the operator ("//", "%") */
+  char file[224];    /**< the Python file (its end when longer) */
+} porta_py_error_record;
+
 /** One argument of a kernel: a scalar at `offset`, or an array whose data pointer is at
  *  `offset`, its `rank` extents (int64_t) at `extent_offset` and element strides (int64_t) at
  *  `stride_offset`. */
@@ -83,6 +132,10 @@ typedef struct porta_py_field {
   /** arrays: [rank] extents fixed by the annotation (porta.f64[:, 3]; 0: any), or NULL; the
    *  generated C indexes with them as constants, so a launch checks them */
   const int64_t *fixed;
+  /** arrays: [rank] masks of the launch indices that index a dimension directly and
+   *  unconditionally (bit r: index r itself, as in y[i] or a[i, j]), or NULL: every launch
+   *  checks that range r fits that extent and starts at 0 or above */
+  const uint8_t *direct;
 } porta_py_field;
 
 /** One kernel specialisation. */
@@ -103,6 +156,10 @@ typedef struct porta_py_kernel {
   int32_t result_kind; /**< porta_py_result_kind */
   int32_t nresult;     /**< LOC and STRUCT: the value's fields (scalars at their offsets) */
   const porta_py_field *result_fields;
+  int32_t err_offset; /**< offset of the porta_py_error_record pointer (pk_err) in the argument
+                         struct */
+  int32_t flags;      /**< PORTA_PY_MAY_RAISE, PORTA_PY_CHECKED_ACCESS */
+  const char *const *index_names; /**< range and mdrange kernels: the [rank] indices' names */
 } porta_py_kernel;
 
 /** What a generated module exports (its only visible symbol, porta_py_module). */
@@ -112,16 +169,198 @@ typedef struct porta_py_module_info {
   const porta_py_kernel *const *kernels;
 } porta_py_module_info;
 
+/* ---- errors raised inside kernels ---- */
+
+/** Functions of the error paths: out of line, so that the checks in a loop stay small. */
+#if defined(__CUDACC__)
+#define PORTA_PY_COLD_FUNCTION static __host__ __device__ __noinline__ __attribute__((unused))
+#else
+#define PORTA_PY_COLD_FUNCTION static __attribute__((noinline, cold, unused))
+#endif
+
+/** Claim the launch's error record (the first failing thread wins; NULL: nowhere to record). */
+PORTA_INLINE_FUNCTION int porta_py_claim_(porta_py_error_record *e) {
+  if (!e) return 0;
+  int32_t *c = e->dclaim ? e->dclaim : &e->claimed;
+  return porta_atomic_compare_exchange_i32(c, 0, 1) == 0;
+}
+
+/** Copy a string into a record's field of `cap` bytes, keeping its end when it is longer (the
+ *  end of a path names the file). */
+PORTA_INLINE_FUNCTION void porta_py_copy_(char *dst, int cap, const char *src) {
+  int n = 0;
+  while (src[n]) ++n;
+  const int from = n > cap - 1 ? n - (cap - 1) : 0;
+  int k = 0;
+  for (; src[from + k]; ++k) dst[k] = src[from + k];
+  dst[k] = '\0';
+}
+
+/** Publish a claimed record: its fields first, then `ready`. */
+PORTA_INLINE_FUNCTION void porta_py_publish_(porta_py_error_record *e) {
+#if defined(__CUDA_ARCH__)
+  __threadfence_system();
+  *(volatile int32_t *)&e->ready = 1;
+#else
+  __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
+#endif
+}
+
+/** Record a ZeroDivisionError (integer `op` by zero at file:line); the result is 0. */
+PORTA_PY_COLD_FUNCTION int64_t porta_py_zero_division_(porta_py_error_record *e, int64_t a,
+                                                       const char *op, const char *file, int line) {
+  if (porta_py_claim_(e)) {
+    e->kind = PORTA_PY_ERR_ZERO_DIVISION;
+    e->line = line;
+    e->rank = 0;
+    e->axis = 0;
+    e->idx[0] = a;
+    porta_py_copy_(e->what, (int)sizeof e->what, op);
+    porta_py_copy_(e->file, (int)sizeof e->file, file);
+    porta_py_publish_(e);
+  }
+  return 0;
+}
+
+/** Record an IndexError: array `a` of `rank` extents n0.., indices i0.. (unused ones 0 and 1),
+ *  at file:line. Everything by value: passing the address of the argument struct's extents
+ *  would make a GPU copy the struct to local memory in every thread. */
+PORTA_PY_COLD_FUNCTION void porta_py_bad_index_(porta_py_error_record *e, const char *a, int rank,
+                                                int64_t i0, int64_t i1, int64_t i2, int64_t i3,
+                                                int64_t i4, int64_t i5, int64_t n0, int64_t n1,
+                                                int64_t n2, int64_t n3, int64_t n4, int64_t n5,
+                                                const char *file, int line) {
+  if (!porta_py_claim_(e)) return;
+  const int64_t idx[6] = {i0, i1, i2, i3, i4, i5}, n[6] = {n0, n1, n2, n3, n4, n5};
+  int axis = -1;
+  for (int k = 0; k < rank; ++k) {
+    e->idx[k] = idx[k];
+    e->extent[k] = n[k];
+    if (axis < 0 && (uint64_t)idx[k] >= (uint64_t)n[k]) axis = k;
+  }
+  e->kind = PORTA_PY_ERR_INDEX;
+  e->line = line;
+  e->rank = rank;
+  e->axis = axis < 0 ? 0 : axis;
+  porta_py_copy_(e->what, (int)sizeof e->what, a);
+  porta_py_copy_(e->file, (int)sizeof e->file, file);
+  porta_py_publish_(e);
+}
+
+/** Where a bad access goes instead: `sink`, zeroed, so a read gives 0 and a write is dropped.
+ *  Zeroed by memset, which may store any type: the access reads it as the array's type. */
+PORTA_INLINE_FUNCTION void *porta_py_sink_(int64_t *sink) {
+  memset(sink, 0, sizeof *sink);
+  return sink;
+}
+
 /* ---- array elements ---- */
 
-/** a[i, j] of an array argument is a[PORTA_PY_IDX2(a_n, a_s, "a", offset, i, j)]: `offset`, the
- *  index arithmetic of the kernel's layout specialisation, in a normal build. With
- *  PORTA_ENABLE_DEBUG (a debug build of Porta, or -DPORTA_ENABLE_DEBUG=1 in PORTA_CFLAGS /
- *  PORTA_NVCCFLAGS) every index is checked against the argument's extents by Porta's own view
- *  check (porta_view_checked_offset_): a failure names the argument, the indices, the extents
- *  and __FILE__:__LINE__, which the generated #line directives make the Python file and line;
- *  the host aborts, a GPU records it for the launch to return PORTA_ERROR_BOUNDS. */
-#if PORTA_ENABLE_DEBUG
+/** a[i, j] of an array argument is PORTA_PY_AT2(T, a, pk_a->a_n, pk_a->a_s, "a", LINE, offset, i,
+ *  j), T the element type and LINE the Python line:
+ *  - normally a[offset], the index arithmetic of the kernel's layout specialisation;
+ *  - in the checked mode (PORTA_PY_CHECKED) each index is compared with its extent (a negative
+ *    one fails too); the first bad access of a launch is recorded in the launch's error record
+ *    (pk_err: the array, the indices, the extents, __FILE__ and LINE, which the generated #line
+ *    directives make the Python file and line) and raised as IndexError after the launch, and
+ *    the access is skipped (a read gives 0, a write is dropped), on the host and on a GPU;
+ *  - in a debug build (Porta's PORTA_ENABLE_DEBUG, or -DPORTA_ENABLE_DEBUG=1 in PORTA_CFLAGS /
+ *    PORTA_NVCCFLAGS) every index is checked by Porta's own view check
+ *    (porta_view_checked_offset_), whose failure names the argument, the indices, the extents
+ *    and the Python file and line; the host aborts, a GPU records it and traps, and the launch
+ *    returns PORTA_ERROR_BOUNDS. */
+#if PORTA_PY_CHECKED
+#if defined(__CUDACC__)
+/** Where a GPU's bad accesses go (one per module: the value read from it is not used). */
+static __device__ __attribute__((unused)) int64_t porta_py_sink_dev_[1];
+#endif
+#if defined(__CUDA_ARCH__)
+#define PORTA_PY_SINK_ porta_py_sink_dev_
+#define PORTA_PY_CHECKED_LOCALS
+#else
+#define PORTA_PY_SINK_ pk_sink
+/** The locals a checked kernel body declares: the host's sink of bad accesses (a thread's own,
+ *  so that a bad read gives 0 even while another thread's bad write is dropped). */
+#define PORTA_PY_CHECKED_LOCALS                                                                    \
+  int64_t pk_sink[1] = {0};                                                                        \
+  (void)pk_sink;
+#endif
+
+PORTA_INLINE_FUNCTION void *porta_py_at1_(void *p, int64_t size, int64_t off,
+                                          porta_py_error_record *e, int64_t *sink, const int64_t *n,
+                                          const char *a, int64_t i0, const char *f, int l) {
+  if (PORTA_LIKELY((uint64_t)i0 < (uint64_t)n[0])) return (char *)p + off * size;
+  porta_py_bad_index_(e, a, 1, i0, 0, 0, 0, 0, 0, n[0], 1, 1, 1, 1, 1, f, l);
+  return porta_py_sink_(sink);
+}
+PORTA_INLINE_FUNCTION void *porta_py_at2_(void *p, int64_t size, int64_t off,
+                                          porta_py_error_record *e, int64_t *sink, const int64_t *n,
+                                          const char *a, int64_t i0, int64_t i1, const char *f,
+                                          int l) {
+  if (PORTA_LIKELY((uint64_t)i0 < (uint64_t)n[0] && (uint64_t)i1 < (uint64_t)n[1]))
+    return (char *)p + off * size;
+  porta_py_bad_index_(e, a, 2, i0, i1, 0, 0, 0, 0, n[0], n[1], 1, 1, 1, 1, f, l);
+  return porta_py_sink_(sink);
+}
+PORTA_INLINE_FUNCTION void *porta_py_at3_(void *p, int64_t size, int64_t off,
+                                          porta_py_error_record *e, int64_t *sink, const int64_t *n,
+                                          const char *a, int64_t i0, int64_t i1, int64_t i2,
+                                          const char *f, int l) {
+  if (PORTA_LIKELY((uint64_t)i0 < (uint64_t)n[0] && (uint64_t)i1 < (uint64_t)n[1] &&
+                   (uint64_t)i2 < (uint64_t)n[2]))
+    return (char *)p + off * size;
+  porta_py_bad_index_(e, a, 3, i0, i1, i2, 0, 0, 0, n[0], n[1], n[2], 1, 1, 1, f, l);
+  return porta_py_sink_(sink);
+}
+PORTA_INLINE_FUNCTION void *porta_py_at4_(void *p, int64_t size, int64_t off,
+                                          porta_py_error_record *e, int64_t *sink, const int64_t *n,
+                                          const char *a, int64_t i0, int64_t i1, int64_t i2,
+                                          int64_t i3, const char *f, int l) {
+  if (PORTA_LIKELY((uint64_t)i0 < (uint64_t)n[0] && (uint64_t)i1 < (uint64_t)n[1] &&
+                   (uint64_t)i2 < (uint64_t)n[2] && (uint64_t)i3 < (uint64_t)n[3]))
+    return (char *)p + off * size;
+  porta_py_bad_index_(e, a, 4, i0, i1, i2, i3, 0, 0, n[0], n[1], n[2], n[3], 1, 1, f, l);
+  return porta_py_sink_(sink);
+}
+PORTA_INLINE_FUNCTION void *porta_py_at5_(void *p, int64_t size, int64_t off,
+                                          porta_py_error_record *e, int64_t *sink, const int64_t *n,
+                                          const char *a, int64_t i0, int64_t i1, int64_t i2,
+                                          int64_t i3, int64_t i4, const char *f, int l) {
+  if (PORTA_LIKELY((uint64_t)i0 < (uint64_t)n[0] && (uint64_t)i1 < (uint64_t)n[1] &&
+                   (uint64_t)i2 < (uint64_t)n[2] && (uint64_t)i3 < (uint64_t)n[3] &&
+                   (uint64_t)i4 < (uint64_t)n[4]))
+    return (char *)p + off * size;
+  porta_py_bad_index_(e, a, 5, i0, i1, i2, i3, i4, 0, n[0], n[1], n[2], n[3], n[4], 1, f, l);
+  return porta_py_sink_(sink);
+}
+PORTA_INLINE_FUNCTION void *porta_py_at6_(void *p, int64_t size, int64_t off,
+                                          porta_py_error_record *e, int64_t *sink, const int64_t *n,
+                                          const char *a, int64_t i0, int64_t i1, int64_t i2,
+                                          int64_t i3, int64_t i4, int64_t i5, const char *f,
+                                          int l) {
+  if (PORTA_LIKELY((uint64_t)i0 < (uint64_t)n[0] && (uint64_t)i1 < (uint64_t)n[1] &&
+                   (uint64_t)i2 < (uint64_t)n[2] && (uint64_t)i3 < (uint64_t)n[3] &&
+                   (uint64_t)i4 < (uint64_t)n[4] && (uint64_t)i5 < (uint64_t)n[5]))
+    return (char *)p + off * size;
+  porta_py_bad_index_(e, a, 6, i0, i1, i2, i3, i4, i5, n[0], n[1], n[2], n[3], n[4], n[5], f, l);
+  return porta_py_sink_(sink);
+}
+#define PORTA_PY_CHK_(T, P, R, ...)                                                                \
+  (*(T *)porta_py_at##R##_((void *)(P), (int64_t)sizeof(T), __VA_ARGS__))
+#define PORTA_PY_AT1(T, P, N, S, A, L, OFF, I0)                                                    \
+  PORTA_PY_CHK_(T, P, 1, OFF, pk_err, PORTA_PY_SINK_, N, A, I0, __FILE__, L)
+#define PORTA_PY_AT2(T, P, N, S, A, L, OFF, I0, I1)                                                \
+  PORTA_PY_CHK_(T, P, 2, OFF, pk_err, PORTA_PY_SINK_, N, A, I0, I1, __FILE__, L)
+#define PORTA_PY_AT3(T, P, N, S, A, L, OFF, I0, I1, I2)                                            \
+  PORTA_PY_CHK_(T, P, 3, OFF, pk_err, PORTA_PY_SINK_, N, A, I0, I1, I2, __FILE__, L)
+#define PORTA_PY_AT4(T, P, N, S, A, L, OFF, I0, I1, I2, I3)                                        \
+  PORTA_PY_CHK_(T, P, 4, OFF, pk_err, PORTA_PY_SINK_, N, A, I0, I1, I2, I3, __FILE__, L)
+#define PORTA_PY_AT5(T, P, N, S, A, L, OFF, I0, I1, I2, I3, I4)                                    \
+  PORTA_PY_CHK_(T, P, 5, OFF, pk_err, PORTA_PY_SINK_, N, A, I0, I1, I2, I3, I4, __FILE__, L)
+#define PORTA_PY_AT6(T, P, N, S, A, L, OFF, I0, I1, I2, I3, I4, I5)                                \
+  PORTA_PY_CHK_(T, P, 6, OFF, pk_err, PORTA_PY_SINK_, N, A, I0, I1, I2, I3, I4, I5, __FILE__, L)
+
+#elif PORTA_ENABLE_DEBUG
 #include "porta/view_access.h"
 
 PORTA_INLINE_FUNCTION int64_t porta_py_checked_(const int64_t *ext, const int64_t *str,
@@ -178,37 +417,62 @@ PORTA_INLINE_FUNCTION int64_t porta_py_checked6_(const int64_t *n, const int64_t
   const int64_t idx[6] = {i0, i1, i2, i3, i4, i5};
   return porta_py_checked_(n, s, a, 6, idx, f, l);
 }
-#define PORTA_PY_IDX1(N, S, A, OFF, I0) porta_py_checked1_(N, S, A, I0, __FILE__, __LINE__)
-#define PORTA_PY_IDX2(N, S, A, OFF, I0, I1) porta_py_checked2_(N, S, A, I0, I1, __FILE__, __LINE__)
-#define PORTA_PY_IDX3(N, S, A, OFF, I0, I1, I2)                                                    \
-  porta_py_checked3_(N, S, A, I0, I1, I2, __FILE__, __LINE__)
-#define PORTA_PY_IDX4(N, S, A, OFF, I0, I1, I2, I3)                                                \
-  porta_py_checked4_(N, S, A, I0, I1, I2, I3, __FILE__, __LINE__)
-#define PORTA_PY_IDX5(N, S, A, OFF, I0, I1, I2, I3, I4)                                            \
-  porta_py_checked5_(N, S, A, I0, I1, I2, I3, I4, __FILE__, __LINE__)
-#define PORTA_PY_IDX6(N, S, A, OFF, I0, I1, I2, I3, I4, I5)                                        \
-  porta_py_checked6_(N, S, A, I0, I1, I2, I3, I4, I5, __FILE__, __LINE__)
+#define PORTA_PY_CHECKED_LOCALS
+#define PORTA_PY_AT1(T, P, N, S, A, L, OFF, I0) (P)[porta_py_checked1_(N, S, A, I0, __FILE__, L)]
+#define PORTA_PY_AT2(T, P, N, S, A, L, OFF, I0, I1)                                                \
+  (P)[porta_py_checked2_(N, S, A, I0, I1, __FILE__, L)]
+#define PORTA_PY_AT3(T, P, N, S, A, L, OFF, I0, I1, I2)                                            \
+  (P)[porta_py_checked3_(N, S, A, I0, I1, I2, __FILE__, L)]
+#define PORTA_PY_AT4(T, P, N, S, A, L, OFF, I0, I1, I2, I3)                                        \
+  (P)[porta_py_checked4_(N, S, A, I0, I1, I2, I3, __FILE__, L)]
+#define PORTA_PY_AT5(T, P, N, S, A, L, OFF, I0, I1, I2, I3, I4)                                    \
+  (P)[porta_py_checked5_(N, S, A, I0, I1, I2, I3, I4, __FILE__, L)]
+#define PORTA_PY_AT6(T, P, N, S, A, L, OFF, I0, I1, I2, I3, I4, I5)                                \
+  (P)[porta_py_checked6_(N, S, A, I0, I1, I2, I3, I4, I5, __FILE__, L)]
 #else
-#define PORTA_PY_IDX1(N, S, A, OFF, I0) (OFF)
-#define PORTA_PY_IDX2(N, S, A, OFF, I0, I1) (OFF)
-#define PORTA_PY_IDX3(N, S, A, OFF, I0, I1, I2) (OFF)
-#define PORTA_PY_IDX4(N, S, A, OFF, I0, I1, I2, I3) (OFF)
-#define PORTA_PY_IDX5(N, S, A, OFF, I0, I1, I2, I3, I4) (OFF)
-#define PORTA_PY_IDX6(N, S, A, OFF, I0, I1, I2, I3, I4, I5) (OFF)
+#define PORTA_PY_CHECKED_LOCALS
+#define PORTA_PY_AT1(T, P, N, S, A, L, OFF, I0) (P)[OFF]
+#define PORTA_PY_AT2(T, P, N, S, A, L, OFF, I0, I1) (P)[OFF]
+#define PORTA_PY_AT3(T, P, N, S, A, L, OFF, I0, I1, I2) (P)[OFF]
+#define PORTA_PY_AT4(T, P, N, S, A, L, OFF, I0, I1, I2, I3) (P)[OFF]
+#define PORTA_PY_AT5(T, P, N, S, A, L, OFF, I0, I1, I2, I3, I4) (P)[OFF]
+#define PORTA_PY_AT6(T, P, N, S, A, L, OFF, I0, I1, I2, I3, I4, I5) (P)[OFF]
 #endif
 
 /* ---- Python semantics of integer and float operators, used by the generated C ---- */
 
-/** Python's a // b on integers (rounds toward minus infinity). */
+/** Python's a // b on integers (rounds toward minus infinity), b != 0 (a constant divisor; the
+ *  translator refuses a constant 0). INT64_MIN // -1 wraps to INT64_MIN, as NumPy's int64 does
+ *  (C's division would trap). */
 PORTA_INLINE_FUNCTION int64_t porta_py_floordiv_i64(int64_t a, int64_t b) {
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
   int64_t q = a / b;
   return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-/** Python's a % b on integers (the sign of b). */
+/** Python's a % b on integers (the sign of b), b != 0; INT64_MIN % -1 is 0. */
 PORTA_INLINE_FUNCTION int64_t porta_py_mod_i64(int64_t a, int64_t b) {
+  if (b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+/** a // b with a divisor known at run time: b == 0 records a ZeroDivisionError in the launch's
+ *  record `e` (raised after the launch, naming file:line) and gives 0, where C would trap. */
+PORTA_INLINE_FUNCTION int64_t porta_py_floordiv_chk_(int64_t a, int64_t b, porta_py_error_record *e,
+                                                     const char *file, int line) {
+  if (PORTA_UNLIKELY(b == 0)) return porta_py_zero_division_(e, a, "//", file, line);
+  return porta_py_floordiv_i64(a, b);
+}
+/** a % b with a divisor known at run time (as porta_py_floordiv_chk_). */
+PORTA_INLINE_FUNCTION int64_t porta_py_mod_chk_(int64_t a, int64_t b, porta_py_error_record *e,
+                                                const char *file, int line) {
+  if (PORTA_UNLIKELY(b == 0)) return porta_py_zero_division_(e, a, "%", file, line);
+  return porta_py_mod_i64(a, b);
+}
+/** Integer a // b and a % b in generated code: pk_err is the kernel's error record (NULL in a
+ *  custom reducer's init / join, where a division by zero gives 0 unreported); LINE the Python
+ *  line, __FILE__ (under the generated #line) the Python file. */
+#define PORTA_PY_FLOORDIV(A, B, LINE) porta_py_floordiv_chk_((A), (B), pk_err, __FILE__, (LINE))
+#define PORTA_PY_MOD(A, B, LINE) porta_py_mod_chk_((A), (B), pk_err, __FILE__, (LINE))
 /** Python's a % b on floats. */
 PORTA_INLINE_FUNCTION double porta_py_mod_f64(double a, double b) {
   double r = fmod(a, b);

@@ -33,6 +33,13 @@ typedef struct porta_launch {
    *  the fields above at their offsets; such a device launcher ignores it, so the _into calls
    *  need kernels compiled with this header. */
   int32_t result_in_space;
+  /** A piece of a longer launch (porta_launch_piece_, which the Python front end uses to see
+   *  Ctrl-C between pieces): a reduction's or scan's value starts at *initial, joined before
+   *  the piece's own (NULL: the reducer's identity, a whole launch); a team launch runs the
+   *  league ranks [league_begin, league_end) of team.league_size (a whole launch: 0 and
+   *  league_size). Read by the host launchers; after the fields above, as result_in_space. */
+  const void *initial;
+  int64_t league_begin, league_end;
 } porta_launch;
 
 typedef int (*porta_launcher)(const porta_launch *launch, const void *args, void *result);
@@ -60,8 +67,32 @@ PORTA_FORCEINLINE_FUNCTION void porta_partition_(int64_t b, int64_t e, int t, in
 /** `n` rounded up to a multiple of 64 (a cache line). */
 PORTA_FORCEINLINE_FUNCTION size_t porta_align64_(size_t n) { return (n + 63) & ~(size_t)63; }
 
-/** Per-launch host workspace (reduction slots, partials); grows, never shrinks. */
+/** Per-launch host workspace (reduction slots, partials, team blocks): one buffer per calling
+ *  thread, so launches from several threads at once do not share it; grows, never shrinks;
+ *  freed when the thread exits (and the finalizing thread's at porta_finalize). */
 PORTA_API void *porta_host_workspace_(size_t bytes);
+
+/** One piece of a launch that its caller runs in pieces (the Python front end: a long launch
+ *  in pieces of about 0.1 s, so that Ctrl-C is seen between them): the porta_parallel_* call
+ *  of the kernel's pattern and policy kind over `policy` (a porta_range_policy,
+ *  porta_mdrange_policy or porta_team_policy, as the kernel's policy kind says), except that
+ *  - with `accumulate`, a reduction or scan continues from the value in *result (the previous
+ *    pieces' value, joined before this piece's; a scan's prefixes start from it), and *result
+ *    becomes the value so far; without it, *result is this piece's value (the first piece);
+ *  - a team launch runs only the league ranks [league_begin, league_end) of its league.
+ *  Host back ends only (PORTA_ERROR_UNSUPPORTED on others). Not for use inside a loop. */
+PORTA_API int porta_launch_piece_(const char *label, porta_exec exec, const porta_kernel *kernel,
+                                  const void *policy, int64_t league_begin, int64_t league_end,
+                                  const void *args, void *result, int accumulate);
+
+/** A check that the CUDA back end's waits (for a reduction's value, a fence) call (the Python
+ *  front end's, so that Ctrl-C ends a wait): check(0), at the start of a wait, says whether the
+ *  calling thread's waits may be cut short (0: the wait blocks as without a check); check(1),
+ *  called about every 20 ms while such a wait polls, says whether to stop now: the wait then
+ *  fails with PORTA_ERROR_BACKEND ("interrupted"), and the kernel keeps running on the GPU
+ *  (later launches on its stream queue behind it; the next wait waits for it). NULL, the
+ *  default: waits block in the CUDA runtime. */
+PORTA_API void porta_set_wait_check_(int (*check)(int poll));
 
 /** Deterministic reductions: chunk of PORTA_DET_CHUNK indices, each summed as
  *  PORTA_DET_LANES interleaved lanes, lanes and chunks combined by fixed trees.

@@ -10,11 +10,13 @@ PORTA_EXTERN_C_BEGIN
 
 /** The stream of an instance (a cudaStream_t). */
 PORTA_API void *porta_cuda_stream_(int instance);
-/** Device workspace of at least `bytes` (grows; one per process; launches are ordered). */
+/** Device workspace of at least `bytes` (grows; one per host thread, whose launches are
+ *  ordered; NULL if out of memory). */
 PORTA_API void *porta_cuda_workspace_(size_t bytes);
-/** A zeroed device counter for last-block detection (atomicInc wraps it back to 0). */
+/** The calling thread's zeroed device counter for last-block detection (atomicInc wraps it back
+ *  to 0); made by porta_cuda_workspace_ if not yet. */
 PORTA_API unsigned *porta_cuda_counter_(void);
-/** Pinned, device-mapped host memory for reduction results. */
+/** Pinned, device-mapped host memory for reduction results (one buffer per host thread). */
 PORTA_API void *porta_cuda_result_(size_t bytes);
 /** Check a launch and remember its label for asynchronous fault reports. */
 PORTA_API int porta_cuda_launched_(const char *label);

@@ -51,6 +51,26 @@
     NAME##_porta_det_chunk_((A), lo_, hi_, &(P)[c_]);                                              \
   }
 
+/** ACC (a reducer R's value) at the start of a launch: the identity, or for a piece of a longer
+ *  launch the value it continues from (porta_launch.initial). */
+#define PORTA_HOST_ACC_START_(R, ACC, L)                                                           \
+  {                                                                                                \
+    if ((L)->initial)                                                                              \
+      memcpy(&(ACC), (L)->initial, sizeof(R##_value));                                             \
+    else                                                                                           \
+      R##_init(&(ACC));                                                                            \
+  }
+
+/** ACC (set by PORTA_HOST_ACC_START_) becomes the launch's value: X itself, or for a piece the
+ *  value it continues from joined with X (in that order). */
+#define PORTA_HOST_ACC_SET_(R, ACC, X, L)                                                          \
+  {                                                                                                \
+    if ((L)->initial)                                                                              \
+      R##_join(&(ACC), &(X));                                                                      \
+    else                                                                                           \
+      (ACC) = (X);                                                                                 \
+  }
+
 /** Chunks of a deterministic reduction over n points. */
 PORTA_FORCEINLINE_FUNCTION int64_t porta_det_chunks_(int64_t n) {
   return n > 0 ? (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;

@@ -54,14 +54,14 @@
     const porta_mdrange_policy *p_ = &launch_->md;                                                 \
     const int nt_ = launch_->num_threads;                                                          \
     R##_value acc_;                                                                                \
-    R##_init(&acc_);                                                                               \
+    PORTA_HOST_ACC_START_(R, acc_, launch_)                                                        \
     if (launch_->deterministic) {                                                                  \
       const int64_t n_ = porta_mdrange_size_(p_), nc_ = porta_det_chunks_(n_);                     \
       R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
       PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_det_(ap_, p_, n_, nc_, q_))                       \
       NAME##_porta_det_tree_(q_, nc_);                                                             \
-      if (nc_ > 0) acc_ = q_[0];                                                                   \
+      if (nc_ > 0) PORTA_HOST_ACC_SET_(R, acc_, q_[0], launch_)                                    \
     } else {                                                                                       \
       const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                            \
       char *slots_ = (char *)porta_host_workspace_((size_t)nt_ * st_);                             \

@@ -79,14 +79,14 @@
     const int64_t b_ = launch_->range.begin, e_ = launch_->range.end;                              \
     const int nt_ = launch_->num_threads;                                                          \
     R##_value acc_;                                                                                \
-    R##_init(&acc_);                                                                               \
+    PORTA_HOST_ACC_START_(R, acc_, launch_)                                                        \
     if (launch_->deterministic) {                                                                  \
       const int64_t nc_ = porta_det_chunks_(e_ - b_);                                              \
       R##_value *p_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !p_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
       PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_det_(ap_, b_, e_, nc_, p_))                       \
       NAME##_porta_det_tree_(p_, nc_);                                                             \
-      if (nc_ > 0) acc_ = p_[0];                                                                   \
+      if (nc_ > 0) PORTA_HOST_ACC_SET_(R, acc_, p_[0], launch_)                                    \
     } else {                                                                                       \
       const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                            \
       char *slots_ = (char *)porta_host_workspace_((size_t)nt_ * st_);                             \
@@ -99,11 +99,12 @@
     return 0;                                                                                      \
   }
 
-/** Two passes: each thread sums its block, threads' prefixes are combined in order,
- *  then each thread rescans its block with FINAL set. */
+/** Two passes: each thread sums its block, threads' prefixes are combined in order (after the
+ *  value a piece of a longer launch continues from, INIT_), then each thread rescans its block
+ *  with FINAL set. */
 #define PORTA_OPENMP_SCAN_(NAME, ARGS_T, R)                                                        \
   static void NAME##_porta_openmp_part_(const ARGS_T *ap_, int64_t b_, int64_t e_, char *slots_,   \
-                                        size_t st_, int nt_) {                                     \
+                                        size_t st_, int nt_, const void *init_) {                  \
     const ARGS_T a_ = *ap_;                                                                        \
     const int t_ = omp_get_thread_num(), n_ = omp_get_num_threads();                               \
     int64_t lo_, hi_;                                                                              \
@@ -113,7 +114,10 @@
     for (int64_t i_ = lo_; i_ < hi_; ++i_) NAME##_porta_body_(&a_, i_, &upd_, 0);                  \
     memcpy(slots_ + (size_t)t_ * st_, &upd_, sizeof(R##_value));                                   \
     PORTA_OMP(barrier)                                                                             \
-    R##_init(&upd_);                                                                               \
+    if (init_)                                                                                     \
+      memcpy(&upd_, init_, sizeof(R##_value));                                                     \
+    else                                                                                           \
+      R##_init(&upd_);                                                                             \
     for (int s_ = 0; s_ < t_; ++s_) {                                                              \
       memcpy(&x_, slots_ + (size_t)s_ * st_, sizeof(R##_value));                                   \
       R##_join(&upd_, &x_);                                                                        \
@@ -128,7 +132,8 @@
     const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
     char *slots_ = (char *)porta_host_workspace_((size_t)(nt_ + 1) * st_);                         \
     if (!slots_) return PORTA_ERROR_OUT_OF_MEMORY;                                                 \
-    PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_part_(ap_, b_, e_, slots_, st_, nt_))               \
+    PORTA_OPENMP_RUN_(nt_,                                                                         \
+                      NAME##_porta_openmp_part_(ap_, b_, e_, slots_, st_, nt_, launch_->initial))  \
     if (total_) memcpy(total_, slots_ + (size_t)nt_ * st_, sizeof(R##_value));                     \
     return 0;                                                                                      \
   }

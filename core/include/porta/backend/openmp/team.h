@@ -1,8 +1,8 @@
 /** @file backend/openmp/team.h
  *  OpenMP team launchers: the thread pool is cut into num_threads / team_size
- *  concurrent teams; team g runs one contiguous block of league ranks
- *  (porta_partition_), so consecutive ranks stream through memory on one core
- *  (round-robin ranks cost 20-25 % on a bandwidth-bound SpMV). Members
+ *  concurrent teams; team g runs one contiguous block of the launch's league
+ *  ranks (porta_partition_ of porta_launch.league_begin to league_end), so consecutive ranks stream
+ * through memory on one core (round-robin ranks cost 20-25 % on a bandwidth-bound SpMV). Members
  *  synchronise through porta_team_barrier_host_; a barrier ends each league
  *  rank so scratch can be reused. */
 #ifndef PORTA_BACKEND_OPENMP_TEAM_H
@@ -36,7 +36,8 @@
       porta_team t_;                                                                               \
       int64_t lb_, le_;                                                                            \
       if (tid_ == 0 && ng_ == 0) ok_ = 0;                                                          \
-      porta_partition_(0, launch_->team.league_size, g_, ng_ > 0 ? ng_ : 1, &lb_, &le_);           \
+      porta_partition_(launch_->league_begin, launch_->league_end, g_, ng_ > 0 ? ng_ : 1, &lb_,    \
+                       &le_);                                                                      \
       if (g_ < ng_)                                                                                \
         for (int64_t lr_ = lb_; lr_ < le_; ++lr_) {                                                \
           porta_host_team_setup_(&t_, &launch_->team, lr_, r_, &sh_[g_],                           \
@@ -55,14 +56,14 @@
 #define PORTA_OPENMP_TEAM_REDUCE_(NAME, ARGS_T, R)                                                 \
   static int NAME##_porta_openmp_(const porta_launch *launch_, const void *args_, void *result_) { \
     const ARGS_T *ap_ = (const ARGS_T *)args_;                                                     \
-    const int64_t nl_ = launch_->team.league_size;                                                 \
+    const int64_t l0_ = launch_->league_begin, nl_ = launch_->league_end - l0_;                    \
     const size_t st_ = PORTA_SLOT_STRIDE_(R##_value);                                              \
     PORTA_OPENMP_TEAM_SETUP_(                                                                      \
         launch_->deterministic ? (size_t)nl_ *(size_t)launch_->team.team_size * sizeof(R##_value)  \
                                : (size_t)launch_->num_threads *st_)                                \
     R##_value *part_ = (R##_value *)extra_;                                                        \
     R##_value acc_;                                                                                \
-    R##_init(&acc_);                                                                               \
+    PORTA_HOST_ACC_START_(R, acc_, launch_)                                                        \
     int ok_ = 1, used_ = nteams_ * ts_;                                                            \
     PORTA_OMP(parallel num_threads(nteams_ *ts_)) {                                                \
       const ARGS_T a_ = *ap_;                                                                      \
@@ -77,12 +78,12 @@
       }                                                                                            \
       if (g_ < ng_) {                                                                              \
         int64_t lb_, le_;                                                                          \
-        porta_partition_(0, nl_, g_, ng_, &lb_, &le_);                                             \
+        porta_partition_(l0_, l0_ + nl_, g_, ng_, &lb_, &le_);                                     \
         for (int64_t lr_ = lb_; lr_ < le_; ++lr_) {                                                \
           porta_host_team_setup_(&t_, &launch_->team, lr_, r_, &sh_[g_],                           \
                                  ws_ + shb_ + (size_t)g_ * bb_);                                   \
           if (launch_->deterministic) {                                                            \
-            R##_value *pp_ = &part_[lr_ * ts_ + r_];                                               \
+            R##_value *pp_ = &part_[(lr_ - l0_) * ts_ + r_];                                       \
             R##_init(pp_);                                                                         \
             NAME##_porta_body_(&a_, &t_, pp_);                                                     \
           } else {                                                                                 \
@@ -96,7 +97,7 @@
     if (!ok_) return PORTA_ERROR_BACKEND;                                                          \
     if (launch_->deterministic) {                                                                  \
       NAME##_porta_det_tree_(part_, nl_ *ts_);                                                     \
-      if (nl_ > 0) acc_ = part_[0];                                                                \
+      if (nl_ > 0) PORTA_HOST_ACC_SET_(R, acc_, part_[0], launch_)                                 \
     } else {                                                                                       \
       PORTA_OPENMP_JOIN_SLOTS_(R, acc_, extra_, st_, used_)                                        \
     }                                                                                              \

@@ -24,16 +24,18 @@
     const ARGS_T a_ = *(const ARGS_T *)args_;                                                      \
     const int64_t b_ = launch_->range.begin, e_ = launch_->range.end;                              \
     R##_value acc_;                                                                                \
-    R##_init(&acc_);                                                                               \
+    PORTA_HOST_ACC_START_(R, acc_, launch_)                                                        \
     if (launch_->deterministic) {                                                                  \
       const int64_t nc_ = porta_det_chunks_(e_ - b_);                                              \
       R##_value *p_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !p_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
       PORTA_HOST_DET_CHUNKS_(NAME, &a_, b_, e_, 0, nc_, p_)                                        \
       NAME##_porta_det_tree_(p_, nc_);                                                             \
-      if (nc_ > 0) acc_ = p_[0];                                                                   \
+      if (nc_ > 0) PORTA_HOST_ACC_SET_(R, acc_, p_[0], launch_)                                    \
     } else if (e_ > b_) {                                                                          \
-      NAME##_porta_det_chunk_(&a_, b_, e_, &acc_);                                                 \
+      R##_value x_;                                                                                \
+      NAME##_porta_det_chunk_(&a_, b_, e_, &x_);                                                   \
+      PORTA_HOST_ACC_SET_(R, acc_, x_, launch_)                                                    \
     }                                                                                              \
     memcpy(result_, &acc_, sizeof(R##_value));                                                     \
     return 0;                                                                                      \
@@ -43,7 +45,7 @@
   static int NAME##_porta_##TAG##_(const porta_launch *launch_, const void *args_, void *total_) { \
     const ARGS_T a_ = *(const ARGS_T *)args_;                                                      \
     R##_value upd_;                                                                                \
-    R##_init(&upd_);                                                                               \
+    PORTA_HOST_ACC_START_(R, upd_, launch_)                                                        \
     for (int64_t i_ = launch_->range.begin; i_ < launch_->range.end; ++i_)                         \
       NAME##_porta_body_(&a_, i_, &upd_, 1);                                                       \
     if (total_) memcpy(total_, &upd_, sizeof(R##_value));                                          \
