@@ -17,18 +17,50 @@ import os
 import sys
 
 # libgomp reads its environment once, when it is loaded (with porta._core below). Its default
-# wait between parallel regions spins 300000 times before sleeping: between a program's launches
-# its threads spin, and where a core is shared with another busy process a launch can wait for a
-# time slice (2 CPUs, one busy: up to 8 ms a small launch, from C as from Python; the Python
-# TeaLeaf on tea_bm_2 1.0 to 54 s instead of 0.3 to 0.6 s). 1000 spins keep back-to-back
-# launches as fast as the default when the cores are free and let waiting threads sleep soon
-# under load (TeaLeaf 1.0 s; OMP_WAIT_POLICY=passive 0.75 s, but 12 us more a small launch when
-# free). The user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins; the variable is removed again after
-# the load, so that the programs this one starts do not inherit it.
-OMP_SPINCOUNT_DEFAULT = 1000
-_omp_env_set = "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ
+# wait between parallel regions spins 300000 times before sleeping. On cores of its own that is
+# what makes launches and team barriers fast (2 cores, OpenMP x2: a team SpMV 3.5 ms and the LJ
+# force 1.34 ms, against 7.7 and 2.25 ms with 1000 spins); where more threads are busy than
+# there are cores, the spinning threads take the time slices the working ones need (2 CPUs, one
+# busy: 8 ms a small launch; the Python TeaLeaf on tea_bm_2 1.0 to 54 s instead of 0.3 to
+# 0.6 s). So where this process will run more threads than the CPUs it may use (its affinity;
+# with the ranks of this node when it is not bound), known here from PORTA_NUM_THREADS,
+# OMP_NUM_THREADS or --porta-threads, the wait spins 1000 times (small launches 40-51 us on
+# the busy machine). The user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins (OMP_WAIT_POLICY=passive
+# where cores are shared with other work that Porta cannot see); the variable is removed again
+# after the load, so that the programs this one starts do not inherit it.
+OMP_SPINCOUNT_OVERSUBSCRIBED = 1000
+
+
+def _threads_wanted():
+    """The OpenMP threads this process asks for at start (None: OpenMP's default)."""
+    for a in sys.argv[1:]:
+        if a.startswith("--porta-threads="):
+            return a.split("=", 1)[1]
+    return os.environ.get("PORTA_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+
+
+def _oversubscribed():
+    """Whether the threads asked for, times this node's ranks where the process is not bound,
+    exceed the CPUs the process may run on."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+        wanted = _threads_wanted()
+        threads = int(str(wanted).split(",")[0]) if wanted else cpus
+        ranks = 1
+        if cpus == os.cpu_count():  # not bound: the node's ranks share these CPUs
+            for v in ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"):
+                if os.environ.get(v, "").isdigit():
+                    ranks = int(os.environ[v])
+                    break
+        return threads * ranks > cpus
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+_omp_env_set = "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ \
+    and _oversubscribed()
 if _omp_env_set:
-    os.environ["GOMP_SPINCOUNT"] = str(OMP_SPINCOUNT_DEFAULT)
+    os.environ["GOMP_SPINCOUNT"] = str(OMP_SPINCOUNT_OVERSUBSCRIBED)
 try:
     from . import _core
 finally:
