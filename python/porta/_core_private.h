@@ -1,6 +1,7 @@
 /** @file _core_private.h
  *  What the files of porta._core share (_core.c: run time, generated modules, the module;
- *  _dispatcher.c: a kernel's table of specialisations; _launch.c: the launch fast path).
+ *  _dispatcher.c: a kernel's table of specialisations; _launch.c, _launch_checks.c and
+ *  _launch_pieces.c: the launch fast path, over _launch_private.h).
  *  Private to the extension. */
 #ifndef PORTA_PY_CORE_PRIVATE_H
 #define PORTA_PY_CORE_PRIVATE_H

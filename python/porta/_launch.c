@@ -4,18 +4,17 @@
  *  (the buffer protocol and the other array protocols for arrays), its layout picks the
  *  specialisation, its dtype, rank, writability and memory space are checked against it
  *  (TypeError or ValueError naming the argument), the argument struct is packed on the stack
- *  at the offsets the generated C exported, and Porta's dispatcher launches it. Limited API.
+ *  at the offsets the generated C exported, the launch range is checked against the arrays
+ *  (_launch_checks.c), and Porta's dispatcher runs it (_launch_pieces.c: whole, or in pieces
+ *  that let Ctrl-C in); an error the kernel recorded is raised after it. Limited API.
  */
-#include "_core_private.h"
+#include "_launch_private.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define MAX_ARGS 32
 #define ARGS_BYTES 2048
 #define VALUE_BYTES 256
-/* Launches of at least this many iterations release the GIL (others are too short to gain). */
-#define GIL_RELEASE_ITERS 32768
 
 /* ---- the launch ---- */
 
@@ -242,355 +241,10 @@ static int pack_array(const porta_py_field *f, const pyarr *b, char *args, const
   return 0;
 }
 
-/** An array the launch's back end cannot reach (a NumPy array given to a CUDA kernel, a CuPy
- *  array to an OpenMP one): a TypeError naming the argument, its memory and what to do. */
-static int check_space(Dispatcher *d, Py_ssize_t j, PyObject *o, const pyarr *a, porta_exec exec,
-                       const char *label) {
-  const int dev = exec.backend == PORTA_BACKEND_CUDA;
-  if (porta_space_accessible(exec.backend, (porta_memory_space)a->space) &&
-      (!dev || a->device < 0 || a->device == pyarr_porta_device()))
-    return 0;
-  char nb[32];
-  const char *name = nb;
-  PyObject *no = d->names && j < PyTuple_Size(d->names) ? PyTuple_GetItem(d->names, j) : NULL;
-  if (no)
-    name = PyUnicode_AsUTF8AndSize(no, NULL);
-  else
-    snprintf(nb, sizeof nb, "#%d", (int)j);
-  PyObject *kn = d->label ? NULL : PyObject_GetAttrString((PyObject *)d, "__name__");
-  const char *kl = kn ? PyUnicode_AsUTF8AndSize(kn, NULL) : NULL;
-  PyErr_Clear();
-  if (kl) label = kl;
-  PyObject *tn = PyType_GetName(Py_TYPE(o));
-  if (porta_space_accessible(exec.backend, (porta_memory_space)a->space))
-    PyErr_Format(PyExc_TypeError,
-                 "%s: argument '%s' (%S) is on GPU %d, but Porta runs CUDA "
-                 "kernels on GPU %d",
-                 label, name ? name : "?", tn ? tn : Py_None, a->device, pyarr_porta_device());
-  else if (dev)
-    PyErr_Format(PyExc_TypeError,
-                 "%s: argument '%s' (%S, read through %s) is in %s, which the %s back end cannot "
-                 "read: pass a device array (a porta.View in space 'cuda', a CuPy array ...) or "
-                 "copy it with porta.deep_copy",
-                 label, name ? name : "?", tn ? tn : Py_None, a->via, pyarr_space_name(a->space),
-                 porta_backend_name(exec.backend));
-  else
-    PyErr_Format(PyExc_TypeError,
-                 "%s: argument '%s' (%S, read through %s) is in %s, which the %s back end cannot "
-                 "read: launch on space 'cuda', or copy it to the host with "
-                 "porta.create_mirror_view_and_copy",
-                 label, name ? name : "?", tn ? tn : Py_None, a->via, pyarr_space_name(a->space),
-                 porta_backend_name(exec.backend));
-  Py_XDECREF(tn);
-  Py_XDECREF(kn);
-  return -1;
-}
-
-/** `a[i, :]`: the access that indexes dimension `dim` of array `a` (of `rank`) with `index`. */
-static void access_text(char *buf, size_t cap, const char *a, int rank, int dim,
-                        const char *index) {
-  int n = snprintf(buf, cap, "%s[", a);
-  for (int r = 0; r < rank && n > 0 && (size_t)n < cap; ++r)
-    n += snprintf(buf + n, cap - (size_t)n, "%s%s", r ? ", " : "", r == dim ? index : ":");
-  if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "]");
-}
-
-/** The launch range against an array that the kernel indexes directly with launch indices
- *  (porta_py_field.direct: y[i], a[i, j] in statements every index runs): each such index's
- *  range [lo, hi) must start at 0 or above and end within that dimension's extent, else an
- *  IndexError naming the kernel, the array, the dimension, the extent and the range. Called for
- *  non-empty ranges only (an empty launch runs nothing). */
-static int check_direct(const porta_py_kernel *k, const porta_py_field *f, const int64_t *ext,
-                        int nidx, const int64_t *lo, const int64_t *hi, const char *label,
-                        const char *name) {
-  for (int d = 0; d < f->rank; ++d) {
-    unsigned m = f->direct[d];
-    for (int r = 0; m && r < nidx; ++r, m >>= 1) {
-      if (!(m & 1u) || (lo[r] >= 0 && hi[r] <= ext[d])) continue;
-      char ib[16], acc[96];
-      const char *iname = k->index_names ? k->index_names[r] : ib;
-      snprintf(ib, sizeof ib, "#%d", r);
-      access_text(acc, sizeof acc, name, f->rank, d, iname);
-      if (lo[r] < 0)
-        PyErr_Format(PyExc_IndexError,
-                     "%s: the launch range [%lld, %lld) of index '%s' starts below 0, but the "
-                     "kernel indexes dimension %d of argument '%s' (extent %lld) with it "
-                     "directly (%s): a negative index is outside the array",
-                     label, (long long)lo[r], (long long)hi[r], iname, d, name, (long long)ext[d],
-                     acc);
-      else
-        PyErr_Format(PyExc_IndexError,
-                     "%s: the launch range [%lld, %lld) of index '%s' does not fit argument "
-                     "'%s': the kernel indexes its dimension %d with it directly (%s), and that "
-                     "dimension's extent is %lld",
-                     label, (long long)lo[r], (long long)hi[r], iname, name, d, acc,
-                     (long long)ext[d]);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/** Raise the error a kernel recorded (porta_py.h, porta_py_error_record): ZeroDivisionError or
- *  IndexError naming the kernel and the Python file and line, as Python and NumPy word them. */
-static void raise_recorded(const porta_py_kernel *k, const porta_py_error_record *e) {
-  if (e->kind == PORTA_PY_ERR_ZERO_DIVISION) {
-    PyErr_Format(PyExc_ZeroDivisionError,
-                 "integer division or modulo by zero (%lld %s 0) in kernel %s at %s:%d",
-                 (long long)e->idx[0], e->what, k->name, e->file, (int)e->line);
-    return;
-  }
-  if (e->kind != PORTA_PY_ERR_INDEX || e->rank < 1 || e->rank > 6) {
-    PyErr_Format(porta_py_error, "%s: an unknown error (kind %d) was recorded by the kernel",
-                 k->name, (int)e->kind);
-    return;
-  }
-  char idx[160], shape[160];
-  int ni = 0, ns = 0;
-  for (int r = 0; r < e->rank; ++r) {
-    ni +=
-        snprintf(idx + ni, sizeof idx - (size_t)ni, "%s%lld", r ? ", " : "", (long long)e->idx[r]);
-    ns += snprintf(shape + ns, sizeof shape - (size_t)ns, "%s%lld", r ? ", " : "",
-                   (long long)e->extent[r]);
-  }
-  const int a = e->axis;
-  PyErr_Format(PyExc_IndexError,
-               "index %lld is out of bounds for axis %d with size %lld: %s[%s] (shape (%s%s)) in "
-               "kernel %s at %s:%d",
-               (long long)e->idx[a], a, (long long)e->extent[a], e->what, idx, shape,
-               e->rank == 1 ? "," : "", k->name, e->file, (int)e->line);
-}
-
-/** Wait for a CUDA launch's kernel without the GIL (its error record is read next). */
-static int wait_kernel(porta_exec exec, const char *label) {
-  PyThreadState *ts = PyEval_SaveThread();
-  int rc = porta_exec_fence(exec, label);
-  PyEval_RestoreThread(ts);
-  return rc;
-}
-
-enum { MODE_FOR = 0, MODE_REDUCE = 1, MODE_SCAN = 2 };
 static const char *const MODE_NAMES[3] = {"parallel_for", "parallel_reduce", "parallel_scan"};
 static const int MODE_PATTERN[3] = {PORTA_PATTERN_FOR, PORTA_PATTERN_REDUCE, PORTA_PATTERN_SCAN};
 
 static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int mode);
-
-/* ---- running a launch: whole, or in pieces that let Ctrl-C in ----
- * A host launch from the main thread that may run long goes in pieces of about PIECE_SECONDS:
- * sub-ranges of a range, rows of a box's first dimension, blocks of a league's ranks, each a
- * launch of the core (porta_launch_piece_: a reduction or scan continues from the value of the
- * pieces before it, joined in order). Between pieces the GIL is taken for PyErr_CheckSignals,
- * so Ctrl-C raises KeyboardInterrupt within about PIECE_SECONDS (a parallel_for's arrays then
- * hold the pieces that ran). Whether a launch may run long is told by the kernel's time per
- * unit (an index, a point of a box, a league rank) measured on its earlier launches of at least
- * RELIABLE_SECONDS (SAMPLE_EVERY says which are timed); a kernel not yet measured is probed over
- * large launches, in pieces that grow 8 times while they are short. A launch predicted shorter
- * than WHOLE_SECONDS runs whole, as before. In the deterministic mode only parallel_for is cut:
- * the bits of a reduction or scan would depend on the cuts. On CUDA a launch is queued whole; its
- * waits poll and ask wait_check. Other threads never cut: Python runs signal handlers in the main
- * thread only. PORTA_PY_PIECES=0 (read at the first launch) runs every launch whole, and the
- * CUDA waits block. */
-#define PIECE_SECONDS 0.1
-#define WHOLE_SECONDS 0.25
-#define RELIABLE_SECONDS 1e-3
-/* Units from which a kernel not yet measured is probed: a parallel_for (which pieces do not
-   change), a reduction or scan (whose last bits they may change, as another thread count does). */
-#define PROBE_UNITS_FOR 32768.0
-#define PROBE_UNITS_VALUE 1048576.0
-#define PROBE_FIRST_UNITS 64.0
-
-/** A launch, ready to run: the specialisation, the pattern (MODE_*), the policy and the packed
- *  arguments; `value` receives a reduction's or scan's value. */
-typedef struct launch_desc {
-  const porta_py_kernel *k;
-  int mode, kind;
-  porta_exec exec;
-  const porta_range_policy *rp;
-  const porta_mdrange_policy *mp;
-  const porta_team_policy *tp;
-  const char *args;
-  char *value;
-} launch_desc;
-
-/** Seconds per unit of a specialisation on a back end (0: not measured yet); a small
- *  direct-mapped table, used by the main thread only. */
-typedef struct rate_entry {
-  const porta_py_kernel *k;
-  int backend;
-  unsigned count; /* launches run whole: every SAMPLE_EVERY-th is timed */
-  double seconds;
-} rate_entry;
-/* A launch run whole is timed (two clock reads, ~80 ns) when its kernel may be slow: predicted
-   to take RELIABLE_SECONDS or more, or one in SAMPLE_EVERY (the first included), so that a
-   kernel whose few indices each take long is found out, and short launches pay ~5 ns. */
-#define SAMPLE_EVERY 16u
-#define NRATES 256
-static rate_entry rates[NRATES];
-
-static rate_entry *rate_of(const porta_py_kernel *k, int backend) {
-  rate_entry *e = &rates[(((uintptr_t)k >> 4) ^ ((uintptr_t)backend * 61u)) & (NRATES - 1)];
-  if (e->k != k || e->backend != backend) {
-    e->k = k;
-    e->backend = backend;
-    e->count = 0;
-    e->seconds = 0.0;
-  }
-  return e;
-}
-
-static unsigned long main_ident = 0;
-static int main_known = 0; /* 1: main_ident is the main thread's; -1: it could not be read */
-static int pieces_on = 1;  /* PORTA_PY_PIECES=0: every launch whole (Ctrl-C waits for it) */
-
-/** The CUDA waits' check (porta_set_wait_check_): waits of the main thread may be cut short;
- *  polled, it runs Python's signal handlers and says stop when one raised (KeyboardInterrupt
- *  stays set for the launch or fence to raise). */
-static int wait_check(int poll) {
-  if (main_known != 1 || PyThread_get_thread_ident() != main_ident) return 0;
-  if (!poll) return 1;
-  PyGILState_STATE g = PyGILState_Ensure();
-  const int r = PyErr_CheckSignals();
-  PyGILState_Release(g);
-  return r < 0;
-}
-
-/** The first launch: which thread is the main one (threading.main_thread()), whether launches
- *  may go in pieces (PORTA_PY_PIECES), and the CUDA waits' check. GIL held. */
-static void launch_setup(void) {
-  if (PORTA_LIKELY(main_known != 0)) return;
-  main_known = -1;
-  const char *v = getenv("PORTA_PY_PIECES");
-  pieces_on = !(v && v[0] == '0' && !v[1]);
-  PyObject *th = PyImport_ImportModule("threading");
-  PyObject *m = th ? PyObject_CallMethod(th, "main_thread", NULL) : NULL;
-  PyObject *id = m ? PyObject_GetAttrString(m, "ident") : NULL;
-  if (id && PyLong_Check(id)) {
-    main_ident = PyLong_AsUnsignedLong(id);
-    if (!PyErr_Occurred()) main_known = 1;
-  }
-  Py_XDECREF(id);
-  Py_XDECREF(m);
-  Py_XDECREF(th);
-  PyErr_Clear();
-  if (pieces_on) porta_set_wait_check_(wait_check);
-}
-
-/** Whether this is the main thread, where Python runs signal handlers (after launch_setup). */
-static int in_main_thread(void) {
-  return main_known == 1 && PyThread_get_thread_ident() == main_ident;
-}
-
-/** The launch whole, through the porta_parallel_* call of its pattern and policy. */
-static int run_whole(const launch_desc *l) {
-  const porta_py_kernel *k = l->k;
-  if (l->mode == MODE_SCAN)
-    return porta_parallel_scan(k->name, l->exec, *l->rp, k->kernel, l->args, l->value);
-  if (l->mode == MODE_REDUCE)
-    return l->kind == PORTA_POLICY_RANGE
-               ? porta_parallel_reduce(k->name, l->exec, *l->rp, k->kernel, l->args, l->value)
-           : l->kind == PORTA_POLICY_TEAM
-               ? porta_parallel_reduce_team(k->name, l->exec, *l->tp, k->kernel, l->args, l->value)
-               : porta_parallel_reduce_md(k->name, l->exec, *l->mp, k->kernel, l->args, l->value);
-  return l->kind == PORTA_POLICY_RANGE
-             ? porta_parallel_for(k->name, l->exec, *l->rp, k->kernel, l->args)
-         : l->kind == PORTA_POLICY_TEAM
-             ? porta_parallel_for_team(k->name, l->exec, *l->tp, k->kernel, l->args)
-             : porta_parallel_for_md(k->name, l->exec, *l->mp, k->kernel, l->args);
-}
-
-/** The piece [lo, hi) of the cut dimension; `acc`: continue from the value in l->value. */
-static int run_piece(const launch_desc *l, int64_t lo, int64_t hi, int acc) {
-  const porta_py_kernel *k = l->k;
-  void *v = l->mode == MODE_FOR ? NULL : l->value;
-  if (l->kind == PORTA_POLICY_RANGE) {
-    porta_range_policy p = *l->rp;
-    p.begin = lo;
-    p.end = hi;
-    return porta_launch_piece_(k->name, l->exec, k->kernel, &p, 0, 0, l->args, v, acc);
-  }
-  if (l->kind == PORTA_POLICY_MDRANGE) {
-    porta_mdrange_policy p = *l->mp;
-    p.lower[0] = lo;
-    p.upper[0] = hi;
-    return porta_launch_piece_(k->name, l->exec, k->kernel, &p, 0, 0, l->args, v, acc);
-  }
-  return porta_launch_piece_(k->name, l->exec, k->kernel, l->tp, lo, hi, l->args, v, acc);
-}
-
-/** Run the launch (GIL held on entry and exit; released while it runs if it has at least
- *  GIL_RELEASE_ITERS iterations or goes in pieces). `stop`: a flag the kernel sets when it
- *  records an error (no piece runs after it). A porta_error code, or -1 with a Python
- *  exception set (Ctrl-C between pieces). */
-static int run_launch(const launch_desc *l, int64_t iters, const volatile int32_t *stop) {
-  /* the cut dimension [b, e) and the units in one step of it */
-  int64_t b = 0, e = 0;
-  double per = 1.0;
-  if (l->kind == PORTA_POLICY_RANGE) {
-    b = l->rp->begin;
-    e = l->rp->end;
-  } else if (l->kind == PORTA_POLICY_MDRANGE) {
-    b = l->mp->lower[0];
-    e = l->mp->upper[0];
-    for (int r = 1; r < l->mp->rank; ++r) per *= (double)(l->mp->upper[r] - l->mp->lower[r]);
-  } else {
-    e = l->tp->league_size;
-  }
-  launch_setup();
-  rate_entry *re = NULL;
-  if (pieces_on && e - b >= 2 && per >= 1.0 && l->exec.backend != PORTA_BACKEND_CUDA &&
-      (l->mode == MODE_FOR || !porta_deterministic()) && in_main_thread())
-    re = rate_of(l->k, (int)l->exec.backend);
-  const double units = (double)(e - b) * per;
-  int pieces = 0;
-  if (re)
-    pieces = re->seconds > 0.0
-                 ? re->seconds * units >= WHOLE_SECONDS
-                 : units >= (l->mode == MODE_FOR ? PROBE_UNITS_FOR : PROBE_UNITS_VALUE);
-  PyThreadState *ts = iters >= GIL_RELEASE_ITERS || pieces ? PyEval_SaveThread() : NULL;
-  int rc;
-  if (!pieces) {
-    const int timed =
-        re && (re->count++ % SAMPLE_EVERY == 0 || re->seconds * units >= RELIABLE_SECONDS);
-    const double t0 = timed ? porta_wtime() : 0.0;
-    rc = run_whole(l);
-    if (timed && rc == PORTA_SUCCESS) {
-      const double dt = porta_wtime() - t0;
-      if (dt >= RELIABLE_SECONDS) re->seconds = dt / units;
-    }
-  } else {
-    /* seconds per step (0: unknown), and the first piece's steps */
-    double sps = re->seconds * per;
-    const double want = sps > 0.0 ? PIECE_SECONDS / sps : PROBE_FIRST_UNITS / per;
-    int64_t c = want < (double)(e - b) ? (int64_t)want : e - b;
-    int64_t pos = b;
-    rc = PORTA_SUCCESS;
-    for (int first = 1; pos < e; first = 0) {
-      const int64_t left = e - pos;
-      if (c < 1) c = 1;
-      if (c >= left || (sps > 0.0 && sps * (double)left <= 1.5 * PIECE_SECONDS)) c = left;
-      const double t0 = porta_wtime();
-      rc = run_piece(l, pos, pos + c, !first);
-      const double dt = porta_wtime() - t0;
-      if (rc != PORTA_SUCCESS || (stop && *stop)) break;
-      pos += c;
-      if (pos >= e) break;
-      if (dt >= RELIABLE_SECONDS) re->seconds = dt / ((double)c * per);
-      sps = dt / (double)c;
-      const int64_t grow = c <= INT64_MAX / 8 ? 8 * c : INT64_MAX;
-      c = sps > 0.0 && PIECE_SECONDS / sps < (double)grow ? (int64_t)(PIECE_SECONDS / sps) : grow;
-      /* Ctrl-C? (Python runs the handlers; KeyboardInterrupt ends the launch) */
-      if (ts) PyEval_RestoreThread(ts);
-      const int sig = PyErr_CheckSignals();
-      ts = sig == 0 && ts ? PyEval_SaveThread() : NULL;
-      if (sig < 0) {
-        rc = -1;
-        break;
-      }
-    }
-  }
-  if (ts) PyEval_RestoreThread(ts);
-  return rc;
-}
 
 /** A kernel method of a @porta.workload object (obj.method): its _porta_launch gives the
  *  kernel and the object's fields, launched as the kernel's arguments. */
@@ -717,7 +371,7 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     if (r) {
       isbuf[got] = 1;
       code = pyarr_layout(&bufs[got]);
-      if (check_space(d, got, o, &bufs[got], exec, label) < 0) {
+      if (porta_py_check_space(d, got, o, &bufs[got], exec, label) < 0) {
         ++got;
         goto done;
       }
@@ -823,8 +477,9 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
       }
       bad = pack_array(f, &bufs[j], packed.c, label, name);
       if (!bad && f->direct && nidx)
-        bad = check_direct(k, f, (const int64_t *)(const void *)(packed.c + f->extent_offset), nidx,
-                           lo, hi, label, name);
+        bad = porta_py_check_direct(k, f,
+                                    (const int64_t *)(const void *)(packed.c + f->extent_offset),
+                                    nidx, lo, hi, label, name);
     } else {
       if (isbuf[j]) {
         PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be a scalar (%s), got an array",
@@ -870,22 +525,22 @@ static PyObject *launch(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
         tp = porta_team_scratch_request(tp, l, tp.scratch_team[l] + req[l],
                                         tp.scratch_thread[l] + req[2 + l]);
       if (host_rec.ready) { /* a scratch extent divided by zero */
-        raise_recorded(k, &host_rec);
+        porta_py_raise_recorded(k, &host_rec);
         goto done;
       }
       memcpy(packed.c + k->err_offset, &rec, sizeof rec);
     }
   }
   const launch_desc ld = {k, mode, kind, exec, &rp, &mp, &tp, packed.c, value.c};
-  rc = run_launch(&ld, iters, rec ? &rec->ready : NULL);
+  rc = porta_py_run_launch(&ld, iters, rec ? &rec->ready : NULL);
   if (rc < 0) cuda_rec = NULL; /* its kernel may still run on the GPU: the record is not reused */
   if (rc < 0) goto done;       /* KeyboardInterrupt (or another exception) between pieces */
   /* An error the kernel recorded: on CUDA a parallel_for (range, mdrange, team) is asynchronous,
      so wait for the kernel first (reductions and scans have waited). */
-  if (cuda_rec && mode == MODE_FOR && rc == PORTA_SUCCESS) rc = wait_kernel(exec, k->name);
+  if (cuda_rec && mode == MODE_FOR && rc == PORTA_SUCCESS) rc = porta_py_wait_kernel(exec, k->name);
   launch_rc = rc;
   if (rec && rec->ready) {
-    raise_recorded(k, rec);
+    porta_py_raise_recorded(k, rec);
     goto done;
   }
   if (rc != PORTA_SUCCESS) {

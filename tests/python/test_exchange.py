@@ -19,7 +19,7 @@ import textwrap
 
 import pytest
 
-from exchange_mpirun import mpi_env
+from exchange_mpirun import mpi_env, mpi_ready
 from exchange_mpirun import mpirun as run_ranks
 
 CHILD = textwrap.dedent('''
@@ -358,19 +358,7 @@ NO_INIT = textwrap.dedent('''
 ''')
 
 
-def ready():
-    if shutil.which("mpirun") is None:
-        return "no mpirun"
-    r = subprocess.run([sys.executable, "-c", "import mpi4py"], capture_output=True)
-    if r.returncode != 0:
-        return "no mpi4py"
-    r = subprocess.run([sys.executable, "-c", "import porta._exchange"], capture_output=True)
-    if r.returncode != 0:
-        return "porta built without MPI (no porta._exchange)"
-    return None
-
-
-pytestmark = pytest.mark.skipif(ready() is not None, reason=str(ready()))
+pytestmark = pytest.mark.skipif(mpi_ready() is not None, reason=str(mpi_ready()))
 
 
 def mpirun(tmp_path, ranks, *args):
