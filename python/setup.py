@@ -10,7 +10,7 @@ No pybind11, no C++ framework: the extension is C11.
 
 MPI: where an MPI C library is found (mpicc's -showme:compile / -showme:link, else
 `pkg-config ompi-c` or `mpi`), CMake also builds the exchange library libporta_exchange
-(core/exchange), and a second extension porta._exchange (porta/_exchange.c, for
+(core/exchange), and a second extension porta._exchange (porta/_exchange*.c, for
 porta.exchange) links it and libmpi; `import porta` alone never loads MPI. PORTA_MPI=auto (the
 default), 1 (insist) or 0 (leave it out). mpi4py (Debian's python3-mpi4py) must use the same MPI.
 
