@@ -16,6 +16,24 @@ def die(tool, msg, code=2):
     sys.exit(code)
 
 
+def out_dir(tool, path):
+    """The absolute path of an --out folder, made now and checked writable: a path naming a
+    file, one under a file or in a place that refuses writes (/proc, a read-only mount) ends
+    the tool at once with exit 2, before any run (not in a traceback after them)."""
+    d = os.path.abspath(path)
+    try:
+        os.makedirs(d, exist_ok=True)
+        probe = os.path.join(d, f".{tool}-write-check-{os.getpid()}")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except FileExistsError:
+        die(tool, f"--out={path}: {d} exists and is not a folder")
+    except OSError as e:
+        die(tool, f"--out={path}: cannot write results in {d} ({e.strerror or e})")
+    return d
+
+
 def tealeaf_deck(tool, size):
     deck = size or "tea_bm_2.in"
     if not os.path.isfile(deck):

@@ -167,6 +167,37 @@ elif case == "slurm":
             expect(s["check"] == "passed", f"{app}: check {s['check']}: {s['check_detail']}")
             expect(os.path.exists(os.path.join(os.path.dirname(found[0]), f"{app}.h5")),
                    f"{app}: no result file")
+elif case == "bad_args":
+    # Refused at once with exit 2 and a message naming the problem, never a traceback after the
+    # runs: an --out naming a file, one under a file, one in /proc; --weak with --strong.
+    # A relative BUILD_DIR is resolved from where the script is started (the GPU benches' runs
+    # start in work folders, where build/gpu/bin/tealeaf was not found).
+    afile = os.path.join(tempfile.mkdtemp(prefix="bad_args_"), "a-file")
+    open(afile, "w").close()
+    cases = [
+        (["scaling", "minife", "--weak", f"--out={afile}"], "exists and is not a folder"),
+        (["scaling", "minife", "--weak", f"--out={afile}/sub"], "cannot write results in"),
+        (["scaling", "minife", "--strong", "--out=/proc/porta-results"], "cannot write results in"),
+        (["scaling", "minife", "--weak", "--strong"], "--weak and --strong exclude each other"),
+        (["compare-backends", "minife", f"--out={afile}"], "exists and is not a folder"),
+        (["compare-backends", "tealeaf", "--out=/proc/porta/x"], "cannot write results in"),
+    ]
+    for argv, words in cases:
+        r = subprocess.run([os.path.join(os.path.abspath(scripts), argv[0])] + argv[1:],
+                           capture_output=True,
+                           text=True, env=dict(os.environ, NO_BUILD="1"), timeout=60,
+                           cwd=tempfile.mkdtemp(prefix="bad_args_cwd_"))
+        name = " ".join(argv)
+        expect(r.returncode == 2, f"{name}: exit {r.returncode}, expected 2")
+        expect(words in r.stderr and "Traceback" not in r.stderr, f"{name}: said {r.stderr!r}")
+    here = tempfile.mkdtemp(prefix="bench_gpu_")
+    for tool in ("bench-tealeaf-gpu", "bench-gpu"):
+        r = subprocess.run([os.path.join(os.path.abspath(scripts), tool)], capture_output=True,
+                           text=True, cwd=here,
+                           env=dict(os.environ, NO_BUILD="1", BUILD_DIR="rel/build"), timeout=60)
+        want = os.path.join(os.path.realpath(here), "rel", "build")
+        expect(r.returncode != 0 and want in r.stderr, f"{tool}: BUILD_DIR not resolved from "
+               f"{here}: exit {r.returncode}, said {r.stderr!r}")
 else:
     sys.exit(f"unknown case {case}")
 

@@ -1,7 +1,9 @@
 # The suite's tools on small inputs over the host back ends (label `tools`, tests/scripts/
 # test_tools.py): scripts/compare-backends (its CSV checked value by value for each app, and a
 # real disagreement, --exact on a default-mode run, must fail it), scripts/scaling (a weak
-# series' sizes and efficiencies) and scripts/slurm/cpu.sbatch run outside Slurm.
+# series' sizes and efficiencies), scripts/slurm/cpu.sbatch run outside Slurm, and the bad
+# arguments the tools refuse at once (bad_args: --out naming a file or /proc, --weak --strong, a
+# relative BUILD_DIR of the GPU benches).
 # Needs the system Python, h5diff, porta-bench and every app; where that Python has no
 # matplotlib the tools must say so and draw no plot (checked instead of the plots).
 find_program(PORTA_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
@@ -11,9 +13,9 @@ if(NOT PORTA_SYSTEM_PYTHON OR NOT PORTA_TOOLS_H5DIFF OR NOT TARGET porta-bench)
                  "the tools.* tests are skipped")
   return()
 endif()
-foreach(case tealeaf minife minimd disagree scaling slurm)
+foreach(case tealeaf minife minimd disagree scaling slurm bad_args)
   set(_name tools.compare_backends.${case})
-  if(case STREQUAL "scaling" OR case STREQUAL "slurm")
+  if(case STREQUAL "scaling" OR case STREQUAL "slurm" OR case STREQUAL "bad_args")
     set(_name tools.${case})
   endif()
   add_test(NAME ${_name}
