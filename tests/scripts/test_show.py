@@ -6,8 +6,15 @@ Each app runs small (one rank) in a directory of its own; scripts/show draws its
 the PNG must exist, be 1200 x 700 pixels, and not be blank (the variance of its pixels, and of
 the drawing area alone, well above zero). A missing file, a text file, an HDF5 file that is not
 a Porta result and a result of an unknown app are refused with exit status 2, a message naming
-the file and the reason, and no picture. Exit 77 (skipped) where h5py or matplotlib is missing.
+the file and the reason, and no picture; so are a real result truncated (10, 50, 99 %) or with
+one bit flipped in an object header (the checksum HDF5 then finds), and -o with an extension that
+is not a picture format, all without a traceback. -o DIR writes DIR/result.png (miniFE's
+picture); --help prints the whole usage; the captions of real results (a TeaLeaf test problem
+matched exactly, miniFE without verification, miniMD without a thermo pair) have no "0%", no
+"((" / "))" and no "()". Exit 77 (skipped) where h5py or matplotlib is missing.
 """
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import sys
@@ -44,6 +51,29 @@ RUNS = {
     "minife": ["-nx", "6", "-ny", "5", "-nz", "4"],
     "minimd": ["-i", os.path.join(root, "inputs", "minimd", "in.lj.miniMD"), "-s", "3", "-n", "20"],
 }
+# results whose captions once read "within 0% of", "()" and "(... (...))"
+CAPTION_RUNS = {
+    "tealeaf": [os.path.join(root, "tests", "app", "decks", "bom.in")],  # test_problem 1, exact
+    "minimd": ["-i", os.path.join(root, "inputs", "minimd", "in.lj.miniMD"), "-s", "3", "-n", "0"],
+}
+
+
+def refused(r, path, reason, png, what):
+    """Exit 2, a message naming the file and the reason, no traceback and no picture."""
+    ok = check(r.returncode == 2 and path in r.stderr and reason in r.stderr
+               and "Traceback" not in r.stderr + r.stdout and not os.path.exists(png),
+               f"{what}: exit {r.returncode}, stderr {r.stderr.strip()!r}, want 2 and "
+               f"'{reason}' naming {path}, no traceback, no picture")
+    print(f"refused ({what}): {r.stderr.strip()}")
+    return ok
+
+
+def load_show():
+    loader = importlib.machinery.SourceFileLoader("show_tool", show)
+    spec = importlib.util.spec_from_loader("show_tool", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
 
 with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
     for app, args in RUNS.items():
@@ -53,11 +83,18 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
         if not check(r.returncode == 0, f"{app} exited with {r.returncode}:\n{r.stdout}{r.stderr}"):
             continue
         png = os.path.join(d, "picture.png")
-        r = run([show, "result.h5", "-o", png], d)
+        target = png
+        if app == "minife":  # -o DIR: the picture goes into the directory, named after the file
+            target = os.path.join(d, "pictures")
+            os.mkdir(target)
+            png = os.path.join(target, "result.png")
+        r = run([show, "result.h5", "-o", target], d)
         print(r.stdout.strip(), r.stderr.strip())
-        if not check(r.returncode == 0 and os.path.exists(png),
-                     f"show {app}: exit {r.returncode}, {r.stderr.strip()}"):
+        if not check(r.returncode == 0 and os.path.exists(png) and f"drawn in {png}" in r.stdout,
+                     f"show {app} -o {target}: exit {r.returncode}, {r.stdout.strip()} "
+                     f"{r.stderr.strip()}, want {png} written and named"):
             continue
+        check(not os.path.exists(target + ".png"), f"show -o DIR: wrote {target}.png beside it")
         img = mpimg.imread(png)
         check(img.shape[:2] == (700, 1200), f"show {app}: {img.shape[1]} x {img.shape[0]} pixels")
         rgb = img[..., :3]
@@ -70,6 +107,65 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
         r = run([show, "result.h5"], d)
         check(r.returncode == 0 and os.path.exists(os.path.join(d, "result.png")),
               f"show {app} without -o: no result.png ({r.stderr.strip()})")
+
+    # damaged copies of a real result: truncated, and one bit flipped in an object header
+    real = os.path.join(tmp, "minife", "result.h5")
+    if check(os.path.exists(real), "no miniFE result to damage"):
+        data = open(real, "rb").read()
+        for pct in (10, 50, 99):
+            cut = os.path.join(tmp, f"cut{pct}.h5")
+            with open(cut, "wb") as f:
+                f.write(data[:len(data) * pct // 100])
+            r = run([show, cut, "-o", cut + ".png"], tmp)
+            refused(r, cut, "truncated", cut + ".png", f"show on a result cut to {pct} %")
+        with h5py.File(real, "r") as f:
+            headers = {k: h5py.h5o.get_info(f[k].id).addr for k in ("/summary", "/solution")}
+        for key, addr in headers.items():
+            flipped = os.path.join(tmp, f"flip{key.replace('/', '_')}.h5")
+            b = bytearray(data)
+            check(b[addr:addr + 4] == b"OHDR", f"{key}: no object header at {addr}")
+            b[addr + 8] ^= 0x10  # inside the header: its checksum no longer matches
+            with open(flipped, "wb") as f:
+                f.write(b)
+            r = run([show, flipped, "-o", flipped + ".png"], tmp)
+            refused(r, flipped, "damaged", flipped + ".png", f"show with {key}'s header flipped")
+        # pictures it cannot write: refused before anything is drawn
+        for name in ("pic.txt", "x.bogus"):
+            png = os.path.join(tmp, name)
+            r = run([show, real, "-o", png], tmp)
+            refused(r, png, "not a picture format", png, f"show -o {name}")
+            check(".png" in r.stderr, f"show -o {name}: the formats it can write are not named")
+
+    # --help: the whole usage, not its first line
+    r = run([show, "--help"], tmp)
+    for line in ("scripts/show RESULT.h5 [-o FILE.png | -o DIR]", "TeaLeaf", "miniFE", "miniMD",
+                 "Exit status: 0 drawn; 2", "-o FILE|DIR, --output FILE|DIR"):
+        check(r.returncode == 0 and line in r.stdout, f"show --help: no {line!r} in {r.stdout!r}")
+
+    # captions: no "0%", no doubled brackets, no empty "()"
+    tool = load_show()
+    captions = {}
+    for app in RUNS:
+        if os.path.exists(os.path.join(tmp, app, "result.h5")):
+            captions[app] = os.path.join(tmp, app, "result.h5")
+    for app, args in CAPTION_RUNS.items():
+        d = os.path.join(tmp, app)
+        r = run([os.path.join(build, "bin", app), *args, "--out", "edge"], d)
+        if check(r.returncode == 0, f"{app} {args[-2:]} exited with {r.returncode}:\n{r.stderr}"):
+            captions[app + " (edge)"] = os.path.join(d, "edge.h5")
+    for what, path in captions.items():
+        with h5py.File(path, "r") as f:
+            detail = f["/summary"].attrs["check_detail"]
+            text = tool.caption(f["/summary"])
+        print(f"caption of {what}: {text!r}  (check_detail {detail!r})")
+        check(not any(g in text for g in (" 0%", "((", "))", "()")),
+              f"caption of {what} has a glitch: {text!r}")
+        check(text.count("(") == text.count(")"), f"caption of {what}: unpaired brackets")
+    check(any("within 0%" in str(h5py.File(p, "r")["/summary"].attrs["check_detail"])
+              for p in captions.values()) and any(
+        h5py.File(p, "r")["/summary"].attrs["check_detail"] in (b"", "")
+        for p in captions.values()),
+        "the edge results no longer hold 'within 0%' and an empty check_detail: update the test")
 
     # files it must refuse
     text = os.path.join(tmp, "notes.h5")
