@@ -114,6 +114,23 @@ void minimd_check_sizes(const minimd *m, const double prd[3]) {
                  "times %s; use more nodes or a smaller system, density or cut-off",
                  p->input, (long long)m->atoms.natoms, p->density, cut, bytes / 1e9, where, share,
                  limit);
+  /* A box less than half the neighbour cut-off wide: the ghosts are built from more than the
+     two nearest periodic images of the box on each side (the reference's need = int(cut / L +
+     1) > 2 on one rank), (1 + 2 cut / L)^3 - 1 ghosts an atom, each atom's list holding many
+     images of every atom, itself included. The algorithm would follow (the reference builds as
+     many layers as it takes), but no such deck is a simulation: density 1e5 at -s 4 (a box of
+     0.14 against a cut-off of 2.8, 256 atoms) had built ghosts for 84 s before its atoms left
+     the box at step 2. -s 1 (a box of 0.6 cut-offs, LJ and EAM) still runs as the reference. */
+  for (int d = 0; d < 3; ++d)
+    if (!(2.0 * prd[d] > cut))
+      app_exit_all(APP_EXIT_BAD_INPUT,
+                   "%s: the box %g x %g x %g (density %g, %lld atoms) is less than half the "
+                   "neighbour cut-off %g (force cut-off %g + skin %g) wide in %c: its ghosts "
+                   "would take %.0f periodic images of the box on each side, each atom meeting "
+                   "its own images; use a larger system (-s), a smaller density or a smaller "
+                   "cut-off",
+                   p->input, prd[0], prd[1], prd[2], p->density, (long long)m->atoms.natoms, cut,
+                   p->cutforce, p->skin, "xyz"[d], floor(fmin(cut / prd[d], 1e15)) + 1.0);
   for (int d = 0; d < 3; ++d)
     if (cut * m->comm.procgrid[d] / prd[d] + 1 > 64)
       app_exit_all(APP_EXIT_BAD_INPUT,

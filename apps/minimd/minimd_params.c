@@ -193,6 +193,8 @@ static int positive(app_deck *d, int n, const char *key, double v, int zero_ok) 
 /** Parse the 14-line deck held by `d`. */
 static int parse_deck(app_deck *d, minimd_params *p) {
   const app_deck_line *l = NULL;
+  /* (a FIFO that no process writes reads as empty: said so, not as a missing line 3) */
+  if (d->nlines == 0) return app_deck_error(d, 0, "the input deck is empty");
   PORTA_CHECK(need_tokens(d, 3, 1, "the units (lj or metal)", &l));
   if (!strcmp(l->tok[0], "lj"))
     p->units = MINIMD_UNITS_LJ;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app_env.h"
 #include "app_sum_comm.h"
@@ -17,16 +18,15 @@
 #include "minimd_setup.h"
 
 /* A file named by the deck (the EAM potential, a data file): beside the deck if it is there,
- * else as given (relative to the working directory, as the reference looks for it). */
+ * else as given (relative to the working directory, as the reference looks for it). Only looked
+ * at, never opened: opening a FIFO there would wait for a writer for ever (minimd_input_open
+ * refuses what is not a regular file, whichever path names it). */
 static void beside_deck(const char *deck, const char *name, char *out, size_t n) {
   const char *slash = strrchr(deck, '/');
   if (slash && name[0] != '/') {
     snprintf(out, n, "%.*s/%s", (int)(slash - deck), deck, name);
-    FILE *f = fopen(out, "r");
-    if (f) {
-      fclose(f);
-      return;
-    }
+    struct stat st;
+    if (stat(out, &st) == 0) return;
   }
   snprintf(out, n, "%s", name);
 }

@@ -49,7 +49,8 @@ void minimd_run_report(minimd_run *r);
 int minimd_run_finish(minimd_run *r);
 
 /** Refuse (exit status 2, on every rank) a system its ranks' memory (host or device) cannot
- *  hold, or a cut-off more than 63 sub-domains wide (minimd_bins.c). */
+ *  hold, a box less than half the neighbour cut-off wide in any dimension, or a cut-off more
+ *  than 63 sub-domains wide (minimd_bins.c). */
 void minimd_check_sizes(const minimd *m, const double prd[3]);
 
 #endif /* MINIMD_RUN_H */

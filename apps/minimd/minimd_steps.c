@@ -158,8 +158,10 @@ static void step_zero(minimd_run *r) {
   }
   thermo(m, 0, 0.0);
   /* --dump-every N: snapshots at step 0 and every N steps; the last step is /final (each time
-     once in the series) */
-  if (m->prm.dump_every > 0 && !r->cli.no_h5) snapshot(m, &r->h5, 0, &r->snap, &r->nsnap);
+     once in the series: with no steps, step 0 is the last, /final alone; a snapshot of it too
+     had put two grids at time 0 in the series, and ParaView's readers showed no points) */
+  if (m->prm.dump_every > 0 && m->prm.nsteps > 0 && !r->cli.no_h5)
+    snapshot(m, &r->h5, 0, &r->snap, &r->nsnap);
 }
 
 /* The timed loop of nsteps steps. */

@@ -13,6 +13,8 @@
 #   fifo:FILE          FILE becomes a FIFO that no process writes
 #   link:FILE:TARGET   FILE becomes a symbolic link to TARGET (/dev/zero)
 #   join:FILE:N:M      lines N to M of FILE become one line
+# In MINIMD_ARGS, @DIR@ stands for that directory's absolute path (-i @DIR@/in.lj.miniMD names the
+# deck as an absolute path; the files it names are then looked for beside it).
 #   minimd_bad_input.sh MPIEXEC NP MINIMD INPUTS REGEX EDIT MINIMD_ARGS...
 set -u
 mpiexec=$1 np=$2 exe=$3 inputs=$4 regex=$5 edit=$6
@@ -20,6 +22,11 @@ shift 6
 dir=$(mktemp -d "${TMPDIR:-/tmp}/minimd_bad.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
+for a; do
+  shift
+  case $a in *@DIR@*) a=${a%%@DIR@*}$dir${a#*@DIR@} ;; esac
+  set -- "$@" "$a"
+done
 cp "$inputs"/in.lj.miniMD "$inputs"/in.eam.miniMD "$inputs"/Cu_u6.eam "$inputs"/in.lj-data.miniMD \
   "$inputs"/lj4.data . || exit 1
 IFS=: read -r kind file n text <<END
@@ -51,10 +58,20 @@ if [ -n "${VMEM_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ] &&
   ulimit -v "$VMEM_KB" || echo "note: ulimit -v $VMEM_KB not applied"
 fi
 . "$(dirname "$0")/one_rank_quick_exit.sh"
-"$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
+# RUN_TIMEOUT=S: a run not over in S seconds is ended and fails as a hang (a FIFO opened for
+# reading waits for a writer for ever; the directory and its FIFO are still removed)
+if [ -n "${RUN_TIMEOUT:-}" ] && command -v timeout >/dev/null 2>&1; then
+  timeout -k 5 "$RUN_TIMEOUT" "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
+else
+  "$mpiexec" -n "$np" "$exe" "$@" >out.log 2>&1
+fi
 rc=$?
 cat out.log
 fail=0
+if [ -n "${RUN_TIMEOUT:-}" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+  echo "FAIL: the run hung (ended after ${RUN_TIMEOUT} s)"
+  fail=1
+fi
 case $regex in
   ok:*)
     [ $rc -eq 0 ] || { echo "FAIL: exit status $rc (expected 0)"; fail=1; }

@@ -273,6 +273,19 @@ minimd_bad(density_1e5 1 "density 100000 with a neighbour cut-off of 2.8 need at
            "line:in.lj.miniMD:11:1e5 density" -n 10)
 minimd_bad(cutoff_100 1 "with a neighbour cut-off of 100.3 need at least"
            "line:in.lj.miniMD:13:100 0.3" -n 10)
+# a box less than half the neighbour cut-off wide, refused at set-up naming the density, the
+# box and the cut-off (density 1e5 at -s 4: a box of 0.14 against 2.8 had built ghosts for 84 s
+# before its atoms left the box at step 2); -s 1 (0.6 cut-offs) runs (bins_5000_s1)
+minimd_bad(box_under_cutoff 1
+           "box 0.136798 x 0.136798 x 0.136798 \\(density 100000, 256 atoms\\) is less than half the neighbour cut-off 2.8 \\(force cut-off 2.5 \\+ skin 0.3\\)"
+           "line:in.lj.miniMD:11:1e5 density" -s 4 -n 10)
+set_tests_properties(minimd.bad.box_under_cutoff PROPERTIES TIMEOUT 60)
+set_property(TEST minimd.bad.box_under_cutoff APPEND PROPERTY ENVIRONMENT "RUN_TIMEOUT=30")
+# a data file's box, narrow in x alone: 2 atoms in 1 x 10 x 10
+minimd_bad(data_box_under_cutoff 1 "box 1 x 10 x 10 .* less than half the neighbour cut-off 2.8 .* wide in x"
+           - -i in.lj-data.miniMD -f "${PORTA_APP_TEST_DIR}/decks/thin_box.data" -n 10)
+set_tests_properties(minimd.bad.data_box_under_cutoff PROPERTIES TIMEOUT 60)
+set_property(TEST minimd.bad.data_box_under_cutoff APPEND PROPERTY ENVIRONMENT "RUN_TIMEOUT=30")
 # temperature and density swapped in the EAM deck: stopped when its energy explodes
 minimd_bad(eam_swapped 1 "step 10: the energy per atom .* has blown up.*density \\(1.44\\)" -
            -i "${PORTA_APP_TEST_DIR}/decks/eam_swapped.miniMD" -s 4 -n 30)
@@ -298,6 +311,23 @@ minimd_bad(eam_dev_zero 1 "EAM potential file '.*Cu_u6.eam' is a character devic
            "link:Cu_u6.eam:/dev/zero" -i in.eam.miniMD -s 4 -n 10)
 minimd_bad(eam_fifo 2 "EAM potential file '.*Cu_u6.eam' is a FIFO" "fifo:Cu_u6.eam"
            -i in.eam.miniMD -s 4 -n 10)
+# the same with the deck named by a path with a folder (absolute, or ./): the files beside it
+# had been tried with a blocking open before the check, and the run waited for ever on the FIFO;
+# the deck itself as a FIFO without a writer reads as empty, either way it is named
+minimd_bad(data_fifo_abs 1 "data file '/.*/lj4.data' is a FIFO" "fifo:lj4.data"
+           -i @DIR@/in.lj-data.miniMD -n 10)
+minimd_bad(data_fifo_dot 1 "data file './lj4.data' is a FIFO" "fifo:lj4.data"
+           -i ./in.lj-data.miniMD -n 10)
+minimd_bad(eam_fifo_abs 1 "EAM potential file '/.*/Cu_u6.eam' is a FIFO" "fifo:Cu_u6.eam"
+           -i @DIR@/in.eam.miniMD -s 4 -n 10)
+minimd_bad(deck_fifo 1 "in.lj.miniMD: the input deck is empty" "fifo:in.lj.miniMD"
+           -i in.lj.miniMD -n 10)
+minimd_bad(deck_fifo_abs 1 "/.*/in.lj.miniMD: the input deck is empty" "fifo:in.lj.miniMD"
+           -i @DIR@/in.lj.miniMD -n 10)
+foreach(_t data_fifo eam_fifo data_fifo_abs data_fifo_dot eam_fifo_abs deck_fifo deck_fifo_abs)
+  set_tests_properties(minimd.bad.${_t} PROPERTIES TIMEOUT 60)
+  set_property(TEST minimd.bad.${_t} APPEND PROPERTY ENVIRONMENT "RUN_TIMEOUT=30")
+endforeach()
 minimd_bad(eam_drho_huge 1 "Cu_u6.eam:3: tables of .* span .*inf"
            "line:Cu_u6.eam:3:500 1e308 500 1.0e-02 4.95" -i in.eam.miniMD -s 4 -n 10)
 minimd_bad(eam_dr_huge 1 "Cu_u6.eam:3: tables of .* span"
@@ -361,6 +391,20 @@ porta_app_test(minimd.bad.out_over_deck_h5 1 COMMAND ${_over} 1 $<TARGET_FILE:mi
 porta_app_test(minimd.bad.out_over_data 2 COMMAND ${_over} 2 $<TARGET_FILE:minimd>
                "${_mdin}/lj4.data" atoms.h5 "the result atoms.h5 would replace '.*atoms.h5', the data file"
                -i "${_mdin}/in.lj-data.miniMD" -f atoms.h5 --out=atoms -n 5)
+# --dump-every's series, one frame per time: -n 0 is step 0 alone (it had been written twice, a
+# snapshot and /final at time 0, and ParaView showed no points); -n 2 every step is 0, 1, 2
+find_program(PORTA_H5LS_EXECUTABLE NAMES h5ls h5ls.openmpi DOC "HDF5's h5ls")
+set(_h5ls "-")
+if(PORTA_H5LS_EXECUTABLE)
+  set(_h5ls "${PORTA_H5LS_EXECUTABLE}")
+endif()
+porta_app_test(minimd.dump_frames.n0 1 TIMEOUT 60
+               COMMAND "${PORTA_APP_TEST_DIR}/minimd_dump_frames.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                       "${_h5ls}" "0" -i "${_mdin}/in.lj.miniMD" -s 4 -n 0 --dump-every 1)
+porta_app_test(minimd.dump_frames.n2 1 TIMEOUT 60
+               COMMAND "${PORTA_APP_TEST_DIR}/minimd_dump_frames.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                       "${_h5ls}" "0,0.0050000000000000001,0.01" -i "${_mdin}/in.lj.miniMD" -s 4
+                       -n 2 --dump-every 1)
 # a summary whose paths are not UTF-8 is still UTF-8 JSON
 porta_app_test(minimd.summary_utf8 1 COMMAND "${PORTA_APP_TEST_DIR}/app_summary_utf8.sh" "${_mpi}"
                $<TARGET_FILE:minimd> "${_mdin}/in.lj.miniMD" -s 4 -n 5)

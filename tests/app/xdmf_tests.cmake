@@ -31,6 +31,10 @@ foreach(np 1 2)
   xdmf_test(minimd ${np} minimd -- -i "${PROJECT_SOURCE_DIR}/inputs/minimd/in.lj.miniMD" -s 4
             -n 20 --dump-every 10 -- --atoms 256 --steps 0,10,20 --dt 0.005)
 endforeach()
+# miniMD -n 0 --dump-every 1: step 0 once, as /final (a snapshot of it as well had put two grids
+# at time 0 in the series, and the readers showed no points)
+xdmf_test(minimd.n0 1 minimd -- -i "${PROJECT_SOURCE_DIR}/inputs/minimd/in.lj.miniMD" -s 4 -n 0
+          --dump-every 1 -- --atoms 256 --steps 0 --dt 0.005)
 # TeaLeaf without snapshots: the single grid of /fields (tea_bm_1: 10 x 10, state 2 at x < 1)
 xdmf_test(tealeaf.final 2 tealeaf -- "${PROJECT_SOURCE_DIR}/inputs/tealeaf/tea_bm_1.in" --
           --cells 10x10 --box 0,10,0,10 --probe 0.5,1.5,0,density=0.1 --probe 2.5,5.5,0,density=100)
