@@ -110,6 +110,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "min = %.17g, max = %.17g, want -500000 and 500002\n", mm.min, mm.max);
     ok = 0;
   }
+  /* The init must be the identity of the join: over z(0:1) alone (one value, -500000) the
+   * minimum and the maximum are both that value on every back end (a thread with no element
+   * contributes the init alone). An init of 0 passes the full range but not this one. */
+  minmax_value one;
+  TUT_CHECK(PORTA_PARALLEL_REDUCE(minmax_k, space, porta_range(0, 1), &v, &one));
+  if (one.min != -500000.0 || one.max != -500000.0) {
+    fprintf(stderr,
+            "over z(0:1): min = %.17g, max = %.17g, want -500000 and -500000 (is init "
+            "the identity?)\n",
+            one.min, one.max);
+    ok = 0;
+  }
 
   /* ---- 3. deterministic reductions ----
    * A floating-point sum depends on its order, and the order depends on the thread count. In

@@ -111,6 +111,14 @@ def main():
         print("min = %.17g, max = %.17g, want -500000 and 500002" % (mm.lo, mm.hi),
               file=sys.stderr)
         ok = False
+    # The init must be the identity of the join: over z[0:1] alone (one value, -500000) the
+    # minimum and the maximum are both that value, whatever the back end (a thread with no
+    # element contributes init alone). An init of 0 passes the full range but not this one.
+    one = porta.parallel_reduce(porta.RangePolicy(0, 1), minmax, z)
+    if one.lo != -500000.0 or one.hi != -500000.0:
+        print("over z[0:1]: min = %.17g, max = %.17g, want -500000 and -500000 (is init the "
+              "identity?)" % (one.lo, one.hi), file=sys.stderr)
+        ok = False
 
     # 3. Deterministic reductions. A floating-point sum depends on its order, and the order on
     #    the thread count. In deterministic mode (porta.set_deterministic(True),
