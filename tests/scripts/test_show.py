@@ -11,11 +11,19 @@ one bit flipped in an object header (the checksum HDF5 then finds), and -o with 
 is not a picture format, all without a traceback. -o DIR writes DIR/result.png (miniFE's
 picture); --help prints the whole usage; the captions of real results (a TeaLeaf test problem
 matched exactly, miniFE without verification, miniMD without a thermo pair) have no "0%", no
-"((" / "))" and no "()". Exit 77 (skipped) where h5py or matplotlib is missing.
+"((" / "))" and no "()". Read back from the figures (scripts/show's draw, draw_grid and animate): miniMD's thermo
+lines hold every point of /thermo (3, written every 10 steps) and the title says how often
+thermo was written (also for a 0-step run); miniFE's slices (-ny 5) are the /solution node
+values shaded at the node coordinates and titled with the node's coordinate (y = 0.6); the
+TeaLeaf (visit_frequency) and miniMD (--dump-every) time series have one frame per snapshot,
+each titled with its step and time, on one colour scale, in the grid and in -o movie.gif (its
+frame count read with Pillow), with NAME-frames.png beside the picture; -o x.gif of miniFE
+is refused. Exit 77 (skipped) where h5py or matplotlib is missing.
 """
 import importlib.machinery
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,7 +57,9 @@ def run(cmd, cwd):
 RUNS = {
     "tealeaf": [os.path.join(root, "tests", "app", "decks", "visit.in")],
     "minife": ["-nx", "6", "-ny", "5", "-nz", "4"],
-    "minimd": ["-i", os.path.join(root, "inputs", "minimd", "in.lj.miniMD"), "-s", "3", "-n", "20"],
+    # thermo every 10 steps: 3 points, each to be drawn
+    "minimd": ["-i", os.path.join(root, "inputs", "minimd", "in.lj.t10.miniMD"), "-s", "3",
+               "-n", "20", "--dump-every", "5"],
 }
 # results whose captions once read "within 0% of", "()" and "(... (...))"
 CAPTION_RUNS = {
@@ -166,6 +176,122 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
         h5py.File(p, "r")["/summary"].attrs["check_detail"] in (b"", "")
         for p in captions.values()),
         "the edge results no longer hold 'within 0%' and an empty check_detail: update the test")
+
+    # what the figures hold, read back from their axes
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import QuadMesh
+    # miniMD: every thermo point of the file is drawn, and the title says how often it was written
+    for what in ("minimd", "minimd (edge)"):
+        if what not in captions:
+            continue
+        with h5py.File(captions[what], "r") as f:
+            fig = tool.draw(f, "minimd", captions[what])
+            steps = f["/thermo/step"][...]
+            t = steps * float(f["/parameters"].attrs["dt"])
+            every = int(f["/parameters"].attrs["thermo_every"])
+            for key in ("T", "U", "P"):
+                lines = [ln for ax in fig.axes for ln in ax.get_lines()
+                         if ln.get_gid() == "thermo " + key]
+                want = f["/thermo/" + key][...]
+                check(len(lines) == 1 and np.array_equal(lines[0].get_xdata(), t)
+                      and np.array_equal(lines[0].get_ydata(), want)
+                      and lines[0].get_marker() == "o",
+                      f"{what}: thermo {key} drawn is not the file's {len(want)} points, marked")
+            title = fig.axes[0].get_title().replace("\n", " ")
+            print(f"{what}: {len(steps)} thermo points at steps {list(steps)}; title {title!r}")
+            check(title.startswith(f"{len(steps)} thermo point"),
+                  f"{what}: the thermo title does not count the {len(steps)} points: {title!r}")
+            check((f"every {every} steps" in title) if 0 < every <= steps[-1] else
+                  "at step 0 only" in title if steps[-1] == 0 else
+                  "at the start and end only" in title,
+                  f"{what}: the thermo title does not say how often (every {every}): {title!r}")
+            plt.close(fig)
+    check("minimd" not in captions or len(h5py.File(captions["minimd"], "r")["/thermo/step"]) > 2,
+          "the miniMD run no longer writes more than 2 thermo points: update the test")
+    # miniFE (-nx 6 -ny 5 -nz 4): each slice is the nodes' values at the nodes' coordinates,
+    # titled with its real coordinate (y = 0.6: node 3 of 0..5)
+    if "minife" in captions:
+        with h5py.File(captions["minife"], "r") as f:
+            u = f["/solution"][...]
+            fig = tool.draw(f, "minife", captions["minife"])
+        nz, ny, nx = u.shape
+        node = {a: np.linspace(0.0, 1.0, n) for a, n in (("x", nx), ("y", ny), ("z", nz))}
+        mid = {"x": nx // 2, "y": ny // 2, "z": nz // 2}
+        want = {"z": u[mid["z"], :, :], "y": u[:, mid["y"], :], "x": u[:, :, mid["x"]]}
+        seen = set()
+        for ax in fig.axes:
+            m = re.match(r"u on ([xyz]) = ([0-9.]+) \(([xyz])-([xyz])", ax.get_title())
+            if not m:
+                continue
+            a, at, h, v = m[1], float(m[2]), m[3], m[4]
+            seen.add(a)
+            print(f"minife slice {ax.get_title()!r}: node {mid[a]} of {a} at {node[a][mid[a]]}")
+            check(abs(at - node[a][mid[a]]) < 5e-4,
+                  f"minife slice {a}: titled {at}, its nodes are at {a} = {node[a][mid[a]]}")
+            meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
+            ok = len(meshes) == 1 and meshes[0]._shading == "gouraud"
+            if ok:
+                xy = meshes[0].get_coordinates()
+                gx, gy = np.meshgrid(node[h], node[v])
+                ok = (np.array_equal(xy[..., 0], gx) and np.array_equal(xy[..., 1], gy)
+                      and np.array_equal(np.asarray(meshes[0].get_array()).reshape(gx.shape),
+                                         want[a]))
+            check(ok, f"minife slice {a}: not the node values shaded at the node coordinates")
+        check(seen == {"x", "y", "z"}, f"minife: slices titled {sorted(seen)}, want x, y and z")
+        check(ny % 2 == 0, "the miniFE run has an odd node count along y: y = 0.5 proves nothing")
+        plt.close(fig)
+
+    # time series (TeaLeaf's visit_frequency, miniMD's --dump-every): a GIF with one frame per
+    # snapshot, each titled with its step and time, on one colour scale; a grid of frames
+    # beside the picture; miniFE (no snapshots) refused for a GIF
+    for app in ("tealeaf", "minimd"):
+        path = os.path.join(tmp, app, "result.h5")
+        if not os.path.exists(path):
+            continue
+        with h5py.File(path, "r") as f:
+            groups = [g for k, g in f["/snapshots"].items() if k.startswith("step_")]
+            dt = float(f["/parameters"].attrs["dt"]) if app == "minimd" else None
+            want = sorted((int(g.attrs["step"]) if "step" in g.attrs else int(g.name.split("_")[-1]),
+                           float(g.attrs["time"]) if "time" in g.attrs else None) for g in groups)
+            want = [(st, t if t is not None else st * dt) for st, t in want]
+            titles = [f"at step {st}, t = {t:.4g}" for st, t in want]
+            fig, update, n = tool.animate(f, app, path, tool.series(f, app))
+            scales = set()
+            for i in range(n):
+                update(i)
+                ax = fig.axes[0]
+                check(ax.get_title().endswith(titles[i]),
+                      f"{app} frame {i}: titled {ax.get_title()!r}, want ...{titles[i]!r}")
+                for c in ax.collections:
+                    scales.add((c.norm.vmin, c.norm.vmax))
+            plt.close(fig)
+            check(n == len(want) and len(want) >= 3,
+                  f"{app}: {n} frames for the file's {len(want)} snapshots (want >= 3)")
+            check(len(scales) == 1, f"{app}: the colour scale changes across frames: {scales}")
+            grid = tool.draw_grid(f, app, path, tool.series(f, app))
+            got = [ax.get_title() for ax in grid.axes if " at step " in ax.get_title()]
+            check([g.split(" at ", 1)[1] for g in got] == [t[3:] for t in titles],
+                  f"{app}: the grid's frames are {got}, want {titles}")
+            plt.close(grid)
+        print(f"{app}: {len(want)} snapshots {titles}")
+        gif = os.path.join(tmp, app, "movie.gif")
+        r = run([show, "result.h5", "-o", gif], os.path.join(tmp, app))
+        if check(r.returncode == 0 and os.path.exists(gif),
+                 f"show {app} -o movie.gif: exit {r.returncode}, {r.stderr.strip()}"):
+            from PIL import Image
+            with Image.open(gif) as im:
+                check(im.n_frames == len(want),
+                      f"show {app} -o movie.gif: {im.n_frames} frames, {len(want)} snapshots")
+                print(f"{app}: movie.gif {im.n_frames} frames, {im.size[0]} x {im.size[1]}")
+        frames_png = os.path.join(tmp, app, "picture-frames.png")
+        check(os.path.exists(frames_png) and mpimg.imread(frames_png).shape[:2] == (700, 1200),
+              f"show {app} -o picture.png: no 1200 x 700 {frames_png} beside it")
+    fe = os.path.join(tmp, "minife", "result.h5")
+    if os.path.exists(fe):
+        gif = os.path.join(tmp, "fe.gif")
+        refused(run([show, fe, "-o", gif], tmp), fe, "no snapshots", gif, "show minife -o .gif")
 
     # files it must refuse
     text = os.path.join(tmp, "notes.h5")
