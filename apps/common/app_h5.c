@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "app_file.h"
@@ -29,10 +30,11 @@ app_h5_quiet_ app_h5_quiet_begin_(void) {
 
 void app_h5_quiet_end_(app_h5_quiet_ q) { H5Eset_auto2(H5E_DEFAULT, q.func, q.data); }
 
-/* The outermost (API) and innermost entries of HDF5's error stack. */
+/* The outermost (API) and innermost entries of HDF5's error stack, and every entry's text (to
+ * look for the OS's reason). */
 typedef struct h5_walk {
   int n;
-  char first[256], last[256];
+  char first[256], last[256], all[1024];
 } h5_walk;
 
 static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
@@ -41,14 +43,17 @@ static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
   char *dst = w->n == 0 ? w->first : w->last;
   snprintf(dst, sizeof w->first, "%s: %s", e->func_name ? e->func_name : "?",
            e->desc ? e->desc : "?");
+  const size_t used = strlen(w->all);
+  if (used + 1 < sizeof w->all) snprintf(w->all + used, sizeof w->all - used, "%s\n", dst);
   ++w->n;
   return 0;
 }
 
 /* What HDF5 said about the call that just failed (read before any other HDF5 call clears it).
  * The innermost entry carries the OS's or MPI's reason where there is one ("MPI_File_open
- * failed: ... no such file or directory", "errno = 13, error message = 'Permission denied'"). */
-static void h5_reason(char *buf, size_t len) {
+ * failed: ... no such file or directory", "errno = 13, error message = 'Permission denied'").
+ * all[size]: every entry's text. */
+static void h5_reason(char *buf, size_t len, char *all, size_t size) {
   h5_walk w;
   memset(&w, 0, sizeof w);
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5_walk_cb, &w);
@@ -58,13 +63,65 @@ static void h5_reason(char *buf, size_t len) {
     snprintf(buf, len, "HDF5: %s", w.first);
   else
     snprintf(buf, len, "HDF5: %s <- %s", w.first, w.last);
+  snprintf(all, size, "%s", w.all);
 }
 
-int app_h5_fail_(const char *op, const char *label, const app_h5 *h, const char *call) {
-  char reason[600];
-  h5_reason(reason, sizeof reason);
+/* A file system that has no room left for the file `path` is in (statvfs; root may still
+ * use the reserved blocks). */
+static int dir_full(const char *path) {
+  char dir[sizeof((app_h5 *)0)->tmp];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    slash[1] = '\0';
+  else
+    *slash = '\0';
+  struct statvfs sv;
+  if (statvfs(dir, &sv) != 0) return 0;
+  return sv.f_bfree == 0 || (geteuid() != 0 && sv.f_bavail == 0);
+}
+
+/* The cause of a failed write in words, "" where none is known. With the MPI-IO driver the
+ * OS's reason does not reach HDF5's stack ("H5FD__mpio_write: file write failed"): errno as the
+ * write left it, what the stack says, then the file system itself. */
+static void h5_cause(char *cause, size_t len, int err, const char *stack, const char *tmp) {
+  cause[0] = '\0';
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG)
+    snprintf(cause, len, "%s", strerror(err));
+  else if (strstr(stack, "No space left") || strstr(stack, "errno = 28,"))
+    snprintf(cause, len, "%s", strerror(ENOSPC));
+  else if (strstr(stack, "quota") || strstr(stack, "errno = 122,"))
+    snprintf(cause, len, "%s", strerror(EDQUOT));
+  else if (tmp && tmp[0] && dir_full(tmp))
+    snprintf(cause, len, "%s", strerror(ENOSPC));
+}
+
+int app_h5_fail_(const char *op, const char *label, app_h5 *h, const char *call) {
+  const int err = errno; /* before anything here changes it */
+  char reason[600], stack[1024];
+  h5_reason(reason, sizeof reason, stack, sizeof stack);
+  char cause[sizeof h->cause] = "";
+  h5_cause(cause, sizeof cause, err, stack, h ? h->tmp : NULL);
+  if (h) snprintf(h->cause, sizeof h->cause, "%s", cause);
+  if (cause[0])
+    return porta_error(PORTA_ERROR_IO, op, label, "%s: %s failed in '%s' (%s)", cause, call,
+                       h ? h->tmp : "?", reason);
   return porta_error(PORTA_ERROR_IO, op, label, "%s failed in '%s' (%s)", call, h ? h->tmp : "?",
                      reason);
+}
+
+void app_h5_fail_note_(app_h5 *h) {
+  h->cause[0] = '\0';
+  if (h->tmp[0] && dir_full(h->tmp)) snprintf(h->cause, sizeof h->cause, "%s", strerror(ENOSPC));
+}
+
+void app_h5_fatal(const app_h5 *h) {
+  const char *path = h && h->path[0] ? h->path : "?";
+  if (h && h->cause[0])
+    app_fatal("%s while writing the result '%s': %s", h->cause, path, porta_last_error_message());
+  app_fatal("writing the result '%s' failed: %s", path, porta_last_error_message());
 }
 
 /* ---- file ----------------------------------------------------------------------------------

@@ -46,7 +46,20 @@ typedef struct app_h5 {
   char path[APP_PATH_MAX];     /**< final name NAME.h5 */
   char tmp[APP_PATH_MAX + 64]; /**< the temporary NAME.h5.tmp.PID.RANDOM while writing */
   int cleanup;                 /**< rank 0: its app_cleanup_add slot (-1: none) */
+  char cause[96]; /**< the last HDF5 failure's cause in words ("No space left on device"), ""
+                       where none is known */
 } app_h5;
+
+/** Stop the run (app_fatal on this rank, which removes the temporary) after a failed write of
+ *  `h`'s result: the cause in words first where one is known ("No space left on device while
+ *  writing the result 'NAME.h5': ..."), then the result's name, then the writer's message. */
+void app_h5_fatal(const app_h5 *h) __attribute__((noreturn));
+
+/** Check a call that writes `h`'s result file: on failure, app_h5_fatal(h). */
+#define APP_H5_CHECK(h, call)                                                                      \
+  do {                                                                                             \
+    if ((call) != PORTA_SUCCESS) app_h5_fatal(h);                                                  \
+  } while (0)
 
 /** Create the temporary of NAME.h5 (NAME without ".h5"); see above. */
 int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm);

@@ -96,6 +96,18 @@ static int write_block(app_h5 *h, const char *op, const char *path, hid_t type, 
   }
   H5Sclose(fs);
   app_h5_quiet_end_(q);
+  /* The ranks agree on the outcome: a write that failed on one rank only (a full file system
+   * refuses one rank's part) fails on every rank, so none goes on to the next collective call
+   * while another closes the file. */
+  int bad = rc != PORTA_SUCCESS, any = bad;
+  if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, h->comm) != MPI_SUCCESS && !rc)
+    return porta_error(PORTA_ERROR_IO, op, path, "MPI_Allreduce failed");
+  if (!rc && any) {
+    app_h5_fail_note_(h);
+    rc = h->cause[0] ? porta_error(PORTA_ERROR_IO, op, path, "%s: the write failed on another rank",
+                                   h->cause)
+                     : porta_error(PORTA_ERROR_IO, op, path, "the write failed on another rank");
+  }
   return rc;
 }
 

@@ -238,9 +238,9 @@ void minife_run_report(minife_run *r) {
   minife_summary(rep, &r->summary);
   APP_CHECK(app_summary_agree(&r->summary, MPI_COMM_WORLD));
   if (!r->cli.no_h5) {
-    APP_CHECK(minife_write_h5(&r->h5, &r->m, rep));
-    APP_CHECK(app_summary_write_h5(&r->summary, &r->config, &r->h5));
-    APP_CHECK(app_h5_close(&r->h5, 1));
+    APP_H5_CHECK(&r->h5, minife_write_h5(&r->h5, &r->m, rep));
+    APP_H5_CHECK(&r->h5, app_summary_write_h5(&r->summary, &r->config, &r->h5));
+    APP_H5_CHECK(&r->h5, app_h5_close(&r->h5, 1));
     if (r->rank == 0) {
       APP_CHECK(minife_write_xdmf(r->cli.output, &r->m));
       printf("Results written to %s.h5 (ParaView: %s.xmf)\n", r->cli.output, r->cli.output);

@@ -194,12 +194,12 @@ void minimd_run_report(minimd_run *r) {
   APP_CHECK(app_summary_agree(&r->summary, MPI_COMM_WORLD));
   if (!r->cli.no_h5) {
     APP_CHECK(minimd_atoms_to_host(m));
-    APP_CHECK(minimd_write_h5(m, &r->h5, r->threads));
-    APP_CHECK(app_summary_write_h5(&r->summary, &r->config, &r->h5));
+    APP_H5_CHECK(&r->h5, minimd_write_h5(m, &r->h5, r->threads));
+    APP_H5_CHECK(&r->h5, app_summary_write_h5(&r->summary, &r->config, &r->h5));
     char xmf[APP_PATH_MAX + 16], h5name[APP_PATH_MAX + 16];
     snprintf(xmf, sizeof xmf, "%s.xmf", r->cli.output);
     snprintf(h5name, sizeof h5name, "%s.h5", r->cli.output);
-    APP_CHECK(app_h5_close(&r->h5, 1));
+    APP_H5_CHECK(&r->h5, app_h5_close(&r->h5, 1));
     if (minimd_write_xmf(m, xmf, h5name, r->snap, r->nsnap) != PORTA_SUCCESS && r->rank == 0)
       fprintf(stderr, "minimd: warning: %s\n", porta_last_error_message());
   }

@@ -24,7 +24,7 @@ void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec
 static void snapshot(tea_run *r, int due) {
   if (r->visit <= 0 || !due) return;
   app_timer_start(&r->timers, r->t_output);
-  APP_CHECK(tea_write_snapshot(&r->h5, &r->c, &r->s, &r->d, r->step, r->time));
+  APP_H5_CHECK(&r->h5.h, tea_write_snapshot(&r->h5, &r->c, &r->s, &r->d, r->step, r->time));
   app_timer_stop(&r->timers, r->t_output);
 }
 
@@ -120,7 +120,7 @@ static void write_results(tea_run *r) {
   res.steps = r->step;
   res.time = r->time;
   res.summary = &r->summary;
-  APP_CHECK(tea_write_results(&r->h5, &r->c, &res));
+  APP_H5_CHECK(&r->h5.h, tea_write_results(&r->h5, &r->c, &res));
   app_timer_stop(&r->timers, r->t_output);
   if (r->d.rank == 0) {
     printf(" Results written to %s.h5 (ParaView: %s.xmf)\n", r->cli.output, r->cli.output);

@@ -27,6 +27,11 @@
 #             with a reader gets the JSON and stays a FIFO (renaming over it would replace a
 #             device such as /dev/null with a file), also through a link; a FIFO nobody
 #             reads fails without hanging, NAME.h5 written.
+#   full      a full file system (a private 256 KiB tmpfs, filled; needs root and a mount
+#             namespace, else exit 77, skipped): over an earlier NAME.h5 the run exits 1, its
+#             message says the cause in words first, then the result's name ("error: No space
+#             left on device while writing the result 'res.h5'"), no temporary is left and the
+#             earlier NAME.h5 is unchanged.
 #   mpmd      two ranks started with different options (MPMD), and with a bad environment
 #             variable on rank 1 only: both stop with exit status 2 and the message (rank 1's
 #             named), none hangs.
@@ -264,6 +269,33 @@ case $case in
     grep -qF "a FIFO that no process reads" nofifo.log || fail "no reason given"
     "$reader" --h5-ok res5.h5 || fail "res5.h5 not written"
     [ -p fifo ] || fail "fifo is not a FIFO any more"
+    ;;
+  full)
+    mkdir fs
+    unshare -m true 2>/dev/null || { cd .. && rm -rf "$work"; echo "SKIP: no private mount namespace here"; exit 77; }
+    unshare -m sh -c '
+      w=$1 mpiexec=$2 np=$3 exe=$4
+      shift 4
+      mount -t tmpfs -o size=256k none "$w/fs" 2>/dev/null || exit 77
+      cd "$w/fs" || exit 1
+      echo "an earlier result: $$" >res.h5
+      cksum <res.h5 >"$w/before"
+      dd if=/dev/zero of=filler bs=1k count=1000 2>/dev/null # fills it
+      "$mpiexec" -n "$np" "$exe" --out res "$@" >"$w/full.log" 2>&1
+      echo $? >"$w/rc"
+      ls res.h5.tmp* res.xmf.tmp* res.xmf 2>/dev/null >"$w/left"
+      cksum <res.h5 >"$w/after"
+      exit 0' sh "$work" "$mpiexec" "$np" "$exe" "$@"
+    st=$?
+    [ $st -eq 77 ] && { cd .. && rm -rf "$work"; echo "SKIP: no private tmpfs here"; exit 77; }
+    [ $st -eq 0 ] || fail "the namespace could not be set up ($st)"
+    grep -a "error" full.log | grep -v ORTE_ | head -n 4
+    [ "$(cat rc)" = 1 ] || fail "exit status $(cat rc), not 1"
+    grep -qF "error: No space left on device while writing the result 'res.h5'" full.log ||
+      fail "the message does not lead with 'No space left on device' and the result's name"
+    grep -q "error: [a-z_0-9]*(.*) failed (" full.log && fail "the message leads with a C expression"
+    [ -s left ] && fail "left behind: $(cat left | tr '\n' ' ')"
+    cmp -s before after || fail "the earlier res.h5 changed"
     ;;
   mpmd)
     echo "--- rank 1 with --no-h5 more"

@@ -238,6 +238,14 @@ minimd_bad(data_pair_coeffs 1 "ok:^20 [-0-9.e+]+ " "insert:lj4.data:13:Pair Coef
 porta_app_test(minimd.yaml_full 1 TIMEOUT 60
             COMMAND sh "${PORTA_APP_TEST_DIR}/minimd_yaml_full.sh" $<TARGET_FILE:minimd> "${_mdin}")
 set_property(TEST minimd.yaml_full PROPERTY SKIP_RETURN_CODE 77)
+# The HDF5 result on a full file system (tests/app/app_h5_safety.sh, case full, as TeaLeaf's
+# and miniFE's): exit 1, "No space left on device while writing the result 'res.h5'" first,
+# no temporary left, an earlier res.h5 unchanged. Skipped (77) without a private tmpfs.
+porta_app_test(minimd.h5_safety.full.np2 2 TIMEOUT 120
+            COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" full "${_mpi}" 2
+                    $<TARGET_FILE:minimd> $<TARGET_FILE:test_app_h5_safety>
+                    -i "${_mdin}/in.lj.miniMD" -s 4 -n 10)
+set_property(TEST minimd.h5_safety.full.np2 PROPERTY SKIP_RETURN_CODE 77)
 # the summary would have been renamed over the potential the deck names
 minimd_bad(summary_over_potential 2 "--summary-json: the result Cu_u6.eam would replace 'Cu_u6.eam', the EAM potential" "-"
            -i in.eam.miniMD -s 4 -n 10 --summary-json Cu_u6.eam)
