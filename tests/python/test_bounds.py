@@ -17,17 +17,14 @@ import numpy as np
 import pytest
 
 import porta
+from markers import marked_line
 import kernels_oob as K
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def marker(tag):
-    with open(os.path.join(HERE, "kernels_oob.py")) as fh:
-        for n, text in enumerate(fh, 1):
-            if text.rstrip().endswith("# OOB " + tag):
-                return n
-    raise AssertionError(tag)
+    return marked_line(os.path.join(HERE, "kernels_oob.py"), "# OOB " + tag)
 
 
 CHILD = textwrap.dedent('''

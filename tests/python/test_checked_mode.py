@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import porta
+from markers import marked_line
 import kernels_oob as K
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,11 +22,7 @@ FILE = os.path.join(HERE, "kernels_oob.py")
 
 
 def line(tag):
-    with open(FILE) as fh:
-        for n, text in enumerate(fh, 1):
-            if text.rstrip().endswith("# OOB " + tag):
-                return n
-    raise AssertionError(tag)
+    return marked_line(FILE, "# OOB " + tag)
 
 
 def where(kernel, tag):

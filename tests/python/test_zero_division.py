@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import porta
+from markers import marked_line
 import kernels_div as K
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -19,11 +20,7 @@ I64_MIN = np.iinfo(np.int64).min
 
 
 def line(tag):
-    with open(FILE) as fh:
-        for n, text in enumerate(fh, 1):
-            if text.rstrip().endswith("# DIV " + tag):
-                return n
-    raise AssertionError(tag)
+    return marked_line(FILE, "# DIV " + tag)
 
 
 def test_floordiv_by_zero(space):
