@@ -21,7 +21,6 @@ import types as _pytypes
 
 from . import types as T
 from .translate_analyse import (  # noqa: F401 - the translator's names, as before the split
-    C_INT_HELPERS,
     C_PRINT_HELPERS,
     DeviceFunction,
     HINTS,
@@ -411,7 +410,6 @@ def generate_module(module, items, checked=False):
         head.append("#define PORTA_PY_CHECKED 1 /* bounds_check: accesses raise IndexError */")
     head += ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>",
              '#include "porta/porta.h"', '#include "porta_py.h"', ""]
-    head += C_INT_HELPERS.splitlines() + [""]
     body = []
     names = []
     for ks, spec in items:

@@ -48,49 +48,6 @@ NUMPY_INSTEAD = {
     "float64": "float(x)", "int64": "int(x)", "bool_": "bool(x)", "isclose": "abs(a - b) <= tol",
 }
 
-# The C the generated modules start with (translate.generate_module), after porta.h.
-C_INT_HELPERS = r"""/* Python's int arithmetic on int64_t, wrapping around on overflow as NumPy's int64 does,
- * and shift counts outside 0..63 giving what NumPy's give (<<: 0; >>: 0, or -1 for a negative
- * number). A host compiler run with -fwrapv -DPORTA_PY_WRAPV (signed overflow wraps) takes
- * C's + - * as they are, which loops vectorise; otherwise (and on a GPU) the operations are
- * made on uint64_t, whose overflow is defined where C's signed overflow is not. */
-#if defined(PORTA_PY_WRAPV) && !defined(__CUDA_ARCH__)
-#define pk_add(a, b) ((int64_t)(a) + (int64_t)(b))
-#define pk_sub(a, b) ((int64_t)(a) - (int64_t)(b))
-#define pk_mul(a, b) ((int64_t)(a) * (int64_t)(b))
-#define pk_neg(a) (-(int64_t)(a))
-#else
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_add(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_sub(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a - (uint64_t)b);
-}
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_mul(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a * (uint64_t)b);
-}
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_neg(int64_t a) {
-  return (int64_t)((uint64_t)0 - (uint64_t)a);
-}
-#endif
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_abs(int64_t a) { return a < 0 ? pk_neg(a) : a; }
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_shl(int64_t a, int64_t b) {
-  return (uint64_t)b < 64 ? (int64_t)((uint64_t)a << b) : 0;
-}
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_shr(int64_t a, int64_t b) {
-  return (uint64_t)b < 64 ? a >> b : (a < 0 ? -1 : 0);
-}
-/* a ** b for b >= 0 (the translator gives a float for another exponent, as Python does) */
-PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_ipow(int64_t a, int64_t b) {
-  uint64_t r = 1, x = (uint64_t)a;
-  for (; b > 0; b >>= 1) {
-    if (b & 1) r *= x;
-    x *= x;
-  }
-  return (int64_t)r;
-}
-"""
-
 # print(...) in kernels: printf; on the host each print is one printf, flushed, and a float is
 # written as Python writes it (into a buffer of 40 chars); a GPU's printf writes floats with
 # %.17g (f32: %.9g).

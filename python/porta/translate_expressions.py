@@ -158,7 +158,7 @@ class _Expressions:
         t = _promote(at, bt)
         right = node.right if isinstance(node, ast.BinOp) else node.value  # or an AugAssign's
         if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
-            if not t.is_float:  # int64 wrap-around (pk_add ..., translate_analyse.C_INT_HELPERS)
+            if not t.is_float:  # int64 wrap-around (pk_add ..., porta_py.h)
                 fn = {ast.Add: "pk_add", ast.Sub: "pk_sub", ast.Mult: "pk_mul"}[type(op)]
                 return "%s(%s, %s)" % (fn, a, b), T.i64
             sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(op)]

@@ -478,15 +478,47 @@ PORTA_INLINE_FUNCTION double porta_py_mod_f64(double a, double b) {
   double r = fmod(a, b);
   return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
 }
-/** a ** b for integers, b >= 0 (b < 0 gives 0, where Python would give a float). */
-PORTA_INLINE_FUNCTION int64_t porta_py_ipow_i64(int64_t a, int64_t b) {
-  int64_t r = 1;
-  while (b > 0) {
-    if (b & 1) r *= a;
-    a *= a;
-    b >>= 1;
+/* ---- int64 arithmetic of the kernels (the translator emits pk_add ...) ---- */
+
+/* Python's int arithmetic on int64_t, wrapping around on overflow as NumPy's int64 does,
+ * and shift counts outside 0..63 giving what NumPy's give (<<: 0; >>: 0, or -1 for a negative
+ * number). A host compiler run with -fwrapv -DPORTA_PY_WRAPV (signed overflow wraps) takes
+ * C's + - * as they are, which loops vectorise; otherwise (and on a GPU) the operations are
+ * made on uint64_t, whose overflow is defined where C's signed overflow is not. */
+#if defined(PORTA_PY_WRAPV) && !defined(__CUDA_ARCH__)
+#define pk_add(a, b) ((int64_t)(a) + (int64_t)(b))
+#define pk_sub(a, b) ((int64_t)(a) - (int64_t)(b))
+#define pk_mul(a, b) ((int64_t)(a) * (int64_t)(b))
+#define pk_neg(a) (-(int64_t)(a))
+#else
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_add(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_sub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_mul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_neg(int64_t a) {
+  return (int64_t)((uint64_t)0 - (uint64_t)a);
+}
+#endif
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_abs(int64_t a) { return a < 0 ? pk_neg(a) : a; }
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_shl(int64_t a, int64_t b) {
+  return (uint64_t)b < 64 ? (int64_t)((uint64_t)a << b) : 0;
+}
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_shr(int64_t a, int64_t b) {
+  return (uint64_t)b < 64 ? a >> b : (a < 0 ? -1 : 0);
+}
+/* a ** b for b >= 0 (the translator gives a float for another exponent, as Python does) */
+PORTA_INLINE_FUNCTION PORTA_UNUSED int64_t pk_ipow(int64_t a, int64_t b) {
+  uint64_t r = 1, x = (uint64_t)a;
+  for (; b > 0; b >>= 1) {
+    if (b & 1) r *= x;
+    x *= x;
   }
-  return r;
+  return (int64_t)r;
 }
 
 #endif /* PORTA_PY_H */
