@@ -9,6 +9,7 @@
 
 #include "app_file.h"
 #include "app_mpi.h"
+#include "app_omp_wait.h"
 #include "app_summary.h"
 
 /** Every rank has run a start-up stage; stop them all, together, if any failed: the lowest
@@ -76,6 +77,7 @@ void app_spare_input(const app_cli *cli, const char *input, const char *what) {
 }
 
 void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) {
+  app_omp_wait_prepare(*argc, *argv); /* may start the program again: before MPI and OpenMP */
   app_mpi_init(argc, argv, spec->program);
   int help = 0, any_help = 0;
   for (int i = 1; i < *argc; ++i)
@@ -89,6 +91,7 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
     app_exit_all(APP_EXIT_SUCCESS, NULL);
   }
   agree(porta_initialize(argc, argv));
+  app_omp_wait_report();
   /* The one error policy of a run, set here and never changed: every Porta failure comes back
      as a code with its message (porta_last_error_message), the caller that cannot go on stops
      the job with it (APP_CHECK), and code with something to undo first (the HDF5 writer's

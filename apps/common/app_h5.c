@@ -119,8 +119,15 @@ void app_h5_fail_note_(app_h5 *h) {
 
 void app_h5_fatal(const app_h5 *h) {
   const char *path = h && h->path[0] ? h->path : "?";
-  if (h && h->cause[0])
-    app_fatal("%s while writing the result '%s': %s", h->cause, path, porta_last_error_message());
+  if (h && h->cause[0]) {
+    /* the cause leads; the writer's message follows without saying it again */
+    char msg[1024], *at;
+    const size_t n = strlen(h->cause);
+    snprintf(msg, sizeof msg, "%s", porta_last_error_message());
+    if ((at = strstr(msg, h->cause)) && !strncmp(at + n, ": ", 2))
+      memmove(at, at + n + 2, strlen(at + n + 2) + 1);
+    app_fatal("%s while writing the result '%s': %s", h->cause, path, msg);
+  }
   app_fatal("writing the result '%s' failed: %s", path, porta_last_error_message());
 }
 

@@ -143,6 +143,24 @@ def launcher(ranks):
     return ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
 
 
+def host_cpus():
+    """The CPUs this process may run on (its affinity)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def crowded(ranks, threads):
+    """Why `ranks` x `threads` would oversubscribe this machine (they would time their threads'
+    waiting for each other rather than the work), or None. Under Slurm each task has the CPUs
+    it was given: never crowded."""
+    cpus = host_cpus()
+    if os.environ.get("SLURM_JOB_ID") or ranks * threads <= cpus:
+        return None
+    return f"{ranks} rank(s) x {threads} thread(s) exceed the {cpus} CPU(s) here"
+
+
 def run_app(tool, exe, args, backend, ranks, threads, rundir, extra=()):
     """One run in `rundir` (result.h5, summary.json, stdout.txt); returns its summary."""
     os.makedirs(rundir, exist_ok=True)

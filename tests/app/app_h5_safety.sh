@@ -294,6 +294,8 @@ case $case in
     grep -qF "error: No space left on device while writing the result 'res.h5'" full.log ||
       fail "the message does not lead with 'No space left on device' and the result's name"
     grep -q "error: [a-z_0-9]*(.*) failed (" full.log && fail "the message leads with a C expression"
+    grep -a "error: No space" full.log | grep -q "No space left on device.*No space left on device" &&
+      fail "a message names the cause twice"
     [ -s left ] && fail "left behind: $(cat left | tr '\n' ' ')"
     cmp -s before after || fail "the earlier res.h5 changed"
     ;;

@@ -193,3 +193,8 @@ porta_app_test(minife.bad.env_ranks_differ 2 TIMEOUT 180
                        $<TARGET_FILE:minife> APP_EXCHANGE_TRANSPORT pinned-host -
                        "APP_EXCHANGE_TRANSPORT differs between the ranks \\('pinned-host' on rank 0, unset on rank 1\\)"
                        nx=8 --no-h5)
+# 2 ranks x as many threads as CPUs start again with fewer OpenMP spins and say so first; the
+# user's wait policy, one rank and Serial are left alone (tests/app/app_omp_wait.sh)
+porta_app_test(minife.omp_wait.np2 2 TIMEOUT 300
+               COMMAND "${PORTA_APP_TEST_DIR}/app_omp_wait.sh" "${_mpi}" $<TARGET_FILE:minife>
+                       "YAML report: miniFE\\.8x8x8\\.P[12]" nx=8 --no-h5)

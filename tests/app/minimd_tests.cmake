@@ -420,3 +420,8 @@ set_tests_properties(minimd.summary_utf8 PROPERTIES SKIP_RETURN_CODE 77)
 # --out paths of 2,000 characters kept whole; long paths' errors keep their reason
 porta_app_test(minimd.long_out 1 COMMAND "${PORTA_APP_TEST_DIR}/app_long_out.sh" "${_mpi}"
                $<TARGET_FILE:minimd> -i "${_mdin}/in.lj.miniMD" -s 4 -n 5)
+# 2 ranks x as many threads as CPUs start again with fewer OpenMP spins and say so first; the
+# user's wait policy, one rank and Serial are left alone (tests/app/app_omp_wait.sh)
+porta_app_test(minimd.omp_wait.np2 2 TIMEOUT 300
+               COMMAND "${PORTA_APP_TEST_DIR}/app_omp_wait.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                       "^[12] [0-9]+ 10 256 .*PERF_SUMMARY" ${_lj} -s 4 -n 10 --no-h5)

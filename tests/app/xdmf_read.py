@@ -12,6 +12,8 @@ and every time step:
     miniFE image data of (nx+1, ny+1, nz+1) points, both with the --box as their bounds and
     their point and cell counts; miniMD N points and N one-point cells, one an atom (drawn by
     every reader);
+  - TeaLeaf's cell edges (the grid's x and y coordinates) double precision and bit for bit
+    /mesh/x and /mesh/y, in the plane z = 0;
   - every array (and miniMD's points) equal, bit for bit, to its dataset in NAME.h5, read
     with h5py: TeaLeaf's /snapshots/step_NNNNNN (or /fields), miniFE's /solution, miniMD's
     /snapshots/step_N and /final (the last time);
@@ -119,6 +121,18 @@ class Grid:
         check(data.GetNumberOfPoints() == npts and data.GetNumberOfCells() == ncells,
               "%s: %d points, %d cells, want %d, %d" % (who, data.GetNumberOfPoints(),
                                                       data.GetNumberOfCells(), npts, ncells))
+        if self.app == "tealeaf":
+            # the cell edges the reader returns, bit for bit /mesh/x and /mesh/y (a reader told
+            # Precision 4, or a float32 array, gives 0.76923078 for 10/13 = 0.76923077...)
+            for axis, coords in (("x", data.GetXCoordinates()), ("y", data.GetYCoordinates())):
+                got_c = vtk_to_numpy(coords) if coords is not None else np.zeros(0)
+                want_c = self.h5["/mesh/" + axis][...]
+                check(got_c.dtype == np.float64 and same(got_c, want_c),
+                      "%s: %s coordinates (%s) differ from /mesh/%s" % (who, axis, got_c.dtype,
+                                                                      axis))
+            z = data.GetZCoordinates()
+            check(z is not None and list(vtk_to_numpy(z)) == [0.0],
+                  "%s: z coordinates, want the single plane z = 0" % who)
         got = arrays(data, self.centre)
         want = self.datasets(k, steps)
         check(sorted(got) == sorted(want), "%s: arrays %s, want %s" % (who, sorted(got),

@@ -54,6 +54,22 @@ def run(app, *args):
     return r.returncode, r.stderr, rows, out
 
 
+CPUS = len(os.sched_getaffinity(0))
+
+
+def expected(configs, oversubscribe, err):
+    """The configurations a run keeps: those beyond this machine's CPUs only with
+    --oversubscribe (then marked), else left out with a message naming them."""
+    kept = []
+    for be, r, t in configs:
+        if r * t > CPUS and not oversubscribe:
+            expect(f"{be}-{r}x{t} left out: {r} rank(s) x {t} thread(s) exceed the {CPUS} CPU(s) "
+                   f"here" in err, f"{be}-{r}x{t}: no message saying it was left out")
+        else:
+            kept.append((be, r, t))
+    return kept
+
+
 def close(a, b, rel=1e-9):
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
@@ -71,6 +87,8 @@ def common(rows, configs, app, spread=0):
         expect(r["app"] == app, f"{name}: app {r['app']}")
         expect(r["check"] == "passed", f"{name}: check {r['check']} ({r['check_detail']})")
         expect(r["agrees"] == "yes", f"{name}: agrees {r['agrees']}")
+        over = "yes" if int(r["ranks"]) * int(r["threads"]) > CPUS else "no"
+        expect(r["oversubscribed"] == over, f"{name}: oversubscribed '{r['oversubscribed']}'")
         # one rank has no neighbour to exchange with; host back ends share host memory
         want = "none" if int(r["ranks"]) == 1 else "host"
         expect(r["exchange"] == want, f"{name}: halo exchange '{r['exchange']}', want '{want}'")
@@ -86,8 +104,8 @@ if case == "tealeaf":
     rc, err, rows, out = run("tealeaf", "--size=tea_bm_1.in", "--ranks=1,2", "--threads=1,2",
                              "--backends=serial,openmp")
     expect(rc == 0, f"exit {rc}")
-    common(rows, [("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 1), ("openmp", 1, 2),
-                  ("openmp", 2, 1), ("openmp", 2, 2)], "tealeaf")
+    common(rows, expected([("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 1), ("openmp", 1, 2),
+                           ("openmp", 2, 1), ("openmp", 2, 2)], False, err), "tealeaf")
     for r in rows:  # CG: 112 bytes per cell (10 x 10) and iteration
         expect(close(float(r["bandwidth_gbs"]) * float(r["time_per_iteration_s"]), 112 * 100e-9,
                      1e-6), f"tealeaf bandwidth {r['bandwidth_gbs']} does not fit the time")
@@ -98,8 +116,8 @@ elif case == "minife":
     rc, err, rows, out = run("minife", "--size=10", "--ranks=1,2", "--threads=2",
                              "--backends=serial,openmp")
     expect(rc == 0, f"exit {rc}")
-    common(rows, [("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 2), ("openmp", 2, 2)], "minife",
-           spread=2)
+    common(rows, expected([("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 2), ("openmp", 2, 2)],
+                          False, err), "minife", spread=2)
     for r in rows:  # 11^3 rows; bytes = 12 nnz + 116 rows per iteration
         size = r["size"].split(", ")
         rows_n, nnz = int(size[1].split()[0]), int(size[2].split()[0])
@@ -107,11 +125,17 @@ elif case == "minife":
         expect(close(float(r["bandwidth_gbs"]) * float(r["time_per_iteration_s"]),
                      (12 * nnz + 116 * rows_n) * 1e-9, 1e-6), "miniFE bandwidth")
 elif case == "minimd":
+    # --oversubscribe: every combination runs, those beyond the CPUs marked in the CSV and table
     rc, err, rows, out = run("minimd", "--size=lj:5", "--ranks=1,2", "--threads=1,2",
-                             "--backends=serial,openmp", "--reproducible")
+                             "--backends=serial,openmp", "--reproducible", "--oversubscribe")
     expect(rc == 0, f"exit {rc}")
     common(rows, [("serial", 1, 1), ("serial", 2, 1), ("openmp", 1, 1), ("openmp", 1, 2),
                   ("openmp", 2, 1), ("openmp", 2, 2)], "minimd")
+    with open(os.path.join(out, "minimd.md")) as f:
+        md = f.read()
+    crowded_rows = sum(1 for r in rows if r["oversubscribed"] == "yes")
+    expect(md.count("(oversubscribed)") == crowded_rows,
+           f"minimd.md marks {md.count('(oversubscribed)')} rows, {crowded_rows} oversubscribed")
     for r in rows:  # 4 * 5^3 atoms
         expect(r["rate_unit"] == "atom-steps/s", f"rate unit {r['rate_unit']}")
         expect(close(float(r["rate"]) * float(r["time_per_iteration_s"]), 500, 1e-6),
@@ -141,6 +165,27 @@ elif case == "scaling":
     expect(close(float(rows[1]["speedup"]), 2 * t[0] / t[1], 1e-9), "weak speed-up 2 t1 / t2")
     expect(all(x["check"] == "none" for x in rows), "miniFE unverified in a scaling series")
     plot_made(os.path.join(out, "minife-weak.png"), r.stderr)
+    # 2 ranks x every CPU's thread oversubscribe: left out and said so; with --oversubscribe run,
+    # marked
+    for flag in ([], ["--oversubscribe"]):
+        out = tempfile.mkdtemp(prefix="scaling_over_")
+        r = subprocess.run([os.path.join(scripts, "scaling"), "minife", "--strong", "--ranks=2",
+                            "--backend=openmp", f"--threads={CPUS}", "--size=6", "--reps=1",
+                            f"--out={out}"] + flag, capture_output=True, text=True, env=env)
+        print(r.stderr)
+        expect(r.returncode == 0, f"scaling {flag}: exit {r.returncode}")
+        with open(os.path.join(out, "minife-strong.csv")) as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(out, "minife-strong.md")) as f:
+            md = f.read()
+        if flag:
+            expect([(x["ranks"], x["oversubscribed"]) for x in rows] == [("1", "no"), ("2", "yes")],
+                   f"--oversubscribe: rows {[(x['ranks'], x['oversubscribed']) for x in rows]}")
+            expect("| 2 (oversubscribed) |" in md, "the oversubscribed rank count is not marked")
+        else:
+            expect([x["ranks"] for x in rows] == ["1"], "the oversubscribed rank count ran")
+            expect(f"2 rank(s) left out: 2 rank(s) x {CPUS} thread(s) exceed the {CPUS} CPU(s)"
+                   in r.stderr, "no message saying 2 ranks were left out")
 elif case == "slurm":
     # the CPU template outside Slurm: mpirun, 2 ranks x 1 thread, results under RESULTS
     for app, args in (("tealeaf", os.path.join(os.path.dirname(scripts), "inputs", "tealeaf",
