@@ -57,7 +57,7 @@ static int openmp_may_run(int argc, char **argv) {
 
 /** The ranks of this node, from the launcher's environment (1 when none says). */
 static int node_ranks(void) {
-  const char *names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"};
+  const char *names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
     const int n = leading_count(getenv(names[k]));
     if (n > 0) return n;
