@@ -58,7 +58,9 @@ foreach(np 2 4)
 endforeach()
 # CG's iterations as a recorded loop (on a GPU by default, on one rank; TEA_DEVICE_LOOP=1 takes
 # that path on the host back ends too): the reference answers on Serial and OpenMP x2; on two
-# ranks the host's loop (the global sums need MPI)
+# ranks of a host back end the host's loop (the global sums need MPI; on GPUs with NCCL the
+# device loop runs there, so the test names its back end: PORTA_BACKEND=cuda in the caller's
+# environment must not change what it expects)
 tea_reference_test(tealeaf.bm1.cg.loop.serial.np1 1 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
 tea_reference_test(tealeaf.bm2.cg.loop.serial.np1 2 1
@@ -66,7 +68,7 @@ tea_reference_test(tealeaf.bm2.cg.loop.serial.np1 2 1
 tea_reference_test(tealeaf.bm2.cg.loop.unfused.serial.np1 2 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_LOOP_FUSE=0;TEA_EXPECT_LINE=CG iterations: on the device")
 tea_reference_test(tealeaf.bm2.cg.loop.np2 2 2
-                   "TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: from the host")
+                   "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: from the host")
 if(PORTA_ENABLE_OPENMP)
   tea_reference_test(tealeaf.bm2.cg.loop.openmp2.np1 2 1
                      "PORTA_BACKEND=openmp;OMP_NUM_THREADS=2;PORTA_NUM_THREADS=2;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
