@@ -170,9 +170,9 @@ class CMakeBuildExt(build_ext):
 
 core = Extension(
     "porta._core",
-    sources=["porta/_core.c", "porta/_dispatcher.c", "porta/_launch.c", "porta/_launch_checks.c",
-             "porta/_launch_pieces.c", "porta/_arrays.c", "porta/_view.c",
-             "porta/_view_functions.c"],
+    sources=["porta/_core.c", "porta/_dispatcher.c", "porta/_launch.c", "porta/_launch_args.c",
+             "porta/_launch_checks.c", "porta/_launch_pieces.c", "porta/_arrays.c",
+             "porta/_view.c", "porta/_view_functions.c"],
     depends=["porta/_arrays.h", "porta/_arrays_private.h", "porta/_core_private.h",
              "porta/_launch_private.h", "porta/_array_api.h",
              "porta/include/porta_py.h"],

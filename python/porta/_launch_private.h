@@ -1,8 +1,9 @@
 /** @file _launch_private.h
- *  What the files of the launch fast path share (_launch.c: the launch, its policy and
- *  arguments read, checked and packed; _launch_checks.c: the launch range against the arrays,
- *  and the errors a kernel recorded; _launch_pieces.c: running a launch whole or in pieces that
- *  let Ctrl-C in, and the CUDA waits). Private to the extension.
+ *  What the files of the launch fast path share (_launch.c: the launch, its policy, its
+ *  specialisation and error record; _launch_args.c: its arguments ordered, read, checked and
+ *  packed, and its value read back; _launch_checks.c: the arrays' memory and the launch range
+ *  against the arrays, and the errors a kernel recorded; _launch_pieces.c: running a launch
+ *  whole or in pieces that let Ctrl-C in, and the CUDA waits). Private to the extension.
  */
 #ifndef PORTA_PY_LAUNCH_PRIVATE_H
 #define PORTA_PY_LAUNCH_PRIVATE_H
@@ -11,6 +12,56 @@
 
 /** A launch's pattern: porta.parallel_for, parallel_reduce or parallel_scan. */
 enum { MODE_FOR = 0, MODE_REDUCE = 1, MODE_SCAN = 2 };
+
+#define MAX_ARGS 32     /**< a kernel's arguments, at most */
+#define ARGS_BYTES 2048 /**< its argument struct, at most */
+#define VALUE_BYTES 256 /**< a reduction's or scan's value, at most */
+
+/** A launch's arguments: the kernel's, in the order of its parameters (av, n of them), each
+ *  array read by its protocol (bufs[j] where isbuf[j]; the first `got` are given back after
+ *  the launch) and the layout signature they make (4 bits an argument). */
+typedef struct launch_args {
+  PyObject *av[MAX_ARGS];
+  Py_ssize_t n, got;
+  pyarr bufs[MAX_ARGS];
+  char isbuf[MAX_ARGS];
+  porta_py_sig sig;
+} launch_args;
+
+/** A launch's policy as parse_policy reads it: its kind (PORTA_POLICY_*), the back end, and the
+ *  range, mdrange or team policy of that kind. */
+typedef struct launch_policy {
+  int kind;
+  porta_exec exec;
+  porta_range_policy rp;
+  porta_mdrange_policy mp;
+  porta_team_policy tp;
+} launch_policy;
+
+/* ---- the arguments (_launch_args.c) ---- */
+
+/** The kernel's arguments (args, nargs of them, then the keywords kwnames) in the order of its
+ *  parameters into a->av (a->n); -1 with a TypeError. */
+int porta_py_order_args(Dispatcher *d, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                        const char *label, launch_args *a);
+
+/** Read the arrays among the arguments, each in a memory space the launch's back end must
+ *  reach, and the layout signature; -1 with the exception set. The arrays read (a->got), even
+ *  on an error, are given back by porta_py_release_arrays. */
+int porta_py_read_arrays(Dispatcher *d, launch_args *a, porta_exec exec, const char *label);
+
+/** Give back the arrays porta_py_read_arrays read. */
+void porta_py_release_arrays(launch_args *a);
+
+/** Pack the argument struct (packed: ARGS_BYTES) at the offsets the generated C exported, each
+ *  argument checked against the kernel's field and the launch range against the arrays it
+ *  indexes directly; -1 with the exception of the first argument that does not fit. */
+int porta_py_pack_args(Dispatcher *d, const porta_py_kernel *k, const launch_args *a,
+                       const launch_policy *p, char *packed, const char *label);
+
+/** The value of a reduction or scan: a number, (val, loc) for minloc / maxloc, or a custom
+ *  reducer's fields given to the kernel's _porta_result (its class). */
+PyObject *porta_py_value_to_py(PyObject *ko, const porta_py_kernel *k, const char *v);
 
 /* ---- the checks (_launch_checks.c) ---- */
 

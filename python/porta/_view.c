@@ -250,60 +250,70 @@ static void dl_capsule_destructor(PyObject *cap) {
   }
 }
 
-/** __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None). */
-static PyObject *View_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
-  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOO", kwlist, &stream, &max_version, &dl_device,
-                                   &copy))
-    return NULL;
-  ViewObject *o = (ViewObject *)self;
-  const porta_view_meta *m = &o->v.m;
-  const int dev_type = pyarr_space_dl(m->space);
-  const int dev_id = dev_type == DL_CUDA || dev_type == DL_CUDA_MANAGED ? pyarr_porta_device() : 0;
+/** The stream a __dlpack__ consumer asked for (None, or an int): a host view takes none;
+ *  Porta's work is on the legacy default stream, so a consumer on it (1) or asking for no
+ *  synchronisation (-1) waits for nothing, and another stream gets the data once it is done
+ *  (a fence). -1 with the exception. */
+static int dlpack_stream_sync(PyObject *stream, int dev_type) {
+  if (stream == Py_None) return 0;
+  if (!PyLong_Check(stream)) {
+    PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be an int or None");
+    return -1;
+  }
+  long long s = PyLong_AsLongLong(stream);
+  if (s == -1 && PyErr_Occurred()) return -1;
+  if (dev_type == DL_CPU) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: a host view takes no stream");
+    return -1;
+  }
+  if (s != 1 && s != -1) {
+    int rc = porta_fence("porta.View.__dlpack__");
+    if (rc != PORTA_SUCCESS) {
+      porta_py_raise(rc, "__dlpack__");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/** A __dlpack__ request against the view: no copy, the view's own device (dev_type, dev_id),
+ *  the consumer's stream synchronised; -1 with a BufferError or TypeError. */
+static int dlpack_check_request(PyObject *stream, PyObject *dl_device, PyObject *copy, int dev_type,
+                                int dev_id) {
   if (copy != Py_None && PyObject_IsTrue(copy) == 1) {
     PyErr_SetString(PyExc_BufferError, "porta.View.__dlpack__: copy=True is not supported "
                                        "(copy with porta.deep_copy first)");
-    return NULL;
+    return -1;
   }
   if (dl_device != Py_None) {
     int t = -1, i = -1;
-    if (!PyArg_ParseTuple(dl_device, "ii", &t, &i)) return NULL;
+    if (!PyArg_ParseTuple(dl_device, "ii", &t, &i)) return -1;
     if (t != dev_type || i != dev_id) {
       PyErr_Format(PyExc_BufferError,
                    "porta.View.__dlpack__: the view is on device (%d, %d), not (%d, %d)", dev_type,
                    dev_id, t, i);
-      return NULL;
+      return -1;
     }
   }
-  if (stream != Py_None) {
-    if (!PyLong_Check(stream)) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be an int or None");
-      return NULL;
-    }
-    long long s = PyLong_AsLongLong(stream);
-    if (s == -1 && PyErr_Occurred()) return NULL;
-    if (dev_type == DL_CPU) {
-      PyErr_SetString(PyExc_BufferError, "__dlpack__: a host view takes no stream");
-      return NULL;
-    }
-    /* Porta's work is on the legacy default stream: a consumer on it (1) or asking for no
-       synchronisation (-1) waits for nothing; another stream gets the data once it is done. */
-    if (s != 1 && s != -1) {
-      int rc = porta_fence("porta.View.__dlpack__");
-      if (rc != PORTA_SUCCESS) return porta_py_raise(rc, "__dlpack__");
-    }
-  }
-  int versioned = 0;
-  if (max_version != Py_None) {
-    long major = 0;
-    PyObject *mj = PySequence_GetItem(max_version, 0);
-    if (!mj) return NULL;
-    major = PyLong_AsLong(mj);
-    Py_DECREF(mj);
-    if (major == -1 && PyErr_Occurred()) return NULL;
-    versioned = major >= 1;
-  }
+  return dlpack_stream_sync(stream, dev_type);
+}
+
+/** Whether the consumer takes a versioned tensor (max_version's major >= 1): 1 or 0, -1 with
+ *  the exception. */
+static int dlpack_versioned(PyObject *max_version) {
+  if (max_version == Py_None) return 0;
+  PyObject *mj = PySequence_GetItem(max_version, 0);
+  if (!mj) return -1;
+  long major = PyLong_AsLong(mj);
+  Py_DECREF(mj);
+  if (major == -1 && PyErr_Occurred()) return -1;
+  return major >= 1;
+}
+
+/** The view exported as a DLPack capsule ("dltensor_versioned" or "dltensor"), which holds a
+ *  reference to the view's data until its consumer's deleter (or the capsule's) runs. */
+static PyObject *dlpack_capsule(const ViewObject *o, int versioned, int dev_type, int dev_id) {
+  const porta_view_meta *m = &o->v.m;
   dl_export *e = (dl_export *)calloc(1, sizeof *e);
   if (!e) return PyErr_NoMemory();
   e->v = o->v;
@@ -341,6 +351,22 @@ static PyObject *View_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
   }
   if (!cap) dl_export_free(e);
   return cap;
+}
+
+/** __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None). */
+static PyObject *View_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOO", kwlist, &stream, &max_version, &dl_device,
+                                   &copy))
+    return NULL;
+  const ViewObject *o = (const ViewObject *)self;
+  const int dev_type = pyarr_space_dl(o->v.m.space);
+  const int dev_id = dev_type == DL_CUDA || dev_type == DL_CUDA_MANAGED ? pyarr_porta_device() : 0;
+  if (dlpack_check_request(stream, dl_device, copy, dev_type, dev_id) < 0) return NULL;
+  const int versioned = dlpack_versioned(max_version);
+  if (versioned < 0) return NULL;
+  return dlpack_capsule(o, versioned, dev_type, dev_id);
 }
 
 static PyObject *View_dlpack_device(PyObject *self, PyObject *unused) {
