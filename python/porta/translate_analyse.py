@@ -21,6 +21,7 @@ from .translate_source import (
     _cname,
     _load,
     _resolve_annotation)
+from .translate_typing import type_source
 
 
 
@@ -130,9 +131,8 @@ class ReducerSource:
             src.structs[names[0]] = ("pk_self->", fdict, True, True)
             if nargs == 2:
                 src.structs[names[1]] = ("pk_other->", fdict, False, True)
-            g = _Gen(src, "", mode="reducer")
-            g.infer()
-            g.generate_function()
+            type_source(src, "reducer")
+            _Gen(src, "", mode="reducer").generate_function()  # its errors now
             setattr(self, fname, src)
 
     def make(self, values):
@@ -285,9 +285,9 @@ def analyse(fn, owner=None):
         for n, c in zip(fn.__code__.co_freevars, fn.__closure__):
             env[n] = c.cell_contents
         ks.globals = env
-    # Type the locals (a fixed point over the body), then generate once to find errors.
-    _Gen(ks, "C" * len(ks.arrays)).infer()
-    _Gen(ks, "C" * len(ks.arrays)).generate("pk_check")  # every error now, not at compile time
+    # Type the locals, then emit once: every error now, not at compile time.
+    type_source(ks)
+    _Gen(ks, "C" * len(ks.arrays)).generate("pk_check")
     return ks
 
 
@@ -325,7 +325,6 @@ def analyse_function(fn):
                          "return a number: -> float, -> int, -> porta.f32 ...")
     fs = FunctionSource(fn, name, fn.__module__, file, fdef, params, ret, fn.__globals__,
                         "pkf_%s_%s" % (_c_ident(fn.__module__), _c_ident(fn.__qualname__)))
-    g = _Gen(fs, "", mode="function")
-    g.infer()
-    g.generate_function()
+    type_source(fs, "function")
+    _Gen(fs, "", mode="function").generate_function()  # its errors now
     return fs

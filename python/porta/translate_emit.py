@@ -4,15 +4,13 @@ specialisation (or device function, or reducer method) from its typed KernelSour
 descriptor (porta_py.h), whose members are filled by name."""
 import ast
 import math
-import types as _pytypes
 
-from . import types as T
 from .translate_direct import direct_index_masks
 from .translate_expressions import _Expressions
 from .translate_print import _Print
-from .translate_source import HINTS, _Errors, _assigned_names, _cname, _describe
-from .translate_intrinsics import _promote
+from .translate_source import HINTS, _cname, _describe
 from .translate_statements import _Statements
+from .translate_typing import _Scope
 
 LAYOUT_LETTERS = "CFSRL"  # indexed by porta_py_layout (porta_py.h)
 BACK_TO_C = "#line <back to the generated file>"
@@ -34,71 +32,27 @@ def c_initializer(members, **values):
     return "{%s}" % ", ".join(str(values[m]) for m in members)
 
 
-class _Gen(_Statements, _Expressions, _Print):
-    """Type inference and C generation of one kernel specialisation."""
+class _Gen(_Scope, _Statements, _Expressions, _Print):
+    """The C of one kernel specialisation, device function or reducer method, from its typed
+    source (translate_typing.type_source has set ks.locals)."""
 
     def __init__(self, ks, spec, mode="kernel"):
-        self.ks, self.spec, self.mode = ks, spec, mode  # mode: kernel, function, reducer
-        self.err = _Errors(ks.file, ks.name)
+        _Scope.__init__(self, ks, mode)
+        self.spec = spec
         self.layout = {p.name: spec[k] for k, p in enumerate(ks.arrays)}
-        self.params = {p.name: p for p in ks.params}
-        self.locals = dict(ks.locals)
         self.lines = []
         self.indent = 1
         self.tmp = 0
-        self.inferring = False
-        # Values with fields: name -> (C prefix, {field: DType}, writable, the fields' C names
-        # are made from the Python names (a custom reducer's) rather than Porta's (val, loc)).
-        self.structs = dict(ks.structs)
-        if ks.acc is not None and ks.acc.type.fields:
-            self.structs[ks.acc.name] = ("pk_acc->", dict(ks.acc.type.fields), True,
-                                         ks.acc.type.custom is not None)
-        # Names the body assigns anywhere are locals there (Python's scoping), never module
-        # constants; constant integer expressions: node -> value (translate_expressions.const).
-        self.assigned = _assigned_names(ks.tree)
-        self.consts = {}
-        if ks.acc is not None and ks.acc.type.custom is not None:
-            ks.reducers[ks.acc.type.custom.cname] = ks.acc.type.custom
-        self._reset_body()
+        self.unknown_name = None  # the first unknown name read (translate_expressions.name)
 
-    def _reset_body(self):
-        self.accs = {}  # nested accumulators: name -> [AccType, reduced by a nested loop yet]
-        self.guards = []  # the tests of the ifs around the statement being generated
-        self.scratch = {}  # scratch arrays: name -> (DType, rank)
-        self.scratch_reqs = []  # (PORTA_PY_SCRATCH_* slot, bytes as C)
-        self.depth = 0
-
-    # ---- types ----
-    def infer(self):
-        self.inferring = True
-        for _ in range(4):
-            before = dict(self.locals)
-            self.lines = []
-            self._reset_body()
-            self.block(self.body_statements())
-            if before == self.locals:
-                break
-        self.inferring = False
-        self.ks.locals = dict(self.locals)
-
-    def resolve(self, node):
-        """The Python object a name or a module attribute (porta.atomic_add, lj) denotes in the
-        kernel's module, or None (locals, arguments, anything else)."""
-        if isinstance(node, ast.Name):
-            n = node.id
-            if n in self.params or n in self.locals or n in self.scratch or n in self.accs \
-                    or n in self.structs:
-                return None
-            return self.ks.globals.get(n)
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            if isinstance(base, _pytypes.ModuleType):
-                return getattr(base, node.attr, None)
-        return None
-
-    def intrinsic(self, node):
-        """The name of the porta intrinsic (device.py) a callee denotes, or None."""
-        return getattr(self.resolve(node), "_porta_intrinsic", None)
+    def set_local(self, node, name, t):
+        """A store to a local: typing has typed it (a wider type here is the translator's own
+        error, never the user's)."""
+        before = self.locals.get(name)
+        _Scope.set_local(self, node, name, t)
+        if self.locals[name] is not before:
+            raise AssertionError("typing gave the local '%s' of %s the type %s, emission %s"
+                                 % (name, self.ks.name, before, self.locals[name]))
 
     def team_arg(self, node, what):
         p = self.params.get(node.id) if isinstance(node, ast.Name) else None
@@ -107,21 +61,6 @@ class _Gen(_Statements, _Expressions, _Print):
                               "pass the kernel's team member first: %s(t, ...), in a kernel "
                               "whose first argument is t: porta.TeamMember" % what)
 
-    def body_statements(self):
-        body = self.ks.tree.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            body = body[1:]  # the docstring
-        return body
-
-    def set_local(self, node, name, t):
-        old = self.locals.get(name)
-        if t is T.boolean or t is T.i32 or t is T.u8:
-            t = T.i64  # integer locals are int64_t, as Python's int
-        if old is None:
-            self.locals[name] = t
-        elif old is not t:
-            self.locals[name] = _promote(old, t)
 
     # ---- emission ----
     def emit(self, text):
@@ -340,10 +279,15 @@ class _Gen(_Statements, _Expressions, _Print):
         return out
 
     def _body(self):
+        """The body's C (every check on the way; an unknown name last, as it may be a local
+        whose assignment has an error of its own)."""
         self.lines = []
         self.indent = 1
+        self.unknown_name = None
         self._reset_body()
         self.block(self.body_statements())
+        if self.unknown_name is not None:
+            raise self.unknown_name
         return self.lines
 
 

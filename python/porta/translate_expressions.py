@@ -8,8 +8,6 @@ from . import types as T
 from . import translate_intrinsics as I
 from .translate_intrinsics import _promote
 from .translate_source import (
-    INT64_MAX,
-    INT64_MIN,
     Param,
     VOID,
     _c_int,
@@ -117,12 +115,13 @@ class _Expressions:
             v = self.ks.globals[n]  # module-level constants are copied into the C
             if isinstance(v, float):
                 return _float_literal(v), T.f64
-        if self.inferring:
-            # A local read before its first assignment in source order (loops): typed later.
-            return _cname(n), T.i64
-        raise self.err.at(e, "the name '%s'" % n,
-                          "kernels read their arguments, their locals and module-level int or "
-                          "float constants; pass '%s' as an argument" % n)
+        # An unknown name is reported after the body's other errors (_Gen.body_lines): read
+        # meanwhile as an int, as typing reads it.
+        if self.unknown_name is None:
+            self.unknown_name = self.err.at(
+                e, "the name '%s'" % n, "kernels read their arguments, their locals and "
+                "module-level int or float constants; pass '%s' as an argument" % n)
+        return _cname(n), T.i64
 
     def attribute(self, e):
         if isinstance(e.value, ast.Name) and e.value.id == "math" and e.attr in I.MATH_CONSTS:
@@ -414,79 +413,7 @@ class _Expressions:
             return self.void(e, "%s()" % obj.__name__, stmt, code)
         return code, fs.ret
 
-    # ---- constants, indices, NumPy ----
-    def const(self, e):
-        """The value of a constant integer expression (int and bool literals, module-level int
-        constants, unary and binary operators on them), computed as Python computes it, or
-        None. A constant no int64 holds, a constant shift count outside 0..63 and a zero
-        divisor are TranslationErrors at the expression that makes them."""
-        hit = self.consts.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        v = self._const(e)
-        if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
-            what = "the integer %d" % v if isinstance(e, ast.Constant) else \
-                "'%s' (= %d)" % (_describe(e), v)
-            raise self.err.at(e, what, "kernel integers are int64 (-2**63 to 2**63 - 1, as "
-                                       "NumPy's): write a float (2.0 ** 70, 1.2e29) for a "
-                                       "larger number")
-        self.consts[id(e)] = (e, v)
-        return v
-
-    def _const(self, e):
-        if isinstance(e, ast.Constant):
-            return e.value if isinstance(e.value, int) else None
-        if isinstance(e, (ast.Name, ast.Attribute)):
-            if isinstance(e, ast.Name) and e.id in self.assigned:
-                return None  # a local (Python's scoping)
-            v = self.resolve(e)
-            return v if isinstance(v, int) else None
-        if isinstance(e, ast.UnaryOp):
-            if isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
-                    and type(e.operand.value) is int:
-                return -e.operand.value  # -9223372036854775808 is a literal of its own
-            a = self.const(e.operand)
-            if a is None:
-                return None
-            return {ast.USub: lambda: -a, ast.UAdd: lambda: +a, ast.Invert: lambda: ~a,
-                    ast.Not: lambda: not a}[type(e.op)]()
-        if not isinstance(e, ast.BinOp):
-            return None
-        a = self.const(e.left)
-        b = self.const(e.right) if a is not None else None
-        if b is None:
-            return None
-        op = e.op
-        if isinstance(op, (ast.FloorDiv, ast.Mod)):
-            if b == 0:
-                raise self.err.at(e, "'%s' (an integer %s by the constant 0)"
-                                  % (_describe(e), "division" if isinstance(op, ast.FloorDiv)
-                                     else "modulo"),
-                                  "Python raises ZeroDivisionError there: divide by a non-zero "
-                                  "value")
-            return a // b if isinstance(op, ast.FloorDiv) else a % b
-        if isinstance(op, ast.Pow):
-            if b < 0:
-                return None  # a float (pow), as in Python
-            if abs(a) > 1 and b > 64:
-                raise self.err.at(e, "'%s'" % _describe(e),
-                                  "kernel integers are int64 (-2**63 to 2**63 - 1, as NumPy's): "
-                                  "write a float (2.0 ** 70) for a larger number")
-            return a ** b
-        if isinstance(op, (ast.LShift, ast.RShift)):
-            if not 0 <= b <= 63:
-                raise self.shift_error(e)
-            return a << b if isinstance(op, ast.LShift) else a >> b
-        fold = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b,
-                ast.BitXor: lambda: a ^ b}.get(type(op))
-        return fold() if fold is not None else None
-
-    def shift_error(self, node):
-        return self.err.at(node, "the shift '%s'" % _describe(node),
-                           "shift counts are 0 to 63 (kernel integers are int64); for a float "
-                           "power of two write 2.0 ** n")
-
+    # ---- indices, NumPy ----
     def index(self, x, pn, k):
         """The C of the index x in dimension k of an array whose extents are pn_n<k>: a
         negative constant counts from the end, as in Python (x[-1] is x[n - 1])."""
