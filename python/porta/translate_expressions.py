@@ -148,46 +148,47 @@ class _Expressions:
                           "kernels read math.pi, math.e, math.tau, math.inf and x.shape[k]")
 
     def binop(self, op, a, at, b, bt, node):
-        t = _promote(at, bt)
+        """The C of `a op b` (an AugAssign's too), of the type typing gives it
+        (translate_typing._Scope.binop_type)."""
         right = node.right if isinstance(node, ast.BinOp) else node.value  # or an AugAssign's
+        rt = self.binop_type(op, at, bt, right)
+        is_float = _promote(at, bt).is_float
         if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
-            if not t.is_float:  # int64 wrap-around (pk_add ..., porta_py.h)
+            if not is_float:  # int64 wrap-around (pk_add ..., porta_py.h)
                 fn = {ast.Add: "pk_add", ast.Sub: "pk_sub", ast.Mult: "pk_mul"}[type(op)]
-                return "%s(%s, %s)" % (fn, a, b), T.i64
+                return "%s(%s, %s)" % (fn, a, b), rt
             sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(op)]
-            return "(%s %s %s)" % (a, sym, b), t
+            return "(%s %s %s)" % (a, sym, b), rt
         if isinstance(op, ast.Div):
-            ft = t if t.is_float else T.f64
-            return "((%s)%s / (%s)%s)" % (ft.ctype, a, ft.ctype, b), ft
+            return "((%s)%s / (%s)%s)" % (rt.ctype, a, rt.ctype, b), rt
         if isinstance(op, (ast.FloorDiv, ast.Mod)):
             floor = isinstance(op, ast.FloorDiv)
-            if t.is_float:  # IEEE: a zero divisor gives inf or nan, no exception
+            if is_float:  # IEEE: a zero divisor gives inf or nan, no exception
                 if floor:
-                    return "floor(%s / %s)" % (a, b), T.f64
-                return "porta_py_mod_f64(%s, %s)" % (a, b), T.f64
-            return self.int_division(floor, a, b, node), T.i64
+                    return "floor(%s / %s)" % (a, b), rt
+                return "porta_py_mod_f64(%s, %s)" % (a, b), rt
+            return self.int_division(floor, a, b, node), rt
         if isinstance(op, ast.Pow):
-            if t.is_float:
-                if b in ("2", "2.0"):
-                    return "(%s * %s)" % (a, a), t
-                return "pow(%s, %s)" % (a, b), T.f64
-            k = self.const(right)
-            if k is not None and k >= 0:  # a constant exponent >= 0: an int, as in Python
-                return "pk_ipow(%s, %s)" % (a, b), T.i64
+            if is_float:
+                if self.is_two(right):
+                    return "(%s * %s)" % (a, a), rt
+                return "pow(%s, %s)" % (a, b), rt
+            if rt is T.i64:  # a constant exponent >= 0: an int, as in Python
+                return "pk_ipow(%s, %s)" % (a, b), rt
             # another exponent may be negative, which makes a float in Python (2 ** -2 = 0.25)
-            return "pow((double)%s, (double)%s)" % (a, b), T.f64
+            return "pow((double)%s, (double)%s)" % (a, b), rt
         bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
                 ast.RShift: ">>"}
         if type(op) in bits:
-            if t.is_float:
+            if is_float:
                 raise self.err.at(node, "a bitwise operator on floats", "use integers")
             if isinstance(op, (ast.LShift, ast.RShift)):
                 k = self.const(right)
                 if k is not None and not 0 <= k <= 63:
                     raise self.shift_error(node)
                 return "%s(%s, %s)" % ("pk_shl" if isinstance(op, ast.LShift) else "pk_shr",
-                                       a, b), T.i64
-            return "(%s %s %s)" % (a, bits[type(op)], b), t
+                                       a, b), rt
+            return "(%s %s %s)" % (a, bits[type(op)], b), rt
         raise self.err.at(node, "the operator '%s'" % type(op).__name__, "use + - * / // % **")
 
     def int_division(self, floor, a, b, node):

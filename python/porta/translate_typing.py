@@ -166,6 +166,53 @@ class _Scope:
                            "shift counts are 0 to 63 (kernel integers are int64); for a float "
                            "power of two write 2.0 ** n")
 
+    # ---- the types of operators (typing's and emission's) ----
+    def float_const(self, n):
+        """The module-level constant a name that is no local or argument reads, or None."""
+        if n in self.params or n in self.accs or n in self.scratch or n in self.structs \
+                or n in self.locals or n in self.assigned:
+            return None
+        return self.ks.globals.get(n)
+
+    def binop_type(self, op, at, bt, right):
+        """The type of `a op b` (an AugAssign's too; None: an error, which emission reports):
+        typing's and emission's (translate_expressions.binop)."""
+        if at is None or bt is None:
+            return None
+        t = _promote(at, bt)
+        if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
+            return t if t.is_float else T.i64
+        if isinstance(op, ast.Div):
+            return t if t.is_float else T.f64
+        if isinstance(op, (ast.FloorDiv, ast.Mod)):
+            return T.f64 if t.is_float else T.i64
+        if isinstance(op, ast.Pow):
+            if t.is_float:
+                return t if self.is_two(right) else T.f64
+            k = self.const(right)
+            return T.i64 if k is not None and k >= 0 else T.f64
+        if isinstance(op, (ast.LShift, ast.RShift)):
+            return None if t.is_float else T.i64
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return None if t.is_float else t
+        return None
+
+    def is_two(self, e):
+        """Whether a float's exponent is the constant 2 (2.0, TWO = 2.0 ...): x ** 2 is x * x,
+        of x's type."""
+        k = self.const(e)
+        if k is not None:
+            return k == 2 and not isinstance(k, bool)
+        while isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.UAdd):
+            e = e.operand
+        if isinstance(e, ast.Constant):
+            return isinstance(e.value, float) and e.value == 2.0
+        v = self.float_const(e.id) if isinstance(e, ast.Name) else \
+            self.resolve(e) if isinstance(e, ast.Attribute) else None
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) \
+                and e.value.id == "math":
+            v = I.MATH_CONSTS.get(e.attr, v)
+        return isinstance(v, float) and v == 2.0
 
 
 class _Typer(_Scope):
@@ -294,50 +341,6 @@ class _Typer(_Scope):
         if isinstance(self.float_const(n), float):
             return T.f64
         return T.i64  # a local read before its first assignment in source order (loops)
-
-    def float_const(self, n):
-        """The module-level constant a name that is no local or argument reads, or None."""
-        if n in self.params or n in self.accs or n in self.scratch or n in self.structs \
-                or n in self.locals or n in self.assigned:
-            return None
-        return self.ks.globals.get(n)
-
-    def binop_type(self, op, at, bt, right):
-        """The type of `a op b` (an AugAssign's too), as translate_expressions.binop writes
-        it."""
-        if at is None or bt is None:
-            return None
-        t = _promote(at, bt)
-        if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
-            return t if t.is_float else T.i64
-        if isinstance(op, ast.Div):
-            return t if t.is_float else T.f64
-        if isinstance(op, (ast.FloorDiv, ast.Mod)):
-            return T.f64 if t.is_float else T.i64
-        if isinstance(op, ast.Pow):
-            if t.is_float:
-                return t if self.is_two(right) else T.f64
-            k = self.const(right)
-            return T.i64 if k is not None and k >= 0 else T.f64
-        if isinstance(op, (ast.LShift, ast.RShift)):
-            return None if t.is_float else T.i64
-        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-            return None if t.is_float else t
-        return None
-
-    def is_two(self, e):
-        """Whether an exponent's C is 2 or 2.0 (x ** 2 is x * x, of x's type)."""
-        k = self.const(e)
-        if k is not None:
-            return k == 2 and not isinstance(k, bool)
-        if isinstance(e, ast.Constant):
-            return isinstance(e.value, float) and e.value == 2.0
-        v = self.float_const(e.id) if isinstance(e, ast.Name) else \
-            self.resolve(e) if isinstance(e, ast.Attribute) else None
-        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) \
-                and e.value.id == "math":
-            v = I.MATH_CONSTS.get(e.attr, v)
-        return isinstance(v, float) and v == 2.0
 
     def subscript_type(self, e):
         base = e.value
