@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from porta import translate_emit
+import porta
+from porta import translate, translate_emit, translate_typing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = os.path.join(ROOT, "python", "porta")
@@ -100,3 +101,32 @@ def test_an_initializer_needs_every_member_by_name():
         translate_emit.c_initializer(members, a=1)
     with pytest.raises(ValueError):
         translate_emit.c_initializer(members, a=1, b=2, c=3)
+
+
+def _loop_carried(i: int, x: porta.f64[:]):
+    s = 0
+    for k in range(3):
+        s = s + x[k]  # s is read before the loop makes it a float: typing's fixed point
+    x[i] = s
+
+
+def test_typing_then_emission_once(monkeypatch):
+    """Typing writes no C; analyse emits the kernel's statements once (it used to run the C
+    emitter until the locals' types settled, then once more)."""
+    calls = []
+    original = translate_emit._Gen.stmt
+
+    def stmt(self, s):
+        calls.append(s.lineno)
+        return original(self, s)
+
+    monkeypatch.setattr(translate_emit._Gen, "stmt", stmt)
+    ks = translate.analyse(_loop_carried)
+    assert ks.locals == {"s": porta.f64, "k": porta.i64}
+    assert len(calls) == 4, calls  # s = 0, for, its body, x[i] = s: each once
+
+
+def test_emission_stops_where_typing_missed_a_local(monkeypatch):
+    monkeypatch.setattr(translate_typing._Typer, "store", lambda self, target, t: None)
+    with pytest.raises(AssertionError, match="typing gave the local 's'"):
+        translate.analyse(_loop_carried)
