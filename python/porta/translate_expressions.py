@@ -1,5 +1,6 @@
-"""Expressions of a Python kernel as C (a part of translate_emit._Gen: names, attributes, arithmetic,
-array elements, calls to math functions, team methods, atomics and device functions)."""
+"""Expressions of a Python kernel as C (a part of translate_emit._Gen: names, attributes,
+arithmetic, array elements, calls to math functions, team methods, atomics and device
+functions)."""
 import ast
 import re
 import types as _pytypes

@@ -259,8 +259,11 @@ class _Typer(_Scope):
                 if s.value is not None:
                     self.store(s.target, self.type(s.value))
         elif isinstance(s, ast.AugAssign):
-            self.store(s.target, self.binop_type(s.op, self.type(s.target), self.type(s.value),
-                                                 s.value))
+            try:
+                t = self.binop_type(s.op, self.type(s.target), self.type(s.value), s.value)
+            except TranslationError:
+                t = None
+            self.store(s.target, t)
         elif isinstance(s, (ast.If, ast.While)):
             self.block(s.body)
             self.block(s.orelse)
