@@ -1,226 +1,35 @@
-"""The analysis half of the Python -> Porta C translator (translate.py): a decorated function's
-source read with `ast`, checked against the typed subset kernels are written in, and described
-(KernelSource, FunctionSource, DeviceFunction, ReducerSource); the subset's tables (math
-functions, C keywords, hints) and the errors (TranslationError with file, line and column)."""
+"""The analysis of a decorated function (translate.py's first step): its source read with
+`ast` and checked against the typed subset kernels are written in, then typed
+(translate_typing) and emitted once (translate_emit) so that every error shows now, not at
+compile time; KernelSource for kernels, FunctionSource for @porta.function (DeviceFunction)
+and a custom reducer's init / join (ReducerSource)."""
 import ast
 import copy
-import math
-import os
 import types as _pytypes
 
 from . import device as D
 from . import types as T
+from .translate_emit import _Gen
+from .translate_source import (
+    FunctionSource,
+    KernelSource,
+    Param,
+    TranslationError,
+    _Errors,
+    _acc_type,
+    _c_ident,
+    _cname,
+    _load,
+    _resolve_annotation)
+from .translate_typing import type_source
 
-def _gen(*args, **kwargs):
-    """translate._Gen (imported when first used: translate.py imports this module)."""
-    from .translate import _Gen
-
-    return _Gen(*args, **kwargs)
-
-
-VOID = T.DType("void", "void", -1, False, 0, "void")  # what a call used as a statement returns
-
-INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
-
-MATH_FUNCS = {
-    # name: (number of arguments, C name of the double version)
-    "sqrt": (1, "sqrt"), "exp": (1, "exp"), "log": (1, "log"), "log10": (1, "log10"),
-    "log2": (1, "log2"), "sin": (1, "sin"), "cos": (1, "cos"), "tan": (1, "tan"),
-    "asin": (1, "asin"), "acos": (1, "acos"), "atan": (1, "atan"), "atan2": (2, "atan2"),
-    "sinh": (1, "sinh"), "cosh": (1, "cosh"), "tanh": (1, "tanh"), "fabs": (1, "fabs"),
-    "pow": (2, "pow"), "hypot": (2, "hypot"), "fmod": (2, "fmod"), "erf": (1, "erf"),
-    "erfc": (1, "erfc"), "expm1": (1, "expm1"), "log1p": (1, "log1p"),
-    "copysign": (2, "copysign"), "cbrt": (1, "cbrt"),
-}
-MATH_INT_FUNCS = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}  # Python returns int
-MATH_BOOL_FUNCS = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
-MATH_CONSTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
-
-# NumPy functions a kernel may call by mistake: what to write instead (a math function of the
-# same name or of this one, a builtin, an operator).
-NUMPY_INSTEAD = {
-    "arcsin": "math.asin", "arccos": "math.acos", "arctan": "math.atan",
-    "arctan2": "math.atan2", "abs": "abs(x)", "absolute": "abs(x)", "minimum": "min(a, b)",
-    "maximum": "max(a, b)", "fmin": "min(a, b)", "fmax": "max(a, b)", "power": "a ** b",
-    "float_power": "math.pow", "square": "x * x", "mod": "a % b", "remainder": "a % b",
-    "fmod": "math.fmod", "floor_divide": "a // b", "divide": "a / b", "true_divide": "a / b",
-    "multiply": "a * b", "add": "a + b", "subtract": "a - b", "negative": "-x",
-    "float64": "float(x)", "int64": "int(x)", "bool_": "bool(x)", "isclose": "abs(a - b) <= tol",
-}
-
-# print(...) in kernels: printf; on the host each print is one printf, flushed, and a float is
-# written as Python writes it (into a buffer of 40 chars); a GPU's printf writes floats with
-# %.17g (f32: %.9g).
-C_PRINT_HELPERS = r"""#include <stdio.h>
-#include <stdlib.h>
-#ifdef __CUDA_ARCH__
-#define PK_F64 ".17g"
-#define PK_F32 ".9g"
-#define PK_PRINT_F64(B, X) ((void)(B), (double)(X))
-#define PK_PRINT_F32(B, X) ((void)(B), (double)(X))
-#define PK_PRINT_FLUSH() ((void)0)
-#else
-#define PK_F64 "s"
-#define PK_F32 "s"
-#define PK_PRINT_F64(B, X) pk_print_float(B, (double)(X), 0)
-#define PK_PRINT_F32(B, X) pk_print_float(B, (double)(X), 1)
-#define PK_PRINT_FLUSH() fflush(stdout)
-/* A float as Python's repr writes it (NumPy's for a float32): the fewest digits that read back
- * as the same number, positional from 1e-4 to 1e16 (with .0 when integral), else 1e+20. */
-static inline const char *pk_print_float(char *buf, double v, int single) {
-  char e[40], dig[20] = "";
-  int p = 1, nd = 0, exp10, decpt;
-  const char *s = e;
-  char *o = buf;
-  if (isnan(v)) return "nan";
-  if (isinf(v)) return v < 0 ? "-inf" : "inf";
-  for (; p < 17; ++p) {
-    snprintf(e, sizeof e, "%.*e", p - 1, v);
-    if (single ? (float)strtod(e, NULL) == (float)v : strtod(e, NULL) == v) break;
-  }
-  if (p == 17) snprintf(e, sizeof e, "%.16e", v);
-  if (*s == '-') *o++ = *s++;
-  for (; *s != 'e'; ++s)
-    if (*s != '.') dig[nd++] = *s;
-  exp10 = atoi(s + 1);
-  decpt = exp10 + 1;
-  if (decpt > -4 && decpt <= 16) {
-    if (decpt <= 0) {
-      *o++ = '0';
-      *o++ = '.';
-      for (int k = 0; k < -decpt; ++k) *o++ = '0';
-      for (int k = 0; k < nd; ++k) *o++ = dig[k];
-    } else {
-      for (int k = 0; k < decpt || k < nd; ++k) {
-        if (k == decpt) *o++ = '.';
-        *o++ = k < nd ? dig[k] : '0';
-      }
-      if (decpt >= nd) {
-        *o++ = '.';
-        *o++ = '0';
-      }
-    }
-    *o = '\0';
-  } else {
-    *o++ = dig[0];
-    if (nd > 1) *o++ = '.';
-    for (int k = 1; k < nd; ++k) *o++ = dig[k];
-    snprintf(o, 14, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-  }
-  return buf;
-}
-#endif
-"""
-
-HINTS = {
-    "ListComp": "write a for loop over range(...) that stores into an array argument",
-    "SetComp": "write a for loop over range(...)",
-    "DictComp": "write a for loop over range(...)",
-    "GeneratorExp": "write a for loop over range(...)",
-    "List": "pass an array argument (porta.f64[:]) instead of building a list in the kernel",
-    "Tuple": "assign one name at a time; pass arrays as arguments",
-    "Dict": "pass arrays as arguments; kernels have no dictionaries",
-    "Set": "pass arrays as arguments; kernels have no sets",
-    "Try": "kernels cannot raise or catch exceptions: test the condition with if and write a "
-           "flag into an array argument",
-    "TryStar": "kernels cannot raise or catch exceptions: test the condition with if",
-    "Raise": "kernels cannot raise exceptions: write a flag into an array argument and check "
-             "it after the launch",
-    "With": "kernels have no context managers: remove the with statement",
-    "Lambda": "decorate a module-level function with @porta.kernel instead",
-    "FunctionDef": "define functions at module level",
-    "ClassDef": "define classes at module level",
-    "Import": "import at module level (math is known by name in kernels)",
-    "ImportFrom": "import at module level (math is known by name in kernels)",
-    "Global": "pass the value as an argument",
-    "Nonlocal": "pass the value as an argument",
-    "Yield": "kernels produce no values: store into an array argument",
-    "YieldFrom": "kernels produce no values: store into an array argument",
-    "Await": "kernels are not coroutines",
-    "AsyncFor": "kernels are not coroutines",
-    "AsyncWith": "kernels are not coroutines",
-    "Delete": "remove the del statement: locals end with the kernel",
-    "Assert": "test the condition with if and write a flag into an array argument",
-    "Starred": "pass each value as its own argument",
-    "JoinedStr": "kernels have no strings",
-    "NamedExpr": "assign on a line of its own",
-    "Match": "write if / elif / else",
-    "Slice": "index one element at a time (x[i], a[i, j]); slice arrays before the launch",
-}
-
-
-class TranslationError(Exception):
-    """A kernel uses something outside Porta's Python subset.
-
-    Attributes: file, line, col (1-based), construct (what was found), hint (what to write
-    instead), kernel (the kernel's name)."""
-
-    def __init__(self, file, line, col, construct, hint, kernel=None):
-        self.file, self.line, self.col = file, line, col
-        self.construct, self.hint, self.kernel = construct, hint, kernel
-        where = " (in kernel '%s')" % kernel if kernel else ""
-        super().__init__("%s:%d:%d: %s is not supported in a Porta kernel%s: %s"
-                         % (file, line, col, construct, where, hint))
-
-    def __reduce__(self):
-        return (TranslationError,
-                (self.file, self.line, self.col, self.construct, self.hint, self.kernel))
-
-
-class Param:
-    def __init__(self, name, kind, type_):
-        # kind: index, team (the team member), acc, final (a scan's flag), array, scalar
-        self.name, self.kind, self.type = name, kind, type_
-
-
-class KernelSource:
-    """A checked kernel: its parameters and body, independent of the layouts."""
-
-    def __init__(self, fn, name, module, file, tree, params, env_globals):
-        self.fn, self.name, self.module, self.file = fn, name, module, file
-        self.tree, self.params, self.globals = tree, params, env_globals
-        self.indices = [p for p in params if p.kind == "index"]
-        self.fields = [p for p in params if p.kind in ("array", "scalar")]
-        self.arrays = [p for p in params if p.kind == "array"]
-        accs = [p for p in params if p.kind == "acc"]
-        self.acc = accs[0] if accs else None
-        self.team = next((p for p in params if p.kind == "team"), None)
-        self.final = next((p for p in params if p.kind == "final"), None)
-        self.written = set()
-        self.locals = {}
-        self.funcs = {}  # device functions called: C name -> FunctionSource
-        self.reducers = {}  # custom reducers used: C name -> ReducerSource
-        self.structs = {}
-
-    @property
-    def rank(self):
-        return len(self.indices)
-
-
-def _c_ident(text):
-    return "".join(c if c.isascii() and c.isalnum() else "_" for c in text)
-
-
-class FunctionSource:
-    """A checked @porta.function (scalar parameters, a scalar or no return value), or a custom
-    reducer's init / join (mode "reducer": `self` and `other` are the reducer's values)."""
-
-    def __init__(self, fn, name, module, file, tree, params, ret, env_globals, cname):
-        self.fn, self.name, self.module, self.file = fn, name, module, file
-        self.tree, self.params, self.ret, self.globals = tree, params, ret, env_globals
-        self.cname = cname
-        self.indices, self.fields, self.arrays = [], [], []
-        self.acc = self.team = self.final = None
-        self.written = set()
-        self.locals = {}
-        self.funcs = {}
-        self.reducers = {}
-        self.structs = {}  # reducer methods: name -> (C prefix, {field: DType}, writable, True)
 
 
 class DeviceFunction:
     """A function kernels (and other device functions) call: @porta.function. Called from
     Python it runs as Python."""
+
+    _porta_function = True  # what translate_expressions calls as a device function
 
     def __init__(self, fn):
         self.fn = fn
@@ -257,7 +66,7 @@ class DeviceFunction:
         self.source()
 
     def c_source(self):
-        return _gen(self.source(), "", mode="function").generate_function()
+        return _Gen(self.source(), "", mode="function").generate_function()
 
 
 REDUCER_DTYPES = ("f64", "f32", "i64", "i32")
@@ -322,9 +131,8 @@ class ReducerSource:
             src.structs[names[0]] = ("pk_self->", fdict, True, True)
             if nargs == 2:
                 src.structs[names[1]] = ("pk_other->", fdict, False, True)
-            g = _gen(src, "", mode="reducer")
-            g.infer()
-            g.generate_function()
+            type_source(src, "reducer")
+            _Gen(src, "", mode="reducer").generate_function()  # its errors now
             setattr(self, fname, src)
 
     def make(self, values):
@@ -339,66 +147,9 @@ class ReducerSource:
         out += ["  %s %s;" % (t.ctype, _cname(n)) for n, t in self.fields]
         out.append("} %s_value;" % self.cname)
         for fname in ("init", "join"):
-            out += _gen(getattr(self, fname), "", mode="reducer").generate_function()
+            out += _Gen(getattr(self, fname), "", mode="reducer").generate_function()
         out.append("PORTA_REDUCER_TEAM_OPS(%s)" % self.cname)
         return out
-
-
-def reducer_of(t):
-    """The ReducerSource of a @porta.reducer class, or None."""
-    return getattr(t, "_porta_reducer", None) if isinstance(t, type) else None
-
-
-_file_trees = {}
-
-
-def _file_tree(file):
-    """The parsed source file (one ast.parse per file and version: faster than
-    inspect.getsource per kernel, and the nodes carry the file's own lines and columns)."""
-    st = os.stat(file)
-    k = (file, st.st_mtime_ns, st.st_size)
-    tree = _file_trees.get(k)
-    if tree is None:
-        with open(file, "rb") as fh:
-            tree = ast.parse(fh.read(), filename=file)
-        _file_trees[k] = tree
-    return tree
-
-
-def _load(fn):
-    code = fn.__code__
-    file = code.co_filename
-    first = code.co_firstlineno
-    try:
-        tree = _file_tree(file)
-    except (OSError, SyntaxError, ValueError) as e:
-        raise TranslationError(file, first, 1, "a kernel without source",
-                               "define kernels in a file (their source is read): %s" % e,
-                               fn.__name__)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
-            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if start == first:
-                return file, node
-    raise TranslationError(file, first, 1, "a kernel whose source was not found",
-                           "define kernels with def in a file that has not changed since it was "
-                           "imported", fn.__name__)
-
-
-def _resolve_annotation(ann, fn):
-    if isinstance(ann, str):
-        return eval(ann, fn.__globals__)  # noqa: S307 - the user's own annotation text
-    return ann
-
-
-def _acc_type(t):
-    """The AccType of an accumulator annotation (porta.Sum[...], a @porta.reducer class)."""
-    if isinstance(t, T.AccType):
-        return t
-    r = reducer_of(t)
-    if r is not None:
-        return T.AccType("custom", None, r)
-    return None
 
 
 class _SelfFields(ast.NodeTransformer):
@@ -534,113 +285,10 @@ def analyse(fn, owner=None):
         for n, c in zip(fn.__code__.co_freevars, fn.__closure__):
             env[n] = c.cell_contents
         ks.globals = env
-    # Type the locals (a fixed point over the body), then generate once to find errors.
-    _gen(ks, "C" * len(ks.arrays)).infer()
-    _gen(ks, "C" * len(ks.arrays)).generate("pk_check")  # every error now, not at compile time
+    # Type the locals, then emit once: every error now, not at compile time.
+    type_source(ks)
+    _Gen(ks, "C" * len(ks.arrays)).generate("pk_check")
     return ks
-
-
-def direct_index_masks(ks):
-    """{array name: [rank] masks}: for each dimension of each array argument, the launch
-    indices (bit r: the r-th index) that index it directly, as y[i] or a[i, j] do, in a
-    statement every launch index runs. The launch checks that those ranges fit the extents and
-    start at 0 or above (an IndexError before the kernel runs, where it would write past an end).
-    Only what always runs counts: accesses under an if, in a loop body, on the untaken side of
-    `x if c else y`, `and` / `or`, or after an `if` or loop that may return are left out, and so
-    is an index the kernel assigns to anywhere (it is then not the launch's index)."""
-    if ks.team is not None or not ks.indices:
-        return {}
-    index = {p.name: r for r, p in enumerate(ks.indices)}
-    arrays = {p.name: p.type.rank for p in ks.arrays}
-    for node in ast.walk(ks.tree):  # an index assigned to is not the launch's any more
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)  # a copy: the loop below pops from it
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
-            targets = [node.target]
-        elif isinstance(node, ast.NamedExpr):
-            targets = [node.target]
-        while targets:  # names stored to (y[i] = ... stores to y, not to i)
-            t = targets.pop()
-            if isinstance(t, ast.Name):
-                index.pop(t.id, None)
-            elif isinstance(t, (ast.Tuple, ast.List)):
-                targets.extend(t.elts)
-            elif isinstance(t, ast.Starred):
-                targets.append(t.value)
-    masks = {}
-
-    def access(base, idx):
-        if not isinstance(base, ast.Name) or base.id not in arrays:
-            return
-        elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
-        if len(elts) != arrays[base.id]:
-            return
-        for k, x in enumerate(elts):
-            if isinstance(x, ast.Name) and x.id in index:
-                m = masks.setdefault(base.id, [0] * len(elts))
-                m[k] |= 1 << index[x.id]
-
-    def atomic(call):
-        f, obj = call.func, None
-        if isinstance(f, ast.Name):
-            obj = ks.globals.get(f.id)
-        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            obj = getattr(ks.globals.get(f.value.id), f.attr, None)
-        return getattr(obj, "_porta_intrinsic", None) in D.ATOMICS
-
-    def expr(e):
-        """The element accesses an expression always makes."""
-        if e is None:
-            return
-        if isinstance(e, ast.Subscript):
-            if not (isinstance(e.value, ast.Attribute) and e.value.attr == "shape"):
-                access(e.value, e.slice)
-            expr(e.value)
-            expr(e.slice)
-        elif isinstance(e, ast.IfExp):
-            expr(e.test)
-        elif isinstance(e, ast.BoolOp):
-            expr(e.values[0])
-        elif isinstance(e, ast.Compare):
-            expr(e.left)
-            expr(e.comparators[0])
-        elif isinstance(e, ast.Call):
-            if atomic(e) and len(e.args) >= 2:
-                access(e.args[0], e.args[1])
-            for a in e.args:
-                expr(a)
-        elif isinstance(e, (ast.BinOp,)):
-            expr(e.left)
-            expr(e.right)
-        elif isinstance(e, ast.UnaryOp):
-            expr(e.operand)
-        elif isinstance(e, ast.Tuple):
-            for x in e.elts:
-                expr(x)
-        elif isinstance(e, ast.Attribute):
-            expr(e.value)
-
-    body = ks.tree.body
-    for st in body:
-        if isinstance(st, ast.Return):
-            break
-        if isinstance(st, ast.Assign):
-            for t in st.targets:
-                expr(t)
-            expr(st.value)
-        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
-            expr(st.target)
-            expr(st.value)
-        elif isinstance(st, ast.Expr):
-            expr(st.value)
-        elif isinstance(st, (ast.If, ast.While)):
-            expr(st.test)  # the test runs, the body may not
-        elif isinstance(st, ast.For):
-            expr(st.iter)
-        if any(isinstance(n, ast.Return) for n in ast.walk(st)):
-            break  # the statements after it may not run
-    return masks
 
 
 def _class_annotations(cls):
@@ -677,78 +325,6 @@ def analyse_function(fn):
                          "return a number: -> float, -> int, -> porta.f32 ...")
     fs = FunctionSource(fn, name, fn.__module__, file, fdef, params, ret, fn.__globals__,
                         "pkf_%s_%s" % (_c_ident(fn.__module__), _c_ident(fn.__qualname__)))
-    g = _gen(fs, "", mode="function")
-    g.infer()
-    g.generate_function()
+    type_source(fs, "function")
+    _Gen(fs, "", mode="function").generate_function()  # its errors now
     return fs
-
-
-class _Errors:
-    def __init__(self, file, kernel):
-        self.file, self.kernel = file, kernel
-
-    def at(self, node, construct, hint):
-        return TranslationError(self.file, getattr(node, "lineno", 0),
-                                getattr(node, "col_offset", 0) + 1, construct, hint, self.kernel)
-
-
-def _cname(name, prefix="py"):
-    """The C name of a Python name: py_x for x, so that no Python name can be a C keyword, a
-    typedef, a macro or a libm function of the generated C (translator names start with pk_).
-    A name with non-ASCII letters is pyu_ and the name with '_' doubled and each non-ASCII
-    letter as _x<hex>_ (one C name per Python name). prefix "pk": the translator's own names
-    made from a Python name (pk_x_n0, an extent of array x)."""
-    if name.isascii():
-        return "%s_%s" % (prefix, name)
-    enc = "".join(c if c.isascii() and c != "_" else "__" if c == "_" else "_x%x_" % ord(c)
-                  for c in name)
-    return "%su_%s" % (prefix, enc)
-
-
-def _assigned_names(tree):
-    """The names a function body assigns anywhere (its locals, in Python's scoping)."""
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-            and isinstance(n.ctx, (ast.Store, ast.Del))}
-
-
-def _c_int(v):
-    """An int64 value as a C constant expression."""
-    if v == INT64_MIN:
-        return "INT64_MIN"
-    c = "INT64_C(%d)" % v if abs(v) >= 2**31 else str(v)
-    return "(%s)" % c if v < 0 else c
-
-
-def _promote(a, b):
-    """The type of a binary operation: f64 if either is f64, f32 if a float is f32, else i64
-    if either is i64, else i32 (booleans count as i32)."""
-    if a.is_float or b.is_float:
-        return T.f64 if T.f64 in (a, b) else T.f32
-    return T.i64 if T.i64 in (a, b) else T.i32
-
-
-def _float_literal(v):
-    if v == math.inf:
-        return "HUGE_VAL"
-    if v == -math.inf:
-        return "(-HUGE_VAL)"
-    r = repr(float(v))
-    if "e" not in r and "." not in r:
-        r += ".0"
-    return r
-
-
-def _int_literal(node):
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        v = _int_literal(node.operand)
-        return -v if v is not None else None
-    return None
-
-
-def _describe(node):
-    try:
-        return ast.unparse(node)
-    except Exception:  # noqa: BLE001 - only for messages
-        return type(node).__name__

@@ -1,32 +1,25 @@
-"""Expressions of a Python kernel as C (a part of translate._Gen: names, attributes, arithmetic,
-array elements, calls to math functions, team methods, atomics and device functions)."""
+"""Expressions of a Python kernel as C (a part of translate_emit._Gen: names, attributes,
+arithmetic, array elements, calls to math functions, team methods, atomics and device
+functions)."""
 import ast
 import re
 import types as _pytypes
 
-from . import device as D
 from . import types as T
-from .translate_analyse import (
-    DeviceFunction,
-    INT64_MAX,
-    INT64_MIN,
-    MATH_BOOL_FUNCS,
-    MATH_CONSTS,
-    MATH_FUNCS,
-    MATH_INT_FUNCS,
-    NUMPY_INSTEAD,
+from . import translate_intrinsics as I
+from .translate_intrinsics import _promote
+from .translate_source import (
     Param,
     VOID,
     _c_int,
     _cname,
     _describe,
     _float_literal,
-    _int_literal,
-    _promote)
+    _int_literal)
 
 
 class _Expressions:
-    """Expression generation for translate._Gen (uses its state: self.err, self.emit, ...)."""
+    """Expression generation for translate_emit._Gen (uses its state: self.err, self.emit, ...)."""
 
     def expr(self, e, store_ok=False):
         if isinstance(e, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.BinOp)):
@@ -123,25 +116,26 @@ class _Expressions:
             v = self.ks.globals[n]  # module-level constants are copied into the C
             if isinstance(v, float):
                 return _float_literal(v), T.f64
-        if self.inferring:
-            # A local read before its first assignment in source order (loops): typed later.
-            return _cname(n), T.i64
-        raise self.err.at(e, "the name '%s'" % n,
-                          "kernels read their arguments, their locals and module-level int or "
-                          "float constants; pass '%s' as an argument" % n)
+        # An unknown name is reported after the body's other errors (_Gen.body_lines): read
+        # meanwhile as an int, as typing reads it.
+        if self.unknown_name is None:
+            self.unknown_name = self.err.at(
+                e, "the name '%s'" % n, "kernels read their arguments, their locals and "
+                "module-level int or float constants; pass '%s' as an argument" % n)
+        return _cname(n), T.i64
 
     def attribute(self, e):
-        if isinstance(e.value, ast.Name) and e.value.id == "math" and e.attr in MATH_CONSTS:
-            return _float_literal(MATH_CONSTS[e.attr]), T.f64
+        if isinstance(e.value, ast.Name) and e.value.id == "math" and e.attr in I.MATH_CONSTS:
+            return _float_literal(I.MATH_CONSTS[e.attr]), T.f64
         if isinstance(e.value, ast.Name):
             b = e.value.id
             p = self.params.get(b)
             if p is not None and p.kind == "team":
-                if e.attr in D.TEAM_ATTRS:
-                    return D.TEAM_ATTRS[e.attr], T.i64
+                if e.attr in I.TEAM_ATTRS:
+                    return I.TEAM_ATTRS[e.attr], T.i64
                 raise self.err.at(e, "the team member attribute '%s'" % _describe(e),
                                   "a team member has %s and team_barrier()"
-                                  % ", ".join(sorted(D.TEAM_ATTRS)))
+                                  % ", ".join(sorted(I.TEAM_ATTRS)))
             if b in self.structs:
                 prefix, fields, _, mangled = self.structs[b]
                 if e.attr not in fields:
@@ -155,46 +149,47 @@ class _Expressions:
                           "kernels read math.pi, math.e, math.tau, math.inf and x.shape[k]")
 
     def binop(self, op, a, at, b, bt, node):
-        t = _promote(at, bt)
+        """The C of `a op b` (an AugAssign's too), of the type typing gives it
+        (translate_typing._Scope.binop_type)."""
         right = node.right if isinstance(node, ast.BinOp) else node.value  # or an AugAssign's
+        rt = self.binop_type(op, at, bt, right)
+        is_float = _promote(at, bt).is_float
         if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
-            if not t.is_float:  # int64 wrap-around (pk_add ..., porta_py.h)
+            if not is_float:  # int64 wrap-around (pk_add ..., porta_py.h)
                 fn = {ast.Add: "pk_add", ast.Sub: "pk_sub", ast.Mult: "pk_mul"}[type(op)]
-                return "%s(%s, %s)" % (fn, a, b), T.i64
+                return "%s(%s, %s)" % (fn, a, b), rt
             sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(op)]
-            return "(%s %s %s)" % (a, sym, b), t
+            return "(%s %s %s)" % (a, sym, b), rt
         if isinstance(op, ast.Div):
-            ft = t if t.is_float else T.f64
-            return "((%s)%s / (%s)%s)" % (ft.ctype, a, ft.ctype, b), ft
+            return "((%s)%s / (%s)%s)" % (rt.ctype, a, rt.ctype, b), rt
         if isinstance(op, (ast.FloorDiv, ast.Mod)):
             floor = isinstance(op, ast.FloorDiv)
-            if t.is_float:  # IEEE: a zero divisor gives inf or nan, no exception
+            if is_float:  # IEEE: a zero divisor gives inf or nan, no exception
                 if floor:
-                    return "floor(%s / %s)" % (a, b), T.f64
-                return "porta_py_mod_f64(%s, %s)" % (a, b), T.f64
-            return self.int_division(floor, a, b, node), T.i64
+                    return "floor(%s / %s)" % (a, b), rt
+                return "porta_py_mod_f64(%s, %s)" % (a, b), rt
+            return self.int_division(floor, a, b, node), rt
         if isinstance(op, ast.Pow):
-            if t.is_float:
-                if b in ("2", "2.0"):
-                    return "(%s * %s)" % (a, a), t
-                return "pow(%s, %s)" % (a, b), T.f64
-            k = self.const(right)
-            if k is not None and k >= 0:  # a constant exponent >= 0: an int, as in Python
-                return "pk_ipow(%s, %s)" % (a, b), T.i64
+            if is_float:
+                if self.is_two(right):
+                    return "(%s * %s)" % (a, a), rt
+                return "pow(%s, %s)" % (a, b), rt
+            if rt is T.i64:  # a constant exponent >= 0: an int, as in Python
+                return "pk_ipow(%s, %s)" % (a, b), rt
             # another exponent may be negative, which makes a float in Python (2 ** -2 = 0.25)
-            return "pow((double)%s, (double)%s)" % (a, b), T.f64
+            return "pow((double)%s, (double)%s)" % (a, b), rt
         bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
                 ast.RShift: ">>"}
         if type(op) in bits:
-            if t.is_float:
+            if is_float:
                 raise self.err.at(node, "a bitwise operator on floats", "use integers")
             if isinstance(op, (ast.LShift, ast.RShift)):
                 k = self.const(right)
                 if k is not None and not 0 <= k <= 63:
                     raise self.shift_error(node)
                 return "%s(%s, %s)" % ("pk_shl" if isinstance(op, ast.LShift) else "pk_shr",
-                                       a, b), T.i64
-            return "(%s %s %s)" % (a, bits[type(op)], b), t
+                                       a, b), rt
+            return "(%s %s %s)" % (a, bits[type(op)], b), rt
         raise self.err.at(node, "the operator '%s'" % type(op).__name__, "use + - * / // % **")
 
     def int_division(self, floor, a, b, node):
@@ -296,7 +291,7 @@ class _Expressions:
             raise self.err.at(e, "keyword arguments in a call", "pass arguments by position")
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
             fname = f.attr
-        elif isinstance(f, ast.Name) and f.id in ("abs", "min", "max", "float", "int", "bool"):
+        elif isinstance(f, ast.Name) and f.id in I.BUILTINS:
             fname = f.id
         else:
             raise self.err.at(e, "a call to '%s'" % _describe(f),
@@ -304,39 +299,12 @@ class _Expressions:
                               "float, int, porta's atomics and team functions, and functions "
                               "decorated with @porta.function")
         args = [self.expr(a) for a in e.args]
-        if fname in MATH_FUNCS:
-            n, cn = MATH_FUNCS[fname]
-            if len(args) != n:
-                raise self.err.at(e, "math.%s with %d arguments" % (fname, len(args)),
-                                  "math.%s takes %d" % (fname, n))
-            f32 = all(t is T.f32 for _, t in args)
-            return "%s%s(%s)" % (cn, "f" if f32 else "", ", ".join(
-                c if t.is_float else "(double)%s" % c for c, t in args)), T.f32 if f32 else T.f64
-        if fname in MATH_INT_FUNCS and len(args) == 1:
-            c, t = args[0]
-            if not t.is_float:
-                return c, t
-            return "(int64_t)%s(%s)" % (MATH_INT_FUNCS[fname], c), T.i64
-        if fname in MATH_BOOL_FUNCS and len(args) == 1:
-            return "(%s((double)%s) ? 1 : 0)" % (MATH_BOOL_FUNCS[fname], args[0][0]), T.boolean
-        if fname == "abs" and len(args) == 1:
-            c, t = args[0]
-            if t.is_float:
-                return "fabs(%s)" % c, T.f64 if t is T.f64 else T.f32
-            return "pk_abs(%s)" % c, T.i64
-        if fname in ("min", "max") and len(args) >= 2:
-            c, t = args[0]
-            for c2, t2 in args[1:]:
-                t = _promote(t, t2)
-                op = "<" if fname == "min" else ">"
-                c = "(%s %s %s ? (%s)(%s) : (%s)(%s))" % (c2, op, c, t.ctype, c2, t.ctype, c)
-            return c, t
-        if fname == "float" and len(args) == 1:
-            return "((double)%s)" % args[0][0], T.f64
-        if fname == "int" and len(args) == 1:
-            return "((int64_t)%s)" % args[0][0], T.i64
-        if fname == "bool" and len(args) == 1:
-            return "(%s != 0)" % args[0][0], T.boolean
+        done = I.builtin_call(fname, args)
+        if done is not None:
+            return done
+        if fname in I.MATH_FUNCS:
+            raise self.err.at(e, "math.%s with %d arguments" % (fname, len(args)),
+                              "math.%s takes %d" % (fname, I.MATH_FUNCS[fname][0]))
         raise self.err.at(e, "%s with %d arguments" % (fname, len(args)),
                           "see docs/python.md for the functions kernels call")
 
@@ -354,23 +322,23 @@ class _Expressions:
                               "team member methods take no arguments: %s.%s()" % (t, f.attr))
         if f.attr == "team_barrier":
             return self.void(e, "%s.team_barrier()" % t, stmt, "porta_team_barrier(pk_team)")
-        if f.attr in D.TEAM_ATTRS:
-            return D.TEAM_ATTRS[f.attr], T.i64
+        if f.attr in I.TEAM_ATTRS:
+            return I.TEAM_ATTRS[f.attr], T.i64
         raise self.err.at(e, "the team member method '%s'" % _describe(f),
                           "a team member has %s and team_barrier()"
-                          % ", ".join(sorted(D.TEAM_ATTRS)))
+                          % ", ".join(sorted(I.TEAM_ATTRS)))
 
     def special_call(self, e, stmt):
         """porta's intrinsics (atomics, barriers, ...) and @porta.function calls; None for the
         other calls."""
         obj = self.resolve(e.func)
-        if isinstance(obj, DeviceFunction):
+        if getattr(obj, "_porta_function", False):  # @porta.function
             return self.device_call(e, obj, stmt)
         name = getattr(obj, "_porta_intrinsic", None)
         if name is None:
             return None
         fn = "porta." + name
-        if name in D.ATOMICS:
+        if name in I.ATOMICS:
             return self.atomic(e, name, stmt)
         if e.keywords:
             raise self.err.at(e, "keyword arguments to %s" % fn, "pass arguments by position")
@@ -380,25 +348,23 @@ class _Expressions:
                                   "write porta.team_barrier(t)")
             self.team_arg(e.args[0], fn)
             return self.void(e, fn, stmt, "porta_team_barrier(pk_team)")
-        if name in ("single", "single_per_thread"):
+        if name in I.SINGLES:
             if len(e.args) != 1:
                 raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args)),
                                   "write if %s(t):" % fn)
             self.team_arg(e.args[0], fn)
-            if name == "single_per_thread":  # PORTA_SINGLE_PER_THREAD
-                return "(pk_team->vector_lane == 0)", T.boolean
-            return "(pk_team->team_rank == 0 && pk_team->vector_lane == 0)", T.boolean
-        if name in D.RANGES:
+            return I.SINGLES[name], T.boolean
+        if name in I.RANGES:
             raise self.err.at(e, "%s outside a for statement" % fn,
                               "loop over it: for j in %s(t, n):" % fn)
-        if name in ("scratch", "thread_scratch"):
+        if name in I.SCRATCH:
             raise self.err.at(e, "%s inside an expression" % fn,
                               "assign it to a name at the top of the kernel: tile = %s(t, "
                               "porta.f64, n)" % fn)
         raise self.err.at(e, "a call to %s" % fn, "see docs/python.md")
 
     def atomic(self, e, name, stmt):
-        op, ret, nargs = D.ATOMICS[name]
+        op, ret, nargs = I.ATOMICS[name]
         fn = "porta." + name
         if e.keywords or len(e.args) != nargs:
             raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args) + len(e.keywords)),
@@ -409,7 +375,7 @@ class _Expressions:
         base, index = e.args[0], e.args[1]
         idx = index.elts if isinstance(index, ast.Tuple) else [index]
         elem, dt = self.element(base, idx, e)
-        if dt.suffix not in D.ATOMIC_DTYPES or dt is T.boolean:
+        if dt.suffix not in I.ATOMIC_DTYPES or dt is T.boolean:
             raise self.err.at(e.args[0], "%s on an array of %s" % (fn, T.NUMPY_NAMES[dt.name]),
                               "atomics work on float64, float32, int64 and int32 arrays")
         if op != "load" and isinstance(base, ast.Name):
@@ -449,79 +415,7 @@ class _Expressions:
             return self.void(e, "%s()" % obj.__name__, stmt, code)
         return code, fs.ret
 
-    # ---- constants, indices, print, NumPy ----
-    def const(self, e):
-        """The value of a constant integer expression (int and bool literals, module-level int
-        constants, unary and binary operators on them), computed as Python computes it, or
-        None. A constant no int64 holds, a constant shift count outside 0..63 and a zero
-        divisor are TranslationErrors at the expression that makes them."""
-        hit = self.consts.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        v = self._const(e)
-        if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
-            what = "the integer %d" % v if isinstance(e, ast.Constant) else \
-                "'%s' (= %d)" % (_describe(e), v)
-            raise self.err.at(e, what, "kernel integers are int64 (-2**63 to 2**63 - 1, as "
-                                       "NumPy's): write a float (2.0 ** 70, 1.2e29) for a "
-                                       "larger number")
-        self.consts[id(e)] = (e, v)
-        return v
-
-    def _const(self, e):
-        if isinstance(e, ast.Constant):
-            return e.value if isinstance(e.value, int) else None
-        if isinstance(e, (ast.Name, ast.Attribute)):
-            if isinstance(e, ast.Name) and e.id in self.assigned:
-                return None  # a local (Python's scoping)
-            v = self.resolve(e)
-            return v if isinstance(v, int) else None
-        if isinstance(e, ast.UnaryOp):
-            if isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
-                    and type(e.operand.value) is int:
-                return -e.operand.value  # -9223372036854775808 is a literal of its own
-            a = self.const(e.operand)
-            if a is None:
-                return None
-            return {ast.USub: lambda: -a, ast.UAdd: lambda: +a, ast.Invert: lambda: ~a,
-                    ast.Not: lambda: not a}[type(e.op)]()
-        if not isinstance(e, ast.BinOp):
-            return None
-        a = self.const(e.left)
-        b = self.const(e.right) if a is not None else None
-        if b is None:
-            return None
-        op = e.op
-        if isinstance(op, (ast.FloorDiv, ast.Mod)):
-            if b == 0:
-                raise self.err.at(e, "'%s' (an integer %s by the constant 0)"
-                                  % (_describe(e), "division" if isinstance(op, ast.FloorDiv)
-                                     else "modulo"),
-                                  "Python raises ZeroDivisionError there: divide by a non-zero "
-                                  "value")
-            return a // b if isinstance(op, ast.FloorDiv) else a % b
-        if isinstance(op, ast.Pow):
-            if b < 0:
-                return None  # a float (pow), as in Python
-            if abs(a) > 1 and b > 64:
-                raise self.err.at(e, "'%s'" % _describe(e),
-                                  "kernel integers are int64 (-2**63 to 2**63 - 1, as NumPy's): "
-                                  "write a float (2.0 ** 70) for a larger number")
-            return a ** b
-        if isinstance(op, (ast.LShift, ast.RShift)):
-            if not 0 <= b <= 63:
-                raise self.shift_error(e)
-            return a << b if isinstance(op, ast.LShift) else a >> b
-        fold = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b,
-                ast.BitXor: lambda: a ^ b}.get(type(op))
-        return fold() if fold is not None else None
-
-    def shift_error(self, node):
-        return self.err.at(node, "the shift '%s'" % _describe(node),
-                           "shift counts are 0 to 63 (kernel integers are int64); for a float "
-                           "power of two write 2.0 ** n")
-
+    # ---- indices, NumPy ----
     def index(self, x, pn, k):
         """The C of the index x in dimension k of an array whose extents are pn_n<k>: a
         negative constant counts from the end, as in Python (x[-1] is x[n - 1])."""
@@ -534,120 +428,6 @@ class _Expressions:
         if v is not None and v < 0:
             return "(%s_n%d - %d)" % (pn, k, -v)
         return c
-
-    def print_call(self, e, stmt):
-        """print(...): one printf of the whole line (so threads' lines do not mix), flushed on
-        the host; numbers, string constants and f-strings of them, sep= and end=."""
-        if not stmt:
-            raise self.err.at(e, "the value of print()",
-                              "print() returns nothing: call it as a statement")
-        sep, end = " ", "\n"
-        for kw in e.keywords:
-            v = kw.value
-            const = v.value if isinstance(v, ast.Constant) else ...
-            if kw.arg in ("sep", "end"):
-                if const is not None and not isinstance(const, str):
-                    raise self.err.at(e, "print's %s=%s" % (kw.arg, _describe(v)),
-                                      "give sep and end as string constants: sep=', '")
-                if const is not None:
-                    sep, end = (const, end) if kw.arg == "sep" else (sep, const)
-            elif kw.arg == "flush" and const is not ...:
-                pass  # the host flushes every print
-            elif kw.arg == "file" and const is None:
-                pass  # file=None is standard output
-            else:
-                raise self.err.at(e, "print(..., %s=...)" % (kw.arg or "**"),
-                                  "kernels print to standard output with print(a, b, sep=' ', "
-                                  "end='\\n')")
-        fmt, args = [], []  # fmt: printf's format as text and (macro name,) (PK_F64 ...)
-        for k, a in enumerate(e.args):
-            if k:
-                fmt.append(_printf_text(sep))
-            if isinstance(a, ast.JoinedStr):
-                for part in a.values:
-                    if isinstance(part, ast.Constant):
-                        fmt.append(_printf_text(part.value))
-                    else:
-                        self.print_value(part.value, part, fmt, args, a)
-            else:
-                self.print_value(a, None, fmt, args)
-        fmt.append(_printf_text(end))
-        literal = []  # adjacent text in one string literal
-        for piece in fmt:
-            if isinstance(piece, tuple) or not literal or isinstance(literal[-1], tuple):
-                literal.append(piece)
-            else:
-                literal[-1] += piece
-        text = " ".join(x[0] if isinstance(x, tuple) else '"%s"' % x for x in literal)
-        if len(args) > 32:
-            raise self.err.at(e, "print of %d values" % len(args),
-                              "print at most 32 values at once (a GPU's printf takes 32)")
-        if text == '""' and not args:  # print(end=""): nothing to write
-            return self.void(e, "print()", stmt, "(void)0")
-        self.ks.prints = True  # the module includes the print helpers (generate_module)
-        nbuf = sum(a.startswith("PK_PRINT_F") for a in args)
-        buf = ""
-        if nbuf:
-            self.tmp += 1
-            buf = "char pk_pb%d[%d][40]; " % (self.tmp, nbuf)
-            k = 0
-            for j, a in enumerate(args):
-                if a.startswith("PK_PRINT_F"):
-                    args[j] = a.replace("(pk_pb, ", "(pk_pb%d[%d], " % (self.tmp, k), 1)
-                    k += 1
-        return self.void(e, "print()", stmt, "do { %sprintf(%s); PK_PRINT_FLUSH(); } while (0)"
-                         % (buf, ", ".join([text] + args)))
-
-    def print_value(self, a, fv, fmt, args, fstring=None):
-        """Adds one printed value (a in print(a) or f"{a}": fv the FormattedValue, fstring
-        the f-string) to the printf format pieces and arguments."""
-        if isinstance(a, ast.Constant) and isinstance(a.value, str) and fv is None:
-            fmt.append(_printf_text(a.value))
-            return
-        if isinstance(a, (ast.Name, ast.Attribute)) and isinstance(self.resolve(a), str) \
-                and fv is None and not (isinstance(a, ast.Name) and a.id in self.assigned):
-            fmt.append(_printf_text(self.resolve(a)))  # a module's string constant
-            return
-        if isinstance(a, ast.Starred):
-            raise self.err.at(a, "print(*...)", "print each value as its own argument")
-        c, t = self.expr(a)
-        if t is VOID:
-            raise self.err.at(a, "printing '%s', which has no value" % _describe(a),
-                              "print numbers")
-        spec = ""
-        if fv is not None and fv.format_spec is not None:
-            spec = "".join(p.value if isinstance(p, ast.Constant) else "\0"
-                           for p in fv.format_spec.values)
-        m = re.fullmatch(r"(<|>)?([+ -])?(#)?(0)?(\d*)(\.\d+)?([deEfFgGxXo]?)", spec)
-        integral = m is not None and m.group(7) in ("d", "x", "X", "o")
-        if m is None or (integral and t.is_float) \
-                or (m.group(6) and not t.is_float and (integral or not m.group(7))):
-            raise self.err.at(fstring, "the format '{%s:%s}'"
-                              % (_describe(a), spec.replace("\0", "{...}")),
-                              "kernels' f-strings take [<>][+ ][#][0][width][.precision] and a "
-                              "type d x X o (integers), f e g F E G (numbers), as constants")
-        align, sign, alt, zero, width, prec, typ = (g or "" for g in m.groups())
-        left = "-" if align == "<" else ""
-        sign = sign.replace("-", "")
-        if t is T.boolean and not spec:  # a bool with a format prints as an int, as in Python
-            fmt.append("%s")
-            args.append('((%s) ? "True" : "False")' % c)
-        elif typ in ("", "d", "x", "X", "o") and not t.is_float:
-            if alt:  # C's %#x writes 0 for 0 and 017 for Python's 0o17
-                raise self.err.at(fstring, "the format '{%s:%s}'" % (_describe(a), spec),
-                                  "write the prefix in the text: f\"0x{n:x}\"")
-            fmt.append("%%%s%s%s%sll%s" % (left, sign, zero, width, typ or "d"))
-            args.append("(long long)(%s)" % c)
-        elif typ:  # f e g F E G G: C's (an int converted to a float, as in Python)
-            fmt.append("%%%s%s%s%s%s%s%s" % (left, sign, alt, zero, width, prec, typ))
-            args.append("(double)(%s)" % c)
-        else:  # Python's repr of the float (the host), %.17g (a GPU)
-            if sign or alt or zero or prec:
-                raise self.err.at(fstring, "the format '{%s:%s}'" % (_describe(a), spec),
-                                  "give a float's format a type: {x:.3f}, {x:+08.3e}, {x:.3g}")
-            single = t is T.f32
-            fmt += ["%" + left + width, ("PK_F32" if single else "PK_F64",)]
-            args.append("PK_PRINT_F%s(pk_pb, %s)" % ("32" if single else "64", c))
 
     def numpy_call(self, e):
         """A call to a NumPy function: a TranslationError naming what to write instead."""
@@ -663,9 +443,9 @@ class _Expressions:
                 name = f.attr
         if not isinstance(name, str):
             return
-        instead = NUMPY_INSTEAD.get(name)
-        if instead is None and (name in MATH_FUNCS or name in MATH_INT_FUNCS
-                                or name in MATH_BOOL_FUNCS):
+        instead = I.NUMPY_INSTEAD.get(name)
+        if instead is None and (name in I.MATH_FUNCS or name in I.MATH_INT_FUNCS
+                                or name in I.MATH_BOOL_FUNCS):
             instead = "math." + name
         if instead is None:
             hint = "kernels work on one element at a time, with math functions (math.sqrt "\
@@ -686,22 +466,3 @@ def _c_int_constant(code):
     if m is None:
         return None
     return -int(m.group(2)) if len(m.group(1)) % 2 else int(m.group(2))
-
-
-def _printf_text(text):
-    """A Python string as the text of a C string literal for printf's format: % doubled,
-    escapes for backslash, quote and ? (no trigraphs), octal escapes for other bytes (UTF-8)."""
-    out = []
-    for byte in text.encode("utf-8"):
-        ch = chr(byte)
-        if ch == "%":
-            out.append("%%")
-        elif ch in "\n\t":
-            out.append("\\n" if ch == "\n" else "\\t")
-        elif ch in '\\"?':
-            out.append("\\" + ch)
-        elif 32 <= byte < 127:
-            out.append(ch)
-        else:
-            out.append("\\%03o" % byte)
-    return "".join(out)

@@ -1,10 +1,10 @@
-"""Statements of a Python kernel as C (a part of translate._Gen: assignments, control flow,
+"""Statements of a Python kernel as C (a part of translate_emit._Gen: assignments, control flow,
 parallel loops and their accumulators, team scratch, stores to arrays)."""
 import ast
 
-from . import device as D
 from . import types as T
-from .translate_analyse import (
+from . import translate_intrinsics as I
+from .translate_source import (
     VOID,
     _acc_type,
     _cname,
@@ -14,7 +14,7 @@ from .translate_analyse import (
 
 
 class _Statements:
-    """Statement generation for translate._Gen (uses its state: self.err, self.emit, ...)."""
+    """Statement generation for translate_emit._Gen (uses its state: self.err, self.emit, ...)."""
 
     def stmt(self, s):
         self.line(s)
@@ -23,7 +23,7 @@ class _Statements:
                 raise self.err.at(s, "assignment to several targets",
                                   "assign one name at a time (a = 1 then b = 1)")
             if isinstance(s.value, ast.Call) and \
-                    self.intrinsic(s.value.func) in ("scratch", "thread_scratch"):
+                    self.intrinsic(s.value.func) in I.SCRATCH:
                 self.scratch_decl(s.targets[0], s.value)
                 return
             code, t = self.expr(s.value)
@@ -192,14 +192,12 @@ class _Statements:
         for k, c in enumerate(codes):
             self.emit("const int64_t %s_n%d = %s;" % (pn, k, c))
         count = " * ".join("%s_n%d" % (pn, k) for k in range(len(codes)))
+        alloc, slot = I.SCRATCH[kind]
         self.emit("%s *const %s = (%s *)%s(pk_team, %d, (size_t)(%s) * sizeof(%s));"
-                  % (dt.ctype, _cname(name), dt.ctype,
-                     "porta_team_scratch" if kind == "scratch" else "porta_thread_scratch",
-                     level, count, dt.ctype))
+                  % (dt.ctype, _cname(name), dt.ctype, alloc, level, count, dt.ctype))
         self.emit("(void)%s;" % _cname(name))
         self.scratch[name] = (dt, len(codes))
-        slot = level + (2 if kind == "thread_scratch" else 0)
-        self.scratch_reqs.append((slot, "(size_t)(%s) * sizeof(%s)"
+        self.scratch_reqs.append((slot + level, "(size_t)(%s) * sizeof(%s)"
                                   % (" * ".join("(%s)" % c for c in codes), dt.ctype)))
 
     def check_launch_expr(self, node, fn):
@@ -224,7 +222,7 @@ class _Statements:
         if s.orelse:
             raise self.err.at(s, "for ... else", "move the else part after the loop")
         it = s.iter
-        if isinstance(it, ast.Call) and self.intrinsic(it.func) in D.RANGES:
+        if isinstance(it, ast.Call) and self.intrinsic(it.func) in I.RANGES:
             return self.for_nested(s, self.intrinsic(it.func))
         simd = isinstance(it, ast.Call) and self.intrinsic(it.func) == "simd_range"
         if simd and (it.keywords or not 1 <= len(it.args) <= 2):
@@ -369,9 +367,9 @@ class _Statements:
                                   "declare a new accumulator for each nested reduction")
             acc[1] = True
             self.emit("%s(pk_team, %s, %s, %s, %s, %s) {"
-                      % (D.RANGE_REDUCE[rname], k, b, e, acc[0].reducer, _cname(updated[0])))
+                      % (I.RANGE_REDUCE[rname], k, b, e, acc[0].reducer, _cname(updated[0])))
         else:
-            self.emit("%s(pk_team, %s, %s, %s) {" % (D.RANGES[rname], k, b, e))
+            self.emit("%s(pk_team, %s, %s, %s) {" % (I.RANGES[rname], k, b, e))
         self.indent += 1
         self.emit("%s = %s;" % (_cname(name), k))
         self.depth += 1

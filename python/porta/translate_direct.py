@@ -1,0 +1,108 @@
+"""Which launch indices index an array directly (y[i], a[i, j]) in every run of a kernel: the
+launch checks those ranges against the extents before the kernel runs (porta_py_field.direct)."""
+import ast
+
+from . import translate_intrinsics as I
+
+
+def direct_index_masks(ks):
+    """{array name: [rank] masks}: for each dimension of each array argument, the launch
+    indices (bit r: the r-th index) that index it directly, as y[i] or a[i, j] do, in a
+    statement every launch index runs. The launch checks that those ranges fit the extents and
+    start at 0 or above (an IndexError before the kernel runs, where it would write past an end).
+    Only what always runs counts: accesses under an if, in a loop body, on the untaken side of
+    `x if c else y`, `and` / `or`, or after an `if` or loop that may return are left out, and so
+    is an index the kernel assigns to anywhere (it is then not the launch's index)."""
+    if ks.team is not None or not ks.indices:
+        return {}
+    index = {p.name: r for r, p in enumerate(ks.indices)}
+    arrays = {p.name: p.type.rank for p in ks.arrays}
+    for node in ast.walk(ks.tree):  # an index assigned to is not the launch's any more
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)  # a copy: the loop below pops from it
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            targets = [node.target]
+        elif isinstance(node, ast.NamedExpr):
+            targets = [node.target]
+        while targets:  # names stored to (y[i] = ... stores to y, not to i)
+            t = targets.pop()
+            if isinstance(t, ast.Name):
+                index.pop(t.id, None)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            elif isinstance(t, ast.Starred):
+                targets.append(t.value)
+    masks = {}
+
+    def access(base, idx):
+        if not isinstance(base, ast.Name) or base.id not in arrays:
+            return
+        elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        if len(elts) != arrays[base.id]:
+            return
+        for k, x in enumerate(elts):
+            if isinstance(x, ast.Name) and x.id in index:
+                m = masks.setdefault(base.id, [0] * len(elts))
+                m[k] |= 1 << index[x.id]
+
+    def atomic(call):
+        f, obj = call.func, None
+        if isinstance(f, ast.Name):
+            obj = ks.globals.get(f.id)
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            obj = getattr(ks.globals.get(f.value.id), f.attr, None)
+        return getattr(obj, "_porta_intrinsic", None) in I.ATOMICS
+
+    def expr(e):
+        """The element accesses an expression always makes."""
+        if e is None:
+            return
+        if isinstance(e, ast.Subscript):
+            if not (isinstance(e.value, ast.Attribute) and e.value.attr == "shape"):
+                access(e.value, e.slice)
+            expr(e.value)
+            expr(e.slice)
+        elif isinstance(e, ast.IfExp):
+            expr(e.test)
+        elif isinstance(e, ast.BoolOp):
+            expr(e.values[0])
+        elif isinstance(e, ast.Compare):
+            expr(e.left)
+            expr(e.comparators[0])
+        elif isinstance(e, ast.Call):
+            if atomic(e) and len(e.args) >= 2:
+                access(e.args[0], e.args[1])
+            for a in e.args:
+                expr(a)
+        elif isinstance(e, (ast.BinOp,)):
+            expr(e.left)
+            expr(e.right)
+        elif isinstance(e, ast.UnaryOp):
+            expr(e.operand)
+        elif isinstance(e, ast.Tuple):
+            for x in e.elts:
+                expr(x)
+        elif isinstance(e, ast.Attribute):
+            expr(e.value)
+
+    body = ks.tree.body
+    for st in body:
+        if isinstance(st, ast.Return):
+            break
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                expr(t)
+            expr(st.value)
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+            expr(st.target)
+            expr(st.value)
+        elif isinstance(st, ast.Expr):
+            expr(st.value)
+        elif isinstance(st, (ast.If, ast.While)):
+            expr(st.test)  # the test runs, the body may not
+        elif isinstance(st, ast.For):
+            expr(st.iter)
+        if any(isinstance(n, ast.Return) for n in ast.walk(st)):
+            break  # the statements after it may not run
+    return masks

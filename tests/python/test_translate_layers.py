@@ -1,0 +1,132 @@
+"""The translator's structure (docs/design-notes.md, "Python front end"): its modules import
+each other without a circle (no import inside a function either, the way one used to hide),
+each stays within 650 lines, and the descriptors it fills by name list porta_py.h's members in
+the header's order."""
+import ast
+import os
+import re
+
+import pytest
+
+import porta
+from porta import translate, translate_emit, translate_typing
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE = os.path.join(ROOT, "python", "porta")
+TRANSLATOR = sorted(f[:-3] for f in os.listdir(PACKAGE)
+                    if f.startswith("translate") and f.endswith(".py"))
+
+
+def _imports(module):
+    """The porta modules `module` imports: [(name, at module level)]."""
+    with open(os.path.join(PACKAGE, module + ".py")) as fh:
+        tree = ast.parse(fh.read())
+    top = set(map(id, tree.body))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            names = [node.module] if node.module else [a.name for a in node.names]
+            out += [(n, id(node) in top) for n in names]
+    return out
+
+
+def find_cycle(graph):
+    """A list of modules that import each other in a circle, or None."""
+    state = {}
+
+    def visit(m, path):
+        state[m] = "open"
+        for n in graph.get(m, ()):
+            if state.get(n) == "open":
+                return path[path.index(n):] + [n]
+            if n not in state:
+                found = visit(n, path + [n])
+                if found:
+                    return found
+        state[m] = "done"
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m, [m])
+            if found:
+                return found
+    return None
+
+
+def test_translator_modules_import_without_a_circle():
+    assert len(TRANSLATOR) >= 8, TRANSLATOR
+    graph = {}
+    for m in TRANSLATOR + ["device", "types"]:
+        imports = _imports(m)
+        lazy = [n for n, top in imports if not top]
+        assert not lazy, "%s imports %s inside a function" % (m, lazy)
+        graph[m] = {n for n, _ in imports}
+    assert find_cycle(graph) is None, find_cycle(graph)
+
+
+def test_cycle_finder_finds_a_circle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+@pytest.mark.parametrize("module", TRANSLATOR)
+def test_translator_module_size(module):
+    with open(os.path.join(PACKAGE, module + ".py")) as fh:
+        assert len(fh.readlines()) <= 650
+
+
+def _members(header, struct):
+    """The member names of `typedef struct NAME {...}` in a C header, in order."""
+    body = re.search(r"typedef struct %s \{(.*?)\n\} %s;" % (struct, struct), header, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = []
+    for decl in body.split(";")[:-1]:
+        m = re.search(r"\(\*(\w+)\)\(", decl) or re.search(r"(\w+)\s*$", decl.strip())
+        names.append(m.group(1))
+    return tuple(names)
+
+
+def test_descriptors_are_filled_by_the_headers_member_names():
+    with open(os.path.join(PACKAGE, "include", "porta_py.h")) as fh:
+        header = fh.read()
+    assert _members(header, "porta_py_field") == translate_emit.FIELD_MEMBERS
+    assert _members(header, "porta_py_kernel") == translate_emit.KERNEL_MEMBERS
+
+
+def test_an_initializer_needs_every_member_by_name():
+    members = ("a", "b")
+    assert translate_emit.c_initializer(members, b=2, a=1) == "{1, 2}"
+    with pytest.raises(ValueError):
+        translate_emit.c_initializer(members, a=1)
+    with pytest.raises(ValueError):
+        translate_emit.c_initializer(members, a=1, b=2, c=3)
+
+
+def _loop_carried(i: int, x: porta.f64[:]):
+    s = 0
+    for k in range(3):
+        s = s + x[k]  # s is read before the loop makes it a float: typing's fixed point
+    x[i] = s
+
+
+def test_typing_then_emission_once(monkeypatch):
+    """Typing writes no C; analyse emits the kernel's statements once (it used to run the C
+    emitter until the locals' types settled, then once more)."""
+    calls = []
+    original = translate_emit._Gen.stmt
+
+    def stmt(self, s):
+        calls.append(s.lineno)
+        return original(self, s)
+
+    monkeypatch.setattr(translate_emit._Gen, "stmt", stmt)
+    ks = translate.analyse(_loop_carried)
+    assert ks.locals == {"s": porta.f64, "k": porta.i64}
+    assert len(calls) == 4, calls  # s = 0, for, its body, x[i] = s: each once
+
+
+def test_emission_stops_where_typing_missed_a_local(monkeypatch):
+    monkeypatch.setattr(translate_typing._Typer, "store", lambda self, target, t: None)
+    with pytest.raises(AssertionError, match="typing gave the local 's'"):
+        translate.analyse(_loop_carried)
