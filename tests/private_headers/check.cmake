@@ -6,8 +6,9 @@
 # resolved as the compiler would first try it (beside the including file); else by the
 # header's file name, which is then unique in the tree (any other name fails too).
 #
-# Scanned: every .c, .h, .cu, .cc, .cpp and .in file under ROOT except its build*/ folders,
-# .git/ and the SKIP paths (a build directory inside the tree).
+# Scanned: every .c, .h, .cu, .cc, .cpp and .in file under ROOT except those in folders named
+# build* (build outputs, at any depth), .git/ and the SKIP paths (a build directory inside the
+# tree).
 cmake_minimum_required(VERSION 3.20)
 if(NOT ROOT OR NOT IS_DIRECTORY "${ROOT}")
   message(FATAL_ERROR "check.cmake: give -DROOT=<source folder>")
@@ -25,7 +26,11 @@ foreach(top IN LISTS tops)
     file(GLOB_RECURSE found "${top}/*.c" "${top}/*.h" "${top}/*.cu" "${top}/*.cc" "${top}/*.cpp"
          "${top}/*.in")
     foreach(f IN LISTS found)
+      file(RELATIVE_PATH r "${ROOT}" "${f}")
       set(skipped 0)
+      if(r MATCHES "(^|/)build[^/]*/")
+        set(skipped 1) # build outputs (python/build: setuptools' copies of the sources)
+      endif()
       foreach(s IN LISTS SKIP)
         string(FIND "${f}" "${s}/" at)
         if(at EQUAL 0)

@@ -1,7 +1,7 @@
 # cmake -DCHECK=check.cmake -DWORK_DIR=DIR -P self_test.cmake
 # The check of private headers (check.cmake) on a small tree in WORK_DIR: a library whose own
-# files include its private header passes; a file outside it that includes the header, by name
-# or by a relative path, fails and is named.
+# files include its private header passes (a copy in a build folder is ignored); a file outside
+# it that includes the header, by name or by a relative path, fails and is named.
 cmake_minimum_required(VERSION 3.20)
 if(NOT CHECK OR NOT WORK_DIR)
   message(FATAL_ERROR "self_test.cmake: give -DCHECK=... -DWORK_DIR=...")
@@ -13,8 +13,9 @@ file(WRITE "${tree}/lib/src/lib.c" "#include \"lib_private.h\"\nint lib_internal
 file(WRITE "${tree}/lib/src/sub/part.c" "#include \"../lib_private.h\"\n")
 file(WRITE "${tree}/lib/include/lib.h" "int lib_public(void);\n")
 file(WRITE "${tree}/app/app.c" "#include \"lib.h\"\n")
+# a build folder's copy of a source is no source: ignored
+file(WRITE "${tree}/app/build/lib/copy.c" "#include \"lib_private.h\"\n")
 
-set(failures 0)
 function(run_check expect_ok expect_text)
   execute_process(COMMAND "${CMAKE_COMMAND}" -DROOT=${tree} -P "${CHECK}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
