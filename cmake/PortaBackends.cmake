@@ -4,7 +4,7 @@
 # (porta/backend/generators.h), the registration table (core/src/backends.c reads the X-macro),
 # the core's sources (core/CMakeLists.txt) and the tests' back ends (cmake/PortaTestEnv.cmake).
 #
-#   porta_backend(NAME [OPTION DEFAULT "doc"] [TEST_ONLY] [DEVICE])
+#   porta_backend(NAME [OPTION DEFAULT "doc"] [TEST_ONLY] [DEVICE] [SPACES ID...])
 #
 # NAME is lower case: the back end's folders are core/src/NAME and core/include/porta/backend/NAME,
 # its generators PORTA_<NAME>_FOR_ ... (docs/backends.md) and --porta-backend=NAME selects it.
@@ -12,15 +12,19 @@
 # a back end that is switched off stays in the enum (its name parses and it reports "not
 # compiled in"), unless it is TEST_ONLY, which is listed only when on. DEVICE: kernel files
 # are compiled by the back end's device compiler, whose hooks (porta/backend/NAME/device.h)
-# supply the device pass of the user headers.
+# supply the device pass of the user headers. SPACES: the memory spaces the back end brings
+# besides the host's (PORTA_<ID>_SPACE in the porta_memory_space enum, listed by the X-macro
+# PORTA_MEMORY_SPACE_LIST in porta/config.h); their names and properties are in the back end's
+# table (core/src/NAME/NAME_backend.c), which the core asks (porta_memory_space_host_accessible).
 # The order is the order of preference: the last usable back end is the default.
 
 set(PORTA_BACKENDS "")
 set(PORTA_BACKENDS_ENABLED "")
 set(PORTA_DEVICE_BACKEND "")
+set(PORTA_MEMORY_SPACES "")
 
 macro(porta_backend name)
-  cmake_parse_arguments(_pb "TEST_ONLY;DEVICE" "" "OPTION" ${ARGN})
+  cmake_parse_arguments(_pb "TEST_ONLY;DEVICE" "" "OPTION;SPACES" ${ARGN})
   string(TOUPPER "${name}" _pb_up)
   if(_pb_OPTION)
     list(GET _pb_OPTION 0 _pb_default)
@@ -31,6 +35,9 @@ macro(porta_backend name)
   endif()
   if(PORTA_ENABLE_${_pb_up} OR NOT _pb_TEST_ONLY)
     list(APPEND PORTA_BACKENDS ${name})
+    foreach(_pb_space IN LISTS _pb_SPACES)
+      list(APPEND PORTA_MEMORY_SPACES "${_pb_space}:${name}")
+    endforeach()
     if(PORTA_ENABLE_${_pb_up})
       list(APPEND PORTA_BACKENDS_ENABLED ${name})
       if(_pb_DEVICE)
@@ -50,6 +57,13 @@ function(porta_backends_generate dir)
   set(list_x "")
   set(enables "")
   set(includes "")
+  set(spaces_x "")
+  foreach(entry IN LISTS PORTA_MEMORY_SPACES)
+    string(REPLACE ":" ";" entry "${entry}")
+    list(GET entry 0 space_id)
+    list(GET entry 1 space_backend)
+    string(APPEND spaces_x " \\\n  X(${space_id}, ${space_backend}, A)")
+  endforeach()
   foreach(b IN LISTS PORTA_BACKENDS)
     string(TOUPPER "${b}" up)
     if(PORTA_ENABLE_${up})
@@ -65,7 +79,10 @@ function(porta_backends_generate dir)
       "/** Back ends compiled in (1) or known but not built (0). */\n${enables}\n"
       "/** Every back end of this build, in order of preference (the last usable one is the\n"
       " *  default): X(ID, name, compiled in, A) for each, A passed through. */\n"
-      "#define PORTA_BACKEND_LIST(X, A)${list_x}\n")
+      "#define PORTA_BACKEND_LIST(X, A)${list_x}\n\n"
+      "/** The memory spaces the back ends bring besides the host's, in the back ends' order:\n"
+      " *  X(ID, back end's name, A) for each (PORTA_<ID>_SPACE), A passed through. */\n"
+      "#define PORTA_MEMORY_SPACE_LIST(X, A)${spaces_x}\n")
   if(PORTA_DEVICE_BACKEND)
     string(APPEND PORTA_BACKEND_LINES
            "\n/** The device back end's hooks: the device pass of the user headers. */\n"

@@ -138,7 +138,8 @@ typedef struct minimd_comm {
   int64_t max_ghosts;
   /* re-neighbouring on the execution space (minimd_reneighbor.c): its messages (created at
      the first) and the migration's index lists */
-  struct app_channel *chan; /* (app_channel.h carries MPI, which kernel files do not see) */
+  struct porta_channel
+      *chan; /* (porta/exchange_channel.h carries MPI, which kernel files do not see) */
   porta_view_i64 leave, movers;
   porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
   int forward_pending; /**< 1 + the swap minimd_comm_forward_begin left in flight (0: none) */

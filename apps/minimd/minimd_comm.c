@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_channel.h"
+#include "porta/exchange_channel.h"
 #include "app_common.h"
 #include "porta/exchange.h"
 #include "minimd_comm.h"
@@ -118,7 +118,7 @@ void minimd_comm_free(minimd_comm *c) {
   free(c->swaps);
   c->swaps = NULL;
   porta_view_i64_release(&c->ghost_index);
-  app_channel_destroy(c->chan);
+  porta_channel_destroy(c->chan);
   c->chan = NULL;
   porta_view_i64_release(&c->leave);
   porta_view_i64_release(&c->movers);

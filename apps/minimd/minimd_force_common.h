@@ -52,14 +52,6 @@ PORTA_FORCEINLINE_FUNCTION void minimd_add_scalar(double *p, double v, int atomi
     porta_atomic_add_f64(p, v);
 }
 
-/** `omp simd` on the host passes (the CPU vectorises the neighbour loop), nothing on a GPU. */
-#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
-#define MINIMD_PRAGMA_(...) _Pragma(#__VA_ARGS__)
-#define MINIMD_SIMD(...) MINIMD_PRAGMA_(omp simd __VA_ARGS__)
-#else
-#define MINIMD_SIMD(...)
-#endif
-
 /** A half-list kernel's four variants from ATOM(a, i, energy, atomic), an inline function of
  *  ARGS_T: the kernels NAME_force_plain ... NAME_energy_atomic and the table
  *  NAME[energy][atomic] of them. */

@@ -31,7 +31,7 @@ PORTA_FORCEINLINE_FUNCTION void lj_full_atom(const lj_args *a, int64_t i, int en
   const int n = PORTA_AT1(a->numneigh, i);
   double fx = 0.0, fy = 0.0, fz = 0.0, e = 0.0, w = 0.0;
   if (!energy) {
-    MINIMD_SIMD(reduction(+ : fx, fy, fz))
+    PORTA_SIMD(reduction(+ : fx, fy, fz))
     for (int k = 0; k < n; ++k) {
       const int32_t j = PORTA_AT2(a->neighbors, i, k);
       const minimd_vec3 xj = PORTA_AT1(a->x, j);
@@ -43,7 +43,7 @@ PORTA_FORCEINLINE_FUNCTION void lj_full_atom(const lj_args *a, int64_t i, int en
       fz += dz * force;
     }
   } else {
-    MINIMD_SIMD(reduction(+ : fx, fy, fz, e, w))
+    PORTA_SIMD(reduction(+ : fx, fy, fz, e, w))
     for (int k = 0; k < n; ++k) {
       const int32_t j = PORTA_AT2(a->neighbors, i, k);
       const minimd_vec3 xj = PORTA_AT1(a->x, j);

@@ -1,7 +1,7 @@
 /** @file minimd_reneighbor.c
  *  Re-neighbouring on the execution space: the host path's migration and borders
  *  (minimd_comm.c), with the atoms staying where the kernels run. Kernels select, pack and
- *  unpack the atoms (minimd_comm_kernels.c) in the buffers of an app_channel, which moves the
+ *  unpack the atoms (minimd_comm_kernels.c) in the buffers of a porta_channel, which moves the
  *  messages (between the GPUs of one node by CUDA IPC), and the swaps' plans are updated in
  *  place, keeping their buffers.
  *
@@ -24,16 +24,16 @@
 #include <string.h>
 
 #include "app_common.h"
-#include "app_channel.h"
+#include "porta/exchange_channel.h"
 #include "minimd_comm.h"
 #include "minimd_kernels.h"
 #include "minimd_setup.h"
 
 /** The channel of the re-neighbouring messages (made at the first). */
-static int channel(minimd *m, app_channel **ch) {
+static int channel(minimd *m, porta_channel **ch) {
   if (!m->comm.chan)
     PORTA_CHECK(
-        app_channel_create(&m->comm.chan, "minimd_reneighbor", MPI_COMM_WORLD, m->exec, 40));
+        porta_channel_create(&m->comm.chan, "minimd_reneighbor", MPI_COMM_WORLD, m->exec, 40));
   *ch = m->comm.chan;
   return PORTA_SUCCESS;
 }
@@ -44,7 +44,7 @@ static int migrate(minimd *m, int d) {
   minimd_atoms *at = &m->atoms;
   const porta_memory_space space = porta_exec_memory_space(m->exec);
   const int64_t n = at->nlocal;
-  app_channel *ch;
+  porta_channel *ch;
   PORTA_CHECK(channel(m, &ch));
   PORTA_CHECK(minimd_reserve_i64(&c->leave, "minimd_leave", n, space));
   PORTA_CHECK(minimd_reserve_i64(&c->movers, "minimd_movers", n, space));
@@ -52,7 +52,7 @@ static int migrate(minimd *m, int d) {
   PORTA_CHECK(minimd_select(m->exec, at, 0, n, d, MINIMD_SELECT_OUTSIDE, c->lo[d], c->hi[d],
                             c->leave, &nsend));
   porta_view_f64 sbuf, rbuf;
-  PORTA_CHECK(app_channel_send_buffer(ch, nsend * MINIMD_MIGRATE_DOUBLES, &sbuf));
+  PORTA_CHECK(porta_channel_send_buffer(ch, nsend * MINIMD_MIGRATE_DOUBLES, &sbuf));
   if (nsend > 0) {
     PORTA_CHECK(minimd_pack(m->exec, at, c->leave, nsend, 1, sbuf));
     /* the atoms that stay among the last nsend fill the holes below n - nsend: as many as
@@ -65,8 +65,8 @@ static int migrate(minimd *m, int d) {
   const int ntimes = c->procgrid[d] > 2 ? 2 : 1; /* one message when both are the same rank */
   for (int side = 0; side < ntimes; ++side) {
     int64_t nr = 0, kept = 0;
-    PORTA_CHECK(app_channel_sendrecv(ch, nsend * MINIMD_MIGRATE_DOUBLES, c->procneigh[d][side],
-                                     c->procneigh[d][1 - side], &rbuf, &nr));
+    PORTA_CHECK(porta_channel_sendrecv(ch, nsend * MINIMD_MIGRATE_DOUBLES, c->procneigh[d][side],
+                                       c->procneigh[d][1 - side], &rbuf, &nr));
     const int64_t natoms = nr / MINIMD_MIGRATE_DOUBLES;
     PORTA_CHECK(minimd_atoms_reserve(m, at->nlocal + natoms));
     PORTA_CHECK(minimd_unpack(m->exec, at, rbuf, natoms, 1, d, c->lo[d], c->hi[d], at->nlocal, NULL,
@@ -92,28 +92,28 @@ static int border(minimd *m, minimd_swap *w, int64_t nfirst, int64_t nlast) {
     w->nrecv = count;
     return PORTA_SUCCESS;
   }
-  app_channel *ch;
+  porta_channel *ch;
   porta_view_f64 sbuf, rbuf;
   PORTA_CHECK(channel(m, &ch));
-  PORTA_CHECK(app_channel_send_buffer(ch, count * MINIMD_GHOST_DOUBLES, &sbuf));
+  PORTA_CHECK(porta_channel_send_buffer(ch, count * MINIMD_GHOST_DOUBLES, &sbuf));
   if (count > 0) PORTA_CHECK(minimd_pack(m->exec, at, w->list_d, count, 0, sbuf));
   int64_t nr = 0, kept = 0;
-  PORTA_CHECK(
-      app_channel_sendrecv(ch, count * MINIMD_GHOST_DOUBLES, w->sendproc, w->recvproc, &rbuf, &nr));
+  PORTA_CHECK(porta_channel_sendrecv(ch, count * MINIMD_GHOST_DOUBLES, w->sendproc, w->recvproc,
+                                     &rbuf, &nr));
   w->nrecv = nr / MINIMD_GHOST_DOUBLES;
   PORTA_CHECK(minimd_atoms_reserve(m, w->firstrecv + w->nrecv));
   return minimd_unpack(m->exec, at, rbuf, w->nrecv, 0, -1, 0.0, 0.0, w->firstrecv, w->shift, &kept);
 }
 
 int minimd_reneighbor_prepare(minimd *m) {
-  app_channel *ch;
+  porta_channel *ch;
   PORTA_CHECK(channel(m, &ch));
   for (int s = 0; s < m->comm.nswap; ++s) {
     const minimd_swap *w = &m->comm.swaps[s];
     if (w->self) continue;
     /* a quarter more ghosts than now: the slabs' populations drift between re-neighbourings */
     const int64_t n = (w->nsend + w->nsend / 4) * MINIMD_GHOST_DOUBLES;
-    PORTA_CHECK(app_channel_reserve(ch, n, w->sendproc, w->recvproc));
+    PORTA_CHECK(porta_channel_reserve(ch, n, w->sendproc, w->recvproc));
   }
   return PORTA_SUCCESS;
 }

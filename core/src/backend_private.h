@@ -17,25 +17,32 @@ typedef struct porta_backend_init_args {
   int required;     /**< non-zero if this back end was asked for by name: fail if unusable */
 } porta_backend_init_args;
 
-/** Bit of memory space `s` in porta_backend_ops.reach. */
-#define PORTA_SPACE_BIT(s) (1u << (unsigned)(s))
-/** The spaces host threads can touch: host memory, and the CUDA spaces mapped into it. */
-#define PORTA_HOST_REACH                                                                           \
-  (PORTA_SPACE_BIT(PORTA_HOST_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |                     \
-   PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE))
-/** The spaces CUDA kernels can touch: every one but plain host memory. */
-#define PORTA_CUDA_REACH                                                                           \
-  (PORTA_SPACE_BIT(PORTA_CUDA_SPACE) | PORTA_SPACE_BIT(PORTA_CUDA_UVM_SPACE) |                     \
-   PORTA_SPACE_BIT(PORTA_CUDA_HOST_PINNED_SPACE))
+/** A memory space a back end brings (porta_backend_ops.spaces): its properties, which the
+ *  core asks instead of naming the space. Its allocation hooks are registered at run time in
+ *  porta_space_ops_ (runtime_private.h) by the back end's initialize hook. */
+typedef struct porta_space_info {
+  porta_memory_space id;
+  const char *name;            /**< porta_memory_space_name ("CudaUVM") */
+  int host_access;             /**< host code may read and write it */
+  porta_layout default_layout; /**< what PORTA_LAYOUT_DEFAULT means there */
+} porta_space_info;
 
 /** One back end's execution interface. A NULL hook means the default named with it; the host
- *  back ends leave most of them NULL. Only `name`, `memory_space` and `reach` are read for a
- *  back end that is not compiled in (its table then has every hook NULL). */
+ *  back ends leave most of them NULL. Only `name`, `memory_space`, `on_device`, `spaces` and
+ *  `spaces_unavailable_why` are read for a back end that is not compiled in (its table then has
+ *  every hook NULL). */
 typedef struct porta_backend_ops {
   porta_backend id;
   const char *name;                /**< what --porta-backend accepts (case-insensitive) */
   porta_memory_space memory_space; /**< the space its kernels use by default */
-  unsigned reach;                  /**< PORTA_SPACE_BIT of each space its kernels may touch */
+  /** Its kernels run on an accelerator: they reach its own spaces only. Else they run on the
+   *  host and reach every space the host can read, and its own. */
+  int on_device;
+  /** The memory spaces it brings (PORTA_MEMORY_SPACE_LIST's of this back end), NULL: none. */
+  const porta_space_info *spaces;
+  int num_spaces;
+  /** Ends "memory space X is not available (...)" for its spaces when it is not usable. */
+  const char *spaces_unavailable_why;
   /** Ends "back end 'X' was asked for but is not ...": why a compiled-in back end is not
    *  available (NULL: it always is). */
   const char *unavailable_why;
@@ -122,7 +129,7 @@ typedef struct porta_backend_ops {
 } porta_backend_ops;
 
 /** Every back end of the porta_backend enum, indexed by it (backends.c). One that is not
- *  compiled in has a table with its name, memory space and reach only. */
+ *  compiled in has a table with its name and memory spaces only. */
 extern const porta_backend_ops *const porta_backend_ops_[PORTA_NUM_BACKENDS];
 
 /** The back ends usable in this run, indexed by porta_backend: set by porta_initialize,
@@ -143,9 +150,15 @@ static inline const porta_backend_ops *porta_backend_usable_of_(porta_backend b)
 /** The compiled-in back end that owns the host threads (default_threads set), or NULL. */
 const porta_backend_ops *porta_backend_threads_(void);
 
+/** The properties of `space` (the host's, or those its back end registered), or NULL for a
+ *  value that is no memory space. */
+const porta_space_info *porta_space_info_(porta_memory_space space);
+/** The back end that brings `space`, or NULL (the host's space, or no space). */
+const porta_backend_ops *porta_space_backend_(porta_memory_space space);
+
 /* The back ends' tables, each in its own folder: porta_NAME_backend_ops_ in NAME/NAME_backend.c,
- * compiled in every build (a back end that is switched off fills in id, name, memory_space and
- * reach only). */
+ * compiled in every build (a back end that is switched off fills in id, name and its memory
+ * spaces only). */
 #define PORTA_BACKEND_OPS_DECLARE_(ID, name, on, A)                                                \
   extern const porta_backend_ops porta_##name##_backend_ops_;
 PORTA_BACKEND_LIST(PORTA_BACKEND_OPS_DECLARE_, ~)

@@ -117,7 +117,7 @@ int porta_view_fill(porta_view dst, const void *value) {
   if (dst.m.traits & PORTA_VIEW_CONST)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_view_fill", dst.m.label,
                        "the destination is a const view");
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)dst.m.space)) {
+  if (!porta_memory_space_host_accessible((porta_memory_space)dst.m.space)) {
     if (porta_view_meta_contiguous(&dst.m) && all_zero_bytes(value, dst.m.value_size)) {
       /* Zero (the common fill) in place: the space's memset. Filling a host copy and staging
          it over cost 50 ms per 64 MB vector on an H100 node (a host allocation, its page

@@ -412,7 +412,7 @@ int porta_launch_piece_(const char *label, porta_exec exec, const porta_kernel *
   const int pattern = kernel->pattern, kind = kernel->policy;
   porta_launch L;
   PORTA_CHECK(prepare(&L, op, label, exec, kernel, pattern, kind));
-  if (PORTA_UNLIKELY(porta_backend_ops_[exec.backend]->memory_space != PORTA_HOST_SPACE))
+  if (PORTA_UNLIKELY(porta_backend_ops_[exec.backend]->on_device))
     return porta_error(PORTA_ERROR_UNSUPPORTED, op, label,
                        "a launch in pieces runs on the host back ends, not on %s",
                        porta_backend_name(exec.backend));

@@ -45,20 +45,21 @@ static int host_copy(void *dst, porta_memory_space dst_space, const void *src,
   return PORTA_SUCCESS;
 }
 
+/** The host's hooks; a back end's initialize hook fills in those of its spaces. */
 porta_space_ops porta_space_ops_[PORTA_NUM_MEMORY_SPACES] = {
-    {host_alloc, host_free, host_zero, host_copy},
-    {NULL, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL}};
+    {host_alloc, host_free, host_zero, host_copy}};
 
 static int space_check(porta_memory_space space, const char *op, const char *label) {
   if ((int)space < 0 || space >= PORTA_NUM_MEMORY_SPACES)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "unknown memory space %d",
                        (int)space);
-  if (!porta_space_ops_[space].alloc)
-    return porta_error(PORTA_ERROR_UNSUPPORTED, op, label,
-                       "memory space %s is not available (CUDA is not compiled in or no GPU)",
-                       porta_memory_space_name(space));
+  if (!porta_space_ops_[space].alloc) {
+    const porta_backend_ops *owner = porta_space_backend_(space);
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, label, "memory space %s is not available (%s)",
+                       porta_memory_space_name(space),
+                       owner && owner->spaces_unavailable_why ? owner->spaces_unavailable_why
+                                                              : "its back end is not usable");
+  }
   return PORTA_SUCCESS;
 }
 

@@ -103,13 +103,14 @@ static struct {
   int cap_index;
 } P;
 
-static const char *const space_names[4] = {"Host", "Cuda", "CudaUVM", "CudaHostPinned"};
-
+/** The tools' handle of a memory space: its name, as its back end registered it. */
 static struct Kokkos_Profiling_SpaceHandle space_handle(int space) {
   struct Kokkos_Profiling_SpaceHandle h;
   memset(&h, 0, sizeof h);
-  const char *name = space >= 0 && space < 4 ? space_names[space] : "Unknown";
-  memcpy(h.name, name, strlen(name));
+  const char *name = space >= 0 && space < PORTA_NUM_MEMORY_SPACES
+                         ? porta_memory_space_name((porta_memory_space)space)
+                         : "Unknown";
+  memcpy(h.name, name, strlen(name) < sizeof h.name ? strlen(name) : sizeof h.name - 1);
   return h;
 }
 

@@ -14,16 +14,19 @@
 porta_state porta_state_ = {
     .default_backend = PORTA_BACKEND_SERIAL, .num_threads = 1, .default_space = -1};
 
-static const char *const space_names[PORTA_NUM_MEMORY_SPACES] = {"Host", "Cuda", "CudaUVM",
-                                                                 "CudaHostPinned"};
-
 const char *porta_backend_name(porta_backend b) {
   const porta_backend_ops *ops = porta_backend_ops_of_(b);
   return ops ? ops->name : "unknown";
 }
 
 const char *porta_memory_space_name(porta_memory_space s) {
-  return ((int)s >= 0 && s < PORTA_NUM_MEMORY_SPACES) ? space_names[s] : "unknown";
+  const porta_space_info *info = porta_space_info_(s);
+  return info ? info->name : "unknown";
+}
+
+int porta_memory_space_host_accessible(porta_memory_space space) {
+  const porta_space_info *info = porta_space_info_(space);
+  return info && info->host_access;
 }
 
 int porta_backend_parse(const char *name, porta_backend *backend) {
@@ -42,9 +45,9 @@ int porta_backend_available(porta_backend backend) {
 
 int porta_space_accessible(porta_backend backend, porta_memory_space space) {
   const porta_backend_ops *ops = porta_backend_ops_of_(backend);
-  if (!ops) ops = porta_backend_ops_[PORTA_BACKEND_SERIAL]; /* as before: the host's reach */
-  return (int)space >= 0 && space < PORTA_NUM_MEMORY_SPACES &&
-         (ops->reach & PORTA_SPACE_BIT(space)) != 0;
+  const int on_host = !ops || !ops->on_device; /* no such back end: what the host reaches */
+  if (on_host && porta_memory_space_host_accessible(space)) return 1;
+  return ops && porta_space_backend_(space) == ops; /* its own spaces */
 }
 
 porta_exec porta_exec_backend(porta_backend backend) {

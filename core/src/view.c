@@ -115,8 +115,8 @@ static int shape(porta_view_meta *m, const char *op, const char *label, int rank
 }
 
 porta_layout porta_memory_space_default_layout(porta_memory_space space) {
-  return space == PORTA_CUDA_SPACE || space == PORTA_CUDA_UVM_SPACE ? PORTA_LAYOUT_LEFT
-                                                                    : PORTA_LAYOUT_RIGHT;
+  const porta_space_info *info = porta_space_info_(space);
+  return info ? info->default_layout : PORTA_LAYOUT_RIGHT;
 }
 
 int porta_view_create(porta_view *v, const char *label, porta_type type, size_t value_size,
@@ -322,7 +322,7 @@ static int host_shadow(porta_view v, porta_view *out, void **buf, const char *op
   *buf = NULL;
   *out = v;
   const porta_memory_space space = (porta_memory_space)v.m.space;
-  if (porta_space_accessible(PORTA_BACKEND_SERIAL, space)) return PORTA_SUCCESS;
+  if (porta_memory_space_host_accessible(space)) return PORTA_SUCCESS;
   const size_t span = (size_t)porta_view_meta_span_bytes(&v.m);
   *buf = malloc(span ? span : 1);
   if (!*buf)
@@ -422,12 +422,22 @@ int porta_view_create_mirror(porta_view *out, const porta_view *src) {
 }
 
 int porta_view_create_mirror_view(porta_view *out, const porta_view *src) {
-  if (porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)src->m.space)) {
+  if (porta_memory_space_host_accessible((porta_memory_space)src->m.space)) {
     *out = *src;
     porta_view_retain(out);
     return PORTA_SUCCESS;
   }
   return porta_view_create_mirror(out, src);
+}
+
+const char *porta_view_host_refusal_(int space) {
+  static _Thread_local char text[96];
+  const porta_backend_ops *owner = porta_space_backend_((porta_memory_space)space);
+  if (porta_memory_space_host_accessible((porta_memory_space)space) || !owner || !owner->on_device)
+    return NULL;
+  snprintf(text, sizeof text, "host access to device memory (%sSpace)",
+           porta_memory_space_name((porta_memory_space)space));
+  return text;
 }
 
 void porta_view_check_failure_(const porta_view_meta *m, const char *what, int nidx,

@@ -83,12 +83,11 @@ static inline int pyarr_is_view(PyObject *o) {
 }
 
 static inline int pyarr_host_accessible(int space) {
-  return porta_space_accessible(PORTA_BACKEND_SERIAL, (porta_memory_space)space);
+  return porta_memory_space_host_accessible((porta_memory_space)space);
 }
 
 static inline int pyarr_device_accessible(int space) {
-  return space == PORTA_CUDA_SPACE || space == PORTA_CUDA_UVM_SPACE ||
-         space == PORTA_CUDA_HOST_PINNED_SPACE;
+  return porta_space_accessible(PORTA_BACKEND_CUDA, (porta_memory_space)space);
 }
 
 /** The porta_py_dtype of a kind and size (-1 if kernels do not take it), its porta_type in

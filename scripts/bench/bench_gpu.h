@@ -1,6 +1,6 @@
 /** @file bench_gpu.h
  *  porta-bench-gpu's own parts: its rows, its state, the helpers its benchmarks share
- *  (porta_bench_gpu.c) and the benchmarks of each topic file (bench_gpu_stream.c: copy, triad,
+ *  (bench_gpu_common.c) and the benchmarks of each topic file (bench_gpu_stream.c: copy, triad,
  *  dot, the launch cost and the small-reduction latency; bench_gpu_reduce.c: the deterministic
  *  dot and the scan; bench_gpu_grid.c: the stencil, the SpMV and the neighbour-list layout).
  *  Every file of the program is compiled by nvcc as CUDA (scripts/bench/CMakeLists.txt), so
@@ -76,7 +76,7 @@ static inline unsigned blocks_for(int64_t n, int64_t per_block) {
   return (unsigned)((n + per_block - 1) / per_block);
 }
 
-/* porta_bench_gpu.c: the helpers every benchmark uses. */
+/* bench_gpu_common.c: the helpers every benchmark uses. */
 
 /** A Porta code of the benchmark (bench_note_rc). */
 void note_rc(bench *B, int rc);

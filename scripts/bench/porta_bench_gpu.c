@@ -8,7 +8,8 @@
  *  (scripts/bench/CMakeLists.txt marks them with porta_kernel_sources), so both get the
  *  same compiler and flags. They work on the same device allocations (Porta views in
  *  CudaSpace, default layout: Left). This file reads the command line, sets up the
- *  device, runs the benchmarks and prints the table, and holds the helpers they share.
+ *  device, runs the benchmarks and prints the table; the helpers the benchmarks share are
+ *  bench_gpu_common.c's.
  *
  *  Timing (bench_timing.h): after one warm-up of each side, reps alternate which side runs
  *  first (ABBA). A sample is a fenced batch: K back-to-back calls, then one fence, timed
@@ -48,9 +49,6 @@
  * with porta-bench. Every back end is generated; the Serial one serves the deterministic
  * dot's reference. */
 
-const char *const row_names[B_COUNT] = {"copy",    "triad",   "dot",   "det-dot",
-                                        "launch",  "red-lat", "scan",  "stencil",
-                                        "spmv-v4", "spmv-v8", "layout"};
 /** --only names: spmv selects both SpMV rows. */
 static const char *const only_names[] = {"copy",    "triad", "dot",     "det",  "launch",
                                          "latency", "scan",  "stencil", "spmv", "layout"};
@@ -58,53 +56,6 @@ static const int only_rows[][2] = {
     {B_COPY, -1},    {B_TRIAD, -1}, {B_DOT, -1},     {B_DET, -1},        {B_LAUNCH, -1},
     {B_LATENCY, -1}, {B_SCAN, -1},  {B_STENCIL, -1}, {B_SPMV4, B_SPMV8}, {B_LAYOUT, -1}};
 #define N_ONLY ((int)(sizeof only_names / sizeof only_names[0]))
-
-/* ---- the helpers of every benchmark (bench_gpu.h) ------------------------ */
-
-void note_rc(bench *B, int rc) { bench_note_rc("porta-bench-gpu", &B->porta_rc, rc); }
-
-void cu_check(bench *B, cudaError_t e, const char *what, int line) {
-  if (e != cudaSuccess) {
-    if (!B->cuda_rc)
-      fprintf(stderr, "porta-bench-gpu: line %d: %s: %s\n", line, what, cudaGetErrorString(e));
-    B->cuda_rc = 1;
-  }
-}
-
-void measure(bench *B, bench_row *r, bench_side_fn f, void *ctx) {
-  bench_abba(B->reps, 1, f, ctx, B->tp, B->th);
-  bench_row_stats(r, B->tp, B->th, B->reps);
-}
-
-void bad_reset(bench *B) { CU(B, cudaMemset(B->bad, 0, sizeof(unsigned long long))); }
-unsigned long long bad_read(bench *B) {
-  unsigned long long h = 0;
-  CU_LAUNCHED(B);
-  CU(B, cudaMemcpy(&h, B->bad, sizeof h, cudaMemcpyDeviceToHost));
-  return B->cuda_rc ? 1 : h;
-}
-unsigned check_grid(const bench *B) { return (unsigned)(B->sms * 8); }
-
-porta_view_options dev_options(porta_layout layout) {
-  porta_view_options o;
-  o.space = PORTA_CUDA_SPACE;
-  o.layout = layout;
-  o.flags = 0;
-  o.stride = NULL;
-  return o;
-}
-porta_view_options host_options(void) {
-  porta_view_options o;
-  o.space = PORTA_HOST_SPACE;
-  o.layout = PORTA_LAYOUT_DEFAULT;
-  o.flags = PORTA_VIEW_UNINITIALIZED;
-  o.stride = NULL;
-  return o;
-}
-int dev_f64(porta_view_f64 *v, const char *label, int64_t n) {
-  const porta_view_options o = dev_options(PORTA_LAYOUT_DEFAULT);
-  return porta_view_f64_create(v, label, 1, &n, &o);
-}
 
 /* ---- the program ---------------------------------------------------------- */
 

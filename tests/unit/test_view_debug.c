@@ -1,7 +1,7 @@
 /** @file test_view_debug.c
  *  Debug-build view checks (PORTA_ENABLE_DEBUG): out-of-bounds, wrong-rank and wrong-layout
- *  accesses, on the host and inside kernel bodies, stop the program with a message naming
- *  the view, what went wrong, the offending indices and the extents.
+ *  accesses, on the host and inside kernel bodies, and host code touching device memory, stop the
+ * program with a message naming the view, what went wrong, the offending indices and the extents.
  *
  *  Each bad access runs in a forked child whose stderr goes to a pipe; the parent checks that
  *  the child died of SIGABRT and reads the message. The parent itself launches no kernel, so
@@ -232,7 +232,24 @@ static void valid_accesses(void) {
   PORTA_AT0(z) = 1.0;
 }
 
+/** Host code touching memory that only a device's kernels reach: host memory wrapped as a
+ *  CudaSpace view (the check asks the space's back end, it does not read the memory). */
+static void host_device_memory(void) {
+  static double mem[4];
+  porta_view_f64 v;
+  const int64_t n = 4;
+  const porta_view_options o = {PORTA_CUDA_SPACE, PORTA_LAYOUT_RIGHT, 0, NULL};
+  if (porta_view_f64_wrap(&v, mem, "dbg_devmem", 1, &n, &o)) _exit(3);
+  PORTA_S1(v, 1) = 1.0;
+}
+
 /* ------------------------------------------------------------------------------------------ */
+
+static void test_host_device_memory(void) {
+  const char *const n1[] = {"dbg_devmem", "host access to device memory (CudaSpace)", "(1)", "(4)",
+                            NULL};
+  expect_abort("host_device_memory", host_device_memory, n1);
+}
 
 static void test_host_bounds(void) {
   const char *const n1[] = {"dbg_host2d", "bounds", "(3, 1)", "(3, 5)", NULL};
@@ -286,6 +303,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_valid_accesses);
   PT_RUN(test_host_bounds);
   PT_RUN(test_host_rank_layout);
+  PT_RUN(test_host_device_memory);
   PT_RUN(test_kernel_checks);
   PT_END();
 }

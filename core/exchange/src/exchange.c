@@ -34,8 +34,8 @@ void porta_exchange_note_mode_(porta_exchange_mode mode) { modes_used |= 1u << m
 
 int porta_exchange_buffer_space(porta_exec exec, porta_memory_space *space) {
   porta_memory_space s = porta_exec_memory_space(exec);
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s)) s = porta_exec_query(exec).staging_space;
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, s) || !porta_space_accessible(exec.backend, s))
+  if (!porta_memory_space_host_accessible(s)) s = porta_exec_query(exec).staging_space;
+  if (!porta_memory_space_host_accessible(s) || !porta_space_accessible(exec.backend, s))
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exchange_buffer_space",
                        porta_backend_name(exec.backend),
                        "no memory space both the %s back end and MPI can access",

@@ -1,8 +1,9 @@
 /** @file exchange_private.h
  *  The exchange plan's state, shared by exchange.c (lists, buffers, the exchange) and
- *  exchange_ipc.c (neighbours reached through mapped device memory). Internal to the exchange
- *  library (not installed); apps/common's channels (app_channel.c) share its transports, so
- *  the helpers they call are exported (PORTA_EXCHANGE_API). */
+ *  exchange_ipc.c (neighbours reached through mapped device memory), and the transport helpers
+ *  the channels (channel.c) share with the plans. Internal to the exchange library: not
+ *  installed, not exported, and included by no file outside core/exchange/src (the test
+ *  build.private_headers holds this). */
 #ifndef PORTA_EXCHANGE_PRIVATE_H
 #define PORTA_EXCHANGE_PRIVATE_H
 
@@ -63,8 +64,7 @@ struct porta_exchange {
 };
 
 /** An MPI failure (code rc) as a Porta error of `op` naming `label`: "what: MPI's text". */
-PORTA_EXCHANGE_API int porta_exchange_mpi_error_(const char *op, const char *label,
-                                                 const char *what, int rc);
+int porta_exchange_mpi_error_(const char *op, const char *label, const char *what, int rc);
 /** An MPI failure as a Porta error naming the plan. */
 int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, int mpi_rc);
 
@@ -88,17 +88,17 @@ int porta_exchange_ipc_handshake_(porta_exchange *x, int first);
 void porta_exchange_ipc_release_(porta_exchange *x);
 /** Whether this process should try IPC: a GPU back end, no CUDA-aware MPI, and
  *  APP_EXCHANGE_TRANSPORT unset, "auto" or "cuda-ipc". */
-PORTA_EXCHANGE_API int porta_exchange_ipc_wanted_(porta_exec exec);
+int porta_exchange_ipc_wanted_(porta_exec exec);
 /** A CUDA-aware MPI (Open MPI's run-time query) and APP_EXCHANGE_TRANSPORT not forbidding it. */
-PORTA_EXCHANGE_API int porta_exchange_cuda_mpi_(porta_exec exec);
+int porta_exchange_cuda_mpi_(porta_exec exec);
 /** This node's name as a number (ranks of one node agree; IPC needs one node). */
-PORTA_EXCHANGE_API uint64_t porta_exchange_node_id_(void);
-/** Record that messages went by `mode` (for porta_exchange_transports_used; app_channel.c
+uint64_t porta_exchange_node_id_(void);
+/** Record that messages went by `mode` (for porta_exchange_transports_used; channel.c
  *  records its messages too). */
-PORTA_EXCHANGE_API void porta_exchange_note_mode_(porta_exchange_mode mode);
+void porta_exchange_note_mode_(porta_exchange_mode mode);
 /** "host", "pinned-host", "cuda-aware-mpi", "cuda-ipc" or "nccl". */
 const char *porta_exchange_mode_name_(porta_exchange_mode mode);
 /** The modes set in the bit mask `modes`, joined by '+' ("none" when empty). */
-PORTA_EXCHANGE_API void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size);
+void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size);
 
 #endif /* PORTA_EXCHANGE_PRIVATE_H */

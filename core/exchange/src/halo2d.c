@@ -24,10 +24,8 @@ int porta_halo2d_create(porta_halo2d *h, const porta_decomp *d, int halo, int x_
   /* The plans' buffers are allocated at the first exchange; refuse a back end they cannot
    * serve now (the same test as porta_exchange_create's). */
   porta_memory_space space = porta_exec_memory_space(exec);
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space))
-    space = porta_exec_query(exec).staging_space;
-  if (!porta_space_accessible(PORTA_BACKEND_SERIAL, space) ||
-      !porta_space_accessible(exec.backend, space))
+  if (!porta_memory_space_host_accessible(space)) space = porta_exec_query(exec).staging_space;
+  if (!porta_memory_space_host_accessible(space) || !porta_space_accessible(exec.backend, space))
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_halo2d_create", "halo",
                        "no memory space both the %s back end and MPI can access",
                        porta_backend_name(exec.backend));

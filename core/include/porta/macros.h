@@ -76,4 +76,15 @@
 #define PORTA_OMP(x)
 #endif
 
+/** PORTA_SIMD(clauses) before a loop inside a kernel body: the host passes vectorise the loop
+ *  (OpenMP's `omp simd` with those clauses, e.g. `reduction(+ : fx, fy)`); a device pass, whose
+ *  threads each run the loop as written, and a build without OpenMP ignore it. A kernel says
+ *  what its loop allows and the back ends decide what to make of it. */
+#if defined(_OPENMP) && !PORTA_DEVICE_PASS
+#define PORTA_SIMD_PRAGMA_(...) _Pragma(#__VA_ARGS__)
+#define PORTA_SIMD(...) PORTA_SIMD_PRAGMA_(omp simd __VA_ARGS__)
+#else
+#define PORTA_SIMD(...)
+#endif
+
 #endif /* PORTA_MACROS_H */

@@ -18,15 +18,17 @@ typedef enum porta_backend {
 } porta_backend;
 #undef PORTA_BACKEND_ENUM_
 
-/** Memory spaces. Host is the only one on a host-only build; the CUDA spaces
- *  are reserved so that device, managed and pinned allocations slot in. */
+/** Memory spaces: host memory (the core's own, what every host back end uses), then the
+ *  spaces the back ends bring, PORTA_<ID>_SPACE for each of PORTA_MEMORY_SPACE_LIST
+ *  (porta/config.h), in its order; a back end that is not compiled in keeps its spaces (their
+ *  names answer, allocations are refused). Code that must know what a space allows asks
+ *  (porta_memory_space_host_accessible, porta_space_accessible) instead of naming it. */
+#define PORTA_MEMORY_SPACE_ENUM_(ID, backend, A) PORTA_##ID##_SPACE,
 typedef enum porta_memory_space {
   PORTA_HOST_SPACE = 0,
-  PORTA_CUDA_SPACE = 1,
-  PORTA_CUDA_UVM_SPACE = 2,
-  PORTA_CUDA_HOST_PINNED_SPACE = 3,
-  PORTA_NUM_MEMORY_SPACES = 4
+  PORTA_MEMORY_SPACE_LIST(PORTA_MEMORY_SPACE_ENUM_, ~) PORTA_NUM_MEMORY_SPACES
 } porta_memory_space;
+#undef PORTA_MEMORY_SPACE_ENUM_
 
 /** An execution space instance: a back end plus an instance id (a CUDA stream
  *  later; host back ends have a single instance 0). Passed by value. */
@@ -102,8 +104,14 @@ PORTA_API porta_exec_traits porta_exec_query(porta_exec exec);
 
 /** Non-zero if `backend` is compiled in and usable on this machine. */
 PORTA_API int porta_backend_available(porta_backend backend);
-/** Non-zero if code running on `backend` may dereference memory of `space`. */
+/** Non-zero if code running on `backend` may dereference memory of `space`: the spaces the
+ *  back end brings, and for a back end whose kernels run on the host every space the host
+ *  can read. */
 PORTA_API int porta_space_accessible(porta_backend backend, porta_memory_space space);
+/** Non-zero if host code may read and write memory of `space` (Host, CudaUVM, CudaHostPinned;
+ *  not Cuda): where it cannot, a view is read on the host through a mirror or deep_copy. A
+ *  property its back end registers with the space. */
+PORTA_API int porta_memory_space_host_accessible(porta_memory_space space);
 
 PORTA_API const char *porta_backend_name(porta_backend backend);
 PORTA_API const char *porta_memory_space_name(porta_memory_space space);

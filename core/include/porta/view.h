@@ -165,6 +165,11 @@ static inline porta_view porta_view_make_(void *data, const porta_view_meta *m) 
   return v;
 }
 
+/* For the accessors' debug checks in the host pass: why no host code may touch memory of
+ * `space` ("host access to device memory (CudaSpace)": a space only a device's kernels reach),
+ * or NULL. Host back ends' kernels run in the host pass too, so memory that only they reach
+ * (ReplicaSpace) is not refused. */
+PORTA_API const char *porta_view_host_refusal_(int space);
 /* Reports a failed debug check (rank, layout, bounds) and aborts. */
 PORTA_API void porta_view_check_failure_(const porta_view_meta *m, const char *what, int nidx,
                                          const int64_t *idx, const char *file, int line);

@@ -31,12 +31,7 @@ PORTA_INLINE_FUNCTION int64_t porta_view_checked_offset_(const porta_view_meta *
                                                          const char *file, int line) {
   const char *what = NULL;
   int64_t off = 0;
-#if !PORTA_DEVICE_PASS
-  if (m->space == PORTA_CUDA_SPACE)
-    what = "host access to device memory (CudaSpace)";
-  else
-#endif
-      if (m->rank != n)
+  if (m->rank != n)
     what = "rank mismatch";
   else if (layout != 0 && m->layout != layout &&
            !(n <= 1 && m->layout != PORTA_LAYOUT_STRIDE && layout != PORTA_LAYOUT_STRIDE))
@@ -44,6 +39,14 @@ PORTA_INLINE_FUNCTION int64_t porta_view_checked_offset_(const porta_view_meta *
   else
     for (int r = 0; r < n; ++r)
       if (idx[r] < 0 || idx[r] >= m->extent[r]) what = "index out of bounds";
+#if !PORTA_DEVICE_PASS
+  /* Memory that no code of the host pass may touch is the finding to report, whatever else
+   * is wrong (the space's back end says; host memory needs no question). */
+  if (m->space != PORTA_HOST_SPACE) {
+    const char *refusal = porta_view_host_refusal_(m->space);
+    if (refusal) what = refusal;
+  }
+#endif
   if (what) {
 #if PORTA_DEVICE_PASS
     PORTA_DEVICE_VIEW_CHECK_FAIL_(m, what, n, idx, file, line);

@@ -2,8 +2,21 @@
  *  The CUDA back end's execution interface: a table of the run time in runtime.cu (device
  *  selection, streams as instances, fences, team limits from the device's properties, IPC).
  *  The launchers are generated in the user's files (porta/backend/cuda/). In a build without
- *  CUDA only the back end's name, memory space and reach are kept. */
+ *  CUDA only the back end's name and memory spaces are kept. */
 #include "../backend_private.h"
+
+/** Device, managed and pinned host memory (their hooks: runtime.cu). Device and managed
+ *  memory default to LayoutLeft, so a warp's threads read consecutive addresses. */
+static const porta_space_info cuda_spaces[] = {
+    {PORTA_CUDA_SPACE, "Cuda", 0, PORTA_LAYOUT_LEFT},
+    {PORTA_CUDA_UVM_SPACE, "CudaUVM", 1, PORTA_LAYOUT_LEFT},
+    {PORTA_CUDA_HOST_PINNED_SPACE, "CudaHostPinned", 1, PORTA_LAYOUT_RIGHT}};
+
+/** What every table of the back end holds, compiled in or not. */
+#define CUDA_BACKEND_DATA_                                                                         \
+  .id = PORTA_BACKEND_CUDA, .name = "cuda", .memory_space = PORTA_CUDA_SPACE, .on_device = 1,      \
+  .spaces = cuda_spaces, .num_spaces = 3,                                                          \
+  .spaces_unavailable_why = "CUDA is not compiled in or no GPU"
 
 #if PORTA_ENABLE_CUDA
 #include "cuda_private.h"
@@ -36,10 +49,7 @@ static int cuda_team_recommended(int vector_length, int fit) {
 }
 
 const porta_backend_ops porta_cuda_backend_ops_ = {
-    .id = PORTA_BACKEND_CUDA,
-    .name = "cuda",
-    .memory_space = PORTA_CUDA_SPACE,
-    .reach = PORTA_CUDA_REACH,
+    CUDA_BACKEND_DATA_,
     .unavailable_why = "usable (no GPU found)",
     .available = porta_cuda_available_,
     .initialize = cuda_initialize,
@@ -69,8 +79,5 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .loop_release = porta_cuda_loop_release_,
 };
 #else
-const porta_backend_ops porta_cuda_backend_ops_ = {.id = PORTA_BACKEND_CUDA,
-                                                   .name = "cuda",
-                                                   .memory_space = PORTA_CUDA_SPACE,
-                                                   .reach = PORTA_CUDA_REACH};
+const porta_backend_ops porta_cuda_backend_ops_ = {CUDA_BACKEND_DATA_};
 #endif

@@ -2,7 +2,7 @@
  *  The OpenMP back end's execution interface: porta_num_threads() host threads per launch,
  *  instance 0 only; every launch completes before it returns, so a fence has nothing to wait
  *  for. A team needs all its threads at once. The launchers are generated in the user's files
- *  (porta/backend/openmp/). In a build without OpenMP only its name and reach are kept. */
+ *  (porta/backend/openmp/). In a build without OpenMP only its name is kept. */
 #include "../backend_private.h"
 
 #if PORTA_ENABLE_OPENMP
@@ -45,7 +45,6 @@ const porta_backend_ops porta_openmp_backend_ops_ = {
     .id = PORTA_BACKEND_OPENMP,
     .name = "openmp",
     .memory_space = PORTA_HOST_SPACE,
-    .reach = PORTA_HOST_REACH,
     .available = openmp_available,
     .uses_host_threads = 1,
     .default_threads = openmp_default_threads,
@@ -55,8 +54,6 @@ const porta_backend_ops porta_openmp_backend_ops_ = {
     .team_thread_limit = openmp_team_thread_limit,
 };
 #else
-const porta_backend_ops porta_openmp_backend_ops_ = {.id = PORTA_BACKEND_OPENMP,
-                                                     .name = "openmp",
-                                                     .memory_space = PORTA_HOST_SPACE,
-                                                     .reach = PORTA_HOST_REACH};
+const porta_backend_ops porta_openmp_backend_ops_ = {
+    .id = PORTA_BACKEND_OPENMP, .name = "openmp", .memory_space = PORTA_HOST_SPACE};
 #endif

@@ -10,6 +10,5 @@ const porta_backend_ops porta_serial_backend_ops_ = {
     .id = PORTA_BACKEND_SERIAL,
     .name = "serial",
     .memory_space = PORTA_HOST_SPACE,
-    .reach = PORTA_HOST_REACH,
     .available = serial_available,
 };

@@ -1,8 +1,9 @@
 /** @file porta/exchange.h
  *  The exchange library (porta_exchange, Porta::exchange): an exchange plan, the one halo
  *  exchange of the mini-apps and of Python's porta.exchange, with the Cartesian decomposition
- *  (porta/exchange_decomp.h) and the 2D box halo built from plans (porta/exchange_halo2d.h),
- *  which this header includes.
+ *  (porta/exchange_decomp.h), the 2D box halo built from plans (porta/exchange_halo2d.h),
+ *  exchanges queued on a GPU (porta/exchange_device.h) and channels, messages of any length
+ *  over the plans' transports (porta/exchange_channel.h), which this header includes.
  *
  *  A plan lists, for each neighbour rank, which values this rank sends (element offsets into a
  *  field) and where the values it receives go (offsets again). Offsets count elements from the
@@ -146,5 +147,7 @@ PORTA_EXTERN_C_END
 #include "porta/exchange_halo2d.h"
 /* Sums and exchanges queued on a GPU (NCCL), which a recorded loop can hold. */
 #include "porta/exchange_device.h"
+/* Messages of any length between pairs of ranks, over the plans' transports. */
+#include "porta/exchange_channel.h"
 
 #endif /* PORTA_EXCHANGE_H */

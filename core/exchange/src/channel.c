@@ -1,7 +1,7 @@
-/** @file app_channel.c
- *  Messages of any length between pairs of ranks (app_channel.h).
+/** @file channel.c
+ *  Messages of any length between pairs of ranks (porta_channel.h).
  *
- *  One app_channel_sendrecv is up to four rounds of MPI messages with `to` and `from`:
+ *  One porta_channel_sendrecv is up to four rounds of MPI messages with `to` and `from`:
  *  1. the sizes: this rank tells `to` how much it sends and `from` how much room its buffer
  *     for `from` has (and both whether they can use CUDA IPC and on which node they are);
  *     since every rank fences before this round, "room" also means "free";
@@ -12,7 +12,7 @@
  *  4. the message, or over IPC a word sent after the copy into the receiver's buffer ended.
  *  Both ends of a pair decide alike from the same round-1 values whether a message goes by
  *  IPC and whether a new buffer is needed. */
-#include "app_channel.h"
+#include "porta/exchange_channel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@ typedef struct channel_peer {
   void *old_recv_buf; /**< replaced, freed once the peer mapped the new one */
 } channel_peer;
 
-struct app_channel {
+struct porta_channel {
   char label[PORTA_LABEL_MAX];
   MPI_Comm comm;
   porta_exec exec;
@@ -67,14 +67,15 @@ typedef struct channel_buffer {
   do {                                                                                             \
     const int rc_ = (call);                                                                        \
     if (rc_ != MPI_SUCCESS)                                                                        \
-      return porta_exchange_mpi_error_("app_channel", (ch)->label, what " failed", rc_);           \
+      return porta_exchange_mpi_error_("porta_channel", (ch)->label, what " failed", rc_);         \
   } while (0)
 
-int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, porta_exec exec,
-                       int tag) {
+int porta_channel_create(porta_channel **out, const char *label, MPI_Comm comm, porta_exec exec,
+                         int tag) {
   *out = NULL;
-  app_channel *ch = (app_channel *)calloc(1, sizeof *ch);
-  if (!ch) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_channel_create", label, "no memory");
+  porta_channel *ch = (porta_channel *)calloc(1, sizeof *ch);
+  if (!ch)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_channel_create", label, "no memory");
   snprintf(ch->label, sizeof ch->label, "%s", label ? label : "channel");
   ch->comm = comm;
   ch->exec = exec;
@@ -97,7 +98,7 @@ int app_channel_create(app_channel **out, const char *label, MPI_Comm comm, port
   return PORTA_SUCCESS;
 }
 
-void app_channel_destroy(app_channel *ch) {
+void porta_channel_destroy(porta_channel *ch) {
   if (!ch) return;
   for (int k = 0; k < ch->npeer; ++k) {
     channel_peer *p = &ch->peer[k];
@@ -123,16 +124,16 @@ static int reserve(porta_view_f64 *v, const char *label, int64_t n, porta_memory
   return porta_view_f64_create(v, label, 1, &len, &opt);
 }
 
-int app_channel_send_buffer(app_channel *ch, int64_t n, porta_view_f64 *buf) {
+int porta_channel_send_buffer(porta_channel *ch, int64_t n, porta_view_f64 *buf) {
   if (n < 0)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_channel_send_buffer", ch->label,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_channel_send_buffer", ch->label,
                        "a negative size %lld", (long long)n);
   PORTA_CHECK(reserve(&ch->send_buf, "channel_send", n, porta_exec_memory_space(ch->exec)));
   *buf = ch->send_buf;
   return PORTA_SUCCESS;
 }
 
-static int find_peer(app_channel *ch, int rank, channel_peer **out) {
+static int find_peer(porta_channel *ch, int rank, channel_peer **out) {
   for (int k = 0; k < ch->npeer; ++k)
     if (ch->peer[k].rank == rank) {
       *out = &ch->peer[k];
@@ -141,7 +142,7 @@ static int find_peer(app_channel *ch, int rank, channel_peer **out) {
   if (ch->npeer == ch->peer_cap) {
     const int cap = ch->peer_cap ? 2 * ch->peer_cap : 8;
     channel_peer *p = (channel_peer *)realloc(ch->peer, (size_t)cap * sizeof *p);
-    if (!p) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_channel", ch->label, "no memory");
+    if (!p) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_channel", ch->label, "no memory");
     ch->peer = p;
     ch->peer_cap = cap;
   }
@@ -154,7 +155,7 @@ static int find_peer(app_channel *ch, int rank, channel_peer **out) {
 
 /** Rounds 2 and 3: a new receive buffer for `from` (grow_recv) and/or a new mapping of
  *  `to`'s (grow_send, the handle in round 2). */
-static int replace_buffers(app_channel *ch, channel_peer *pt, channel_peer *pf, int grow_recv,
+static int replace_buffers(porta_channel *ch, channel_peer *pt, channel_peer *pf, int grow_recv,
                            int grow_send, int64_t nr) {
   MPI_Request req[2];
   int nreq = 0;
@@ -222,7 +223,7 @@ static int replace_buffers(app_channel *ch, channel_peer *pt, channel_peer *pf, 
 }
 
 /** *v: an unmanaged view of n doubles at p in exec's memory. */
-static int wrap(app_channel *ch, void *p, int64_t n, porta_view_f64 *v) {
+static int wrap(porta_channel *ch, void *p, int64_t n, porta_view_f64 *v) {
   porta_view_f64_release(v);
   const int64_t len = n > 0 ? n : 0;
   porta_view_options opt = {porta_exec_memory_space(ch->exec), PORTA_LAYOUT_DEFAULT,
@@ -234,7 +235,7 @@ static int wrap(app_channel *ch, void *p, int64_t n, porta_view_f64 *v) {
 #define CHANNEL_MAX_DOUBLES ((int64_t)(INT32_MAX / 8))
 
 /** The error of a message of n doubles, too long for MPI. */
-static int too_long(app_channel *ch, const char *op, int64_t n) {
+static int too_long(porta_channel *ch, const char *op, int64_t n) {
   return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, ch->label,
                      "a message of %lld doubles is too long for MPI (at most %lld)", (long long)n,
                      (long long)CHANNEL_MAX_DOUBLES);
@@ -250,9 +251,9 @@ typedef struct channel_pair {
 } channel_pair;
 
 /** Rounds 1-3 for a call sending `ns` doubles to `to` and receiving from `from`. */
-static int agree(app_channel *ch, int64_t ns, int to, int from, channel_pair *p) {
+static int agree(porta_channel *ch, int64_t ns, int to, int from, channel_pair *p) {
   /* the pack is done, and so is every kernel that read this rank's last message */
-  PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel"));
+  PORTA_CHECK(porta_exec_fence(ch->exec, "porta_channel"));
   channel_peer *pt, *pf;
   PORTA_CHECK(find_peer(ch, to, &pt));
   PORTA_CHECK(find_peer(ch, from, &pf)); /* (pt may move when the table grows) */
@@ -298,13 +299,13 @@ static int agree(app_channel *ch, int64_t ns, int to, int from, channel_pair *p)
   return PORTA_SUCCESS;
 }
 
-int app_channel_reserve(app_channel *ch, int64_t n, int to, int from) {
+int porta_channel_reserve(porta_channel *ch, int64_t n, int to, int from) {
   if (n < 0)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_channel_reserve", ch->label,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_channel_reserve", ch->label,
                        "a negative size %lld", (long long)n);
   channel_pair p;
   PORTA_CHECK(agree(ch, n, to, from, &p));
-  if (p.bad_out || p.bad_in) return too_long(ch, "app_channel_reserve", p.bad_size);
+  if (p.bad_out || p.bad_in) return too_long(ch, "porta_channel_reserve", p.bad_size);
   /* the buffers the other transports use, too */
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   PORTA_CHECK(reserve(&ch->send_buf, "channel_send", n, space));
@@ -318,9 +319,9 @@ int app_channel_reserve(app_channel *ch, int64_t n, int to, int from) {
   return PORTA_SUCCESS;
 }
 
-int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_view_f64 *recv,
-                         int64_t *nr) {
-  const char *op = "app_channel_sendrecv";
+int porta_channel_sendrecv(porta_channel *ch, int64_t ns, int to, int from, porta_view_f64 *recv,
+                           int64_t *nr) {
+  const char *op = "porta_channel_sendrecv";
   *nr = 0;
   if (ns < 0 || (ns > 0 && (!ch->send_buf.data || porta_extent(ch->send_buf, 0) < ns)))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, ch->label,
@@ -349,13 +350,13 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
                          (long long)pt->mapped_cap);
     if (ns > 0)
       PORTA_CHECK(porta_ipc_copy_async(ch->exec, pt->mapped, src, (size_t)ns * sizeof(double)));
-    PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel_copy"));
+    PORTA_CHECK(porta_exec_fence(ch->exec, "porta_channel_copy"));
   } else if (!p.bad_out && staged) {
     PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", ns, ch->staging));
     if (ns > 0)
       PORTA_CHECK(
           porta_ipc_copy_async(ch->exec, ch->stage_send.data, src, (size_t)ns * sizeof(double)));
-    PORTA_CHECK(porta_exec_fence(ch->exec, "app_channel_stage"));
+    PORTA_CHECK(porta_exec_fence(ch->exec, "porta_channel_stage"));
     src = ch->stage_send.data;
   }
   int token_in = 0, token_out = 1, nreq = 0;
@@ -387,6 +388,6 @@ int app_channel_sendrecv(app_channel *ch, int64_t ns, int to, int from, porta_vi
   return PORTA_SUCCESS;
 }
 
-void app_channel_transports(const app_channel *ch, char *buf, size_t size) {
+void porta_channel_transports(const porta_channel *ch, char *buf, size_t size) {
   porta_exchange_mode_names_(ch->modes, buf, size);
 }

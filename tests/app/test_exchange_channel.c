@@ -1,5 +1,5 @@
-/** Channels (app_channel.h) on any number of ranks. Every rank makes the same sequence of
- *  calls, each a pattern every rank derives alike:
+/** Channels (porta/exchange_channel.h) on any number of ranks. Every rank makes the same sequence
+ * of calls, each a pattern every rank derives alike:
  *  - a ring one way, then the other (on 2 ranks `to` and `from` are one rank);
  *  - one packed message sent to both neighbours, as miniMD's migration does;
  *  - a message to this rank itself;
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_channel.h"
+#include "porta/exchange_channel.h"
 #include "app_expect_mpi.h"
 #include "app_mpi.h"
 
@@ -42,10 +42,10 @@ PORTA_FOR(channel_fill, fill_args, a, k) {
 }
 
 /** Pack this rank's message of `call` into the channel's send buffer; its size. */
-static int64_t pack(app_channel *ch, int call) {
+static int64_t pack(porta_channel *ch, int call) {
   const int64_t n = size_of(me, call);
   fill_args a;
-  APP_CHECK(app_channel_send_buffer(ch, n, &a.buf));
+  APP_CHECK(porta_channel_send_buffer(ch, n, &a.buf));
   a.sender = me;
   a.call = call;
   if (n > 0)
@@ -108,11 +108,11 @@ static void check(porta_view_f64 recv, int64_t nr, int from, int call, const cha
   free(h);
 }
 
-static void sendrecv_checked(app_channel *ch, int64_t ns, int to, int from, int call,
+static void sendrecv_checked(porta_channel *ch, int64_t ns, int to, int from, int call,
                              const char *what) {
   porta_view_f64 recv;
   int64_t nr = -1;
-  APP_CHECK(app_channel_sendrecv(ch, ns, to, from, &recv, &nr));
+  APP_CHECK(porta_channel_sendrecv(ch, ns, to, from, &recv, &nr));
   if (nkept < MAX_KEPT)
     keep(recv, nr, from, call, what);
   else
@@ -120,16 +120,16 @@ static void sendrecv_checked(app_channel *ch, int64_t ns, int to, int from, int 
 }
 
 int main(int argc, char **argv) {
-  app_mpi_init(&argc, &argv, "test_app_channel");
+  app_mpi_init(&argc, &argv, "test_exchange_channel");
   APP_CHECK(porta_initialize(&argc, &argv));
   porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  app_channel *ch;
-  APP_CHECK(app_channel_create(&ch, "test_channel", MPI_COMM_WORLD, porta_exec_default(), 500));
+  porta_channel *ch;
+  APP_CHECK(porta_channel_create(&ch, "test_channel", MPI_COMM_WORLD, porta_exec_default(), 500));
   const int right = (me + 1) % nranks, left = (me + nranks - 1) % nranks;
   /* room for some of the later messages at once (the larger ones grow the buffers again) */
-  APP_CHECK(app_channel_reserve(ch, 50000, right, left));
+  APP_CHECK(porta_channel_reserve(ch, 50000, right, left));
   int call = 0;
   for (int round = 0; round < 6; ++round) {
     int64_t n = pack(ch, call);
@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   }
 
   char used[128];
-  app_channel_transports(ch, used, sizeof used);
+  porta_channel_transports(ch, used, sizeof used);
   const char *want = getenv("TEST_EXCHANGE_TRANSPORT");
   if (want && *want && nranks > 1)
     EXPECT(strstr(used, want) != NULL, "rank %d: messages went by '%s', want '%s'", me, used, want);
@@ -165,21 +165,21 @@ int main(int argc, char **argv) {
      any message, so nothing is left waiting) */
   porta_view_f64 recv, buf;
   int64_t nr = 0;
-  int rc = app_channel_sendrecv(ch, -1, right, left, &recv, &nr);
+  int rc = porta_channel_sendrecv(ch, -1, right, left, &recv, &nr);
   expect_failed_everywhere(rc, "negative size");
   expect_message("test_channel", "negative size");
-  APP_CHECK(app_channel_send_buffer(ch, 10, &buf));
-  rc = app_channel_sendrecv(ch, porta_extent(buf, 0) + 1, right, left, &recv, &nr);
+  APP_CHECK(porta_channel_send_buffer(ch, 10, &buf));
+  rc = porta_channel_sendrecv(ch, porta_extent(buf, 0) + 1, right, left, &recv, &nr);
   expect_failed_everywhere(rc, "size beyond the send buffer");
   expect_message("send buffer holds", "size beyond the send buffer");
-  rc = app_channel_reserve(ch, -3, right, left);
+  rc = porta_channel_reserve(ch, -3, right, left);
   expect_failed_everywhere(rc, "negative reserve");
   expect_message("negative size", "negative reserve");
-  rc = app_channel_send_buffer(ch, -5, &buf);
+  rc = porta_channel_send_buffer(ch, -5, &buf);
   expect_failed_everywhere(rc, "negative buffer");
   expect_message("negative size", "negative buffer");
 
-  app_channel_destroy(ch);
+  porta_channel_destroy(ch);
   int total = 0;
   MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0)
