@@ -303,6 +303,15 @@ double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *whi
   return worst.share;
 }
 
+int app_mpi_agree(int rc, const char *op, const char *what, MPI_Comm comm) {
+  int worst = rc;
+  if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, op, NULL, "MPI_Allreduce failed");
+  if (worst != PORTA_SUCCESS && rc == PORTA_SUCCESS)
+    return porta_error(worst, op, NULL, "%s on another rank", what);
+  return worst;
+}
+
 void app_mpi_fail_(int rc, const char *call, const char *file, int line) {
   char err[MPI_MAX_ERROR_STRING] = "";
   int len = 0;

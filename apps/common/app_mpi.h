@@ -97,6 +97,13 @@ double app_node_memory_share(double bytes_per_rank, char *which, size_t n);
  *  the host cannot hold, rather than by the first allocation that fails. */
 double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *which, size_t n);
 
+/** Collective over `comm`: the ranks' codes as one verdict, so that a failure on one rank (an
+ *  allocation) stops every rank on the same path, never one while the others wait in a
+ *  collective. Returns PORTA_SUCCESS where `rc` is PORTA_SUCCESS on every rank, else the largest
+ *  failing code on every rank; a rank that had succeeded records "`what` on another rank" as
+ *  the failure of `op` (a failing rank keeps its own message). */
+int app_mpi_agree(int rc, const char *op, const char *what, MPI_Comm comm);
+
 /** Check a Porta call: on failure, app_fatal with the call's text and Porta's message. */
 #define APP_CHECK(call)                                                                            \
   do {                                                                                             \

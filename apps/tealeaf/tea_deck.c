@@ -486,15 +486,22 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
   return tea_deck_check(d, s, d->lines[end].line, int_line, dbl_line, line_precon);
 }
 
+/* Whether the deck file does not exist (rank 0's answer, on every rank). */
+static int deck_missing(const char *path, int *missing) {
+  *missing = 0;
+  if (app_mpi_rank() == 0) {
+    struct stat sb;
+    *missing = lstat(path, &sb) != 0 && errno == ENOENT;
+  }
+  if (MPI_Bcast(missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "tea_deck_read", path, "MPI_Bcast failed");
+  return PORTA_SUCCESS;
+}
+
 void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s) {
   if (app_deck_load(deck, cli->input, MPI_COMM_WORLD)) {
     int missing = 0;
-    if (app_mpi_rank() == 0) {
-      struct stat sb;
-      missing = lstat(cli->input, &sb) != 0 && errno == ENOENT;
-    }
-    if (MPI_Bcast(&missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-      app_fatal("MPI_Bcast failed");
+    APP_CHECK(deck_missing(cli->input, &missing));
     if (cli->input_given || !missing)
       app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
     if (app_mpi_rank() == 0) printf(" tea.in not found: running the built-in default deck\n");
