@@ -23,6 +23,7 @@ int app_mpi_init(int *argc, char ***argv, const char *program) {
     snprintf(g_program, sizeof g_program, "%s", slash ? slash + 1 : program);
   }
   app_mpi_io_env();
+  app_mpi_topology_env();
   MPI_Initialized(&inited);
   if (!inited && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "%s: MPI_Init_thread failed\n", g_program);
@@ -46,6 +47,11 @@ int app_mpi_finalize(void) {
 void app_mpi_io_env(void) {
   /* read by Open MPI when its sharedfp framework opens, at the first MPI_File_open */
   if (!getenv("OMPI_MCA_sharedfp")) setenv("OMPI_MCA_sharedfp", "^lockedfile", 0);
+}
+
+void app_mpi_topology_env(void) {
+  /* read by hwloc when Open MPI (or the orted a singleton starts) loads the node's topology */
+  if (!getenv("HWLOC_COMPONENTS")) setenv("HWLOC_COMPONENTS", "-opencl", 0);
 }
 
 /* ---- files removed on a signal or a fatal exit ---------------------------------------------

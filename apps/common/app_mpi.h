@@ -75,6 +75,15 @@ void app_cleanup_run(void);
  *  characters or more (an abort inside MPI_File_open). */
 void app_mpi_io_env(void);
 
+/** The topology environment, set before MPI_Init (app_mpi_init calls it): hwloc's OpenCL
+ *  component is excluded (HWLOC_COMPONENTS=-opencl, unless the user set HWLOC_COMPONENTS). The
+ *  apps use no OpenCL device, and on a node with PoCL the component starts an OpenCL platform
+ *  whose CPU device makes one thread per core: on 64 cores under a `ulimit -v` of 4 GB their
+ *  stacks and malloc arenas did not fit, and PoCL aborted ("PTHREAD ERROR in
+ *  pthread_scheduler_init()") in the orted a singleton run starts. mpiexec loads the topology
+ *  itself, before any rank: start it with HWLOC_COMPONENTS=-opencl there too. */
+void app_mpi_topology_env(void);
+
 /** The memory this process may use, in bytes (0: unknown): the smallest of the node's physical
  *  memory, the job's cgroup limit (cgroup v2 `memory.max` of this process's cgroup and its
  *  parents, or cgroup v1 `memory.limit_in_bytes`: Slurm puts a job in one) and the address-space
