@@ -74,8 +74,9 @@ PORTA_EXTERN_C_END
 
 /* The typed launcher of an app_sum kernel NAME over POLICY_T (APP_SUM_REDUCE calls it). */
 #define APP_SUM_LAUNCHER_(NAME, ARGS_T, POLICY_T)                                                  \
-  static inline int NAME##_reduce_(app_sum *s, const char *label, porta_exec exec, POLICY_T p,     \
-                                   const ARGS_T *args, int slot, double *local) {                  \
+  static inline PORTA_UNUSED int NAME##_reduce_(app_sum *s, const char *label, porta_exec exec,    \
+                                                POLICY_T p, const ARGS_T *args, int slot,          \
+                                                double *local) {                                   \
     if (!app_sum_is_exact(s)) {                                                                    \
       *local = 0.0;                                                                                \
       return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_plain_, exec, p, args, local);            \
