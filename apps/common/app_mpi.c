@@ -23,6 +23,7 @@ int app_mpi_init(int *argc, char ***argv, const char *program) {
     snprintf(g_program, sizeof g_program, "%s", slash ? slash + 1 : program);
   }
   app_mpi_io_env();
+  app_mpi_topology_env();
   MPI_Initialized(&inited);
   if (!inited && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "%s: MPI_Init_thread failed\n", g_program);
@@ -46,6 +47,11 @@ int app_mpi_finalize(void) {
 void app_mpi_io_env(void) {
   /* read by Open MPI when its sharedfp framework opens, at the first MPI_File_open */
   if (!getenv("OMPI_MCA_sharedfp")) setenv("OMPI_MCA_sharedfp", "^lockedfile", 0);
+}
+
+void app_mpi_topology_env(void) {
+  /* read by hwloc when Open MPI (or the orted a singleton starts) loads the node's topology */
+  if (!getenv("HWLOC_COMPONENTS")) setenv("HWLOC_COMPONENTS", "-opencl", 0);
 }
 
 /* ---- files removed on a signal or a fatal exit ---------------------------------------------
@@ -301,6 +307,15 @@ double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *whi
   APP_MPI_CHECK(MPI_Bcast(what, (int)sizeof what, MPI_CHAR, worst.rank, MPI_COMM_WORLD));
   if (which && n) snprintf(which, n, "%s", what);
   return worst.share;
+}
+
+int app_mpi_agree(int rc, const char *op, const char *what, MPI_Comm comm) {
+  int worst = rc;
+  if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, op, NULL, "MPI_Allreduce failed");
+  if (worst != PORTA_SUCCESS && rc == PORTA_SUCCESS)
+    return porta_error(worst, op, NULL, "%s on another rank", what);
+  return worst;
 }
 
 void app_mpi_fail_(int rc, const char *call, const char *file, int line) {

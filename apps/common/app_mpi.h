@@ -75,6 +75,15 @@ void app_cleanup_run(void);
  *  characters or more (an abort inside MPI_File_open). */
 void app_mpi_io_env(void);
 
+/** The topology environment, set before MPI_Init (app_mpi_init calls it): hwloc's OpenCL
+ *  component is excluded (HWLOC_COMPONENTS=-opencl, unless the user set HWLOC_COMPONENTS). The
+ *  apps use no OpenCL device, and on a node with PoCL the component starts an OpenCL platform
+ *  whose CPU device makes one thread per core: on 64 cores under a `ulimit -v` of 4 GB their
+ *  stacks and malloc arenas did not fit, and PoCL aborted ("PTHREAD ERROR in
+ *  pthread_scheduler_init()") in the orted a singleton run starts. mpiexec loads the topology
+ *  itself, before any rank: start it with HWLOC_COMPONENTS=-opencl there too. */
+void app_mpi_topology_env(void);
+
 /** The memory this process may use, in bytes (0: unknown): the smallest of the node's physical
  *  memory, the job's cgroup limit (cgroup v2 `memory.max` of this process's cgroup and its
  *  parents, or cgroup v1 `memory.limit_in_bytes`: Slurm puts a job in one) and the address-space
@@ -96,6 +105,13 @@ double app_node_memory_share(double bytes_per_rank, char *which, size_t n);
  *  whose device arrays cannot fit is refused before allocating, with the same message as one
  *  the host cannot hold, rather than by the first allocation that fails. */
 double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *which, size_t n);
+
+/** Collective over `comm`: the ranks' codes as one verdict, so that a failure on one rank (an
+ *  allocation) stops every rank on the same path, never one while the others wait in a
+ *  collective. Returns PORTA_SUCCESS where `rc` is PORTA_SUCCESS on every rank, else the largest
+ *  failing code on every rank; a rank that had succeeded records "`what` on another rank" as
+ *  the failure of `op` (a failing rank keeps its own message). */
+int app_mpi_agree(int rc, const char *op, const char *what, MPI_Comm comm);
 
 /** Check a Porta call: on failure, app_fatal with the call's text and Porta's message. */
 #define APP_CHECK(call)                                                                            \

@@ -40,6 +40,15 @@ static int claim_slot(app_sum *s, const char *label, int slot) {
   return PORTA_SUCCESS;
 }
 
+porta_xsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot) {
+  return claim_slot(s, label, slot) == PORTA_SUCCESS ? &s->acc[slot] : NULL;
+}
+
+void app_sum_claimed_(app_sum *s, int slot, double *local) {
+  s->pending = slot + 1;
+  *local = porta_xsum_f64_round(&s->acc[slot]);
+}
+
 int app_sum_reduce(app_sum *s, const char *label, porta_exec exec, porta_range_policy policy,
                    const app_sum_kernel *k, const void *args, int slot, double *local) {
   if (!s->exact) {

@@ -90,13 +90,17 @@ int minife_split_rows(minife *m) {
   int64_t count[2] = {0, 0};
   porta_view_i32 *lists[2] = {&m->A.interior_rows, &m->A.boundary_rows};
   const char *names[2] = {"interior_rows", "boundary_rows"};
-  const porta_kernel *kernels[2] = {&minife_k_split_interior, &minife_k_split_boundary};
   for (int want = 0; want < 2; ++want) {
     /* sized for every row, then filled; the count comes from the scan */
     PORTA_CHECK(porta_view_i32_create1(lists[want], names[want], m->A.nrows > 0 ? m->A.nrows : 1));
     a.list = *lists[want];
-    PORTA_CHECK(porta_parallel_scan("minife_split_rows", m->exec, porta_range(0, m->A.nrows),
-                                    kernels[want], &a, &count[want]));
+    const porta_range_policy r = porta_range(0, m->A.nrows);
+    if (want == 0)
+      PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minife_split_rows", minife_k_split_interior, m->exec,
+                                              r, &a, &count[0]));
+    else
+      PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minife_split_rows", minife_k_split_boundary, m->exec,
+                                              r, &a, &count[1]));
   }
   m->A.ninterior = count[0];
   m->A.nboundary = count[1];

@@ -208,144 +208,201 @@ static int inside(const int64_t lo[3], const int64_t hi[3], int64_t x, int64_t y
   return x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
 }
 
-int minife_columns(minife_mesh *mesh, MPI_Comm comm, porta_exec exec, porta_view_i32 *column_map,
-                   struct porta_exchange **plan, int64_t *nexternal, int64_t *exchange_bytes) {
-  const char *op = "minife_columns";
-  const int np = mesh->nranks, me = mesh->rank;
-  int64_t e[3], o[3]; /* extended box: extents and origin */
+/** The working state of minife_columns. The extended box is this rank's owned nodes and one
+ *  layer around them: for each of its nodes, the owner (-2 outside the mesh, -1 this rank) and
+ *  the column (local row, external slot, or -1). */
+typedef struct columns_work {
+  int64_t e[3], o[3], ne; /**< the extended box: extents, origin, nodes */
+  int32_t *map, *owner;
+  int64_t (*box)[2][3];                            /**< every rank's owned node box */
+  int64_t *count;                                  /**< the 4 blocks below, one allocation */
+  int64_t *recv_count, *send_count, *displ, *fill; /**< per rank */
+  int64_t nexternal, nsend;                        /**< nodes received and sent */
+  int nn;                                          /**< ranks exchanged with */
+} columns_work;
+
+static int columns_work_alloc(columns_work *w, const minife_mesh *mesh) {
+  const int np = mesh->nranks;
+  memset(w, 0, sizeof *w);
   for (int d = 0; d < 3; ++d) {
-    e[d] = mesh->n[d] + 2;
-    o[d] = mesh->nlo[d] - 1;
+    w->e[d] = mesh->n[d] + 2;
+    w->o[d] = mesh->nlo[d] - 1;
   }
-  const int64_t ne = e[0] * e[1] * e[2];
-  int32_t *map = (int32_t *)malloc(sizeof(int32_t) * (size_t)ne);
-  int32_t *owner = (int32_t *)malloc(sizeof(int32_t) * (size_t)ne);
-  int64_t *count = (int64_t *)calloc((size_t)np * 4, sizeof(int64_t));
-  int64_t(*box)[2][3] = (int64_t(*)[2][3])malloc(sizeof(int64_t) * 6 * (size_t)np);
-  int rc = PORTA_SUCCESS;
-  if (!map || !owner || !count || !box) {
-    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, "column_map", "malloc failed");
-    goto done;
-  }
-  for (int q = 0; q < np; ++q) owned_box(mesh, q, box[q][0], box[q][1]);
-  int64_t *recv_count = count, *send_count = count + np, *displ = count + 2 * np,
-          *fill = count + 3 * np;
-  /* owners of the nodes of the extended box; -2 outside the mesh, -1 owned here */
-  for (int64_t i = 0; i < ne; ++i) {
+  w->ne = w->e[0] * w->e[1] * w->e[2];
+  w->map = (int32_t *)malloc(sizeof(int32_t) * (size_t)w->ne);
+  w->owner = (int32_t *)malloc(sizeof(int32_t) * (size_t)w->ne);
+  w->count = (int64_t *)calloc((size_t)np * 4, sizeof(int64_t));
+  w->box = (int64_t(*)[2][3])malloc(sizeof(int64_t) * 6 * (size_t)np);
+  if (!w->map || !w->owner || !w->count || !w->box)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minife_columns", "column_map", "malloc failed");
+  w->recv_count = w->count;
+  w->send_count = w->count + np;
+  w->displ = w->count + 2 * np;
+  w->fill = w->count + 3 * np;
+  for (int q = 0; q < np; ++q) owned_box(mesh, q, w->box[q][0], w->box[q][1]);
+  return PORTA_SUCCESS;
+}
+
+static void columns_work_free(columns_work *w) {
+  free(w->map);
+  free(w->owner);
+  free(w->count);
+  free(w->box);
+}
+
+/** The owner of each node of the extended box, and how many nodes each rank sends here. */
+static int find_owners(const minife_mesh *mesh, columns_work *w) {
+  const int np = mesh->nranks, me = mesh->rank;
+  const int64_t *e = w->e, *o = w->o;
+  for (int64_t i = 0; i < w->ne; ++i) {
     const int64_t x = o[0] + i % e[0], y = o[1] + (i / e[0]) % e[1], z = o[2] + i / (e[0] * e[1]);
-    owner[i] = -2;
+    w->owner[i] = -2;
     if (x < 0 || y < 0 || z < 0 || x >= mesh->nodes[0] || y >= mesh->nodes[1] ||
         z >= mesh->nodes[2])
       continue;
-    if (inside(box[me][0], box[me][1], x, y, z)) {
-      owner[i] = -1;
+    if (inside(w->box[me][0], w->box[me][1], x, y, z)) {
+      w->owner[i] = -1;
       continue;
     }
     for (int q = 0; q < np; ++q)
-      if (inside(box[q][0], box[q][1], x, y, z)) {
-        owner[i] = q;
-        recv_count[q]++;
+      if (inside(w->box[q][0], w->box[q][1], x, y, z)) {
+        w->owner[i] = q;
+        w->recv_count[q]++;
         break;
       }
-    if (owner[i] == -2) {
-      rc =
-          porta_error(PORTA_ERROR_BACKEND, op, "column_map", "node (%lld, %lld, %lld) has no owner",
-                      (long long)x, (long long)y, (long long)z);
-      goto done;
-    }
+    if (w->owner[i] == -2)
+      return porta_error(PORTA_ERROR_BACKEND, "minife_columns", "column_map",
+                         "node (%lld, %lld, %lld) has no owner", (long long)x, (long long)y,
+                         (long long)z);
   }
+  return PORTA_SUCCESS;
+}
+
+/** The columns: owned nodes by their local row, the others after the owned rows, grouped by
+ *  owner in node order. */
+static void number_columns(const minife_mesh *mesh, columns_work *w) {
+  const int64_t *e = w->e;
   int64_t next = 0;
-  for (int q = 0; q < np; ++q) {
-    displ[q] = next;
-    next += recv_count[q];
+  for (int q = 0; q < mesh->nranks; ++q) {
+    w->displ[q] = next;
+    next += w->recv_count[q];
   }
-  *nexternal = next;
-  for (int64_t i = 0; i < ne; ++i) {
+  w->nexternal = next;
+  for (int64_t i = 0; i < w->ne; ++i) {
     const int64_t lx = i % e[0] - 1, ly = (i / e[0]) % e[1] - 1, lz = i / (e[0] * e[1]) - 1;
-    if (owner[i] == -1)
-      map[i] = (int32_t)((lz * mesh->n[1] + ly) * mesh->n[0] + lx);
-    else if (owner[i] >= 0)
-      map[i] = (int32_t)(mesh->nrows + displ[owner[i]] + fill[owner[i]]++);
+    const int32_t q = w->owner[i];
+    if (q == -1)
+      w->map[i] = (int32_t)((lz * mesh->n[1] + ly) * mesh->n[0] + lx);
+    else if (q >= 0)
+      w->map[i] = (int32_t)(mesh->nrows + w->displ[q] + w->fill[q]++);
     else
-      map[i] = -1;
+      w->map[i] = -1;
   }
-  /* what each other rank needs from here: owned nodes inside its extended box, node order */
-  int64_t nsend = 0;
+}
+
+/** This rank's owned nodes inside rank q's extended box, as [lo, hi); returns their number. */
+static int64_t send_box(const columns_work *w, int q, int me, int64_t lo[3], int64_t hi[3]) {
+  int64_t cnt = 1;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = w->box[q][0][d] - 1 > w->box[me][0][d] ? w->box[q][0][d] - 1 : w->box[me][0][d];
+    hi[d] = w->box[q][1][d] + 1 < w->box[me][1][d] ? w->box[q][1][d] + 1 : w->box[me][1][d];
+    cnt *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+  }
+  return cnt;
+}
+
+/** What each other rank needs from here, and how many ranks this one exchanges with. */
+static void count_sends(const minife_mesh *mesh, columns_work *w) {
+  const int np = mesh->nranks, me = mesh->rank;
   for (int q = 0; q < np; ++q) {
     if (q == me) continue;
-    int64_t lo[3], hi[3], cnt = 1;
-    for (int d = 0; d < 3; ++d) {
-      lo[d] = box[q][0][d] - 1 > box[me][0][d] ? box[q][0][d] - 1 : box[me][0][d];
-      hi[d] = box[q][1][d] + 1 < box[me][1][d] ? box[q][1][d] + 1 : box[me][1][d];
-      cnt *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-    }
-    send_count[q] = cnt;
-    nsend += cnt;
+    int64_t lo[3], hi[3];
+    w->send_count[q] = send_box(w, q, me, lo, hi);
+    w->nsend += w->send_count[q];
   }
-  int nn = 0;
   for (int q = 0; q < np; ++q)
-    if (q != me && (send_count[q] > 0 || recv_count[q] > 0)) ++nn;
-  *exchange_bytes = (nsend + next) * (int64_t)(sizeof(int64_t) + 3 * sizeof(double));
-  if (np > 1) {
-    int *ranks = (int *)malloc(sizeof(int) * (size_t)(nn + 1));
-    int64_t *sc = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nn + 2));
-    int64_t *sidx = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nsend + 1));
-    int64_t *ridx = (int64_t *)malloc(sizeof(int64_t) * (size_t)(next + 1));
-    if (!ranks || !sc || !sidx || !ridx) {
-      rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, "exchange lists", "malloc failed");
-    } else {
-      int k = 0;
-      int64_t s = 0, rr = 0;
-      for (int q = 0; q < np; ++q) {
-        if (q == me || (send_count[q] == 0 && recv_count[q] == 0)) continue;
-        ranks[k] = q;
-        sc[k] = send_count[q];
-        sc[nn + k] = recv_count[q];
-        int64_t lo[3], hi[3];
-        for (int d = 0; d < 3; ++d) {
-          lo[d] = box[q][0][d] - 1 > box[me][0][d] ? box[q][0][d] - 1 : box[me][0][d];
-          hi[d] = box[q][1][d] + 1 < box[me][1][d] ? box[q][1][d] + 1 : box[me][1][d];
-        }
-        if (send_count[q] > 0)
-          for (int64_t z = lo[2]; z < hi[2]; ++z)
-            for (int64_t y = lo[1]; y < hi[1]; ++y)
-              for (int64_t x = lo[0]; x < hi[0]; ++x)
-                sidx[s++] = ((z - mesh->nlo[2]) * mesh->n[1] + (y - mesh->nlo[1])) * mesh->n[0] +
-                            (x - mesh->nlo[0]);
-        for (int64_t j = 0; j < recv_count[q]; ++j) ridx[rr++] = mesh->nrows + displ[q] + j;
-        ++k;
-      }
-      porta_exchange_lists l;
-      l.nneighbours = nn;
-      l.ranks = ranks;
-      l.send_count = sc;
-      l.send_index = sidx;
-      l.recv_count = sc + nn;
-      l.recv_index = ridx;
-      rc = porta_exchange_create(plan, "minife_halo", comm, &l, sizeof(double), 1, exec, 99);
-    }
-    free(ranks);
-    free(sc);
-    free(sidx);
-    free(ridx);
-    if (rc != PORTA_SUCCESS) goto done;
+    if (q != me && (w->send_count[q] > 0 || w->recv_count[q] > 0)) ++w->nn;
+}
+
+/** The exchange lists: the ranks, the counts sent then received (sc[0..nn), sc[nn..2nn)), the
+ *  nodes sent in node order and the external slots received. */
+static void fill_lists(const minife_mesh *mesh, const columns_work *w, int *ranks, int64_t *sc,
+                       int64_t *sidx, int64_t *ridx) {
+  const int me = mesh->rank, nn = w->nn;
+  int k = 0;
+  int64_t s = 0, rr = 0;
+  for (int q = 0; q < mesh->nranks; ++q) {
+    if (q == me || (w->send_count[q] == 0 && w->recv_count[q] == 0)) continue;
+    ranks[k] = q;
+    sc[k] = w->send_count[q];
+    sc[nn + k] = w->recv_count[q];
+    int64_t lo[3], hi[3];
+    send_box(w, q, me, lo, hi);
+    if (w->send_count[q] > 0)
+      for (int64_t z = lo[2]; z < hi[2]; ++z)
+        for (int64_t y = lo[1]; y < hi[1]; ++y)
+          for (int64_t x = lo[0]; x < hi[0]; ++x)
+            sidx[s++] = ((z - mesh->nlo[2]) * mesh->n[1] + (y - mesh->nlo[1])) * mesh->n[0] +
+                        (x - mesh->nlo[0]);
+    for (int64_t j = 0; j < w->recv_count[q]; ++j) ridx[rr++] = mesh->nrows + w->displ[q] + j;
+    ++k;
   }
-  {
-    porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
-                              PORTA_VIEW_UNINITIALIZED, NULL};
-    rc = porta_view_i32_create(column_map, "column_map", 1, &ne, &opt);
-    if (rc == PORTA_SUCCESS) {
-      porta_view_i32 host;
-      porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED,
-                                 NULL};
-      rc = porta_view_i32_wrap(&host, map, "column_map_host", 1, &ne, &hopt);
-      if (rc == PORTA_SUCCESS) rc = porta_deep_copy(*column_map, host);
-    }
+}
+
+/** The halo exchange plan of the columns (several ranks only). */
+static int exchange_plan_create(const minife_mesh *mesh, const columns_work *w, MPI_Comm comm,
+                                porta_exec exec, struct porta_exchange **plan) {
+  const int nn = w->nn;
+  int *ranks = (int *)malloc(sizeof(int) * (size_t)(nn + 1));
+  int64_t *sc = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nn + 2));
+  int64_t *sidx = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w->nsend + 1));
+  int64_t *ridx = (int64_t *)malloc(sizeof(int64_t) * (size_t)(w->nexternal + 1));
+  int rc;
+  if (!ranks || !sc || !sidx || !ridx) {
+    rc =
+        porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minife_columns", "exchange lists", "malloc failed");
+  } else {
+    fill_lists(mesh, w, ranks, sc, sidx, ridx);
+    porta_exchange_lists l;
+    l.nneighbours = nn;
+    l.ranks = ranks;
+    l.send_count = sc;
+    l.send_index = sidx;
+    l.recv_count = sc + nn;
+    l.recv_index = ridx;
+    rc = porta_exchange_create(plan, "minife_halo", comm, &l, sizeof(double), 1, exec, 99);
   }
-done:
-  free(map);
-  free(owner);
-  free(count);
-  free(box);
+  free(ranks);
+  free(sc);
+  free(sidx);
+  free(ridx);
+  return rc;
+}
+
+/** The column map on the execution space. */
+static int column_map_upload(const columns_work *w, porta_exec exec, porta_view_i32 *column_map) {
+  porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
+                            PORTA_VIEW_UNINITIALIZED, NULL};
+  PORTA_CHECK(porta_view_i32_create(column_map, "column_map", 1, &w->ne, &opt));
+  porta_view_i32 host;
+  porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, PORTA_VIEW_UNMANAGED, NULL};
+  PORTA_CHECK(porta_view_i32_wrap(&host, w->map, "column_map_host", 1, &w->ne, &hopt));
+  return porta_deep_copy(*column_map, host);
+}
+
+int minife_columns(minife_mesh *mesh, MPI_Comm comm, porta_exec exec, porta_view_i32 *column_map,
+                   struct porta_exchange **plan, int64_t *nexternal, int64_t *exchange_bytes) {
+  columns_work w;
+  int rc = columns_work_alloc(&w, mesh);
+  if (rc == PORTA_SUCCESS) rc = find_owners(mesh, &w);
+  if (rc == PORTA_SUCCESS) {
+    number_columns(mesh, &w);
+    *nexternal = w.nexternal;
+    count_sends(mesh, &w);
+    *exchange_bytes = (w.nsend + w.nexternal) * (int64_t)(sizeof(int64_t) + 3 * sizeof(double));
+    if (mesh->nranks > 1) rc = exchange_plan_create(mesh, &w, comm, exec, plan);
+  }
+  if (rc == PORTA_SUCCESS) rc = column_map_upload(&w, exec, column_map);
+  columns_work_free(&w);
   return rc;
 }

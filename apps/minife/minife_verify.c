@@ -37,6 +37,161 @@ static double face_value(double x, double y, double z, int *handled) {
   return 0.0;
 }
 
+/** The series' parts along each axis: the nodes' coordinates and whether each is checked,
+ *  s_p(y) and s_q(z) for each coordinate, S_pq(x) for the current x and the q sum for the
+ *  current (x, z). */
+typedef struct series {
+  double *coord[3];
+  char *use[3];
+  double *sy, *sz, *S, *Tp;
+} series;
+
+static void series_free(series *s) {
+  for (int d = 0; d < 3; ++d) {
+    free(s->coord[d]);
+    free(s->use[d]);
+  }
+  free(s->sy);
+  free(s->sz);
+  free(s->S);
+  free(s->Tp);
+}
+
+/** The coordinates of this rank's nodes, which are checked, and s_p(y), s_q(z). */
+static int series_create(series *s, const minife_mesh *mesh, int whole_domain) {
+  const int64_t *n = mesh->n, *lo = mesh->nlo;
+  const int T = MINIFE_TERMS;
+  memset(s, 0, sizeof *s);
+  for (int d = 0; d < 3; ++d) {
+    s->coord[d] = (double *)malloc(sizeof(double) * (size_t)n[d]);
+    s->use[d] = (char *)malloc((size_t)n[d]);
+  }
+  s->sy = (double *)malloc(sizeof(double) * (size_t)(n[1] * T));
+  s->sz = (double *)malloc(sizeof(double) * (size_t)(n[2] * T));
+  s->S = (double *)malloc(sizeof(double) * (size_t)(T * T));
+  s->Tp = (double *)malloc(sizeof(double) * (size_t)T);
+  if (!s->coord[0] || !s->coord[1] || !s->coord[2] || !s->use[0] || !s->use[1] || !s->use[2] ||
+      !s->sy || !s->sz || !s->S || !s->Tp)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minife_verify", "series", "malloc failed");
+  for (int d = 0; d < 3; ++d)
+    for (int64_t i = 0; i < n[d]; ++i) {
+      const double c = 1.0 * (double)(lo[d] + i) / (double)(mesh->nodes[d] - 1);
+      s->coord[d][i] = c;
+      s->use[d][i] = (char)(whole_domain || fabs(c - 0.5) < 0.05);
+    }
+  for (int64_t i = 0; i < n[1]; ++i)
+    for (int p = 0; p < T; ++p)
+      s->sy[i * T + p] = sin((2 * p + 1) * minife_pi * s->coord[1][i]) / (2 * p + 1);
+  for (int64_t i = 0; i < n[2]; ++i)
+    for (int q = 0; q < T; ++q)
+      s->sz[i * T + q] = sin((2 * q + 1) * minife_pi * s->coord[2][i]) / (2 * q + 1);
+  return PORTA_SUCCESS;
+}
+
+/** S_pq(x) = sinh(l x) / sinh(l) for every p, q. */
+static void series_at_x(series *s, double x) {
+  const int T = MINIFE_TERMS;
+  for (int p = 0; p < T; ++p)
+    for (int q = 0; q < T; ++q) {
+      const double l = sqrt((2 * p + 1) * (2 * p + 1) * minife_pi * minife_pi +
+                            (2 * q + 1) * (2 * q + 1) * minife_pi * minife_pi);
+      const double s1 = sinh(l * x), s2 = sinh(l);
+      s->S[p * T + q] = isfinite(s1) && isfinite(s2) ? s1 / s2 : 0.0;
+    }
+}
+
+/** The q sum for each p at the z of index iz (S for the current x). */
+static void series_at_z(series *s, int64_t iz) {
+  const int T = MINIFE_TERMS;
+  for (int p = 0; p < T; ++p) {
+    double t = 0.0;
+    for (int q = 0; q < T; ++q) t += s->sz[iz * T + q] * s->S[p * T + q];
+    s->Tp[p] = t;
+  }
+}
+
+/** The p sum at the y of index iy: the analytic value (S and Tp for the current x and z). */
+static double series_value(const series *s, int64_t iy) {
+  const int T = MINIFE_TERMS;
+  double sum = 0.0;
+  for (int p = 0; p < T; ++p) sum += s->sy[iy * T + p] * s->Tp[p];
+  return 16.0 / (minife_pi * minife_pi) * sum;
+}
+
+/** One checked node's error counted in res (the largest kept with where it is). */
+static void error_add(minife_verify_result *res, const double at[3], double analytic,
+                      double computed) {
+  const double err = fabs(analytic - computed);
+  res->points++;
+  if (at[0] <= MINIFE_FAR_X && err > res->max_error_far) res->max_error_far = err;
+  if (err > res->max_error || res->points == 1) {
+    res->max_error = err;
+    res->computed = computed;
+    res->analytic = analytic;
+    for (int d = 0; d < 3; ++d) res->at[d] = at[d];
+  }
+}
+
+/** This rank's checked nodes against the series; the series' stages are computed once per x
+ *  and per (x, z), and only where a node off the faces needs them. */
+static void errors_local(const minife_mesh *mesh, const porta_mirror_f64 *xh, series *s,
+                         minife_verify_result *res) {
+  const int64_t *n = mesh->n;
+  for (int64_t ix = 0; ix < n[0]; ++ix) {
+    if (!s->use[0][ix]) continue;
+    const double x = s->coord[0][ix];
+    int have_series = 0;
+    for (int64_t iz = 0; iz < n[2]; ++iz) {
+      if (!s->use[2][iz]) continue;
+      const double z = s->coord[2][iz];
+      int tz = 0;
+      for (int64_t iy = 0; iy < n[1]; ++iy) {
+        if (!s->use[1][iy]) continue;
+        const double y = s->coord[1][iy];
+        int on_face = 0;
+        double analytic = face_value(x, y, z, &on_face);
+        if (!on_face) {
+          if (!have_series) series_at_x(s, x);
+          if (!tz) series_at_z(s, iz);
+          have_series = tz = 1;
+          analytic = series_value(s, iy);
+        }
+        const int64_t row = (iz * n[1] + iy) * n[0] + ix;
+        const double at[3] = {x, y, z};
+        error_add(res, at, analytic, PORTA_AT1(*xh, row));
+      }
+    }
+  }
+}
+
+/** The largest error over the ranks and where it is (MPI_MAXLOC on the error), the largest
+ *  away from the face x = 1, and the number of points. */
+static int errors_agree(minife_verify_result *res, MPI_Comm comm) {
+  struct {
+    double err;
+    int rank;
+  } in = {res->max_error, 0}, out;
+  MPI_Comm_rank(comm, &in.rank);
+  if (res->points == 0) in.err = -1.0;
+  long long pts = res->points, all = 0;
+  double far = res->max_error_far;
+  if (MPI_Allreduce(MPI_IN_PLACE, &far, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "minife_verify", "max error", "MPI_Allreduce failed");
+  res->max_error_far = far;
+  if (MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&pts, &all, 1, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "minife_verify", "max error", "MPI_Allreduce failed");
+  double where[6] = {res->at[0], res->at[1], res->at[2], res->computed, res->analytic, 0};
+  if (MPI_Bcast(where, 6, MPI_DOUBLE, out.rank, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "minife_verify", "max error", "MPI_Bcast failed");
+  res->max_error = out.err > 0 ? out.err : 0.0;
+  res->points = all;
+  for (int d = 0; d < 3; ++d) res->at[d] = where[d];
+  res->computed = where[3];
+  res->analytic = where[4];
+  return PORTA_SUCCESS;
+}
+
 int minife_verify(const minife_mesh *mesh, porta_view_f64 x_dev, int whole_domain, MPI_Comm comm,
                   minife_verify_result *res) {
   memset(res, 0, sizeof *res);
@@ -44,129 +199,14 @@ int minife_verify(const minife_mesh *mesh, porta_view_f64 x_dev, int whole_domai
   PORTA_CHECK(porta_view_f64_create_mirror_view(&xh, &x_dev));
   if (xh.data != x_dev.data) PORTA_CHECK(porta_deep_copy(xh, x_dev));
   PORTA_CHECK(porta_fence("minife_verify"));
-  const int64_t *n = mesh->n, *lo = mesh->nlo;
-  const int T = MINIFE_TERMS;
-  double *coord[3], *sy = NULL, *sz = NULL, *S = NULL, *Tp = NULL;
-  char *use[3];
-  int rc = PORTA_SUCCESS;
-  for (int d = 0; d < 3; ++d) {
-    coord[d] = (double *)malloc(sizeof(double) * (size_t)n[d]);
-    use[d] = (char *)malloc((size_t)n[d]);
+  series s;
+  int rc = series_create(&s, mesh, whole_domain);
+  if (rc == PORTA_SUCCESS) {
+    res->max_error = 0.0;
+    errors_local(mesh, &xh, &s, res);
+    rc = errors_agree(res, comm);
   }
-  sy = (double *)malloc(sizeof(double) * (size_t)(n[1] * T));
-  sz = (double *)malloc(sizeof(double) * (size_t)(n[2] * T));
-  S = (double *)malloc(sizeof(double) * (size_t)(T * T));
-  Tp = (double *)malloc(sizeof(double) * (size_t)T);
-  if (!coord[0] || !coord[1] || !coord[2] || !use[0] || !use[1] || !use[2] || !sy || !sz || !S ||
-      !Tp) {
-    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minife_verify", "series", "malloc failed");
-    goto done;
-  }
-  for (int d = 0; d < 3; ++d)
-    for (int64_t i = 0; i < n[d]; ++i) {
-      const double c = 1.0 * (double)(lo[d] + i) / (double)(mesh->nodes[d] - 1);
-      coord[d][i] = c;
-      use[d][i] = (char)(whole_domain || fabs(c - 0.5) < 0.05);
-    }
-  for (int64_t i = 0; i < n[1]; ++i)
-    for (int p = 0; p < T; ++p)
-      sy[i * T + p] = sin((2 * p + 1) * minife_pi * coord[1][i]) / (2 * p + 1);
-  for (int64_t i = 0; i < n[2]; ++i)
-    for (int q = 0; q < T; ++q)
-      sz[i * T + q] = sin((2 * q + 1) * minife_pi * coord[2][i]) / (2 * q + 1);
-  res->max_error = 0.0;
-  for (int64_t ix = 0; ix < n[0]; ++ix) {
-    if (!use[0][ix]) continue;
-    const double x = coord[0][ix];
-    int have_series = 0;
-    for (int64_t iz = 0; iz < n[2]; ++iz) {
-      if (!use[2][iz]) continue;
-      const double z = coord[2][iz];
-      int tz = 0;
-      for (int64_t iy = 0; iy < n[1]; ++iy) {
-        if (!use[1][iy]) continue;
-        const double y = coord[1][iy];
-        int on_face = 0;
-        double analytic = face_value(x, y, z, &on_face);
-        if (!on_face) {
-          if (!have_series) { /* S_pq(x) = sinh(l x) / sinh(l) */
-            for (int p = 0; p < T; ++p)
-              for (int q = 0; q < T; ++q) {
-                const double l = sqrt((2 * p + 1) * (2 * p + 1) * minife_pi * minife_pi +
-                                      (2 * q + 1) * (2 * q + 1) * minife_pi * minife_pi);
-                const double s1 = sinh(l * x), s2 = sinh(l);
-                S[p * T + q] = isfinite(s1) && isfinite(s2) ? s1 / s2 : 0.0;
-              }
-            have_series = 1;
-          }
-          if (!tz) {
-            for (int p = 0; p < T; ++p) {
-              double t = 0.0;
-              for (int q = 0; q < T; ++q) t += sz[iz * T + q] * S[p * T + q];
-              Tp[p] = t;
-            }
-            tz = 1;
-          }
-          double sum = 0.0;
-          for (int p = 0; p < T; ++p) sum += sy[iy * T + p] * Tp[p];
-          analytic = 16.0 / (minife_pi * minife_pi) * sum;
-        }
-        const int64_t row = (iz * n[1] + iy) * n[0] + ix;
-        const double computed = PORTA_AT1(xh, row);
-        const double err = fabs(analytic - computed);
-        res->points++;
-        if (x <= MINIFE_FAR_X && err > res->max_error_far) res->max_error_far = err;
-        if (err > res->max_error || res->points == 1) {
-          res->max_error = err;
-          res->computed = computed;
-          res->analytic = analytic;
-          res->at[0] = x;
-          res->at[1] = y;
-          res->at[2] = z;
-        }
-      }
-    }
-  }
-  {
-    /* the largest error over the ranks, and where it is (MPI_MAXLOC on the error) */
-    struct {
-      double err;
-      int rank;
-    } in = {res->max_error, 0}, out;
-    MPI_Comm_rank(comm, &in.rank);
-    if (res->points == 0) in.err = -1.0;
-    long long pts = res->points, all = 0;
-    double far = res->max_error_far;
-    if (MPI_Allreduce(MPI_IN_PLACE, &far, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
-      rc = porta_error(PORTA_ERROR_BACKEND, "minife_verify", "max error", "MPI_Allreduce failed");
-      goto done;
-    }
-    res->max_error_far = far;
-    if (MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&pts, &all, 1, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS) {
-      rc = porta_error(PORTA_ERROR_BACKEND, "minife_verify", "max error", "MPI_Allreduce failed");
-      goto done;
-    }
-    double where[6] = {res->at[0], res->at[1], res->at[2], res->computed, res->analytic, 0};
-    if (MPI_Bcast(where, 6, MPI_DOUBLE, out.rank, comm) != MPI_SUCCESS) {
-      rc = porta_error(PORTA_ERROR_BACKEND, "minife_verify", "max error", "MPI_Bcast failed");
-      goto done;
-    }
-    res->max_error = out.err > 0 ? out.err : 0.0;
-    res->points = all;
-    for (int d = 0; d < 3; ++d) res->at[d] = where[d];
-    res->computed = where[3];
-    res->analytic = where[4];
-  }
-done:
-  for (int d = 0; d < 3; ++d) {
-    free(coord[d]);
-    free(use[d]);
-  }
-  free(sy);
-  free(sz);
-  free(S);
-  free(Tp);
+  series_free(&s);
   porta_mirror_f64_release(&xh);
   return rc;
 }

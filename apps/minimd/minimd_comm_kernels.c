@@ -163,8 +163,6 @@ PORTA_FORCEINLINE_FUNCTION int selected(int mode, double c, double lo, double hi
 MINIMD_SELECT_KERNEL(minimd_k_select_slab, MINIMD_SELECT_SLAB)
 MINIMD_SELECT_KERNEL(minimd_k_select_outside, MINIMD_SELECT_OUTSIDE)
 MINIMD_SELECT_KERNEL(minimd_k_select_inside, MINIMD_SELECT_INSIDE)
-static const porta_kernel *const minimd_k_select[3] = {
-    &minimd_k_select_slab, &minimd_k_select_outside, &minimd_k_select_inside};
 
 /* ghost first + k is the image of atom list[k] */
 PORTA_FOR(minimd_k_ghost, atom_args, a, k) {
@@ -251,8 +249,13 @@ int minimd_select(porta_exec exec, const minimd_atoms *at, int64_t first, int64_
   if (mode < MINIMD_SELECT_SLAB || mode > MINIMD_SELECT_INSIDE)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_select", "mode", "%d is no mode",
                        mode);
-  return porta_parallel_scan("minimd_select", exec, porta_range(0, n), minimd_k_select[mode], &a,
-                             count);
+  const porta_range_policy r = porta_range(0, n);
+  if (mode == MINIMD_SELECT_SLAB)
+    return PORTA_PARALLEL_SCAN_LABELED("minimd_select", minimd_k_select_slab, exec, r, &a, count);
+  if (mode == MINIMD_SELECT_OUTSIDE)
+    return PORTA_PARALLEL_SCAN_LABELED("minimd_select", minimd_k_select_outside, exec, r, &a,
+                                       count);
+  return PORTA_PARALLEL_SCAN_LABELED("minimd_select", minimd_k_select_inside, exec, r, &a, count);
 }
 
 int minimd_ghosts(porta_exec exec, minimd_atoms *at, porta_view_i64 list, int64_t n, int64_t first,

@@ -349,7 +349,14 @@ int minimd_data_read(const char *path, minimd_data *out, MPI_Comm comm) {
     df.x = (double *)malloc((size_t)out->natoms * 3 * sizeof(double));
     df.v = (double *)malloc((size_t)out->natoms * 3 * sizeof(double));
     if (!df.x || !df.v)
-      app_fatal("minimd: no memory for the data file's %lld atoms", (long long)out->natoms);
+      rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL,
+                       "no memory for the data file's %lld atoms", (long long)out->natoms);
+  }
+  rc = app_mpi_agree(rc, op, "no memory for the data file's atoms", comm);
+  if (rc != PORTA_SUCCESS) {
+    free(df.x);
+    free(df.v);
+    return rc;
   }
   for (int64_t off = 0; off < 3 * out->natoms; off += 1 << 28) { /* MPI counts are int */
     const int n = (int)(3 * out->natoms - off < (1 << 28) ? 3 * out->natoms - off : 1 << 28);

@@ -205,6 +205,80 @@ static int table_view(porta_view_f64 *v, const char *label, const double *s, int
   return rc;
 }
 
+static void funcfl_free(funcfl *ff) {
+  free(ff->frho);
+  free(ff->zr);
+  free(ff->rhor);
+}
+
+/* Rank 0's tables (read, or the failure with its reason) on every rank. */
+static int funcfl_share(funcfl *ff, int rc, int rank, MPI_Comm comm) {
+  int head[3] = {rc, ff->nrho, ff->nr};
+  APP_MPI_CHECK(MPI_Bcast(head, 3, MPI_INT, 0, comm));
+  if (head[0] != PORTA_SUCCESS) return head[0];
+  double vals[4] = {ff->mass, ff->drho, ff->dr, ff->cut};
+  APP_MPI_CHECK(MPI_Bcast(vals, 4, MPI_DOUBLE, 0, comm));
+  ff->nrho = head[1];
+  ff->nr = head[2];
+  ff->mass = vals[0];
+  ff->drho = vals[1];
+  ff->dr = vals[2];
+  ff->cut = vals[3];
+  if (rank != 0) {
+    ff->frho = (double *)calloc((size_t)ff->nrho + 1, sizeof(double));
+    ff->zr = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
+    ff->rhor = (double *)calloc((size_t)ff->nr + 1, sizeof(double));
+    if (!ff->frho || !ff->zr || !ff->rhor)
+      rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL, "no memory for the EAM tables");
+  }
+  PORTA_CHECK(app_mpi_agree(rc, op, "no memory for the EAM tables", comm));
+  APP_MPI_CHECK(MPI_Bcast(ff->frho, ff->nrho + 1, MPI_DOUBLE, 0, comm));
+  APP_MPI_CHECK(MPI_Bcast(ff->zr, ff->nr + 1, MPI_DOUBLE, 0, comm));
+  APP_MPI_CHECK(MPI_Bcast(ff->rhor, ff->nr + 1, MPI_DOUBLE, 0, comm));
+  return PORTA_SUCCESS;
+}
+
+/* The potential's splines on the execution space, from the file's tables: one funcfl file, the
+   grid keeps its spacings, one knot fewer. */
+static int splines_make(minimd_eam *e, const funcfl *ff) {
+  e->mass = ff->mass;
+  e->cut = ff->cut;
+  e->cutsq = ff->cut * ff->cut;
+  e->dr = ff->dr;
+  e->drho = ff->drho;
+  e->rdr = 1.0 / e->dr;
+  e->rdrho = 1.0 / e->drho;
+  const double rmax = (ff->nr - 1) * ff->dr, rhomax = (ff->nrho - 1) * ff->drho;
+  e->nr = (int)(rmax / e->dr + 0.5);
+  e->nrho = (int)(rhomax / e->drho + 0.5);
+  const int nmax = e->nr > e->nrho ? e->nr : e->nrho;
+  double *g = (double *)calloc((size_t)nmax + 1, sizeof(double));
+  double *z2 = (double *)calloc((size_t)e->nr + 1, sizeof(double));
+  double *s = (double *)calloc((size_t)(nmax + 1) * 7, sizeof(double));
+  int rc = PORTA_SUCCESS;
+  if (!g || !z2 || !s) {
+    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, NULL, "no memory for the EAM splines");
+  } else {
+    regrid(ff->frho, ff->nrho, ff->drho, e->nrho, e->drho, g);
+    spline(g, e->nrho, e->drho, s);
+    rc = table_view(&e->frho, "eam_frho_spline", s, e->nrho);
+    regrid(ff->rhor, ff->nr, ff->dr, e->nr, e->dr, g);
+    memset(s, 0, (size_t)(nmax + 1) * 7 * sizeof(double));
+    spline(g, e->nr, e->dr, s);
+    if (rc == PORTA_SUCCESS) rc = table_view(&e->rhor, "eam_rhor_spline", s, e->nr);
+    regrid(ff->zr, ff->nr, ff->dr, e->nr, e->dr, g);
+    for (int m = 1; m <= e->nr; ++m) /* Hartree Bohr -> eV A */
+      z2[m] = 27.2 * 0.529 * g[m] * g[m];
+    memset(s, 0, (size_t)(nmax + 1) * 7 * sizeof(double));
+    spline(z2, e->nr, e->dr, s);
+    if (rc == PORTA_SUCCESS) rc = table_view(&e->z2r, "eam_z2r_spline", s, e->nr);
+  }
+  free(g);
+  free(z2);
+  free(s);
+  return rc;
+}
+
 int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -213,65 +287,8 @@ int minimd_eam_read(minimd_eam *e, const char *path, MPI_Comm comm) {
   int rc = PORTA_SUCCESS;
   if (rank == 0) rc = read_file(path, &ff); /* the reason stays rank 0's, which reports it */
   /* every rank learns the verdict and, on success, the tables */
-  int head[3] = {rc, ff.nrho, ff.nr};
-  APP_MPI_CHECK(MPI_Bcast(head, 3, MPI_INT, 0, comm));
-  if (head[0] != PORTA_SUCCESS) {
-    free(ff.frho);
-    free(ff.zr);
-    free(ff.rhor);
-    return head[0];
-  }
-  double vals[4] = {ff.mass, ff.drho, ff.dr, ff.cut};
-  APP_MPI_CHECK(MPI_Bcast(vals, 4, MPI_DOUBLE, 0, comm));
-  ff.nrho = head[1];
-  ff.nr = head[2];
-  ff.mass = vals[0];
-  ff.drho = vals[1];
-  ff.dr = vals[2];
-  ff.cut = vals[3];
-  if (rank != 0) {
-    ff.frho = (double *)calloc((size_t)ff.nrho + 1, sizeof(double));
-    ff.zr = (double *)calloc((size_t)ff.nr + 1, sizeof(double));
-    ff.rhor = (double *)calloc((size_t)ff.nr + 1, sizeof(double));
-    if (!ff.frho || !ff.zr || !ff.rhor) app_fatal("minimd: no memory for the EAM tables");
-  }
-  APP_MPI_CHECK(MPI_Bcast(ff.frho, ff.nrho + 1, MPI_DOUBLE, 0, comm));
-  APP_MPI_CHECK(MPI_Bcast(ff.zr, ff.nr + 1, MPI_DOUBLE, 0, comm));
-  APP_MPI_CHECK(MPI_Bcast(ff.rhor, ff.nr + 1, MPI_DOUBLE, 0, comm));
-
-  /* one funcfl file: the grid keeps its spacings, one knot fewer */
-  e->mass = ff.mass;
-  e->cut = ff.cut;
-  e->cutsq = ff.cut * ff.cut;
-  e->dr = ff.dr;
-  e->drho = ff.drho;
-  e->rdr = 1.0 / e->dr;
-  e->rdrho = 1.0 / e->drho;
-  const double rmax = (ff.nr - 1) * ff.dr, rhomax = (ff.nrho - 1) * ff.drho;
-  e->nr = (int)(rmax / e->dr + 0.5);
-  e->nrho = (int)(rhomax / e->drho + 0.5);
-  const int nmax = e->nr > e->nrho ? e->nr : e->nrho;
-  double *g = (double *)calloc((size_t)nmax + 1, sizeof(double));
-  double *z2 = (double *)calloc((size_t)e->nr + 1, sizeof(double));
-  double *s = (double *)calloc((size_t)(nmax + 1) * 7, sizeof(double));
-  if (!g || !z2 || !s) app_fatal("minimd: no memory for the EAM splines");
-  regrid(ff.frho, ff.nrho, ff.drho, e->nrho, e->drho, g);
-  spline(g, e->nrho, e->drho, s);
-  rc = table_view(&e->frho, "eam_frho_spline", s, e->nrho);
-  regrid(ff.rhor, ff.nr, ff.dr, e->nr, e->dr, g);
-  memset(s, 0, (size_t)(nmax + 1) * 7 * sizeof(double));
-  spline(g, e->nr, e->dr, s);
-  if (rc == PORTA_SUCCESS) rc = table_view(&e->rhor, "eam_rhor_spline", s, e->nr);
-  regrid(ff.zr, ff.nr, ff.dr, e->nr, e->dr, g);
-  for (int m = 1; m <= e->nr; ++m) z2[m] = 27.2 * 0.529 * g[m] * g[m]; /* Hartree Bohr -> eV A */
-  memset(s, 0, (size_t)(nmax + 1) * 7 * sizeof(double));
-  spline(z2, e->nr, e->dr, s);
-  if (rc == PORTA_SUCCESS) rc = table_view(&e->z2r, "eam_z2r_spline", s, e->nr);
-  free(g);
-  free(z2);
-  free(s);
-  free(ff.frho);
-  free(ff.zr);
-  free(ff.rhor);
-  return rc;
+  rc = funcfl_share(&ff, rc, rank, comm);
+  if (rc == PORTA_SUCCESS) rc = splines_make(e, &ff);
+  funcfl_free(&ff);
+  return app_mpi_agree(rc, op, "the EAM splines failed", comm);
 }

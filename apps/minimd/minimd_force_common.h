@@ -53,15 +53,23 @@ PORTA_FORCEINLINE_FUNCTION void minimd_add_scalar(double *p, double v, int atomi
 }
 
 /** A half-list kernel's four variants from ATOM(a, i, energy, atomic), an inline function of
- *  ARGS_T: the kernels NAME_force_plain ... NAME_energy_atomic and the table
- *  NAME[energy][atomic] of them. */
+ *  ARGS_T: the kernels NAME_force_plain ... NAME_energy_atomic, and NAME_launch(label, exec,
+ *  range, energy, add, args), which launches the one that `energy` (0 or not) and `add`
+ *  (MINIMD_ADD_PLAIN or _ATOMIC) name, typed. */
 #define MINIMD_HALF_KERNELS(NAME, ARGS_T, ATOM)                                                    \
   PORTA_FOR(NAME##_force_plain, ARGS_T, a, i) { ATOM(a, i, 0, MINIMD_ADD_PLAIN); }                 \
   PORTA_FOR(NAME##_force_atomic, ARGS_T, a, i) { ATOM(a, i, 0, MINIMD_ADD_ATOMIC); }               \
   PORTA_FOR(NAME##_energy_plain, ARGS_T, a, i) { ATOM(a, i, 1, MINIMD_ADD_PLAIN); }                \
   PORTA_FOR(NAME##_energy_atomic, ARGS_T, a, i) { ATOM(a, i, 1, MINIMD_ADD_ATOMIC); }              \
-  static const porta_kernel *const NAME[2][2] = {{&NAME##_force_plain, &NAME##_force_atomic},      \
-                                                 {&NAME##_energy_plain, &NAME##_energy_atomic}}
+  static int NAME##_launch(const char *label, porta_exec exec, porta_range_policy r, int energy,   \
+                           int add, const ARGS_T *args) {                                          \
+    const int atomic = add == MINIMD_ADD_ATOMIC;                                                   \
+    if (energy)                                                                                    \
+      return atomic ? PORTA_PARALLEL_FOR_LABELED(label, NAME##_energy_atomic, exec, r, args)       \
+                    : PORTA_PARALLEL_FOR_LABELED(label, NAME##_energy_plain, exec, r, args);       \
+    return atomic ? PORTA_PARALLEL_FOR_LABELED(label, NAME##_force_atomic, exec, r, args)          \
+                  : PORTA_PARALLEL_FOR_LABELED(label, NAME##_force_plain, exec, r, args);          \
+  }
 
 /** f[0 .. n) = 0, before a half list's kernel adds to it. */
 static inline int minimd_zero_forces(minimd *m, int64_t n) {

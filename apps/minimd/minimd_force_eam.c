@@ -168,7 +168,7 @@ PORTA_FORCEINLINE_FUNCTION void eam_half_atom(const eam_args *a, int64_t i, int 
                                               int atomic) {
   eam_pairs_atom(a, i, 1, energy, atomic);
 }
-MINIMD_HALF_KERNELS(minimd_k_eam_half, eam_args, eam_half_atom);
+MINIMD_HALF_KERNELS(minimd_k_eam_half, eam_args, eam_half_atom)
 
 /* ---- drivers ----------------------------------------------------------------------------- */
 
@@ -213,10 +213,12 @@ int minimd_force_eam(minimd *m, int eflag) {
   if (m->neigh.half) {
     PORTA_CHECK(zero_density(m, m->atoms.nlocal));
     PORTA_CHECK(minimd_zero_forces(m, m->atoms.nlocal));
-    const porta_kernel *k = minimd_add_mode(m->exec) == MINIMD_ADD_PLAIN
-                                ? &minimd_k_eam_rho_half_plain
-                                : &minimd_k_eam_rho_half_atomic;
-    PORTA_CHECK(porta_parallel_for("minimd_eam_rho", m->exec, r, k, &a));
+    if (minimd_add_mode(m->exec) == MINIMD_ADD_PLAIN)
+      PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_eam_rho", minimd_k_eam_rho_half_plain, m->exec,
+                                             r, &a));
+    else
+      PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_eam_rho", minimd_k_eam_rho_half_atomic,
+                                             m->exec, r, &a));
   } else {
     PORTA_CHECK(
         PORTA_PARALLEL_FOR_LABELED("minimd_eam_rho", minimd_k_eam_rho_full, m->exec, r, &a));
@@ -234,8 +236,7 @@ int minimd_force_eam_pairs(minimd *m, int eflag) {
   const porta_range_policy r = porta_range(0, m->atoms.nlocal);
   const char *label = "minimd_eam_force";
   if (m->neigh.half)
-    return porta_parallel_for(label, m->exec, r,
-                              minimd_k_eam_half[eflag != 0][minimd_add_mode(m->exec)], &a);
+    return minimd_k_eam_half_launch(label, m->exec, r, eflag, minimd_add_mode(m->exec), &a);
   if (eflag) return PORTA_PARALLEL_FOR_LABELED(label, minimd_k_eam_full_energy, m->exec, r, &a);
   return PORTA_PARALLEL_FOR_LABELED(label, minimd_k_eam_full, m->exec, r, &a);
 }

@@ -117,8 +117,8 @@ PORTA_FORCEINLINE_FUNCTION void lj_half_newton(const lj_args *a, int64_t i, int 
                                                int atomic) {
   lj_half_atom(a, i, 1, energy, atomic);
 }
-MINIMD_HALF_KERNELS(minimd_k_lj_half, lj_args, lj_half_owned);
-MINIMD_HALF_KERNELS(minimd_k_lj_half_newton, lj_args, lj_half_newton);
+MINIMD_HALF_KERNELS(minimd_k_lj_half, lj_args, lj_half_owned)
+MINIMD_HALF_KERNELS(minimd_k_lj_half_newton, lj_args, lj_half_newton)
 
 /* ---- drivers ----------------------------------------------------------------------------- */
 
@@ -164,7 +164,7 @@ int minimd_force_lj(minimd *m, int eflag) {
   }
   PORTA_CHECK(minimd_zero_forces(m, m->atoms.nlocal + (nb->newton ? m->atoms.nghost : 0)));
   const int add = minimd_add_mode(m->exec);
-  const porta_kernel *k =
-      nb->newton ? minimd_k_lj_half_newton[eflag != 0][add] : minimd_k_lj_half[eflag != 0][add];
-  return porta_parallel_for("minimd_force_lj_half", m->exec, r, k, &a);
+  const char *label = "minimd_force_lj_half";
+  if (nb->newton) return minimd_k_lj_half_newton_launch(label, m->exec, r, eflag, add, &a);
+  return minimd_k_lj_half_launch(label, m->exec, r, eflag, add, &a);
 }

@@ -102,24 +102,24 @@ int minimd_final_integrate(minimd *m) {
 
 int minimd_sum_mv2(minimd *m, double *local) {
   const thermo_args a = thermo_make(m);
-  return app_sum_reduce(m->sum, "minimd_mv2", m->exec, porta_range(0, m->atoms.nlocal),
-                        &minimd_k_mv2, &a, 0, local);
+  return APP_SUM_REDUCE(minimd_k_mv2, m->sum, "minimd_mv2", m->exec,
+                        porta_range(0, m->atoms.nlocal), &a, 0, local);
 }
 
 int minimd_sum_energy_virial(minimd *m, double local[2]) {
   const thermo_args a = thermo_make(m);
   const porta_range_policy r = porta_range(0, m->atoms.nlocal);
   PORTA_CHECK(
-      app_sum_reduce(m->sum, "minimd_energy", m->exec, r, &minimd_k_energy, &a, 0, &local[0]));
-  return app_sum_reduce(m->sum, "minimd_virial", m->exec, r, &minimd_k_virial, &a, 1, &local[1]);
+      APP_SUM_REDUCE(minimd_k_energy, m->sum, "minimd_energy", m->exec, r, &a, 0, &local[0]));
+  return APP_SUM_REDUCE(minimd_k_virial, m->sum, "minimd_virial", m->exec, r, &a, 1, &local[1]);
 }
 
 int minimd_sum_velocity(minimd *m, double local[3]) {
   thermo_args a = thermo_make(m);
   for (int d = 0; d < 3; ++d) {
     a.comp = d;
-    PORTA_CHECK(app_sum_reduce(m->sum, "minimd_vsum", m->exec, porta_range(0, m->atoms.nlocal),
-                               &minimd_k_vcomp, &a, d, &local[d]));
+    PORTA_CHECK(APP_SUM_REDUCE(minimd_k_vcomp, m->sum, "minimd_vsum", m->exec,
+                               porta_range(0, m->atoms.nlocal), &a, d, &local[d]));
   }
   return PORTA_SUCCESS;
 }

@@ -161,6 +161,18 @@ PORTA_REDUCE(minimd_k_build_half_newton, build_args, a, i, porta_max_i32, longes
   nb_build_atom(a, i, longest, 1, 1);
 }
 
+/** The list of the kind `nb` asks for; *longest = the most neighbours of one atom. */
+static int build_launch(porta_exec exec, const minimd_neighbor *nb, const build_args *a,
+                        int32_t *longest) {
+  const char *label = "minimd_neighbor_build";
+  const porta_range_policy r = porta_range(0, a->nlocal);
+  if (!nb->half)
+    return PORTA_PARALLEL_REDUCE_LABELED(label, minimd_k_build_full, exec, r, a, longest);
+  if (!nb->newton)
+    return PORTA_PARALLEL_REDUCE_LABELED(label, minimd_k_build_half, exec, r, a, longest);
+  return PORTA_PARALLEL_REDUCE_LABELED(label, minimd_k_build_half_newton, exec, r, a, longest);
+}
+
 /** Does neighbour j come before k: global id, then position (two images of one atom). */
 PORTA_INLINE_FUNCTION int nb_before(const list_args *a, int64_t j, int64_t k) {
   const int64_t ij = PORTA_AT1(a->id, j), ik = PORTA_AT1(a->id, k);
@@ -549,11 +561,7 @@ int minimd_neighbor_build(minimd *m) {
     a.neighbors = nb->neighbors;
     a.maxneighs = nb->maxneighs;
     int32_t longest = 0;
-    const porta_kernel *build = !nb->half     ? &minimd_k_build_full
-                                : !nb->newton ? &minimd_k_build_half
-                                              : &minimd_k_build_half_newton;
-    PORTA_CHECK(porta_parallel_reduce("minimd_neighbor_build", m->exec, porta_range(0, a.nlocal),
-                                      build, &a, &longest));
+    PORTA_CHECK(build_launch(m->exec, nb, &a, &longest));
     if (longest <= nb->maxneighs) break;
     nb->maxneighs = (int)(1.2 * longest) + 1;
     porta_view_i32_release(&nb->neighbors); /* reallocated at the new width above */

@@ -166,8 +166,14 @@ static int gather_by_id(const minimd *m, double **x, double **v, int64_t **type)
     counts = (int *)malloc((size_t)nranks * sizeof(int));
     displs = (int *)malloc((size_t)nranks * sizeof(int));
     all = (double *)malloc((size_t)(total > 0 ? total : 1) * 8 * sizeof(double));
-    if (!counts || !displs || !all)
-      app_fatal("minimd: no memory to gather %lld atoms", (long long)total);
+    if (!counts || !displs || !all) { /* the caller stops the job: the others wait no longer */
+      free(mine);
+      free(counts);
+      free(displs);
+      free(all);
+      return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "output",
+                         "no memory to gather %lld atoms", (long long)total);
+    }
   }
   APP_MPI_CHECK(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (rank == 0)
@@ -186,7 +192,16 @@ static int gather_by_id(const minimd *m, double **x, double **v, int64_t **type)
   *x = (double *)malloc((size_t)(total > 0 ? total : 1) * 3 * sizeof(double));
   *v = (double *)malloc((size_t)(total > 0 ? total : 1) * 3 * sizeof(double));
   *type = (int64_t *)malloc((size_t)(total > 0 ? total : 1) * sizeof(int64_t));
-  if (!*x || !*v || !*type) app_fatal("minimd: no memory to order %lld atoms", (long long)total);
+  if (!*x || !*v || !*type) {
+    free(all);
+    free(*x);
+    free(*v);
+    free(*type);
+    *x = *v = NULL;
+    *type = NULL;
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "output",
+                       "no memory to order %lld atoms", (long long)total);
+  }
   for (int64_t k = 0; k < total; ++k) {
     const double *b = all + 8 * k;
     const int64_t id = (int64_t)b[7];

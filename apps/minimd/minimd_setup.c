@@ -239,15 +239,17 @@ int minimd_velocity_create(minimd *m) {
   const double n = (double)m->atoms.natoms;
   const double vmean[3] = {vsum[0] / n, vsum[1] / n, vsum[2] / n};
   PORTA_CHECK(minimd_velocity_adjust(m, vmean, 1.0));
-  const double t = minimd_temperature(m);
+  double t = 0.0;
+  PORTA_CHECK(minimd_temperature(m, &t));
   if (!(t > 0.0)) return PORTA_SUCCESS; /* one atom: nothing moves */
   const double zero[3] = {0.0, 0.0, 0.0};
   return minimd_velocity_adjust(m, zero, sqrt(m->prm.temperature / t));
 }
 
-double minimd_temperature(minimd *m) {
-  double t = 0.0;
-  if (minimd_sum_mv2(m, &t) != PORTA_SUCCESS || app_sum_allreduce(m->sum, &t, 1) != PORTA_SUCCESS)
-    app_fatal("minimd: %s", porta_last_error_message());
-  return t * m->units.t_scale;
+int minimd_temperature(minimd *m, double *t) {
+  double mv2 = 0.0;
+  PORTA_CHECK(minimd_sum_mv2(m, &mv2));
+  PORTA_CHECK(app_sum_allreduce(m->sum, &mv2, 1));
+  *t = mv2 * m->units.t_scale;
+  return PORTA_SUCCESS;
 }

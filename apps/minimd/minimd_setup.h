@@ -25,8 +25,8 @@ int minimd_atoms_reserve(minimd *m, int64_t need);
 int minimd_sort_host(minimd *m);
 /** Remove the mean velocity and scale to the requested temperature. */
 int minimd_velocity_create(minimd *m);
-/** The current temperature (a global sum). */
-double minimd_temperature(minimd *m);
+/** The current temperature in *t (a global sum). */
+int minimd_temperature(minimd *m, double *t);
 
 /** Neighbour bins within reason (minimd_bins.c): m->neigh.nbin (the reference's default or
  *  -b) reduced where a bin would be narrower than 1/8 of the cut-off or there would be more

@@ -79,26 +79,32 @@ static void reneighbor(minimd *m, int64_t step, int sort) {
    its temperature grows by its square (see thermo). */
 #define MINIMD_BLOWUP_FACTOR 100.0
 
+/** Room in the thermo series for one more line (its arrays doubled when full). */
+static int thermo_reserve(minimd_thermo *th) {
+  if (th->n < th->cap) return PORTA_SUCCESS;
+  th->cap = th->cap ? 2 * th->cap : 64;
+  th->step = (int64_t *)realloc(th->step, (size_t)th->cap * sizeof(int64_t));
+  th->t = (double *)realloc(th->t, (size_t)th->cap * sizeof(double));
+  th->u = (double *)realloc(th->u, (size_t)th->cap * sizeof(double));
+  th->p = (double *)realloc(th->p, (size_t)th->cap * sizeof(double));
+  th->time = (double *)realloc(th->time, (size_t)th->cap * sizeof(double));
+  if (!th->step || !th->t || !th->u || !th->p || !th->time)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "thermo", "no memory");
+  return PORTA_SUCCESS;
+}
+
 /** T, U and P of the current state: print them (rank 0) and keep them; stop a run that has
  *  blown up. */
 static void thermo(minimd *m, int64_t step, double elapsed) {
-  const double t = minimd_temperature(m);
-  double ew[2];
+  double t = 0.0, ew[2];
+  APP_CHECK(minimd_temperature(m, &t));
   APP_CHECK(minimd_sum_energy_virial(m, ew));
   APP_CHECK(app_sum_allreduce(m->sum, ew, 2));
   const double n = (double)m->atoms.natoms;
   const double u = 2.0 * m->units.e_scale * ew[0] / n;
   const double p = (t * m->units.dof_boltz + ew[1]) * m->units.p_scale;
   minimd_thermo *th = &m->thermo;
-  if (th->n == th->cap) {
-    th->cap = th->cap ? 2 * th->cap : 64;
-    th->step = (int64_t *)realloc(th->step, (size_t)th->cap * sizeof(int64_t));
-    th->t = (double *)realloc(th->t, (size_t)th->cap * sizeof(double));
-    th->u = (double *)realloc(th->u, (size_t)th->cap * sizeof(double));
-    th->p = (double *)realloc(th->p, (size_t)th->cap * sizeof(double));
-    th->time = (double *)realloc(th->time, (size_t)th->cap * sizeof(double));
-    if (!th->step || !th->t || !th->u || !th->p || !th->time) app_fatal("minimd: no memory");
-  }
+  APP_CHECK(thermo_reserve(th));
   th->step[th->n] = step;
   th->t[th->n] = t;
   th->u[th->n] = u;
@@ -130,6 +136,17 @@ static void thermo(minimd *m, int64_t step, double elapsed) {
                  (long long)step, kin * t + u, t, u, e0, m->prm.density, m->prm.temperature);
 }
 
+/** `step` added to the list of snapshot steps. */
+static int snapshot_list_add(int64_t **snap, int *nsnap, int64_t step) {
+  int64_t *grown = (int64_t *)realloc(*snap, (size_t)(*nsnap + 1) * sizeof(int64_t));
+  if (!grown)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "snapshots",
+                       "no memory for the list of %d snapshots", *nsnap + 1);
+  *snap = grown;
+  grown[(*nsnap)++] = step;
+  return PORTA_SUCCESS;
+}
+
 /* The atoms at `step` as the snapshot /snapshots/step_STEP of the result file (its step added to
  * the series' list, which the XDMF description reads). */
 static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *nsnap) {
@@ -138,10 +155,7 @@ static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *n
   APP_CHECK(minimd_atoms_to_host(m));
   if (*nsnap == 0) APP_CHECK(app_h5_group(h5, "/snapshots"));
   APP_CHECK(minimd_write_atoms(m, h5, group));
-  int64_t *grown = (int64_t *)realloc(*snap, (size_t)(*nsnap + 1) * sizeof(int64_t));
-  if (!grown) app_fatal("minimd: no memory for the list of %d snapshots", *nsnap + 1);
-  *snap = grown;
-  grown[(*nsnap)++] = step;
+  APP_CHECK(snapshot_list_add(snap, nsnap, step));
 }
 
 /* Step 0: the first list and forces (with energy), the timers zeroed, the first thermo line and

@@ -32,10 +32,23 @@ PORTA_MDFOR2(tea_k_reflect_x_both, tea_reflect_args, a, k, i) { tea_reflect_x_ce
 PORTA_MDFOR2(tea_k_reflect_y_lo, tea_reflect_args, a, i, j) { tea_reflect_y_cell(a, i, j, 1, 0); }
 PORTA_MDFOR2(tea_k_reflect_y_hi, tea_reflect_args, a, i, j) { tea_reflect_y_cell(a, i, j, 0, 1); }
 PORTA_MDFOR2(tea_k_reflect_y_both, tea_reflect_args, a, i, j) { tea_reflect_y_cell(a, i, j, 1, 1); }
-static const porta_kernel *const tea_k_reflect_x[3] = {&tea_k_reflect_x_lo, &tea_k_reflect_x_hi,
-                                                       &tea_k_reflect_x_both};
-static const porta_kernel *const tea_k_reflect_y[3] = {&tea_k_reflect_y_lo, &tea_k_reflect_y_hi,
-                                                       &tea_k_reflect_y_both};
+/** The reflection across the x faces `faces` names (1: left, 2: right, 3: both). */
+static int reflect_x(porta_exec exec, porta_mdrange_policy p, int faces,
+                     const tea_reflect_args *a) {
+  const char *label = "tea_reflect_x";
+  if (faces == 1) return PORTA_PARALLEL_FOR_LABELED(label, tea_k_reflect_x_lo, exec, p, a);
+  if (faces == 2) return PORTA_PARALLEL_FOR_LABELED(label, tea_k_reflect_x_hi, exec, p, a);
+  return PORTA_PARALLEL_FOR_LABELED(label, tea_k_reflect_x_both, exec, p, a);
+}
+
+/** The reflection across the y faces `faces` names (1: bottom, 2: top, 3: both). */
+static int reflect_y(porta_exec exec, porta_mdrange_policy p, int faces,
+                     const tea_reflect_args *a) {
+  const char *label = "tea_reflect_y";
+  if (faces == 1) return PORTA_PARALLEL_FOR_LABELED(label, tea_k_reflect_y_lo, exec, p, a);
+  if (faces == 2) return PORTA_PARALLEL_FOR_LABELED(label, tea_k_reflect_y_hi, exec, p, a);
+  return PORTA_PARALLEL_FOR_LABELED(label, tea_k_reflect_y_both, exec, p, a);
+}
 
 int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth) {
   return tea_reflect_boundaries_on(c, c->exec, fields, nfields, depth);
@@ -58,15 +71,13 @@ int tea_reflect_boundaries_on(tea_chunk *c, porta_exec exec, const int *fields, 
     const int y_faces = (c->phys_bottom ? 1 : 0) + (c->phys_top ? 2 : 0);
     if (x_faces) {
       a.n = c->nx;
-      PORTA_CHECK(porta_parallel_for_md("tea_reflect_x", exec,
-                                        porta_mdrange2(h - depth, h + c->ny + depth, 0, depth),
-                                        tea_k_reflect_x[x_faces - 1], &a));
+      PORTA_CHECK(
+          reflect_x(exec, porta_mdrange2(h - depth, h + c->ny + depth, 0, depth), x_faces, &a));
     }
     if (y_faces) {
       a.n = c->ny;
-      PORTA_CHECK(porta_parallel_for_md("tea_reflect_y", exec,
-                                        porta_mdrange2(0, depth, h - depth, h + c->nx + depth),
-                                        tea_k_reflect_y[y_faces - 1], &a));
+      PORTA_CHECK(
+          reflect_y(exec, porta_mdrange2(0, depth, h - depth, h + c->nx + depth), y_faces, &a));
     }
   }
   return PORTA_SUCCESS;

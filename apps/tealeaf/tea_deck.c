@@ -243,10 +243,11 @@ static int tea_check_grid(app_deck *d, const tea_settings *s, const tea_deck_lin
 }
 
 /* Checks after parsing (the reference's, plus what would otherwise overflow, crash, give
- * non-finite results or never end). */
-static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const int *int_line,
-                          const int *dbl_line, int line_precon) {
-  const tea_deck_lines lnv = {int_line, dbl_line, last, line_precon}, *ln = &lnv;
+ * non-finite results or never end), each returning app_deck_error's code or 0; the first
+ * failing check is reported. */
+
+/* The grid's cells and the halo (and the preconditioner it allows). */
+static int check_cells(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
   if (s->x_cells <= 0)
     return app_deck_error(d, key_line(ln, "x_cells"), "x_cells must be positive (got %d)",
                           s->x_cells);
@@ -258,11 +259,15 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
                           s->halo_depth);
   const int line_halo = given_line(ln, "halo_depth");
   if (s->preconditioner == TEA_PRECON_JAC_BLOCK && s->halo_depth > 1)
-    return app_deck_error(d, line_precon > line_halo ? line_precon : line_halo,
+    return app_deck_error(d, ln->precon > line_halo ? ln->precon : line_halo,
                           "the jac_block preconditioner cannot be used with halo_depth > 1 "
                           "(halo_depth %d)",
                           s->halo_depth);
-  if (tea_check_grid(d, s, ln)) return 1;
+  return 0;
+}
+
+/* The time step and the number of steps the run would take. */
+static int check_steps(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
   if (!(s->initial_timestep > 0.0))
     return app_deck_error(d, key_line(ln, "initial_timestep"),
                           "initial_timestep must be positive (got %g)", s->initial_timestep);
@@ -286,6 +291,11 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
                           "initial_timestep)",
                           s->initial_timestep, s->end_time, s->end_step, steps, TEA_MAX_STEPS);
   }
+  return 0;
+}
+
+/* The solver's settings. */
+static int check_solver(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
   if (s->max_iters < 1)
     return app_deck_error(d, key_line(ln, "tl_max_iters"), "tl_max_iters must be >= 1 (got %d)",
                           s->max_iters);
@@ -308,6 +318,11 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
     return app_deck_error(d, key_line(ln, "tl_ppcg_inner_steps"),
                           "tl_ppcg_inner_steps must be at most %d (got %d)", TEA_MAX_INNER_STEPS,
                           s->ppcg_inner_steps);
+  return 0;
+}
+
+/* The output frequencies and the test problem. */
+static int check_output(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
   if (s->summary_frequency < 0)
     return app_deck_error(d, key_line(ln, "summary_frequency"),
                           "summary_frequency must be >= 0 (got %d)", s->summary_frequency);
@@ -318,14 +333,23 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
   if (s->test_problem < 0 || s->test_problem > 6)
     return app_deck_error(d, key_line(ln, "test_problem"), "test_problem must be 0..6 (got %d)",
                           s->test_problem);
+  return 0;
+}
+
+/* The states: the background and no gap in their numbers. */
+static int check_states(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
   if (!s->states[0].defined)
-    return app_deck_error(d, last, "state 1 (the background) is not defined");
+    return app_deck_error(d, ln->last, "state 1 (the background) is not defined");
   for (int i = 0; i < s->num_states; ++i)
     if (!s->states[i].defined)
-      return app_deck_error(d, last, "state %d is missing (states must be numbered 1..%d)", i + 1,
-                            s->num_states);
-  /* the operator's diagonal 1 + 2 (rx + ry) K (K: the largest face coefficient, 1/density or
-     density) times the largest u must be a double, or the first residual is not finite */
+      return app_deck_error(d, ln->last, "state %d is missing (states must be numbered 1..%d)",
+                            i + 1, s->num_states);
+  return 0;
+}
+
+/* The operator's diagonal 1 + 2 (rx + ry) K (K: the largest face coefficient, 1/density or
+   density) times the largest u must be a double, or the first residual is not finite. */
+static int check_operator(app_deck *d, const tea_settings *s, const tea_deck_lines *ln) {
   double kmax = 0.0, umax = 0.0;
   for (int i = 0; i < s->num_states; ++i) {
     const tea_state *st = &s->states[i];
@@ -344,6 +368,19 @@ static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const in
                           "overflows double precision",
                           s->initial_timestep, rxy, kmax, umax);
   return 0;
+}
+
+static int tea_deck_check(app_deck *d, const tea_settings *s, int last, const int *int_line,
+                          const int *dbl_line, int line_precon) {
+  const tea_deck_lines lnv = {int_line, dbl_line, last, line_precon}, *ln = &lnv;
+  int rc = check_cells(d, s, ln);
+  if (rc == 0 && tea_check_grid(d, s, ln)) rc = 1;
+  if (rc == 0) rc = check_steps(d, s, ln);
+  if (rc == 0) rc = check_solver(d, s, ln);
+  if (rc == 0) rc = check_output(d, s, ln);
+  if (rc == 0) rc = check_states(d, s, ln);
+  if (rc == 0) rc = check_operator(d, s, ln);
+  return rc;
 }
 
 /* The lines of the *tea block: *begin the '*tea' line's index, *end the '*endtea' line's. */
@@ -486,15 +523,22 @@ int tea_deck_parse(app_deck *d, tea_settings *s) {
   return tea_deck_check(d, s, d->lines[end].line, int_line, dbl_line, line_precon);
 }
 
+/* Whether the deck file does not exist (rank 0's answer, on every rank). */
+static int deck_missing(const char *path, int *missing) {
+  *missing = 0;
+  if (app_mpi_rank() == 0) {
+    struct stat sb;
+    *missing = lstat(path, &sb) != 0 && errno == ENOENT;
+  }
+  if (MPI_Bcast(missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "tea_deck_read", path, "MPI_Bcast failed");
+  return PORTA_SUCCESS;
+}
+
 void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s) {
   if (app_deck_load(deck, cli->input, MPI_COMM_WORLD)) {
     int missing = 0;
-    if (app_mpi_rank() == 0) {
-      struct stat sb;
-      missing = lstat(cli->input, &sb) != 0 && errno == ENOENT;
-    }
-    if (MPI_Bcast(&missing, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-      app_fatal("MPI_Bcast failed");
+    APP_CHECK(deck_missing(cli->input, &missing));
     if (cli->input_given || !missing)
       app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
     if (app_mpi_rank() == 0) printf(" tea.in not found: running the built-in default deck\n");

@@ -33,9 +33,11 @@ int tea_field_summary(tea_chunk *c, tea_summary *out) {
   a.u = TEA_F(c, TEA_FIELD_U);
   a.vol = c->dx * c->dy;
   double v[4];
+  const char *label = "tea_field_summary";
+  PORTA_CHECK(tea_sum_check(c, label));
   for (a.which = 0; a.which < 4; ++a.which)
-    PORTA_CHECK(tea_reduce(c, "tea_field_summary", tea_policy(tea_box_interior(c, 0)),
-                           &tea_k_field_summary, &a, a.which, &v[a.which]));
+    PORTA_CHECK(APP_SUM_REDUCE(tea_k_field_summary, c->sum, label, c->exec,
+                               tea_policy(tea_box_interior(c, 0)), &a, a.which, &v[a.which]));
   PORTA_CHECK(tea_allreduce_sum(c, v, 4));
   out->volume = v[0];
   out->mass = v[1];

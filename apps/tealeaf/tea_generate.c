@@ -66,12 +66,16 @@ PORTA_MDFOR2(tea_k_state_point, tea_state_args, a, k, j) {
   tea_state_cell(a, k, j, TEA_GEOM_POINT);
 }
 
-/** The kernel of state n (n = 0: the background). */
-static const porta_kernel *tea_state_kernel(int n, tea_geometry g) {
-  if (n == 0) return &tea_k_state_background;
-  return g == TEA_GEOM_RECTANGLE ? &tea_k_state_rectangle
-         : g == TEA_GEOM_CIRCLE  ? &tea_k_state_circle
-                                 : &tea_k_state_point;
+/** State n's kernel over `all` (n = 0: the background; else by its geometry). */
+static int state_launch(porta_exec exec, porta_mdrange_policy all, int n, tea_geometry g,
+                        const tea_state_args *a) {
+  const char *label = "tea_generate";
+  if (n == 0) return PORTA_PARALLEL_FOR_LABELED(label, tea_k_state_background, exec, all, a);
+  if (g == TEA_GEOM_RECTANGLE)
+    return PORTA_PARALLEL_FOR_LABELED(label, tea_k_state_rectangle, exec, all, a);
+  if (g == TEA_GEOM_CIRCLE)
+    return PORTA_PARALLEL_FOR_LABELED(label, tea_k_state_circle, exec, all, a);
+  return PORTA_PARALLEL_FOR_LABELED(label, tea_k_state_point, exec, all, a);
 }
 
 typedef struct {
@@ -107,8 +111,7 @@ int tea_generate(tea_chunk *c, const tea_settings *s) {
     a.xmax = st->xmax - c->dx / 100.0;
     a.ymax = st->ymax - c->dy / 100.0;
     a.radius = st->radius;
-    PORTA_CHECK(
-        porta_parallel_for_md("tea_generate", c->exec, all, tea_state_kernel(n, st->geometry), &a));
+    PORTA_CHECK(state_launch(c->exec, all, n, st->geometry, &a));
   }
   tea_setfield_args b;
   b.density = TEA_F(c, TEA_FIELD_DENSITY);

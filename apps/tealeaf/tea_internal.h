@@ -154,14 +154,22 @@ static inline tea_resid_args tea_resid_make(const tea_chunk *c) {
   return a;
 }
 
-/** Global-sum reduction `k` (an APP_SUM_KERNEL_MD2: plain or exact as c->sum says) over `p`
- *  into slot `slot` of c->sum; *out = this rank's sum. Slot 0 starts a new set; a set of n
- *  slots is summed over the ranks by the next tea_allreduce_sum(c, values, n). */
-static inline int tea_reduce(tea_chunk *c, const char *label, porta_mdrange_policy p,
-                             const app_sum_kernel *k, const void *args, int slot, double *out) {
+/** PORTA_SUCCESS where the chunk has its summation state c->sum (for a global sum into it,
+ *  APP_SUM_REDUCE(NAME, c->sum, ...) typed or tea_reduce), else the failure of `label`. */
+static inline int tea_sum_check(const tea_chunk *c, const char *label) {
   if (!c->sum)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_reduce", label,
                        "the chunk has no summation state (tea_comm_create creates it)");
+  return PORTA_SUCCESS;
+}
+
+/** Global-sum reduction `k` (an APP_SUM_KERNEL_MD2: plain or exact as c->sum says) over `p`
+ *  into slot `slot` of c->sum; *out = this rank's sum. Slot 0 starts a new set; a set of n
+ *  slots is summed over the ranks by the next tea_allreduce_sum(c, values, n). Untyped: for a
+ *  kernel known by name, tea_sum_check and APP_SUM_REDUCE are the typed form. */
+static inline int tea_reduce(tea_chunk *c, const char *label, porta_mdrange_policy p,
+                             const app_sum_kernel *k, const void *args, int slot, double *out) {
+  PORTA_CHECK(tea_sum_check(c, label));
   return app_sum_reduce_md(c->sum, label, c->exec, p, k, args, slot, out);
 }
 

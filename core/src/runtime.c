@@ -157,8 +157,10 @@ int porta_set_num_threads(int n) {
   if (porta_backend_threads_()) {
     /* the limit of --porta-threads (miniMD's -t 4096 had started 4096 threads on 2 cores);
        setting the count in use again is always fine */
-    if (n != porta_state_.num_threads)
+    if (n != porta_state_.num_threads) {
       PORTA_CHECK(check_thread_limit(n, "porta_set_num_threads", "thread count"));
+      PORTA_CHECK(porta_thread_stacks_check_(n, "porta_set_num_threads"));
+    }
     porta_state_.num_threads = n;
   } else if (n != 1)
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_set_num_threads", NULL,
@@ -412,6 +414,8 @@ int porta_initialize(int *argc, char ***argv) {
   } else if (o.threads > 1)
     return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_initialize", NULL,
                        "%d threads asked for, but OpenMP is not compiled in", o.threads);
+  if (porta_backend_ops_[backend] && porta_backend_ops_[backend]->uses_host_threads)
+    PORTA_CHECK(porta_thread_stacks_check_(threads, "porta_initialize"));
   porta_state_.default_backend = backend;
   porta_state_.num_threads = threads;
   porta_state_.deterministic = o.deterministic;

@@ -56,6 +56,10 @@ int porta_view_copy_overlap_staged_(porta_view dst, porta_view src, const char *
  *  the body only launches kernels on its execution space (porta/loop.h). */
 int porta_refuse_in_loop_(const char *op, const char *label);
 
+/** PORTA_SUCCESS where `n` host threads (this one and n - 1 more) have room for their stacks
+ *  under the process's address-space limit (RLIMIT_AS), else the failure of `op` saying so. */
+int porta_thread_stacks_check_(int n, const char *op);
+
 /** Failures porta_error has recorded on this thread: tells whether a message is new. */
 unsigned long porta_error_serial_(void);
 

@@ -50,12 +50,17 @@ case $kind in
     ;;
   *) echo "minimd_bad_input.sh: unknown edit $edit"; exit 2 ;;
 esac
-# VMEM_KB: run under `ulimit -v` (a guard: a regression that allocates without limit fails
-# quickly instead of calling the OOM killer; not under AddressSanitizer or on CUDA, which reserve
-# more address space; a CUDA build run with PORTA_BACKEND=serial takes it)
+# VMEM_KB: run the ranks under `ulimit -v` (a guard: a regression that allocates without limit
+# fails quickly instead of calling the OOM killer; not under AddressSanitizer or on CUDA, which
+# reserve more address space; a CUDA build run with PORTA_BACKEND=serial takes it). The ranks
+# only, not mpiexec: the launcher loads the node's topology, and where PoCL is installed hwloc's
+# OpenCL component starts its CPU device, one thread per core; on 64 cores their stacks and
+# malloc arenas did not fit in 4 GB and PoCL aborted mpiexec (exit 134) before any rank ran.
 if [ -n "${VMEM_KB:-}" ] && [ -z "${ASAN_OPTIONS:-}" ] &&
   { [ "${PORTA_BACKEND:-}" = serial ] || ! grep -q cudaMalloc "$exe" 2>/dev/null; }; then
-  ulimit -v "$VMEM_KB" || echo "note: ulimit -v $VMEM_KB not applied"
+  set -- -c 'ulimit -v "$0" || echo "note: ulimit -v $0 not applied"; exec "$@"' "$VMEM_KB" \
+    "$exe" "$@"
+  exe=sh
 fi
 . "$(dirname "$0")/one_rank_quick_exit.sh"
 # RUN_TIMEOUT=S: a run not over in S seconds is ended and fails as a hang (a FIFO opened for

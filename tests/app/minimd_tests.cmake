@@ -190,6 +190,15 @@ minimd_bad(too_many_atoms 1 "atoms, more than" "-" -s 100000)
 if(PORTA_ENABLE_OPENMP)
   minimd_bad(threads_limit 1 "5000 threads is more than the limit" "-" -s 4 -n 10 -t 5000)
 endif()
+# 64 threads whose stacks do not fit under the address-space limit (63 x 64 MB > 4 GB, as 64
+# threads' stacks and malloc arenas on a 64-core node): refused by name at start-up, where libgomp
+# had ended the run at the first kernel ("Thread creation failed", exit 1)
+if(PORTA_ENABLE_OPENMP AND NOT PORTA_ENABLE_CUDA)
+  minimd_bad(thread_stacks 1 "64 threads need [0-9]+ MB of address space for the stacks .* address-space limit" "-"
+             -s 4 -n 10)
+  set_property(TEST minimd.bad.thread_stacks APPEND PROPERTY ENVIRONMENT "VMEM_KB=4000000"
+               "PORTA_BACKEND=openmp" "PORTA_NUM_THREADS=64" "OMP_STACKSIZE=64M")
+endif()
 # an environment switch outside its values (MINIMD_OVERLAP=2 had been ignored without a word)
 minimd_bad(env_overlap 2 "MINIMD_OVERLAP='2' is none of the values it takes" "-" -s 4 -n 10)
 set_property(TEST minimd.bad.env_overlap APPEND PROPERTY ENVIRONMENT "MINIMD_OVERLAP=2")

@@ -109,7 +109,12 @@ static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type
  * L2): the memory traffic of a copy. Publication: value, __threadfence, flag; readers: volatile
  * flag, __threadfence, value from L2. Workspace: a ticket and one flag per tile (zeroed before
  * the launch), then agg[] and incl[]. Shared memory: one value per element (opted in above
- * 48 KiB), padded by one value per `it` so that both access patterns are free of conflicts. */
+ * 48 KiB), padded by one value per `it` so that both access patterns are free of conflicts.
+ * The kernel stays one function of about 120 lines, above the 80 of the rest of the tree: its
+ * six stages share the tile's shared memory, the ticket and the registers (the thread's values
+ * and prefix) between __syncthreads, and the look-back's publication order (value, fence, flag)
+ * is its correctness argument, read best in one place; device functions for the stages would
+ * pass all that state by reference and hide the barriers that order them. */
 
 /** Values per thread of a scan tile: 64 KiB of shared memory a block, 1 to 32 values. */
 template <class V> __host__ __device__ constexpr int porta_cuda_scan_items_() {
