@@ -131,10 +131,14 @@ typedef struct minife_loop_state {
   double tol;
 } minife_loop_state;
 
-/** One CG iteration on `exec` (a deciding loop's body): the top (beta, ||r||), p = r + beta p,
- *  Ap = A p with p.Ap, alpha, x and r updated with r.r, the end (another iteration, or stop: done,
- * or a suspected breakdown for the host). */
-int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st);
+/** The kernels of one CG iteration on `exec` (minife_cg_loop.c's body runs them with p's
+ *  exchange and the global sums between): the top (beta, ||r||) and p = r + beta p; Ap = A p
+ *  with p.Ap; alpha and x, r updated with r.r; the end (another iteration, or stop: done, or a
+ *  suspected breakdown for the host). */
+int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st);
+int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st);
+int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *st);
+int minife_op_loop_end(minife *m, porta_exec exec, const minife_loop_state *st);
 /** Whether this solve runs on the device: default mode, a GPU (MINIFE_DEVICE_LOOP=1: the host
  *  back ends too; =0: never), one rank or several with a device communicator (NCCL) and
  *  without mv_overlap_comm_comp. */
@@ -143,11 +147,6 @@ int minife_cg_loop_wanted(const minife *m);
  *  (NCCL) and p's exchange prepared for it. Collective; where NCCL cannot serve, every rank
  *  alike keeps the host loop and device_note says why. */
 int minife_cg_loop_comm(minife *m);
-/** In the device loop's body, several ranks: p's exchange queued on `exec` (NCCL). */
-int minife_loop_exchange(minife *m, porta_exec exec);
-/** In the device loop's body: a local sum in device memory summed over the ranks in place,
- *  queued on `exec` (NCCL; nothing on one rank). */
-int minife_loop_sum(minife *m, porta_exec exec, double *device_value);
 
 /** What a device loop left for the host. */
 typedef struct minife_loop_result {

@@ -55,19 +55,32 @@ void minife_cg_loop_free(minife *m) {
   m->cg_loop = NULL;
 }
 
-int minife_loop_exchange(minife *m, porta_exec exec) {
+/** Several ranks: p's exchange queued on `exec` (NCCL). */
+static int loop_exchange(minife *m, porta_exec exec) {
   porta_view pv = PORTA_VIEW_ERASE(m->p);
   return porta_exchange_queue(m->halo, m->device, exec, &pv, 1);
 }
 
-int minife_loop_sum(minife *m, porta_exec exec, double *device_value) {
+/** A local sum in device memory summed over the ranks in place, queued on `exec` (NCCL;
+ *  nothing on one rank). */
+static int loop_sum(minife *m, porta_exec exec, double *device_value) {
   if (m->mesh.nranks < 2) return PORTA_SUCCESS;
   return porta_device_comm_sum(m->device, exec, device_value, 1);
 }
 
+/** One CG iteration (a deciding loop's body): the top and p = r + beta p, p's exchange, Ap = A p
+ *  with p.Ap summed, alpha and the update with r.r summed, the end that decides. */
 static int iteration(porta_exec exec, void *ctx) {
   minife *m = (minife *)ctx;
-  return minife_op_loop_iteration(m, exec, &m->cg_loop->st);
+  const minife_loop_state *st = &m->cg_loop->st;
+  double *s = st->s.data;
+  PORTA_CHECK(minife_op_loop_top(m, exec, st));
+  if (m->halo) PORTA_CHECK(loop_exchange(m, exec)); /* p's external columns */
+  PORTA_CHECK(minife_op_loop_matvec_dot(m, exec, st));
+  PORTA_CHECK(loop_sum(m, exec, &s[MINIFE_LOOP_PAP]));
+  PORTA_CHECK(minife_op_loop_update(m, exec, st));
+  PORTA_CHECK(loop_sum(m, exec, &s[MINIFE_LOOP_RRN]));
+  return minife_op_loop_end(m, exec, st);
 }
 
 /** The device state and the recorded loop (again if the limit or the tolerance changed). */
