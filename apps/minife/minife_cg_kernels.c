@@ -243,18 +243,7 @@ typedef struct {
 
 /* the top of iteration k: beta from the last update's r.r, normr, the history */
 PORTA_FOR(minife_k_loop_top, minife_ctl_args, a, i) {
-  const int64_t k = ++PORTA_AT1(a->n, 0);
-  if (k == 1) {
-    PORTA_AT1(a->s, MINIFE_LOOP_BETA) = 0.0;
-  } else {
-    const double oldrtrans = PORTA_AT1(a->s, MINIFE_LOOP_RTRANS);
-    const double rtrans = PORTA_AT1(a->s, MINIFE_LOOP_RRN);
-    PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) = rtrans;
-    PORTA_AT1(a->s, MINIFE_LOOP_BETA) = rtrans / oldrtrans;
-  }
-  const double normr = sqrt(PORTA_AT1(a->s, MINIFE_LOOP_RTRANS));
-  PORTA_AT1(a->s, MINIFE_LOOP_NORMR) = normr;
-  PORTA_AT1(a->history, k) = normr;
+  minife_loop_top(a->s.data, a->n.data, a->history.data);
 }
 
 /* alpha = rtrans / pAp; 0 while a breakdown is suspected (x and r stay as they are) */
