@@ -17,7 +17,7 @@
 
 PORTA_EXTERN_C_BEGIN
 
-/** The device scalars (tea_loop_state.scal). */
+/** The solver's scalars (tea_loop_state.scal). */
 enum {
   TEA_LOOP_RRO,   /**< CG: r.r of the last iteration */
   TEA_LOOP_PW,    /**< CG and PPCG: p.w */
@@ -33,16 +33,16 @@ enum {
   TEA_LOOP_EPS,   /**< eps * the initial residual */
   TEA_LOOP_NSCAL
 };
-/** The device integers (tea_loop_state.ints). */
+/** The solver's integers (tea_loop_state.ints). */
 enum {
-  TEA_LOOP_N,      /**< iterations this run of the loop made */
+  TEA_LOOP_N,      /**< iterations this run made (of the loop, or of passes run now) */
   TEA_LOOP_STATUS, /**< how it ended (below) */
   TEA_LOOP_N0,     /**< the solve's iterations before it (tea_solve.n - 1 at its start) */
   TEA_LOOP_LAST,   /**< the solve's iteration limit (tea_solve.last_iter) */
   TEA_LOOP_EST,    /**< Chebyshev: the estimated iteration count (cheby_state.est_itc) */
   TEA_LOOP_STEPS0, /**< Chebyshev: its count (the coefficient) at iteration n is STEPS0 + n */
   TEA_LOOP_NCOEF,  /**< Chebyshev: its iteration limit (cheby_state.max_iters) */
-  TEA_LOOP_BASE,   /**< Chebyshev: the pass's iterations are BASE + 1 .. BASE + 10 */
+  TEA_LOOP_BASE,   /**< Chebyshev: the pass's iterations are BASE + 1 .. tea_cheby_end */
   TEA_LOOP_STOP,   /**< Chebyshev: of which those up to STOP run */
   TEA_LOOP_NINTS
 };
@@ -211,7 +211,7 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
  *  on one rank, the execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for
  *  tests; =0: never). */
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s);
-/** Release the chunk's recorded loop (tea_chunk_free). */
+/** Release the chunk's recorded loop (tea_run_finish: before the communicator and chunk). */
 void tea_loop_free(tea_chunk *c);
 
 PORTA_EXTERN_C_END
