@@ -7,6 +7,7 @@
 #ifndef MINIFE_H
 #define MINIFE_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "app_sum.h"
@@ -119,6 +120,23 @@ enum {
   MINIFE_LOOP_BRK, /**< the breakdown tolerance */
   MINIFE_LOOP_NSCAL
 };
+/** The top of iteration k, written once (the device loop's kernel, the host loop's call):
+ *  beta = r.r / the last r.r (0 at the first iteration), ||r||, the history. Returns k. */
+PORTA_INLINE_FUNCTION int64_t minife_loop_top(double *s, int64_t *n, double *history) {
+  const int64_t k = ++n[0];
+  if (k == 1) {
+    s[MINIFE_LOOP_BETA] = 0.0;
+  } else {
+    const double oldrtrans = s[MINIFE_LOOP_RTRANS];
+    const double rtrans = s[MINIFE_LOOP_RRN]; /* r.r, summed by the last update */
+    s[MINIFE_LOOP_RTRANS] = rtrans;
+    s[MINIFE_LOOP_BETA] = rtrans / oldrtrans;
+  }
+  const double normr = sqrt(s[MINIFE_LOOP_RTRANS]);
+  s[MINIFE_LOOP_NORMR] = normr;
+  history[k] = normr;
+  return k;
+}
 /** How a device loop ended (minife_loop_state.n[2]). */
 enum { MINIFE_LOOP_DONE = 0, MINIFE_LOOP_SUSPECT = 1 };
 
@@ -131,10 +149,29 @@ typedef struct minife_loop_state {
   double tol;
 } minife_loop_state;
 
-/** One CG iteration on `exec` (a deciding loop's body): the top (beta, ||r||), p = r + beta p,
- *  Ap = A p with p.Ap, alpha, x and r updated with r.r, the end (another iteration, or stop: done,
- * or a suspected breakdown for the host). */
-int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st);
+/** One CG iteration written once (minife_cg.c's body): run now from the host, its scalars in
+ *  host memory, or recorded into the device loop (minife_cg_loop.c), in device memory. */
+typedef struct minife_pass {
+  minife *m;
+  porta_exec exec;             /**< the loop's space (recorded), the app's (now) */
+  int recorded;                /**< recorded into the device loop, else run now */
+  double *s;                   /**< the scalars (MINIFE_LOOP_*) */
+  int64_t *n;                  /**< [0] tops run, [1] iterations completed, [2] status */
+  double *history;             /**< ||r|| at the top of iteration k, [k] */
+  const minife_loop_state *st; /**< recorded: the device state */
+  void *host;                  /**< now: the host loop's state (minife_cg.c) */
+} minife_pass;
+/** A CG iteration over a pass. */
+typedef int (*minife_pass_body)(minife_pass *p);
+
+/** The kernels of one CG iteration on `exec` (minife_cg_loop.c's body runs them with p's
+ *  exchange and the global sums between): the top (beta, ||r||) and p = r + beta p; Ap = A p
+ *  with p.Ap; alpha and x, r updated with r.r; the end (another iteration, or stop: done, or a
+ *  suspected breakdown for the host). */
+int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st);
+int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st);
+int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *st);
+int minife_op_loop_end(minife *m, porta_exec exec, const minife_loop_state *st);
 /** Whether this solve runs on the device: default mode, a GPU (MINIFE_DEVICE_LOOP=1: the host
  *  back ends too; =0: never), one rank or several with a device communicator (NCCL) and
  *  without mv_overlap_comm_comp. */
@@ -143,11 +180,6 @@ int minife_cg_loop_wanted(const minife *m);
  *  (NCCL) and p's exchange prepared for it. Collective; where NCCL cannot serve, every rank
  *  alike keeps the host loop and device_note says why. */
 int minife_cg_loop_comm(minife *m);
-/** In the device loop's body, several ranks: p's exchange queued on `exec` (NCCL). */
-int minife_loop_exchange(minife *m, porta_exec exec);
-/** In the device loop's body: a local sum in device memory summed over the ranks in place,
- *  queued on `exec` (NCCL; nothing on one rank). */
-int minife_loop_sum(minife *m, porta_exec exec, double *device_value);
 
 /** What a device loop left for the host. */
 typedef struct minife_loop_result {
@@ -159,8 +191,13 @@ typedef struct minife_loop_result {
 
 /** Iterations 1.. of CG on the device from r.r = rtrans (p, Ap, x, r as minife_cg leaves them
  *  before its first iteration); history[1..tops] filled. */
-int minife_cg_loop_run(minife *m, int max_iter, double tol, double rtrans, double brkdown_tol,
-                       double *history, minife_loop_result *out);
+int minife_cg_loop_run(minife *m, minife_pass_body body, int max_iter, double tol, double rtrans,
+                       double brkdown_tol, double *history, minife_loop_result *out);
+/** In a recorded pass, several ranks: p's exchange queued on the pass's space (NCCL). */
+int minife_pass_exchange_queued(minife_pass *p);
+/** In a recorded pass: a scalar summed over the ranks in place, queued (NCCL; nothing on one
+ *  rank). */
+int minife_pass_sum_queued(minife_pass *p, int slot);
 /** Release the device loop (minife_run_finish). */
 void minife_cg_loop_free(minife *m);
 

@@ -9,7 +9,11 @@
  *  reference computes that dot at the top of the next iteration; the value is the same). The
  *  halo exchange of p comes before every matvec; with mv_overlap_comm_comp the interior rows
  *  are computed while the messages travel, and p.Ap is then a pass of its own. Every global
- *  sum goes through app_sum, so --reproducible makes them exact. */
+ *  sum goes through app_sum, so --reproducible makes them exact.
+ *
+ *  The iteration is written once (cg_pass, over the steps below: minife_pass in minife.h):
+ *  run now, its scalars on the host, or recorded once into the device loop (minife_cg_loop.c),
+ *  which runs a whole solve on a GPU; the top's scalar code is one inline function for both. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,77 +119,107 @@ static void print_residual(int print, int k, int max_iter, double normr) {
   }
 }
 
-/** The solve's scalars between iterations. */
-typedef struct cg_scalars {
-  double rtrans, rr_next, normr, brkdown_tol;
-} cg_scalars;
+/** What a pass run now reads and writes beside its scalars. */
+typedef struct cg_now {
+  cg_state *cs;
+  minife_cg_result *res;
+  int print, max_iter;
+} cg_now;
 
-/* The rest of iteration k after p.Ap: the breakdown test, alpha, the update and its sum. */
-static int finish_iteration(cg_state *s, int k, double pAp, cg_scalars *v, minife_cg_result *res,
-                            int print) {
-  PORTA_CHECK(check_breakdown(s, pAp, &v->brkdown_tol, &res->breakdown));
-  if (res->breakdown) {
-    if (print) {
+/* The top of the iteration (beta, ||r||, its residual line run now) and p = r + beta p. */
+static int step_top_p(minife_pass *p) {
+  if (p->recorded) return minife_op_loop_top(p->m, p->exec, p->st);
+  cg_now *h = (cg_now *)p->host;
+  minife *m = p->m;
+  const int k = (int)minife_loop_top(p->s, p->n, p->history);
+  if (k == 1)
+    PORTA_CHECK(waxpby(h->cs, 1.0, m->r, 0.0, m->r, m->p));
+  else
+    PORTA_CHECK(waxpby(h->cs, 1.0, m->r, p->s[MINIFE_LOOP_BETA], m->p, m->p));
+  h->res->nhistory = k + 1;
+  print_residual(h->print, k, h->max_iter, p->s[MINIFE_LOOP_NORMR]);
+  return PORTA_SUCCESS;
+}
+
+/* p's exchange, Ap = A p and p.Ap, summed over the ranks. */
+static int step_matvec_dot(minife_pass *p) {
+  if (!p->recorded) return matvec_dot(((cg_now *)p->host)->cs, &p->s[MINIFE_LOOP_PAP]);
+  PORTA_CHECK(minife_pass_exchange_queued(p)); /* p's external columns */
+  PORTA_CHECK(minife_op_loop_matvec_dot(p->m, p->exec, p->st));
+  return minife_pass_sum_queued(p, MINIFE_LOOP_PAP);
+}
+
+/* The breakdown test, alpha, x += alpha p and r -= alpha Ap with r.r summed. Recorded, a p.Ap
+   below the tolerance stops the loop with x and r as they are (alpha 0): the host finishes
+   that iteration (its test needs two more dots). */
+static int step_update(minife_pass *p) {
+  if (p->recorded) {
+    PORTA_CHECK(minife_op_loop_update(p->m, p->exec, p->st));
+    return minife_pass_sum_queued(p, MINIFE_LOOP_RRN);
+  }
+  cg_now *h = (cg_now *)p->host;
+  double *v = p->s;
+  const double pAp = v[MINIFE_LOOP_PAP];
+  PORTA_CHECK(check_breakdown(h->cs, pAp, &v[MINIFE_LOOP_BRK], &h->res->breakdown));
+  if (h->res->breakdown) {
+    if (h->print) {
       fprintf(stderr, "miniFE::cg_solve ERROR, numerical breakdown!\n");
       fflush(stderr);
     }
     return PORTA_SUCCESS;
   }
-  const double alpha = v->rtrans / pAp;
+  const double alpha = v[MINIFE_LOOP_RTRANS] / pAp;
   double t0 = porta_wtime();
-  PORTA_CHECK(minife_op_update(s->m, alpha, &v->rr_next));
-  s->t_waxpby += porta_wtime() - t0;
-  PORTA_CHECK(global_sum(s, &v->rr_next));
-  res->iterations = k;
+  PORTA_CHECK(minife_op_update(p->m, alpha, &v[MINIFE_LOOP_RRN]));
+  h->cs->t_waxpby += porta_wtime() - t0;
+  PORTA_CHECK(global_sum(h->cs, &v[MINIFE_LOOP_RRN]));
+  h->res->iterations = (int)p->n[0];
   return PORTA_SUCCESS;
 }
 
-/* Iterations k0.. on the host, every global sum through it. */
-static int host_iterations(cg_state *s, int k0, int max_iter, double tol, cg_scalars *v,
-                           minife_cg_result *res, int print) {
-  minife *m = s->m;
-  for (int k = k0; k <= max_iter && v->normr > tol; ++k) {
-    if (k == 1) {
-      PORTA_CHECK(waxpby(s, 1.0, m->r, 0.0, m->r, m->p));
-    } else {
-      const double oldrtrans = v->rtrans;
-      v->rtrans = v->rr_next; /* r.r, summed by the last update */
-      const double beta = v->rtrans / oldrtrans;
-      PORTA_CHECK(waxpby(s, 1.0, m->r, beta, m->p, m->p));
-    }
-    v->normr = sqrt(v->rtrans);
-    res->history[k] = v->normr;
-    res->nhistory = k + 1;
-    print_residual(print, k, max_iter, v->normr);
-    double pAp = 0.0;
-    PORTA_CHECK(matvec_dot(s, &pAp));
-    PORTA_CHECK(finish_iteration(s, k, pAp, v, res, print));
-    if (res->breakdown) break;
+/* One CG iteration: the body, written once, that runs from the host or is recorded. */
+static int cg_pass(minife_pass *p) {
+  PORTA_CHECK(step_top_p(p));      /* beta, ||r||; p = r + beta p */
+  PORTA_CHECK(step_matvec_dot(p)); /* Ap = A p; p.Ap */
+  PORTA_CHECK(step_update(p));     /* alpha; x, r; r.r */
+  /* recorded, a kernel decides whether another iteration runs; run now, the host loop */
+  return p->recorded ? minife_op_loop_end(p->m, p->exec, p->st) : PORTA_SUCCESS;
+}
+
+/* Iterations on the host from n[0] + 1 while k <= max_iter and ||r|| > tol. */
+static int host_iterations(minife_pass *p, double tol) {
+  cg_now *h = (cg_now *)p->host;
+  while (p->n[0] + 1 <= h->max_iter && p->s[MINIFE_LOOP_NORMR] > tol) {
+    PORTA_CHECK(cg_pass(p));
+    if (h->res->breakdown) break;
   }
   return PORTA_SUCCESS;
 }
 
 /* Iterations on the device (minife_cg_loop.c) from the first, then, if the loop stopped on a
    suspected breakdown, the rest of that iteration and the following ones on the host. */
-static int device_iterations(cg_state *s, int max_iter, double tol, cg_scalars *v,
-                             minife_cg_result *res, int print) {
+static int device_iterations(minife_pass *p, double tol) {
+  cg_now *h = (cg_now *)p->host;
+  minife_cg_result *res = h->res;
   minife_loop_result lr;
   const double t0 = porta_wtime();
-  PORTA_CHECK(
-      minife_cg_loop_run(s->m, max_iter, tol, v->rtrans, v->brkdown_tol, res->history, &lr));
-  s->t_loop += porta_wtime() - t0;
-  for (int k = 1; k <= lr.tops; ++k) print_residual(print, k, max_iter, res->history[k]);
+  PORTA_CHECK(minife_cg_loop_run(p->m, cg_pass, h->max_iter, tol, p->s[MINIFE_LOOP_RTRANS],
+                                 p->s[MINIFE_LOOP_BRK], res->history, &lr));
+  h->cs->t_loop += porta_wtime() - t0;
+  for (int k = 1; k <= lr.tops; ++k) print_residual(h->print, k, h->max_iter, res->history[k]);
   if (lr.tops > 0) {
     res->nhistory = lr.tops + 1;
-    v->normr = res->history[lr.tops];
+    p->s[MINIFE_LOOP_NORMR] = res->history[lr.tops];
   }
   res->iterations = lr.iterations;
-  v->rtrans = lr.rtrans;
-  v->rr_next = lr.rr_next;
+  p->s[MINIFE_LOOP_RTRANS] = lr.rtrans;
+  p->s[MINIFE_LOOP_RRN] = lr.rr_next;
+  p->n[0] = lr.tops;
   if (!lr.suspect) return PORTA_SUCCESS;
-  PORTA_CHECK(finish_iteration(s, lr.tops, lr.pAp, v, res, print));
+  p->s[MINIFE_LOOP_PAP] = lr.pAp;
+  PORTA_CHECK(step_update(p));
   if (res->breakdown) return PORTA_SUCCESS;
-  return host_iterations(s, lr.tops + 1, max_iter, tol, v, res, print);
+  return host_iterations(p, tol);
 }
 
 int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print) {
@@ -202,28 +236,37 @@ int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int pr
   /* x = 0 ; p = x ; Ap = A p ; r = b - Ap ; normr = |r| */
   PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
   PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
-  cg_scalars v;
-  double pAp = 0.0;
-  memset(&v, 0, sizeof v);
+  double v[MINIFE_LOOP_NSCAL], pAp = 0.0;
+  int64_t counts[3] = {0, 0, 0};
+  memset(v, 0, sizeof v);
   PORTA_CHECK(matvec_dot(&s, &pAp));
   PORTA_CHECK(waxpby(&s, 1.0, m->b, -1.0, m->Ap, m->r));
-  PORTA_CHECK(dot(&s, m->r, m->r, &v.rtrans));
-  v.normr = sqrt(v.rtrans);
-  res->initial_residual = v.normr;
-  res->history[0] = v.normr;
+  PORTA_CHECK(dot(&s, m->r, m->r, &v[MINIFE_LOOP_RTRANS]));
+  v[MINIFE_LOOP_NORMR] = sqrt(v[MINIFE_LOOP_RTRANS]);
+  res->initial_residual = v[MINIFE_LOOP_NORMR];
+  res->history[0] = v[MINIFE_LOOP_NORMR];
   res->nhistory = 1;
   if (print) {
-    printf("Initial Residual = %g\n", v.normr);
+    printf("Initial Residual = %g\n", v[MINIFE_LOOP_NORMR]);
     fflush(stdout);
   }
 
-  v.brkdown_tol = 2.220446049250313e-16; /* DBL_EPSILON */
-  if (max_iter >= 1 && v.normr > tol && minife_cg_loop_wanted(m))
-    PORTA_CHECK(device_iterations(&s, max_iter, tol, &v, res, print));
+  v[MINIFE_LOOP_BRK] = 2.220446049250313e-16; /* DBL_EPSILON */
+  cg_now h = {&s, res, print, max_iter};
+  minife_pass p;
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.exec = m->exec;
+  p.s = v;
+  p.n = counts;
+  p.history = res->history;
+  p.host = &h;
+  if (max_iter >= 1 && v[MINIFE_LOOP_NORMR] > tol && minife_cg_loop_wanted(m))
+    PORTA_CHECK(device_iterations(&p, tol));
   else
-    PORTA_CHECK(host_iterations(&s, 1, max_iter, tol, &v, res, print));
+    PORTA_CHECK(host_iterations(&p, tol));
   PORTA_CHECK(porta_fence("minife_cg"));
-  res->final_residual = v.normr;
+  res->final_residual = v[MINIFE_LOOP_NORMR];
   res->t_total = porta_wtime() - t_start;
   res->t_matvec = s.t_matvec;
   res->t_dot = s.t_dot;

@@ -243,18 +243,7 @@ typedef struct {
 
 /* the top of iteration k: beta from the last update's r.r, normr, the history */
 PORTA_FOR(minife_k_loop_top, minife_ctl_args, a, i) {
-  const int64_t k = ++PORTA_AT1(a->n, 0);
-  if (k == 1) {
-    PORTA_AT1(a->s, MINIFE_LOOP_BETA) = 0.0;
-  } else {
-    const double oldrtrans = PORTA_AT1(a->s, MINIFE_LOOP_RTRANS);
-    const double rtrans = PORTA_AT1(a->s, MINIFE_LOOP_RRN);
-    PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) = rtrans;
-    PORTA_AT1(a->s, MINIFE_LOOP_BETA) = rtrans / oldrtrans;
-  }
-  const double normr = sqrt(PORTA_AT1(a->s, MINIFE_LOOP_RTRANS));
-  PORTA_AT1(a->s, MINIFE_LOOP_NORMR) = normr;
-  PORTA_AT1(a->history, k) = normr;
+  minife_loop_top(a->s.data, a->n.data, a->history.data);
 }
 
 /* alpha = rtrans / pAp; 0 while a breakdown is suspected (x and r stay as they are) */
@@ -278,9 +267,8 @@ PORTA_FOR(minife_k_loop_end, minife_ctl_args, a, i) {
   porta_loop_decide(&a->loop, again);
 }
 
-int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state *st) {
-  const porta_range_policy rows = porta_range(0, m->A.nrows), one = porta_range(0, 1);
-  double *s = st->s.data;
+/** The one-thread kernels' arguments (the deciding loop's handle taken while it records). */
+static minife_ctl_args ctl_make(const minife_loop_state *st) {
   minife_ctl_args c;
   c.s = st->s;
   c.history = st->history;
@@ -288,36 +276,54 @@ int minife_op_loop_iteration(minife *m, porta_exec exec, const minife_loop_state
   c.max_iter = st->max_iter;
   c.tol = st->tol;
   c.loop = porta_loop_decider();
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_top", minife_k_loop_top, exec, one, &c));
+  return c;
+}
+
+int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st) {
+  minife_ctl_args c = ctl_make(st);
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_top", minife_k_loop_top, exec,
+                                         porta_range(0, 1), &c));
   minife_p_loop_args p;
   p.r = m->r;
   p.p = m->p;
   p.s = st->s;
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_loop, exec, rows, &p));
-  if (m->halo) PORTA_CHECK(minife_loop_exchange(m, exec)); /* p's external columns */
+  return PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_loop, exec,
+                                    porta_range(0, m->A.nrows), &p);
+}
+
+int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st) {
+  const porta_range_policy rows = porta_range(0, m->A.nrows);
+  double *pap = &st->s.data[MINIFE_LOOP_PAP];
   matvec_args mv = matvec_make(m, m->p, m->Ap);
-  if (matvec_by_lanes(m)) {
-    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
-                                           lanes_policy(m, &mv, m->A.nrows), &mv));
-    dot_args d;
-    d.x = m->Ap;
-    d.y = m->p;
-    PORTA_CHECK(porta_parallel_reduce_into("minife_dot", exec, rows, minife_k_dot.plain, &d,
-                                           &s[MINIFE_LOOP_PAP]));
-  } else {
-    PORTA_CHECK(porta_parallel_reduce_into("minife_matvec_dot", exec, rows,
-                                           minife_k_matvec_dot.plain, &mv, &s[MINIFE_LOOP_PAP]));
-  }
-  PORTA_CHECK(minife_loop_sum(m, exec, &s[MINIFE_LOOP_PAP]));
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_loop_alpha, exec, one, &c));
+  if (!matvec_by_lanes(m))
+    return porta_parallel_reduce_into("minife_matvec_dot", exec, rows, minife_k_matvec_dot.plain,
+                                      &mv, pap);
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
+                                         lanes_policy(m, &mv, m->A.nrows), &mv));
+  dot_args d;
+  d.x = m->Ap;
+  d.y = m->p;
+  return porta_parallel_reduce_into("minife_dot", exec, rows, minife_k_dot.plain, &d, pap);
+}
+
+int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *st) {
+  minife_ctl_args c = ctl_make(st);
+  double *s = st->s.data;
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_loop_alpha, exec,
+                                         porta_range(0, 1), &c));
   update_at_args u;
   u.alpha = &s[MINIFE_LOOP_ALPHA];
   u.x = m->x;
   u.p = m->p;
   u.r = m->r;
   u.Ap = m->Ap;
-  PORTA_CHECK(PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_at, exec, rows,
-                                                 &u, &s[MINIFE_LOOP_RRN]));
-  PORTA_CHECK(minife_loop_sum(m, exec, &s[MINIFE_LOOP_RRN]));
-  return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, one, &c);
+  return PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_at, exec,
+                                            porta_range(0, m->A.nrows), &u, &s[MINIFE_LOOP_RRN]);
+}
+
+int minife_op_loop_end(minife *m, porta_exec exec, const minife_loop_state *st) {
+  (void)m;
+  minife_ctl_args c = ctl_make(st);
+  return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, porta_range(0, 1),
+                                    &c);
 }

@@ -1,6 +1,6 @@
 /** @file minife_cg_loop.c
- *  CG on the device (minife.h, kernels in minife_cg_kernels.c): minife_cg's iterations recorded
- *  once as a deciding porta_loop, so that on a GPU a solve runs without returning to the host;
+ *  CG on the device (minife.h, kernels in minife_cg_kernels.c): minife_cg's iteration (its pass
+ *  body, minife_cg.c) recorded once as a deciding porta_loop, so that on a GPU a solve runs without returning to the host;
  *  r.r, p.Ap, beta and ||r|| stay in device memory, the history of ||r|| too, read back once.
  *  A p.Ap below the breakdown tolerance (the reference's test, rare) stops the loop and leaves
  *  the test and what follows to the host. The divisions and branches are the host loop's, so
@@ -18,6 +18,7 @@
 struct minife_cg_loop {
   minife_loop_state st;
   porta_loop *loop;
+  minife_pass_body body; /**< the recorded iteration (minife_cg.c) */
   int max_iter;
   double tol;
 };
@@ -55,23 +56,36 @@ void minife_cg_loop_free(minife *m) {
   m->cg_loop = NULL;
 }
 
-int minife_loop_exchange(minife *m, porta_exec exec) {
+int minife_pass_exchange_queued(minife_pass *p) {
+  minife *m = p->m;
+  if (!m->halo) return PORTA_SUCCESS;
   porta_view pv = PORTA_VIEW_ERASE(m->p);
-  return porta_exchange_queue(m->halo, m->device, exec, &pv, 1);
+  return porta_exchange_queue(m->halo, m->device, p->exec, &pv, 1);
 }
 
-int minife_loop_sum(minife *m, porta_exec exec, double *device_value) {
-  if (m->mesh.nranks < 2) return PORTA_SUCCESS;
-  return porta_device_comm_sum(m->device, exec, device_value, 1);
+int minife_pass_sum_queued(minife_pass *p, int slot) {
+  if (p->m->mesh.nranks < 2) return PORTA_SUCCESS;
+  return porta_device_comm_sum(p->m->device, p->exec, &p->s[slot], 1);
 }
 
+/** The recorded pass: the body's steps launch on the loop's space into its device state. */
 static int iteration(porta_exec exec, void *ctx) {
   minife *m = (minife *)ctx;
-  return minife_op_loop_iteration(m, exec, &m->cg_loop->st);
+  struct minife_cg_loop *l = m->cg_loop;
+  minife_pass p;
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.exec = exec;
+  p.recorded = 1;
+  p.s = l->st.s.data;
+  p.n = l->st.n.data;
+  p.history = l->st.history.data;
+  p.st = &l->st;
+  return l->body(&p);
 }
 
 /** The device state and the recorded loop (again if the limit or the tolerance changed). */
-static int ready(minife *m, int max_iter, double tol) {
+static int ready(minife *m, minife_pass_body body, int max_iter, double tol) {
   struct minife_cg_loop *l = m->cg_loop;
   if (!l) {
     l = (struct minife_cg_loop *)calloc(1, sizeof *l);
@@ -81,22 +95,23 @@ static int ready(minife *m, int max_iter, double tol) {
     PORTA_CHECK(porta_view_f64_create1(&l->st.history, "cg loop history", (int64_t)max_iter + 1));
     PORTA_CHECK(porta_view_i64_create1(&l->st.n, "cg loop counts", 3));
   }
-  if (l->loop && l->max_iter == max_iter && l->tol == tol) return PORTA_SUCCESS;
+  if (l->loop && l->body == body && l->max_iter == max_iter && l->tol == tol) return PORTA_SUCCESS;
   PORTA_CHECK(porta_loop_destroy(l->loop));
   l->loop = NULL;
   if (porta_extent(l->st.history, 0) < (int64_t)max_iter + 1) { /* a longer history */
     porta_view_f64_release(&l->st.history);
     PORTA_CHECK(porta_view_f64_create1(&l->st.history, "cg loop history", (int64_t)max_iter + 1));
   }
+  l->body = body;
   l->max_iter = l->st.max_iter = max_iter;
   l->tol = l->st.tol = tol;
   return porta_loop_create_deciding("minife_cg_loop", m->exec, iteration, m, max_iter, &l->loop);
 }
 
-int minife_cg_loop_run(minife *m, int max_iter, double tol, double rtrans, double brkdown_tol,
-                       double *history, minife_loop_result *out) {
+int minife_cg_loop_run(minife *m, minife_pass_body body, int max_iter, double tol, double rtrans,
+                       double brkdown_tol, double *history, minife_loop_result *out) {
   memset(out, 0, sizeof *out);
-  PORTA_CHECK(ready(m, max_iter, tol));
+  PORTA_CHECK(ready(m, body, max_iter, tol));
   struct minife_cg_loop *l = m->cg_loop;
   porta_mirror_f64 s, h;
   porta_mirror_i64 n;

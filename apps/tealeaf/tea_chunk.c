@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "app_field.h"
-#include "tea_loop.h"
 #include "tea_internal.h"
 
 static const char *const tea_field_labels[TEA_NUM_FIELDS] = {
@@ -96,7 +95,6 @@ int tea_chunk_alloc(tea_chunk *c) {
 
 void tea_chunk_free(tea_chunk *c) {
   if (!c) return;
-  tea_loop_free(c); /* first: its graph reads the fields */
   for (int f = 0; f < TEA_NUM_FIELDS; ++f)
     if (c->fields[f].data) porta_view_f64_release(&c->fields[f]);
   if (c->vertexx.data) porta_view_f64_release(&c->vertexx);

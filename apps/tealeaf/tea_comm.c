@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "app_env.h"
-#include "tea_loop.h"
 
 void tea_chunk_setup(tea_chunk *c, const porta_decomp *d, const tea_settings *s, porta_exec exec) {
   c->gx_cells = s->x_cells;
@@ -102,7 +101,6 @@ int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
 }
 
 void tea_comm_destroy(tea_chunk *c) {
-  tea_loop_free(c); /* a recorded loop holds NCCL's work: NCCL waits for it at the comm's end */
   if (c->sum) app_sum_destroy(c->sum);
   c->sum = NULL;
   if (!c->comm) return;

@@ -1,12 +1,13 @@
 /** @file tea_loop.h
- *  A solver's iterations on the device (tea_solve_loop.c, tea_kernels_loop.c): CG, Jacobi,
- *  and Chebyshev's and PPCG's iterations after their switch from CG, with their
- *  scalars, the convergence test and the iteration limit in device memory, recorded once as a
- *  porta_loop, so that on a GPU a whole solve (Chebyshev: the rest of it) runs without a return
- *  to the host; the step reads its figures back once. The same bits as the host's loop:
- *  the divisions are the host loop's, done once each by one-thread kernels, and the
- *  reductions are the host loop's kernels (a reduction's grid follows its kernel's occupancy,
- *  so a kernel of its own could sum in another order). */
+ *  The solvers' scalars and the code that reads and writes them (alpha, beta, the convergence
+ *  test, Chebyshev's stop), written once as inline functions that a pass run now calls on the
+ *  host and a recorded pass runs in one-thread kernels (tea_pass.h); the kernels' launchers
+ *  (tea_kernels_loop.c) and the device loop (tea_solve_loop.c): a solver's passes recorded once
+ *  as a porta_loop, so that on a GPU a whole solve (Chebyshev and PPCG: the rest after their
+ *  switch) runs without a return to the host; the step reads its figures back once. The same
+ *  bits either way: the divisions are these functions', once each, and the reductions are the
+ *  same kernels (a reduction's grid follows its kernel's occupancy, so a kernel of its own
+ *  could sum in another order). */
 #ifndef TEA_LOOP_H
 #define TEA_LOOP_H
 
@@ -16,7 +17,7 @@
 
 PORTA_EXTERN_C_BEGIN
 
-/** The device scalars (tea_loop_state.scal). */
+/** The solver's scalars (tea_loop_state.scal). */
 enum {
   TEA_LOOP_RRO,   /**< CG: r.r of the last iteration */
   TEA_LOOP_PW,    /**< CG and PPCG: p.w */
@@ -32,48 +33,75 @@ enum {
   TEA_LOOP_EPS,   /**< eps * the initial residual */
   TEA_LOOP_NSCAL
 };
-/** The device integers (tea_loop_state.ints). */
+/** The solver's integers (tea_loop_state.ints). */
 enum {
-  TEA_LOOP_N,      /**< iterations this run of the loop made */
+  TEA_LOOP_N,      /**< iterations this run made (of the loop, or of passes run now) */
   TEA_LOOP_STATUS, /**< how it ended (below) */
   TEA_LOOP_N0,     /**< the solve's iterations before it (tea_solve.n - 1 at its start) */
   TEA_LOOP_LAST,   /**< the solve's iteration limit (tea_solve.last_iter) */
   TEA_LOOP_EST,    /**< Chebyshev: the estimated iteration count (cheby_state.est_itc) */
   TEA_LOOP_STEPS0, /**< Chebyshev: its count (the coefficient) at iteration n is STEPS0 + n */
   TEA_LOOP_NCOEF,  /**< Chebyshev: its iteration limit (cheby_state.max_iters) */
-  TEA_LOOP_BASE,   /**< Chebyshev: the pass's iterations are BASE + 1 .. BASE + 10 */
+  TEA_LOOP_BASE,   /**< Chebyshev: the pass's iterations are BASE + 1 .. tea_cheby_end */
   TEA_LOOP_STOP,   /**< Chebyshev: of which those up to STOP run */
   TEA_LOOP_NINTS
 };
 /** Chebyshev's iterations per pass: the host loop recomputes its error every 10 iterations,
- *  so a pass of 10 (n = 10 k + 1 .. 10 k + 10) computes r.r once, in its last. */
+ *  so a pass (n = 10 k + 1 .. 10 k + 10; the first after the switch from its iteration on)
+ *  computes r.r once, in its last. */
 enum { TEA_CHEBY_PASS = 10 };
+/** Chebyshev's coefficient tables larger than this stay on the host (16 MiB of device memory). */
+#define TEA_LOOP_MAX_COEFS ((int64_t)1 << 20)
 /** TEA_LOOP_STATUS: still iterating (the limit ends it), converged, or a residual not finite. */
 enum { TEA_LOOP_RUNNING = 0, TEA_LOOP_CONVERGED = 1, TEA_LOOP_NOT_FINITE = 2 };
 
-/** What the recorded kernels read and write. */
+/** The solver's scalars: in device memory when the pass is recorded, in host memory when it
+ *  runs now (tea_pass.h); the functions below are the same code for both. */
 typedef struct tea_loop_state {
-  porta_view_f64 scal; /**< TEA_LOOP_NSCAL doubles */
-  porta_view_i64 ints; /**< TEA_LOOP_NINTS integers */
+  double *scal;  /**< TEA_LOOP_NSCAL doubles */
+  int64_t *ints; /**< TEA_LOOP_NINTS integers */
 } tea_loop_state;
 
-/** The end of an iteration, in a one-thread kernel (tea_solve_iteration_end's test): count
- *  it, error = sqrt(|value|), converged or not finite (the status), else the error kept as
- *  the old one. Returns whether another iteration runs (the solve's limit not reached). */
+/** The end of an iteration (the convergence test, written once: a one-thread kernel on the
+ *  device, a call on the host): count it, error = sqrt(|value|), converged or not finite (the
+ *  status), else the error kept as the old one. Returns whether another iteration runs (the
+ *  solve's limit not reached). */
 PORTA_INLINE_FUNCTION int tea_loop_test(const tea_loop_state *st, double value) {
-  const int64_t n = PORTA_AT1(st->ints, TEA_LOOP_N0) + ++PORTA_AT1(st->ints, TEA_LOOP_N);
+  const int64_t n = st->ints[TEA_LOOP_N0] + ++st->ints[TEA_LOOP_N];
   const double error = sqrt(fabs(value));
-  PORTA_AT1(st->scal, TEA_LOOP_ERROR) = error;
+  st->scal[TEA_LOOP_ERROR] = error;
   if (!isfinite(error)) {
-    PORTA_AT1(st->ints, TEA_LOOP_STATUS) = TEA_LOOP_NOT_FINITE;
+    st->ints[TEA_LOOP_STATUS] = TEA_LOOP_NOT_FINITE;
     return 0;
   }
-  if (fabs(error) < PORTA_AT1(st->scal, TEA_LOOP_EPS)) {
-    PORTA_AT1(st->ints, TEA_LOOP_STATUS) = TEA_LOOP_CONVERGED;
+  if (fabs(error) < st->scal[TEA_LOOP_EPS]) {
+    st->ints[TEA_LOOP_STATUS] = TEA_LOOP_CONVERGED;
     return 0;
   }
-  PORTA_AT1(st->scal, TEA_LOOP_OLD) = error;
-  return n < PORTA_AT1(st->ints, TEA_LOOP_LAST);
+  st->scal[TEA_LOOP_OLD] = error;
+  return n < st->ints[TEA_LOOP_LAST];
+}
+
+/** CG's alpha: rro = rrn (the last iteration's r.r; the start's rro first), alpha = rro / pw. */
+PORTA_INLINE_FUNCTION void tea_loop_cg_alpha(const tea_loop_state *st) {
+  const double rro = st->scal[TEA_LOOP_RRN];
+  st->scal[TEA_LOOP_RRO] = rro;
+  st->scal[TEA_LOOP_ALPHA] = rro / st->scal[TEA_LOOP_PW];
+}
+
+/** PPCG's alpha: rro = utemp.r, alpha = rro / pw. */
+PORTA_INLINE_FUNCTION void tea_loop_ppcg_alpha(const tea_loop_state *st) {
+  const double rro = st->scal[TEA_LOOP_RZ];
+  st->scal[TEA_LOOP_RRO] = rro;
+  st->scal[TEA_LOOP_ALPHA] = rro / st->scal[TEA_LOOP_PW];
+}
+
+/** CG's beta = rrn / rro, rro = rrn, and the test on rrn. Returns whether another runs. */
+PORTA_INLINE_FUNCTION int tea_loop_cg_beta_test(const tea_loop_state *st) {
+  const double rrn = st->scal[TEA_LOOP_RRN];
+  st->scal[TEA_LOOP_BETA] = rrn / st->scal[TEA_LOOP_RRO];
+  st->scal[TEA_LOOP_RRO] = rrn;
+  return tea_loop_test(st, rrn);
 }
 
 /** Where a run of the loop starts (tea_k_loop_start). */
@@ -85,92 +113,105 @@ typedef struct tea_loop_start {
   int64_t est, steps, ncoef; /**< Chebyshev (steps: its count at iteration n0 + 1) */
 } tea_loop_start;
 
-/** The last iteration of Chebyshev's pass BASE + 1 .. BASE + 10 that runs: the first of its
- *  first nine (whose error is the last one square-rooted again, known now) that converges,
- *  else its tenth, and never past the limit. */
+/** The end of Chebyshev's pass after iteration `base`: the next multiple of TEA_CHEBY_PASS
+ *  (the iteration whose error the host loop recomputes, from the estimated count on). */
+PORTA_INLINE_FUNCTION int64_t tea_cheby_end(int64_t base) {
+  return base - base % TEA_CHEBY_PASS + TEA_CHEBY_PASS;
+}
+
+/** The last iteration of Chebyshev's pass BASE + 1 .. its end that runs: the first of those
+ *  before its end (whose error is the last one square-rooted again, known now) that converges,
+ *  else its end, and never past the limit. */
 PORTA_INLINE_FUNCTION int64_t tea_cheby_stop(const tea_loop_state *st) {
-  const int64_t base = PORTA_AT1(st->ints, TEA_LOOP_BASE);
-  const int64_t last = PORTA_AT1(st->ints, TEA_LOOP_LAST);
-  double e = PORTA_AT1(st->scal, TEA_LOOP_ERROR);
-  for (int64_t n = base + 1; n < base + TEA_CHEBY_PASS; ++n) {
+  const int64_t base = st->ints[TEA_LOOP_BASE];
+  const int64_t end = tea_cheby_end(base);
+  const int64_t last = st->ints[TEA_LOOP_LAST];
+  double e = st->scal[TEA_LOOP_ERROR];
+  for (int64_t n = base + 1; n < end; ++n) {
     e = sqrt(fabs(e));
-    if (!isfinite(e) || fabs(e) < PORTA_AT1(st->scal, TEA_LOOP_EPS) || n >= last) return n;
+    if (!isfinite(e) || fabs(e) < st->scal[TEA_LOOP_EPS] || n >= last) return n;
   }
-  return base + TEA_CHEBY_PASS < last ? base + TEA_CHEBY_PASS : last;
+  return end < last ? end : last;
+}
+
+/** Chebyshev's tests of a pass's iterations that ran: r.r where the host loop recomputes its
+ *  error (the pass's end, from the estimated count on), else the old error square-rooted
+ *  again; then the next pass and its stop. Returns whether another pass runs. */
+PORTA_INLINE_FUNCTION int tea_loop_cheby_test(const tea_loop_state *st) {
+  const int64_t base = st->ints[TEA_LOOP_BASE];
+  const int64_t stop = st->ints[TEA_LOOP_STOP];
+  const int64_t end = tea_cheby_end(base);
+  int again = 0;
+  for (int64_t n = base + 1; n <= stop; ++n) {
+    const bool fresh = n == end && n >= st->ints[TEA_LOOP_EST];
+    again = tea_loop_test(st, fresh ? st->scal[TEA_LOOP_NORM] : st->scal[TEA_LOOP_ERROR]);
+    if (!again) break;
+  }
+  if (again) {
+    st->ints[TEA_LOOP_BASE] = end;
+    st->ints[TEA_LOOP_STOP] = tea_cheby_stop(st);
+  }
+  return again;
+}
+
+/** A run's start into the scalars (tea_k_loop_start's kernel on the device; on the host for a
+ *  pass run now). */
+PORTA_INLINE_FUNCTION void tea_loop_begin(const tea_loop_state *st, const tea_loop_start *start) {
+  st->scal[TEA_LOOP_RRO] = start->rro;
+  st->scal[TEA_LOOP_RRN] = start->rro; /* CG's alpha: rro = rrn */
+  st->scal[TEA_LOOP_EPS] = start->eps_init;
+  st->scal[TEA_LOOP_ERROR] = start->error;
+  st->ints[TEA_LOOP_N] = 0;
+  st->ints[TEA_LOOP_STATUS] = TEA_LOOP_RUNNING;
+  st->ints[TEA_LOOP_N0] = start->n0;
+  st->ints[TEA_LOOP_LAST] = start->last;
+  st->ints[TEA_LOOP_EST] = start->est;
+  st->ints[TEA_LOOP_STEPS0] = start->steps - (start->n0 + 1);
+  st->ints[TEA_LOOP_NCOEF] = start->ncoef;
+  st->ints[TEA_LOOP_BASE] = start->n0;
+  st->ints[TEA_LOOP_STOP] = tea_cheby_stop(st);
 }
 
 /** Start a run: its figures into device memory, the count and status zeroed, Chebyshev's first
  *  pass from n0 (a one-thread kernel, no wait). */
 int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_start *start);
-/** One CG iteration on `exec` (a deciding loop's body): w = A p with p.w, alpha, r -= alpha w
- *  with r.r, beta and the test that decides whether another runs, u += alpha p and
- *  p = r + beta p. `fused`: the p update computes beta in every thread and runs the test in one
- *  (one kernel less per iteration, about 2 us on a GPU; on large grids the divisions cost more:
- *  4 % of tea_bm_5's time on an H200, so tea_solve_loop.c fuses up to TEA_LOOP_FUSE_CELLS). */
-int tea_k_cg_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st, bool fused);
-/** One CG iteration as the host loop runs it with a preconditioner `pc` (jac_diag or
- *  jac_block), on `exec`: w = A p with p.w, alpha, u += alpha p and r -= alpha w with r.z
- *  (z = M r: jac_diag in the same kernel, jac_block's block solve after it), beta and the test,
- *  p = z + beta p, and p's physical halo reflected (one rank: its exchange). */
-int tea_k_cg_loop_iteration_pc(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
-                               tea_precon pc);
+/** CG's one-thread kernels on `exec` (tea_loop_cg_alpha; tea_loop_cg_beta_test deciding
+ *  through `decider`, the recorded loop's). */
+int tea_k_loop_cg_alpha(porta_exec exec, const tea_loop_state *st);
+int tea_k_loop_cg_test(porta_exec exec, const tea_loop_state *st, const porta_loop_handle *decider);
+/** PPCG's one-thread kernels on `exec`: tea_loop_ppcg_alpha; and CG's test labelled PPCG's. */
+int tea_k_loop_ppcg_alpha(porta_exec exec, const tea_loop_state *st);
+int tea_k_loop_ppcg_test(porta_exec exec, const tea_loop_state *st,
+                         const porta_loop_handle *decider);
+/** CG's lean update with alpha and beta from device memory: u += alpha p, p = r + beta p, after
+ *  the test kernel; `fused`: the test in the update's kernel instead (every thread computes
+ *  beta, one cell's thread runs the test: one kernel less per iteration, about 2 us on a GPU;
+ *  on large grids the divisions cost more: 4 % of tea_bm_5's time on an H200, so the pass
+ *  fuses up to TEA_LOOP_FUSE_CELLS). */
+int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
+                        const porta_loop_handle *decider, bool fused);
 /** CG's p update and test fused on grids of up to this many cells (TEA_LOOP_FUSE=0|1 forces
  *  either way, for tests). */
 #define TEA_LOOP_FUSE_CELLS ((int64_t)1 << 22)
-/** One Jacobi iteration on `exec` (a deciding loop's body): un = u, the update with its L1
- *  norm, u's physical halo reflected, and the test. */
-int tea_k_jacobi_loop_iteration(tea_chunk *c, porta_exec exec, const tea_loop_state *st);
-/** A pass of Chebyshev iterations on `exec` (a deciding loop's body; TEA_CHEBY_PASS of them,
- *  those past TEA_LOOP_STOP doing nothing) with the coefficients in device memory (alphas,
- *  betas: TEA_LOOP_NCOEF each): each r = u0 - A u, the update, u's physical halo reflected;
- *  then r.r, and the test of each iteration that ran (r.r where the host loop recomputes its
- *  error, n >= est and n mod 10 = 0; else the old error square-rooted again), which also
- *  chooses the next pass's stop. Any preconditioner. */
-int tea_k_cheby_loop_pass(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc,
-                          porta_view_f64 alphas, porta_view_f64 betas);
+/** The convergence test on scalar `slot` in a one-thread kernel on `exec`, deciding through
+ *  `decider` (Jacobi's on its L1 norm). */
+int tea_k_loop_test(porta_exec exec, const tea_loop_state *st, const porta_loop_handle *decider,
+                    int slot);
+/** Chebyshev's test (tea_loop_cheby_test) in a one-thread kernel on `exec`. */
+int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,
+                          const porta_loop_handle *decider);
 /** Iteration BASE + slot of a Chebyshev pass (tea_kernels_cheby.c), if it is not past STOP:
  *  r = u0 - A u, then p = alpha p + beta (M r), u += p with the coefficients of its count
  *  (jac_block: the block solve z = M r between the two, on every slot). */
 int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot);
 
-/** One PPCG outer iteration's kernels of its own on `exec` (a deciding loop's body;
- *  tea_solve_ppcg.c runs them around the inner steps): the first part (w = A p with p.w and
- *  utemp.r, alpha = rro / pw with rro = utemp.r, u += alpha p, r -= alpha w) and the last
- *  (rrn, beta and the test as CG's, p = utemp + beta p). Any preconditioner (z = M r after the
- *  r update: jac_diag in its kernel, jac_block's block solve after it). */
-int tea_k_ppcg_loop_first(tea_chunk *c, porta_exec exec, const tea_loop_state *st, tea_precon pc);
-int tea_k_ppcg_loop_last(tea_chunk *c, porta_exec exec, const tea_loop_state *st);
-
 /** Whether the run's solves run on the device: every solver with every preconditioner (CG and
  *  Jacobi throughout, Chebyshev and PPCG their iterations after the switch), in default mode,
  *  on one rank, the execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for
  *  tests; =0: never). */
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s);
-/** tea_loop_wanted, for a solve with at least one iteration. */
-bool tea_solve_on_device(const tea_solve *v);
-/** The solve as the solver's host loop, on the device: the same iterations, counts and bits;
- *  the figures read back once (CG's coefficient history, tea_solve_cg_iteration's, is not
- *  kept: only Chebyshev and PPCG read it). */
-int tea_solve_loop(tea_solve *v);
-/** The rest of a Chebyshev solve on the device, from iteration v->n on (v->n - 1 a multiple of
- *  10: the host ran the CG iterations, the switch's and up to the next multiple of 10;
- *  `steps`, `ncoef` and `est` as its cheby_state), with the
- *  coefficients of the whole solve computed once (a table larger than 2^20 entries stays on
- *  the host: tea_solve_cheby_on_device). Adds its iterations to the step's Chebyshev count. */
-int tea_solve_cheby_loop(tea_solve *v, int64_t steps, int64_t ncoef, int64_t est, double *theta,
-                         int64_t *have_coef);
-/** Whether tea_solve_cheby_loop takes the rest of this Chebyshev solve. */
-bool tea_solve_cheby_on_device(const tea_solve *v, int64_t ncoef);
-/** The rest of a PPCG solve on the device, from iteration v->n on (the host ran the CG
- *  iterations and the switch's), `inner` inner steps of the run's coefficients (theta) each;
- *  adds them to the step's inner count. */
-int tea_solve_ppcg_loop(tea_solve *v, int inner, double theta);
-/** Whether tea_solve_ppcg_loop takes the rest of this PPCG solve. */
-bool tea_solve_ppcg_on_device(const tea_solve *v);
-/** The inner steps (tea_solve_ppcg.c; the loop's body runs them on the loop's space). */
-int tea_solve_ppcg_inner(tea_chunk *c, const tea_settings *s, double theta, int steps);
-/** Release the chunk's recorded loop (tea_chunk_free). */
+/** Release the chunk's recorded loop (tea_run_finish: before the communicator and chunk). */
 void tea_loop_free(tea_chunk *c);
 
 PORTA_EXTERN_C_END

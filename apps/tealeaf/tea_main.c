@@ -8,7 +8,7 @@
  *  (APP_EXIT_*, README "Exit status"). */
 #include "tea_run.h"
 
-/* TeaLeaf's environment switches (read in tea_comm.c and tea_solve_loop.c) */
+/* TeaLeaf's environment switches (read in tea_comm.c, tea_solve_loop.c and tea_pass.c) */
 static const app_env_switch tea_env[] = {
     {"TEA_HALO_BESIDE", "0|1",
      "1: exchanges beside the inside's update on host back ends too; 0: never (default: on a "

@@ -7,6 +7,7 @@
 
 #include "tea_comm.h"
 #include "tea_deck.h"
+#include "tea_loop.h"
 
 void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec) {
   memset(r, 0, sizeof *r);
@@ -156,6 +157,9 @@ void tea_run_report(tea_run *r) {
 
 int tea_run_finish(tea_run *r) {
   tea_history_free(&r->hist);
+  /* the recorded loop first: its graph reads the fields and holds NCCL's work, which NCCL
+     waits for at the communicator's end */
+  tea_loop_free(&r->c);
   tea_comm_destroy(&r->c);
   tea_chunk_free(&r->c);
   app_deck_free(&r->deck);

@@ -1,9 +1,9 @@
 /** @file tea_solve.h
- *  One implicit step's solve, one driver per solver over the kernels of tea_internal.h:
- *  tea_solve_cg.c, tea_solve_cheby.c, tea_solve_ppcg.c and tea_solve_jacobi.c each run their
- *  iterations; the pieces they share (a CG iteration, the end of an iteration with its
- *  exchange and convergence test, the switch from CG, the eigenvalue estimate) are in
- *  tea_solve_common.c; tea_step.c sets a step up, runs its solver's driver and finishes it.
+ *  One implicit step's solve, one driver per solver: tea_solve_cg.c, tea_solve_cheby.c,
+ *  tea_solve_ppcg.c and tea_solve_jacobi.c each write their iteration once as a pass
+ *  (tea_pass.h), run from the host or recorded on the device; the pieces they share (the
+ *  switch from CG, the eigenvalue estimate, the coefficients) are in tea_solve_common.c;
+ *  tea_step.c sets a step up, runs its solver's driver and finishes it.
  *
  *  The drivers follow the reference's tea_leaf (tea_solve.f90) on purpose, including its quirks
  *  (tealeaf.md 1.5-1.6):
@@ -47,14 +47,9 @@ int tea_solve_cheby(tea_solve *v);
 int tea_solve_ppcg(tea_solve *v);
 int tea_solve_jacobi(tea_solve *v);
 
-/** One CG iteration (preconditioned, or the lean one of 96 B/cell). *exchanged: it exchanged
- *  v->exch already (beside its update); *reflect: that field's physical halo needs its
- *  reflection. */
-int tea_solve_cg_iteration(tea_solve *v, bool *exchanged, bool *reflect);
-/** The end of every iteration: v->exch exchanged (unless `exchanged`) and reflected (if
- *  `reflect`), then the convergence test (v->converged), or a failure if the residual is not
- *  finite. */
-int tea_solve_iteration_end(tea_solve *v, bool exchanged, bool reflect);
+/** One CG iteration (tea_solve_cg.c) run now, with its exchange of p and its convergence test:
+ *  Chebyshev's and PPCG's before their switch. */
+int tea_solve_cg_now(tea_solve *v);
 /** Whether Chebyshev or PPCG (`ppcg`) takes over from CG at this iteration. */
 bool tea_solve_switch_due(const tea_solve *v, bool ppcg);
 /** The extreme eigenvalues from the CG iterations so far (once a run: c->have_eigs). */

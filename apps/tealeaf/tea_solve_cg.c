@@ -1,15 +1,30 @@
 /** @file tea_solve_cg.c
- *  The CG driver (reference tea_leaf_cg): every iteration a CG iteration (tea_solve.h); on a
- *  GPU the same iterations without a return to the host (tea_loop.h). */
-#include "tea_loop.h"
+ *  The CG driver (reference tea_leaf_cg): its iteration, written once as a pass (tea_pass.h)
+ *  that runs from the host or is recorded on the device. */
+#include "tea_pass.h"
+
+int tea_cg_pass(tea_pass *p) {
+  const tea_precon pc = p->s->preconditioner;
+  /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
+     needs z, or reproducible mode wants exact sums (the reference kernels have both) */
+  const bool lean = pc == TEA_PRECON_NONE && !p->s->reproducible;
+  PORTA_CHECK(tea_pass_cg_w(p, lean)); /* w = A p; pw = p.w */
+  PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 1));
+  PORTA_CHECK(tea_pass_cg_alpha(p));   /* alpha = rro / pw */
+  PORTA_CHECK(tea_pass_cg_r(p, lean)); /* r -= alpha w (and u, z); rrn = r.z */
+  PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_RRN, 1));
+  if (lean) return tea_pass_cg_up(p); /* the test; u += alpha p; p = r + beta p; p's exchange */
+  PORTA_CHECK(tea_pass_cg_test(p));   /* beta = rrn / rro; the test */
+  PORTA_CHECK(tea_pass_cg_p(p, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R));
+  return tea_pass_exchange(p, TEA_FIELD_P, true);
+}
 
 int tea_solve_cg(tea_solve *v) {
-  if (tea_solve_on_device(v)) return tea_solve_loop(v); /* the same loop, on the device */
-  for (v->n = 1; v->n <= v->last_iter; ++v->n) {
-    bool exchanged, reflect;
-    PORTA_CHECK(tea_solve_cg_iteration(v, &exchanged, &reflect));
-    PORTA_CHECK(tea_solve_iteration_end(v, exchanged, reflect));
-    if (v->converged) break;
-  }
-  return PORTA_SUCCESS;
+  v->n = 1;
+  return tea_pass_run(v, tea_cg_pass, "tea_cg_loop", NULL, &v->st->cg_iterations);
+}
+
+int tea_solve_cg_now(tea_solve *v) {
+  v->st->cg_iterations++;
+  return tea_pass_now(v, tea_cg_pass, NULL);
 }

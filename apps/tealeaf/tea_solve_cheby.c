@@ -2,11 +2,12 @@
  *  The Chebyshev driver (reference tea_leaf_cheby): CG iterations until the switch
  *  (tea_solve_switch_due), the eigenvalue estimate from them, then Chebyshev iterations whose
  *  convergence value is recomputed only every 10 iterations from the estimated count on
- *  (tea_solve.h); on a GPU the iterations after the switch's run without a return to the host
- *  (tea_loop.h). */
+ *  (tea_solve.h). The iterations after the switch's are written once as a pass of up to 10
+ *  (tea_pass.h), run from the host or recorded on the device. */
 #include <math.h>
+#include <string.h>
 
-#include "tea_loop.h"
+#include "tea_pass.h"
 
 /** The Chebyshev half of a solve. */
 typedef struct cheby_state {
@@ -51,51 +52,35 @@ static int cheby_first(tea_solve *v, cheby_state *ch) {
   return PORTA_SUCCESS;
 }
 
-/* A later Chebyshev iteration; *exchanged: u's exchange ran beside the update. */
-static int cheby_iteration(tea_solve *v, cheby_state *ch, bool *exchanged) {
-  tea_chunk *c = v->c;
-  const tea_precon pc = v->s->preconditioner;
-  const int64_t idx = ch->steps < ch->max_iters ? ch->steps : ch->max_iters - 1;
-  PORTA_CHECK(tea_solve_ch_coefs(c, idx + 1, ch->max_iters, &ch->have_coef, &ch->theta));
-  porta_exec side;
-  if (pc != TEA_PRECON_JAC_BLOCK && tea_halo_beside(c, &side)) {
-    /* the edge's update and the exchange of u beside the inside's update (the physical faces
-       are reflected after it) */
-    PORTA_CHECK(tea_k_cheby_iterate_split(c, pc, side, c->ch_alphas[idx], c->ch_betas[idx]));
-    PORTA_CHECK(tea_halo_exchange_beside(c, &v->exch, 1, 1));
-    *exchanged = true;
-  } else {
-    PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[idx], c->ch_betas[idx]));
-  }
-  if (v->n >= ch->est_itc && v->n % 10 == 0) {
-    PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_R, &v->error));
-    PORTA_CHECK(tea_allreduce_sum(c, &v->error, 1));
-  }
-  return PORTA_SUCCESS;
+int tea_cheby_pass(tea_pass *p) {
+  for (int slot = 1; slot <= TEA_CHEBY_PASS; ++slot)
+    PORTA_CHECK(tea_pass_cheby_iteration(p, slot)); /* r = u0 - A u; p, u; u's exchange */
+  PORTA_CHECK(tea_pass_cheby_norm(p));              /* r.r where the test reads it */
+  return tea_pass_cheby_test(p);
 }
 
 int tea_solve_cheby(tea_solve *v) {
   cheby_state ch = {0, 0, 0, 0, 1.0};
-  bool switched = false;
   for (v->n = 1; v->n <= v->last_iter; ++v->n) {
-    bool exchanged = false, reflect = true;
-    if (!switched) switched = tea_solve_switch_due(v, false);
-    if (!switched) {
-      PORTA_CHECK(tea_solve_cg_iteration(v, &exchanged, &reflect));
-    } else {
-      PORTA_CHECK(ch.steps == 0 ? cheby_first(v, &ch) : cheby_iteration(v, &ch, &exchanged));
+    if (tea_solve_switch_due(v, false)) {
+      /* the switch's iteration, then the rest from the host or on the device */
+      PORTA_CHECK(cheby_first(v, &ch));
       v->st->cheby_iterations++;
-      ch.steps++;
-    }
-    PORTA_CHECK(tea_solve_iteration_end(v, exchanged, reflect));
-    if (v->converged) break;
-    if (ch.steps > 0 && v->n < v->last_iter) { /* the rest on the device? */
+      PORTA_CHECK(tea_exchange1(v->c, TEA_FIELD_U, 1));
+      PORTA_CHECK(tea_pass_test_now(v, v->error));
+      if (v->converged) return PORTA_SUCCESS;
       ++v->n;
-      if (tea_solve_cheby_on_device(v, ch.max_iters))
-        return tea_solve_cheby_loop(v, ch.steps, ch.max_iters, ch.est_itc, &ch.theta,
-                                    &ch.have_coef);
-      --v->n;
+      tea_pass_arg arg;
+      memset(&arg, 0, sizeof arg);
+      arg.ncoef = ch.max_iters;
+      arg.est = ch.est_itc;
+      arg.steps = ch.steps + 1; /* the reference's count: the next iteration takes coefficient 2 */
+      arg.have_coef = &ch.have_coef;
+      arg.ch_theta = &ch.theta;
+      return tea_pass_run(v, tea_cheby_pass, "tea_cheby_loop", &arg, &v->st->cheby_iterations);
     }
+    PORTA_CHECK(tea_solve_cg_now(v));
+    if (v->converged) break;
   }
   return PORTA_SUCCESS;
 }

@@ -6,11 +6,14 @@
  *  The inner steps use the communication-avoiding halo: sd and rtemp are exchanged `halo` deep
  *  once every `halo` steps, and the steps in between compute on the interior grown by the
  *  remaining halo width on faces that have a neighbour rank (redundant work on the overlap).
- *  On a GPU the iterations after the switch's run without a return to the host (tea_loop.h). */
-#include "tea_loop.h"
+ *  Its iteration after the switch is written once as a pass (tea_pass.h), run from the host or
+ *  recorded on the device. */
+#include <string.h>
+
+#include "tea_pass.h"
 
 /* The inner steps (the reference's tea_leaf_ppcg_inner): the result ("z") is left in UTEMP. */
-int tea_solve_ppcg_inner(tea_chunk *c, const tea_settings *s, double theta, int steps) {
+static int ppcg_inner(tea_chunk *c, const tea_settings *s, double theta, int steps) {
   const tea_precon pc = s->preconditioner;
   PORTA_CHECK(tea_k_ppcg_init_sd(c, pc, theta));
   const int h = c->halo;
@@ -58,55 +61,51 @@ static int ppcg_first(tea_solve *v, int inner, double *theta) {
   PORTA_CHECK(tea_solve_eigenvalues(v));
   PORTA_CHECK(tea_solve_ch_coefs(c, inner, inner, &have_coef, theta));
   if (pc != TEA_PRECON_NONE) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-  PORTA_CHECK(tea_solve_ppcg_inner(c, v->s, *theta, inner));
+  PORTA_CHECK(ppcg_inner(c, v->s, *theta, inner));
   v->st->inner_iterations += inner;
   PORTA_CHECK(tea_k_ppcg_init_p(c, &v->rro));
   PORTA_CHECK(tea_allreduce_sum(c, &v->rro, 1));
   return tea_exchange1(c, TEA_FIELD_P, 1);
 }
 
-/* One outer iteration: a flexible-CG step preconditioned by the inner steps. */
-static int ppcg_iteration(tea_solve *v, int inner, double theta) {
-  tea_chunk *c = v->c;
-  double w[2];
-  PORTA_CHECK(tea_k_ppcg_calc_w_store(c, &w[0], &w[1]));
-  PORTA_CHECK(tea_allreduce_sum(c, w, 2));
-  v->rro = w[1];
-  const double alpha = v->rro / w[0];
-  PORTA_CHECK(tea_k_cg_calc_ur(c, v->s->preconditioner, alpha, NULL));
-  PORTA_CHECK(tea_solve_ppcg_inner(c, v->s, theta, inner));
-  v->st->inner_iterations += inner;
-  double rrn;
-  PORTA_CHECK(tea_k_ppcg_calc_rrn(c, &rrn));
-  PORTA_CHECK(tea_allreduce_sum(c, &rrn, 1));
-  const double beta = rrn / v->rro;
-  PORTA_CHECK(tea_k_cg_calc_p(c, TEA_FIELD_UTEMP, beta));
-  v->error = rrn;
-  v->rro = rrn;
-  return PORTA_SUCCESS;
+int tea_ppcg_pass(tea_pass *p) {
+  PORTA_CHECK(tea_pass_ppcg_w(p)); /* w = A p; pw = p.w, rz = utemp.r */
+  PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 2));
+  PORTA_CHECK(tea_pass_ppcg_alpha(p));      /* rro = rz; alpha = rro / pw */
+  PORTA_CHECK(tea_pass_ppcg_ur(p));         /* u += alpha p; r -= alpha w */
+  const porta_exec own = tea_pass_enter(p); /* utemp from the inner steps */
+  const int rc = ppcg_inner(p->c, p->s, p->arg.theta, p->arg.inner);
+  tea_pass_leave(p, own);
+  PORTA_CHECK(rc);
+  PORTA_CHECK(tea_pass_ppcg_rrn(p));
+  PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_RRN, 1));
+  PORTA_CHECK(tea_pass_ppcg_test(p));             /* beta = rrn / rro; the test */
+  PORTA_CHECK(tea_pass_cg_p(p, TEA_FIELD_UTEMP)); /* p = utemp + beta p */
+  return tea_pass_exchange(p, TEA_FIELD_P, true);
 }
 
 int tea_solve_ppcg(tea_solve *v) {
-  const int inner = tea_ppcg_inner_steps(v->s);
-  double theta = 1.0;
-  bool switched = false;
+  tea_pass_arg arg;
+  memset(&arg, 0, sizeof arg);
+  arg.theta = 1.0;
+  arg.inner = tea_ppcg_inner_steps(v->s);
   for (v->n = 1; v->n <= v->last_iter; ++v->n) {
-    bool exchanged = false, reflect = true;
-    if (!switched) {
-      switched = tea_solve_switch_due(v, true);
-      if (switched) PORTA_CHECK(ppcg_first(v, inner, &theta));
+    if (tea_solve_switch_due(v, true)) {
+      /* the switch's iteration, then the rest from the host or on the device */
+      PORTA_CHECK(ppcg_first(v, arg.inner, &arg.theta));
+      PORTA_CHECK(tea_pass_now(v, tea_ppcg_pass, &arg));
+      int outer = 1;
+      if (!v->converged) {
+        ++v->n;
+        const int rc = tea_pass_run(v, tea_ppcg_pass, "tea_ppcg_loop", &arg, &outer);
+        v->st->inner_iterations += outer * arg.inner;
+        return rc;
+      }
+      v->st->inner_iterations += outer * arg.inner;
+      return PORTA_SUCCESS;
     }
-    if (switched)
-      PORTA_CHECK(ppcg_iteration(v, inner, theta));
-    else
-      PORTA_CHECK(tea_solve_cg_iteration(v, &exchanged, &reflect));
-    PORTA_CHECK(tea_solve_iteration_end(v, exchanged, reflect));
+    PORTA_CHECK(tea_solve_cg_now(v));
     if (v->converged) break;
-    if (switched && v->n < v->last_iter) { /* the rest on the device? */
-      ++v->n;
-      if (tea_solve_ppcg_on_device(v)) return tea_solve_ppcg_loop(v, inner, theta);
-      --v->n;
-    }
   }
   return PORTA_SUCCESS;
 }

@@ -93,6 +93,15 @@ PORTA_API int porta_loop_destroy(porta_loop *loop);
 
 PORTA_EXTERN_C_END
 
+/* The device back end's way to set a recorded loop's condition from a kernel (its hooks,
+   porta/backend/<device>/device.h); none on the host back ends, where the flag decides. */
+#ifdef PORTA_DEVICE_LOOP_H
+#include PORTA_DEVICE_LOOP_H
+#endif
+#ifndef PORTA_LOOP_SET_CONDITION_
+#define PORTA_LOOP_SET_CONDITION_(cond, v) ((void)(cond), (void)(v))
+#endif
+
 /** In a kernel of a deciding loop's body, from one thread once per pass: count the pass, and
  *  run another when `repeat` is non-zero and max_passes allows it. */
 PORTA_INLINE_FUNCTION void porta_loop_decide(const porta_loop_handle *h, int repeat) {
@@ -100,9 +109,7 @@ PORTA_INLINE_FUNCTION void porta_loop_decide(const porta_loop_handle *h, int rep
   const int64_t n = ++*h->passes;
   const int v = repeat && (h->max_passes <= 0 || n < h->max_passes);
   if (h->repeat) *h->repeat = v;
-#if defined(__CUDA_ARCH__) && CUDART_VERSION >= 12040
-  if (h->cond) cudaGraphSetConditional(h->cond, v ? 1u : 0u);
-#endif
+  if (h->cond) PORTA_LOOP_SET_CONDITION_(h->cond, v);
 }
 
 #endif /* PORTA_LOOP_H */

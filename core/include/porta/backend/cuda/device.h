@@ -23,6 +23,7 @@
 #define PORTA_DEVICE_ATOMIC_H "porta/backend/cuda/atomic.h"
 #define PORTA_DEVICE_ATOMIC_LOCK_H "porta/backend/cuda/atomic_lock.h"
 #define PORTA_DEVICE_VIEW_ACCESS_H "porta/backend/cuda/view_access.h"
+#define PORTA_DEVICE_LOOP_H "porta/backend/cuda/loop.h"
 
 #include "porta/backend/cuda/device_team.h"
 #endif

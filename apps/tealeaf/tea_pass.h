@@ -1,0 +1,137 @@
+/** @file tea_pass.h
+ *  A solver's iteration written once, as a sequence of steps (kernels with reductions into the
+ *  solver's scalars, global sums, halo exchanges, the convergence test), that is either run now
+ *  from the host or recorded once into the device loop (tea_loop.h) and replayed there.
+ *
+ *  A pass body (tea_pass_body) calls only the steps below. Each step has its two forms, chosen by
+ *  the pass, not by the body: run now, a reduction returns its value to the host's scalars, a
+ *  sum is MPI's (or the exact sum), a scalar step (alpha = rro / pw, the test) is a call on the
+ *  host and an exchange may run beside an update; recorded, the reduction goes into device
+ *  memory, the sum and the exchange are queued (NCCL) and a scalar step is a one-thread kernel
+ *  that the loop's condition follows. The scalar steps and the test are one inline function
+ *  each (tea_loop.h), so both forms compute the same bits; the reductions are the same kernels.
+ *
+ *  tea_pass_run decides between the two from the back end and the communicator
+ *  (tea_loop_wanted): a GPU whose sums can be queued records, everything else runs now.
+ *  Host code. */
+#ifndef TEA_PASS_H
+#define TEA_PASS_H
+
+#include "tea_loop.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** A pass body's own constants (kernel arguments of a recording: a change records it again). */
+typedef struct tea_pass_arg {
+  double theta;       /**< PPCG: its inner steps' coefficients' */
+  int inner;          /**< PPCG: inner steps per iteration */
+  int64_t ncoef;      /**< Chebyshev: its coefficients (its iteration limit); 0: no table */
+  int64_t est;        /**< Chebyshev: the estimated iteration count */
+  int64_t steps;      /**< Chebyshev: its count at the run's first iteration */
+  int64_t *have_coef; /**< Chebyshev: the host's coefficients computed so far (grown as used) */
+  double *ch_theta;   /**< Chebyshev: their theta */
+} tea_pass_arg;
+
+/** One pass of a solver: where its launches go and where its scalars live. */
+typedef struct tea_pass {
+  tea_chunk *c;
+  const tea_settings *s;
+  porta_exec exec;           /**< the chunk's space (now), the loop's (recorded) */
+  bool recorded;             /**< recorded into the device loop, else run now */
+  tea_loop_state st;         /**< the scalars: host memory (now), device memory (recorded) */
+  porta_loop_handle decider; /**< recorded: the loop's, for the kernel that decides */
+  tea_solve *v;              /**< now: the solve (CG's coefficient history) */
+  tea_pass_arg arg;
+  porta_view_f64 alphas, betas; /**< recorded: Chebyshev's coefficients in device memory */
+  porta_view_i64 ints;          /**< recorded: the integers' view (st.ints) */
+} tea_pass;
+
+/** One iteration of a solver, over the steps below. */
+typedef int (*tea_pass_body)(tea_pass *p);
+
+/** The global sum of scalars slot .. slot + n - 1. */
+int tea_pass_sum(tea_pass *p, int slot, int n);
+/** `field`'s halo exchanged 1 deep, its physical faces reflected if `reflect`. */
+int tea_pass_exchange(tea_pass *p, int field, bool reflect);
+
+/** The convergence test on scalar `slot` (tea_loop_test): recorded, the kernel that decides. */
+int tea_pass_test(tea_pass *p, int slot);
+
+/** Jacobi: un = u and the update, L1 = its L1 norm. */
+int tea_pass_jacobi_update(tea_pass *p);
+/** Jacobi: u's exchange, its faces reflected (run now: beside the next iteration's copy of the
+ *  interior where the chunk has an instance for it). */
+int tea_pass_jacobi_exchange(tea_pass *p);
+
+/** CG: w = A p, PW = p.w (`lean`: the 96 B/cell kernels without z, tea_kernels_cg.c). */
+int tea_pass_cg_w(tea_pass *p, bool lean);
+/** CG: RRO = RRN, ALPHA = RRO / PW (run now: kept in the coefficient history too). */
+int tea_pass_cg_alpha(tea_pass *p);
+/** CG: r -= alpha w, RRN = r.r (`lean`); else u += alpha p as well, z = M r, RRN = r.z. */
+int tea_pass_cg_r(tea_pass *p, bool lean);
+/** CG: BETA = RRN / RRO, RRO = RRN, and the convergence test on RRN. */
+int tea_pass_cg_test(tea_pass *p);
+/** CG's lean end: the test, u += alpha p and p = r + beta p, p's exchange (recorded: the test
+ *  fused into the update on grids up to TEA_LOOP_FUSE_CELLS; run now: the exchange beside the
+ *  update where the chunk has an instance for it and the faces need no reflection). */
+int tea_pass_cg_up(tea_pass *p);
+/** CG: p = src + beta p. */
+int tea_pass_cg_p(tea_pass *p, int src);
+
+/** PPCG: w = A p, PW = p.w and RZ = utemp.r. */
+int tea_pass_ppcg_w(tea_pass *p);
+/** PPCG: RRO = RZ, ALPHA = RRO / PW. */
+int tea_pass_ppcg_alpha(tea_pass *p);
+/** PPCG: u += alpha p, r -= alpha w (z = M r). */
+int tea_pass_ppcg_ur(tea_pass *p);
+/** Chebyshev: iteration BASE + slot of the pass, if it runs, with u's exchange (run now: the
+ *  exchange beside the update where the chunk has an instance for it). */
+int tea_pass_cheby_iteration(tea_pass *p, int slot);
+/** Chebyshev: NORM = r.r, summed, where the pass's test reads it (recorded: every pass). */
+int tea_pass_cheby_norm(tea_pass *p);
+/** Chebyshev's test of the pass's iterations (tea_loop_cheby_test). */
+int tea_pass_cheby_test(tea_pass *p);
+
+/** Between these two a body may run the solver's own host code (PPCG's inner steps) as a step:
+ *  the chunk's launches go to the pass's space (recorded: the loop's, the exchanges queued,
+ *  tea_set_queueing). tea_pass_enter returns the chunk's space for tea_pass_leave. */
+porta_exec tea_pass_enter(tea_pass *p);
+void tea_pass_leave(tea_pass *p, porta_exec own);
+/** PPCG: RRN = (r - rstore).utemp. */
+int tea_pass_ppcg_rrn(tea_pass *p);
+/** PPCG: BETA = RRN / RRO, RRO = RRN, and the test on RRN (CG's, without its history). */
+int tea_pass_ppcg_test(tea_pass *p);
+
+/** One pass of `body` run now, at iteration v->n: the solve's figures (error, old_error, rro,
+ *  converged) as the pass leaves them, a failure if the residual is not finite. */
+int tea_pass_now(tea_solve *v, tea_pass_body body, const tea_pass_arg *arg);
+/** The convergence test (tea_loop_test) on `value` at iteration v->n from the host, for an
+ *  iteration that is not a pass (Chebyshev's switch): the solve's figures as tea_pass_now. */
+int tea_pass_test_now(tea_solve *v, double value);
+/** The solve's iterations from v->n to its limit or convergence, recorded on the device or run
+ *  now (tea_loop_wanted); `*count` (if not NULL) += the passes run. v->n is the loop index at
+ *  exit, as the reference's (last_iter + 1 when they ran out). */
+int tea_pass_run(tea_solve *v, tea_pass_body body, const char *label, const tea_pass_arg *arg,
+                 int *count);
+
+/** The device loop's side (tea_solve_loop.c): the start of a run after `n0` iterations; the
+ *  solve's figures from the scalars after a run or pass that began after `n0` (v->n is the
+ *  caller's); the passes of `body` recorded once (again when the body or its arguments change)
+ *  and run on the device, the figures read back once. */
+tea_loop_start tea_solve_loop_start(const tea_solve *v, int64_t n0, const tea_pass_arg *arg);
+int tea_solve_loop_settle(tea_solve *v, const tea_loop_state *st, int64_t n0);
+int tea_solve_loop_passes(tea_solve *v, tea_pass_body body, const char *label,
+                          const tea_pass_arg *arg, int *count);
+
+/** The CG iteration (tea_solve_cg.c): also Chebyshev's and PPCG's before their switch. */
+int tea_cg_pass(tea_pass *p);
+/** PPCG's iteration after its switch (tea_solve_ppcg.c). */
+int tea_ppcg_pass(tea_pass *p);
+/** Chebyshev's iterations after its switch, TEA_CHEBY_PASS at a time (tea_solve_cheby.c). */
+int tea_cheby_pass(tea_pass *p);
+/** The Jacobi iteration (tea_solve_jacobi.c). */
+int tea_jacobi_pass(tea_pass *p);
+
+PORTA_EXTERN_C_END
+
+#endif /* TEA_PASS_H */
