@@ -7,8 +7,8 @@
 # header's file name, which is then unique in the tree (any other name fails too).
 #
 # Scanned: every .c, .h, .cu, .cc, .cpp and .in file under ROOT except those in folders named
-# build* (build outputs, at any depth), .git/ and the SKIP paths (a build directory inside the
-# tree).
+# build* (build outputs, at any depth), hidden folders (.git/, a tool's .gpu/ or .cache/ copies,
+# at any depth) and the SKIP paths (a build directory inside the tree).
 cmake_minimum_required(VERSION 3.20)
 if(NOT ROOT OR NOT IS_DIRECTORY "${ROOT}")
   message(FATAL_ERROR "check.cmake: give -DROOT=<source folder>")
@@ -19,7 +19,7 @@ file(GLOB tops LIST_DIRECTORIES true "${ROOT}/*")
 set(files "")
 foreach(top IN LISTS tops)
   get_filename_component(name "${top}" NAME)
-  if(name MATCHES "^(build.*|\\.git)$" OR top IN_LIST SKIP)
+  if(name MATCHES "^(build.*|\\..*)$" OR top IN_LIST SKIP)
     continue()
   endif()
   if(IS_DIRECTORY "${top}")
@@ -28,8 +28,8 @@ foreach(top IN LISTS tops)
     foreach(f IN LISTS found)
       file(RELATIVE_PATH r "${ROOT}" "${f}")
       set(skipped 0)
-      if(r MATCHES "(^|/)build[^/]*/")
-        set(skipped 1) # build outputs (python/build: setuptools' copies of the sources)
+      if(r MATCHES "(^|/)(build[^/]*|\\.[^/]*)/")
+        set(skipped 1) # build outputs (python/build: setuptools' copies of the sources), hidden
       endif()
       foreach(s IN LISTS SKIP)
         string(FIND "${f}" "${s}/" at)
