@@ -34,7 +34,7 @@ int64_t app_sum_count(const app_sum *s) { return s->count; }
 static int claim_slot(app_sum *s, const char *label, int slot) {
   if (slot == 0) s->pending = 0;
   if (slot != s->pending || slot >= APP_SUM_MAX_SLOTS)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_sum_reduce", label,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "APP_SUM_REDUCE", label,
                        "exact accumulator slot %d out of order (%d pending, at most %d)", slot,
                        s->pending, APP_SUM_MAX_SLOTS);
   return PORTA_SUCCESS;
@@ -47,32 +47,6 @@ porta_xsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot) {
 void app_sum_claimed_(app_sum *s, int slot, double *local) {
   s->pending = slot + 1;
   *local = porta_xsum_f64_round(&s->acc[slot]);
-}
-
-int app_sum_reduce(app_sum *s, const char *label, porta_exec exec, porta_range_policy policy,
-                   const app_sum_kernel *k, const void *args, int slot, double *local) {
-  if (!s->exact) {
-    *local = 0.0;
-    return porta_parallel_reduce(label, exec, policy, k->plain, args, local);
-  }
-  PORTA_CHECK(claim_slot(s, label, slot));
-  PORTA_CHECK(porta_parallel_reduce(label, exec, policy, k->exact, args, &s->acc[slot]));
-  s->pending = slot + 1;
-  *local = porta_xsum_f64_round(&s->acc[slot]);
-  return PORTA_SUCCESS;
-}
-
-int app_sum_reduce_md(app_sum *s, const char *label, porta_exec exec, porta_mdrange_policy policy,
-                      const app_sum_kernel *k, const void *args, int slot, double *local) {
-  if (!s->exact) {
-    *local = 0.0;
-    return porta_parallel_reduce_md(label, exec, policy, k->plain, args, local);
-  }
-  PORTA_CHECK(claim_slot(s, label, slot));
-  PORTA_CHECK(porta_parallel_reduce_md(label, exec, policy, k->exact, args, &s->acc[slot]));
-  s->pending = slot + 1;
-  *local = porta_xsum_f64_round(&s->acc[slot]);
-  return PORTA_SUCCESS;
 }
 
 /** Exact mode: merge the accumulators of slots 0..n-1 over the ranks and round. Each is

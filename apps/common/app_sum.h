@@ -33,31 +33,18 @@ PORTA_EXTERN_C_BEGIN
 /** Most sums that travel in one allreduce. */
 #define APP_SUM_MAX_SLOTS 8
 
-/** The two kernels of one reduction: double sum and exact sum of the same terms. */
-typedef struct app_sum_kernel {
-  const porta_kernel *plain;
-  const porta_kernel *exact;
-} app_sum_kernel;
-
 /** A run's summation state (opaque; app_sum_comm.h creates it). */
 typedef struct app_sum app_sum;
 
 /** Non-zero in exact mode. */
 int app_sum_is_exact(const app_sum *s);
-/** Reduce the terms of `k` over `policy` into slot `slot` and write this rank's (rounded) sum
- *  to *local. Slots are filled in order from 0 (0 starts a new set). Untyped (`args` is not
- *  checked against the kernel): APP_SUM_REDUCE is the typed form, for a kernel known by name. */
-int app_sum_reduce(app_sum *s, const char *label, porta_exec exec, porta_range_policy policy,
-                   const app_sum_kernel *k, const void *args, int slot, double *local);
-int app_sum_reduce_md(app_sum *s, const char *label, porta_exec exec, porta_mdrange_policy policy,
-                      const app_sum_kernel *k, const void *args, int slot, double *local);
 /** Exact mode, for APP_SUM_REDUCE: the accumulator of slot `slot`, claimed in order (0 starts
  *  a new set), or NULL with the failure recorded when the slot is out of order. */
 porta_xsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot);
 /** Exact mode, for APP_SUM_REDUCE: slot `slot` holds its sum; *local = that sum rounded. */
 void app_sum_claimed_(app_sum *s, int slot, double *local);
 /** Sum `values[0..n)` over the ranks in place. In exact mode the values must be the local sums
- *  just left by app_sum_reduce in slots 0..n-1 (checked: a mismatch is an error, so a kernel
+ *  just left by APP_SUM_REDUCE in slots 0..n-1 (checked: a mismatch is an error, so a kernel
  *  that bypassed the exact accumulator cannot go unnoticed). */
 int app_sum_allreduce(app_sum *s, double *values, int n);
 /** Allreduces done so far (for the run report). */
@@ -66,13 +53,26 @@ void app_sum_destroy(app_sum *s);
 
 PORTA_EXTERN_C_END
 
-/** Reduce the terms of kernel NAME (an APP_SUM_KERNEL or APP_SUM_KERNEL_MD2) as
- *  app_sum_reduce does, its launches typed: ARGS must point to the kernel's ARGS_T and POLICY
- *  be a range (APP_SUM_KERNEL) or a rank-2 box (_MD2). Each argument is evaluated once. */
+/** Reduce the terms of kernel NAME (an APP_SUM_KERNEL or APP_SUM_KERNEL_MD2) over POLICY into
+ *  slot SLOT of the summation state S (the plain or the exact kernel, as S's mode says) and
+ *  write this rank's (rounded) sum to *LOCAL. Slots are filled in order from 0 (0 starts a new
+ *  set). Typed: ARGS must point to the kernel's ARGS_T and POLICY be a range (APP_SUM_KERNEL)
+ *  or a rank-2 box (_MD2). Each argument is evaluated once. */
 #define APP_SUM_REDUCE(NAME, S, LABEL, EXEC, POLICY, ARGS, SLOT, LOCAL)                            \
   NAME##_reduce_((S), (LABEL), (EXEC), (POLICY), (ARGS), (SLOT), (LOCAL))
 
-/* The typed launcher of an app_sum kernel NAME over POLICY_T (APP_SUM_REDUCE calls it). */
+/** NAME's plain kernel alone, typed, into RESULT (a double in memory of EXEC's space, which the
+ *  launch does not wait for: PORTA_PARALLEL_REDUCE_INTO): a device loop's body, which sums with
+ *  the host loop's default-mode kernel, so with its grid and its bits. No app_sum is touched. */
+#define APP_SUM_REDUCE_INTO(NAME, LABEL, EXEC, POLICY, ARGS, RESULT)                               \
+  PORTA_PARALLEL_REDUCE_INTO_LABELED(LABEL, NAME##_plain_, EXEC, POLICY, ARGS, RESULT)
+
+/** Run kernel NAME for what its terms write, its sum discarded: the plain kernel, no app_sum's
+ *  slots touched. Typed as APP_SUM_REDUCE. */
+#define APP_SUM_RUN(NAME, LABEL, EXEC, POLICY, ARGS) NAME##_run_((LABEL), (EXEC), (POLICY), (ARGS))
+
+/* The typed launchers of an app_sum kernel NAME over POLICY_T (APP_SUM_REDUCE and APP_SUM_RUN
+ * call them). */
 #define APP_SUM_LAUNCHER_(NAME, ARGS_T, POLICY_T)                                                  \
   static inline PORTA_UNUSED int NAME##_reduce_(app_sum *s, const char *label, porta_exec exec,    \
                                                 POLICY_T p, const ARGS_T *args, int slot,          \
@@ -86,12 +86,16 @@ PORTA_EXTERN_C_END
     PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_exact_, exec, p, args, acc));          \
     app_sum_claimed_(s, slot, local);                                                              \
     return PORTA_SUCCESS;                                                                          \
+  }                                                                                                \
+  static inline PORTA_UNUSED int NAME##_run_(const char *label, porta_exec exec, POLICY_T p,       \
+                                             const ARGS_T *args) {                                 \
+    double unused;                                                                                 \
+    return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_plain_, exec, p, args, &unused);            \
   }
 
-/** Define reduction `NAME` (an app_sum_kernel, with its typed launcher for APP_SUM_REDUCE)
- *  over a range from a term function `double body(const ARGS_T *A, int64_t I)`; the braces
- *  that follow are its body. NAME itself (the pair of kernels, for the untyped app_sum_reduce)
- *  may go unused. */
+/** Define reduction `NAME` (its plain and exact kernels, with their typed launchers for
+ *  APP_SUM_REDUCE, APP_SUM_REDUCE_INTO and APP_SUM_RUN) over a range from a term function
+ *  `double body(const ARGS_T *A, int64_t I)`; the braces that follow are its body. */
 #define APP_SUM_KERNEL(NAME, ARGS_T, A, I)                                                         \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
   PORTA_REDUCE(NAME##_plain_, ARGS_T, a_, i_, porta_sum_f64, acc_) {                               \
@@ -100,7 +104,6 @@ PORTA_EXTERN_C_END
   PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
     porta_xsum_f64_add(acc_, NAME##_term_(a_, i_));                                                \
   }                                                                                                \
-  static const app_sum_kernel NAME PORTA_UNUSED = {&NAME##_plain_, &NAME##_exact_};                \
   APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy)                                              \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I PORTA_UNUSED)
@@ -114,7 +117,6 @@ PORTA_EXTERN_C_END
   PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
     porta_xsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                          \
   }                                                                                                \
-  static const app_sum_kernel NAME PORTA_UNUSED = {&NAME##_plain_, &NAME##_exact_};                \
   APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy)                                            \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)

@@ -154,8 +154,8 @@ int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *
                                            lanes_policy(m, &a, m->A.nrows), &a));
     return minife_op_dot(m, y, x, local);
   }
-  return app_sum_reduce(m->sum, "minife_matvec_dot", m->exec, porta_range(0, m->A.nrows),
-                        &minife_k_matvec_dot, &a, 0, local);
+  return APP_SUM_REDUCE(minife_k_matvec_dot, m->sum, "minife_matvec_dot", m->exec,
+                        porta_range(0, m->A.nrows), &a, 0, local);
 }
 
 int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
@@ -173,8 +173,8 @@ int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) 
   dot_args a;
   a.x = x;
   a.y = y;
-  return app_sum_reduce(m->sum, "minife_dot", m->exec, porta_range(0, m->A.nrows), &minife_k_dot,
-                        &a, 0, local);
+  return APP_SUM_REDUCE(minife_k_dot, m->sum, "minife_dot", m->exec, porta_range(0, m->A.nrows), &a,
+                        0, local);
 }
 
 int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
@@ -196,8 +196,8 @@ int minife_op_update(minife *m, double alpha, double *local_rr) {
   a.p = m->p;
   a.r = m->r;
   a.Ap = m->Ap;
-  return app_sum_reduce(m->sum, "minife_update", m->exec, porta_range(0, m->A.nrows),
-                        &minife_k_update, &a, 0, local_rr);
+  return APP_SUM_REDUCE(minife_k_update, m->sum, "minife_update", m->exec,
+                        porta_range(0, m->A.nrows), &a, 0, local_rr);
 }
 
 /* ---- CG on the device (minife_cg_loop.c): the host loop's kernels (the update one of its
@@ -296,14 +296,13 @@ int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_stat
   double *pap = &st->s.data[MINIFE_LOOP_PAP];
   matvec_args mv = matvec_make(m, m->p, m->Ap);
   if (!matvec_by_lanes(m))
-    return porta_parallel_reduce_into("minife_matvec_dot", exec, rows, minife_k_matvec_dot.plain,
-                                      &mv, pap);
+    return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec, rows, &mv, pap);
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
                                          lanes_policy(m, &mv, m->A.nrows), &mv));
   dot_args d;
   d.x = m->Ap;
   d.y = m->p;
-  return porta_parallel_reduce_into("minife_dot", exec, rows, minife_k_dot.plain, &d, pap);
+  return APP_SUM_REDUCE_INTO(minife_k_dot, "minife_dot", exec, rows, &d, pap);
 }
 
 int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *st) {

@@ -102,7 +102,7 @@ typedef struct tea_chunk {
   bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the
                           rank count, thread count and back end */
   /** The run's global sums (created by tea_comm_create, exact when `reproducible`): every
-   *  reduction kernel of the numerics is an APP_SUM_KERNEL_MD2 run by app_sum_reduce_md into
+   *  reduction kernel of the numerics is an APP_SUM_KERNEL_MD2 run by APP_SUM_REDUCE into
    *  it (slots 0, 1, ...), and the next tea_allreduce_sum(c, values, nslots) sums the slots
    *  over the ranks (exactly in reproducible mode). */
   struct app_sum *sum;

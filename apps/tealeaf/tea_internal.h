@@ -43,19 +43,9 @@ typedef struct tea_split {
   int64_t ring;           /**< edge cells */
 } tea_split;
 
-/** A split update's kernels (TEA_SPLIT_KERNELS names them): the edge's, the inside's with its
- *  test (a GPU's layout), and the update's own kernel over a box (a CPU's inside, whose lines
- *  need no alignment: a test per cell would keep the compiler from vectorising the loop). */
-typedef struct tea_split_kernels {
-  const char *ring_label, *inside_label;
-  const porta_kernel *ring, *inside, *box;
-} tea_split_kernels;
-
-/** A split update (tea_kernels_common.c): *sp, the `sp` member of `args`, set for c's
- *  interior and an edge `width` deep, then the edge's kernel on ring_exec and the inside's on
- *  c->exec. */
-int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
-                  const void *args, tea_split *sp);
+/** *sp, a split update's geometry, set for c's interior and an edge `width` deep
+ *  (tea_kernels_common.c); the failure of `label` where the interior has no inside. */
+int tea_split_begin(tea_chunk *c, int width, const char *label, tea_split *sp);
 
 /** *s's box, edge depth and edge cells for the box b (the layout is left to the caller). */
 static inline void tea_split_box(tea_split *s, tea_box b, int64_t width) {
@@ -89,10 +79,21 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k) {
   return k >= s->k0 + s->width && k < s->k1 - s->width;
 }
 
+/** The box the inside's kernel runs over: whole lines of k when k is the contiguous index
+ *  (the kernel tests each cell), else the inside box itself. */
+static inline porta_mdrange_policy tea_split_inside_policy(const tea_split *s) {
+  const int64_t d = s->width;
+  if (!s->k_contiguous) return porta_mdrange2(s->k0 + d, s->k1 - d, s->j0 + d, s->j1 - d);
+  return porta_mdrange2(s->k0, s->k1, s->j0 + d, s->j1 - d);
+}
+
 /** The split's kernels of the cell update CELL(a, k, j) for arguments ARGS_T (with a
- *  tea_split member sp), and NAME, their tea_split_kernels, labelled LABEL "_ring" and LABEL
- *  "_inside": NAME_inside over the inside box (with the test), NAME_ring over the edge cells,
- *  and WHOLE, the update's kernel over a box (CELL at every cell), for a CPU's inside. */
+ *  tea_split member sp): NAME_inside over the inside box (with the test), NAME_ring over the
+ *  edge cells; WHOLE is the update's kernel over a box (CELL at every cell), for a CPU's inside
+ *  (its lines need no alignment, and a test per cell would keep the compiler from vectorising).
+ *  NAME_run(c, width, ring_exec, args) runs the split update: args->sp set for c's interior and
+ *  an edge `width` deep, then the edge's kernel on ring_exec (labelled LABEL "_ring") and the
+ *  inside's on c->exec (LABEL "_inside"), typed; neither is waited for. */
 #define TEA_SPLIT_KERNELS(NAME, ARGS_T, CELL, LABEL, WHOLE)                                        \
   PORTA_MDFOR2(NAME##_inside, ARGS_T, a, k, j) {                                                   \
     if (tea_split_inside(&a->sp, k)) CELL(a, k, j);                                                \
@@ -102,19 +103,36 @@ PORTA_INLINE_FUNCTION int tea_split_inside(const tea_split *s, int64_t k) {
     tea_split_ring_cell(&a->sp, i, &k, &j);                                                        \
     CELL(a, k, j);                                                                                 \
   }                                                                                                \
-  static const tea_split_kernels NAME = {LABEL "_ring", LABEL "_inside", &NAME##_ring,             \
-                                         &NAME##_inside, &WHOLE}
+  static inline PORTA_UNUSED int NAME##_run(tea_chunk *c, int width, porta_exec ring_exec,         \
+                                            ARGS_T *args) {                                        \
+    PORTA_CHECK(tea_split_begin(c, width, LABEL "_inside", &args->sp));                            \
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED(LABEL "_ring", NAME##_ring, ring_exec,                  \
+                                           porta_range(0, args->sp.ring), args));                  \
+    const porta_mdrange_policy inside = tea_split_inside_policy(&args->sp);                        \
+    if (!args->sp.k_contiguous) /* j contiguous (a CPU's layout): the box itself, no test */       \
+      return PORTA_PARALLEL_FOR_LABELED(LABEL "_inside", WHOLE, c->exec, inside, args);            \
+    return PORTA_PARALLEL_FOR_LABELED(LABEL "_inside", NAME##_inside, c->exec, inside, args);      \
+  }
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
 /** One kernel per preconditioner from one cell function CELL(a, k, j, pc), pc a constant in
  *  each: NAME_none, NAME_diag and NAME_block over an mdrange (with their cell functions
- *  NAME_none_cell ..., for TEA_SPLIT_KERNELS), and NAME[pc], the three indexed by tea_precon. */
+ *  NAME_none_cell ..., for TEA_SPLIT_KERNELS), and NAME_launch(label, exec, policy, pc, args),
+ *  which launches the one that pc names, typed. */
 #define TEA_PRECON_KERNELS(NAME, ARGS_T, CELL)                                                     \
   TEA_PRECON_KERNEL_(NAME##_none, ARGS_T, CELL, TEA_PRECON_NONE)                                   \
   TEA_PRECON_KERNEL_(NAME##_diag, ARGS_T, CELL, TEA_PRECON_JAC_DIAG)                               \
   TEA_PRECON_KERNEL_(NAME##_block, ARGS_T, CELL, TEA_PRECON_JAC_BLOCK)                             \
-  static const porta_kernel *const NAME[3] = {&NAME##_none, &NAME##_diag, &NAME##_block}
+  static inline PORTA_UNUSED int NAME##_launch(const char *label, porta_exec exec,                 \
+                                               porta_mdrange_policy p, tea_precon pc,              \
+                                               const ARGS_T *args) {                               \
+    if (pc == TEA_PRECON_JAC_DIAG)                                                                 \
+      return PORTA_PARALLEL_FOR_LABELED(label, NAME##_diag, exec, p, args);                        \
+    if (pc == TEA_PRECON_JAC_BLOCK)                                                                \
+      return PORTA_PARALLEL_FOR_LABELED(label, NAME##_block, exec, p, args);                       \
+    return PORTA_PARALLEL_FOR_LABELED(label, NAME##_none, exec, p, args);                          \
+  }
 #define TEA_PRECON_KERNEL_(KNAME, ARGS_T, CELL, PC)                                                \
   PORTA_FORCEINLINE_FUNCTION void KNAME##_cell(const ARGS_T *a, int64_t k, int64_t j) {            \
     CELL(a, k, j, PC);                                                                             \
@@ -154,31 +172,14 @@ static inline tea_resid_args tea_resid_make(const tea_chunk *c) {
   return a;
 }
 
-/** PORTA_SUCCESS where the chunk has its summation state c->sum (for a global sum into it,
- *  APP_SUM_REDUCE(NAME, c->sum, ...) typed or tea_reduce), else the failure of `label`. */
+/** PORTA_SUCCESS where the chunk has its summation state c->sum (for a global sum into it:
+ *  APP_SUM_REDUCE(NAME, c->sum, ...), summed over the ranks by the next tea_allreduce_sum), else
+ *  the failure of `label`. */
 static inline int tea_sum_check(const tea_chunk *c, const char *label) {
   if (!c->sum)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_reduce", label,
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_sum_check", label,
                        "the chunk has no summation state (tea_comm_create creates it)");
   return PORTA_SUCCESS;
-}
-
-/** Global-sum reduction `k` (an APP_SUM_KERNEL_MD2: plain or exact as c->sum says) over `p`
- *  into slot `slot` of c->sum; *out = this rank's sum. Slot 0 starts a new set; a set of n
- *  slots is summed over the ranks by the next tea_allreduce_sum(c, values, n). Untyped: for a
- *  kernel known by name, tea_sum_check and APP_SUM_REDUCE are the typed form. */
-static inline int tea_reduce(tea_chunk *c, const char *label, porta_mdrange_policy p,
-                             const app_sum_kernel *k, const void *args, int slot, double *out) {
-  PORTA_CHECK(tea_sum_check(c, label));
-  return app_sum_reduce_md(c->sum, label, c->exec, p, k, args, slot, out);
-}
-
-/** A reduction whose sum nobody reads (the kernel is run for its side effects): the plain
- *  kernel, which leaves c->sum's pending slots alone. */
-static inline int tea_reduce_unused(tea_chunk *c, const char *label, porta_mdrange_policy p,
-                                    const app_sum_kernel *k, const void *args) {
-  double unused = 0.0;
-  return porta_parallel_reduce_md(label, c->exec, p, k->plain, args, &unused);
 }
 
 /** (A v)(k,j) for kernel args `a` with members di, kx, ky, rx, ry (reference evaluation order). */

@@ -97,14 +97,19 @@ int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro) {
   a.z = TEA_F(c, TEA_FIELD_Z);
   a.mi = TEA_F(c, TEA_FIELD_MI);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  const char *label = "tea_cg_init";
   *rro = 0.0;
-  if (pc == TEA_PRECON_NONE)
-    return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_none, &a, 0, rro);
+  if (pc == TEA_PRECON_NONE) {
+    PORTA_CHECK(tea_sum_check(c, label));
+    return APP_SUM_REDUCE(tea_k_cg_init_none, c->sum, label, c->exec, in, &a, 0, rro);
+  }
   if (pc == TEA_PRECON_JAC_BLOCK) {
     PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-    return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_block, &a, 0, rro);
+    PORTA_CHECK(tea_sum_check(c, label));
+    return APP_SUM_REDUCE(tea_k_cg_init_block, c->sum, label, c->exec, in, &a, 0, rro);
   }
-  return tea_reduce(c, "tea_cg_init", in, &tea_k_cg_init_diag, &a, 0, rro);
+  PORTA_CHECK(tea_sum_check(c, label));
+  return APP_SUM_REDUCE(tea_k_cg_init_diag, c->sum, label, c->exec, in, &a, 0, rro);
 }
 
 /* w = A p; pw += p.w */
@@ -117,8 +122,9 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_r, tea_cg_w_args, a, k, j) {
 int tea_k_cg_calc_w(tea_chunk *c, double *pw) {
   tea_cg_w_args a = tea_cg_w_make(c);
   *pw = 0.0;
-  return tea_reduce(c, "tea_cg_calc_w", tea_policy(tea_box_interior(c, 0)), &tea_k_cg_calc_w_r, &a,
-                    0, pw);
+  PORTA_CHECK(tea_sum_check(c, "tea_cg_calc_w"));
+  return APP_SUM_REDUCE(tea_k_cg_calc_w_r, c->sum, "tea_cg_calc_w", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, pw);
 }
 
 /* u += a p; r -= a w; rrn += r.r */
@@ -185,20 +191,27 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
     tea_cg_rz_args rz;
     rz.r = a.r;
     rz.z = a.z;
-    return rrn ? tea_reduce(c, "tea_dot_rz", in, &tea_k_dot_rz, &rz, 0, rrn) : PORTA_SUCCESS;
+    if (!rrn) return PORTA_SUCCESS;
+    PORTA_CHECK(tea_sum_check(c, "tea_dot_rz"));
+    return APP_SUM_REDUCE(tea_k_dot_rz, c->sum, "tea_dot_rz", c->exec, in, &rz, 0, rrn);
   }
-  const app_sum_kernel *k =
-      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
-  /* without rrn the sum is not used */
-  return rrn ? tea_reduce(c, "tea_cg_calc_ur", in, k, &a, 0, rrn)
-             : tea_reduce_unused(c, "tea_cg_calc_ur", in, k, &a);
+  const char *label = "tea_cg_calc_ur";
+  const int diag = pc == TEA_PRECON_JAC_DIAG;
+  if (!rrn) /* the sum is not used */
+    return diag ? APP_SUM_RUN(tea_k_cg_calc_ur_diag, label, c->exec, in, &a)
+                : APP_SUM_RUN(tea_k_cg_calc_ur_none, label, c->exec, in, &a);
+  PORTA_CHECK(tea_sum_check(c, label));
+  return diag ? APP_SUM_REDUCE(tea_k_cg_calc_ur_diag, c->sum, label, c->exec, in, &a, 0, rrn)
+              : APP_SUM_REDUCE(tea_k_cg_calc_ur_none, c->sum, label, c->exec, in, &a, 0, rrn);
 }
 
 int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha) {
   const tea_cg_ur_args a = tea_cg_ur_make(c, 0.0, alpha);
-  PORTA_CHECK(porta_parallel_for_md(
-      "tea_cg_calc_ur", exec, tea_policy(tea_box_interior(c, 0)),
-      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_z : &tea_k_cg_calc_ur_only, &a));
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  if (pc == TEA_PRECON_JAC_DIAG)
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_z, exec, in, &a));
+  else
+    PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, exec, in, &a));
   return pc == TEA_PRECON_JAC_BLOCK ? tea_k_precon_on(c, exec, pc, TEA_FIELD_R, TEA_FIELD_Z)
                                     : PORTA_SUCCESS;
 }
@@ -211,12 +224,12 @@ int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const do
     tea_cg_rz_args rz;
     rz.r = TEA_F(c, TEA_FIELD_R);
     rz.z = TEA_F(c, TEA_FIELD_Z);
-    return porta_parallel_reduce_md_into("tea_dot_rz", exec, in, tea_k_dot_rz.plain, &rz, rrn);
+    return APP_SUM_REDUCE_INTO(tea_k_dot_rz, "tea_dot_rz", exec, in, &rz, rrn);
   }
   const tea_cg_ur_args a = tea_cg_ur_make(c, 0.0, alpha);
-  const app_sum_kernel *k =
-      pc == TEA_PRECON_JAC_DIAG ? &tea_k_cg_calc_ur_diag : &tea_k_cg_calc_ur_none;
-  return porta_parallel_reduce_md_into("tea_cg_calc_ur", exec, in, k->plain, &a, rrn);
+  if (pc == TEA_PRECON_JAC_DIAG)
+    return APP_SUM_REDUCE_INTO(tea_k_cg_calc_ur_diag, "tea_cg_calc_ur", exec, in, &a, rrn);
+  return APP_SUM_REDUCE_INTO(tea_k_cg_calc_ur_none, "tea_cg_calc_ur", exec, in, &a, rrn);
 }
 
 typedef struct {
@@ -347,7 +360,7 @@ static tea_cg_up_args tea_cg_up_make(tea_chunk *c, double alpha, double beta) {
 
 int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
   tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
-  return tea_split_run(c, 1, ring_exec, &tea_k_cg_up_split, &a, &a.sp);
+  return tea_k_cg_up_split_run(c, 1, ring_exec, &a);
 }
 
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
@@ -358,8 +371,8 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
 
 int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, double *pw) {
   tea_cg_w_args a = tea_cg_w_make(c);
-  return porta_parallel_reduce_md_into("tea_cg_calc_w", exec, tea_policy(tea_box_interior(c, 0)),
-                                       tea_k_cg_calc_w_r.plain, &a, pw);
+  return APP_SUM_REDUCE_INTO(tea_k_cg_calc_w_r, "tea_cg_calc_w", exec,
+                             tea_policy(tea_box_interior(c, 0)), &a, pw);
 }
 
 int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw) {

@@ -116,24 +116,27 @@ static tea_ch_update_args tea_ch_update_make(tea_chunk *c, double alpha, double 
   return a;
 }
 
-/* r = u0 - A u, the block preconditioner (z = M r) when pc asks for it, then the update `upd` */
-static int tea_ch_step(tea_chunk *c, tea_precon pc, const tea_ch_update_args *a,
-                       const porta_kernel *upd) {
-  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+/* r = u0 - A u over `in`, then the block preconditioner (z = M r) when pc asks for it (a step's
+   first part; its update follows) */
+static int tea_ch_residual(tea_chunk *c, tea_precon pc, porta_mdrange_policy in) {
   tea_resid_args ra = tea_resid_make(c);
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec, in, &ra));
   if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-  return porta_parallel_for_md("tea_cheby_update", c->exec, in, upd, a);
+  return PORTA_SUCCESS;
 }
 
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta) {
   const tea_ch_update_args a = tea_ch_update_make(c, 0.0, 0.0, theta);
-  return tea_ch_step(c, pc, &a, tea_k_ch_init_p[pc]);
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  PORTA_CHECK(tea_ch_residual(c, pc, in));
+  return tea_k_ch_init_p_launch("tea_cheby_update", c->exec, in, pc, &a);
 }
 
 int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta) {
   const tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
-  return tea_ch_step(c, pc, &a, tea_k_ch_iter_p[pc]);
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  PORTA_CHECK(tea_ch_residual(c, pc, in));
+  return tea_k_ch_iter_p_launch("tea_cheby_update", c->exec, in, pc, &a);
 }
 
 int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
@@ -147,10 +150,8 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   /* the residual reads u around every cell: all of it before any cell's u changes */
   PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
   tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
-  return tea_split_run(c, 1, ring_exec,
-                       pc == TEA_PRECON_JAC_DIAG ? &tea_k_ch_iter_p_split_diag
-                                                 : &tea_k_ch_iter_p_split_none,
-                       &a, &a.sp);
+  if (pc == TEA_PRECON_JAC_DIAG) return tea_k_ch_iter_p_split_diag_run(c, 1, ring_exec, &a);
+  return tea_k_ch_iter_p_split_none_run(c, 1, ring_exec, &a);
 }
 
 int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
@@ -168,5 +169,5 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
      z that is there already. */
   if (pc == TEA_PRECON_JAC_BLOCK)
     PORTA_CHECK(tea_k_precon_on(c, exec, pc, TEA_FIELD_R, TEA_FIELD_Z));
-  return porta_parallel_for_md("tea_cheby_update", exec, in, tea_k_ch_iter_loop[pc], &a);
+  return tea_k_ch_iter_loop_launch("tea_cheby_update", exec, in, pc, &a);
 }

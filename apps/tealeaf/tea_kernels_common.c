@@ -213,8 +213,10 @@ APP_SUM_KERNEL_MD2(tea_k_residual_r, tea_resid_args, a, k, j) {
 int tea_k_residual(tea_chunk *c, double *rr) {
   tea_resid_args a = tea_resid_make(c);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  return rr ? tea_reduce(c, "tea_residual", in, &tea_k_residual_r, &a, 0, rr)
-            : tea_reduce_unused(c, "tea_residual", in, &tea_k_residual_r, &a);
+  const char *label = "tea_residual";
+  if (!rr) return APP_SUM_RUN(tea_k_residual_r, label, c->exec, in, &a); /* the sum is not used */
+  PORTA_CHECK(tea_sum_check(c, label));
+  return APP_SUM_REDUCE(tea_k_residual_r, c->sum, label, c->exec, in, &a, 0, rr);
 }
 
 /** The norm of one field. */
@@ -231,14 +233,16 @@ int tea_k_norm2(tea_chunk *c, int field, double *out) {
   tea_norm_args a;
   a.x = TEA_F(c, field);
   *out = 0.0;
-  return tea_reduce(c, "tea_norm2", tea_policy(tea_box_interior(c, 0)), &tea_k_norm2_r, &a, 0, out);
+  PORTA_CHECK(tea_sum_check(c, "tea_norm2"));
+  return APP_SUM_REDUCE(tea_k_norm2_r, c->sum, "tea_norm2", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, out);
 }
 
 int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, double *out) {
   tea_norm_args a;
   a.x = TEA_F(c, field);
-  return porta_parallel_reduce_md_into("tea_norm2", exec, tea_policy(tea_box_interior(c, 0)),
-                                       tea_k_norm2_r.plain, &a, out);
+  return APP_SUM_REDUCE_INTO(tea_k_norm2_r, "tea_norm2", exec, tea_policy(tea_box_interior(c, 0)),
+                             &a, out);
 }
 
 /** The finalise: energy1 = u / density. */
@@ -258,27 +262,17 @@ int tea_k_finalise(tea_chunk *c, double *nonfinite) {
   a.energy1 = TEA_F(c, TEA_FIELD_ENERGY1);
   a.u = TEA_F(c, TEA_FIELD_U);
   a.density = TEA_F(c, TEA_FIELD_DENSITY);
-  return tea_reduce(c, "tea_finalise", tea_policy(tea_box_interior(c, 0)), &tea_k_finalise_f, &a, 0,
-                    nonfinite);
+  PORTA_CHECK(tea_sum_check(c, "tea_finalise"));
+  return APP_SUM_REDUCE(tea_k_finalise_f, c->sum, "tea_finalise", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, nonfinite);
 }
 
-int tea_split_run(tea_chunk *c, int width, porta_exec ring_exec, const tea_split_kernels *k,
-                  const void *args, tea_split *sp) {
+int tea_split_begin(tea_chunk *c, int width, const char *label, tea_split *sp) {
   if (width < 1 || c->nx < 2 * width + 1 || c->ny < 2 * width + 1)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, k->inside_label, "interior",
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, label, "interior",
                        "%d x %d cells have no inside to split off an edge %d deep", c->nx, c->ny,
                        width);
-  const tea_box b = tea_box_interior(c, 0);
-  const int64_t d = width;
-  tea_split_box(sp, b, d);
+  tea_split_box(sp, tea_box_interior(c, 0), width);
   sp->k_contiguous = porta_stride(TEA_F(c, TEA_FIELD_U), 0) == 1; /* every field's layout */
-  PORTA_CHECK(
-      porta_parallel_for(k->ring_label, ring_exec, porta_range(0, sp->ring), k->ring, args));
-  if (!sp->k_contiguous) /* j contiguous (a CPU's layout): the inside box itself, no test */
-    return porta_parallel_for_md(k->inside_label, c->exec,
-                                 porta_mdrange2(b.k0 + d, b.k1 - d, b.j0 + d, b.j1 - d), k->box,
-                                 args);
-  /* whole lines of k from the aligned first cell; the test skips the edge's cells */
-  return porta_parallel_for_md(k->inside_label, c->exec,
-                               porta_mdrange2(b.k0, b.k1, b.j0 + d, b.j1 - d), k->inside, args);
+  return PORTA_SUCCESS;
 }

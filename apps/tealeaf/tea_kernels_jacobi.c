@@ -73,14 +73,15 @@ int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part) {
 int tea_k_jacobi_update(tea_chunk *c, double *err) {
   tea_jac_args a = tea_jac_make(c);
   *err = 0.0;
-  return tea_reduce(c, "tea_jacobi", tea_policy(tea_box_interior(c, 0)), &tea_k_jac_update, &a, 0,
-                    err);
+  PORTA_CHECK(tea_sum_check(c, "tea_jacobi"));
+  return APP_SUM_REDUCE(tea_k_jac_update, c->sum, "tea_jacobi", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, err);
 }
 
 int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, double *err) {
   tea_jac_args a = tea_jac_make(c);
-  return porta_parallel_reduce_md_into("tea_jacobi", exec, tea_policy(tea_box_interior(c, 0)),
-                                       tea_k_jac_update.plain, &a, err);
+  return APP_SUM_REDUCE_INTO(tea_k_jac_update, "tea_jacobi", exec,
+                             tea_policy(tea_box_interior(c, 0)), &a, err);
 }
 
 int tea_k_jacobi(tea_chunk *c, double *err) {

@@ -99,9 +99,10 @@ int tea_k_ppcg_init_sd(tea_chunk *c, tea_precon pc, double theta) {
   a.rtemp = TEA_F(c, TEA_FIELD_RTEMP);
   a.utemp = TEA_F(c, TEA_FIELD_UTEMP);
   a.theta_r = 1.0 / theta;
-  return porta_parallel_for_md(
-      "tea_ppcg_init_sd", c->exec, tea_policy(tea_box_interior(c, 0)),
-      pc != TEA_PRECON_NONE ? &tea_k_pp_init_sd_pre : &tea_k_pp_init_sd_none, &a);
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  if (pc != TEA_PRECON_NONE)
+    return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_init_sd", tea_k_pp_init_sd_pre, c->exec, in, &a);
+  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_init_sd", tea_k_pp_init_sd_none, c->exec, in, &a);
 }
 
 int tea_k_ppcg_inner_r(tea_chunk *c, int extra) {
@@ -128,8 +129,8 @@ static tea_pp_inner_sd_args tea_pp_inner_sd_make(tea_chunk *c, double alpha, dou
 
 int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta) {
   tea_pp_inner_sd_args a = tea_pp_inner_sd_make(c, alpha, beta);
-  return porta_parallel_for_md("tea_ppcg_inner_sd", c->exec, tea_policy(tea_box_interior(c, extra)),
-                               tea_k_pp_inner_sd[pc], &a);
+  return tea_k_pp_inner_sd_launch("tea_ppcg_inner_sd", c->exec,
+                                  tea_policy(tea_box_interior(c, extra)), pc, &a);
 }
 
 int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
@@ -138,10 +139,8 @@ int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_ppcg_inner_sd_split", "precon",
                        "the block preconditioner's columns cross the edge: no split");
   tea_pp_inner_sd_args a = tea_pp_inner_sd_make(c, alpha, beta);
-  return tea_split_run(c, c->halo, ring_exec,
-                       pc == TEA_PRECON_JAC_DIAG ? &tea_k_pp_inner_sd_split_diag
-                                                 : &tea_k_pp_inner_sd_split_none,
-                       &a, &a.sp);
+  if (pc == TEA_PRECON_JAC_DIAG) return tea_k_pp_inner_sd_split_diag_run(c, c->halo, ring_exec, &a);
+  return tea_k_pp_inner_sd_split_none_run(c, c->halo, ring_exec, &a);
 }
 
 static tea_pp_outer_args tea_pp_outer_make(tea_chunk *c) {
@@ -187,8 +186,10 @@ int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
   porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (!c->sum || app_sum_is_exact(c->sum)) {
-    PORTA_CHECK(tea_reduce(c, "tea_ppcg_calc_w", in, &tea_k_pp_calc_w, &a, 0, pw));
-    return tea_reduce(c, "tea_ppcg_calc_rz", in, &tea_k_pp_rz, &a, 1, rz);
+    PORTA_CHECK(tea_sum_check(c, "tea_ppcg_calc_w"));
+    PORTA_CHECK(APP_SUM_REDUCE(tea_k_pp_calc_w, c->sum, "tea_ppcg_calc_w", c->exec, in, &a, 0, pw));
+    PORTA_CHECK(tea_sum_check(c, "tea_ppcg_calc_rz"));
+    return APP_SUM_REDUCE(tea_k_pp_rz, c->sum, "tea_ppcg_calc_rz", c->exec, in, &a, 1, rz);
   }
   tea_sum2_value v;
   v.v[0] = v.v[1] = 0.0;
@@ -207,8 +208,9 @@ APP_SUM_KERNEL_MD2(tea_k_pp_rrn, tea_pp_outer_args, a, k, j) {
 int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
   *rrn = 0.0;
-  return tea_reduce(c, "tea_ppcg_calc_rrn", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_rrn, &a,
-                    0, rrn);
+  PORTA_CHECK(tea_sum_check(c, "tea_ppcg_calc_rrn"));
+  return APP_SUM_REDUCE(tea_k_pp_rrn, c->sum, "tea_ppcg_calc_rrn", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, rrn);
 }
 
 /* p = utemp; rro += r.p */
@@ -221,19 +223,21 @@ APP_SUM_KERNEL_MD2(tea_k_pp_init_p, tea_pp_outer_args, a, k, j) {
 int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
   *rro = 0.0;
-  return tea_reduce(c, "tea_ppcg_init_p", tea_policy(tea_box_interior(c, 0)), &tea_k_pp_init_p, &a,
-                    0, rro);
+  PORTA_CHECK(tea_sum_check(c, "tea_ppcg_init_p"));
+  return APP_SUM_REDUCE(tea_k_pp_init_p, c->sum, "tea_ppcg_init_p", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, rro);
 }
 
 int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, double *pw_rz) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
-  /* pw_rz[0..1] is the reducer's value (two doubles) */
-  return porta_parallel_reduce_md_into("tea_ppcg_calc_w", exec, tea_policy(tea_box_interior(c, 0)),
-                                       &tea_k_pp_calc_w_rz, &a, pw_rz);
+  /* pw_rz[0..1] is the reducer's value (two doubles), in memory of exec's space */
+  tea_sum2_value *v = (tea_sum2_value *)pw_rz;
+  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_ppcg_calc_w", tea_k_pp_calc_w_rz, exec,
+                                            tea_policy(tea_box_interior(c, 0)), &a, v);
 }
 
 int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, double *rrn) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
-  return porta_parallel_reduce_md_into(
-      "tea_ppcg_calc_rrn", exec, tea_policy(tea_box_interior(c, 0)), tea_k_pp_rrn.plain, &a, rrn);
+  return APP_SUM_REDUCE_INTO(tea_k_pp_rrn, "tea_ppcg_calc_rrn", exec,
+                             tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
