@@ -159,6 +159,16 @@ int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int d
 bool tea_loop_can_queue(const tea_chunk *c);
 /** Why several ranks on GPUs cannot queue, for the report; "" where they can, or did not try
  *  (one rank, TEA_DEVICE_LOOP=0, --reproducible). */
+/** In a recorded loop's body: the first ghost layer of `field`'s faces queued on `exec`
+ *  (porta_halo2d_queue_faces: no corners, no reflection), for a kernel that reads no corner. */
+int tea_halo_exchange_faces_on(tea_chunk *c, porta_exec exec, int field);
+/** Whether a recorded loop's body can fork an exchange onto the instance beside (`*side`):
+ *  several ranks queueing on GPUs, every rank with 3 x 3 cells at least, unless
+ *  TEA_LOOP_OVERLAP=0. */
+int tea_loop_side(const tea_chunk *c, porta_exec *side);
+/** How the device loop's sums and exchanges travel between ranks: "gpu-peer", "nccl" or "none"
+ *  (porta_device_comm_transport). */
+const char *tea_loop_transport(const tea_chunk *c);
 const char *tea_loop_queue_note(const tea_chunk *c);
 /** In a recorded loop's body: tea_halo_exchange queued on `exec` (the neighbours over NCCL,
  *  then, when `reflect`, the physical faces): nothing waits on the host. */

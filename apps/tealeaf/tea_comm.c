@@ -179,6 +179,10 @@ bool tea_has_neighbours(const tea_chunk *c) { return c->comm && c->comm->d.nrank
 
 bool tea_loop_can_queue(const tea_chunk *c) { return !tea_has_neighbours(c) || c->comm->device; }
 
+const char *tea_loop_transport(const tea_chunk *c) {
+  return c->comm ? porta_device_comm_transport(c->comm->device) : "none";
+}
+
 const char *tea_loop_queue_note(const tea_chunk *c) { return c->comm ? c->comm->device_note : ""; }
 
 void tea_set_queueing(tea_chunk *c, bool on) {
@@ -194,6 +198,22 @@ int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int n
     PORTA_CHECK(porta_halo2d_queue(&m->halo, m->device, exec, views, nfields, depth));
   }
   return reflect ? tea_reflect_boundaries_on(c, exec, fields, nfields, depth) : PORTA_SUCCESS;
+}
+
+int tea_halo_exchange_faces_on(tea_chunk *c, porta_exec exec, int field) {
+  if (!tea_has_neighbours(c)) return PORTA_SUCCESS;
+  porta_view_f64 view;
+  PORTA_CHECK(field_views(c, &field, 1, &view));
+  return porta_halo2d_queue_faces(&c->comm->halo, c->comm->device, exec, &view, 1);
+}
+
+int tea_loop_side(const tea_chunk *c, porta_exec *side) {
+  const struct tea_comm *m = c->comm;
+  if (!m || !m->has_beside || !m->device || m->beside_cells < 3 ||
+      !app_env_flag("TEA_LOOP_OVERLAP", 1))
+    return 0;
+  *side = m->beside;
+  return 1;
 }
 
 int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n) {

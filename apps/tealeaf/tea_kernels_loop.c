@@ -14,10 +14,11 @@ typedef struct {
   tea_loop_state st;
   porta_loop_handle loop; /**< the deciding loop's */
   int64_t k0, j0;         /**< the cell whose thread runs the test */
+  tea_split sp;           /**< the split update's geometry (tea_k_cg_calc_up_ring_at) */
 } tea_cg_up_loop_args;
 
 /* u += alpha p; p = r + beta p (beta from the test kernel) */
-PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) {
+PORTA_INLINE_FUNCTION void tea_cg_up_loop_cell(const tea_cg_up_loop_args *a, int64_t k, int64_t j) {
   const double alpha = a->st.scal[TEA_LOOP_ALPHA];
   const double beta = a->st.scal[TEA_LOOP_BETA];
   const double p = PORTA_AT2(a->p, k, j);
@@ -25,9 +26,12 @@ PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) {
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + beta * p;
 }
 
+PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) { tea_cg_up_loop_cell(a, k, j); }
+
 /* beta = rrn / rro; u += alpha p; p = r + beta p; one thread: the test on r.r (rro becomes rrn
    in the next iteration's alpha kernel, after every thread here has read it) */
-PORTA_MDFOR2(tea_k_cg_calc_up_test_loop, tea_cg_up_loop_args, a, k, j) {
+PORTA_INLINE_FUNCTION void tea_cg_up_test_loop_cell(const tea_cg_up_loop_args *a, int64_t k,
+                                                    int64_t j) {
   const double alpha = PORTA_LDG(a->st.scal[TEA_LOOP_ALPHA]);
   const double rrn = PORTA_LDG(a->st.scal[TEA_LOOP_RRN]);
   const double beta = rrn / PORTA_LDG(a->st.scal[TEA_LOOP_RRO]);
@@ -36,6 +40,15 @@ PORTA_MDFOR2(tea_k_cg_calc_up_test_loop, tea_cg_up_loop_args, a, k, j) {
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + beta * p;
   if (k == a->k0 && j == a->j0) porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
 }
+
+PORTA_MDFOR2(tea_k_cg_calc_up_test_loop, tea_cg_up_loop_args, a, k, j) {
+  tea_cg_up_test_loop_cell(a, k, j);
+}
+
+TEA_SPLIT_KERNELS(tea_k_cg_up_loop_split, tea_cg_up_loop_args, tea_cg_up_loop_cell,
+                  "tea_cg_calc_up", tea_k_cg_calc_up_loop)
+TEA_SPLIT_KERNELS(tea_k_cg_up_test_loop_split, tea_cg_up_loop_args, tea_cg_up_test_loop_cell,
+                  "tea_cg_calc_up", tea_k_cg_calc_up_test_loop)
 
 typedef struct {
   tea_loop_state st;
@@ -124,6 +137,47 @@ int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
                                             tea_policy(in), &up)
                : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec,
                                             tea_policy(in), &up);
+}
+
+/** The update's arguments with the split's geometry (an edge 1 deep). */
+static int up_split_args(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
+                         tea_cg_up_loop_args *up) {
+  const tea_box in = tea_box_interior(c, 0);
+  up->u = TEA_F(c, TEA_FIELD_U);
+  up->p = TEA_F(c, TEA_FIELD_P);
+  up->r = TEA_F(c, TEA_FIELD_R);
+  up->st = *st;
+  up->loop = *decider;
+  up->k0 = in.k0;
+  up->j0 = in.j0;
+  return tea_split_begin(c, 1, "tea_cg_calc_up_inside", &up->sp);
+}
+
+int tea_k_cg_calc_up_ring_at(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
+                             const porta_loop_handle *decider, bool fused) {
+  tea_cg_up_loop_args up;
+  PORTA_CHECK(up_split_args(c, st, decider, &up));
+  const porta_range_policy ring = porta_range(0, up.sp.ring);
+  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_ring", tea_k_cg_up_test_loop_split_ring,
+                                            ring_exec, ring, &up)
+               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_ring", tea_k_cg_up_loop_split_ring,
+                                            ring_exec, ring, &up);
+}
+
+int tea_k_cg_calc_up_inside_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
+                               const porta_loop_handle *decider, bool fused) {
+  tea_cg_up_loop_args up;
+  PORTA_CHECK(up_split_args(c, st, decider, &up));
+  const porta_mdrange_policy inside = tea_split_inside_policy(&up.sp);
+  if (!up.sp.k_contiguous) /* a host's layout: the inside box itself */
+    return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_calc_up_test_loop,
+                                              exec, inside, &up)
+                 : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_calc_up_loop, exec,
+                                              inside, &up);
+  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside",
+                                            tea_k_cg_up_test_loop_split_inside, exec, inside, &up)
+               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_up_loop_split_inside,
+                                            exec, inside, &up);
 }
 
 int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,

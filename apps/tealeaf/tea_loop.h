@@ -190,6 +190,13 @@ int tea_k_loop_ppcg_test(porta_exec exec, const tea_loop_state *st,
  *  fuses up to TEA_LOOP_FUSE_CELLS). */
 int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
                         const porta_loop_handle *decider, bool fused);
+/** tea_k_cg_calc_up_at split (tea_split, an edge 1 deep): the edge's cells on `ring_exec`, the
+ *  inside's on `exec`, neither waited for (the caller orders them: porta_exec_wait). With
+ *  `fused` the edge's kernel runs the test (its cell is the interior's first, on the edge). */
+int tea_k_cg_calc_up_ring_at(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
+                             const porta_loop_handle *decider, bool fused);
+int tea_k_cg_calc_up_inside_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
+                               const porta_loop_handle *decider, bool fused);
 /** CG's p update and test fused on grids of up to this many cells (TEA_LOOP_FUSE=0|1 forces
  *  either way, for tests). */
 #define TEA_LOOP_FUSE_CELLS ((int64_t)1 << 22)

@@ -419,9 +419,11 @@ void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
           : s->solver == TEA_SOLVER_JACOBI ? "Jacobi"
           : s->solver == TEA_SOLVER_CHEBY  ? "Chebyshev"
                                            : "PPCG",
-          !tea_loop_wanted(c, s)  ? "from the host"
-          : tea_has_neighbours(c) ? "on the device (a recorded loop; sums and exchanges by NCCL)"
-                                  : "on the device (a recorded loop)");
+          !tea_loop_wanted(c, s)   ? "from the host"
+          : !tea_has_neighbours(c) ? "on the device (a recorded loop)"
+          : !strcmp(tea_loop_transport(c), "gpu-peer")
+              ? "on the device (a recorded loop; sums and exchanges straight between the GPUs)"
+              : "on the device (a recorded loop; sums and exchanges by NCCL)");
   if (porta_exec_query(c->exec).on_device && tea_loop_queue_note(c)[0])
     fprintf(out, "# (several ranks: %s)\n", tea_loop_queue_note(c));
   if (s->solver == TEA_SOLVER_CHEBY && s->preconditioner != TEA_PRECON_JAC_BLOCK)

@@ -93,8 +93,20 @@ int tea_pass_cg_up(tea_pass *p) {
   if (p->recorded) {
     const bool fused =
         app_env_flag("TEA_LOOP_FUSE", (int64_t)c->nx * c->ny <= TEA_LOOP_FUSE_CELLS) != 0;
-    PORTA_CHECK(tea_k_cg_calc_up_at(c, p->exec, &p->st, &p->decider, fused));
-    return tea_pass_exchange(p, TEA_FIELD_P, reflect);
+    porta_exec side;
+    if (reflect || !tea_loop_side(c, &side)) {
+      PORTA_CHECK(tea_k_cg_calc_up_at(c, p->exec, &p->st, &p->decider, fused));
+      return reflect ? tea_pass_exchange(p, TEA_FIELD_P, reflect)
+                     : tea_halo_exchange_faces_on(c, p->exec, TEA_FIELD_P);
+    }
+    /* the edge's update, then p's faces sent, on the instance beside, forked from the loop's
+       and joined again, while the inside's update runs (A reads no corner of p) */
+    if (!fused) PORTA_CHECK(tea_k_loop_cg_test(p->exec, &p->st, &p->decider));
+    PORTA_CHECK(porta_exec_wait(side, p->exec));
+    PORTA_CHECK(tea_k_cg_calc_up_ring_at(c, side, &p->st, &p->decider, fused));
+    PORTA_CHECK(tea_halo_exchange_faces_on(c, side, TEA_FIELD_P));
+    PORTA_CHECK(tea_k_cg_calc_up_inside_at(c, p->exec, &p->st, &p->decider, fused));
+    return porta_exec_wait(p->exec, side);
   }
   PORTA_CHECK(tea_pass_cg_test(p));
   const double alpha = p->st.scal[TEA_LOOP_ALPHA], beta = p->st.scal[TEA_LOOP_BETA];

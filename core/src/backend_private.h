@@ -79,6 +79,9 @@ typedef struct porta_backend_ops {
   int (*instance_create)(int priority, int *instance);
   /** Release an instance made by instance_create (never called for instance 0). */
   int (*instance_destroy)(int instance);
+  /** Later work on instance `waiter` starts after the work queued on `after` so far
+   *  (porta_exec_wait). NULL: launches complete before they return. */
+  int (*order)(int waiter, int after);
   /** Queue a copy of `bytes` on an instance. NULL: copies run at once on the host. */
   int (*copy_async)(void *dst, const void *src, size_t bytes, int instance);
   /** The native queue of an instance (a cudaStream_t; NULL is the legacy default stream of

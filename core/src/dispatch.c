@@ -47,11 +47,12 @@ static int prepare(porta_launch *L, const char *op, const char *label, porta_exe
  *  a value brought to the host would be that one pass's, and the wait is not allowed). */
 static int check_recording(const porta_launch *L, const char *op, int pattern) {
   const porta_exec r = porta_state_.recording_exec;
-  if (L->exec.backend != r.backend || L->exec.instance != r.instance)
+  if (L->exec.backend != r.backend || (L->exec.instance != r.instance && !porta_forked_(L->exec)))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
                        "a launch on %s instance %d inside loop '%s': a loop's body launches on "
                        "the execution space its body function is given (the porta_exec "
-                       "argument), not on another",
+                       "argument) or an instance forked from it (porta_exec_wait), not on "
+                       "another",
                        porta_backend_name(L->exec.backend), L->exec.instance,
                        porta_state_.recording);
   if (pattern == PORTA_PATTERN_SCAN)

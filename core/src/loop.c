@@ -21,7 +21,16 @@ int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
   porta_state_.recording_exec = exec;
   porta_state_.recording_loop = loop;
   porta_state_.capturing = capturing;
-  const int rc = loop->body(exec, loop->ctx);
+  porta_state_.nforked = 0;
+  int rc = loop->body(exec, loop->ctx);
+  const int unjoined = porta_state_.nforked > 0 ? porta_state_.forked[0] : -1;
+  porta_join_forks_(exec); /* a recording ends whole either way */
+  if (rc == PORTA_SUCCESS && unjoined >= 0)
+    rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT,
+                     capturing ? "porta_loop_create" : "porta_loop_run", loop->label,
+                     "the body forked instance %d (porta_exec_wait) and did not join it: wait for "
+                     "it on the body's space before the body returns",
+                     unjoined);
   porta_state_.recording = NULL;
   porta_state_.recording_loop = NULL;
   porta_state_.capturing = 0;

@@ -9,6 +9,9 @@
 PORTA_EXTERN_C_BEGIN
 
 /** Everything porta_initialize decides. */
+/** Instances one loop body may fork at once (porta_exec_wait). */
+#define PORTA_MAX_FORKS 8
+
 typedef struct porta_state {
   int initialized;
   porta_backend default_backend;
@@ -23,9 +26,18 @@ typedef struct porta_state {
   porta_exec recording_exec;
   const struct porta_loop *recording_loop; /**< that loop (porta_loop_decider, messages) */
   int capturing; /**< the launches are recorded (a CUDA graph), not run: no profiling hooks */
+  /** Instances the body forked from its space (porta_exec_wait) and has not joined again: its
+   *  launches may go there too */
+  int forked[PORTA_MAX_FORKS];
+  int nforked;
 } porta_state;
 
 extern porta_state porta_state_;
+
+/** Whether a loop's body forked `exec` (porta_exec_wait) and has not joined it yet. */
+int porta_forked_(porta_exec exec);
+/** `exec` (a loop body's space) waits for every instance still forked from it; none is left. */
+void porta_join_forks_(porta_exec exec);
 
 /** Allocation hooks of one memory space; the CUDA back end fills in its spaces. */
 typedef struct porta_space_ops {

@@ -121,6 +121,11 @@ function(porta_tea_combo name solver precon)
              WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
     set_tests_properties(${t} PROPERTIES LABELS "${_labels}" TIMEOUT 120 PROCESSORS ${np}
                          ENVIRONMENT "${_env}" SKIP_RETURN_CODE 77)
+    if(C_GPUS AND np GREATER 2)
+      # alone on the node: its ranks' sums wait for all 4 GPUs at once, which GPUs shared with
+      # other tests' processes (time-sliced) seldom give
+      set_tests_properties(${t} PROPERTIES RUN_SERIAL TRUE)
+    endif()
   endforeach()
 endfunction()
 set(_combo_cg_counts_none "${_combo_ten}")
@@ -202,33 +207,51 @@ foreach(pc none jac_block)
                          twinenv=TEA_DEVICE_LOOP=0 "twinexpect=PPCG iterations: from the host")
 endforeach()
 # On two GPUs (CUDA; label gpu, skipped with fewer): the recorded loops of 2 ranks, their sums
-# and exchanges queued through NCCL (porta/exchange_device.h), against the host loop of the same
-# ranks (MPI): every solver, CG with each preconditioner and on a reflective boundary, Chebyshev
-# and PPCG switching at n = 5 and n = 1, PPCG with halo_depth 2 (its inner steps' exchanges of
-# depth 2 queued), and CG stopping at the limit
+# and exchanges queued (porta/exchange_device.h) by each transport, NCCL (.nccl) and straight
+# between the GPUs' memories (.peer), against the host loop of the same ranks (MPI): every
+# solver, CG with each preconditioner and on a reflective boundary, Chebyshev and PPCG switching
+# at n = 5 and n = 1, PPCG with halo_depth 2 (its inner steps' exchanges of depth 2 queued), and
+# CG stopping at the limit
 if(PORTA_ENABLE_CUDA)
-  set(_nccl_loop twinexec=1 "expect=sums and exchanges by NCCL" twinenv=TEA_DEVICE_LOOP=0
-                 "twinexpect=iterations: from the host")
-  foreach(pc none jac_diag jac_block)
-    porta_tea_combo(cg.${pc}.nccl cg ${pc} RANKS 2 GPUS
-                    CHECKS "counts=${_combo_cg_counts_${pc}}" converged=1 twin=cg:${pc} ${_nccl_loop})
-  endforeach()
-  porta_tea_combo(cg.none.reflective.nccl cg none RANKS 2 GPUS
-                  CHECKS reflective=1 converged=1 twin=cg:none ${_nccl_loop})
-  porta_tea_combo(cg.none.limit.nccl cg none RANKS 2 GPUS
-                  CHECKS maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7" twin=cg:none ${_nccl_loop})
-  porta_tea_combo(jacobi.none.nccl jacobi none RANKS 2 GPUS
-                  CHECKS fixed_point=1 converged=1 twin=jacobi:none ${_nccl_loop})
-  foreach(pc none jac_diag jac_block)
-    foreach(ps 5 1)
-      porta_tea_combo(chebyshev.${pc}.presteps${ps}.nccl chebyshev ${pc} RANKS 2 GPUS
-                      CHECKS presteps=${ps} cheby=1 converged=1 twin=chebyshev:${pc} ${_nccl_loop})
-      porta_tea_combo(ppcg.${pc}.presteps${ps}.nccl ppcg ${pc} RANKS 2 GPUS
-                      CHECKS presteps=${ps} inner=12 converged=1 twin=ppcg:${pc} ${_nccl_loop})
+  set(_loop_nccl env=PORTA_DEVICE_COMM=nccl twinexec=1 "expect=sums and exchanges by NCCL"
+                 twinenv=TEA_DEVICE_LOOP=0 "twinexpect=iterations: from the host")
+  set(_loop_peer env=PORTA_DEVICE_COMM=peer twinexec=1
+                 "expect=sums and exchanges straight between the GPUs"
+                 twinenv=TEA_DEVICE_LOOP=0 "twinexpect=iterations: from the host")
+  foreach(via nccl peer)
+    foreach(pc none jac_diag jac_block)
+      porta_tea_combo(cg.${pc}.${via} cg ${pc} RANKS 2 GPUS
+                      CHECKS "counts=${_combo_cg_counts_${pc}}" converged=1 twin=cg:${pc}
+                             ${_loop_${via}})
     endforeach()
+    porta_tea_combo(cg.none.reflective.${via} cg none RANKS 2 GPUS
+                    CHECKS reflective=1 converged=1 twin=cg:none ${_loop_${via}})
+    porta_tea_combo(cg.none.limit.${via} cg none RANKS 2 GPUS
+                    CHECKS maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7" twin=cg:none ${_loop_${via}})
+    porta_tea_combo(jacobi.none.${via} jacobi none RANKS 2 GPUS
+                    CHECKS fixed_point=1 converged=1 twin=jacobi:none ${_loop_${via}})
+    foreach(pc none jac_diag jac_block)
+      foreach(ps 5 1)
+        porta_tea_combo(chebyshev.${pc}.presteps${ps}.${via} chebyshev ${pc} RANKS 2 GPUS
+                        CHECKS presteps=${ps} cheby=1 converged=1 twin=chebyshev:${pc}
+                               ${_loop_${via}})
+        porta_tea_combo(ppcg.${pc}.presteps${ps}.${via} ppcg ${pc} RANKS 2 GPUS
+                        CHECKS presteps=${ps} inner=12 converged=1 twin=ppcg:${pc} ${_loop_${via}})
+      endforeach()
+    endforeach()
+    porta_tea_combo(ppcg.none.halo2.${via} ppcg none RANKS 2 GPUS
+                    CHECKS halo=2 presteps=5 inner=12 converged=1 twin=ppcg:none:2 ${_loop_${via}})
   endforeach()
-  porta_tea_combo(ppcg.none.halo2.nccl ppcg none RANKS 2 GPUS
-                  CHECKS halo=2 presteps=5 inner=12 converged=1 twin=ppcg:none:2 ${_nccl_loop})
+  # four GPUs (a 2 x 2 grid of ranks: exchanges along x and y, corners) by the peer transport;
+  # its sums add in another order than MPI's over 4 ranks: the twin's U agrees to 1e-12
+  porta_tea_combo(cg.none.peer cg none RANKS 4 GPUS
+                  CHECKS converged=1 twin=cg:none twintol=1e-12 ${_loop_peer})
+  porta_tea_combo(chebyshev.none.presteps5.peer chebyshev none RANKS 4 GPUS
+                  CHECKS presteps=5 cheby=1 converged=1 twin=chebyshev:none twintol=1e-12
+                         ${_loop_peer})
+  porta_tea_combo(ppcg.none.halo2.peer ppcg none RANKS 4 GPUS
+                  CHECKS halo=2 presteps=5 inner=12 converged=1 twin=ppcg:none:2 twintol=1e-12
+                         ${_loop_peer})
 endif()
 foreach(solver cg jacobi chebyshev)
   set(_limit maxiters=7 "counts=7 7 7 7 7 7 7 7 7 7")

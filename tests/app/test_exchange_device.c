@@ -5,7 +5,9 @@
  *  the pass, queues their depth-1 halo exchange and the sums of two doubles, and checks on the
  *  device every ghost cell against the owner's value and the sums against the exact totals;
  *  the loop runs twice (a replay), and a queued exchange outside a loop gives the ghost values
- *  of the host exchange (porta_halo2d_exchange). */
+ *  of the host exchange (porta_halo2d_exchange). The transport is the one PORTA_DEVICE_COMM
+ *  asks for ("nccl", "peer": porta_device_comm_transport says which served), and a peer sum
+ *  adds in its documented order, bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +181,18 @@ static void on_gpus(const porta_decomp *d, porta_device_comm *dc) {
   EXPECT(differ == 0, "%lld cells differ between the queued and the host exchange",
          (long long)differ);
   EXPECT(d->nranks == 1 || ghosts > 0, "no ghost cell was filled");
+  /* the faces alone: every face ghost as the host exchange's, every corner kept (-1) */
+  APP_CHECK(PORTA_PARALLEL_FOR(fill_k, porta_exec_default(), c.all, &c.a));
+  APP_CHECK(porta_halo2d_queue_faces(&halo, dc, porta_exec_default(), fields, 2));
+  for (int k = 0; k < 2; ++k) APP_CHECK(porta_deep_copy(queued[k], fields[k]));
+  int64_t faces_differ = 0;
+  for (int64_t y = 0; y < ey; ++y)
+    for (int64_t x = 0; x < ex; ++x) {
+      const int corner = (x == 0 || x == ex - 1) && (y == 0 || y == ey - 1);
+      const double q = PORTA_S2(queued[0], y, x), want = corner ? -1.0 : PORTA_S2(host[0], y, x);
+      faces_differ += q != want || PORTA_S2(queued[1], y, x) != -want;
+    }
+  EXPECT(faces_differ == 0, "%lld cells wrong after the faces' exchange", (long long)faces_differ);
   for (int k = 0; k < 2; ++k) {
     porta_mirror_f64_release(&queued[k]);
     porta_mirror_f64_release(&host[k]);
@@ -189,6 +203,29 @@ static void on_gpus(const porta_decomp *d, porta_device_comm *dc) {
   porta_view_f64_release(&c.a.sums);
   porta_view_i64_release(&c.a.st);
   porta_halo2d_destroy(&halo);
+}
+
+/** A sum whose bits depend on the order of its terms: the peer transport's must be the fold
+ *  ((x1 + x2) + ...) + x0 computed here from every rank's term. */
+static void sum_order(porta_device_comm *dc, int nranks) {
+  const double x = (rank % 2 ? -1.0 : 1.0) * (1.0 + 0.1 * rank) * (rank % 3 == 0 ? 1e16 : 3.0);
+  double *all = (double *)malloc((size_t)nranks * sizeof *all);
+  MPI_Allgather(&x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  double want = nranks > 1 ? all[1] : all[0];
+  for (int r = 2; r < nranks; ++r) want += all[r];
+  if (nranks > 1) want += all[0];
+  free(all);
+  porta_view_f64 v;
+  APP_CHECK(porta_view_f64_create1(&v, "order", 1));
+  porta_mirror_f64 h;
+  APP_CHECK(porta_view_f64_create_mirror_view(&h, &v));
+  h.data[0] = x;
+  APP_CHECK(porta_deep_copy(v, h));
+  APP_CHECK(porta_device_comm_sum(dc, porta_exec_default(), v.data, 1));
+  APP_CHECK(porta_deep_copy(h, v));
+  EXPECT(h.data[0] == want, "peer sum %.17g, the documented order gives %.17g", h.data[0], want);
+  porta_mirror_f64_release(&h);
+  porta_view_f64_release(&v);
 }
 
 int main(int argc, char **argv) {
@@ -227,6 +264,13 @@ int main(int argc, char **argv) {
     EXPECT(rc == PORTA_SUCCESS, "refused: %s", msg);
   }
   refusals(dc);
+  const char *choice = getenv("PORTA_DEVICE_COMM");
+  if (dc && choice && (!strcmp(choice, "nccl") || !strcmp(choice, "peer"))) {
+    const char *want = !strcmp(choice, "nccl") ? "nccl" : "gpu-peer";
+    EXPECT(!strcmp(porta_device_comm_transport(dc), want), "PORTA_DEVICE_COMM=%s: transport %s",
+           choice, porta_device_comm_transport(dc));
+  }
+  if (dc && !strcmp(porta_device_comm_transport(dc), "gpu-peer")) sum_order(dc, nranks);
   if (dc) {
     porta_decomp d;
     const int64_t cells[2] = {13, 11};
@@ -238,7 +282,9 @@ int main(int argc, char **argv) {
   MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("exchange_device: %s on %d ranks: %s\n", bad ? "FAILED" : "passed", nranks,
-           rc == PORTA_SUCCESS ? "NCCL sums and exchanges in a recorded loop" : msg);
+           rc == PORTA_SUCCESS ? "sums and exchanges in a recorded loop" : msg);
+  if (rank == 0 && rc == PORTA_SUCCESS)
+    printf("exchange_device: transport %s\n", porta_device_comm_transport(dc));
   porta_finalize();
   MPI_Finalize();
   return bad ? 1 : 0;

@@ -8,7 +8,8 @@
  *  blocking reduction for range, box and team policies; and what a body may not do (a blocking
  *  reduction, a scan, a fence, a nested loop, a fill, a new instance, a launch on another
  *  instance) fails naming the loop (when it is recorded on CUDA, at its run on the host), leaving
- *  Porta usable. */
+ *  Porta usable; a body may fork work onto another instance and join it (porta_exec_wait),
+ *  giving a host loop's bits, and a fork it does not join fails naming the loop. */
 #include "harness.h"
 
 #define N 10007 /* a prime: no thread count divides it */
@@ -373,6 +374,81 @@ static void test_body_errors(void) {
   porta_view_f64_release(&b.g.x);
 }
 
+typedef struct {
+  grow_args a, b; /**< a grows on the body's space, b on the forked instance */
+  porta_exec other;
+  int join;
+} fork_ctx;
+
+/** Per pass: a grows; b grows beside it on `other` (forked after a's growth); joined, a grows
+ *  again (each read of the other's view comes after its write). */
+static int fork_body(porta_exec exec, void *ctx) {
+  fork_ctx *f = (fork_ctx *)ctx;
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), &f->a));
+  PORTA_CHECK(porta_exec_wait(f->other, exec));
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, f->other, porta_range(0, N), &f->b));
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, f->other, porta_range(0, N), &f->b));
+  return f->join ? porta_exec_wait(exec, f->other) : PORTA_SUCCESS;
+}
+
+/* work forked onto another instance inside a body and joined: the host loop's bits after
+   several runs; a fork never joined fails naming the loop */
+static void test_fork_join(void) {
+  const porta_exec ex = porta_exec_default();
+  fork_ctx f;
+  PT_OK(porta_view_f64_create1(&f.a.x, "a", N));
+  PT_OK(porta_view_f64_create1(&f.b.x, "b", N));
+  PT_OK(porta_exec_create_instance_with_priority(ex.backend, PORTA_PRIORITY_HIGH, &f.other));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &f.a));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &f.b));
+  f.join = 1;
+  porta_loop *loop = NULL;
+  PT_OK(porta_loop_create("fork", ex, fork_body, &f, NULL, 0, &loop));
+  for (int run = 0; run < 3; ++run) PT_OK(porta_loop_run(loop));
+  PT_OK(porta_loop_destroy(loop));
+  PT_OK(porta_fence("fork"));
+  /* the same launches without a loop, on the default instance: the same bits */
+  grow_args ra, rb;
+  PT_OK(porta_view_f64_create1(&ra.x, "ref_a", N));
+  PT_OK(porta_view_f64_create1(&rb.x, "ref_b", N));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &ra));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &rb));
+  for (int run = 0; run < 3; ++run) { /* no repeat flag: one pass a run */
+    PT_OK(PORTA_PARALLEL_FOR(grow_k, ex, porta_range(0, N), &ra));
+    for (int t = 0; t < 2; ++t) PT_OK(PORTA_PARALLEL_FOR(grow_k, ex, porta_range(0, N), &rb));
+  }
+  porta_mirror_f64 ha, hb, wa, wb;
+  PT_OK(porta_view_f64_create_mirror_view(&ha, &f.a.x));
+  PT_OK(porta_view_f64_create_mirror_view(&hb, &f.b.x));
+  PT_OK(porta_view_f64_create_mirror_view(&wa, &ra.x));
+  PT_OK(porta_view_f64_create_mirror_view(&wb, &rb.x));
+  PT_OK(porta_deep_copy(ha, f.a.x));
+  PT_OK(porta_deep_copy(hb, f.b.x));
+  PT_OK(porta_deep_copy(wa, ra.x));
+  PT_OK(porta_deep_copy(wb, rb.x));
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < N; ++i) wrong += ha.data[i] != wa.data[i] || hb.data[i] != wb.data[i];
+  PT_CHECK(wa.data[1] != hb.data[1]); /* a and b grew differently */
+  porta_mirror_f64_release(&wa);
+  porta_mirror_f64_release(&wb);
+  porta_view_f64_release(&ra.x);
+  porta_view_f64_release(&rb.x);
+  PT_EQ_I64(wrong, 0);
+  if (porta_exec_query(ex).async_instances) { /* host back ends have one instance: no fork */
+    f.join = 0;
+    PT_EXPECT_CODE(porta_loop_create("unjoined", ex, fork_body, &f, NULL, 0, &loop),
+                   PORTA_ERROR_INVALID_ARGUMENT);
+    PT_MSG_HAS("did not join it");
+    PT_MSG_HAS("unjoined");
+  }
+  PT_OK(porta_fence("after"));
+  porta_mirror_f64_release(&ha);
+  porta_mirror_f64_release(&hb);
+  porta_view_f64_release(&f.a.x);
+  porta_view_f64_release(&f.b.x);
+  PT_OK(porta_exec_destroy_instance(f.other));
+}
+
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_loop_matches_host_loop);
@@ -381,5 +457,6 @@ int main(int argc, char **argv) {
   PT_RUN(test_deciding_loop);
   PT_RUN(test_reduce_into);
   PT_RUN(test_body_errors);
+  PT_RUN(test_fork_join);
   PT_END();
 }

@@ -26,7 +26,8 @@ int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, in
 static unsigned modes_used;
 
 const char *porta_exchange_mode_name_(porta_exchange_mode m) {
-  static const char *names[] = {"host", "pinned-host", "cuda-aware-mpi", "cuda-ipc", "nccl"};
+  static const char *names[] = {"host",     "pinned-host", "cuda-aware-mpi",
+                                "cuda-ipc", "nccl",        "gpu-peer"};
   return names[m];
 }
 
@@ -326,7 +327,7 @@ const char *porta_exchange_transport(const porta_exchange *x) {
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = '\0';
-  for (int m = PORTA_EXCHANGE_HOST; m <= PORTA_EXCHANGE_NCCL; ++m)
+  for (int m = PORTA_EXCHANGE_HOST; m <= PORTA_EXCHANGE_GPU_PEER; ++m)
     if (modes & (1u << m)) {
       snprintf(buf + len, size - len, "%s%s", len ? "+" : "",
                porta_exchange_mode_name_((porta_exchange_mode)m));
@@ -410,6 +411,7 @@ void porta_exchange_destroy(porta_exchange *x) {
     porta_view_u8_release(&x->host_recv[b]);
   }
   porta_exchange_ipc_release_(x);
+  porta_peer_plan_release_(x);
   free(x->peer);
   free(x->rank);
   free(x->send_count);

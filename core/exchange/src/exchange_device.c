@@ -16,6 +16,7 @@ struct porta_device_comm {
   uint64_t id; /**< this process's n-th communicator (plans remember which they are prepared for) */
   MPI_Comm comm;
   int rank, nranks;
+  porta_peer_comm *peer; /**< the peer transport (exchange_peer.h), NULL: NCCL's alone */
 #if PORTA_EXCHANGE_HAVE_NCCL
   ncclComm_t nccl;
 #endif
@@ -44,6 +45,7 @@ typedef struct where {
  *  one GPU (reason SHARED_GPU, `rank` and `other`, on GPU `device`). */
 typedef struct verdict {
   int reason, rank, other, device;
+  int one_node; /**< every rank on this node */
 } verdict;
 
 /** Every rank's node, GPU and reason, gathered: the verdict (CAN: all can). */
@@ -59,6 +61,8 @@ static int agree(MPI_Comm comm, porta_exec exec, int nranks, verdict *v) {
     return porta_exchange_mpi_error_("porta_device_comm_create", NULL, "MPI_Allgather failed", rc);
   }
   memset(v, 0, sizeof *v);
+  v->one_node = 1;
+  for (int r = 0; r < nranks; ++r) v->one_node &= all[r].node == me.node;
   for (int r = 0; r < nranks && v->reason == CAN; ++r)
     if (all[r].reason != CAN) {
       v->reason = all[r].reason;
@@ -161,7 +165,7 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
   if (comm == MPI_COMM_NULL)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "the communicator is MPI_COMM_NULL");
   int rank = 0, nranks = 0;
-  verdict v = {CAN, 0, 0, 0};
+  verdict v = {CAN, 0, 0, 0, 0};
   int rc = MPI_Comm_rank(comm, &rank);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &nranks);
   if (rc != MPI_SUCCESS)
@@ -195,6 +199,17 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
                                : porta_error(PORTA_ERROR_BACKEND, op, NULL,
                                              "the first NCCL sum failed on another rank");
   }
+  /* the peer transport where every rank can map the others' memory, warmed like NCCL */
+  rc = porta_peer_comm_create_(comm, rank, nranks, v.one_node, &dc->peer);
+  if (rc == PORTA_SUCCESS && dc->peer) rc = warm_sum(dc, exec);
+  fine = rc == PORTA_SUCCESS;
+  if (MPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_fine = 0;
+  if (!all_fine) {
+    porta_device_comm_destroy(dc);
+    return rc != PORTA_SUCCESS ? rc
+                               : porta_error(PORTA_ERROR_BACKEND, op, NULL,
+                                             "the first peer sum failed on another rank");
+  }
   dc->id = ++made_so_far;
   *out = dc;
   return PORTA_SUCCESS;
@@ -205,10 +220,15 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
 
 void porta_device_comm_destroy(porta_device_comm *dc) {
   if (!dc) return;
+  porta_peer_comm_release_(dc->peer);
 #if PORTA_EXCHANGE_HAVE_NCCL
   ncclCommDestroy(dc->nccl);
 #endif
   free(dc);
+}
+
+const char *porta_device_comm_transport(const porta_device_comm *dc) {
+  return !dc ? "none" : dc->peer ? "gpu-peer" : "nccl";
 }
 
 int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values, int count) {
@@ -220,6 +240,8 @@ int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values
   if (count == 0) return PORTA_SUCCESS;
   void *q;
   PORTA_CHECK(porta_exec_native_queue(exec, &q));
+  if (dc->peer && count <= PORTA_PEER_SUM_MAX)
+    return porta_peer_comm_sum_(dc->peer, q, values, count);
 #if PORTA_EXCHANGE_HAVE_NCCL
   const ncclResult_t r =
       ncclAllReduce(values, values, (size_t)count, ncclDouble, ncclSum, dc->nccl, (cudaStream_t)q);
@@ -265,7 +287,17 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   const int64_t vb = (int64_t)x->value_size * x->max_fields;
   porta_view_u8_release(&x->queue_send);
   porta_view_u8_release(&x->queue_recv);
+  porta_peer_plan_release_(x);
   x->queue_comm = 0;
+  if (dc->peer && x->word_bytes == 8) {
+    /* straight into the neighbours' memory; a first exchange of no field proves the pairs */
+    PORTA_CHECK(porta_peer_plan_prepare_(x));
+    x->queue_comm = dc->id;
+    void *q;
+    PORTA_CHECK(porta_exec_native_queue(x->exec, &q));
+    PORTA_CHECK(porta_peer_plan_queue_(x, q, NULL, 0));
+    return porta_exec_fence(x->exec, op);
+  }
   PORTA_CHECK(device_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, x->exec));
   PORTA_CHECK(device_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, x->exec));
   x->queue_comm = dc->id;
@@ -308,14 +340,18 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
                        "(porta_exchange_prepare_queue)");
   PORTA_CHECK(porta_exchange_check_fields_(x, op, fields, nfields));
   const int64_t vb = (int64_t)x->value_size * nfields;
-  if (porta_extent(x->queue_send, 0) < x->send_total * vb ||
-      porta_extent(x->queue_recv, 0) < x->recv_total * vb)
+  if (!x->qpeer_on && (porta_extent(x->queue_send, 0) < x->send_total * vb ||
+                       porta_extent(x->queue_recv, 0) < x->recv_total * vb))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
                        "the plan's lists grew after porta_exchange_prepare_queue (prepare it "
                        "again)");
   if (nfields == 0) return PORTA_SUCCESS;
   void *q;
   PORTA_CHECK(porta_exec_native_queue(exec, &q));
+  if (x->qpeer_on) {
+    porta_exchange_note_mode_(PORTA_EXCHANGE_GPU_PEER);
+    return porta_peer_plan_queue_(x, q, fields, nfields);
+  }
   PORTA_CHECK(porta_exchange_copy_(x, exec, fields, nfields, 1, x->queue_send.data));
   PORTA_CHECK(send_receive(x, dc, q, vb, op));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);

@@ -9,14 +9,18 @@
 
 #include "porta/exchange.h"
 
+#include "exchange_peer.h"
+
 /** How a plan's messages travel (porta_exchange_transport names them). */
 typedef enum porta_exchange_mode {
   PORTA_EXCHANGE_HOST = 0,     /**< host back end: buffers in host memory */
   PORTA_EXCHANGE_PINNED = 1,   /**< GPU: pinned, mapped host buffers the kernels reach */
   PORTA_EXCHANGE_CUDA_MPI = 2, /**< GPU and a CUDA-aware MPI: device buffers straight to MPI */
   PORTA_EXCHANGE_IPC = 3,      /**< GPU: neighbours' device buffers mapped (CUDA IPC) */
-  PORTA_EXCHANGE_NCCL = 4      /**< GPU: queued exchanges (exchange_device.c), device buffers
+  PORTA_EXCHANGE_NCCL = 4,     /**< GPU: queued exchanges (exchange_device.c), device buffers
                                     sent by NCCL (the plan's own mode stays for its host ones) */
+  PORTA_EXCHANGE_GPU_PEER = 5  /**< GPU: queued exchanges straight into the neighbours' mapped
+                                    memory (exchange_peer.h) */
 } porta_exchange_mode;
 
 /** A neighbour whose receive buffers this rank writes directly (IPC mode). */
@@ -55,6 +59,13 @@ struct porta_exchange {
    *  device communicator they were prepared for (NULL: not prepared) */
   porta_view_u8 queue_send, queue_recv;
   uint64_t queue_comm; /**< its id (0: none) */
+  /** Queued exchanges by the peer transport (exchange_peer.c) instead of NCCL's buffers: this
+   *  rank's inbox, the neighbours' mapped ([n], by entry), the links and counters on the device */
+  int qpeer_on;
+  void *qpeer_inbox, **qpeer_mapped;
+  int64_t qpeer_buffer_bytes, qpeer_send_total, qpeer_recv_total; /**< as prepared */
+  porta_peer_link *qpeer_links;
+  porta_peer_state *qpeer_state;
   int npeers_on, token_out;
   MPI_Request *req; /**< [2n] */
   int nreq, nfields, active;
@@ -100,5 +111,27 @@ void porta_exchange_note_mode_(porta_exchange_mode mode);
 const char *porta_exchange_mode_name_(porta_exchange_mode mode);
 /** The modes set in the bit mask `modes`, joined by '+' ("none" when empty). */
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size);
+
+/** A device communicator's peer transport (exchange_peer.c): every rank's sum inbox mapped. */
+typedef struct porta_peer_comm {
+  int rank, nranks;
+  void *own;               /**< this rank's inbox */
+  porta_peer_sum_args sum; /**< the inboxes and the counter; values and count per sum */
+} porta_peer_comm;
+
+/** 0: PORTA_DEVICE_COMM=nccl, 2: =peer (required), 1: otherwise (where every rank can). */
+int porta_peer_comm_wanted_(void);
+/** Collective over `comm`: the peer transport where every rank can take it (`one_node`: all
+ *  ranks on this node), else *out NULL (an error when PORTA_DEVICE_COMM=peer asked for it). */
+int porta_peer_comm_create_(MPI_Comm comm, int rank, int nranks, int one_node,
+                            porta_peer_comm **out);
+void porta_peer_comm_release_(porta_peer_comm *p);
+/** Queue a sum of count (at most PORTA_PEER_SUM_MAX) doubles at `values` on `queue`. */
+int porta_peer_comm_sum_(porta_peer_comm *p, void *queue, double *values, int count);
+/** Collective over the plan's neighbours: its inbox, mapped by them, and theirs here. */
+int porta_peer_plan_prepare_(porta_exchange *x);
+void porta_peer_plan_release_(porta_exchange *x);
+/** Queue the plan's exchange of `fields` on `queue` (one kernel). */
+int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fields, int nfields);
 
 #endif /* PORTA_EXCHANGE_PRIVATE_H */

@@ -43,6 +43,7 @@ int porta_halo2d_create(porta_halo2d *h, const porta_decomp *d, int halo, int x_
 void porta_halo2d_destroy(porta_halo2d *h) {
   if (h->plan)
     for (int i = 0; i < 2 * h->halo; ++i) porta_exchange_destroy(h->plan[i]);
+  porta_exchange_destroy(h->faces);
   free(h->plan);
   memset(h, 0, sizeof *h);
 }
@@ -101,6 +102,53 @@ static int build_plan(porta_halo2d *h, int depth, int dim, porta_exchange **out)
   snprintf(label, sizeof label, "halo_%c_depth%d", "xy"[dim], depth);
   const int rc = porta_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields,
                                        h->exec, APP_HALO_TAG(h, depth, dim));
+  free(index);
+  return rc;
+}
+
+/** The faces' plan (porta_halo2d.faces): each face's owned layer next to it to the neighbour
+ *  there, into the ghost layer, along the owned cells only; x's neighbours, then y's. */
+static int build_faces(porta_halo2d *h) {
+  int ranks[4];
+  int64_t count[4], total = 0;
+  for (int dim = 0; dim < 2; ++dim) total += 2 * h->d.local[1 - dim];
+  int64_t *index = (int64_t *)malloc((size_t)(2 * total + 1) * sizeof(int64_t));
+  if (!index)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_halo2d_prepare_queue", "halo",
+                       "malloc failed");
+  int64_t *send = index, *recv = index + total, ns = 0, nr = 0;
+  int nn = 0;
+  const int64_t H = h->halo;
+  for (int dim = 0; dim < 2; ++dim) {
+    const int vd = dim == 0 ? h->x_dim : 1 - h->x_dim;
+    const int64_t n = h->d.local[dim], len = h->d.local[1 - dim];
+    for (int s = 0; s < 2; ++s) {
+      const int nb = h->d.neighbour[dim][s];
+      if (nb == MPI_PROC_NULL) continue;
+      const int64_t sa = s == PORTA_LOW ? H : H + n - 1, ra = s == PORTA_LOW ? H - 1 : H + n;
+      if (vd == 0) {
+        ns += box_offsets(send + ns, h->stride, sa, sa + 1, H, H + len);
+        nr += box_offsets(recv + nr, h->stride, ra, ra + 1, H, H + len);
+      } else {
+        ns += box_offsets(send + ns, h->stride, H, H + len, sa, sa + 1);
+        nr += box_offsets(recv + nr, h->stride, H, H + len, ra, ra + 1);
+      }
+      ranks[nn] = nb;
+      count[nn++] = len;
+    }
+  }
+  int rc = PORTA_SUCCESS;
+  if (nn > 0) {
+    porta_exchange_lists l;
+    l.nneighbours = nn;
+    l.ranks = ranks;
+    l.send_count = count;
+    l.send_index = send;
+    l.recv_count = count;
+    l.recv_index = recv;
+    rc = porta_exchange_create(&h->faces, "halo_faces", h->d.comm, &l, sizeof(double),
+                               h->max_fields, h->exec, h->tag + 20000);
+  }
   free(index);
   return rc;
 }
@@ -214,7 +262,8 @@ int porta_halo2d_prepare_queue(porta_halo2d *h, porta_device_comm *dc,
   PORTA_CHECK(porta_halo2d_prepare(h, field));
   for (int i = 0; i < 2 * h->halo; ++i)
     if (h->plan[i]) PORTA_CHECK(porta_exchange_prepare_queue(h->plan[i], dc));
-  return PORTA_SUCCESS;
+  if (!h->faces) PORTA_CHECK(build_faces(h));
+  return h->faces ? porta_exchange_prepare_queue(h->faces, dc) : PORTA_SUCCESS;
 }
 
 int porta_halo2d_queue(porta_halo2d *h, porta_device_comm *dc, porta_exec exec,
@@ -228,4 +277,19 @@ int porta_halo2d_queue(porta_halo2d *h, porta_device_comm *dc, porta_exec exec,
     if (x) PORTA_CHECK(porta_exchange_queue(x, dc, exec, views, nfields));
   }
   return PORTA_SUCCESS;
+}
+
+int porta_halo2d_queue_faces(porta_halo2d *h, porta_device_comm *dc, porta_exec exec,
+                             const porta_view_f64 *fields, int nfields) {
+  porta_view views[PORTA_EXCHANGE_MAX_FIELDS];
+  PORTA_CHECK(begin(h, "porta_halo2d_queue_faces", fields, nfields, 1, views));
+  if (nfields == 0 || !h->faces) {
+    /* no neighbour at all, or not prepared: the latter only where some plan exists */
+    for (int i = 0; i < 2 * h->halo; ++i)
+      if (h->plan[i])
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_halo2d_queue_faces", "halo",
+                           "the faces' plan is not prepared (porta_halo2d_prepare_queue)");
+    return PORTA_SUCCESS;
+  }
+  return porta_exchange_queue(h->faces, dc, exec, views, nfields);
 }

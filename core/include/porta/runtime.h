@@ -67,6 +67,12 @@ typedef enum porta_exec_priority {
 PORTA_API int porta_exec_create_instance_with_priority(porta_backend backend,
                                                        porta_exec_priority priority,
                                                        porta_exec *out);
+/** Order two instances of one back end without waiting on the host: work queued on `exec`
+ *  from now on starts after the work queued on `after` so far (a CUDA event between the two
+ *  streams). Inside a loop's body this is an edge of the recording, so a body can fork work
+ *  onto a second instance and join it again (porta/loop.h); every fork must be joined before
+ *  the body returns. Host back ends finish each launch before it returns: nothing to do. */
+PORTA_API int porta_exec_wait(porta_exec exec, porta_exec after);
 /** Fence and release an instance made by porta_exec_create_instance (instance 0: no-op). */
 PORTA_API int porta_exec_destroy_instance(porta_exec exec);
 /** The memory space kernels on `exec` use by default. */

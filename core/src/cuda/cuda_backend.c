@@ -58,6 +58,7 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .fence_all = porta_cuda_device_sync_,
     .instance_create = porta_cuda_instance_create_,
     .instance_destroy = porta_cuda_instance_destroy_,
+    .order = porta_cuda_order_,
     .copy_async = porta_cuda_copy_async_,
     .native_queue = porta_cuda_stream_,
     .device_name = porta_cuda_device_name_,

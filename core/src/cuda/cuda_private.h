@@ -22,6 +22,8 @@ int porta_cuda_instance_destroy_(int instance);
 int porta_cuda_copy_async_(void *dst, const void *src, size_t bytes, int instance);
 /** The cudaStream_t of an instance (NULL: instance 0's legacy default stream, or none). */
 void *porta_cuda_stream_(int instance);
+/** Work queued later on instance `waiter` starts after `after`'s so far (an event). */
+int porta_cuda_order_(int waiter, int after);
 int porta_cuda_ipc_alloc_(size_t bytes, void **ptr, void *handle64);
 void porta_cuda_ipc_free_(void *ptr);
 int porta_cuda_ipc_open_(const void *handle64, void **ptr);

@@ -284,9 +284,14 @@ extern "C" int porta_cuda_initialize_(int device_id, int device_given, int requi
   return PORTA_SUCCESS;
 }
 
+/** porta_exec_wait's event: one serves every call, a wait takes its state when it is queued. */
+static cudaEvent_t order_event = NULL;
+
 extern "C" void porta_cuda_finalize_(void) {
   if (!cuda_usable) return;
   cudaDeviceSynchronize();
+  if (order_event) cudaEventDestroy(order_event);
+  order_event = NULL;
   for (int k = 1; k < PORTA_CUDA_MAX_INSTANCES; ++k)
     if (streams[k]) {
       cudaStreamDestroy(streams[k]);
@@ -346,6 +351,17 @@ extern "C" int porta_cuda_instance_destroy_(int instance) {
   CUDA_TRY(cudaStreamSynchronize(streams[instance]), "porta_exec_destroy_instance", NULL);
   CUDA_TRY(cudaStreamDestroy(streams[instance]), "porta_exec_destroy_instance", NULL);
   streams[instance] = NULL;
+  return PORTA_SUCCESS;
+}
+
+extern "C" int porta_cuda_order_(int waiter, int after) {
+  if (!order_event)
+    CUDA_TRY(cudaEventCreateWithFlags(&order_event, cudaEventDisableTiming), "porta_exec_wait",
+             NULL);
+  CUDA_TRY(cudaEventRecord(order_event, (cudaStream_t)porta_cuda_stream_(after)), "porta_exec_wait",
+           NULL);
+  CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)porta_cuda_stream_(waiter), order_event, 0),
+           "porta_exec_wait", NULL);
   return PORTA_SUCCESS;
 }
 

@@ -47,6 +47,13 @@ PORTA_EXCHANGE_API int porta_device_comm_create(MPI_Comm comm, porta_exec exec,
  *  that hold its work first: NCCL waits for the graphs it was captured into. */
 PORTA_EXCHANGE_API void porta_device_comm_destroy(porta_device_comm *dc);
 
+/** How its sums and exchanges travel: "gpu-peer" (one kernel each, straight between the GPUs'
+ *  memories, mapped by CUDA IPC: every rank on one node, where each can map the others'
+ *  memory, unless PORTA_DEVICE_COMM=nccl), else "nccl". PORTA_DEVICE_COMM=peer requires the
+ *  former (porta_device_comm_create fails otherwise). A peer sum adds in rank order from rank 1,
+ *  then rank 0: ((x1 + x2) + ...) + x0. */
+PORTA_EXCHANGE_API const char *porta_device_comm_transport(const porta_device_comm *dc);
+
 /** Queue on `exec` the sums over the ranks of `count` doubles at `values` (memory of `exec`'s
  *  space), in place. */
 PORTA_EXCHANGE_API int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values,
@@ -73,6 +80,12 @@ PORTA_EXCHANGE_API int porta_halo2d_prepare_queue(struct porta_halo2d *h, porta_
 PORTA_EXCHANGE_API int porta_halo2d_queue(struct porta_halo2d *h, porta_device_comm *dc,
                                           porta_exec exec, const porta_view_f64 *fields,
                                           int nfields, int depth);
+/** The first ghost layer of the faces alone, queued on `exec` as one exchange with every
+ *  neighbour at once (half the steps of porta_halo2d_queue of depth 1): for a caller whose
+ *  kernels read no corner ghost cell (a 5-point stencil), which keep what they held. */
+PORTA_EXCHANGE_API int porta_halo2d_queue_faces(struct porta_halo2d *h, porta_device_comm *dc,
+                                                porta_exec exec, const porta_view_f64 *fields,
+                                                int nfields);
 
 PORTA_EXTERN_C_END
 

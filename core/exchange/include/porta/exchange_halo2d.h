@@ -43,6 +43,9 @@ typedef struct porta_halo2d {
   int64_t stride[2]; /**< the fields' strides the plans were built for */
   /** [2 * (depth - 1) + phase] (phase 0: x, 1: y); NULL where the phase has no neighbour */
   porta_exchange **plan;
+  /** The faces' first ghost layer, corners left out, in one plan of every neighbour (tag + 20000;
+   *  built by porta_halo2d_prepare_queue; NULL without neighbours) */
+  porta_exchange *faces;
   int64_t messages, bytes; /**< counters: messages sent, bytes sent */
 } porta_halo2d;
 

@@ -1,0 +1,260 @@
+/** @file exchange_peer.c
+ *  The peer transport's set-up (exchange_peer.h): a device communicator's sum inboxes, mapped
+ *  by every rank, and a plan's exchange inbox, mapped by its neighbours; and the queued
+ *  operations' arguments. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exchange_private.h"
+
+/** PORTA_DEVICE_COMM: "nccl" never takes the peer transport, "peer" requires it, anything else
+ *  ("auto", unset) takes it where every rank can. */
+static int peer_choice(void) {
+  const char *e = getenv("PORTA_DEVICE_COMM");
+  if (e && !strcmp(e, "nccl")) return 0;
+  if (e && !strcmp(e, "peer")) return 2;
+  return 1;
+}
+
+int porta_peer_comm_wanted_(void) { return peer_choice(); }
+
+void porta_peer_comm_release_(porta_peer_comm *p) {
+  if (!p) return;
+  for (int r = 0; r < p->nranks; ++r)
+    if (r != p->rank) porta_ipc_close(p->sum.inbox[r]);
+  porta_ipc_free(p->own);
+  porta_peer_free_(p->sum.state);
+  free(p);
+}
+
+/** Every rank's sum inbox mapped here, or a reason (agreed over `comm` by the caller). */
+static int map_sum_inboxes(porta_peer_comm *p, MPI_Comm comm) {
+  porta_ipc_handle mine;
+  const size_t bytes = PORTA_PEER_FLAG_BYTES + 2 * (size_t)p->nranks * PORTA_PEER_SUM_MAX * 8;
+  PORTA_CHECK(porta_ipc_alloc(bytes, &p->own, &mine));
+  PORTA_CHECK(porta_peer_zero_(p->own, bytes));
+  PORTA_CHECK(porta_peer_alloc_(sizeof(porta_peer_state), (void **)&p->sum.state));
+  porta_ipc_handle *all = (porta_ipc_handle *)malloc((size_t)p->nranks * sizeof *all);
+  if (!all)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_device_comm_create", NULL, "no memory");
+  int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    return porta_exchange_mpi_error_("porta_device_comm_create", NULL, "MPI_Allgather failed", rc);
+  }
+  rc = PORTA_SUCCESS;
+  for (int r = 0; r < p->nranks && rc == PORTA_SUCCESS; ++r)
+    rc = r == p->rank ? (p->sum.inbox[r] = (unsigned char *)p->own, PORTA_SUCCESS)
+                      : porta_ipc_open(&all[r], (void **)&p->sum.inbox[r]);
+  free(all);
+  return rc;
+}
+
+int porta_peer_comm_create_(MPI_Comm comm, int rank, int nranks, int one_node,
+                            porta_peer_comm **out) {
+  *out = NULL;
+  const int want = peer_choice();
+  int can =
+      want && one_node && porta_peer_built_() && porta_ipc_available() && nranks <= PORTA_PEER_MAX;
+  porta_peer_comm *p = NULL;
+  if (can) {
+    p = (porta_peer_comm *)calloc(1, sizeof *p);
+    can = p != NULL;
+  }
+  if (p) {
+    p->rank = p->sum.rank = rank;
+    p->nranks = p->sum.nranks = nranks;
+    if (map_sum_inboxes(p, comm) != PORTA_SUCCESS) {
+      porta_error_clear(); /* no peer transport: NCCL serves */
+      can = 0;
+    }
+  }
+  int all = 0;
+  const int rc = MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS || !all) {
+    porta_peer_comm_release_(p);
+    if (rc != MPI_SUCCESS)
+      return porta_exchange_mpi_error_("porta_device_comm_create", NULL, "MPI_Allreduce failed",
+                                       rc);
+    if (want == 2)
+      return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_device_comm_create", NULL,
+                         "PORTA_DEVICE_COMM=peer, but %s",
+                         !one_node                 ? "the ranks are on more than one node"
+                         : nranks > PORTA_PEER_MAX ? "there are more ranks than it serves"
+                                                   : "some rank cannot map the others' GPU memory");
+    return PORTA_SUCCESS;
+  }
+  *out = p;
+  return PORTA_SUCCESS;
+}
+
+int porta_peer_comm_sum_(porta_peer_comm *p, void *queue, double *values, int count) {
+  porta_peer_sum_args a = p->sum;
+  a.values = values;
+  a.count = count;
+  return porta_peer_sum_queue_(&a, queue);
+}
+
+/** What a rank tells the neighbour of one of its list entries. */
+typedef struct peer_offer {
+  porta_ipc_handle handle;
+  int64_t at, count;    /**< the entry's receive displacement and count, in values */
+  int64_t buffer_bytes; /**< each of the rank's two receive buffers */
+  int32_t slot, rank;
+} peer_offer;
+
+/** Post one message of `bytes` per list entry each way (all entries, this rank's own too) and
+ *  wait: entry k's message pairs with the neighbour's entry for this rank of the same order. */
+static int swap_offers(porta_exchange *x, const void *out, void *in, int bytes) {
+  int nreq = 0;
+  for (int k = 0; k < x->n; ++k) {
+    int rc = MPI_Irecv((char *)in + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
+                       x->comm, &x->req[nreq++]);
+    if (rc != MPI_SUCCESS)
+      return porta_exchange_fail_(x, "porta_exchange_prepare_queue", "offers", rc);
+  }
+  for (int k = 0; k < x->n; ++k) {
+    int rc = MPI_Isend((const char *)out + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k],
+                       x->tag, x->comm, &x->req[nreq++]);
+    if (rc != MPI_SUCCESS)
+      return porta_exchange_fail_(x, "porta_exchange_prepare_queue", "offers", rc);
+  }
+  const int rc = MPI_Waitall(nreq, x->req, MPI_STATUSES_IGNORE);
+  return rc == MPI_SUCCESS ? PORTA_SUCCESS
+                           : porta_exchange_fail_(x, "porta_exchange_prepare_queue", "offers", rc);
+}
+
+void porta_peer_plan_release_(porta_exchange *x) {
+  if (x->qpeer_mapped)
+    for (int k = 0; k < x->n; ++k) {
+      int first = 1; /* each neighbour's inbox was mapped once */
+      for (int j = 0; j < k; ++j) first &= x->qpeer_mapped[j] != x->qpeer_mapped[k];
+      if (first && x->qpeer_mapped[k] != x->qpeer_inbox) porta_ipc_close(x->qpeer_mapped[k]);
+    }
+  free(x->qpeer_mapped);
+  porta_ipc_free(x->qpeer_inbox);
+  porta_peer_free_(x->qpeer_links);
+  porta_peer_free_(x->qpeer_state);
+  x->qpeer_mapped = NULL;
+  x->qpeer_inbox = NULL;
+  x->qpeer_links = NULL;
+  x->qpeer_state = NULL;
+  x->qpeer_on = 0;
+}
+
+/** Map neighbour entry k's inbox (once per neighbour rank; this rank's own is not mapped). */
+static int map_inbox(porta_exchange *x, int k, int me, const peer_offer *theirs) {
+  if (x->rank[k] == me) {
+    x->qpeer_mapped[k] = x->qpeer_inbox;
+    return PORTA_SUCCESS;
+  }
+  for (int j = 0; j < k; ++j)
+    if (x->rank[j] == x->rank[k]) {
+      x->qpeer_mapped[k] = x->qpeer_mapped[j];
+      return PORTA_SUCCESS;
+    }
+  return porta_ipc_open(&theirs[k].handle, &x->qpeer_mapped[k]);
+}
+
+int porta_peer_plan_prepare_(porta_exchange *x) {
+  const char *op = "porta_exchange_prepare_queue";
+  if (x->n > PORTA_PEER_MAX)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, x->label, "%d neighbours (at most %d)", x->n,
+                       PORTA_PEER_MAX);
+  porta_peer_plan_release_(x);
+  int me = -1;
+  MPI_Comm_rank(x->comm, &me);
+  const int64_t vb = (int64_t)x->value_size * x->max_fields;
+  x->qpeer_buffer_bytes = (x->recv_total * vb + 255) / 256 * 256;
+  const size_t inbox_bytes = PORTA_PEER_FLAG_BYTES + 2 * (size_t)x->qpeer_buffer_bytes;
+  const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
+  peer_offer *mine = (peer_offer *)calloc(2 * nn, sizeof *mine);
+  porta_peer_link *links = (porta_peer_link *)calloc(nn, sizeof *links);
+  x->qpeer_mapped = (void **)calloc(nn, sizeof(void *));
+  porta_ipc_handle handle;
+  int rc = mine && links && x->qpeer_mapped
+               ? PORTA_SUCCESS
+               : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  if (rc == PORTA_SUCCESS) rc = porta_ipc_alloc(inbox_bytes, &x->qpeer_inbox, &handle);
+  if (rc == PORTA_SUCCESS) rc = porta_peer_zero_(x->qpeer_inbox, inbox_bytes);
+  if (rc == PORTA_SUCCESS)
+    rc = porta_peer_alloc_(sizeof(porta_peer_state), (void **)&x->qpeer_state);
+  if (rc == PORTA_SUCCESS)
+    rc = porta_peer_alloc_(nn * sizeof(porta_peer_link), (void **)&x->qpeer_links);
+  peer_offer *theirs = mine + nn;
+  for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
+    mine[k].handle = handle;
+    mine[k].at = x->recv_displ[k];
+    mine[k].count = x->recv_count[k];
+    mine[k].buffer_bytes = x->qpeer_buffer_bytes;
+    mine[k].slot = k;
+    mine[k].rank = me;
+  }
+  if (rc == PORTA_SUCCESS) rc = swap_offers(x, mine, theirs, (int)sizeof(peer_offer));
+  for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
+    if (theirs[k].count != x->send_count[k])
+      rc = porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
+                       "neighbour %d (rank %d) receives %lld values from this rank, which sends "
+                       "%lld",
+                       k, x->rank[k], (long long)theirs[k].count, (long long)x->send_count[k]);
+    if (rc == PORTA_SUCCESS) rc = map_inbox(x, k, me, theirs);
+    links[k].inbox = (unsigned char *)x->qpeer_mapped[k];
+    links[k].at = theirs[k].at;
+    links[k].first = x->send_displ[k];
+    links[k].count = x->send_count[k];
+    links[k].slot = theirs[k].slot;
+    links[k].buffer_bytes = theirs[k].buffer_bytes;
+  }
+  /* a pair that could not map fails on both sides' next step: agree with each neighbour */
+  int ok = rc == PORTA_SUCCESS, *oks = (int *)calloc(nn, sizeof(int)),
+      *in = (int *)calloc(nn, sizeof(int));
+  if (oks && in) {
+    for (int k = 0; k < x->n; ++k) oks[k] = ok;
+    const int src = swap_offers(x, oks, in, (int)sizeof(int));
+    for (int k = 0; k < x->n && src == PORTA_SUCCESS; ++k)
+      if (!in[k] && rc == PORTA_SUCCESS)
+        rc = porta_error(PORTA_ERROR_BACKEND, op, x->label,
+                         "neighbour %d (rank %d) could not map this rank's GPU memory", k,
+                         x->rank[k]);
+    if (src != PORTA_SUCCESS && rc == PORTA_SUCCESS) rc = src;
+  } else if (rc == PORTA_SUCCESS) {
+    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  }
+  free(oks);
+  free(in);
+  if (rc == PORTA_SUCCESS && x->n > 0)
+    rc = porta_peer_upload_(x->qpeer_links, links, (size_t)x->n * sizeof *links);
+  free(mine);
+  free(links);
+  if (rc != PORTA_SUCCESS) {
+    porta_peer_plan_release_(x);
+    return rc;
+  }
+  x->qpeer_send_total = x->send_total;
+  x->qpeer_recv_total = x->recv_total;
+  x->qpeer_on = 1;
+  return PORTA_SUCCESS;
+}
+
+int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fields, int nfields) {
+  if (x->send_total != x->qpeer_send_total || x->recv_total != x->qpeer_recv_total)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_queue", x->label,
+                       "the plan's lists changed after porta_exchange_prepare_queue (prepare it "
+                       "again)");
+  porta_peer_exchange_args a;
+  memset(&a, 0, sizeof a);
+  for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;
+  a.nfields = nfields;
+  a.words = (int)(x->value_size / 8);
+  a.nlinks = a.nwriters = x->n;
+  a.accumulate = x->accumulate;
+  a.send_index = x->send_index.data;
+  a.recv_index = x->recv_index.data;
+  a.send_total = x->send_total;
+  a.recv_total = x->recv_total;
+  a.links = x->qpeer_links;
+  a.inbox = (unsigned char *)x->qpeer_inbox;
+  a.buffer_bytes = x->qpeer_buffer_bytes;
+  a.state = x->qpeer_state;
+  return porta_peer_exchange_queue_(&a, queue);
+}
