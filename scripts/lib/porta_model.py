@@ -27,6 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_PARAMS = os.path.join(HERE, "model_h100.json")
 SERIES = ("strong", "weak")
+# the lean CG iteration on a GPU: w = A p 32 B, the r update 24 B, the u and p update 40 B
+# (docs/tealeaf.md, "CG data movement")
+TEALEAF_BYTES_PER_CELL = 96
 
 
 # ---- parameters -------------------------------------------------------------------------------
@@ -261,7 +264,20 @@ def tealeaf_terms(P, cells, gpn, p):
                     msgs.append((r, nc[0] + nc[1] * d[0], 8.0 * n))
         halo += phase_time(msgs, p["halo_phase_latency_s"]["nccl"], p, gpn)
     return {"work": work, "halo": halo, "sums": 2 * sum_latency(P, gpn, p), "extra": 0.0,
-            "grid": f"{d[0]}x{d[1]}", "work_name": "cells"}
+            "grid": f"{d[0]}x{d[1]}", "work_name": "cells", "bytes": TEALEAF_BYTES_PER_CELL * work}
+
+
+def minife_bytes(lo, hi, n):
+    """A CG iteration's bytes for the rows of owned node box [lo, hi): 12 per nonzero + 116 per
+    row (docs/minife.md). A row's nonzeros are its 27-point stencil cut at the mesh's faces:
+    per dimension 3 nodes, 2 on the first and last node plane."""
+    nnz = rows = 1
+    for d in range(3):
+        planes = hi[d] - lo[d]
+        ends = (1 if lo[d] == 0 else 0) + (1 if hi[d] == n[d] + 1 else 0)
+        nnz *= 3 * planes - ends
+        rows *= planes
+    return 12.0 * nnz + 116.0 * rows
 
 
 def minife_terms(P, n, gpn, p):
@@ -270,6 +286,7 @@ def minife_terms(P, n, gpn, p):
     boxes = minife_boxes(P, n)
     owned = [minife_owned(b, n) for b in boxes]
     work = max((h[0] - l[0]) * (h[1] - l[1]) * (h[2] - l[2]) for l, h in owned)
+    streamed = max(minife_bytes(l, h, n) for l, h in owned)
     msgs = []
     for me in range(P):
         for q in range(P):
@@ -285,7 +302,7 @@ def minife_terms(P, n, gpn, p):
     halo = phase_time(msgs, p["halo_phase_latency_s"]["nccl"], p, gpn) if msgs else 0.0
     cuts = [len({b[0][d] for b in boxes}) for d in range(3)]
     return {"work": work, "halo": halo, "sums": 2 * sum_latency(P, gpn, p), "extra": 0.0,
-            "grid": f"{cuts[0]}x{cuts[1]}x{cuts[2]}", "work_name": "rows"}
+            "grid": f"{cuts[0]}x{cuts[1]}x{cuts[2]}", "work_name": "rows", "bytes": streamed}
 
 
 def minimd_terms(P, size, gpn, p):
@@ -335,7 +352,7 @@ def minimd_terms(P, size, gpn, p):
     if P > 1:
         reneigh += s  # the atom count after the migration
     return {"work": work, "halo": forward, "sums": 2 * s / thermo, "extra": reneigh / every,
-            "grid": f"{g[0]}x{g[1]}x{g[2]}", "work_name": "atoms"}
+            "grid": f"{g[0]}x{g[1]}x{g[2]}", "work_name": "atoms", "bytes": None}
 
 
 def weak_grid(P, dims):
@@ -379,7 +396,9 @@ def predict(app, series, size, ranks, t1, gpus_per_node=4, params=None):
             compute = t1  # exactly the measured figure (no comm on one rank)
         total = compute + t["halo"] + t["sums"] + t["extra"]
         eff = t1 / total if series == "weak" else t1 / (P * total)
+        floor = t["bytes"] / p["memory_bandwidth_Bps"] if t["bytes"] is not None else None
         rows.append({"ranks": P, "nodes": -(-P // gpus_per_node), "time_per_iteration_s": total,
+                     "bandwidth_floor_s": floor,
                      "efficiency": eff, "compute_s": compute, "halo_s": t["halo"],
                      "sums_s": t["sums"], "reneighbour_s": t["extra"], "grid": t["grid"],
                      "work": t["work"], "work_name": t["work_name"]})
