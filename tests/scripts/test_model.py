@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 scripts = os.path.abspath(sys.argv[1])
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(scripts, "lib"))
 import porta_model  # noqa: E402
 
