@@ -117,6 +117,8 @@ def tealeaf_grid(P, nx, ny):
             if d[0] <= nx and d[1] <= ny and (best is None or cut(d) < cut(best)):
                 best = d
     mpi = balanced(P, 2)
+    if best is None:
+        raise ValueError(f"{nx} x {ny} cells cannot be split over {P} ranks")
     if mpi[0] <= nx and mpi[1] <= ny and cut(mpi) <= cut(best):
         best = mpi
     return best
@@ -307,7 +309,8 @@ def minife_terms(P, n, gpn, p):
 
 def minimd_terms(P, size, gpn, p):
     """Work (atoms a rank) and communication of a step: the forward swaps of positions (one phase
-    per split dimension and swap pair, both directions together), the re-neighbouring's rounds
+    per split dimension and swap pair, both directions together; EAM a second of F'(rho)); with
+    a full neighbour list (the GPU's default) no reverse swaps of forces; the re-neighbouring's rounds
     (migration, borders, the atom-count sum) every `every` steps, the thermo sums."""
     density, cutneigh, every, thermo = minimd_deck(size["pot"])
     alat = (4.0 / density) ** (1.0 / 3.0)
@@ -339,6 +342,9 @@ def minimd_terms(P, size, gpn, p):
             border = [(r, neighbour(r, d, -1), 40.0 * ghosts)  # MINIMD_GHOST_DOUBLES
                       for r in range(P)]
             forward += phase_time(fwd, p["halo_phase_latency_s"]["ipc"], p, gpn)
+            if size["pot"] == "eam":  # F'(rho) forward too, a double a ghost
+                forward += phase_time([(a, b, n / 3) for a, b, n in fwd],
+                                      p["halo_phase_latency_s"]["ipc"], p, gpn)
             # the swap pair's two borders, one after the other
             reneigh += 2 * phase_time(border, p["reneighbour_round_s"], p, gpn)
         if g[d] > 1:
@@ -418,6 +424,8 @@ def rescale_t1(app, series, size, params=None):
     base, t1 = series_input(app, series, p)
     if size == base:
         return t1
+    if app == "minimd" and parse_size(app, size)["pot"] != parse_size(app, base)["pot"]:
+        raise ValueError(f"the parameter file's 1-GPU time is for {base}, another potential")
     w0 = terms(app, 1, global_size(app, base, 1, series), 4, p)["work"]
     w1 = terms(app, 1, global_size(app, size, 1, series), 4, p)["work"]
     fixed = min(p["fixed_s"][app], t1)

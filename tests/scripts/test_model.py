@@ -165,6 +165,11 @@ for argv, words in ((["--gpus-per-node=0"], "bad value"), (["--size=nothing.in"]
     expect(r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr,
            f"--model-only {argv}: exit {r.returncode}, said {r.stderr!r}")
 
+# another potential than the parameter file's 1-GPU time: refused, not scaled
+r = subprocess.run([os.path.join(scripts, "scaling"), "minimd", "--weak", "--model-only",
+                    "--size=eam:32", f"--out={out}"], capture_output=True, text=True, timeout=60)
+expect(r.returncode == 2 and "another potential" in r.stderr, f"eam from lj's t1: {r.stderr!r}")
+
 for f in failures:
     print("FAIL:", f)
 print("PASS" if not failures else f"{len(failures)} failure(s)")
