@@ -310,8 +310,8 @@ def minife_terms(P, n, gpn, p):
 def minimd_terms(P, size, gpn, p):
     """Work (atoms a rank) and communication of a step: the forward swaps of positions (one phase
     per split dimension and swap pair, both directions together; EAM a second of F'(rho)); with
-    a full neighbour list (the GPU's default) no reverse swaps of forces; the re-neighbouring's rounds
-    (migration, borders, the atom-count sum) every `every` steps, the thermo sums."""
+    a full neighbour list (the GPU's default) no reverse swaps of forces; the re-neighbouring's
+    rounds (migration, borders, the atom-count sum) every `every` steps, the thermo sums."""
     density, cutneigh, every, thermo = minimd_deck(size["pot"])
     alat = (4.0 / density) ** (1.0 / 3.0)
     prd = tuple(c * alat for c in size["cells"])
