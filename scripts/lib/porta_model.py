@@ -30,6 +30,16 @@ SERIES = ("strong", "weak")
 # the lean CG iteration on a GPU: w = A p 32 B, the r update 24 B, the u and p update 40 B
 # (docs/tealeaf.md, "CG data movement")
 TEALEAF_BYTES_PER_CELL = 96
+# How each app communicates an iteration today, read from its code: the rounds of global sums
+# (TeaLeaf's and miniFE's CG: 2, each waiting for the kernel before it), whether the halo
+# exchange hides behind compute (not counted then), and the latency class of an exchange phase
+# (`halo_phase_latency_s`: "nccl" queued in the recorded loop, "ipc" driven from the host).
+# Change these with the code (a CG with one sum round, an exchange beside the update).
+STRUCTURE = {
+    "tealeaf": {"sum_rounds": 2, "halo_hidden": False, "phase": "nccl"},
+    "minife": {"sum_rounds": 2, "halo_hidden": False, "phase": "nccl"},
+    "minimd": {"halo_hidden": False, "phase": "ipc"},
+}
 
 
 # ---- parameters -------------------------------------------------------------------------------
@@ -243,6 +253,7 @@ def sum_latency(P, gpn, p):
 def tealeaf_terms(P, cells, gpn, p):
     """Work (the largest rank's cells) and communication of a CG iteration: p's exchange, depth
     1, x phase then y phase (porta_halo2d), and 2 global sums (p.w and r.r)."""
+    st = STRUCTURE["tealeaf"]
     nx, ny = cells
     d = tealeaf_grid(P, nx, ny)
     local = {}
@@ -264,8 +275,9 @@ def tealeaf_terms(P, cells, gpn, p):
                     # the x phase sends a column with the ghost rows, the y phase a row
                     n = (ly if axis == 0 else lx) + 2
                     msgs.append((r, nc[0] + nc[1] * d[0], 8.0 * n))
-        halo += phase_time(msgs, p["halo_phase_latency_s"]["nccl"], p, gpn)
-    return {"work": work, "halo": halo, "sums": 2 * sum_latency(P, gpn, p), "extra": 0.0,
+        halo += phase_time(msgs, p["halo_phase_latency_s"][st["phase"]], p, gpn)
+    return {"work": work, "halo": 0.0 if st["halo_hidden"] else halo,
+            "sums": st["sum_rounds"] * sum_latency(P, gpn, p), "extra": 0.0,
             "grid": f"{d[0]}x{d[1]}", "work_name": "cells", "bytes": TEALEAF_BYTES_PER_CELL * work}
 
 
@@ -301,9 +313,11 @@ def minife_terms(P, n, gpn, p):
                 cnt *= max(0, hi - lo)
             if cnt:
                 msgs.append((me, q, 8.0 * cnt))
-    halo = phase_time(msgs, p["halo_phase_latency_s"]["nccl"], p, gpn) if msgs else 0.0
+    st = STRUCTURE["minife"]
+    halo = phase_time(msgs, p["halo_phase_latency_s"][st["phase"]], p, gpn) if msgs else 0.0
     cuts = [len({b[0][d] for b in boxes}) for d in range(3)]
-    return {"work": work, "halo": halo, "sums": 2 * sum_latency(P, gpn, p), "extra": 0.0,
+    return {"work": work, "halo": 0.0 if st["halo_hidden"] else halo,
+            "sums": st["sum_rounds"] * sum_latency(P, gpn, p), "extra": 0.0,
             "grid": f"{cuts[0]}x{cuts[1]}x{cuts[2]}", "work_name": "rows", "bytes": streamed}
 
 
@@ -312,6 +326,7 @@ def minimd_terms(P, size, gpn, p):
     per split dimension and swap pair, both directions together; EAM a second of F'(rho)); with
     a full neighbour list (the GPU's default) no reverse swaps of forces; the re-neighbouring's
     rounds (migration, borders, the atom-count sum) every `every` steps, the thermo sums."""
+    st = STRUCTURE["minimd"]
     density, cutneigh, every, thermo = minimd_deck(size["pot"])
     alat = (4.0 / density) ** (1.0 / 3.0)
     prd = tuple(c * alat for c in size["cells"])
@@ -341,10 +356,10 @@ def minimd_terms(P, size, gpn, p):
                    for r in range(P) for step in (-1, 1)]
             border = [(r, neighbour(r, d, -1), 40.0 * ghosts)  # MINIMD_GHOST_DOUBLES
                       for r in range(P)]
-            forward += phase_time(fwd, p["halo_phase_latency_s"]["ipc"], p, gpn)
+            forward += phase_time(fwd, p["halo_phase_latency_s"][st["phase"]], p, gpn)
             if size["pot"] == "eam":  # F'(rho) forward too, a double a ghost
                 forward += phase_time([(a, b, n / 3) for a, b, n in fwd],
-                                      p["halo_phase_latency_s"]["ipc"], p, gpn)
+                                      p["halo_phase_latency_s"][st["phase"]], p, gpn)
             # the swap pair's two borders, one after the other
             reneigh += 2 * phase_time(border, p["reneighbour_round_s"], p, gpn)
         if g[d] > 1:
@@ -357,7 +372,8 @@ def minimd_terms(P, size, gpn, p):
     s = sum_latency(P, gpn, p)
     if P > 1:
         reneigh += s  # the atom count after the migration
-    return {"work": work, "halo": forward, "sums": 2 * s / thermo, "extra": reneigh / every,
+    return {"work": work, "halo": 0.0 if st["halo_hidden"] else forward, "sums": 2 * s / thermo,
+            "extra": reneigh / every,
             "grid": f"{g[0]}x{g[1]}x{g[2]}", "work_name": "atoms", "bytes": None}
 
 

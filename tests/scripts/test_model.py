@@ -66,6 +66,15 @@ expect(row["grid"] == "2x2", f"tealeaf 4 GPUs: grid {row['grid']}")
 expect(close(row["efficiency"], t1 / (4 * want)), "tealeaf 4 GPUs: efficiency t1 / (4 t)")
 expect(close(row["bandwidth_floor_s"], 96 * 2000 * 2000 / 2e12), "tealeaf: floor at 96 B/cell")
 
+# ... and with one sum round an iteration and the exchange hidden (STRUCTURE, the what-if of
+# docs/clusters.md): compute and one sum
+porta_model.STRUCTURE["tealeaf"].update(sum_rounds=1, halo_hidden=True)
+row = porta_model.predict("tealeaf", "strong", "tea_bm_5.in", [1, 4], t1, 4, P)[1]
+porta_model.STRUCTURE["tealeaf"].update(sum_rounds=2, halo_hidden=False)
+want = 10e-6 + (t1 - 10e-6) * (2000 * 2000) / (4000 * 4000) + 20e-6
+expect(close(row["time_per_iteration_s"], want), f"tealeaf, one sum, halo hidden: "
+       f"{row['time_per_iteration_s']} s, hand-computed {want} s")
+
 # 3. the same on 8 GPUs, 4 a node: a 4 x 2 grid of 1000 x 2000 cells, ranks x fastest, so ranks
 # 0-3 (node 0) are the row y = 0 and 4-7 (node 1) the row y = 1. x phase: 2002 doubles to x
 # neighbours of the node; y phase: 1002 doubles across the nodes (the NIC, and the extra
