@@ -143,7 +143,24 @@ for app in ("tealeaf", "minife"):
                                                         file_params)]
     expect(all(b <= a for a, b in zip(eff, eff[1:])), f"{app} strong efficiency rises: {eff}")
 
-# 8. scripts/scaling --model-only: runs nothing, prints the model's table and writes its CSV
+# 8. fit_intra (how model_h100.json's intra-node latencies were derived) recovers known ones
+# from the series they produce
+Q = dict(P, halo_phase_latency_s={"nccl": 10e-6, "ipc": 30e-6},
+         one_gpu={"tealeaf": {"strong": {"size": "tea_bm_5.in", "t1_s": 0.5e-3}},
+                  "minimd": {"strong": {"size": "lj:20", "t1_s": 0.3e-3}}})
+Q["measured_before"] = {
+    "tealeaf": {"strong": {str(r["ranks"]): r["time_per_iteration_s"] for r in
+                           porta_model.predict("tealeaf", "strong", "tea_bm_5.in", [2, 4], 0.5e-3,
+                                               4, Q)}},
+    "minimd": {"strong": {"2": porta_model.predict("minimd", "strong", "lj:20", [2], 0.3e-3, 4,
+                                                   Q)[0]["time_per_iteration_s"]}}}
+fit = porta_model.fit_intra(Q)
+expect(close(fit["sum_latency_s"]["2"], 10e-6, 1e-9)
+       and close(fit["sum_latency_s"]["4"], 20e-6, 1e-9)
+       and close(fit["halo_phase_latency_s"]["nccl"], 10e-6, 1e-9)
+       and close(fit["halo_phase_latency_s"]["ipc"], 30e-6, 1e-9), f"fit_intra: {fit}")
+
+# 9. scripts/scaling --model-only: runs nothing, prints the model's table and writes its CSV
 out = tempfile.mkdtemp(prefix="model_only_")
 r = subprocess.run([os.path.join(scripts, "scaling"), "tealeaf", "--strong", "--model-only",
                     "--ranks=1,2,4,8,16,32,64", "--gpus-per-node=4", f"--out={out}"],
