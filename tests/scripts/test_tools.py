@@ -151,8 +151,8 @@ elif case == "scaling":
     out = tempfile.mkdtemp(prefix="scaling_")
     env = dict(os.environ, BUILD_DIR=build, NO_BUILD="1")
     r = subprocess.run([os.path.join(scripts, "scaling"), "minife", "--weak", "--ranks=2",
-                        "--size=8", "--reps=1", f"--out={out}"], capture_output=True, text=True,
-                       env=env)
+                        "--size=8", "--reps=1", f"--out={out}", "--model"], capture_output=True,
+                       text=True, env=env)
     print(r.stderr)
     expect(r.returncode == 0, f"exit {r.returncode}")
     with open(os.path.join(out, "minife-weak.csv")) as f:
@@ -165,6 +165,18 @@ elif case == "scaling":
     expect(close(float(rows[1]["speedup"]), 2 * t[0] / t[1], 1e-9), "weak speed-up 2 t1 / t2")
     expect(all(x["check"] == "none" for x in rows), "miniFE unverified in a scaling series")
     plot_made(os.path.join(out, "minife-weak.png"), r.stderr)
+    # --model: the model's columns beside the measured ones; one rank is the measured time itself,
+    # two ranks the model's prediction from it (scripts/lib/porta_model.py, tools.model)
+    sys.path.insert(0, os.path.join(scripts, "lib"))
+    import porta_model  # noqa: E402
+    expect(float(rows[0]["model_time_per_iteration_s"]) == t[0], "model at 1 rank != measured")
+    want = porta_model.predict("minife", "weak", "8", [1, 2], t[0])[1]
+    expect(close(float(rows[1]["model_time_per_iteration_s"]), want["time_per_iteration_s"]) and
+           close(float(rows[1]["model_efficiency"]), want["efficiency"]),
+           f"model at 2 ranks {rows[1]['model_time_per_iteration_s']}, want {want}")
+    with open(os.path.join(out, "minife-weak.md")) as f:
+        expect("model ms / iteration | model efficiency |" in f.read(), "no model columns in .md")
+    expect("2 rank(s): measured" in r.stderr and "model" in r.stderr, "no model line printed")
     # 2 ranks x every CPU's thread oversubscribe: left out and said so; with --oversubscribe run,
     # marked
     for flag in ([], ["--oversubscribe"]):
@@ -176,6 +188,7 @@ elif case == "scaling":
         expect(r.returncode == 0, f"scaling {flag}: exit {r.returncode}")
         with open(os.path.join(out, "minife-strong.csv")) as f:
             rows = list(csv.DictReader(f))
+        expect("model_efficiency" not in rows[0], "a host back end printed the model unasked")
         with open(os.path.join(out, "minife-strong.md")) as f:
             md = f.read()
         if flag:

@@ -8,6 +8,15 @@
 # matplotlib the tools must say so and draw no plot (checked instead of the plots).
 find_program(PORTA_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(PORTA_TOOLS_H5DIFF NAMES h5diff h5diff.openmpi)
+# The performance model (scripts/lib/porta_model.py) and `scripts/scaling --model-only`: hand-
+# computed times, NCCL's latency model across nodes, the apps' decompositions, the printed table
+# (tests/scripts/test_model.py). Only Python: no app runs, about a second.
+if(PORTA_SYSTEM_PYTHON)
+  add_test(NAME tools.model
+           COMMAND "${PORTA_SYSTEM_PYTHON}" "${PROJECT_SOURCE_DIR}/tests/scripts/test_model.py"
+                   "${PROJECT_SOURCE_DIR}/scripts")
+  set_tests_properties(tools.model PROPERTIES LABELS "tools" TIMEOUT 60)
+endif()
 if(NOT PORTA_SYSTEM_PYTHON OR NOT PORTA_TOOLS_H5DIFF OR NOT TARGET porta-bench)
   message(STATUS "  tests/scripts: /usr/bin/python3, h5diff or porta-bench missing: "
                  "the tools.* tests are skipped")
