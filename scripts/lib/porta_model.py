@@ -36,8 +36,11 @@ TEALEAF_BYTES_PER_CELL = 96
 # (`halo_phase_latency_s`: "nccl" queued in the recorded loop, "ipc" driven from the host).
 # Change these with the code (a CG with one sum round, an exchange beside the update).
 STRUCTURE = {
-    "tealeaf": {"sum_rounds": 2, "halo_hidden": False, "phase": "nccl"},
-    "minife": {"sum_rounds": 2, "halo_hidden": False, "phase": "nccl"},
+    # TeaLeaf: p's faces in one exchange beside the inside's u, p update (40 of the iteration's
+    # 96 B/cell), which hides it up to that time
+    "tealeaf": {"sum_rounds": 2, "halo_hidden": False, "phase": "peer", "faces": True,
+                "halo_overlap": 40.0 / 96.0},
+    "minife": {"sum_rounds": 2, "halo_hidden": False, "phase": "peer"},
     "minimd": {"halo_hidden": False, "phase": "ipc"},
 }
 
@@ -210,6 +213,15 @@ def phase_time(messages, latency, p, gpn):
     return worst
 
 
+def phase_latency(P, gpn, st, p):
+    """An exchange phase's latency: the app's transport on one node; NCCL's across nodes (the
+    peer transport maps memory of one node only)."""
+    phase = st["phase"]
+    if phase == "peer" and P > gpn:
+        phase = "nccl"
+    return p["halo_phase_latency_s"][phase]
+
+
 def nccl_allreduce_latency(P, nodes, p):
     """NCCL's tuning model for a small all-reduce (LL protocol; src/graph/tuning.cc): tree and
     ring, the faster, in seconds."""
@@ -232,8 +244,14 @@ def sum_latency(P, gpn, p):
     NCCL's model adds from one node to P / gpn nodes."""
     if P <= 1:
         return 0.0
-    measured = {int(k): v for k, v in p["sum_latency_s"].items()}
     ppn = min(P, gpn)
+    if -(-P // gpn) == 1:  # one node: the peer transport's figure
+        measured = {int(k): v for k, v in p["sum_latency_s"].items()}
+        above = [m for m in sorted(measured) if m >= ppn]
+        if above:
+            return measured[above[0]]
+    # across nodes NCCL sums: its measured one-node figure, extended by its model
+    measured = {int(k): v for k, v in p["sum_latency_nccl_s"].items()}
     above = [m for m in sorted(measured) if m >= ppn]
     if above:
         base = measured[above[0]]
@@ -262,21 +280,29 @@ def tealeaf_terms(P, cells, gpn, p):
         local[r] = (split(nx, d[0], cx)[1], split(ny, d[1], cy)[1], cx, cy)
     work = max(a * b for a, b, _, _ in local.values())
     halo = 0.0
+    faces = st.get("faces", False)
+    msgs = []
     for axis in (0, 1):
         if d[axis] == 1:
             continue
-        msgs = []
+        if not faces:
+            msgs = []
         for r, (lx, ly, cx, cy) in local.items():
             c = (cx, cy)
             for step in (-1, 1):
                 nc = list(c)
                 nc[axis] += step
                 if 0 <= nc[axis] < d[axis]:
-                    # the x phase sends a column with the ghost rows, the y phase a row
-                    n = (ly if axis == 0 else lx) + 2
+                    # two phases: the x phase sends a column with the ghost rows, the y phase a
+                    # row; the faces alone: the owned cells of each
+                    n = (ly if axis == 0 else lx) + (0 if faces else 2)
                     msgs.append((r, nc[0] + nc[1] * d[0], 8.0 * n))
-        halo += phase_time(msgs, p["halo_phase_latency_s"][st["phase"]], p, gpn)
+        if not faces:
+            halo += phase_time(msgs, phase_latency(P, gpn, st, p), p, gpn)
+    if faces and msgs:
+        halo = phase_time(msgs, phase_latency(P, gpn, st, p), p, gpn)
     return {"work": work, "halo": 0.0 if st["halo_hidden"] else halo,
+            "halo_overlap": st.get("halo_overlap", 0.0),
             "sums": st["sum_rounds"] * sum_latency(P, gpn, p), "extra": 0.0,
             "grid": f"{d[0]}x{d[1]}", "work_name": "cells", "bytes": TEALEAF_BYTES_PER_CELL * work}
 
@@ -314,7 +340,7 @@ def minife_terms(P, n, gpn, p):
             if cnt:
                 msgs.append((me, q, 8.0 * cnt))
     st = STRUCTURE["minife"]
-    halo = phase_time(msgs, p["halo_phase_latency_s"][st["phase"]], p, gpn) if msgs else 0.0
+    halo = phase_time(msgs, phase_latency(P, gpn, st, p), p, gpn) if msgs else 0.0
     cuts = [len({b[0][d] for b in boxes}) for d in range(3)]
     return {"work": work, "halo": 0.0 if st["halo_hidden"] else halo,
             "sums": st["sum_rounds"] * sum_latency(P, gpn, p), "extra": 0.0,
@@ -403,6 +429,16 @@ def terms(app, P, problem, gpn, p):
     return minimd_terms(P, problem, gpn, p)
 
 
+def residual(app, P, p):
+    """What the terms above leave out of an iteration on P > 1 GPUs of the app, fitted to its
+    strong series (`residual_s`: the GPU counts measured; more GPUs take the largest's)."""
+    fitted = {int(k): v for k, v in p.get("residual_s", {}).get(app, {}).items()}
+    if P <= 1 or not fitted:
+        return 0.0
+    at = [k for k in sorted(fitted) if k >= P]
+    return fitted[at[0]] if at else fitted[max(fitted)]
+
+
 def predict(app, series, size, ranks, t1, gpus_per_node=4, params=None):
     """The model's rows for `ranks` (each a dict: ranks, time_per_iteration_s, efficiency,
     compute_s, halo_s, sums_s, reneighbour_s, grid, work). `t1` is the one-GPU time per
@@ -416,13 +452,17 @@ def predict(app, series, size, ranks, t1, gpus_per_node=4, params=None):
         compute = fixed + (t1 - fixed) * t["work"] / one["work"]
         if P == 1:
             compute = t1  # exactly the measured figure (no comm on one rank)
-        total = compute + t["halo"] + t["sums"] + t["extra"]
+        # the part of the exchange that the work beside it does not hide
+        halo = max(0.0, t["halo"] - t.get("halo_overlap", 0.0) * (compute - fixed))
+        extra = t["extra"] + residual(app, P, p)
+        total = compute + halo + t["sums"] + extra
         eff = t1 / total if series == "weak" else t1 / (P * total)
         floor = t["bytes"] / p["memory_bandwidth_Bps"] if t["bytes"] is not None else None
         rows.append({"ranks": P, "nodes": -(-P // gpus_per_node), "time_per_iteration_s": total,
                      "bandwidth_floor_s": floor,
-                     "efficiency": eff, "compute_s": compute, "halo_s": t["halo"],
-                     "sums_s": t["sums"], "reneighbour_s": t["extra"], "grid": t["grid"],
+                     "efficiency": eff, "compute_s": compute, "halo_s": halo,
+                     "sums_s": t["sums"], "reneighbour_s": t["extra"],
+                     "residual_s": residual(app, P, p), "grid": t["grid"],
                      "work": t["work"], "work_name": t["work_name"]})
     return rows
 
@@ -446,58 +486,3 @@ def rescale_t1(app, series, size, params=None):
     w1 = terms(app, 1, global_size(app, size, 1, series), 4, p)["work"]
     fixed = min(p["fixed_s"][app], t1)
     return fixed + (t1 - fixed) * w1 / w0
-
-
-# ---- fitting the intra-node latencies to measured series ------------------------------------
-
-def _solve(f, lo=0.0, hi=1e-2):
-    """The x in [lo, hi] where the increasing f crosses 0 (bisection)."""
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if f(mid) > 0:
-            hi = mid
-        else:
-            lo = mid
-    return 0.5 * (lo + hi)
-
-
-def fit_intra(params=None):
-    """sum_latency_s {2, 4} and halo_phase_latency_s {nccl, ipc} that reproduce the parameter
-    file's measured_before from its one_gpu (4 GPUs a node): TeaLeaf strong on 2 GPUs gives a
-    sum, taken equal to an NCCL phase; on 4 GPUs the 4-GPU sum; miniMD strong on 2 GPUs the
-    host-driven phase, given reneighbour_round_s. How model_h100.json's figures marked 'to be
-    re-measured' were derived; measured microbenchmark figures are better."""
-    p = dict(params or load_params())
-    p["sum_latency_s"] = dict(p["sum_latency_s"])
-    p["halo_phase_latency_s"] = dict(p["halo_phase_latency_s"])
-    meas = p["measured_before"]
-
-    def t(app, P):
-        size, t1 = series_input(app, "strong", p)
-        return predict(app, "strong", size, [P], t1, 4, p)[0]["time_per_iteration_s"]
-
-    def two(x):
-        p["sum_latency_s"]["2"] = p["sum_latency_s"]["4"] = p["halo_phase_latency_s"]["nccl"] = x
-        return t("tealeaf", 2) - meas["tealeaf"]["strong"]["2"]
-    s2 = _solve(two)
-    two(s2)
-
-    def four(x):
-        p["sum_latency_s"]["4"] = x
-        return t("tealeaf", 4) - meas["tealeaf"]["strong"]["4"]
-    s4 = _solve(four)
-
-    def ipc(x):
-        p["halo_phase_latency_s"]["ipc"] = x
-        return t("minimd", 2) - meas["minimd"]["strong"]["2"]
-    return {"sum_latency_s": {"2": s2, "4": s4},
-            "halo_phase_latency_s": {"nccl": s2, "ipc": _solve(ipc)}}
-
-
-if __name__ == "__main__":
-    # python3 scripts/lib/porta_model.py fit [PARAMS.json]: the fitted intra-node latencies
-    import sys
-    if len(sys.argv) < 2 or sys.argv[1] != "fit":
-        sys.exit("usage: porta_model.py fit [PARAMS.json]")
-    print(json.dumps(fit_intra(load_params(sys.argv[2] if len(sys.argv) > 2 else None)),
-                     indent=2))
