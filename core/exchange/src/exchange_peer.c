@@ -132,6 +132,8 @@ void porta_peer_plan_release_(porta_exchange *x) {
       if (first && x->qpeer_mapped[k] != x->qpeer_inbox) porta_ipc_close(x->qpeer_mapped[k]);
     }
   free(x->qpeer_mapped);
+  free(x->qpeer_counts);
+  x->qpeer_counts = NULL;
   porta_ipc_free(x->qpeer_inbox);
   porta_peer_free_(x->qpeer_links);
   porta_peer_free_(x->qpeer_state);
@@ -230,14 +232,25 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
     porta_peer_plan_release_(x);
     return rc;
   }
-  x->qpeer_send_total = x->send_total;
-  x->qpeer_recv_total = x->recv_total;
+  x->qpeer_counts = (int64_t *)malloc(2 * nn * sizeof(int64_t));
+  if (!x->qpeer_counts) {
+    porta_peer_plan_release_(x);
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  }
+  for (int k = 0; k < x->n; ++k) {
+    x->qpeer_counts[2 * k] = x->send_count[k];
+    x->qpeer_counts[2 * k + 1] = x->recv_count[k];
+  }
   x->qpeer_on = 1;
   return PORTA_SUCCESS;
 }
 
 int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fields, int nfields) {
-  if (x->send_total != x->qpeer_send_total || x->recv_total != x->qpeer_recv_total)
+  int changed = 0; /* the links hold the counts (and the neighbours' displacements) */
+  for (int k = 0; k < x->n; ++k)
+    changed |= x->qpeer_counts[2 * k] != x->send_count[k] ||
+               x->qpeer_counts[2 * k + 1] != x->recv_count[k];
+  if (changed)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_queue", x->label,
                        "the plan's lists changed after porta_exchange_prepare_queue (prepare it "
                        "again)");

@@ -63,7 +63,8 @@ struct porta_exchange {
    *  rank's inbox, the neighbours' mapped ([n], by entry), the links and counters on the device */
   int qpeer_on;
   void *qpeer_inbox, **qpeer_mapped;
-  int64_t qpeer_buffer_bytes, qpeer_send_total, qpeer_recv_total; /**< as prepared */
+  int64_t qpeer_buffer_bytes;
+  int64_t *qpeer_counts; /**< [2n] the send and receive counts it was prepared for */
   porta_peer_link *qpeer_links;
   porta_peer_state *qpeer_state;
   int npeers_on, token_out;
