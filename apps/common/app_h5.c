@@ -105,9 +105,6 @@ int app_h5_fail_(const char *op, const char *label, app_h5 *h, const char *call)
   char cause[sizeof h->cause] = "";
   h5_cause(cause, sizeof cause, err, stack, h ? h->tmp : NULL);
   if (h) snprintf(h->cause, sizeof h->cause, "%s", cause);
-  if (cause[0])
-    return porta_error(PORTA_ERROR_IO, op, label, "%s: %s failed in '%s' (%s)", cause, call,
-                       h ? h->tmp : "?", reason);
   return porta_error(PORTA_ERROR_IO, op, label, "%s failed in '%s' (%s)", call, h ? h->tmp : "?",
                      reason);
 }
@@ -119,16 +116,14 @@ void app_h5_fail_note_(app_h5 *h) {
 
 void app_h5_fatal(const app_h5 *h) {
   const char *path = h && h->path[0] ? h->path : "?";
-  if (h && h->cause[0]) {
-    /* the cause leads; the writer's message follows without saying it again */
-    char msg[1024], *at;
-    const size_t n = strlen(h->cause);
-    snprintf(msg, sizeof msg, "%s", porta_last_error_message());
-    if ((at = strstr(msg, h->cause)) && !strncmp(at + n, ": ", 2))
-      memmove(at, at + n + 2, strlen(at + n + 2) + 1);
-    app_fatal("%s while writing the result '%s': %s", h->cause, path, msg);
-  }
+  if (h && h->cause[0])
+    app_fatal("%s while writing the result '%s': %s", h->cause, path, porta_last_error_message());
   app_fatal("writing the result '%s' failed: %s", path, porta_last_error_message());
+}
+
+void app_h5_create_failed(const app_h5 *h) {
+  app_exit_all(APP_EXIT_RUN_FAILED, "%s%s%s", h->cause, h->cause[0] ? ": " : "",
+               porta_last_error_message());
 }
 
 /* ---- file ----------------------------------------------------------------------------------

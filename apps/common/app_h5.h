@@ -52,8 +52,13 @@ typedef struct app_h5 {
 
 /** Stop the run (app_fatal on this rank, which removes the temporary) after a failed write of
  *  `h`'s result: the cause in words first where one is known ("No space left on device while
- *  writing the result 'NAME.h5': ..."), then the result's name, then the writer's message. */
+ *  writing the result 'NAME.h5': ..."), then the result's name, then the writer's message. The
+ *  writer's messages never say the cause (it is kept in h->cause), so it is said once. */
 void app_h5_fatal(const app_h5 *h) __attribute__((noreturn));
+/** Stop every rank (app_exit_all, APP_EXIT_RUN_FAILED) after app_h5_create(h, ...) failed (they
+ *  all see the same outcome): the cause in words first where one is known ("No space left on
+ *  device: H5Fcreate failed ..."), then the writer's message. */
+void app_h5_create_failed(const app_h5 *h) __attribute__((noreturn));
 
 /** Check a call that writes `h`'s result file: on failure, app_h5_fatal(h). */
 #define APP_H5_CHECK(h, call)                                                                      \

@@ -104,9 +104,7 @@ static int write_block(app_h5 *h, const char *op, const char *path, hid_t type, 
     return porta_error(PORTA_ERROR_IO, op, path, "MPI_Allreduce failed");
   if (!rc && any) {
     app_h5_fail_note_(h);
-    rc = h->cause[0] ? porta_error(PORTA_ERROR_IO, op, path, "%s: the write failed on another rank",
-                                   h->cause)
-                     : porta_error(PORTA_ERROR_IO, op, path, "the write failed on another rank");
+    rc = porta_error(PORTA_ERROR_IO, op, path, "the write failed on another rank");
   }
   return rc;
 }

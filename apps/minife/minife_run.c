@@ -67,7 +67,7 @@ void minife_run_begin(minife_run *r, int *argc, char ***argv) {
   app_run_config_fill(&r->config, NULL, r->cli.reproducible);
   /* the result file first: a bad --out fails now, not after the solve */
   if (!r->cli.no_h5 && app_h5_create(&r->h5, r->cli.output, MPI_COMM_WORLD) != PORTA_SUCCESS)
-    app_exit_all(APP_EXIT_RUN_FAILED, "%s", porta_last_error_message());
+    app_h5_create_failed(&r->h5);
 
   r->rep.t_mesh = porta_wtime() - t0;
   phase(r, "creating/filling mesh", r->rep.t_mesh);

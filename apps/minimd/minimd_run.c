@@ -178,7 +178,7 @@ void minimd_run_set_up(minimd_run *r) {
   choose_bins(r, prd);
   /* the result file first: a bad --out fails now, not after the run */
   if (!r->cli.no_h5 && app_h5_create(&r->h5, r->cli.output, MPI_COMM_WORLD) != PORTA_SUCCESS)
-    app_exit_all(APP_EXIT_RUN_FAILED, "%s", porta_last_error_message());
+    app_h5_create_failed(&r->h5);
   APP_CHECK(minimd_neighbor_setup(m));
   create_atoms(r);
   if (r->rank == 0) {

@@ -153,8 +153,8 @@ static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *n
   char group[64];
   snprintf(group, sizeof group, "/snapshots/step_%lld", (long long)step);
   APP_CHECK(minimd_atoms_to_host(m));
-  if (*nsnap == 0) APP_CHECK(app_h5_group(h5, "/snapshots"));
-  APP_CHECK(minimd_write_atoms(m, h5, group));
+  if (*nsnap == 0) APP_H5_CHECK(h5, app_h5_group(h5, "/snapshots"));
+  APP_H5_CHECK(h5, minimd_write_atoms(m, h5, group));
   APP_CHECK(snapshot_list_add(snap, nsnap, step));
 }
 

@@ -17,7 +17,7 @@ void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec
   app_run_config_fill(&r->config, &r->d, r->cli.reproducible);
   tea_h5_out_init(&r->h5, r->cli.output);
   if (!r->cli.no_h5 && tea_h5_out_open(&r->h5, r->d.comm) != PORTA_SUCCESS)
-    app_exit_all(APP_EXIT_RUN_FAILED, "%s", porta_last_error_message());
+    app_h5_create_failed(&r->h5.h);
   if (r->d.rank == 0) tea_print_header(stdout, &r->deck, &r->config, &r->s, &r->d);
 }
 

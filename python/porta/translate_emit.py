@@ -1,7 +1,8 @@
 """The emission half of the Python -> Porta C translator: _Gen writes the C of one kernel
 specialisation (or device function, or reducer method) from its typed KernelSource
-(translate_typing), with Porta's kernel macros, the argument struct and the porta_py_kernel
-descriptor (porta_py.h), whose members are filled by name."""
+(translate_typing: every expression's type is read from its table, never derived here), with
+Porta's kernel macros, the argument struct and the porta_py_kernel descriptor (porta_py.h),
+whose members are filled by name."""
 import ast
 import math
 
@@ -44,6 +45,27 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
         self.indent = 1
         self.tmp = 0
         self.unknown_name = None  # the first unknown name read (translate_expressions.name)
+        self.types, self.parts = ks.types, ks.parts  # typing's (translate_typing._Typer)
+
+    def typed(self, node):
+        """The DType typing gave an expression (emission derives none): a node it left
+        untyped, where emission found no error, is the translator's own error."""
+        return self._table(self.types, node, "type")
+
+    def typed_part(self, node, optional=False):
+        """What typing recorded of a node beside its type (record_part); optional: None where
+        typing found none (an error emission reports)."""
+        return self._table(self.parts, node, "element or steps", optional)
+
+    def _table(self, table, node, what, optional=False):
+        hit = table.get(id(node))
+        if optional and hit is not None and hit[0] is node:
+            return hit[1]
+        if hit is None or hit[0] is not node or hit[1] is None:
+            raise AssertionError("typing gave no %s to '%s' (%s line %s) of %s, which emission "
+                                 "reads" % (what, _describe(node), self.ks.file,
+                                            getattr(node, "lineno", "?"), self.ks.name))
+        return hit[1]
 
     def set_local(self, node, name, t):
         """A store to a local: typing has typed it (a wider type here is the translator's own

@@ -7,10 +7,8 @@ import types as _pytypes
 
 from . import types as T
 from . import translate_intrinsics as I
-from .translate_intrinsics import _promote
 from .translate_source import (
     Param,
-    VOID,
     _c_int,
     _cname,
     _describe,
@@ -25,13 +23,13 @@ class _Expressions:
         if isinstance(e, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.BinOp)):
             v = self.const(e)  # an integer constant (folded as Python computes it)
             if isinstance(v, bool):
-                return ("1" if v else "0"), T.boolean
+                return ("1" if v else "0"), self.typed(e)
             if v is not None:
-                return _c_int(v), T.i64
+                return _c_int(v), self.typed(e)
         if isinstance(e, ast.Constant):
             v = e.value
             if isinstance(v, float):
-                return _float_literal(v), T.f64
+                return _float_literal(v), self.typed(e)
             if isinstance(v, str):
                 raise self.err.at(e, "a string", "kernels have no strings: pass numbers")
             raise self.err.at(e, "the constant %r" % (v,), "use int or float constants")
@@ -42,17 +40,17 @@ class _Expressions:
         if isinstance(e, ast.UnaryOp):
             c, t = self.expr(e.operand)
             if isinstance(e.op, ast.USub):
-                return ("(-%s)" % c, t) if t.is_float else ("pk_neg(%s)" % c, T.i64)
+                return ("(-%s)" if t.is_float else "pk_neg(%s)") % c, self.typed(e)
             if isinstance(e.op, ast.UAdd):
-                return c, t
+                return c, self.typed(e)
             if isinstance(e.op, ast.Not):
-                return "(!%s)" % c, T.boolean
+                return "(!%s)" % c, self.typed(e)
             if isinstance(e.op, ast.Invert) and not t.is_float:
-                return "(~%s)" % c, t
+                return "(~%s)" % c, self.typed(e)
             raise self.err.at(e, "~ on a float", "use ~ on integers only")
         if isinstance(e, ast.BoolOp):
             op = " && " if isinstance(e.op, ast.And) else " || "
-            return "(" + op.join(self.expr(v)[0] for v in e.values) + ")", T.boolean
+            return "(" + op.join(self.expr(v)[0] for v in e.values) + ")", self.typed(e)
         if isinstance(e, ast.Compare):
             parts = []
             left = self.expr(e.left)[0]
@@ -65,12 +63,12 @@ class _Expressions:
                                       "compare numbers with <, <=, >, >=, == or !=")
                 parts.append("(%s %s %s)" % (left, cop, rc))
                 left = rc
-            return "(" + " && ".join(parts) + ")", T.boolean
+            return "(" + " && ".join(parts) + ")", self.typed(e)
         if isinstance(e, ast.IfExp):
             c = self.expr(e.test)[0]
-            a, at = self.expr(e.body)
-            b, bt = self.expr(e.orelse)
-            t = _promote(at, bt)
+            a = self.expr(e.body)[0]
+            b = self.expr(e.orelse)[0]
+            t = self.typed(e)
             return "(%s ? (%s)(%s) : (%s)(%s))" % (c, t.ctype, a, t.ctype, b), t
         if isinstance(e, ast.Subscript):
             return self.subscript(e)
@@ -89,7 +87,7 @@ class _Expressions:
                     raise self.err.at(e, "the accumulator '%s' used as a value" % n,
                                       "read and update its fields: %s"
                                       % ", ".join("%s.%s" % (n, f) for f, _ in p.type.fields))
-                return "(*pk_acc)", p.type.dtype
+                return "(*pk_acc)", self.typed(e)
             if p.kind == "array":
                 raise self.err.at(e, "the array '%s' used as a value" % n,
                                   "index it: %s[i]; its extents are %s.shape[k]" % (n, n))
@@ -97,42 +95,42 @@ class _Expressions:
                 raise self.err.at(e, "the team member '%s' used as a value" % n,
                                   "read %s.league_rank, %s.team_rank, %s.team_size ..., or "
                                   "pass it to porta.team_thread_range(%s, n)" % (n, n, n, n))
-            return _cname(n), p.type
+            return _cname(n), self.typed(e)
         if n in self.accs:
             acc = self.accs[n][0]
             if acc.fields:
                 raise self.err.at(e, "the accumulator '%s' used as a value" % n,
                                   "read its fields: %s"
                                   % ", ".join("%s.%s" % (n, f) for f, _ in acc.fields))
-            return _cname(n), acc.dtype
+            return _cname(n), self.typed(e)
         if n in self.scratch:
             raise self.err.at(e, "the scratch array '%s' used as a value" % n,
                               "index it: %s[i]" % n)
         if n in self.structs:
             raise self.err.at(e, "'%s' used as a value" % n, "read its fields: %s.field" % n)
         if n in self.locals:
-            return _cname(n), self.locals[n]
+            return _cname(n), self.typed(e)
         if n in self.ks.globals and n not in self.assigned:
             v = self.ks.globals[n]  # module-level constants are copied into the C
             if isinstance(v, float):
-                return _float_literal(v), T.f64
+                return _float_literal(v), self.typed(e)
         # An unknown name is reported after the body's other errors (_Gen.body_lines): read
         # meanwhile as an int, as typing reads it.
         if self.unknown_name is None:
             self.unknown_name = self.err.at(
                 e, "the name '%s'" % n, "kernels read their arguments, their locals and "
                 "module-level int or float constants; pass '%s' as an argument" % n)
-        return _cname(n), T.i64
+        return _cname(n), self.typed(e)
 
     def attribute(self, e):
         if isinstance(e.value, ast.Name) and e.value.id == "math" and e.attr in I.MATH_CONSTS:
-            return _float_literal(I.MATH_CONSTS[e.attr]), T.f64
+            return _float_literal(I.MATH_CONSTS[e.attr]), self.typed(e)
         if isinstance(e.value, ast.Name):
             b = e.value.id
             p = self.params.get(b)
             if p is not None and p.kind == "team":
                 if e.attr in I.TEAM_ATTRS:
-                    return I.TEAM_ATTRS[e.attr], T.i64
+                    return I.TEAM_ATTRS[e.attr], self.typed(e)
                 raise self.err.at(e, "the team member attribute '%s'" % _describe(e),
                                   "a team member has %s and team_barrier()"
                                   % ", ".join(sorted(I.TEAM_ATTRS)))
@@ -141,40 +139,41 @@ class _Expressions:
                 if e.attr not in fields:
                     raise self.err.at(e, "the field '%s' of '%s'" % (e.attr, b),
                                       "its fields are %s" % ", ".join(fields))
-                return prefix + (_cname(e.attr) if mangled else e.attr), fields[e.attr]
+                return prefix + (_cname(e.attr) if mangled else e.attr), self.typed(e)
         v = self.resolve(e)
         if isinstance(v, float):  # a module's float constant: np.pi, mymodule.EPS
-            return _float_literal(v), T.f64
+            return _float_literal(v), self.typed(e)
         raise self.err.at(e, "the attribute '%s'" % _describe(e),
                           "kernels read math.pi, math.e, math.tau, math.inf and x.shape[k]")
 
     def binop(self, op, a, at, b, bt, node):
-        """The C of `a op b` (an AugAssign's too), of the type typing gives it
-        (translate_typing._Scope.binop_type)."""
+        """The C of `a op b` (node: the BinOp, or an AugAssign), of the type typing gave it
+        (translate_typing._Typer.binop_type), read once the operator is known to be right."""
         right = node.right if isinstance(node, ast.BinOp) else node.value  # or an AugAssign's
-        rt = self.binop_type(op, at, bt, right)
-        is_float = _promote(at, bt).is_float
+        is_float = at.is_float or bt.is_float  # (the operands' promotion is a float)
         if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
             if not is_float:  # int64 wrap-around (pk_add ..., porta_py.h)
                 fn = {ast.Add: "pk_add", ast.Sub: "pk_sub", ast.Mult: "pk_mul"}[type(op)]
-                return "%s(%s, %s)" % (fn, a, b), rt
+                return "%s(%s, %s)" % (fn, a, b), self.typed(node)
             sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(op)]
-            return "(%s %s %s)" % (a, sym, b), rt
+            return "(%s %s %s)" % (a, sym, b), self.typed(node)
         if isinstance(op, ast.Div):
+            rt = self.typed(node)
             return "((%s)%s / (%s)%s)" % (rt.ctype, a, rt.ctype, b), rt
         if isinstance(op, (ast.FloorDiv, ast.Mod)):
             floor = isinstance(op, ast.FloorDiv)
             if is_float:  # IEEE: a zero divisor gives inf or nan, no exception
                 if floor:
-                    return "floor(%s / %s)" % (a, b), rt
-                return "porta_py_mod_f64(%s, %s)" % (a, b), rt
-            return self.int_division(floor, a, b, node), rt
+                    return "floor(%s / %s)" % (a, b), self.typed(node)
+                return "porta_py_mod_f64(%s, %s)" % (a, b), self.typed(node)
+            return self.int_division(floor, a, b, node), self.typed(node)
         if isinstance(op, ast.Pow):
+            rt = self.typed(node)
             if is_float:
                 if self.is_two(right):
                     return "(%s * %s)" % (a, a), rt
                 return "pow(%s, %s)" % (a, b), rt
-            if rt is T.i64:  # a constant exponent >= 0: an int, as in Python
+            if not rt.is_float:  # a constant exponent >= 0: an int, as in Python
                 return "pk_ipow(%s, %s)" % (a, b), rt
             # another exponent may be negative, which makes a float in Python (2 ** -2 = 0.25)
             return "pow((double)%s, (double)%s)" % (a, b), rt
@@ -188,8 +187,8 @@ class _Expressions:
                 if k is not None and not 0 <= k <= 63:
                     raise self.shift_error(node)
                 return "%s(%s, %s)" % ("pk_shl" if isinstance(op, ast.LShift) else "pk_shr",
-                                       a, b), rt
-            return "(%s %s %s)" % (a, bits[type(op)], b), rt
+                                       a, b), self.typed(node)
+            return "(%s %s %s)" % (a, bits[type(op)], b), self.typed(node)
         raise self.err.at(node, "the operator '%s'" % type(op).__name__, "use + - * / // % **")
 
     def int_division(self, floor, a, b, node):
@@ -220,7 +219,7 @@ class _Expressions:
             if k is None or not -arr.type.rank <= k < arr.type.rank:
                 raise self.err.at(e, "shape[%s]" % ast.unparse(e.slice),
                                   "index shape with a constant 0 .. %d" % (arr.type.rank - 1))
-            return "%s_n%d" % (_cname(arr.name, "pk"), k % arr.type.rank), T.i64
+            return "%s_n%d" % (_cname(arr.name, "pk"), k % arr.type.rank), self.typed(e)
         if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
                 and isinstance(e.value.value, ast.Name) and e.value.value.id in self.scratch:
             name = e.value.value.id
@@ -229,15 +228,16 @@ class _Expressions:
             if k is None or not -rank <= k < rank:
                 raise self.err.at(e, "shape[%s]" % ast.unparse(e.slice),
                                   "index shape with a constant 0 .. %d" % (rank - 1))
-            return "%s_n%d" % (_cname(name, "pk"), k % rank), T.i64
+            return "%s_n%d" % (_cname(name, "pk"), k % rank), self.typed(e)
         idx = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
         return self.element(e.value, idx, e)
 
     def element(self, base, idx, e):
-        """The C lvalue of an array (or scratch) element base[idx...] and its dtype."""
+        """The C lvalue of an array (or scratch) element base[idx...] and its dtype (e: the
+        Subscript, whose type typing gave, or the atomic, whose element typing recorded)."""
         if isinstance(base, ast.Name) and base.id in self.scratch:
             name = base.id
-            dt, rank = self.scratch[name]
+            rank = self.scratch[name][1]
             if len(idx) != rank:
                 raise self.err.at(e, "%d index(es) into the scratch array '%s', which has %d "
                                   "dimension(s)" % (len(idx), name, rank),
@@ -248,7 +248,7 @@ class _Expressions:
                 stride = " * ".join("%s_n%d" % (_cname(name, "pk"), j)
                                     for j in range(k + 1, rank))
                 terms.append("(int64_t)(%s)%s" % (c, " * " + stride if stride else ""))
-            return "%s[%s]" % (_cname(name), " + ".join(terms)), dt
+            return "%s[%s]" % (_cname(name), " + ".join(terms)), self.element_dtype(e)
         if not isinstance(base, ast.Name) or \
                 self.params.get(base.id, Param("", "", None)).kind != "array":
             raise self.err.at(e, "indexing '%s'" % _describe(base),
@@ -270,10 +270,14 @@ class _Expressions:
                          % (c, pn, k))
         # PORTA_PY_AT<r> (porta_py.h) is the element at the offset in a normal build, a checked
         # access that records an IndexError in the checked mode, Porta's check in a debug build
+        dt = self.element_dtype(e)
         return "PORTA_PY_AT%d(%s, %s, pk_a->%s_n, pk_a->%s_s, \"%s\", %d, %s, %s)" % (
-            r, arr.type.dtype.ctype, _cname(arr.name), pn, pn, arr.name,
+            r, dt.ctype, _cname(arr.name), pn, pn, arr.name,
             getattr(e, "lineno", 0), " + ".join(terms),
-            ", ".join("(int64_t)(%s)" % c for c in codes)), arr.type.dtype
+            ", ".join("(int64_t)(%s)" % c for c in codes)), dt
+
+    def element_dtype(self, e):
+        return self.typed_part(e) if isinstance(e, ast.Call) else self.typed(e)
 
     def call(self, e, stmt=False):
         f = e.func
@@ -299,9 +303,9 @@ class _Expressions:
                               "float, int, porta's atomics and team functions, and functions "
                               "decorated with @porta.function")
         args = [self.expr(a) for a in e.args]
-        done = I.builtin_call(fname, args)
-        if done is not None:
-            return done
+        if I.builtin_takes(fname, len(args)):
+            steps = self.typed_part(e) if fname in ("min", "max") else None
+            return I.builtin_code(fname, args, self.typed(e), steps), self.typed(e)
         if fname in I.MATH_FUNCS:
             raise self.err.at(e, "math.%s with %d arguments" % (fname, len(args)),
                               "math.%s takes %d" % (fname, I.MATH_FUNCS[fname][0]))
@@ -312,7 +316,7 @@ class _Expressions:
         if not stmt:
             raise self.err.at(e, "the value of %s" % what,
                               "%s returns nothing: call it as a statement" % what)
-        return code, VOID
+        return code, self.typed(e)
 
     def team_method(self, e, stmt):
         f = e.func
@@ -323,7 +327,7 @@ class _Expressions:
         if f.attr == "team_barrier":
             return self.void(e, "%s.team_barrier()" % t, stmt, "porta_team_barrier(pk_team)")
         if f.attr in I.TEAM_ATTRS:
-            return I.TEAM_ATTRS[f.attr], T.i64
+            return I.TEAM_ATTRS[f.attr], self.typed(e)
         raise self.err.at(e, "the team member method '%s'" % _describe(f),
                           "a team member has %s and team_barrier()"
                           % ", ".join(sorted(I.TEAM_ATTRS)))
@@ -353,7 +357,7 @@ class _Expressions:
                 raise self.err.at(e, "%s with %d arguments" % (fn, len(e.args)),
                                   "write if %s(t):" % fn)
             self.team_arg(e.args[0], fn)
-            return I.SINGLES[name], T.boolean
+            return I.SINGLES[name], self.typed(e)
         if name in I.RANGES:
             raise self.err.at(e, "%s outside a for statement" % fn,
                               "loop over it: for j in %s(t, n):" % fn)
@@ -391,7 +395,7 @@ class _Expressions:
                                               "".join(", " + v for v in vals))
         if ret is None:
             return self.void(e, fn, stmt, code)
-        return code, dt
+        return code, self.typed(e)
 
     def device_call(self, e, obj, stmt):
         if e.keywords:
@@ -413,7 +417,7 @@ class _Expressions:
         code = "%s(%s)" % (fs.cname, ", ".join(codes))
         if fs.ret is None:
             return self.void(e, "%s()" % obj.__name__, stmt, code)
-        return code, fs.ret
+        return code, self.typed(e)
 
     # ---- indices, NumPy ----
     def index(self, x, pn, k):

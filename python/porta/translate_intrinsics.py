@@ -114,39 +114,60 @@ def _promote(a, b):
     return T.i64 if T.i64 in (a, b) else T.i32
 
 
-def builtin_call(fname, args):
-    """A math function or builtin called with `args` [(C, DType)]: (C, DType), or None when
-    it does not take that many arguments."""
+def builtin_takes(fname, n):
+    """Whether the math function or builtin `fname` takes `n` arguments."""
     if fname in MATH_FUNCS:
-        n, cn = MATH_FUNCS[fname]
-        if len(args) != n:
-            return None
-        f32 = all(t is T.f32 for _, t in args)
-        return "%s%s(%s)" % (cn, "f" if f32 else "", ", ".join(
-            c if t.is_float else "(double)%s" % c for c, t in args)), T.f32 if f32 else T.f64
-    if fname in MATH_INT_FUNCS and len(args) == 1:
-        c, t = args[0]
-        if not t.is_float:
-            return c, t
-        return "(int64_t)%s(%s)" % (MATH_INT_FUNCS[fname], c), T.i64
-    if fname in MATH_BOOL_FUNCS and len(args) == 1:
-        return "(%s((double)%s) ? 1 : 0)" % (MATH_BOOL_FUNCS[fname], args[0][0]), T.boolean
-    if fname == "abs" and len(args) == 1:
-        c, t = args[0]
-        if t.is_float:
-            return "fabs(%s)" % c, T.f64 if t is T.f64 else T.f32
-        return "pk_abs(%s)" % c, T.i64
-    if fname in ("min", "max") and len(args) >= 2:
-        c, t = args[0]
-        for c2, t2 in args[1:]:
-            t = _promote(t, t2)
-            op = "<" if fname == "min" else ">"
-            c = "(%s %s %s ? (%s)(%s) : (%s)(%s))" % (c2, op, c, t.ctype, c2, t.ctype, c)
-        return c, t
-    if fname == "float" and len(args) == 1:
-        return "((double)%s)" % args[0][0], T.f64
-    if fname == "int" and len(args) == 1:
-        return "((int64_t)%s)" % args[0][0], T.i64
-    if fname == "bool" and len(args) == 1:
-        return "(%s != 0)" % args[0][0], T.boolean
-    return None
+        return n == MATH_FUNCS[fname][0]
+    if fname in ("min", "max"):
+        return n >= 2
+    return n == 1 and (fname in MATH_INT_FUNCS or fname in MATH_BOOL_FUNCS
+                       or fname in ("abs", "float", "int", "bool"))
+
+
+def builtin_type(fname, types):
+    """Typing's rule for a math function or builtin called with arguments of `types`: its
+    DType, or None when it does not take that many arguments. min / max: their steps
+    (minmax_steps) give it."""
+    if not builtin_takes(fname, len(types)):
+        return None
+    if fname in MATH_FUNCS:
+        return T.f32 if all(t is T.f32 for t in types) else T.f64
+    if fname in MATH_INT_FUNCS:
+        return T.i64 if types[0].is_float else types[0]
+    if fname == "abs":
+        return (T.f64 if types[0] is T.f64 else T.f32) if types[0].is_float else T.i64
+    if fname in ("min", "max"):
+        return minmax_steps(types)[-1]
+    return {"float": T.f64, "int": T.i64}.get(fname, T.boolean)  # bool, isnan ...
+
+
+def minmax_steps(types):
+    """The types of min(a, b, c ...) after each argument past the first: it compares the
+    arguments left to right, each result of the promotion so far."""
+    steps, t = [], types[0]
+    for t2 in types[1:]:
+        t = _promote(t, t2)
+        steps.append(t)
+    return steps
+
+
+def builtin_code(fname, args, t, steps):
+    """The C of a math function or builtin that takes these arguments [(C, DType)]
+    (builtin_takes), of the type `t` typing gave it (steps: min / max's, minmax_steps)."""
+    if fname in MATH_FUNCS:
+        cn = MATH_FUNCS[fname][1]
+        return "%s%s(%s)" % (cn, "f" if t is T.f32 else "", ", ".join(
+            c if at.is_float else "(double)%s" % c for c, at in args))
+    c, at = args[0]
+    if fname in MATH_INT_FUNCS:
+        return "(int64_t)%s(%s)" % (MATH_INT_FUNCS[fname], c) if at.is_float else c
+    if fname in MATH_BOOL_FUNCS:
+        return "(%s((double)%s) ? 1 : 0)" % (MATH_BOOL_FUNCS[fname], c)
+    if fname == "abs":
+        return "fabs(%s)" % c if at.is_float else "pk_abs(%s)" % c
+    if fname in ("min", "max"):
+        op = "<" if fname == "min" else ">"
+        for (c2, _), st in zip(args[1:], steps):
+            c = "(%s %s %s ? (%s)(%s) : (%s)(%s))" % (c2, op, c, st.ctype, c2, st.ctype, c)
+        return c
+    return {"float": "((double)%s)", "int": "((int64_t)%s)", "bool": "(%s != 0)"}[fname] % c

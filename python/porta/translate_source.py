@@ -89,6 +89,8 @@ class KernelSource:
         self.final = next((p for p in params if p.kind == "final"), None)
         self.written = set()
         self.locals = {}
+        self.types = {}  # typing's table: id(expression node) -> (node, DType) (translate_typing)
+        self.parts = {}  # and of what is no node of its own (elements, min / max's steps)
         self.funcs = {}  # device functions called: C name -> FunctionSource
         self.reducers = {}  # custom reducers used: C name -> ReducerSource
         self.structs = {}
@@ -114,6 +116,8 @@ class FunctionSource:
         self.acc = self.team = self.final = None
         self.written = set()
         self.locals = {}
+        self.types = {}  # typing's table: id(expression node) -> (node, DType) (translate_typing)
+        self.parts = {}  # and of what is no node of its own (elements, min / max's steps)
         self.funcs = {}
         self.reducers = {}
         self.structs = {}  # reducer methods: name -> (C prefix, {field: DType}, writable, True)

@@ -166,8 +166,7 @@ class _Statements:
                               "write %s(t, porta.f64, n) or %s(t, porta.f64, (n0, n1), level=1)"
                               % (fn, fn))
         self.team_arg(args[0], fn)
-        dt = self.resolve(args[1])
-        dt = T.as_dtype(dt)
+        dt = self.typed_part(call, optional=True)  # its element type
         if dt is None or dt is T.boolean:
             raise self.err.at(args[1], "the scratch element type '%s'" % _describe(args[1]),
                               "give porta.f64, f32, i64, i32 or u8")
@@ -411,7 +410,7 @@ class _Statements:
             if not writable:
                 raise self.err.at(target, "assignment to '%s'" % _describe(target),
                                   "join(self, other) reads other and updates self")
-            ft = fields[target.attr]
+            ft = self.typed(target)
             field = _cname(target.attr) if mangled else target.attr
             self.emit("%s%s = (%s)(%s);" % (prefix, field, ft.ctype, code))
             return
@@ -424,7 +423,7 @@ class _Statements:
                                       "update its fields: %s"
                                       % ", ".join("%s.%s" % (name, f) for f, _ in p.type.fields))
                 self.check_acc_assignment(name, node)
-                self.emit("*pk_acc = (%s)(%s);" % (p.type.dtype.ctype, code))
+                self.emit("*pk_acc = (%s)(%s);" % (self.typed(target).ctype, code))
                 return
             if name in self.accs:
                 acc = self.accs[name][0]
@@ -433,7 +432,7 @@ class _Statements:
                                       "update its fields: %s"
                                       % ", ".join("%s.%s" % (name, f) for f, _ in acc.fields))
                 self.check_acc_assignment(name, node)
-                self.emit("%s = (%s)(%s);" % (_cname(name), acc.dtype.ctype, code))
+                self.emit("%s = (%s)(%s);" % (_cname(name), self.typed(target).ctype, code))
                 return
             if name in self.scratch:
                 raise self.err.at(target, "assignment to the scratch array '%s'" % name,
@@ -446,10 +445,10 @@ class _Statements:
                 raise self.err.at(target, "assignment to the array argument '%s'" % name,
                                   "store into its elements: %s[i] = ..." % name)
             if p is None:
-                self.set_local(target, name, t)
+                self.set_local(target, name, t)  # checks typing's type of the local
                 lt = self.locals[name]
             else:
-                lt = p.type
+                lt = self.typed(target)
             self.emit("%s = (%s)(%s);" % (_cname(name), lt.ctype, code))
         elif isinstance(target, ast.Subscript):
             lhs, et = self.subscript(target)

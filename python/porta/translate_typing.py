@@ -1,8 +1,12 @@
-"""The typing pass of the Python -> Porta C translator: the types of a kernel's locals, found
-before any C is written (translate_emit then writes the C once, reading them). A local's type
-is the promotion of every value assigned to it (integer locals are int64_t, as Python's int),
-so a value may depend on a local assigned later in the body (in a loop): the pass walks the
-body until no local's type changes (at most 4 times: f64 is the top of i64 < f32 < f64).
+"""The typing pass of the Python -> Porta C translator: the types of a kernel's locals and of
+every expression, found before any C is written (translate_emit then writes the C once,
+reading them: it has no type rule of its own). A local's type is the promotion of every value
+assigned to it (integer locals are int64_t, as Python's int), so a value may depend on a local
+assigned later in the body (in a loop): the pass walks the body until no local's type changes
+(at most 4 times: f64 is the top of i64 < f32 < f64). The last walk, made with the final
+locals, leaves its table: ks.types (id(node) -> (node, DType) for every expression node, None
+where it found an error) and ks.parts (what emission needs beside a type: the element an
+atomic updates, the steps of min / max, a scratch array's element type).
 
 Typing reports nothing: an expression it cannot type (an error) types as None and leaves its
 local untyped, and emission, which walks the body once in source order, raises the first
@@ -166,36 +170,13 @@ class _Scope:
                            "shift counts are 0 to 63 (kernel integers are int64); for a float "
                            "power of two write 2.0 ** n")
 
-    # ---- the types of operators (typing's and emission's) ----
+    # ---- what typing and emission both read of constants ----
     def float_const(self, n):
         """The module-level constant a name that is no local or argument reads, or None."""
         if n in self.params or n in self.accs or n in self.scratch or n in self.structs \
                 or n in self.locals or n in self.assigned:
             return None
         return self.ks.globals.get(n)
-
-    def binop_type(self, op, at, bt, right):
-        """The type of `a op b` (an AugAssign's too; None: an error, which emission reports):
-        typing's and emission's (translate_expressions.binop)."""
-        if at is None or bt is None:
-            return None
-        t = _promote(at, bt)
-        if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
-            return t if t.is_float else T.i64
-        if isinstance(op, ast.Div):
-            return t if t.is_float else T.f64
-        if isinstance(op, (ast.FloorDiv, ast.Mod)):
-            return T.f64 if t.is_float else T.i64
-        if isinstance(op, ast.Pow):
-            if t.is_float:
-                return t if self.is_two(right) else T.f64
-            k = self.const(right)
-            return T.i64 if k is not None and k >= 0 else T.f64
-        if isinstance(op, (ast.LShift, ast.RShift)):
-            return None if t.is_float else T.i64
-        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-            return None if t.is_float else t
-        return None
 
     def is_two(self, e):
         """Whether a float's exponent is the constant 2 (2.0, TWO = 2.0 ...): x ** 2 is x * x,
@@ -216,22 +197,40 @@ class _Scope:
 
 
 class _Typer(_Scope):
-    """The typing pass: the types of the locals (ks.locals), no C."""
+    """The typing pass: the types of the locals (ks.locals) and of every expression (ks.types,
+    ks.parts), no C."""
 
     def run(self):
         for _ in range(PASSES):
             before = dict(self.locals)
             self._reset_body()
+            self.types, self.parts = {}, {}  # the last walk's, made with the final locals
             self.block(self.body_statements())
             if before == self.locals:
                 break
         self.ks.locals = dict(self.locals)
+        self.ks.types, self.ks.parts = self.types, self.parts
+
+    def record(self, node, t):
+        """The type of an expression (None: an error, which emission reports), for emission."""
+        self.types[id(node)] = (node, t)
+
+    def record_part(self, node, t):
+        """What emission needs of a node beside its type: an element's DType, min / max's
+        steps."""
+        self.parts[id(node)] = (node, t)
 
     def block(self, stmts):
         for s in stmts:
             self.stmt(s)
 
     def stmt(self, s):
+        self.stmt_types(s)
+        for e in ast.iter_child_nodes(s):  # the rest: tests, targets, values, ranges
+            if isinstance(e, ast.expr):
+                self.type(e)
+
+    def stmt_types(self, s):
         if isinstance(s, ast.Assign):
             if len(s.targets) != 1:
                 return
@@ -263,6 +262,7 @@ class _Typer(_Scope):
                 t = self.binop_type(s.op, self.type(s.target), self.type(s.value), s.value)
             except TranslationError:
                 t = None
+            self.record(s, t)  # the type of target op value (translate_expressions.binop)
             self.store(s.target, t)
         elif isinstance(s, (ast.If, ast.While)):
             self.block(s.body)
@@ -285,16 +285,48 @@ class _Typer(_Scope):
         if not isinstance(target, ast.Name) or len(args) < 3:
             return
         dt = T.as_dtype(self.resolve(args[1]))
+        self.record_part(call, dt)  # its element type (None: emission reports it)
         dims = args[2].elts if isinstance(args[2], ast.Tuple) else [args[2]]
         if dt is not None and target.id not in self.scratch:
             self.scratch[target.id] = (dt, len(dims))
 
     # ---- expressions: their DType, or None where emission will report an error ----
-    def type(self, e):
-        try:
-            return self._type(e)
-        except TranslationError:
+    def binop_type(self, op, at, bt, right):
+        """The type of `a op b` (an AugAssign's too; None: an error, which emission reports)."""
+        if at is None or bt is None:
             return None
+        t = _promote(at, bt)
+        if isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
+            return t if t.is_float else T.i64
+        if isinstance(op, ast.Div):
+            return t if t.is_float else T.f64
+        if isinstance(op, (ast.FloorDiv, ast.Mod)):
+            return T.f64 if t.is_float else T.i64
+        if isinstance(op, ast.Pow):
+            if t.is_float:
+                return t if self.is_two(right) else T.f64
+            k = self.const(right)
+            return T.i64 if k is not None and k >= 0 else T.f64
+        if isinstance(op, (ast.LShift, ast.RShift)):
+            return None if t.is_float else T.i64
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return None if t.is_float else t
+        return None
+
+    def type(self, e):
+        """The DType of an expression, recorded with those of all its parts (once a walk)."""
+        hit = self.types.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        try:
+            t = self._type(e)
+        except TranslationError:
+            t = None
+        self.record(e, t)
+        for part in ast.iter_child_nodes(e):
+            if isinstance(part, ast.expr):
+                self.type(part)
+        return t
 
     def _type(self, e):
         if isinstance(e, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.BinOp)):
@@ -346,9 +378,12 @@ class _Typer(_Scope):
         return T.i64  # a local read before its first assignment in source order (loops)
 
     def subscript_type(self, e):
-        base = e.value
-        if isinstance(base, ast.Attribute) and base.attr == "shape":
+        if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
             return T.i64
+        return self.element_type(e.value)
+
+    def element_type(self, base):
+        """The DType of an element of the array (or scratch) `base`."""
         if isinstance(base, ast.Name) and base.id in self.scratch:
             return self.scratch[base.id][0]
         p = self.params.get(base.id) if isinstance(base, ast.Name) else None
@@ -377,11 +412,11 @@ class _Typer(_Scope):
             return VOID if ret is None else ret
         name = getattr(obj, "_porta_intrinsic", None)
         if name in I.ATOMICS:
-            if len(e.args) < 2 or I.ATOMICS[name][1] is None:
+            if len(e.args) < 2:
                 return VOID
-            index = e.args[1]
-            base = ast.Subscript(value=e.args[0], slice=index)
-            return self.subscript_type(base)
+            t = self.element_type(e.args[0])
+            self.record_part(e, t)  # the element it updates (translate_expressions.atomic)
+            return VOID if I.ATOMICS[name][1] is None else t
         if name in I.SINGLES:
             return T.boolean
         if name is not None or isinstance(f, ast.Name) and f.id == "print":
@@ -393,11 +428,12 @@ class _Typer(_Scope):
             fname = f.id
         else:
             return None
-        args = [("", self.type(a)) for a in e.args]
-        if any(t is None for _, t in args):
+        types = [self.type(a) for a in e.args]
+        if any(t is None for t in types):
             return None
-        done = I.builtin_call(fname, args)
-        return None if done is None else done[1]
+        if fname in ("min", "max") and len(types) >= 2:
+            self.record_part(e, I.minmax_steps(types))
+        return I.builtin_type(fname, types)
 
 
 def type_source(ks, mode="kernel"):

@@ -257,6 +257,13 @@ porta_app_test(minimd.h5_safety.full.np2 2 TIMEOUT 120
                     $<TARGET_FILE:minimd> $<TARGET_FILE:test_app_h5_safety>
                     -i "${_mdin}/in.lj.miniMD" -s 4 -n 10)
 set_property(TEST minimd.h5_safety.full.np2 PROPERTY SKIP_RETURN_CODE 77)
+# The same with snapshots (--dump-every 1): the first snapshot fills the file system, and its
+# message says the cause once, first, with the result's name (APP_H5_CHECK in minimd_steps.c).
+porta_app_test(minimd.h5_safety.full_dump.np2 2 TIMEOUT 120
+            COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" full "${_mpi}" 2
+                    $<TARGET_FILE:minimd> $<TARGET_FILE:test_app_h5_safety>
+                    -i "${_mdin}/in.lj.miniMD" -s 4 -n 10 --dump-every 1)
+set_property(TEST minimd.h5_safety.full_dump.np2 PROPERTY SKIP_RETURN_CODE 77)
 # the summary would have been renamed over the potential the deck names
 minimd_bad(summary_over_potential 2 "--summary-json: the result Cu_u6.eam would replace 'Cu_u6.eam', the EAM potential" "-"
            -i in.eam.miniMD -s 4 -n 10 --summary-json Cu_u6.eam)

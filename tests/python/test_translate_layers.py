@@ -130,3 +130,86 @@ def test_emission_stops_where_typing_missed_a_local(monkeypatch):
     monkeypatch.setattr(translate_typing._Typer, "store", lambda self, target, t: None)
     with pytest.raises(AssertionError, match="typing gave the local 's'"):
         translate.analyse(_loop_carried)
+
+
+# Emission reads every expression's type from typing's table (ks.types, ks.parts) and derives
+# none: the rules live in translate_typing and translate_intrinsics only.
+EMISSION = ("translate_emit", "translate_expressions", "translate_statements", "translate_print")
+TYPING_RULES = ("_promote", "binop_type", "builtin_type", "minmax_steps", "name_type",
+                "subscript_type", "element_type", "attribute_type", "call_type", "_Typer",
+                "type_source")
+
+
+def _rule_uses(module):
+    """The typing rules `module` names, and its (code, type) returns whose type is a constant
+    (T.f64, VOID ...) rather than typing's: [(line, what)]."""
+    with open(os.path.join(PACKAGE, module + ".py")) as fh:
+        tree = ast.parse(fh.read())
+    out = []
+    for node in ast.walk(tree):
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+        if name in TYPING_RULES:
+            out.append((node.lineno, name))
+        if isinstance(node, ast.alias) and node.name in TYPING_RULES:
+            out.append((0, "import " + node.name))
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) \
+                and len(node.value.elts) == 2:
+            t = node.value.elts[1]
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) \
+                    and t.value.id == "T" or isinstance(t, ast.Name) and t.id == "VOID":
+                out.append((node.lineno, "returns the type " + ast.unparse(t)))
+    return out
+
+
+def test_the_rules_are_typings():
+    for rule in ("binop_type", "name_type", "subscript_type", "element_type", "call_type"):
+        assert hasattr(translate_typing._Typer, rule), rule
+    assert not hasattr(translate_emit._Gen, "binop_type")  # _Scope has no type rule
+    from porta import translate_intrinsics
+    for rule in ("_promote", "builtin_type", "minmax_steps"):
+        assert hasattr(translate_intrinsics, rule), rule
+
+
+@pytest.mark.parametrize("module", EMISSION)
+def test_emission_derives_no_type(module):
+    assert _rule_uses(module) == []
+
+
+def test_the_check_finds_a_derived_type(tmp_path, monkeypatch):
+    (tmp_path / "translate_fake.py").write_text(
+        "from .translate_intrinsics import _promote\n"
+        "def f(self, e, a, b):\n"
+        "    return 'x', T.f64\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", str(tmp_path))
+    assert _rule_uses("translate_fake") == [(0, "import _promote"), (3, "returns the type T.f64")]
+
+
+def _typed(i: int, x: porta.f64[:], y: porta.f32[:]):
+    a = x[i] * 2.0 + y[i]
+    y[i] = min(a, y[i], 3) if i > 0 else -a
+
+
+@pytest.mark.parametrize("kind", ["BinOp", "Subscript", "Call", "IfExp", "UnaryOp"])
+def test_emission_stops_where_typing_left_an_expression_untyped(monkeypatch, kind):
+    """Leave one kind of node out of typing's table: emission, which has no rule of its own,
+    stops with the translator's own error naming the node."""
+    record = translate_typing._Typer.record
+
+    def partial(self, node, t):
+        if type(node).__name__ != kind:
+            record(self, node, t)
+
+    monkeypatch.setattr(translate_typing._Typer, "record", partial)
+    with pytest.raises(AssertionError, match="typing gave no type to '.*' \\(.*line \\d+\\) "
+                                             "of _typed"):
+        translate.analyse(_typed)
+
+
+def test_typing_records_every_expression_emission_reads():
+    ks = translate.analyse(_typed)
+    types = {ast.unparse(n): t for n, t in ks.types.values() if t is not None}
+    assert types["x[i] * 2.0 + y[i]"] is porta.f64
+    assert types["min(a, y[i], 3)"] is porta.f64
+    assert types["-a"] is porta.f64
+    assert types["i > 0"] is porta.boolean
