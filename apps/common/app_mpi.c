@@ -2,6 +2,7 @@
  *  MPI start-up and the fatal-error paths (see app_mpi.h). */
 #include "app_mpi.h"
 
+#include "app_env.h"
 #include "porta/exchange.h"
 
 #include <errno.h>
@@ -323,6 +324,11 @@ void app_mpi_fail_(int rc, const char *call, const char *file, int line) {
   int len = 0;
   MPI_Error_string(rc, err, &len);
   app_fatal("%s failed (%s:%d): %s", call, file, line, err);
+}
+
+bool app_loop_wanted(porta_exec exec, const char *env, int nranks,
+                     const struct porta_device_comm *dc, bool exact_sums) {
+  return app_env_flag(env, porta_loop_records(exec)) != 0 && !exact_sums && (nranks < 2 || dc);
 }
 
 int app_device_comm_try(MPI_Comm comm, porta_exec exec, struct porta_device_comm **out, char *why,

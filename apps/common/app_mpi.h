@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "porta/porta.h"
 
@@ -130,6 +131,13 @@ int app_mpi_agree(int rc, const char *op, const char *what, MPI_Comm comm);
 void app_mpi_fail_(int rc, const char *call, const char *file, int line) __attribute__((noreturn));
 
 struct porta_device_comm; /* porta/exchange_device.h */
+/** Whether a solver's iterations on `exec` run as a recorded loop on the device rather than
+ *  from the host, from what the core and the exchange library can do: the back end records
+ *  loops (porta_loop_records), the sums are not the exact ones (which the host adds), and on
+ *  several ranks a device communicator `dc` queues the sums and exchanges. `env` (e.g.
+ *  TEA_DEVICE_LOOP) set to 0 or 1 forces the back end's part either way. */
+bool app_loop_wanted(porta_exec exec, const char *env, int nranks,
+                     const struct porta_device_comm *dc, bool exact_sums);
 /** Collective over `comm`: a device communicator for the sums and exchanges a solver loop
  *  queues on the GPUs (porta_device_comm_create), or, where it cannot serve on every rank
  *  alike (no NCCL in the build, not a GPU, ranks sharing a GPU), PORTA_SUCCESS with *out NULL

@@ -1,10 +1,10 @@
 /** @file minife_cg_loop.c
  *  CG on the device (minife.h, kernels in minife_cg_kernels.c): minife_cg's iteration (its pass
- *  body, minife_cg.c) recorded once as a deciding porta_loop, so that on a GPU a solve runs without returning to the host;
- *  r.r, p.Ap, beta and ||r|| stay in device memory, the history of ||r|| too, read back once.
- *  A p.Ap below the breakdown tolerance (the reference's test, rare) stops the loop and leaves
- *  the test and what follows to the host. The divisions and branches are the host loop's, so
- *  are the bits. In default mode, on one rank, or on several whose sums and exchange of p NCCL
+ *  body, minife_cg.c) recorded once as a deciding porta_loop, so that on a GPU a solve runs without
+ * returning to the host; r.r, p.Ap, beta and ||r|| stay in device memory, the history of ||r|| too,
+ * read back once. A p.Ap below the breakdown tolerance (the reference's test, rare) stops the loop
+ * and leaves the test and what follows to the host. The divisions and branches are the host loop's,
+ * so are the bits. In default mode, on one rank, or on several whose sums and exchange of p NCCL
  *  queues on their GPUs (porta/exchange_device.h); the exact sums of --reproducible stay on the
  *  host. Host code. */
 #include <stdlib.h>
@@ -24,15 +24,17 @@ struct minife_cg_loop {
 };
 
 /** The device loop asked for (MINIFE_DEVICE_LOOP, default: on a GPU) in default mode. */
+/** The loop as one rank would have it (the back end records, the sums are not exact). */
 static int asked(const minife *m) {
-  const int want = app_env_flag("MINIFE_DEVICE_LOOP", porta_exec_query(m->exec).on_device);
-  return want && !app_sum_is_exact(m->sum);
+  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", 1, NULL, app_sum_is_exact(m->sum));
 }
 
 int minife_cg_loop_wanted(const minife *m) {
-  /* several ranks: NCCL's sums and a whole exchange of p before the matvec (not the overlap's
+  /* several ranks: queued sums and a whole exchange of p before the matvec (not the overlap's
      interior and boundary rows, which the host loop sums otherwise) */
-  return asked(m) && (m->mesh.nranks == 1 || (m->device && !m->prm.mv_overlap));
+  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", m->mesh.nranks, m->device,
+                         app_sum_is_exact(m->sum)) &&
+         (m->mesh.nranks == 1 || !m->prm.mv_overlap);
 }
 
 int minife_cg_loop_comm(minife *m) {

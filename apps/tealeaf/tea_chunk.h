@@ -154,11 +154,6 @@ int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side);
  *  to send must be on the side instance or complete; on return the halos are in place (the
  *  side instance fenced) and kernels queued on c->exec from then on can read them. */
 int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int depth);
-/** Whether a recorded loop's body can queue its exchanges and sums across ranks: one rank
- *  (nothing to queue), or several with a device communicator (NCCL: GPUs, one per rank). */
-bool tea_loop_can_queue(const tea_chunk *c);
-/** Why several ranks on GPUs cannot queue, for the report; "" where they can, or did not try
- *  (one rank, TEA_DEVICE_LOOP=0, --reproducible). */
 /** In a recorded loop's body: the first ghost layer of `field`'s faces queued on `exec`
  *  (porta_halo2d_queue_faces: no corners, no reflection), for a kernel that reads no corner. */
 int tea_halo_exchange_faces_on(tea_chunk *c, porta_exec exec, int field);
@@ -166,9 +161,13 @@ int tea_halo_exchange_faces_on(tea_chunk *c, porta_exec exec, int field);
  *  several ranks queueing on GPUs, every rank with 3 x 3 cells at least, unless
  *  TEA_LOOP_OVERLAP=0. */
 int tea_loop_side(const tea_chunk *c, porta_exec *side);
+/** The device communicator the loops queue their sums and exchanges on (NULL: none). */
+const struct porta_device_comm *tea_loop_device_comm(const tea_chunk *c);
 /** How the device loop's sums and exchanges travel between ranks: "gpu-peer", "nccl" or "none"
  *  (porta_device_comm_transport). */
 const char *tea_loop_transport(const tea_chunk *c);
+/** Why several ranks on GPUs cannot queue, for the report; "" where they can, or did not try
+ *  (one rank, TEA_DEVICE_LOOP=0, --reproducible). */
 const char *tea_loop_queue_note(const tea_chunk *c);
 /** In a recorded loop's body: tea_halo_exchange queued on `exec` (the neighbours over NCCL,
  *  then, when `reflect`, the physical faces): nothing waits on the host. */

@@ -177,7 +177,9 @@ int tea_halo_exchange_neighbours(tea_chunk *c, const int *fields, int nfields, i
 
 bool tea_has_neighbours(const tea_chunk *c) { return c->comm && c->comm->d.nranks > 1; }
 
-bool tea_loop_can_queue(const tea_chunk *c) { return !tea_has_neighbours(c) || c->comm->device; }
+const struct porta_device_comm *tea_loop_device_comm(const tea_chunk *c) {
+  return c->comm ? c->comm->device : NULL;
+}
 
 const char *tea_loop_transport(const tea_chunk *c) {
   return c->comm ? porta_device_comm_transport(c->comm->device) : "none";

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_env.h"
+#include "app_mpi.h"
 #include "tea_pass.h"
 
 struct tea_loop {
@@ -29,10 +30,10 @@ struct tea_loop {
 };
 
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
-  const bool want = app_env_flag("TEA_DEVICE_LOOP", porta_exec_query(c->exec).on_device);
-  /* every solver and preconditioner; not the exact sums, and across ranks only where the
-     sums and exchanges can be queued on the GPUs (NCCL) */
-  return want && !s->reproducible && tea_loop_can_queue(c);
+  /* every solver and preconditioner, where the back end records and the sums and exchanges
+     can be queued; not the exact sums */
+  return app_loop_wanted(c->exec, "TEA_DEVICE_LOOP", tea_has_neighbours(c) ? 2 : 1,
+                         tea_loop_device_comm(c), s->reproducible);
 }
 
 void tea_loop_free(tea_chunk *c) {

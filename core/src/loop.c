@@ -87,6 +87,11 @@ static int create(const char *op, const char *label, porta_exec exec, porta_loop
   return PORTA_SUCCESS;
 }
 
+int porta_loop_records(porta_exec exec) {
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
+  return ops && ops->loop_record != NULL;
+}
+
 int porta_loop_create(const char *label, porta_exec exec, porta_loop_body body, void *ctx,
                       const int32_t *repeat, int64_t max_passes, porta_loop **loop) {
   return create("porta_loop_create", label, exec, body, ctx, repeat, 0, max_passes, loop);

@@ -395,6 +395,9 @@ static int fork_body(porta_exec exec, void *ctx) {
    several runs; a fork never joined fails naming the loop */
 static void test_fork_join(void) {
   const porta_exec ex = porta_exec_default();
+  /* only the CUDA back end records (the host ones call the body each pass) */
+  PT_EQ_I64(porta_loop_records(ex), ex.backend == PORTA_BACKEND_CUDA);
+  PT_EQ_I64(porta_loop_records(porta_exec_backend(PORTA_BACKEND_SERIAL)), 0);
   fork_ctx f;
   PT_OK(porta_view_f64_create1(&f.a.x, "a", N));
   PT_OK(porta_view_f64_create1(&f.b.x, "b", N));

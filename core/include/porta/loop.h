@@ -53,6 +53,12 @@ typedef struct porta_loop porta_loop;
  *  code (PORTA_CHECK on its launches). */
 typedef int (*porta_loop_body)(porta_exec exec, void *ctx);
 
+/** 1 when a loop on `exec` is recorded once and replayed on the device, its passes and their
+ *  decisions there (a back end that records: CUDA), 0 when porta_loop_run calls the body from
+ *  the host on every pass. A solver whose iteration can run either way asks this, not which
+ *  back end it has. */
+PORTA_API int porta_loop_records(porta_exec exec);
+
 /** Record `body` as a loop on `exec`. `repeat` points to an int32 in `exec`'s memory space
  *  (a device view's element on a GPU) that the body's launches write: after each pass, another
  *  runs if it is non-zero. The first pass always runs (do ... while). NULL: one pass per run,
