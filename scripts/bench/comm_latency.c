@@ -2,7 +2,7 @@
  *  What one queued sum and one queued halo exchange cost inside a recorded loop on GPUs, by each
  *  transport of the device communicator (porta/exchange_device.h: NCCL, and the peer transport
  *  straight between the GPUs' memories), on every rank count: the figures the apps' iterations
- *  pay per global sum and per exchange (scripts/bench-comm). Each loop's time per pass less an
+ *  pay per global sum and per exchange (docs/clusters.md). Each loop's time per pass less an
  *  empty loop's, medians over reps. The answers are checked first: every ghost cell against its
  *  owner, every sum against its exact total, and the order in which each transport adds (the
  *  peer transport's documented order; whether NCCL's agrees, over random terms).
