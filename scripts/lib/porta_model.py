@@ -23,6 +23,8 @@ import json
 import math
 import os
 
+from porta_runs import factor  # MPI_Dims_create's grid, as scaling lays out a weak series
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_PARAMS = os.path.join(HERE, "model_h100.json")
@@ -93,25 +95,6 @@ def parse_size(app, size):
 
 # ---- decompositions ---------------------------------------------------------------------------
 
-def balanced(n, dims):
-    """n as `dims` factors as equal as possible, largest first (MPI_Dims_create's grid)."""
-    best = None
-
-    def rec(left, k, acc):
-        nonlocal best
-        if k == 1:
-            f = sorted(acc + [left], reverse=True)
-            if best is None or f[0] - f[-1] < best[0] - best[-1]:
-                best = f
-            return
-        for d in range(1, left + 1):
-            if left % d == 0:
-                rec(left // d, k - 1, acc + [d])
-
-    rec(n, dims, [])
-    return tuple(best)
-
-
 def split(n, parts, index):
     """porta_split: (offset, count) of part `index` of n cells in `parts`."""
     q, r = divmod(n, parts)
@@ -129,7 +112,7 @@ def tealeaf_grid(P, nx, ny):
             d = (d0, P // d0)
             if d[0] <= nx and d[1] <= ny and (best is None or cut(d) < cut(best)):
                 best = d
-    mpi = balanced(P, 2)
+    mpi = factor(P, 2)[:2]
     if best is None:
         raise ValueError(f"{nx} x {ny} cells cannot be split over {P} ranks")
     if mpi[0] <= nx and mpi[1] <= ny and cut(mpi) <= cut(best):
@@ -405,7 +388,7 @@ def minimd_terms(P, size, gpn, p):
 
 def weak_grid(P, dims):
     """scripts/scaling's weak series: the problem of one rank multiplied along this grid."""
-    return balanced(P, dims) + (1,) * (3 - dims)
+    return factor(P, dims)
 
 
 def global_size(app, size, P, series):

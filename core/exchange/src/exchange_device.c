@@ -158,6 +158,20 @@ static int warm_sum(porta_device_comm *dc, porta_exec exec) {
 }
 #endif
 
+#if PORTA_EXCHANGE_HAVE_NCCL
+/** `rc`, a step of the creation on this rank, agreed over the ranks: on a failure anywhere the
+ *  communicator is destroyed on every rank, and the others say which step failed elsewhere. */
+static int agreed(porta_device_comm *dc, int rc, const char *step) {
+  int fine = rc == PORTA_SUCCESS, all_fine = 0;
+  if (MPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, dc->comm) != MPI_SUCCESS) all_fine = 0;
+  if (all_fine) return PORTA_SUCCESS;
+  porta_device_comm_destroy(dc);
+  return rc != PORTA_SUCCESS ? rc
+                             : porta_error(PORTA_ERROR_BACKEND, "porta_device_comm_create", NULL,
+                                           "%s failed on another rank", step);
+}
+#endif
+
 int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm **out) {
   const char *op = "porta_device_comm_create";
   if (!out) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "out is NULL");
@@ -191,25 +205,11 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
   }
   /* the first sum, agreed: a rank where it failed must not leave the others using NCCL */
   rc = warm_sum(dc, exec);
-  int fine = rc == PORTA_SUCCESS, all_fine = 0;
-  if (MPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_fine = 0;
-  if (!all_fine) {
-    porta_device_comm_destroy(dc);
-    return rc != PORTA_SUCCESS ? rc
-                               : porta_error(PORTA_ERROR_BACKEND, op, NULL,
-                                             "the first NCCL sum failed on another rank");
-  }
+  PORTA_CHECK(agreed(dc, rc, "the first NCCL sum"));
   /* the peer transport where every rank can map the others' memory, warmed like NCCL */
   rc = porta_peer_comm_create_(comm, rank, nranks, v.one_node, &dc->peer);
   if (rc == PORTA_SUCCESS && dc->peer) rc = warm_sum(dc, exec);
-  fine = rc == PORTA_SUCCESS;
-  if (MPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_fine = 0;
-  if (!all_fine) {
-    porta_device_comm_destroy(dc);
-    return rc != PORTA_SUCCESS ? rc
-                               : porta_error(PORTA_ERROR_BACKEND, op, NULL,
-                                             "the first peer sum failed on another rank");
-  }
+  PORTA_CHECK(agreed(dc, rc, "the first peer sum"));
   dc->id = ++made_so_far;
   *out = dc;
   return PORTA_SUCCESS;

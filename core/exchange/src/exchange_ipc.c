@@ -83,25 +83,23 @@ static void unmap(porta_exchange_peer *p) {
   }
 }
 
-/** Post one message per taking part neighbour each way and wait for all of them. */
-static int swap_with_neighbours(porta_exchange *x, const char *what, const int *part, void *out,
-                                void *in, int bytes) {
+int porta_exchange_swap_(porta_exchange *x, const char *op, const char *what, const int *part,
+                         const void *out, void *in, int bytes) {
   int nreq = 0;
   for (int k = 0; k < x->n; ++k) {
-    if (!part[k]) continue;
+    if (part && !part[k]) continue;
     int rc = MPI_Irecv((char *)in + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
                        x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, "porta_exchange_ipc", what, rc);
+    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, what, rc);
   }
   for (int k = 0; k < x->n; ++k) {
-    if (!part[k]) continue;
-    int rc = MPI_Isend((char *)out + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
-                       x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, "porta_exchange_ipc", what, rc);
+    if (part && !part[k]) continue;
+    int rc = MPI_Isend((const char *)out + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k],
+                       x->tag, x->comm, &x->req[nreq++]);
+    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, what, rc);
   }
   int rc = MPI_Waitall(nreq, x->req, MPI_STATUSES_IGNORE);
-  return rc == MPI_SUCCESS ? PORTA_SUCCESS
-                           : porta_exchange_fail_(x, "porta_exchange_ipc", what, rc);
+  return rc == MPI_SUCCESS ? PORTA_SUCCESS : porta_exchange_fail_(x, op, what, rc);
 }
 
 int porta_exchange_ipc_handshake_(porta_exchange *x, int first) {
@@ -128,7 +126,8 @@ int porta_exchange_ipc_handshake_(porta_exchange *x, int first) {
     mine[k].displ = x->recv_displ[k];
     for (int b = 0; b < 2; ++b) mine[k].handle[b] = x->ipc_handle[b];
   }
-  rc = swap_with_neighbours(x, "handles", part, mine, theirs, (int)sizeof(offer));
+  rc = porta_exchange_swap_(x, "porta_exchange_ipc", "handles", part, mine, theirs,
+                            (int)sizeof(offer));
   /* map what the neighbours offer; a failure only means this pair goes through the host */
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     if (!part[k]) continue;
@@ -146,7 +145,8 @@ int porta_exchange_ipc_handshake_(porta_exchange *x, int first) {
     if (!ok[k]) unmap(p);
     p->displ = theirs[k].displ;
   }
-  if (rc == PORTA_SUCCESS) rc = swap_with_neighbours(x, "agreement", part, ok, their_ok, 4);
+  if (rc == PORTA_SUCCESS)
+    rc = porta_exchange_swap_(x, "porta_exchange_ipc", "agreement", part, ok, their_ok, 4);
   x->npeers_on = 0;
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     porta_exchange_peer *p = &x->peer[k];

@@ -16,8 +16,6 @@ static int peer_choice(void) {
   return 1;
 }
 
-int porta_peer_comm_wanted_(void) { return peer_choice(); }
-
 void porta_peer_comm_release_(porta_peer_comm *p) {
   if (!p) return;
   for (int r = 0; r < p->nranks; ++r)
@@ -103,27 +101,6 @@ typedef struct peer_offer {
   int32_t slot, rank;
 } peer_offer;
 
-/** Post one message of `bytes` per list entry each way (all entries, this rank's own too) and
- *  wait: entry k's message pairs with the neighbour's entry for this rank of the same order. */
-static int swap_offers(porta_exchange *x, const void *out, void *in, int bytes) {
-  int nreq = 0;
-  for (int k = 0; k < x->n; ++k) {
-    int rc = MPI_Irecv((char *)in + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
-                       x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS)
-      return porta_exchange_fail_(x, "porta_exchange_prepare_queue", "offers", rc);
-  }
-  for (int k = 0; k < x->n; ++k) {
-    int rc = MPI_Isend((const char *)out + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k],
-                       x->tag, x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS)
-      return porta_exchange_fail_(x, "porta_exchange_prepare_queue", "offers", rc);
-  }
-  const int rc = MPI_Waitall(nreq, x->req, MPI_STATUSES_IGNORE);
-  return rc == MPI_SUCCESS ? PORTA_SUCCESS
-                           : porta_exchange_fail_(x, "porta_exchange_prepare_queue", "offers", rc);
-}
-
 void porta_peer_plan_release_(porta_exchange *x) {
   if (x->qpeer_mapped)
     for (int k = 0; k < x->n; ++k) {
@@ -192,7 +169,8 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
     mine[k].slot = k;
     mine[k].rank = me;
   }
-  if (rc == PORTA_SUCCESS) rc = swap_offers(x, mine, theirs, (int)sizeof(peer_offer));
+  if (rc == PORTA_SUCCESS)
+    rc = porta_exchange_swap_(x, op, "offers", NULL, mine, theirs, (int)sizeof(peer_offer));
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     if (theirs[k].count != x->send_count[k])
       rc = porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
@@ -212,7 +190,7 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
       *in = (int *)calloc(nn, sizeof(int));
   if (oks && in) {
     for (int k = 0; k < x->n; ++k) oks[k] = ok;
-    const int src = swap_offers(x, oks, in, (int)sizeof(int));
+    const int src = porta_exchange_swap_(x, op, "agreement", NULL, oks, in, (int)sizeof(int));
     for (int k = 0; k < x->n && src == PORTA_SUCCESS; ++k)
       if (!in[k] && rc == PORTA_SUCCESS)
         rc = porta_error(PORTA_ERROR_BACKEND, op, x->label,

@@ -89,6 +89,12 @@ int porta_exchange_check_fields_(const porta_exchange *x, const char *op, const 
 int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
                          int to_buffer, void *buf);
 
+/** One message of `bytes` from out[k] to each neighbour entry k and into in[k] from it (entries
+ *  with part[k] 0 left out; part NULL: every entry, this rank's own too), all waited for: entry
+ *  k's message pairs with the neighbour's entry for this rank of the same order. Collective
+ *  over the entries' ranks; `op` and `what` name a failure (exchange_ipc.c). */
+int porta_exchange_swap_(porta_exchange *x, const char *op, const char *what, const int *part,
+                         const void *out, void *in, int bytes);
 /** IPC mode (exchange_ipc.c): receive buffers of `bytes` each, grown as needed (new
  *  buffers get new handles; the old ones wait in ipc_old). */
 int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes);
@@ -120,8 +126,6 @@ typedef struct porta_peer_comm {
   porta_peer_sum_args sum; /**< the inboxes and the counter; values and count per sum */
 } porta_peer_comm;
 
-/** 0: PORTA_DEVICE_COMM=nccl, 2: =peer (required), 1: otherwise (where every rank can). */
-int porta_peer_comm_wanted_(void);
 /** Collective over `comm`: the peer transport where every rank can take it (`one_node`: all
  *  ranks on this node), else *out NULL (an error when PORTA_DEVICE_COMM=peer asked for it). */
 int porta_peer_comm_create_(MPI_Comm comm, int rank, int nranks, int one_node,

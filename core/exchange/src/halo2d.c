@@ -59,6 +59,32 @@ static int64_t box_offsets(int64_t *out, const int64_t *stride, int64_t lo0, int
   return n;
 }
 
+/** Append one face's boxes, `depth` layers from index sa (sent) and ra (received) along view
+ *  dimension vd, spanning [b0, b0 + len) along the other; the values in each box. */
+static int64_t face_boxes(const porta_halo2d *h, int vd, int64_t sa, int64_t ra, int64_t depth,
+                          int64_t b0, int64_t len, int64_t *send, int64_t *recv) {
+  if (vd == 0) {
+    box_offsets(recv, h->stride, ra, ra + depth, b0, b0 + len);
+    return box_offsets(send, h->stride, sa, sa + depth, b0, b0 + len);
+  }
+  box_offsets(recv, h->stride, b0, b0 + len, ra, ra + depth);
+  return box_offsets(send, h->stride, b0, b0 + len, sa, sa + depth);
+}
+
+/** A plan of doubles over `nn` neighbours, each sending and receiving count[k] values. */
+static int create_plan(porta_halo2d *h, const char *label, int nn, int *ranks, int64_t *count,
+                       int64_t *send, int64_t *recv, int tag, porta_exchange **out) {
+  porta_exchange_lists l;
+  l.nneighbours = nn;
+  l.ranks = ranks;
+  l.send_count = count;
+  l.send_index = send;
+  l.recv_count = count;
+  l.recv_index = recv;
+  return porta_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields, h->exec,
+                               tag);
+}
+
 /** The plan of depth `depth` along `dim` (0: x, 1: y), or NULL when that dimension has no
  *  neighbour: one list entry per neighbour (low, then high side). A face sends the `depth`
  *  owned layers next to it and receives its `depth` ghost layers; along the other dimension
@@ -75,33 +101,20 @@ static int build_plan(porta_halo2d *h, int depth, int dim, porta_exchange **out)
   int64_t *index = (int64_t *)malloc((size_t)(4 * per) * sizeof(int64_t));
   if (!index)
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_halo2d_exchange", "halo", "malloc failed");
-  int64_t *send = index, *recv = index + 2 * per, ns = 0, nr = 0;
+  int64_t *send = index, *recv = index + 2 * per, ns = 0; /* as many received as sent */
   int nn = 0;
   for (int s = 0; s < 2; ++s) {
     if (nb[s] == MPI_PROC_NULL) continue;
     const int64_t sa = s == PORTA_LOW ? H : H + n - depth; /* owned layers next to the face */
     const int64_t ra = s == PORTA_LOW ? H - depth : H + n; /* ghost layers */
-    if (vd == 0) {
-      ns += box_offsets(send + ns, h->stride, sa, sa + depth, b0, b0 + len);
-      nr += box_offsets(recv + nr, h->stride, ra, ra + depth, b0, b0 + len);
-    } else {
-      ns += box_offsets(send + ns, h->stride, b0, b0 + len, sa, sa + depth);
-      nr += box_offsets(recv + nr, h->stride, b0, b0 + len, ra, ra + depth);
-    }
+    ns += face_boxes(h, vd, sa, ra, depth, b0, len, send + ns, recv + ns);
     ranks[nn] = nb[s];
     count[nn++] = per;
   }
-  porta_exchange_lists l;
-  l.nneighbours = nn;
-  l.ranks = ranks;
-  l.send_count = count;
-  l.send_index = send;
-  l.recv_count = count;
-  l.recv_index = recv;
   char label[32];
   snprintf(label, sizeof label, "halo_%c_depth%d", "xy"[dim], depth);
-  const int rc = porta_exchange_create(out, label, h->d.comm, &l, sizeof(double), h->max_fields,
-                                       h->exec, APP_HALO_TAG(h, depth, dim));
+  const int rc =
+      create_plan(h, label, nn, ranks, count, send, recv, APP_HALO_TAG(h, depth, dim), out);
   free(index);
   return rc;
 }
@@ -116,7 +129,7 @@ static int build_faces(porta_halo2d *h) {
   if (!index)
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "porta_halo2d_prepare_queue", "halo",
                        "malloc failed");
-  int64_t *send = index, *recv = index + total, ns = 0, nr = 0;
+  int64_t *send = index, *recv = index + total, ns = 0; /* as many received as sent */
   int nn = 0;
   const int64_t H = h->halo;
   for (int dim = 0; dim < 2; ++dim) {
@@ -126,29 +139,14 @@ static int build_faces(porta_halo2d *h) {
       const int nb = h->d.neighbour[dim][s];
       if (nb == MPI_PROC_NULL) continue;
       const int64_t sa = s == PORTA_LOW ? H : H + n - 1, ra = s == PORTA_LOW ? H - 1 : H + n;
-      if (vd == 0) {
-        ns += box_offsets(send + ns, h->stride, sa, sa + 1, H, H + len);
-        nr += box_offsets(recv + nr, h->stride, ra, ra + 1, H, H + len);
-      } else {
-        ns += box_offsets(send + ns, h->stride, H, H + len, sa, sa + 1);
-        nr += box_offsets(recv + nr, h->stride, H, H + len, ra, ra + 1);
-      }
+      ns += face_boxes(h, vd, sa, ra, 1, H, len, send + ns, recv + ns);
       ranks[nn] = nb;
       count[nn++] = len;
     }
   }
-  int rc = PORTA_SUCCESS;
-  if (nn > 0) {
-    porta_exchange_lists l;
-    l.nneighbours = nn;
-    l.ranks = ranks;
-    l.send_count = count;
-    l.send_index = send;
-    l.recv_count = count;
-    l.recv_index = recv;
-    rc = porta_exchange_create(&h->faces, "halo_faces", h->d.comm, &l, sizeof(double),
-                               h->max_fields, h->exec, h->tag + 20000);
-  }
+  const int rc =
+      nn > 0 ? create_plan(h, "halo_faces", nn, ranks, count, send, recv, h->tag + 20000, &h->faces)
+             : PORTA_SUCCESS;
   free(index);
   return rc;
 }
