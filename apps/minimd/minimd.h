@@ -143,6 +143,13 @@ typedef struct minimd_comm {
   porta_view_i64 leave, movers;
   porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
   int forward_pending; /**< 1 + the swap minimd_comm_forward_begin left in flight (0: none) */
+  /** The swaps with other ranks queued on the GPUs, each one kernel with no wait on the host
+   *  (minimd_comm_queue_swaps; porta/exchange_device.h); NULL: each waits on the host */
+  struct porta_device_comm *device;
+  /** With `device`, an instance beside the run's where the queued swaps overlap the forces of
+   *  the atoms without ghost neighbours (m->neigh.split) */
+  porta_exec side;
+  int has_side;
 } minimd_comm;
 
 /** Timers of the reference's performance summary (rank 0's wall seconds). */

@@ -22,7 +22,9 @@
 
 #include "porta/exchange_channel.h"
 #include "app_common.h"
+#include "app_mpi.h"
 #include "porta/exchange.h"
+#include "porta/exchange_device.h"
 #include "minimd_comm.h"
 #include "minimd_kernels.h"
 
@@ -120,6 +122,10 @@ void minimd_comm_free(minimd_comm *c) {
   porta_view_i64_release(&c->ghost_index);
   porta_channel_destroy(c->chan);
   c->chan = NULL;
+  if (c->has_side) porta_exec_destroy_instance(c->side);
+  c->has_side = 0;
+  porta_device_comm_destroy(c->device); /* after the plans it served */
+  c->device = NULL;
   porta_view_i64_release(&c->leave);
   porta_view_i64_release(&c->movers);
 }
@@ -472,6 +478,30 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
   return PORTA_SUCCESS;
 }
 
+int minimd_comm_queue_swaps(minimd_comm *c, porta_exec exec, char *why, size_t size) {
+  PORTA_CHECK(app_device_comm_try(MPI_COMM_WORLD, exec, &c->device, why, size));
+  for (int s = 0; s < c->nswap && c->device; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    porta_exchange *plans[3] = {w->forward, w->reverse, w->forward_scalar};
+    for (int k = 0; k < 3; ++k)
+      if (!w->self && plans[k]) PORTA_CHECK(porta_exchange_prepare_queue(plans[k], c->device));
+  }
+  if (c->device && porta_exec_query(exec).async_instances) {
+    PORTA_CHECK(
+        porta_exec_create_instance_with_priority(exec.backend, PORTA_PRIORITY_HIGH, &c->side));
+    c->has_side = 1;
+  }
+  return PORTA_SUCCESS;
+}
+
+/** Swap w's plan `x` (and w2's, `x2`, when not NULL) queued on `exec`: the GPUs exchange the
+ *  values with no wait on the host. */
+static int queue_swaps(minimd_comm *c, porta_exec exec, porta_exchange *x, porta_exchange *x2,
+                       porta_view *field) {
+  PORTA_CHECK(porta_exchange_queue(x, c->device, exec, field, 1));
+  return x2 ? porta_exchange_queue(x2, c->device, exec, field, 1) : PORTA_SUCCESS;
+}
+
 /* ---- every step -------------------------------------------------------------------------- */
 
 /** The swap after s when s and it are the lower and upper swap of one dimension's pair (s
@@ -503,6 +533,10 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
         PORTA_CHECK(minimd_self_forward(exec, x, w->list_d, w->nsend, w->firstrecv, w->shift,
                                         w2 ? w2->list_d : w->list_d, n2, w2 ? w2->firstrecv : 0,
                                         w2 ? w2->shift : w->shift));
+    } else if (c->device) { /* queued: nothing to leave in flight */
+      PORTA_CHECK(queue_swaps(c, exec, w->forward, w2 ? w2->forward : NULL, &f));
+      PORTA_CHECK(shift_ghosts(w, exec, x));
+      if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
     } else {
       if (stop) c->forward_pending = s + 1;
       porta_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
@@ -551,6 +585,9 @@ int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
     if (w->self) {
       if (w->nsend > 0)
         PORTA_CHECK(minimd_self_reverse(exec, f, w->list_d, w->nsend, w->firstrecv));
+    } else if (c->device) { /* queued: the adds in the same order as the host's */
+      PORTA_CHECK(queue_swaps(c, exec, w->reverse, lower ? lower->reverse : NULL, &g));
+      if (lower) --s;
     } else if (lower) { /* (the adds in the same order as one swap after the other) */
       porta_exchange *plans[2] = {w->reverse, lower->reverse};
       PORTA_CHECK(porta_exchange_run_together(plans, 2, &g, 1));
@@ -568,6 +605,9 @@ int minimd_comm_forward_scalar(minimd_comm *c, porta_exec exec, porta_view_f64 v
     minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
     if (w->self) {
       if (w->nsend > 0) PORTA_CHECK(minimd_self_scalar(exec, v, w->list_d, w->nsend, w->firstrecv));
+    } else if (c->device) {
+      PORTA_CHECK(queue_swaps(c, exec, w->forward_scalar, w2 ? w2->forward_scalar : NULL, &g));
+      if (w2) ++s;
     } else if (w2) {
       porta_exchange *plans[2] = {w->forward_scalar, w2->forward_scalar};
       PORTA_CHECK(porta_exchange_run_together(plans, 2, &g, 1));

@@ -57,6 +57,12 @@ int minimd_reneighbor_device(minimd *m, int64_t step, int sort);
  *  mapped by their senders, so that the first timed re-neighbouring does not set them up. */
 int minimd_reneighbor_prepare(minimd *m);
 
+/** Collective, after the first plans (minimd_comm_plans): the swaps with other ranks queued
+ *  on the GPUs from now on, where a device communicator can serve every rank (else they stay
+ *  driven from the host, and `why`, of `size` bytes, says why). Their plans stay prepared
+ *  through later updates. */
+int minimd_comm_queue_swaps(minimd_comm *c, porta_exec exec, char *why, size_t size);
+
 /** Ghost positions from their owners (every step that is not a re-neighbouring):
  *  minimd_comm_forward_begin, then minimd_comm_forward_end. */
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x);

@@ -145,8 +145,12 @@ static const app_env_switch minimd_env[] = {
     {"MINIMD_DEVICE_RENEIGHBOR", "0|1",
      "1: re-neighbour on the execution space, 0: on the host (default: 1 on a GPU)"},
     {"MINIMD_OVERLAP", "0|1",
-     "1: LJ forces of atoms without ghost neighbours overlap the ghosts' messages (full list)"},
-    {"MINIMD_CHECK_SORT", "0|1", "1: each device sort checks its bin order"}};
+     "1: LJ forces of atoms without ghost neighbours overlap the ghosts' messages (full list; "
+     "default: 1 on several GPUs)"},
+    {"MINIMD_CHECK_SORT", "0|1", "1: each device sort checks its bin order"},
+    {"MINIMD_DEVICE_SWAPS", "0|1",
+     "1: on several GPUs the swaps with other ranks are queued there (default), 0: each waits "
+     "on the host"}};
 
 app_cli_spec minimd_cli_spec(minimd_cli *c) {
   app_cli_spec s;

@@ -58,12 +58,14 @@ static void choose_variants(minimd_run *r) {
   m->neigh.newton = m->neigh.half && p->ghost_newton;
   /* MINIMD_CHECK_SORT=1: each device sort checks its order. MINIMD_OVERLAP=1: the forces of
      the atoms without ghost neighbours overlap the ghosts' messages, for LJ with a full list
-     (one thread writes each atom's force, so the split changes no sum). Not the default: on 2
-     H200s it ran 3.7 % slower per step than the forces in one kernel after the messages
-     (docs/minimd.md, "Overlap") */
+     (one thread writes each atom's force, so the split changes no sum). The default on
+     several GPUs, where the swaps are queued beside those forces (docs/minimd.md, "Overlap":
+     4 GPUs, LJ -s 100, 10 % less per step); elsewhere not (on 2 H200s, with the swaps driven
+     from the host, it had run 3.7 % slower per step) */
   m->neigh.check_sort = app_env_flag("MINIMD_CHECK_SORT", 0);
+  const int several_gpus = on_device && r->nranks > 1;
   m->neigh.split =
-      app_env_flag("MINIMD_OVERLAP", 0) && p->force == MINIMD_FORCE_LJ && !m->neigh.half;
+      app_env_flag("MINIMD_OVERLAP", several_gpus) && p->force == MINIMD_FORCE_LJ && !m->neigh.half;
   r->sort_every = p->sort_every > 0 ? p->sort_every : p->sort_every < 0 ? p->neigh_every : 0;
 }
 

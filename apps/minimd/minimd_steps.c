@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_env.h"
 #include "app_sum_comm.h"
+#include "porta/exchange_device.h"
 #include "minimd_comm.h"
 #include "minimd_eam.h"
 #include "minimd_kernels.h"
@@ -41,6 +43,20 @@ static void compute_force(minimd *m, int eflag) {
  *  another rank travel while the atoms without ghost neighbours get their forces; the rest of
  *  the swaps, then the forces of the atoms with ghost neighbours. One fence, at the end. */
 static void forward_and_force(minimd *m, int eflag) {
+  minimd_comm *c = &m->comm;
+  if (c->has_side) { /* the swaps queued beside the first forces, joined before the second */
+    const double t0 = porta_wtime();
+    APP_CHECK(porta_exec_wait(c->side, m->exec)); /* after this step's positions */
+    APP_CHECK(minimd_comm_forward(c, c->side, m->atoms.x));
+    const double t1 = porta_wtime();
+    APP_CHECK(minimd_force_lj_part(m, eflag, 0));
+    APP_CHECK(porta_exec_wait(m->exec, c->side));
+    APP_CHECK(minimd_force_lj_part(m, eflag, 1));
+    APP_CHECK(porta_exec_fence(m->exec, "minimd_timer"));
+    m->times.comm += t1 - t0; /* the host's part of the swaps */
+    m->times.force += porta_wtime() - t1;
+    return;
+  }
   const double t0 = porta_wtime();
   APP_CHECK(minimd_comm_forward_begin(&m->comm, m->exec, m->atoms.x));
   const double t1 = porta_wtime();
@@ -158,12 +174,28 @@ static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *n
   APP_CHECK(snapshot_list_add(snap, nsnap, step));
 }
 
+/* On several GPUs (MINIMD_DEVICE_SWAPS=0: not), the swaps with other ranks queued on them from
+   now on, each one kernel; rank 0 says how they travel. */
+static void queue_swaps(minimd_run *r) {
+  minimd *m = &r->m;
+  if (r->nranks < 2 || !porta_exec_query(m->exec).on_device) return;
+  if (!app_env_flag("MINIMD_DEVICE_SWAPS", 1)) return;
+  char why[256];
+  APP_CHECK(minimd_comm_queue_swaps(&m->comm, m->exec, why, sizeof why));
+  if (r->rank != 0) return;
+  if (m->comm.device)
+    printf("# Ghost swaps: queued on the GPUs (%s)\n", porta_device_comm_transport(m->comm.device));
+  else
+    printf("# Ghost swaps: from the host (%s)\n", why);
+}
+
 /* Step 0: the first list and forces (with energy), the timers zeroed, the first thermo line and
    the first snapshot. */
 static void step_zero(minimd_run *r) {
   minimd *m = &r->m;
   reneighbor(m, 0, m->prm.sort_every > 0);
   if (m->device_reneighbor) APP_CHECK(minimd_reneighbor_prepare(m));
+  queue_swaps(r);
   compute_force(m, 1);
   memset(&m->times, 0, sizeof m->times);
   if (r->rank == 0) {

@@ -7,7 +7,9 @@
  *  the loop runs twice (a replay), and a queued exchange outside a loop gives the ghost values
  *  of the host exchange (porta_halo2d_exchange). The transport is the one PORTA_DEVICE_COMM
  *  asks for ("nccl", "peer": porta_device_comm_transport says which served), and a peer sum
- *  adds in its documented order, bit for bit. */
+ *  adds in its documented order, bit for bit. A ring plan whose lists change between queued
+ *  exchanges (porta_exchange_update, as a simulation's swaps after re-neighbouring: fewer,
+ *  none, then more values than its buffers held) stays prepared and moves each round's values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +230,77 @@ static void sum_order(porta_device_comm *dc, int nranks) {
   porta_view_f64_release(&v);
 }
 
+/** Lists of a ring plan for round `n` values: offsets 0..n-1 go to the next rank and arrive at
+ *  RING_HALF + q from the previous one (one neighbour entry when both are the same rank). */
+#define RING_LEN 8192
+#define RING_HALF 4096
+static void ring_lists(porta_exchange_lists *l, int nranks, int64_t n, int *ranks, int64_t *scount,
+                       int64_t *rcount, int64_t *sidx, int64_t *ridx) {
+  const int to = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+  for (int64_t q = 0; q < n; ++q) {
+    sidx[q] = q;
+    ridx[q] = RING_HALF + q;
+  }
+  l->nneighbours = to == from ? 1 : 2;
+  ranks[0] = to;
+  ranks[1] = from;
+  scount[0] = n;
+  scount[1] = 0;
+  rcount[0] = to == from ? n : 0;
+  rcount[1] = n;
+  l->ranks = ranks;
+  l->send_count = scount;
+  l->recv_count = rcount;
+  l->send_index = sidx;
+  l->recv_index = ridx;
+}
+
+/** The ring plan prepared once, its lists updated between queued exchanges. */
+static void updated_plans(porta_device_comm *dc, int nranks) {
+  static const int64_t rounds[] = {3, 1, 0, 200, 3000, 17};
+  const int nround = (int)(sizeof rounds / sizeof rounds[0]);
+  int ranks[2];
+  int64_t scount[2], rcount[2];
+  int64_t *sidx = (int64_t *)malloc(RING_HALF * sizeof(int64_t));
+  int64_t *ridx = (int64_t *)malloc(RING_HALF * sizeof(int64_t));
+  porta_exchange_lists l;
+  ring_lists(&l, nranks, rounds[0], ranks, scount, rcount, sidx, ridx);
+  porta_exchange *x = NULL;
+  APP_CHECK(porta_exchange_create(&x, "ring", MPI_COMM_WORLD, &l, sizeof(double), 1,
+                                  porta_exec_default(), 77));
+  APP_CHECK(porta_exchange_prepare_queue(x, dc));
+  porta_view_f64 f;
+  APP_CHECK(porta_view_f64_create1(&f, "ring_field", RING_LEN));
+  porta_mirror_f64 h;
+  APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
+  const int from = (rank + nranks - 1) % nranks;
+  for (int r = 0; r < nround; ++r) {
+    const int64_t n = rounds[r];
+    if (r > 0) {
+      ring_lists(&l, nranks, n, ranks, scount, rcount, sidx, ridx);
+      APP_CHECK(porta_exchange_update(x, &l));
+    }
+    for (int64_t i = 0; i < RING_LEN; ++i)
+      h.data[i] = i < RING_HALF ? 1e6 * rank + 10.0 * r + i : -1.0;
+    APP_CHECK(porta_deep_copy(f, h));
+    const porta_view field = PORTA_VIEW_ERASE(f);
+    const int rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
+    EXPECT(rc == PORTA_SUCCESS, "round %d (%lld values): %s", r, (long long)n,
+           porta_last_error_message());
+    APP_CHECK(porta_deep_copy(h, f));
+    int64_t wrong = 0;
+    for (int64_t q = 0; q < RING_HALF; ++q)
+      wrong += h.data[RING_HALF + q] != (q < n ? 1e6 * from + 10.0 * r + q : -1.0);
+    EXPECT(wrong == 0, "round %d (%lld values): %lld received values wrong", r, (long long)n,
+           (long long)wrong);
+  }
+  porta_mirror_f64_release(&h);
+  porta_view_f64_release(&f);
+  porta_exchange_destroy(x);
+  free(sidx);
+  free(ridx);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   APP_CHECK(porta_initialize(&argc, &argv));
@@ -276,6 +349,7 @@ int main(int argc, char **argv) {
     const int64_t cells[2] = {13, 11};
     APP_CHECK(porta_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, &d));
     on_gpus(&d, dc);
+    updated_plans(dc, nranks);
     porta_device_comm_destroy(dc);
   }
   int bad = 0;

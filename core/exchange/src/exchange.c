@@ -201,6 +201,25 @@ static int set_lists(porta_exchange *x, const porta_exchange_lists *l, int updat
   return set_counts(x, l->ranks, l->send_count, l->recv_count, send_total, recv_total, max_offset);
 }
 
+/** After an update: a plan prepared for queued exchanges stays prepared (the peer transport's
+ *  links refreshed with the neighbours, NCCL's buffers grown as needed); on a failure it is
+ *  prepared no more. */
+static int keep_queue_ready(porta_exchange *x) {
+  if (!x->queue_comm) return PORTA_SUCCESS;
+  int rc;
+  if (x->qpeer_on) {
+    rc = porta_peer_plan_refresh_(x);
+  } else {
+    const porta_memory_space space = porta_exec_memory_space(x->exec);
+    const int64_t vb = (int64_t)x->value_size * x->max_fields;
+    rc = reserve_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, space);
+    if (rc == PORTA_SUCCESS)
+      rc = reserve_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, space);
+  }
+  if (rc != PORTA_SUCCESS) x->queue_comm = 0;
+  return rc;
+}
+
 int porta_exchange_update_device(porta_exchange *x, const int *ranks, const int64_t *send_count,
                                  porta_view_i64 send_index, const int64_t *recv_count,
                                  porta_view_i64 recv_index) {
@@ -244,7 +263,8 @@ int porta_exchange_update_device(porta_exchange *x, const int *ranks, const int6
   PORTA_CHECK(
       copy_index_view(&x->recv_index, "exchange_recv_index", recv_index, recv_total, exec_space));
   PORTA_CHECK(set_counts(x, ranks, send_count, recv_count, send_total, recv_total, v.hi));
-  return x->mode == PORTA_EXCHANGE_IPC ? porta_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
+  if (x->mode == PORTA_EXCHANGE_IPC) PORTA_CHECK(porta_exchange_ipc_handshake_(x, 0));
+  return keep_queue_ready(x);
 }
 
 int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm,
@@ -357,7 +377,8 @@ int porta_exchange_update(porta_exchange *x, const porta_exchange_lists *l) {
   /* the buffers may be replaced: the last exchange's unpack must be done with them */
   PORTA_CHECK(porta_exec_fence(x->exec, "porta_exchange_update"));
   PORTA_CHECK(set_lists(x, l, 1));
-  return x->mode == PORTA_EXCHANGE_IPC ? porta_exchange_ipc_handshake_(x, 0) : PORTA_SUCCESS;
+  if (x->mode == PORTA_EXCHANGE_IPC) PORTA_CHECK(porta_exchange_ipc_handshake_(x, 0));
+  return keep_queue_ready(x);
 }
 
 static int cmp_i64(const void *a, const void *b) {

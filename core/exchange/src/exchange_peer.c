@@ -101,76 +101,137 @@ typedef struct peer_offer {
   int32_t slot, rank;
 } peer_offer;
 
+/** Entry k's mapping is the first of its rank's (the one to close). */
+static int first_of_rank(const porta_exchange *x, int k) {
+  for (int j = 0; j < k; ++j)
+    if (x->rank[j] == x->rank[k]) return 0;
+  return 1;
+}
+
+/** Close the mappings of every entry whose neighbour offers another inbox (all of them when
+ *  `theirs` is NULL); this rank's own inbox is not a mapping. */
+static void unmap_changed(porta_exchange *x, const peer_offer *theirs) {
+  for (int k = 0; k < x->n; ++k) {
+    void *m = x->qpeer_mapped[k];
+    if (!m || m == x->qpeer_inbox) continue;
+    if (theirs && !memcmp(&x->qpeer_theirs[k], &theirs[k].handle, sizeof theirs[k].handle))
+      continue;
+    if (first_of_rank(x, k)) porta_ipc_close(m);
+    for (int j = k; j < x->n; ++j) /* every entry of that rank lets go of it */
+      if (x->qpeer_mapped[j] == m) x->qpeer_mapped[j] = NULL;
+  }
+}
+
 void porta_peer_plan_release_(porta_exchange *x) {
-  if (x->qpeer_mapped)
-    for (int k = 0; k < x->n; ++k) {
-      int first = 1; /* each neighbour's inbox was mapped once */
-      for (int j = 0; j < k; ++j) first &= x->qpeer_mapped[j] != x->qpeer_mapped[k];
-      if (first && x->qpeer_mapped[k] != x->qpeer_inbox) porta_ipc_close(x->qpeer_mapped[k]);
-    }
+  if (x->qpeer_mapped) unmap_changed(x, NULL);
   free(x->qpeer_mapped);
+  free(x->qpeer_theirs);
   free(x->qpeer_counts);
-  x->qpeer_counts = NULL;
   porta_ipc_free(x->qpeer_inbox);
   porta_peer_free_(x->qpeer_links);
   porta_peer_free_(x->qpeer_state);
   x->qpeer_mapped = NULL;
+  x->qpeer_theirs = NULL;
+  x->qpeer_counts = NULL;
   x->qpeer_inbox = NULL;
   x->qpeer_links = NULL;
   x->qpeer_state = NULL;
+  x->qpeer_buffer_bytes = 0;
   x->qpeer_on = 0;
 }
 
-/** Map neighbour entry k's inbox (once per neighbour rank; this rank's own is not mapped). */
+/** Map neighbour entry k's inbox where it is not mapped (once per neighbour rank; this rank's
+ *  own is not mapped). */
 static int map_inbox(porta_exchange *x, int k, int me, const peer_offer *theirs) {
+  x->qpeer_theirs[k] = theirs[k].handle;
+  if (x->qpeer_mapped[k]) return PORTA_SUCCESS;
   if (x->rank[k] == me) {
     x->qpeer_mapped[k] = x->qpeer_inbox;
     return PORTA_SUCCESS;
   }
   for (int j = 0; j < k; ++j)
-    if (x->rank[j] == x->rank[k]) {
+    if (x->rank[j] == x->rank[k] && x->qpeer_mapped[j]) {
       x->qpeer_mapped[k] = x->qpeer_mapped[j];
       return PORTA_SUCCESS;
     }
   return porta_ipc_open(&theirs[k].handle, &x->qpeer_mapped[k]);
 }
 
-int porta_peer_plan_prepare_(porta_exchange *x) {
-  const char *op = "porta_exchange_prepare_queue";
-  if (x->n > PORTA_PEER_MAX)
-    return porta_error(PORTA_ERROR_UNSUPPORTED, op, x->label, "%d neighbours (at most %d)", x->n,
-                       PORTA_PEER_MAX);
-  porta_peer_plan_release_(x);
+/** An inbox whose two buffers hold the receives of max_fields fields: the one there is kept
+ *  when they fit, else a new one a quarter larger than needed (room for updates), the old one
+ *  left in *old (the neighbours still have it mapped) and this rank's own entries unmapped. */
+static int reserve_inbox(porta_exchange *x, void **old) {
+  *old = NULL;
+  const int64_t need = ((int64_t)x->value_size * x->max_fields * x->recv_total + 255) / 256 * 256;
+  if (x->qpeer_inbox && need <= x->qpeer_buffer_bytes) return PORTA_SUCCESS;
+  const int64_t bytes = (need + need / 4 + 255) / 256 * 256; /* room for updates to grow */
+  const size_t inbox_bytes = PORTA_PEER_FLAG_BYTES + 2 * (size_t)bytes;
+  void *inbox = NULL;
+  porta_ipc_handle handle;
+  PORTA_CHECK(porta_ipc_alloc(inbox_bytes, &inbox, &handle));
+  const int rc = porta_peer_zero_(inbox, inbox_bytes);
+  if (rc != PORTA_SUCCESS) {
+    porta_ipc_free(inbox);
+    return rc;
+  }
+  for (int k = 0; k < x->n; ++k)
+    if (x->qpeer_mapped[k] && x->qpeer_mapped[k] == x->qpeer_inbox) x->qpeer_mapped[k] = NULL;
+  *old = x->qpeer_inbox;
+  x->qpeer_inbox = inbox;
+  x->qpeer_handle = handle;
+  x->qpeer_buffer_bytes = bytes;
+  return PORTA_SUCCESS;
+}
+
+/** Whether every neighbour could map this rank's inbox, and this rank theirs (`ok`): agreed
+ *  pairwise, so that a pair that could not fails on both sides now, not at its next step. */
+static int agree_pairs(porta_exchange *x, const char *op, int ok, int rc) {
+  const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
+  int *oks = (int *)calloc(2 * nn, sizeof(int));
+  if (!oks)
+    return rc != PORTA_SUCCESS ? rc
+                               : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  int *in = oks + nn;
+  for (int k = 0; k < x->n; ++k) oks[k] = ok;
+  const int src = porta_exchange_swap_(x, op, "agreement", NULL, oks, in, (int)sizeof(int));
+  for (int k = 0; k < x->n && src == PORTA_SUCCESS; ++k)
+    if (!in[k] && rc == PORTA_SUCCESS)
+      rc =
+          porta_error(PORTA_ERROR_BACKEND, op, x->label,
+                      "neighbour %d (rank %d) could not map this rank's GPU memory", k, x->rank[k]);
+  if (src != PORTA_SUCCESS && rc == PORTA_SUCCESS) rc = src;
+  free(oks);
+  return rc;
+}
+
+/** The offers swapped with the neighbours (this rank's inbox, receive displacements and
+ *  counts), their inboxes mapped where new, the links uploaded and the counts remembered.
+ *  After a failure here (`rc`) the swaps still take place, so the neighbours do not wait, and
+ *  the pairs fail together. */
+static int link_up(porta_exchange *x, const char *op, int rc) {
   int me = -1;
   MPI_Comm_rank(x->comm, &me);
-  const int64_t vb = (int64_t)x->value_size * x->max_fields;
-  x->qpeer_buffer_bytes = (x->recv_total * vb + 255) / 256 * 256;
-  const size_t inbox_bytes = PORTA_PEER_FLAG_BYTES + 2 * (size_t)x->qpeer_buffer_bytes;
   const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
   peer_offer *mine = (peer_offer *)calloc(2 * nn, sizeof *mine);
   porta_peer_link *links = (porta_peer_link *)calloc(nn, sizeof *links);
-  x->qpeer_mapped = (void **)calloc(nn, sizeof(void *));
-  porta_ipc_handle handle;
-  int rc = mine && links && x->qpeer_mapped
-               ? PORTA_SUCCESS
-               : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-  if (rc == PORTA_SUCCESS) rc = porta_ipc_alloc(inbox_bytes, &x->qpeer_inbox, &handle);
-  if (rc == PORTA_SUCCESS) rc = porta_peer_zero_(x->qpeer_inbox, inbox_bytes);
-  if (rc == PORTA_SUCCESS)
-    rc = porta_peer_alloc_(sizeof(porta_peer_state), (void **)&x->qpeer_state);
-  if (rc == PORTA_SUCCESS)
-    rc = porta_peer_alloc_(nn * sizeof(porta_peer_link), (void **)&x->qpeer_links);
+  if (!mine || !links) {
+    free(mine);
+    free(links);
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory"); /* (a hang) */
+  }
   peer_offer *theirs = mine + nn;
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
-    mine[k].handle = handle;
+    mine[k].handle = x->qpeer_handle;
     mine[k].at = x->recv_displ[k];
     mine[k].count = x->recv_count[k];
     mine[k].buffer_bytes = x->qpeer_buffer_bytes;
     mine[k].slot = k;
     mine[k].rank = me;
   }
-  if (rc == PORTA_SUCCESS)
-    rc = porta_exchange_swap_(x, op, "offers", NULL, mine, theirs, (int)sizeof(peer_offer));
+  const int src =
+      porta_exchange_swap_(x, op, "offers", NULL, mine, theirs, (int)sizeof(peer_offer));
+  if (rc == PORTA_SUCCESS) rc = src;
+  if (rc == PORTA_SUCCESS) unmap_changed(x, theirs);
   for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
     if (theirs[k].count != x->send_count[k])
       rc = porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
@@ -185,42 +246,54 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
     links[k].slot = theirs[k].slot;
     links[k].buffer_bytes = theirs[k].buffer_bytes;
   }
-  /* a pair that could not map fails on both sides' next step: agree with each neighbour */
-  int ok = rc == PORTA_SUCCESS, *oks = (int *)calloc(nn, sizeof(int)),
-      *in = (int *)calloc(nn, sizeof(int));
-  if (oks && in) {
-    for (int k = 0; k < x->n; ++k) oks[k] = ok;
-    const int src = porta_exchange_swap_(x, op, "agreement", NULL, oks, in, (int)sizeof(int));
-    for (int k = 0; k < x->n && src == PORTA_SUCCESS; ++k)
-      if (!in[k] && rc == PORTA_SUCCESS)
-        rc = porta_error(PORTA_ERROR_BACKEND, op, x->label,
-                         "neighbour %d (rank %d) could not map this rank's GPU memory", k,
-                         x->rank[k]);
-    if (src != PORTA_SUCCESS && rc == PORTA_SUCCESS) rc = src;
-  } else if (rc == PORTA_SUCCESS) {
-    rc = porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-  }
-  free(oks);
-  free(in);
+  rc = agree_pairs(x, op, rc == PORTA_SUCCESS, rc);
   if (rc == PORTA_SUCCESS && x->n > 0)
     rc = porta_peer_upload_(x->qpeer_links, links, (size_t)x->n * sizeof *links);
+  for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
+    x->qpeer_counts[2 * k] = x->send_count[k];
+    x->qpeer_counts[2 * k + 1] = x->recv_count[k];
+  }
   free(mine);
   free(links);
+  return rc;
+}
+
+int porta_peer_plan_prepare_(porta_exchange *x) {
+  const char *op = "porta_exchange_prepare_queue";
+  if (x->n > PORTA_PEER_MAX)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, x->label, "%d neighbours (at most %d)", x->n,
+                       PORTA_PEER_MAX);
+  porta_peer_plan_release_(x);
+  const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
+  x->qpeer_mapped = (void **)calloc(nn, sizeof(void *));
+  x->qpeer_theirs = (porta_ipc_handle *)calloc(nn, sizeof(porta_ipc_handle));
+  x->qpeer_counts = (int64_t *)calloc(2 * nn, sizeof(int64_t));
+  void *old = NULL;
+  int rc = x->qpeer_mapped && x->qpeer_theirs && x->qpeer_counts
+               ? PORTA_SUCCESS
+               : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
+  if (rc == PORTA_SUCCESS) rc = reserve_inbox(x, &old);
+  if (rc == PORTA_SUCCESS)
+    rc = porta_peer_alloc_(sizeof(porta_peer_state), (void **)&x->qpeer_state);
+  if (rc == PORTA_SUCCESS)
+    rc = porta_peer_alloc_(nn * sizeof(porta_peer_link), (void **)&x->qpeer_links);
+  rc = link_up(x, op, rc);
   if (rc != PORTA_SUCCESS) {
     porta_peer_plan_release_(x);
     return rc;
   }
-  x->qpeer_counts = (int64_t *)malloc(2 * nn * sizeof(int64_t));
-  if (!x->qpeer_counts) {
-    porta_peer_plan_release_(x);
-    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-  }
-  for (int k = 0; k < x->n; ++k) {
-    x->qpeer_counts[2 * k] = x->send_count[k];
-    x->qpeer_counts[2 * k + 1] = x->recv_count[k];
-  }
   x->qpeer_on = 1;
   return PORTA_SUCCESS;
+}
+
+int porta_peer_plan_refresh_(porta_exchange *x) {
+  const char *op = "porta_exchange_update";
+  void *old = NULL;
+  int rc = link_up(x, op, reserve_inbox(x, &old));
+  /* the neighbours let go of the old inbox in link_up (a new handle is unmapped there) */
+  porta_ipc_free(old);
+  if (rc != PORTA_SUCCESS) porta_peer_plan_release_(x);
+  return rc;
 }
 
 int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fields, int nfields) {

@@ -63,6 +63,7 @@ struct porta_exchange {
    *  rank's inbox, the neighbours' mapped ([n], by entry), the links and counters on the device */
   int qpeer_on;
   void *qpeer_inbox, **qpeer_mapped;
+  porta_ipc_handle qpeer_handle, *qpeer_theirs; /**< the inbox's; [n] the mapped ones' */
   int64_t qpeer_buffer_bytes;
   int64_t *qpeer_counts; /**< [2n] the send and receive counts it was prepared for */
   porta_peer_link *qpeer_links;
@@ -135,6 +136,10 @@ void porta_peer_comm_release_(porta_peer_comm *p);
 int porta_peer_comm_sum_(porta_peer_comm *p, void *queue, double *values, int count);
 /** Collective over the plan's neighbours: its inbox, mapped by them, and theirs here. */
 int porta_peer_plan_prepare_(porta_exchange *x);
+/** After an update of a prepared plan's lists (collective over its neighbours, which update
+ *  theirs): the links to the new counts, the inbox kept where the new receives fit (else a
+ *  larger one, which the neighbours map instead), the run counters kept. */
+int porta_peer_plan_refresh_(porta_exchange *x);
 void porta_peer_plan_release_(porta_exchange *x);
 /** Queue the plan's exchange of `fields` on `queue` (one kernel). */
 int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fields, int nfields);

@@ -75,7 +75,10 @@ PORTA_EXCHANGE_API void porta_exchange_destroy(porta_exchange *x);
 /** Give the plan new lists with the same neighbours, in the same order (a simulation's ghost
  *  swaps after re-neighbouring). Index views and buffers are kept when they are large enough
  *  and otherwise grow with a margin, so repeated updates seldom allocate; an adding plan
- *  checks that its new receive offsets are distinct. No exchange may be in progress. */
+ *  checks that its new receive offsets are distinct. No exchange may be in progress. A plan
+ *  prepared for queued exchanges (porta/exchange_device.h) stays prepared: its neighbours'
+ *  copies of the counts are refreshed too, so the update is then collective over the plan's
+ *  neighbours (each updates its plan of the pair), as it is for a plan of CUDA IPC. */
 PORTA_EXCHANGE_API int porta_exchange_update(porta_exchange *x, const porta_exchange_lists *lists);
 
 /** porta_exchange_update with the offsets already where the plan's kernels run: `ranks`,
