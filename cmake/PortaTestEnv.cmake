@@ -59,4 +59,12 @@ set(PORTA_APP_MPI_ENV
 # collide in MPI_Init ("ompi_rte_init failed"): the fuzzers run side by side.
 if(NOT PORTA_ENABLE_CUDA)
   list(APPEND PORTA_APP_MPI_ENV "OMPI_MCA_pml=ob1")
+else()
+  # The device communicator by NCCL, not by the peer transport, unless a test asks for it: the
+  # peer transport's kernels wait for each other on the GPUs, and where several jobs share
+  # the GPUs (ctest -j12 on a 4-GPU node) each wait can last a time slice of the others'. On 4
+  # H100s TeaLeaf's tea_bm_2 on 4 ranks took over 300 s so, against 10 s with NCCL. The tests
+  # of the peer transport name it (PORTA_DEVICE_COMM=peer) and those of more than 2 GPUs run
+  # alone (RUN_SERIAL).
+  list(APPEND PORTA_APP_MPI_ENV "PORTA_DEVICE_COMM=nccl")
 endif()

@@ -67,6 +67,27 @@ foreach(np 1 2 4)
   minimd_ref_test(minimd.ref.lj.data.np${np} ${np} lj_data_n300_np1
                   -- -i "${_mdin}/in.lj-data.miniMD" -n 300)
 endforeach()
+# On 2 GPUs of their own (skipped elsewhere): the swaps queued on the GPUs by each transport of
+# the device communicator, beside the first forces (LJ, full list) and with a half list (forces
+# back, added), against the reference's thermo lines
+if(PORTA_ENABLE_CUDA)
+  foreach(via nccl peer)
+    set(_name "gpu-peer")
+    if(via STREQUAL "nccl")
+      set(_name "nccl")
+    endif()
+    foreach(kind full half)
+      set(t minimd.ref.lj.s8.${kind}.${via}.np2.gpus)
+      porta_app_test(${t} 2 COMMAND "${PROJECT_SOURCE_DIR}/tests/gpu-guard"
+                     "${PORTA_APP_TEST_DIR}/minimd_compare.sh" "${_mpi}" 2 $<TARGET_FILE:minimd>
+                     "${_mdref}/lj_s8_n500_np1_${kind}.txt"
+                     --expect "# Ghost swaps: queued on the GPUs (${_name})"
+                     -- ${_lj} -s 8 -n 500 --half_neigh $<IF:$<STREQUAL:${kind},half>,1,0>
+                     ENVIRONMENT "PORTA_BACKEND=cuda;GPU_GUARD_MIN=2;PORTA_DEVICE_COMM=${via}")
+      set_tests_properties(${t} PROPERTIES LABELS "app;mpi;gpu" SKIP_RETURN_CODE 77)
+    endforeach()
+  endforeach()
+endif()
 # re-neighbouring on the execution space (the GPU's path; forced here on the host): one rank,
 # migration to one neighbour (2 ranks) and to two (3 along x), forces back across ghosts (half
 # list, Newton), EAM's F' forward, a data file, 8 ranks over 2 x 2 x 2

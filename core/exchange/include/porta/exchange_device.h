@@ -51,7 +51,9 @@ PORTA_EXCHANGE_API void porta_device_comm_destroy(porta_device_comm *dc);
  *  memories, mapped by CUDA IPC: every rank on one node, where each can map the others'
  *  memory, unless PORTA_DEVICE_COMM=nccl), else "nccl". PORTA_DEVICE_COMM=peer requires the
  *  former (porta_device_comm_create fails otherwise). A peer sum adds in rank order from rank 1,
- *  then rank 0: ((x1 + x2) + ...) + x0. */
+ *  then rank 0: ((x1 + x2) + ...) + x0. The peer transport's kernels wait for each other on the
+ *  GPUs: where other jobs share the GPUs (time-sliced), each wait can last their time slices
+ *  (measured: 30x slower), so such jobs should set PORTA_DEVICE_COMM=nccl. */
 PORTA_EXCHANGE_API const char *porta_device_comm_transport(const porta_device_comm *dc);
 
 /** Queue on `exec` the sums over the ranks of `count` doubles at `values` (memory of `exec`'s
