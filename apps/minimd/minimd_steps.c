@@ -176,7 +176,7 @@ static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *n
 
 /* On several GPUs (MINIMD_DEVICE_SWAPS=0: not), the swaps with other ranks queued on them from
    now on, each one kernel; rank 0 says how they travel. */
-static void queue_swaps(minimd_run *r) {
+static void swaps_on_gpus(minimd_run *r) {
   minimd *m = &r->m;
   if (r->nranks < 2 || !porta_exec_query(m->exec).on_device) return;
   if (!app_env_flag("MINIMD_DEVICE_SWAPS", 1)) return;
@@ -195,7 +195,7 @@ static void step_zero(minimd_run *r) {
   minimd *m = &r->m;
   reneighbor(m, 0, m->prm.sort_every > 0);
   if (m->device_reneighbor) APP_CHECK(minimd_reneighbor_prepare(m));
-  queue_swaps(r);
+  swaps_on_gpus(r);
   compute_force(m, 1);
   memset(&m->times, 0, sizeof m->times);
   if (r->rank == 0) {
