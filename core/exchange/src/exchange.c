@@ -201,23 +201,24 @@ static int set_lists(porta_exchange *x, const porta_exchange_lists *l, int updat
   return set_counts(x, l->ranks, l->send_count, l->recv_count, send_total, recv_total, max_offset);
 }
 
-/** After an update: a plan prepared for queued exchanges stays prepared (the peer transport's
- *  links refreshed with the neighbours, NCCL's buffers grown as needed); on a failure it is
- *  prepared no more. */
-static int keep_queue_ready(porta_exchange *x) {
-  if (!x->queue_comm) return PORTA_SUCCESS;
-  int rc;
+/** The end of an update whose lists are in place: the IPC hand-shake, then a plan that was
+ *  prepared for queued exchanges (`queued`, its device communicator's id; 0: none) prepared
+ *  again (the peer transport's links refreshed with the neighbours, NCCL's buffers grown as
+ *  needed). The update took the plan's preparation away before changing the lists, so an
+ *  update that fails anywhere leaves it not prepared, never with stale links. */
+static int finish_update(porta_exchange *x, uint64_t queued) {
+  if (x->mode == PORTA_EXCHANGE_IPC) PORTA_CHECK(porta_exchange_ipc_handshake_(x, 0));
+  if (!queued) return PORTA_SUCCESS;
   if (x->qpeer_on) {
-    rc = porta_peer_plan_refresh_(x);
+    PORTA_CHECK(porta_peer_plan_refresh_(x));
   } else {
     const porta_memory_space space = porta_exec_memory_space(x->exec);
     const int64_t vb = (int64_t)x->value_size * x->max_fields;
-    rc = reserve_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, space);
-    if (rc == PORTA_SUCCESS)
-      rc = reserve_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, space);
+    PORTA_CHECK(reserve_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, space));
+    PORTA_CHECK(reserve_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, space));
   }
-  if (rc != PORTA_SUCCESS) x->queue_comm = 0;
-  return rc;
+  x->queue_comm = queued;
+  return PORTA_SUCCESS;
 }
 
 int porta_exchange_update_device(porta_exchange *x, const int *ranks, const int64_t *send_count,
@@ -258,13 +259,14 @@ int porta_exchange_update_device(porta_exchange *x, const int *ranks, const int6
     PORTA_CHECK(check_distinct_view(x, op, recv_index, recv_total));
   /* the buffers may be replaced: the last exchange's unpack must be done with them */
   PORTA_CHECK(porta_exec_fence(x->exec, op));
+  const uint64_t queued = x->queue_comm;
+  x->queue_comm = 0;
   PORTA_CHECK(
       copy_index_view(&x->send_index, "exchange_send_index", send_index, send_total, exec_space));
   PORTA_CHECK(
       copy_index_view(&x->recv_index, "exchange_recv_index", recv_index, recv_total, exec_space));
   PORTA_CHECK(set_counts(x, ranks, send_count, recv_count, send_total, recv_total, v.hi));
-  if (x->mode == PORTA_EXCHANGE_IPC) PORTA_CHECK(porta_exchange_ipc_handshake_(x, 0));
-  return keep_queue_ready(x);
+  return finish_update(x, queued);
 }
 
 int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm,
@@ -376,9 +378,10 @@ int porta_exchange_update(porta_exchange *x, const porta_exchange_lists *l) {
                        "an exchange is in progress (finish it first)");
   /* the buffers may be replaced: the last exchange's unpack must be done with them */
   PORTA_CHECK(porta_exec_fence(x->exec, "porta_exchange_update"));
+  const uint64_t queued = x->queue_comm;
+  x->queue_comm = 0;
   PORTA_CHECK(set_lists(x, l, 1));
-  if (x->mode == PORTA_EXCHANGE_IPC) PORTA_CHECK(porta_exchange_ipc_handshake_(x, 0));
-  return keep_queue_ready(x);
+  return finish_update(x, queued);
 }
 
 static int cmp_i64(const void *a, const void *b) {

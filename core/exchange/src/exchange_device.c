@@ -339,12 +339,6 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
                        "the plan is not prepared for this device communicator "
                        "(porta_exchange_prepare_queue)");
   PORTA_CHECK(porta_exchange_check_fields_(x, op, fields, nfields));
-  const int64_t vb = (int64_t)x->value_size * nfields;
-  if (!x->qpeer_on && (porta_extent(x->queue_send, 0) < x->send_total * vb ||
-                       porta_extent(x->queue_recv, 0) < x->recv_total * vb))
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
-                       "the plan's lists grew after porta_exchange_prepare_queue (prepare it "
-                       "again)");
   if (nfields == 0) return PORTA_SUCCESS;
   void *q;
   PORTA_CHECK(porta_exec_native_queue(exec, &q));
@@ -353,7 +347,7 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
     return porta_peer_plan_queue_(x, q, fields, nfields);
   }
   PORTA_CHECK(porta_exchange_copy_(x, exec, fields, nfields, 1, x->queue_send.data));
-  PORTA_CHECK(send_receive(x, dc, q, vb, op));
+  PORTA_CHECK(send_receive(x, dc, q, (int64_t)x->value_size * nfields, op));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);
   return porta_exchange_copy_(x, exec, fields, nfields, 0, x->queue_recv.data);
 }

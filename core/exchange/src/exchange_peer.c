@@ -126,13 +126,11 @@ void porta_peer_plan_release_(porta_exchange *x) {
   if (x->qpeer_mapped) unmap_changed(x, NULL);
   free(x->qpeer_mapped);
   free(x->qpeer_theirs);
-  free(x->qpeer_counts);
   porta_ipc_free(x->qpeer_inbox);
   porta_peer_free_(x->qpeer_links);
   porta_peer_free_(x->qpeer_state);
   x->qpeer_mapped = NULL;
   x->qpeer_theirs = NULL;
-  x->qpeer_counts = NULL;
   x->qpeer_inbox = NULL;
   x->qpeer_links = NULL;
   x->qpeer_state = NULL;
@@ -205,7 +203,7 @@ static int agree_pairs(porta_exchange *x, const char *op, int ok, int rc) {
 }
 
 /** The offers swapped with the neighbours (this rank's inbox, receive displacements and
- *  counts), their inboxes mapped where new, the links uploaded and the counts remembered.
+ *  counts), their inboxes mapped where new, the links uploaded.
  *  After a failure here (`rc`) the swaps still take place, so the neighbours do not wait, and
  *  the pairs fail together. */
 static int link_up(porta_exchange *x, const char *op, int rc) {
@@ -249,10 +247,6 @@ static int link_up(porta_exchange *x, const char *op, int rc) {
   rc = agree_pairs(x, op, rc == PORTA_SUCCESS, rc);
   if (rc == PORTA_SUCCESS && x->n > 0)
     rc = porta_peer_upload_(x->qpeer_links, links, (size_t)x->n * sizeof *links);
-  for (int k = 0; k < x->n && rc == PORTA_SUCCESS; ++k) {
-    x->qpeer_counts[2 * k] = x->send_count[k];
-    x->qpeer_counts[2 * k + 1] = x->recv_count[k];
-  }
   free(mine);
   free(links);
   return rc;
@@ -267,9 +261,8 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
   const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
   x->qpeer_mapped = (void **)calloc(nn, sizeof(void *));
   x->qpeer_theirs = (porta_ipc_handle *)calloc(nn, sizeof(porta_ipc_handle));
-  x->qpeer_counts = (int64_t *)calloc(2 * nn, sizeof(int64_t));
   void *old = NULL;
-  int rc = x->qpeer_mapped && x->qpeer_theirs && x->qpeer_counts
+  int rc = x->qpeer_mapped && x->qpeer_theirs
                ? PORTA_SUCCESS
                : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
   if (rc == PORTA_SUCCESS) rc = reserve_inbox(x, &old);
@@ -297,14 +290,6 @@ int porta_peer_plan_refresh_(porta_exchange *x) {
 }
 
 int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fields, int nfields) {
-  int changed = 0; /* the links hold the counts (and the neighbours' displacements) */
-  for (int k = 0; k < x->n; ++k)
-    changed |= x->qpeer_counts[2 * k] != x->send_count[k] ||
-               x->qpeer_counts[2 * k + 1] != x->recv_count[k];
-  if (changed)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_queue", x->label,
-                       "the plan's lists changed after porta_exchange_prepare_queue (prepare it "
-                       "again)");
   porta_peer_exchange_args a;
   memset(&a, 0, sizeof a);
   for (int f = 0; f < nfields; ++f) a.field[f] = fields[f].data;

@@ -65,7 +65,6 @@ struct porta_exchange {
   void *qpeer_inbox, **qpeer_mapped;
   porta_ipc_handle qpeer_handle, *qpeer_theirs; /**< the inbox's; [n] the mapped ones' */
   int64_t qpeer_buffer_bytes;
-  int64_t *qpeer_counts; /**< [2n] the send and receive counts it was prepared for */
   porta_peer_link *qpeer_links;
   porta_peer_state *qpeer_state;
   int npeers_on, token_out;

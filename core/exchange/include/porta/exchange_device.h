@@ -65,7 +65,7 @@ PORTA_EXCHANGE_API int porta_device_comm_sum(porta_device_comm *dc, porta_exec e
  *  `dc` (whose communicator must be the plan's or congruent to it). Allocates: call it before
  *  recording a loop that queues the plan. Calling it again is a no-op, and the plan stays
  *  prepared through porta_exchange_update (its buffers grown as needed, no new hand-shake of
- *  the device communicator). */
+ *  the device communicator); an update that fails leaves it not prepared. */
 PORTA_EXCHANGE_API int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc);
 /** Queue on `exec` a whole exchange of `fields` by the plan: the pack, one NCCL send and
  *  receive per neighbour, the unpack (adding, for an accumulating plan). Nothing waits on the
