@@ -409,20 +409,33 @@ static int swap_plan(const minimd_swap *w, porta_exec exec, size_t value_size, i
   return rc;
 }
 
-/** A self swap's send list on the execution space. */
-static int self_list(minimd_swap *w, porta_exec exec) {
-  porta_view_i64_release(&w->list_d);
+/** A swap's send list (the host's) on the execution space, in a list kept when long enough. */
+static int list_to_device(minimd_swap *w, porta_exec exec) {
   const int64_t n = w->nsend > 0 ? w->nsend : 1;
-  porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
-                            PORTA_VIEW_UNINITIALIZED, NULL};
-  PORTA_CHECK(porta_view_i64_create(&w->list_d, "minimd_sendlist", 1, &n, &opt));
+  if (!w->list_d.data || porta_extent(w->list_d, 0) < n) {
+    porta_view_i64_release(&w->list_d);
+    porta_view_options opt = {porta_exec_memory_space(exec), PORTA_LAYOUT_DEFAULT,
+                              PORTA_VIEW_UNINITIALIZED, NULL};
+    PORTA_CHECK(porta_view_i64_create(&w->list_d, "minimd_sendlist", 1, &n, &opt));
+  }
   if (w->nsend == 0) return PORTA_SUCCESS;
   porta_view_options hopt = {PORTA_HOST_SPACE, PORTA_LAYOUT_DEFAULT, 0, NULL};
   porta_view_i64 h;
   PORTA_CHECK(porta_view_i64_wrap(&h, w->sendlist, "minimd_sendlist_host", 1, &n, &hopt));
-  int rc = porta_deep_copy(w->list_d, h);
+  porta_view_i64 d;
+  memset(&d, 0, sizeof d);
+  porta_slice sl = porta_slice_range(0, n);
+  int rc = porta_view_i64_subview(&d, &w->list_d, &sl);
+  if (rc == PORTA_SUCCESS) rc = porta_deep_copy(d, h);
+  porta_view_i64_release(&d);
   porta_view_i64_release(&h);
   return rc;
+}
+
+int minimd_comm_rehearse_update(minimd_comm *c, porta_exec exec, int reverse, int scalar) {
+  for (int s = 0; s < c->nswap; ++s)
+    if (!c->swaps[s].self) PORTA_CHECK(list_to_device(&c->swaps[s], exec));
+  return minimd_comm_plans(c, exec, reverse, scalar, 1);
 }
 
 int minimd_reserve_i64(porta_view_i64 *v, const char *label, int64_t n, porta_memory_space s) {
@@ -454,7 +467,7 @@ int minimd_comm_plans(minimd_comm *c, porta_exec exec, int reverse, int scalar,
   for (int s = 0; s < c->nswap; ++s) {
     minimd_swap *w = &c->swaps[s];
     if (w->self) { /* no messages: one kernel per swap (nsend == nrecv) */
-      if (!lists_on_device) PORTA_CHECK(self_list(w, exec));
+      if (!lists_on_device) PORTA_CHECK(list_to_device(w, exec));
       continue;
     }
     if (lists_on_device) {

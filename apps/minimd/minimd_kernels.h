@@ -66,6 +66,8 @@ int minimd_neighbor_build(minimd *m);
  *  as minimd_sort_host does on the host: neighbours in space become neighbours in memory again
  *  after migration has filled holes from the tail. Call before the ghosts are made. */
 int minimd_sort_device(minimd *m);
+/** The sort's buffers for n owned atoms (kept when large enough; room for a fifth more). */
+int minimd_sort_reserve(minimd *m, int64_t n);
 /** Bin index of every owned atom on the host (for sorting): bin[i] for i < nlocal. */
 void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64_t *bin);
 

@@ -448,21 +448,25 @@ static int bin_atoms(minimd *m, int64_t nall) {
                                     porta_range(0, a->nall), a);
 }
 
+int minimd_sort_reserve(minimd *m, int64_t n) {
+  minimd_neighbor *nb = &m->neigh;
+  if (nb->sortv.data && porta_extent(nb->sortv, 0) >= n) return PORTA_SUCCESS;
+  porta_view_vec3_release(&nb->sortv);
+  porta_view_i32_release(&nb->sorttype);
+  porta_view_i64_release(&nb->sortid);
+  const int64_t cap = n + n / 5 + 64;
+  porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
+                            PORTA_VIEW_UNINITIALIZED, NULL};
+  PORTA_CHECK(porta_view_vec3_create(&nb->sortv, "minimd_sortv", 1, &cap, &opt));
+  PORTA_CHECK(porta_view_i32_create(&nb->sorttype, "minimd_sorttype", 1, &cap, &opt));
+  return porta_view_i64_create(&nb->sortid, "minimd_sortid", 1, &cap, &opt);
+}
+
 int minimd_sort_device(minimd *m) {
   minimd_neighbor *nb = &m->neigh;
   minimd_atoms *at = &m->atoms;
   if (at->nlocal < 2) return PORTA_SUCCESS;
-  if (!nb->sortv.data || porta_extent(nb->sortv, 0) < at->nlocal) {
-    porta_view_vec3_release(&nb->sortv);
-    porta_view_i32_release(&nb->sorttype);
-    porta_view_i64_release(&nb->sortid);
-    const int64_t cap = at->nlocal + at->nlocal / 5 + 64;
-    porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
-                              PORTA_VIEW_UNINITIALIZED, NULL};
-    PORTA_CHECK(porta_view_vec3_create(&nb->sortv, "minimd_sortv", 1, &cap, &opt));
-    PORTA_CHECK(porta_view_i32_create(&nb->sorttype, "minimd_sorttype", 1, &cap, &opt));
-    PORTA_CHECK(porta_view_i64_create(&nb->sortid, "minimd_sortid", 1, &cap, &opt));
-  }
+  PORTA_CHECK(minimd_sort_reserve(m, at->nlocal));
   PORTA_CHECK(bin_atoms(m, at->nlocal));
   sort_args a;
   memset(&a, 0, sizeof a);

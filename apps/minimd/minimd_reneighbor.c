@@ -106,16 +106,40 @@ static int border(minimd *m, minimd_swap *w, int64_t nfirst, int64_t nlast) {
 }
 
 int minimd_reneighbor_prepare(minimd *m) {
+  minimd_comm *c = &m->comm;
+  const minimd_atoms *at = &m->atoms;
+  const porta_memory_space space = porta_exec_memory_space(m->exec);
   porta_channel *ch;
   PORTA_CHECK(channel(m, &ch));
-  for (int s = 0; s < m->comm.nswap; ++s) {
-    const minimd_swap *w = &m->comm.swaps[s];
-    if (w->self) continue;
-    /* a quarter more ghosts than now: the slabs' populations drift between re-neighbourings */
-    const int64_t n = (w->nsend + w->nsend / 4) * MINIMD_GHOST_DOUBLES;
-    PORTA_CHECK(porta_channel_reserve(ch, n, w->sendproc, w->recvproc));
+  /* the lists and buffers the kernels fill, at today's sizes (each reserve adds room): made
+     in the first timed re-neighbouring they cost a few ms of allocations on 4 GPUs */
+  PORTA_CHECK(minimd_reserve_i64(&c->leave, "minimd_leave", at->nlocal, space));
+  PORTA_CHECK(minimd_reserve_i64(&c->movers, "minimd_movers", at->nlocal, space));
+  if (m->prm.sort_every != 0) PORTA_CHECK(minimd_sort_reserve(m, at->nlocal)); /* (< 0: as neigh) */
+  int64_t nghost = 0, nfirst = 0, nlast = 0, most_recv = 1;
+  int s = 0;
+  for (int d = 0; d < 3; ++d) {
+    nlast = 0;
+    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
+      minimd_swap *w = &c->swaps[s];
+      minimd_swap_candidates(k, at->nlocal + nghost, &nfirst, &nlast);
+      if (!w->list_d.data) {
+        PORTA_CHECK(minimd_reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
+      } else if (porta_extent(w->list_d, 0) < nlast - nfirst) { /* (a self swap's is in use) */
+        const int64_t len = nlast - nfirst + (nlast - nfirst) / 4 + 64;
+        PORTA_CHECK(porta_view_i64_resize(&w->list_d, 1, &len));
+      }
+      nghost += w->nrecv;
+      if (w->self) continue;
+      if (w->nrecv > most_recv) most_recv = w->nrecv;
+      /* a quarter more ghosts than now: the slabs' populations drift between re-neighbourings */
+      const int64_t n = (w->nsend + w->nsend / 4) * MINIMD_GHOST_DOUBLES;
+      PORTA_CHECK(porta_channel_reserve(ch, n, w->sendproc, w->recvproc));
+    }
   }
-  return PORTA_SUCCESS;
+  PORTA_CHECK(minimd_reserve_i64(&c->ghost_index, "minimd_ghost_index", most_recv, space));
+  return minimd_comm_rehearse_update(c, m->exec, m->neigh.half && m->neigh.newton,
+                                     m->prm.force == MINIMD_FORCE_EAM);
 }
 
 int minimd_reneighbor_device(minimd *m, int64_t step, int sort) {
