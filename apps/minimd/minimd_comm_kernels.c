@@ -223,8 +223,10 @@ PORTA_FORCEINLINE_FUNCTION void unpack_atom(const atom_args *a, int64_t k, int64
   }
 }
 
-PORTA_SCAN(minimd_k_unpack_ghost, atom_args, a, k, porta_sum_i64, upd, final) {
-  unpack_atom(a, k, upd, final, 0);
+/* every atom of a ghost message is kept: atom k goes to first + k, with no scan */
+PORTA_FOR(minimd_k_unpack_ghost, atom_args, a, k) {
+  int64_t upd = k;
+  unpack_atom(a, k, &upd, 1, 0);
 }
 PORTA_SCAN(minimd_k_unpack_migrate, atom_args, a, k, porta_sum_i64, upd, final) {
   unpack_atom(a, k, upd, final, 1);
@@ -299,5 +301,9 @@ int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t
   const porta_range_policy r = porta_range(0, n);
   if (with_v)
     return PORTA_PARALLEL_SCAN_LABELED("minimd_unpack", minimd_k_unpack_migrate, exec, r, &a, kept);
-  return PORTA_PARALLEL_SCAN_LABELED("minimd_unpack", minimd_k_unpack_ghost, exec, r, &a, kept);
+  if (dim >= 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_unpack", "dim",
+                       "a ghost message is kept whole (dim %d, not < 0)", dim);
+  *kept = n; /* a swap's ghosts: all of them, so no count to read back */
+  return PORTA_PARALLEL_FOR_LABELED("minimd_unpack_ghost", minimd_k_unpack_ghost, exec, r, &a);
 }

@@ -52,7 +52,8 @@ int minimd_move(porta_exec exec, minimd_atoms *at, porta_view_i64 from, porta_vi
 int minimd_pack(porta_exec exec, const minimd_atoms *at, porta_view_i64 list, int64_t n, int with_v,
                 porta_view_f64 buf);
 /** The n atoms of buf whose coordinate `dim` is in [lo, hi) (dim < 0: all of them) appended from
- * index first on, their positions + shift (NULL: none); *kept of them. */
+ * index first on, their positions + shift (NULL: none); *kept of them. A ghost message
+ * (!with_v) is kept whole (dim < 0): one kernel, no count read back. */
 int minimd_unpack(porta_exec exec, minimd_atoms *at, porta_view_f64 buf, int64_t n, int with_v,
                   int dim, double lo, double hi, int64_t first, const double shift[3],
                   int64_t *kept);

@@ -43,7 +43,10 @@ STRUCTURE = {
     "tealeaf": {"sum_rounds": 2, "halo_hidden": False, "phase": "peer", "faces": True,
                 "halo_overlap": 40.0 / 96.0},
     "minife": {"sum_rounds": 2, "halo_hidden": False, "phase": "peer"},
-    "minimd": {"halo_hidden": False, "phase": "ipc"},
+    # miniMD: the forward swaps queued on a second stream beside the forces of the atoms with no
+    # ghost neighbour (the force kernel is about 0.9 of a step's compute on one GPU), which hides
+    # them up to that time
+    "minimd": {"halo_hidden": False, "phase": "peer", "force_share": 0.9},
 }
 
 
@@ -349,6 +352,7 @@ def minimd_terms(P, size, gpn, p):
         return (c[0] * g[1] + c[1]) * g[2] + c[2]
 
     forward = reneigh = 0.0
+    plans = 2 if size["pot"] == "eam" else 1  # each remote swap's plans updated (EAM: F'(rho))
     ext = list(L)  # candidates' extent: owned atoms, plus the ghosts of earlier dimensions
     for d in range(3):
         need = int(cutneigh * g[d] / prd[d] + 1)
@@ -365,12 +369,13 @@ def minimd_terms(P, size, gpn, p):
                    for r in range(P) for step in (-1, 1)]
             border = [(r, neighbour(r, d, -1), 40.0 * ghosts)  # MINIMD_GHOST_DOUBLES
                       for r in range(P)]
-            forward += phase_time(fwd, p["halo_phase_latency_s"][st["phase"]], p, gpn)
+            forward += phase_time(fwd, phase_latency(P, gpn, st, p), p, gpn)
             if size["pot"] == "eam":  # F'(rho) forward too, a double a ghost
                 forward += phase_time([(a, b, n / 3) for a, b, n in fwd],
-                                      p["halo_phase_latency_s"][st["phase"]], p, gpn)
-            # the swap pair's two borders, one after the other
+                                      phase_latency(P, gpn, st, p), p, gpn)
+            # the swap pair's two borders, one after the other, then their plans' updates
             reneigh += 2 * phase_time(border, p["reneighbour_round_s"], p, gpn)
+            reneigh += 2 * plans * p["plan_update_s"]
         if g[d] > 1:
             # migration: to both neighbours (one message when they are the same rank); a few
             # atoms, so latency only
@@ -381,7 +386,12 @@ def minimd_terms(P, size, gpn, p):
     s = sum_latency(P, gpn, p)
     if P > 1:
         reneigh += s  # the atom count after the migration
+    # the atoms farther than the neighbour cut-off from every face have no ghost neighbour
+    inner = 1.0
+    for d in range(3):
+        inner *= max(0.0, 1.0 - 2.0 * cutneigh / L[d])
     return {"work": work, "halo": 0.0 if st["halo_hidden"] else forward, "sums": 2 * s / thermo,
+            "halo_overlap": st["force_share"] * inner,
             "extra": reneigh / every,
             "grid": f"{g[0]}x{g[1]}x{g[2]}", "work_name": "atoms", "bytes": None}
 
