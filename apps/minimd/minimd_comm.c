@@ -534,11 +534,12 @@ static int shift_ghosts(const minimd_swap *w, porta_exec exec, porta_view_vec3 x
   return PORTA_SUCCESS;
 }
 
-/** Forward swaps from s on; with `stop`, the first with another rank is only started (and
+/** Forward swaps s to end - 1; with `stop`, the first with another rank is only started (and
  *  left in c->forward_pending, as 1 + its index). */
-static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int s, int stop) {
+static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int s, int end,
+                        int stop) {
   porta_view f = PORTA_VIEW_ERASE(x);
-  for (; s < c->nswap; ++s) {
+  for (; s < end; ++s) {
     minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
     if (w->self) {
       const int64_t n2 = w2 ? w2->nsend : 0;
@@ -570,7 +571,7 @@ int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_begin", "comm",
                        "swap %d is still in flight (minimd_comm_forward_end finishes it)",
                        c->forward_pending - 1);
-  return forward_from(c, exec, x, 0, 1);
+  return forward_from(c, exec, x, 0, c->nswap, 1);
 }
 
 int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
@@ -582,7 +583,36 @@ int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) 
   c->forward_pending = 0;
   PORTA_CHECK(shift_ghosts(w, exec, x));
   if (w2) PORTA_CHECK(shift_ghosts(w2, exec, x));
-  return forward_from(c, exec, x, s + (w2 ? 2 : 1), 0);
+  return forward_from(c, exec, x, s + (w2 ? 2 : 1), c->nswap, 0);
+}
+
+int minimd_comm_first_remote(const minimd_comm *c) {
+  int s = 0;
+  while (s < c->nswap && c->swaps[s].self) ++s;
+  return s;
+}
+
+int64_t minimd_comm_leading_ghosts(const minimd_comm *c) {
+  int64_t n = 0;
+  for (int s = 0; s < minimd_comm_first_remote(c); ++s) n += c->swaps[s].nrecv;
+  return n;
+}
+
+/** Whether a range that starts or ends at swap k splits a pair (pair_of). */
+static int splits_pair(minimd_comm *c, int k) {
+  return k > 0 && k < c->nswap && pair_of(c, k - 1) == &c->swaps[k];
+}
+
+int minimd_comm_forward_range(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int first,
+                              int last) {
+  if (c->forward_pending)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_range", "comm",
+                       "swap %d is still in flight (minimd_comm_forward_end finishes it)",
+                       c->forward_pending - 1);
+  if (first < 0 || last > c->nswap || first > last || splits_pair(c, first) || splits_pair(c, last))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_range", "swaps",
+                       "swaps %d to %d of %d (a range splits no pair)", first, last - 1, c->nswap);
+  return forward_from(c, exec, x, first, last, 0);
 }
 
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {

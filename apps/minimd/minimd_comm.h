@@ -79,6 +79,15 @@ int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x
 /** The started swap finished (its ghosts unpacked and shifted, queued on `exec`), then the
  *  swaps after it. Without a started swap, nothing. */
 int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
+/** The index of the first swap with another rank (nswap when none). */
+int minimd_comm_first_remote(const minimd_comm *c);
+/** The ghosts that the swaps before it make: ghosts nlocal to nlocal + this - 1, whose
+ *  positions come from this rank's own atoms. */
+int64_t minimd_comm_leading_ghosts(const minimd_comm *c);
+/** Forward swaps first to last - 1 only (queued on the GPUs where they are), to put the swaps
+ *  with this rank itself and those with others on different instances; no pair is split. */
+int minimd_comm_forward_range(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int first,
+                              int last);
 /** Ghost forces added into their owners, in reverse swap order. */
 int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f);
 /** One double per atom to the ghosts. */

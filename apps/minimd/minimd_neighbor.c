@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "minimd_comm.h"
 #include "minimd_kernels.h"
 
 /** The local bin grid, what nb_coord2bin reads (plain numbers, in every struct below). */
@@ -62,6 +63,7 @@ typedef struct list_args {
   porta_view_i64 id;
   porta_view_i32 numneigh, neighbors, isborder, inner, border;
   int64_t nlocal;
+  int64_t ready; /**< the split: atoms and ghosts below this are ready before the first forces */
 } list_args;
 
 /** The reference's coord2bin, 0-based; -1 when the atom is outside the local bin grid. */
@@ -228,11 +230,11 @@ PORTA_FOR(minimd_k_sort_store, sort_args, a, q) {
   PORTA_AT1(a->id, q) = PORTA_AT1(a->sortid, q);
 }
 
-/* the split: 1 when a ghost is among atom i's neighbours */
+/* the split: 1 when a ghost made by a swap with another rank is among atom i's neighbours */
 PORTA_FOR(minimd_k_find_border, list_args, a, i) {
   const int n = PORTA_AT1(a->numneigh, i);
   int32_t ghost = 0;
-  for (int k = 0; k < n; ++k) ghost |= PORTA_AT2(a->neighbors, i, k) >= a->nlocal;
+  for (int k = 0; k < n; ++k) ghost |= PORTA_AT2(a->neighbors, i, k) >= a->ready;
   PORTA_AT1(a->isborder, i) = ghost;
 }
 
@@ -508,9 +510,15 @@ int minimd_sort_device(minimd *m) {
   return PORTA_SUCCESS;
 }
 
-/** The owned atoms split by whether a ghost is among their neighbours (nb->split). */
+/** The owned atoms split by whether a ghost from another rank is among their neighbours
+ *  (nb->split). The ghosts of the swaps with this rank itself that come before the first with
+ *  another (the leading ones) are copies of owned atoms, made before the first forces: an atom
+ *  near only those faces is computed with the inner atoms, which keeps the border atoms in
+ *  whole rows and planes of bins (the bins run x fastest), not in short runs at every row's
+ *  ends. */
 static int split_atoms(minimd *m, list_args *a) {
   minimd_neighbor *nb = &m->neigh;
+  a->ready = a->nlocal + minimd_comm_leading_ghosts(&m->comm);
   if (!nb->inner.data || porta_extent(nb->inner, 0) < a->nlocal) {
     porta_view_i32_release(&nb->isborder);
     porta_view_i32_release(&nb->inner);

@@ -39,15 +39,20 @@ static void compute_force(minimd *m, int eflag) {
     TIMED(m, &m->times.comm, minimd_comm_reverse(&m->comm, m->exec, m->atoms.f));
 }
 
-/** The ghosts' positions and the forces (m->neigh.split): the messages of the first swap with
- *  another rank travel while the atoms without ghost neighbours get their forces; the rest of
- *  the swaps, then the forces of the atoms with ghost neighbours. One fence, at the end. */
+/** The ghosts' positions and the forces (m->neigh.split): the swaps with this rank itself up
+ *  to the first with another, whose messages travel while the atoms without neighbours among
+ *  the other ranks' ghosts get their forces; the rest of the swaps, then the forces of the
+ *  other atoms. One fence, at the end. */
 static void forward_and_force(minimd *m, int eflag) {
   minimd_comm *c = &m->comm;
   if (c->has_side) { /* the swaps queued beside the first forces, joined before the second */
+    /* the leading swaps with this rank itself first, on the run's instance: the first forces
+       read their ghosts (minimd_comm_leading_ghosts) */
+    const int remote = minimd_comm_first_remote(c);
     const double t0 = porta_wtime();
+    APP_CHECK(minimd_comm_forward_range(c, m->exec, m->atoms.x, 0, remote));
     APP_CHECK(porta_exec_wait(c->side, m->exec)); /* after this step's positions */
-    APP_CHECK(minimd_comm_forward(c, c->side, m->atoms.x));
+    APP_CHECK(minimd_comm_forward_range(c, c->side, m->atoms.x, remote, c->nswap));
     const double t1 = porta_wtime();
     APP_CHECK(minimd_force_lj_part(m, eflag, 0));
     APP_CHECK(porta_exec_wait(m->exec, c->side));
