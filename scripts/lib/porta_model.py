@@ -44,8 +44,8 @@ STRUCTURE = {
                 "halo_overlap": 40.0 / 96.0},
     "minife": {"sum_rounds": 2, "halo_hidden": False, "phase": "peer"},
     # miniMD: the forward swaps queued on a second stream beside the forces of the atoms with no
-    # ghost neighbour (the force kernel is about 0.9 of a step's compute on one GPU), which hides
-    # them up to that time
+    # neighbour among other ranks' ghosts (the force kernel is about 0.9 of a step's compute on
+    # one GPU), which hides them up to that time
     "minimd": {"halo_hidden": False, "phase": "peer", "force_share": 0.9},
 }
 
@@ -386,9 +386,11 @@ def minimd_terms(P, size, gpn, p):
     s = sum_latency(P, gpn, p)
     if P > 1:
         reneigh += s  # the atom count after the migration
-    # the atoms farther than the neighbour cut-off from every face have no ghost neighbour
+    # the atoms farther than the neighbour cut-off from every face with ghosts of other ranks
+    # (the dimensions before the first split one swap with this rank itself, before the forces)
+    first_split = min([d for d in range(3) if g[d] > 1] or [3])
     inner = 1.0
-    for d in range(3):
+    for d in range(first_split, 3):
         inner *= max(0.0, 1.0 - 2.0 * cutneigh / L[d])
     return {"work": work, "halo": 0.0 if st["halo_hidden"] else forward, "sums": 2 * s / thermo,
             "halo_overlap": st["force_share"] * inner,
