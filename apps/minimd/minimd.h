@@ -102,8 +102,9 @@ typedef struct minimd_neighbor {
   porta_view_i64 sortid;
   int check_sort; /**< MINIMD_CHECK_SORT=1: each device sort checks its bin order (the tests) */
   /* with `split` (the forces overlap the ghosts' messages): the owned atoms without a ghost
-     among their neighbours (`inner`, ninner of them) and those with one (`border`), in index
-     order, made at every build */
+     of another rank among their neighbours (`inner`, ninner of them; the leading self swaps'
+     ghosts, minimd_comm_leading_ghosts, are ready before them) and those with one (`border`),
+     in index order, made at every build */
   int split;
   porta_view_i32 isborder, inner, border;
   int64_t ninner, nborder;
@@ -122,7 +123,8 @@ typedef struct minimd_swap {
   double shift[3]; /**< added by the receiver to what it receives (periodic image) */
   struct porta_exchange *forward, *reverse, *forward_scalar;
   int self;              /**< the partner is this rank: the swap is a device copy */
-  porta_view_i64 list_d; /**< sendlist on the execution space (self swaps) */
+  porta_view_i64 list_d; /**< sendlist on the execution space (every swap where the atoms are
+                            re-neighboured there, else the self swaps only) */
 } minimd_swap;
 
 /** The decomposition and the communication state. */

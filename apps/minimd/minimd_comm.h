@@ -74,7 +74,8 @@ int minimd_comm_queue_swaps(minimd_comm *c, porta_exec exec, char *why, size_t s
 int minimd_comm_forward(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
 /** The swaps up to the first with another rank, which is started (its pair too): its
  *  positions are packed and sent, its messages in flight. Work queued after it on `exec` that
- *  reads no ghost (the forces of the atoms without ghost neighbours) overlaps the messages. */
+ *  reads no ghost past the leading ones (minimd_comm_leading_ghosts: the forces of the atoms
+ *  without neighbours among other ranks' ghosts) overlaps the messages. */
 int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x);
 /** The started swap finished (its ghosts unpacked and shifted, queued on `exec`), then the
  *  swaps after it. Without a started swap, nothing. */

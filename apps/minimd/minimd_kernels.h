@@ -74,8 +74,9 @@ void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64
 
 /** Forces (and, when `eflag`, per-atom energy and virial) from the current list. */
 int minimd_force_lj(minimd *m, int eflag);
-/** The same for one side of a split full list: the atoms without a ghost neighbour (border 0),
- *  which need no ghost position, or those with one (border 1). */
+/** The same for one side of a split full list: the atoms without a neighbour among other
+ *  ranks' ghosts (border 0), which need no position but those of the leading self swaps, or
+ *  those with one (border 1). */
 int minimd_force_lj_part(minimd *m, int eflag, int border);
 /** EAM in two passes around the halo exchange of F'(rho): densities and embedding terms of the
  *  owned atoms, then (ghosts' F' received) the pair forces. */

@@ -110,8 +110,9 @@ minimd_env_test(minimd.ref.lj.sort_checked.device_reneighbor.np3 3 lj_s8_n500_np
 minimd_device_test(lj.sort0 2 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 0)
 minimd_device_test(lj.sort40 3 lj_s8_n500_np1_full ${_lj} -s 8 -n 500 --half_neigh 0 --sort 40)
 # the forces of the atoms without ghost neighbours while the ghosts' messages travel (a GPU's
-# path with other ranks; forced here): one rank (self swaps only), two and four, with either
-# re-neighbouring path
+# path with other ranks; forced here): one rank (self swaps only, all made before the forces:
+# no border atom), two and four (x's own ghosts ready first, the other ranks' make the border
+# atoms), with either re-neighbouring path
 set(_overlap_on --expect "Forces overlap ghost messages: 1")
 function(minimd_overlap_test name np ref)
   minimd_env_test(minimd.ref.${name}.overlap.np${np} ${np} ${ref} "MINIMD_OVERLAP=1"
@@ -161,6 +162,14 @@ if(PORTA_H5DIFF_EXECUTABLE)
   porta_app_test(minimd.reproducible.lj.overlap 4 TIMEOUT 600
               COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
                       "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.lj.miniMD" -s 5 -n 60
+              ENVIRONMENT "MINIMD_OVERLAP=1")
+  # ... in a box split along x first (2 and 3 ranks: 2 x 1 x 1, 3 x 1 x 1; 4: 2 x 1 x 2), where
+  # no swap with the rank itself comes before the first with another: every ghost makes a
+  # border atom (with a cube, x's own ghosts come first and are ready before the first forces)
+  porta_app_test(minimd.reproducible.lj.overlap_x_split 4 TIMEOUT 600
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_repro.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                      "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.lj.miniMD"
+                      -nx 12 -ny 6 -nz 6 -n 60
               ENVIRONMENT "MINIMD_OVERLAP=1")
 else()
   message(STATUS "  tests/app: h5diff not found, minimd.reproducible is skipped")
