@@ -433,8 +433,7 @@ static int list_to_device(minimd_swap *w, porta_exec exec) {
 }
 
 int minimd_comm_rehearse_update(minimd_comm *c, porta_exec exec, int reverse, int scalar) {
-  for (int s = 0; s < c->nswap; ++s)
-    if (!c->swaps[s].self) PORTA_CHECK(list_to_device(&c->swaps[s], exec));
+  for (int s = 0; s < c->nswap; ++s) PORTA_CHECK(list_to_device(&c->swaps[s], exec));
   return minimd_comm_plans(c, exec, reverse, scalar, 1);
 }
 
@@ -566,11 +565,16 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
   return PORTA_SUCCESS;
 }
 
+/** PORTA_SUCCESS, or the error of `op` called while a started swap is in flight. */
+static int none_in_flight(const minimd_comm *c, const char *op) {
+  if (!c->forward_pending) return PORTA_SUCCESS;
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, "comm",
+                     "swap %d is still in flight (minimd_comm_forward_end finishes it)",
+                     c->forward_pending - 1);
+}
+
 int minimd_comm_forward_begin(minimd_comm *c, porta_exec exec, porta_view_vec3 x) {
-  if (c->forward_pending)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_begin", "comm",
-                       "swap %d is still in flight (minimd_comm_forward_end finishes it)",
-                       c->forward_pending - 1);
+  PORTA_CHECK(none_in_flight(c, "minimd_comm_forward_begin"));
   return forward_from(c, exec, x, 0, c->nswap, 1);
 }
 
@@ -594,7 +598,7 @@ int minimd_comm_first_remote(const minimd_comm *c) {
 
 int64_t minimd_comm_leading_ghosts(const minimd_comm *c) {
   int64_t n = 0;
-  for (int s = 0; s < minimd_comm_first_remote(c); ++s) n += c->swaps[s].nrecv;
+  for (int s = 0; s < c->nswap && c->swaps[s].self; ++s) n += c->swaps[s].nrecv;
   return n;
 }
 
@@ -605,10 +609,7 @@ static int splits_pair(minimd_comm *c, int k) {
 
 int minimd_comm_forward_range(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int first,
                               int last) {
-  if (c->forward_pending)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_range", "comm",
-                       "swap %d is still in flight (minimd_comm_forward_end finishes it)",
-                       c->forward_pending - 1);
+  PORTA_CHECK(none_in_flight(c, "minimd_comm_forward_range"));
   if (first < 0 || last > c->nswap || first > last || splits_pair(c, first) || splits_pair(c, last))
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minimd_comm_forward_range", "swaps",
                        "swaps %d to %d of %d (a range splits no pair)", first, last - 1, c->nswap);

@@ -58,9 +58,9 @@ int minimd_reneighbor_device(minimd *m, int64_t step, int sort);
  *  (minimd_comm_rehearse_update), so that the first timed re-neighbouring sets nothing up (it
  *  had cost 4 ms more than the others on 4 H100s: 5 % of a 100-step LJ -s 100 run). */
 int minimd_reneighbor_prepare(minimd *m);
-/** The swaps' plans updated from the device copies of their current lists (the host's send
- *  lists copied there): the same lists, so nothing changes, but the update's first-time costs
- *  (buffers, links) are paid before the timed loop. Collective. */
+/** Every swap's device list refilled from the host's send list, and the plans updated from
+ *  those: the same lists, so nothing changes, but the update's first-time costs (buffers,
+ *  links) are paid before the timed loop. Collective. */
 int minimd_comm_rehearse_update(minimd_comm *c, porta_exec exec, int reverse, int scalar);
 
 /** Collective, after the first plans (minimd_comm_plans): the swaps with other ranks queued

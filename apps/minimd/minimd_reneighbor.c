@@ -123,12 +123,8 @@ int minimd_reneighbor_prepare(minimd *m) {
     for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
       minimd_swap *w = &c->swaps[s];
       minimd_swap_candidates(k, at->nlocal + nghost, &nfirst, &nlast);
-      if (!w->list_d.data) {
-        PORTA_CHECK(minimd_reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
-      } else if (porta_extent(w->list_d, 0) < nlast - nfirst) { /* (a self swap's is in use) */
-        const int64_t len = nlast - nfirst + (nlast - nfirst) / 4 + 64;
-        PORTA_CHECK(porta_view_i64_resize(&w->list_d, 1, &len));
-      }
+      /* (a self swap's list, in use every step, is refilled by the rehearsal below) */
+      PORTA_CHECK(minimd_reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
       nghost += w->nrecv;
       if (w->self) continue;
       if (w->nrecv > most_recv) most_recv = w->nrecv;

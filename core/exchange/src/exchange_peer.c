@@ -173,7 +173,7 @@ static int reserve_inbox(porta_exchange *x, void **old) {
     return rc;
   }
   for (int k = 0; k < x->n; ++k)
-    if (x->qpeer_mapped[k] && x->qpeer_mapped[k] == x->qpeer_inbox) x->qpeer_mapped[k] = NULL;
+    if (x->qpeer_mapped[k] == x->qpeer_inbox) x->qpeer_mapped[k] = NULL;
   *old = x->qpeer_inbox;
   x->qpeer_inbox = inbox;
   x->qpeer_handle = handle;
