@@ -160,6 +160,7 @@ typedef struct minife_pass {
   double *history;             /**< ||r|| at the top of iteration k, [k] */
   const minife_loop_state *st; /**< recorded: the device state */
   void *host;                  /**< now: the host loop's state (minife_cg.c) */
+  unsigned ended; /**< recorded: the scalars (bit slot) a reduction's end sums already */
 } minife_pass;
 /** A CG iteration over a pass. */
 typedef int (*minife_pass_body)(minife_pass *p);
@@ -198,6 +199,10 @@ int minife_pass_exchange_queued(minife_pass *p);
 /** In a recorded pass: a scalar summed over the ranks in place, queued (NCCL; nothing on one
  *  rank). */
 int minife_pass_sum_queued(minife_pass *p, int slot);
+/** Recorded, before the reduction into scalar `slot`: its sum over the ranks as the reduction's
+ *  end (porta/reduce_end.h: no kernel of its own) where the transport can (the peer one), and
+ *  then minife_pass_sum_queued(p, slot) has nothing left to do. MINIFE_LOOP_END=0: never. */
+int minife_pass_end_sum(minife_pass *p, int slot);
 /** Release the device loop (minife_run_finish). */
 void minife_cg_loop_free(minife *m);
 

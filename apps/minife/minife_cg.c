@@ -145,6 +145,7 @@ static int step_top_p(minife_pass *p) {
 static int step_matvec_dot(minife_pass *p) {
   if (!p->recorded) return matvec_dot(((cg_now *)p->host)->cs, &p->s[MINIFE_LOOP_PAP]);
   PORTA_CHECK(minife_pass_exchange_queued(p)); /* p's external columns */
+  PORTA_CHECK(minife_pass_end_sum(p, MINIFE_LOOP_PAP));
   PORTA_CHECK(minife_op_loop_matvec_dot(p->m, p->exec, p->st));
   return minife_pass_sum_queued(p, MINIFE_LOOP_PAP);
 }
@@ -154,6 +155,7 @@ static int step_matvec_dot(minife_pass *p) {
    that iteration (its test needs two more dots). */
 static int step_update(minife_pass *p) {
   if (p->recorded) {
+    PORTA_CHECK(minife_pass_end_sum(p, MINIFE_LOOP_RRN));
     PORTA_CHECK(minife_op_loop_update(p->m, p->exec, p->st));
     return minife_pass_sum_queued(p, MINIFE_LOOP_RRN);
   }

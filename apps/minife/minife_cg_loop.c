@@ -65,7 +65,22 @@ int minife_pass_exchange_queued(minife_pass *p) {
   return porta_exchange_queue(m->halo, m->device, p->exec, &pv, 1);
 }
 
+int minife_pass_end_sum(minife_pass *p, int slot) {
+  if (p->m->mesh.nranks < 2 || !app_env_flag("MINIFE_LOOP_END", 1)) return PORTA_SUCCESS;
+  porta_reduce_end e;
+  memset(&e, 0, sizeof e);
+  int fused = 0;
+  PORTA_CHECK(porta_device_comm_end_sum(p->m->device, &e, &fused));
+  if (!fused) return PORTA_SUCCESS;
+  p->ended |= 1u << slot;
+  return porta_exec_end_next_reduction(p->exec, &e);
+}
+
 int minife_pass_sum_queued(minife_pass *p, int slot) {
+  if (p->ended & 1u << slot) {
+    p->ended &= ~(1u << slot);
+    return PORTA_SUCCESS;
+  }
   if (p->m->mesh.nranks < 2) return PORTA_SUCCESS;
   return porta_device_comm_sum(p->m->device, p->exec, &p->s[slot], 1);
 }

@@ -6,7 +6,33 @@
 #include "app_env.h"
 #include "tea_pass.h"
 
+/** Recorded: the next reduction (into scalar `slot`) ends with its sum over the ranks, then
+ *  with `alpha` CG's alpha step (tea_loop_cg_alpha), where the sum can be there: kernels of
+ *  their own saved (porta/reduce_end.h; about 7 us each on an H100). tea_pass_sum and
+ *  tea_pass_cg_alpha then have nothing left to do. */
+static int end_next_reduction(tea_pass *p, int slot, bool alpha) {
+  if (!p->recorded || !app_env_flag("TEA_LOOP_END", 1)) return PORTA_SUCCESS;
+  porta_reduce_end e;
+  memset(&e, 0, sizeof e);
+  int fused = 0;
+  PORTA_CHECK(tea_comm_end_sum(p->c, &e, &fused));
+  if (!fused) return PORTA_SUCCESS; /* by NCCL: the sum's kernel, then alpha's */
+  double *s = p->st.scal;
+  if (alpha) { /* rro = rrn; alpha = rro / pw */
+    PORTA_CHECK(
+        porta_reduce_end_step(&e, PORTA_SCALAR_COPY, &s[TEA_LOOP_RRO], &s[TEA_LOOP_RRN], NULL));
+    PORTA_CHECK(porta_reduce_end_step(&e, PORTA_SCALAR_DIV, &s[TEA_LOOP_ALPHA], &s[TEA_LOOP_RRO],
+                                      &s[TEA_LOOP_PW]));
+  }
+  p->ended |= 1u << slot | (alpha ? TEA_PASS_ENDED_ALPHA : 0u);
+  return e.nranks > 0 || e.nsteps > 0 ? porta_exec_end_next_reduction(p->exec, &e) : PORTA_SUCCESS;
+}
+
 int tea_pass_sum(tea_pass *p, int slot, int n) {
+  if (n == 1 && (p->ended & 1u << slot)) {
+    p->ended &= ~(1u << slot);
+    return PORTA_SUCCESS;
+  }
   return p->recorded ? tea_allreduce_sum_on(p->c, p->exec, &p->st.scal[slot], n)
                      : tea_allreduce_sum(p->c, &p->st.scal[slot], n);
 }
@@ -51,6 +77,7 @@ int tea_pass_jacobi_exchange(tea_pass *p) {
 
 int tea_pass_cg_w(tea_pass *p, bool lean) {
   double *pw = &p->st.scal[TEA_LOOP_PW];
+  PORTA_CHECK(end_next_reduction(p, TEA_LOOP_PW, true));
   if (p->recorded)
     return lean ? tea_k_cg_calc_w_lean_into(p->c, p->exec, pw)
                 : tea_k_cg_calc_w_into(p->c, p->exec, pw);
@@ -58,6 +85,10 @@ int tea_pass_cg_w(tea_pass *p, bool lean) {
 }
 
 int tea_pass_cg_alpha(tea_pass *p) {
+  if (p->ended & TEA_PASS_ENDED_ALPHA) {
+    p->ended &= ~TEA_PASS_ENDED_ALPHA;
+    return PORTA_SUCCESS;
+  }
   if (p->recorded) return tea_k_loop_cg_alpha(p->exec, &p->st);
   tea_loop_cg_alpha(&p->st);
   /* the coefficients' history (the switch's eigenvalue estimate) grows with the iterations */
@@ -72,6 +103,7 @@ int tea_pass_cg_r(tea_pass *p, bool lean) {
   const tea_precon pc = p->s->preconditioner;
   double *rrn = &p->st.scal[TEA_LOOP_RRN];
   const double *alpha = &p->st.scal[TEA_LOOP_ALPHA];
+  PORTA_CHECK(end_next_reduction(p, TEA_LOOP_RRN, false));
   if (p->recorded)
     return lean ? tea_k_cg_calc_r_into(p->c, p->exec, alpha, rrn)
                 : tea_k_cg_calc_ur_into(p->c, p->exec, pc, alpha, rrn);

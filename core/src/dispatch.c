@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profiling_private.h"
+#include "reduce_end_private.h"
 #include "runtime_private.h"
 
 static const char *const pattern_names[3] = {"parallel_for", "parallel_reduce", "parallel_scan"};
@@ -39,6 +40,7 @@ static int prepare(porta_launch *L, const char *op, const char *label, porta_exe
   L->result_in_space = 0;
   L->initial = NULL;
   L->league_begin = L->league_end = 0;
+  L->end = NULL;
   return PORTA_SUCCESS;
 }
 
@@ -104,6 +106,16 @@ static int run(porta_launch *L, const char *op, const porta_kernel *k, int patte
                        porta_backend_name(L->exec.backend), k->name, cause);
   }
   return PORTA_SUCCESS;
+}
+
+/** A reduction: into memory, it takes its instance's end (porta/reduce_end.h), which a host
+ *  back end runs here after the launcher. */
+static int run_reduce(porta_launch *L, const char *op, const porta_kernel *k, const void *args,
+                      void *result, int team) {
+  porta_reduce_end end;
+  if (L->result_in_space) PORTA_CHECK(porta_reduce_end_take_(L, k, op, team, &end));
+  PORTA_CHECK(run(L, op, k, PORTA_PATTERN_REDUCE, args, result));
+  return porta_reduce_end_host_(L);
 }
 
 static int check_range(const char *op, const char *label, porta_range_policy p) {
@@ -336,7 +348,7 @@ static int reduce_range(const char *op, const char *label, porta_exec exec,
   if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
   L.range = policy;
   L.result_in_space = into;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return run_reduce(&L, op, kernel, args, result, 0);
 }
 
 static int reduce_md(const char *op, const char *label, porta_exec exec,
@@ -348,7 +360,7 @@ static int reduce_md(const char *op, const char *label, porta_exec exec,
   if (!result) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label, "no result pointer");
   L.md = policy;
   L.result_in_space = into;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return run_reduce(&L, op, kernel, args, result, 0);
 }
 
 static int reduce_team(const char *op, const char *label, porta_exec exec, porta_team_policy policy,
@@ -360,7 +372,7 @@ static int reduce_team(const char *op, const char *label, porta_exec exec, porta
   L.team = policy;
   L.league_end = policy.league_size;
   L.result_in_space = into;
-  return run(&L, op, kernel, PORTA_PATTERN_REDUCE, args, result);
+  return run_reduce(&L, op, kernel, args, result, 1);
 }
 
 int porta_parallel_reduce(const char *label, porta_exec exec, porta_range_policy policy,

@@ -207,8 +207,62 @@ static void on_gpus(const porta_decomp *d, porta_device_comm *dc) {
   porta_halo2d_destroy(&halo);
 }
 
+typedef struct {
+  porta_view_f64 v;
+} terms_args;
+
+/** v[0] + ... + v[n - 1]: a reduction to end with a sum over the ranks. */
+PORTA_REDUCE(terms_k, terms_args, a, i, porta_sum_f64, acc) { *acc += PORTA_AT1(a->v, i); }
+
+/** The same sum as the end of a reduction (porta_device_comm_end_sum), then a step copying it:
+ *  the same bits as the sum's own kernel, twice (both of the inboxes' buffers), between sums
+ *  of that kernel (they share the counter). By NCCL the end is not taken. */
+static void end_sum(porta_device_comm *dc, int nranks, double x, double want) {
+  const porta_exec ex = porta_exec_default();
+  terms_args t;
+  porta_view_f64 out;
+  APP_CHECK(porta_view_f64_create1(&t.v, "terms", 1));
+  APP_CHECK(porta_view_f64_create1(&out, "ended", 2));
+  porta_mirror_f64 h, o;
+  APP_CHECK(porta_view_f64_create_mirror_view(&h, &t.v));
+  APP_CHECK(porta_view_f64_create_mirror_view(&o, &out));
+  h.data[0] = x;
+  APP_CHECK(porta_deep_copy(t.v, h));
+  const int peer = !strcmp(porta_device_comm_transport(dc), "gpu-peer") || nranks == 1;
+  for (int round = 0; round < 3; ++round) {
+    porta_reduce_end e;
+    memset(&e, 0, sizeof e);
+    int fused = -1;
+    APP_CHECK(porta_device_comm_end_sum(dc, &e, &fused));
+    EXPECT(fused == peer, "end sum fused %d by %s", fused, porta_device_comm_transport(dc));
+    if (!fused) break;
+    APP_CHECK(porta_reduce_end_step(&e, PORTA_SCALAR_COPY, &out.data[1], &out.data[0], NULL));
+    APP_CHECK(porta_exec_end_next_reduction(ex, &e));
+    APP_CHECK(PORTA_PARALLEL_REDUCE_INTO(terms_k, ex, porta_range(0, 1), &t, &out.data[0]));
+    APP_CHECK(porta_deep_copy(o, out));
+    EXPECT(o.data[0] == want && o.data[1] == want,
+           "round %d: sum in a reduction's end %.17g (copied %.17g), the documented order "
+           "gives %.17g",
+           round, o.data[0], o.data[1], want);
+    if (round == 1) { /* the sum's own kernel between two ends */
+      APP_CHECK(porta_deep_copy(out, o));
+      APP_CHECK(porta_device_comm_sum(dc, ex, out.data, 1));
+      APP_CHECK(porta_deep_copy(o, out));
+      double all = want; /* every rank's term is `want` now: the same fold */
+      for (int r = 2; r < nranks; ++r) all += want;
+      if (nranks > 1) all += want;
+      EXPECT(o.data[0] == all, "the sum's kernel between ends: %.17g, not %.17g", o.data[0], all);
+    }
+  }
+  porta_mirror_f64_release(&h);
+  porta_mirror_f64_release(&o);
+  porta_view_f64_release(&t.v);
+  porta_view_f64_release(&out);
+}
+
 /** A sum whose bits depend on the order of its terms: the peer transport's must be the fold
- *  ((x1 + x2) + ...) + x0 computed here from every rank's term. */
+ *  ((x1 + x2) + ...) + x0 computed here from every rank's term, by its kernel and in a
+ *  reduction's end (NCCL's sum is not checked: its order is NCCL's). */
 static void sum_order(porta_device_comm *dc, int nranks) {
   const double x = (rank % 2 ? -1.0 : 1.0) * (1.0 + 0.1 * rank) * (rank % 3 == 0 ? 1e16 : 3.0);
   double *all = (double *)malloc((size_t)nranks * sizeof *all);
@@ -225,9 +279,12 @@ static void sum_order(porta_device_comm *dc, int nranks) {
   APP_CHECK(porta_deep_copy(v, h));
   APP_CHECK(porta_device_comm_sum(dc, porta_exec_default(), v.data, 1));
   APP_CHECK(porta_deep_copy(h, v));
-  EXPECT(h.data[0] == want, "peer sum %.17g, the documented order gives %.17g", h.data[0], want);
+  const int peer = !strcmp(porta_device_comm_transport(dc), "gpu-peer");
+  EXPECT(!peer || h.data[0] == want, "peer sum %.17g, the documented order gives %.17g", h.data[0],
+         want);
   porta_mirror_f64_release(&h);
   porta_view_f64_release(&v);
+  end_sum(dc, nranks, x, want);
 }
 
 /** Lists of a ring plan for round `n` values: offsets 0..n-1 go to the next rank and arrive at
@@ -343,7 +400,7 @@ int main(int argc, char **argv) {
     EXPECT(!strcmp(porta_device_comm_transport(dc), want), "PORTA_DEVICE_COMM=%s: transport %s",
            choice, porta_device_comm_transport(dc));
   }
-  if (dc && !strcmp(porta_device_comm_transport(dc), "gpu-peer")) sum_order(dc, nranks);
+  if (dc) sum_order(dc, nranks);
   if (dc) {
     porta_decomp d;
     const int64_t cells[2] = {13, 11};

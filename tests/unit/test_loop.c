@@ -25,6 +25,13 @@ PORTA_FOR(grow_k, grow_args, a, i) {
 
 PORTA_REDUCE(sum_k, grow_args, a, i, porta_sum_f64, acc) { *acc += PORTA_AT1(a->x, i); }
 
+/** A reduction whose value is not a double (a cross-rank sum refuses it). */
+PORTA_REDUCE(count_k, grow_args, a, i, porta_sum_i32, acc) {
+  (void)a;
+  (void)i;
+  *acc += 1;
+}
+
 PORTA_FOR(reset_k, grow_args, a, i) { PORTA_AT1(a->x, i) = 1.0 / (double)(1 + i % 13); }
 
 /** The device scalars: [0] this pass's sum, [1] the target. */
@@ -293,6 +300,115 @@ static void test_reduce_into(void) {
   porta_view_f64_release(&g.x);
 }
 
+/* a reduction's end (porta/reduce_end.h): its steps after the value, in the same launch, on
+   every back end, inside a recorded loop too; what it is refused with */
+typedef struct {
+  grow_args g;
+  porta_view_f64 out; /**< [0] the sum, [1] a copy of it, [2] the copy / [3] */
+} end_ctx;
+
+static porta_reduce_end end_of(porta_view_f64 out) {
+  porta_reduce_end e;
+  memset(&e, 0, sizeof e);
+  double *o = out.data;
+  PT_OK(porta_reduce_end_step(&e, PORTA_SCALAR_COPY, &o[1], &o[0], NULL));
+  PT_OK(porta_reduce_end_step(&e, PORTA_SCALAR_DIV, &o[2], &o[1], &o[3]));
+  return e;
+}
+
+static int grow_and_end(porta_exec exec, void *ctx) {
+  end_ctx *c = (end_ctx *)ctx;
+  PORTA_CHECK(PORTA_PARALLEL_FOR(grow_k, exec, porta_range(0, N), &c->g));
+  const porta_reduce_end e = end_of(c->out);
+  PORTA_CHECK(porta_exec_end_next_reduction(exec, &e));
+  return PORTA_PARALLEL_REDUCE_INTO(sum_k, exec, porta_range(0, N), &c->g, &PORTA_AT1(c->out, 0));
+}
+
+/** out[0 .. 2] are want, want and want / 3 to the bit; out[3] is still 3. */
+static void check_end(porta_view_f64 out, double want) {
+  const double third = want / 3.0;
+  PT_CHECK(want > 0.0);
+  PT_CHECK(memcmp(&out.data[0], &want, sizeof want) == 0);
+  PT_CHECK(memcmp(&out.data[1], &want, sizeof want) == 0);
+  PT_CHECK(memcmp(&out.data[2], &third, sizeof third) == 0);
+  PT_CHECK(out.data[3] == 3.0);
+}
+
+static void test_reduce_end(void) {
+  const porta_exec ex = porta_exec_default();
+  end_ctx c;
+  PT_OK(porta_view_f64_create1(&c.g.x, "x", N));
+  PT_OK(porta_view_f64_create1(&c.out, "out", 4));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &c.g));
+  const double three = 3.0;
+  PT_OK(porta_view_fill(PORTA_VIEW_ERASE(c.out), &three));
+  /* a range reduction, launched now */
+  double want = 0.0;
+  PT_OK(grow_and_end(ex, &c));
+  PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &c.g, &want));
+  check_end(c.out, want);
+  /* an mdrange reduction */
+  part_args p = {c.g.x, 73};
+  PT_OK(PORTA_PARALLEL_REDUCE(sum2_k, ex, porta_mdrange2(0, 137, 0, 73), &p, &want));
+  porta_reduce_end e = end_of(c.out);
+  PT_OK(porta_exec_end_next_reduction(ex, &e));
+  PT_OK(PORTA_PARALLEL_REDUCE_INTO(sum2_k, ex, porta_mdrange2(0, 137, 0, 73), &p,
+                                   &PORTA_AT1(c.out, 0)));
+  PT_OK(porta_exec_fence(ex, "end"));
+  check_end(c.out, want);
+  /* recorded: each run's end follows that run's sum */
+  porta_loop *loop = NULL;
+  PT_OK(porta_loop_create("end", ex, grow_and_end, &c, NULL, 0, &loop));
+  for (int run = 0; run < 2; ++run) {
+    PT_OK(porta_loop_run(loop));
+    PT_OK(porta_exec_fence(ex, "end loop"));
+    PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &c.g, &want));
+    check_end(c.out, want);
+  }
+  PT_OK(porta_loop_destroy(loop));
+  /* a blocking reduction does not take it; a team reduction into memory is refused */
+  PT_OK(porta_exec_end_next_reduction(ex, &e));
+  PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &c.g, &want));
+  int rc = PORTA_PARALLEL_REDUCE_INTO(sumt_k, ex, porta_team_policy_make(137, PORTA_AUTO, 1), &p,
+                                      &PORTA_AT1(c.out, 0));
+  PT_EXPECT_CODE(rc, PORTA_ERROR_UNSUPPORTED);
+  PT_MSG_HAS("for range and mdrange reductions");
+  /* a fifth step; a cross-rank sum without a GPU, or of more ranks than an end reaches */
+  porta_reduce_end full = end_of(c.out);
+  for (int k = 2; k < PORTA_REDUCE_END_STEPS; ++k)
+    PT_OK(porta_reduce_end_step(&full, PORTA_SCALAR_COPY, &c.out.data[1], &c.out.data[0], NULL));
+  PT_EXPECT_CODE(
+      porta_reduce_end_step(&full, PORTA_SCALAR_COPY, &c.out.data[1], &c.out.data[0], NULL),
+      PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("at most 4 steps");
+  porta_reduce_end cross;
+  memset(&cross, 0, sizeof cross);
+  unsigned long long runs = 0;
+  cross.nranks = PORTA_REDUCE_END_RANKS + 1;
+  cross.runs = &runs;
+  PT_EXPECT_CODE(porta_exec_end_next_reduction(ex, &cross), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("cross-rank sum of 17 ranks");
+  cross.nranks = 2;
+  if (!porta_exec_query(ex).on_device) {
+    PT_EXPECT_CODE(porta_exec_end_next_reduction(ex, &cross), PORTA_ERROR_UNSUPPORTED);
+    PT_MSG_HAS("needs a GPU back end");
+  } else { /* refused before the launch: a value of 4 bytes */
+    porta_view_i32 n32;
+    PT_OK(porta_view_i32_create1(&n32, "n32", 1));
+    PT_OK(porta_exec_end_next_reduction(ex, &cross));
+    rc = PORTA_PARALLEL_REDUCE_INTO(count_k, ex, porta_range(0, N), &c.g, n32.data);
+    PT_EXPECT_CODE(rc, PORTA_ERROR_INVALID_ARGUMENT);
+    PT_MSG_HAS("not one double");
+    porta_view_i32_release(&n32);
+  }
+  /* nothing left pending: the next reduction into memory has no end */
+  PT_OK(PORTA_PARALLEL_REDUCE_INTO(sum_k, ex, porta_range(0, N), &c.g, &PORTA_AT1(c.out, 0)));
+  PT_OK(porta_exec_fence(ex, "end"));
+  PT_CHECK(c.out.data[3] == 3.0);
+  porta_view_f64_release(&c.out);
+  porta_view_f64_release(&c.g.x);
+}
+
 /** A scan (refused inside a body). */
 PORTA_SCAN(scan_k, grow_args, a, i, porta_sum_f64, up, final) {
   *up += PORTA_AT1(a->x, i);
@@ -459,6 +575,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_max_passes);
   PT_RUN(test_deciding_loop);
   PT_RUN(test_reduce_into);
+  PT_RUN(test_reduce_end);
   PT_RUN(test_body_errors);
   PT_RUN(test_fork_join);
   PT_END();

@@ -252,6 +252,26 @@ int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values
 #endif
 }
 
+int porta_device_comm_end_sum(porta_device_comm *dc, porta_reduce_end *end, int *fused) {
+  const char *op = "porta_device_comm_end_sum";
+  if (!dc || !end || !fused)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL,
+                       "a device communicator, an end and a result are needed");
+  *fused = 0;
+  const porta_peer_comm *p = dc->peer;
+  if (dc->nranks == 1) {
+    *fused = 1;
+    return PORTA_SUCCESS;
+  }
+  if (!p || p->nranks > PORTA_REDUCE_END_RANKS) return PORTA_SUCCESS;
+  end->nranks = p->nranks;
+  end->rank = p->rank;
+  for (int r = 0; r < p->nranks; ++r) end->inbox[r] = p->sum.inbox[r];
+  end->runs = &p->sum.state->runs;
+  *fused = 1;
+  return PORTA_SUCCESS;
+}
+
 /** A buffer of `bytes` (at least 1) in `exec`'s memory. */
 static int device_buffer(porta_view_u8 *v, const char *label, int64_t bytes, porta_exec exec) {
   const int64_t len = bytes > 0 ? bytes : 1;

@@ -20,17 +20,20 @@
 #include <stdint.h>
 
 #include "porta/macros.h"
+#include "porta/reduce_end.h"
 
 PORTA_EXTERN_C_BEGIN
 
 /** Seconds a queued peer operation waits for its writers before it stops the GPU. */
-#define PORTA_PEER_TIMEOUT_S 300
+#define PORTA_PEER_TIMEOUT_S PORTA_CROSS_SUM_TIMEOUT_S
 /** Doubles a peer sum carries (a sum of more goes by NCCL). */
-#define PORTA_PEER_SUM_MAX 8
+#define PORTA_PEER_SUM_MAX PORTA_CROSS_SUM_SLOTS
 /** Writers an inbox has flags for (a plan's neighbours; a communicator's ranks). */
 #define PORTA_PEER_MAX 64
-/** Bytes of an inbox before its buffers: the flags, 64-bit each. */
-#define PORTA_PEER_FLAG_BYTES (8 * PORTA_PEER_MAX)
+/** Bytes of an inbox before its buffers: the flags, 64-bit each (a reduction's end sums
+ *  through the same inboxes: porta/reduce_end.h). */
+#define PORTA_PEER_FLAG_BYTES PORTA_CROSS_SUM_FLAG_BYTES
+PORTA_STATIC_ASSERT_(PORTA_PEER_FLAG_BYTES == 8 * PORTA_PEER_MAX, "a flag per writer");
 
 /** A queued operation's counters, in this rank's device memory. */
 typedef struct porta_peer_state {

@@ -5,32 +5,12 @@
 #include <cuda_runtime.h>
 
 #include "exchange_peer.h"
+#include "porta/backend/cuda/reduce_end.h"
 #include "porta/error.h"
 
 namespace {
 
 typedef unsigned long long u64;
-
-__device__ u64 load_volatile(const u64 *p) { return *(const volatile u64 *)p; }
-
-__device__ void store_volatile(u64 *p, u64 v) { *(volatile u64 *)p = v; }
-
-__device__ u64 now_ns() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-/** Until flags[0 .. n - 1] of this rank's inbox reach `run` (one thread): a writer that never
- *  comes stops the GPU after PORTA_PEER_TIMEOUT_S. */
-__device__ void wait_for_writers(const unsigned char *inbox, int n, u64 run) {
-  const u64 *flags = (const u64 *)inbox;
-  const u64 start = now_ns();
-  for (int k = 0; k < n; ++k)
-    while (load_volatile(&flags[k]) < run)
-      if (now_ns() - start > (u64)PORTA_PEER_TIMEOUT_S * 1000000000ull) __trap();
-  __threadfence();
-}
 
 /** Every block: its share of the values of `total` entries of `width` words, element t of the
  *  flattened (entry, word) pairs. */
@@ -40,7 +20,7 @@ __device__ u64 *peer_buffer(unsigned char *inbox, int64_t buffer_bytes, u64 run)
 
 __global__ void exchange_kernel(porta_peer_exchange_args a) {
   __shared__ u64 run;
-  if (threadIdx.x == 0) run = load_volatile(&a.state->runs) + 1;
+  if (threadIdx.x == 0) run = porta_cuda_load_volatile_(&a.state->runs) + 1;
   __syncthreads();
   const int64_t width = (int64_t)a.nfields * a.words; /* words per entry in a buffer */
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -64,9 +44,9 @@ __global__ void exchange_kernel(porta_peer_exchange_args a) {
       a.state->arrived = 0;
       __threadfence_system();
       for (int k = 0; k < a.nlinks; ++k)
-        store_volatile((u64 *)a.links[k].inbox + a.links[k].slot, run);
+        porta_cuda_store_volatile_((u64 *)a.links[k].inbox + a.links[k].slot, run);
     }
-    wait_for_writers(a.inbox, a.nwriters, run);
+    porta_cuda_wait_flags_(a.inbox, a.nwriters, run);
   }
   __syncthreads();
   const u64 *src = peer_buffer(a.inbox, a.buffer_bytes, run);
@@ -83,34 +63,13 @@ __global__ void exchange_kernel(porta_peer_exchange_args a) {
   __syncthreads();
   if (threadIdx.x == 0 && atomicAdd(&a.state->departed, 1u) == gridDim.x - 1) {
     a.state->departed = 0;
-    store_volatile(&a.state->runs, run);
+    porta_cuda_store_volatile_(&a.state->runs, run);
   }
 }
 
 __global__ void sum_kernel(porta_peer_sum_args a) {
-  const u64 run = load_volatile(&a.state->runs) + 1;
-  const int64_t slots = (int64_t)a.nranks * PORTA_PEER_SUM_MAX; /* doubles per buffer */
-  const int t = threadIdx.x;
-  if (t < a.nranks) { /* thread t writes this rank's values into rank t's inbox */
-    double *dst = (double *)(a.inbox[t] + PORTA_PEER_FLAG_BYTES) + (run & 1) * slots +
-                  (int64_t)a.rank * PORTA_PEER_SUM_MAX;
-    for (int i = 0; i < a.count; ++i) dst[i] = a.values[i];
-    __threadfence_system();
-    store_volatile((u64 *)a.inbox[t] + a.rank, run);
-  }
-  __syncthreads();
-  if (t == 0) {
-    wait_for_writers(a.inbox[a.rank], a.nranks, run);
-    const double *in =
-        (const double *)(a.inbox[a.rank] + PORTA_PEER_FLAG_BYTES) + (run & 1) * slots;
-    for (int i = 0; i < a.count; ++i) {
-      double s = __ldcg(in + (a.nranks > 1 ? PORTA_PEER_SUM_MAX : 0) + i);
-      for (int r = 2; r < a.nranks; ++r) s += __ldcg(in + (int64_t)r * PORTA_PEER_SUM_MAX + i);
-      if (a.nranks > 1) s += __ldcg(in + i);
-      a.values[i] = s;
-    }
-    store_volatile(&a.state->runs, run);
-  }
+  /* the code of a reduction's end, so that a sum fused there gives the same bits */
+  porta_cuda_cross_sum_(a.inbox, a.nranks, a.rank, &a.state->runs, a.values, a.count);
 }
 
 int cuda_fail(cudaError_t e, const char *op) {
@@ -134,7 +93,7 @@ extern "C" int porta_peer_exchange_queue_(const porta_peer_exchange_args *a, voi
 }
 
 extern "C" int porta_peer_sum_queue_(const porta_peer_sum_args *a, void *queue) {
-  sum_kernel<<<1, 32, 0, (cudaStream_t)queue>>>(*a);
+  sum_kernel<<<1, 1, 0, (cudaStream_t)queue>>>(*a);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? PORTA_SUCCESS : cuda_fail(e, "porta_device_comm_sum");
 }

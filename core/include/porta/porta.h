@@ -17,6 +17,7 @@
 #include "porta/profiling.h"
 #include "porta/team.h"
 #include "porta/kernel.h"
+#include "porta/reduce_end.h"
 #include "porta/ipc.h"
 #include "porta/loop.h"
 

@@ -61,6 +61,16 @@ PORTA_EXCHANGE_API const char *porta_device_comm_transport(const porta_device_co
 PORTA_EXCHANGE_API int porta_device_comm_sum(porta_device_comm *dc, porta_exec exec, double *values,
                                              int count);
 
+/** Make the sum over the ranks of one double part of a reduction's end (porta/reduce_end.h):
+ *  the reduction that takes `end` (porta_exec_end_next_reduction) then leaves the sum of every
+ *  rank's value in its result, with no kernel of its own, the same bits as
+ *  porta_device_comm_sum's. *fused = 1 when `end` now does that (the peer transport), or when
+ *  there is one rank (nothing to add); 0 when the caller must still call porta_device_comm_sum
+ *  after the reduction (NCCL). Every rank must queue the same sums, fused or not, in the same
+ *  order. */
+PORTA_EXCHANGE_API int porta_device_comm_end_sum(porta_device_comm *dc, porta_reduce_end *end,
+                                                 int *fused);
+
 /** Give the plan device buffers for queued exchanges of up to its max_fields fields, over
  *  `dc` (whose communicator must be the plan's or congruent to it). Allocates: call it before
  *  recording a loop that queues the plan. Calling it again is a no-op, and the plan stays

@@ -8,6 +8,7 @@
 
 #include "porta/policy.h"
 #include "porta/profiling.h"
+#include "porta/reduce_end.h"
 
 PORTA_EXTERN_C_BEGIN
 
@@ -40,6 +41,9 @@ typedef struct porta_launch {
    *  league_size). Read by the host launchers; after the fields above, as result_in_space. */
   const void *initial;
   int64_t league_begin, league_end;
+  /** A reduction into memory: its end (porta/reduce_end.h), NULL: none. Device launchers run
+   *  it in the kernel; the host runs a host back end's after the launcher. Last, as above. */
+  const porta_reduce_end *end;
 } porta_launch;
 
 typedef int (*porta_launcher)(const porta_launch *launch, const void *args, void *result);

@@ -18,6 +18,7 @@
 
 #include <utility>
 
+#include "porta/backend/cuda/reduce_end.h"
 #include "porta/backend/cuda/runtime.h"
 #include "porta/backend/cuda/warp.h"
 
@@ -149,17 +150,21 @@ __device__ __forceinline__ typename F::value porta_cuda_block_reduce_(typename F
 
 /** The end of every reduction kernel (blocks of PORTA_CUDA_BLOCK threads): reduce `acc` over
  *  the block; a grid of one block writes the value, otherwise each block stores its partial and
- *  the last block to finish combines all partials in block order. */
+ *  the last block to finish combines all partials in block order. The block that writes the
+ *  value then runs the launch's end (porta/reduce_end.h; all zero: none). */
 template <class F>
-__device__ __forceinline__ void porta_cuda_reduce_tail_(typename F::value acc,
-                                                        typename F::value *partials,
-                                                        unsigned *counter, typename F::value *out) {
+__device__ __forceinline__ void
+porta_cuda_reduce_tail_(typename F::value acc, typename F::value *partials, unsigned *counter,
+                        typename F::value *out, const porta_reduce_end &end) {
   typedef typename F::value V;
   __shared__ int last;
   const int t = threadIdx.x;
   acc = porta_cuda_block_reduce_<F>(acc);
   if (gridDim.x == 1) {
-    if (t == 0) *out = acc;
+    if (t == 0) {
+      *out = acc;
+      if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
+    }
     return;
   }
   if (t == 0) {
@@ -177,8 +182,21 @@ __device__ __forceinline__ void porta_cuda_reduce_tail_(typename F::value acc,
       F::join(&x, &p);
     }
     x = porta_cuda_block_reduce_<F>(x);
-    if (t == 0) *out = x;
+    if (t == 0) {
+      *out = x;
+      if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
+    }
   }
+}
+
+/** The end a launch passes to its reduction kernel (none: zeros). */
+static inline porta_reduce_end porta_cuda_end_of_(const porta_launch *L) {
+  porta_reduce_end e;
+  if (L->end)
+    e = *L->end;
+  else
+    memset(&e, 0, sizeof e);
+  return e;
 }
 
 /** Deterministic reductions: a warp's lanes (interleaved over a chunk) by the halving tree. */

@@ -120,13 +120,13 @@ __device__ __forceinline__ void porta_cuda_md_at_(const typename F::args_type_ *
 template <class F, int Rank = F::rank>
 __global__ void porta_cuda_mdreduce_k_(const typename F::args_type_ a, porta_mdrange_policy p,
                                        int64_t n, typename F::value *partials, unsigned *counter,
-                                       typename F::value *out) {
+                                       typename F::value *out, const porta_reduce_end end) {
   typename F::value acc;
   F::init(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)
     porta_cuda_md_at_<F, Rank>(&a, &p, k, 1, &acc);
-  porta_cuda_reduce_tail_<F>(acc, partials, counter, out);
+  porta_cuda_reduce_tail_<F>(acc, partials, counter, out, end);
 }
 
 /** Rank 2: tiles of 32 x (PORTA_CUDA_BLOCK / 32), gx tiles across index 0 and gridDim.x / gx
@@ -134,7 +134,8 @@ __global__ void porta_cuda_mdreduce_k_(const typename F::args_type_ a, porta_mdr
 template <class F>
 __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_mdrange_policy p,
                                           unsigned gx, typename F::value *partials,
-                                          unsigned *counter, typename F::value *out) {
+                                          unsigned *counter, typename F::value *out,
+                                          const porta_reduce_end end) {
   typename F::value acc;
   F::init(&acc);
   const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;
@@ -146,7 +147,7 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_
          i1 < p.upper[1]; i1 += s1)
       F::body(&a, i0, i1, &acc);
   }
-  porta_cuda_reduce_tail_<F>(acc, partials, counter, out);
+  porta_cuda_reduce_tail_<F>(acc, partials, counter, out, end);
 }
 
 template <class F, int Rank = F::rank>
@@ -197,7 +198,7 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
       V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
       if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
       porta_cuda_mdreduce_2d_k_<F><<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, st>>>(
-          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out);
+          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out, porta_cuda_end_of_(L));
       return porta_cuda_finish_reduce_<F>(L, out, result);
     }
   }
@@ -206,8 +207,8 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
       porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank>, &resident);
   V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
   if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-  porta_cuda_mdreduce_k_<F, Rank>
-      <<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, q, porta_cuda_counter_(), out);
+  porta_cuda_mdreduce_k_<F, Rank><<<g, PORTA_CUDA_BLOCK, 0, st>>>(
+      a, *p, n, q, porta_cuda_counter_(), out, porta_cuda_end_of_(L));
   return porta_cuda_finish_reduce_<F>(L, out, result);
 }
 

@@ -42,13 +42,13 @@ static int porta_cuda_for_(const porta_launch *L, const typename F::args_type_ &
 template <class F>
 __global__ void porta_cuda_reduce_k_(const typename F::args_type_ a, int64_t b, int64_t e,
                                      typename F::value *partials, unsigned *counter,
-                                     typename F::value *out) {
+                                     typename F::value *out, const porta_reduce_end end) {
   typename F::value acc;
   F::init(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < e; i += step)
     F::body(&a, i, &acc);
-  porta_cuda_reduce_tail_<F>(acc, partials, counter, out);
+  porta_cuda_reduce_tail_<F>(acc, partials, counter, out, end);
 }
 
 template <class F>
@@ -89,7 +89,8 @@ static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type
     const unsigned g = porta_cuda_reduce_grid_(n, (const void *)porta_cuda_reduce_k_<F>, &resident);
     V *p = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
     if (!p) return PORTA_ERROR_OUT_OF_MEMORY;
-    porta_cuda_reduce_k_<F><<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, b, e, p, porta_cuda_counter_(), out);
+    porta_cuda_reduce_k_<F><<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, b, e, p, porta_cuda_counter_(), out,
+                                                            porta_cuda_end_of_(L));
   }
   return porta_cuda_finish_reduce_<F>(L, out, result);
 }

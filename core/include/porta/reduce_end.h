@@ -1,0 +1,72 @@
+/** @file reduce_end.h
+ *  The end of a reduction into memory of its execution space (porta_parallel_reduce_into and
+ *  porta_parallel_reduce_md_into), run by the reduction itself once its value is final: the
+ *  value summed over ranks (a cross-rank sum, which the exchange library sets up:
+ *  porta_device_comm_end_sum), then a few scalar steps on doubles of the same memory.
+ *
+ *  Why: on a GPU every kernel of a dependent chain costs a launch after its predecessor ends,
+ *  about 7 us for a one-thread kernel between two large ones on an H100. A solver iteration's
+ *  "sum the dot product over the ranks, then alpha = rr / pw" is two such kernels; as the
+ *  reduction's end they are none (the reduction's last block runs them). Host back ends run the
+ *  steps after the reduction, on the host.
+ *
+ *  Set with porta_exec_end_next_reduction before the launch: the next reduction into memory on
+ *  that instance, from the same host thread, takes it (inside a recorded loop too: it is a
+ *  kernel argument). Not for deterministic reductions or team policies. */
+#ifndef PORTA_REDUCE_END_H
+#define PORTA_REDUCE_END_H
+
+#include <stdint.h>
+
+#include "porta/macros.h"
+#include "porta/runtime.h"
+
+PORTA_EXTERN_C_BEGIN
+
+/** Scalar steps a reduction's end runs, in order. */
+#define PORTA_REDUCE_END_STEPS 4
+/** Ranks a cross-rank sum in a reduction's end reaches (more: sum in a kernel of its own). */
+#define PORTA_REDUCE_END_RANKS 16
+
+/** The cross-rank sum's inboxes (device memory every rank maps): a 64-bit flag per writer
+ *  (PORTA_CROSS_SUM_FLAG_BYTES), then two buffers of PORTA_CROSS_SUM_SLOTS doubles per rank,
+ *  used alternately by the sum's runs (exchange library, exchange_peer.h). */
+#define PORTA_CROSS_SUM_FLAG_BYTES 512
+#define PORTA_CROSS_SUM_SLOTS 8
+/** Seconds a cross-rank sum waits for the other ranks before it stops the GPU (a trap). */
+#define PORTA_CROSS_SUM_TIMEOUT_S 300
+
+typedef enum porta_scalar_step_kind {
+  PORTA_SCALAR_COPY = 1, /**< *dst = *a */
+  PORTA_SCALAR_DIV = 2   /**< *dst = *a / *b */
+} porta_scalar_step_kind;
+
+/** One scalar step: doubles in the reduction's memory space. */
+typedef struct porta_scalar_step {
+  int32_t kind, pad; /**< porta_scalar_step_kind */
+  double *dst;
+  const double *a, *b;
+} porta_scalar_step;
+
+/** A reduction's end, passed by value. Zeroed: nothing. */
+typedef struct porta_reduce_end {
+  /** The cross-rank sum (nranks 0: none): the value, a double sum, added over the ranks as
+   *  ((x1 + x2) + ...) + x0, the order of the exchange library's sums (the same bits). */
+  int32_t nranks, rank;
+  unsigned char *inbox[PORTA_REDUCE_END_RANKS]; /**< every rank's inbox, mapped here */
+  unsigned long long *runs;                     /**< the sums finished (device memory) */
+  int32_t nsteps, pad;
+  porta_scalar_step steps[PORTA_REDUCE_END_STEPS];
+} porta_reduce_end;
+
+/** Append the step *dst = *a (kind COPY, b unused) or *dst = *a / *b to `end`. */
+PORTA_API int porta_reduce_end_step(porta_reduce_end *end, porta_scalar_step_kind kind, double *dst,
+                                    const double *a, const double *b);
+
+/** The next reduction into memory on `exec` ends with `end` (copied). A cross-rank sum needs a
+ *  GPU back end; the reduction's value must then be one double. Replaces an end not yet taken. */
+PORTA_API int porta_exec_end_next_reduction(porta_exec exec, const porta_reduce_end *end);
+
+PORTA_EXTERN_C_END
+
+#endif /* PORTA_REDUCE_END_H */
