@@ -28,9 +28,10 @@ PORTA_EXTERN_C_BEGIN
 /** Ranks a cross-rank sum in a reduction's end reaches (more: sum in a kernel of its own). */
 #define PORTA_REDUCE_END_RANKS 16
 
-/** The cross-rank sum's inboxes (device memory every rank maps): a 64-bit flag per writer
- *  (PORTA_CROSS_SUM_FLAG_BYTES), then two buffers of PORTA_CROSS_SUM_SLOTS doubles per rank,
- *  used alternately by the sum's runs (exchange library, exchange_peer.h). */
+/** The cross-rank sum's inboxes (device memory every rank maps): PORTA_CROSS_SUM_FLAG_BYTES
+ *  (the exchanges' flags; a sum carries its own in its words), then two buffers of
+ *  PORTA_CROSS_SUM_SLOTS values per rank, each value two 64-bit words, used alternately by the
+ *  sum's runs (exchange library, exchange_peer.h). */
 #define PORTA_CROSS_SUM_FLAG_BYTES 512
 #define PORTA_CROSS_SUM_SLOTS 8
 /** Seconds a cross-rank sum waits for the other ranks before it stops the GPU (a trap). */

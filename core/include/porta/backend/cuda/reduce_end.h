@@ -39,27 +39,41 @@ __device__ inline void porta_cuda_wait_flags_(const unsigned char *inbox, int n,
 }
 
 /** values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over `nranks` ranks, one
- *  thread: written into every rank's inbox (buffer run % 2, this rank's slots), this rank's
- *  flag raised there, every rank's flag awaited here, then ((x1 + x2) + ...) + x0 (on two
- *  ranks x1 + x0: a + b on both, as MPI's) back into values; `*runs` counts the sums. */
+ *  thread: written into every rank's inbox (buffer run % 2, this rank's slots), then every
+ *  rank's values awaited here and added as ((x1 + x2) + ...) + x0 (on two ranks x1 + x0: a + b
+ *  on both, as MPI's) back into values; `*runs` counts the sums. Each double travels as two
+ *  64-bit words of (its half, the run's low 32 bits), stored whole, so a reader that sees the
+ *  run in both has the value: no fence and no flag of its own (NCCL's LL protocol). */
 __device__ inline void porta_cuda_cross_sum_(unsigned char *const *inbox, int nranks, int rank,
                                              unsigned long long *runs, double *values, int count) {
-  const unsigned long long run = porta_cuda_load_volatile_(runs) + 1;
-  const long long slots = (long long)nranks * PORTA_CROSS_SUM_SLOTS; /* doubles per buffer */
+  typedef unsigned long long u64;
+  const u64 run = porta_cuda_load_volatile_(runs) + 1;
+  const u64 tag = (run & 0xffffffffull) << 32;
+  const long long words = (long long)nranks * PORTA_CROSS_SUM_SLOTS * 2; /* per buffer */
   for (int r = 0; r < nranks; ++r) {
-    double *dst = (double *)(inbox[r] + PORTA_CROSS_SUM_FLAG_BYTES) + (run & 1) * slots +
-                  (long long)rank * PORTA_CROSS_SUM_SLOTS;
-    for (int i = 0; i < count; ++i) dst[i] = values[i];
+    u64 *dst = (u64 *)(inbox[r] + PORTA_CROSS_SUM_FLAG_BYTES) + (run & 1) * words +
+               (long long)rank * PORTA_CROSS_SUM_SLOTS * 2;
+    for (int i = 0; i < count; ++i) {
+      const u64 v = (u64)__double_as_longlong(values[i]);
+      porta_cuda_store_volatile_(&dst[2 * i], tag | (v & 0xffffffffull));
+      porta_cuda_store_volatile_(&dst[2 * i + 1], tag | (v >> 32));
+    }
   }
-  __threadfence_system();
-  for (int r = 0; r < nranks; ++r)
-    porta_cuda_store_volatile_((unsigned long long *)inbox[r] + rank, run);
-  porta_cuda_wait_flags_(inbox[rank], nranks, run);
-  const double *in = (const double *)(inbox[rank] + PORTA_CROSS_SUM_FLAG_BYTES) + (run & 1) * slots;
+  const u64 *in = (const u64 *)(inbox[rank] + PORTA_CROSS_SUM_FLAG_BYTES) + (run & 1) * words;
+  const u64 start = porta_cuda_now_ns_();
+  /* term i of rank q, once both its words carry this run */
+  auto term = [&](int q, int i) {
+    const u64 *w = in + ((long long)q * PORTA_CROSS_SUM_SLOTS + i) * 2;
+    u64 lo, hi;
+    while (((lo = porta_cuda_load_volatile_(&w[0])) & ~0xffffffffull) != tag ||
+           ((hi = porta_cuda_load_volatile_(&w[1])) & ~0xffffffffull) != tag)
+      if (porta_cuda_now_ns_() - start > (u64)PORTA_CROSS_SUM_TIMEOUT_S * 1000000000ull) __trap();
+    return __longlong_as_double((long long)((hi << 32) | (lo & 0xffffffffull)));
+  };
   for (int i = 0; i < count; ++i) {
-    double s = __ldcg(in + (nranks > 1 ? PORTA_CROSS_SUM_SLOTS : 0) + i);
-    for (int r = 2; r < nranks; ++r) s += __ldcg(in + (long long)r * PORTA_CROSS_SUM_SLOTS + i);
-    if (nranks > 1) s += __ldcg(in + i);
+    double s = term(nranks > 1 ? 1 : 0, i);
+    for (int r = 2; r < nranks; ++r) s += term(r, i);
+    if (nranks > 1) s += term(0, i);
     values[i] = s;
   }
   porta_cuda_store_volatile_(runs, run);
