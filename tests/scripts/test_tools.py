@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The suite's tools on small inputs, on the host back ends. scripts/compare-backends: its CSV must
 hold one row per configuration with values that fit together, and a real disagreement must fail
-it. scripts/scaling: its CSV's problem sizes, times and efficiencies. scripts/slurm/cpu.sbatch,
-run outside Slurm: every app's run summary.
+it. scripts/scaling: its CSV's problem sizes, times and efficiencies, and its plot drawn again
+from the CSV (--replot). scripts/slurm/cpu.sbatch, run outside Slurm: every app's run summary.
 
   test_tools.py SCRIPTS_DIR BUILD_DIR CASE
   CASE: tealeaf, minife, minimd, disagree (compare-backends), scaling, slurm
@@ -165,6 +165,15 @@ elif case == "scaling":
     expect(close(float(rows[1]["speedup"]), 2 * t[0] / t[1], 1e-9), "weak speed-up 2 t1 / t2")
     expect(all(x["check"] == "none" for x in rows), "miniFE unverified in a scaling series")
     plot_made(os.path.join(out, "minife-weak.png"), r.stderr)
+    # --replot: the plot drawn again from the CSV alone (a series run without matplotlib)
+    png = os.path.join(out, "minife-weak.png")
+    if os.path.exists(png):
+        os.remove(png)
+    rr = subprocess.run([os.path.join(scripts, "scaling"),
+                         f"--replot={os.path.join(out, 'minife-weak.csv')}"],
+                        capture_output=True, text=True, env=env)
+    expect(rr.returncode == 0, f"--replot: exit {rr.returncode}: {rr.stderr}")
+    plot_made(png, rr.stderr)
     # --model: the model's columns beside the measured ones; one rank is the measured time itself,
     # two ranks the model's prediction from it (scripts/lib/porta_model.py, tools.model)
     sys.path.insert(0, os.path.join(scripts, "lib"))
@@ -237,6 +246,8 @@ elif case == "bad_args":
         (["scaling", "minife", "--weak", f"--out={afile}/sub"], "cannot write results in"),
         (["scaling", "minife", "--strong", "--out=/proc/porta-results"], "cannot write results in"),
         (["scaling", "minife", "--weak", "--strong"], "--weak and --strong exclude each other"),
+        (["scaling", f"--replot={afile}"], "is not a series' CSV"),
+        (["scaling", f"--replot={afile}-dir/minife-weak.csv"], "cannot read"),
         (["compare-backends", "minife", f"--out={afile}"], "exists and is not a folder"),
         (["compare-backends", "tealeaf", "--out=/proc/porta/x"], "cannot write results in"),
     ]
