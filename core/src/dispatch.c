@@ -392,18 +392,22 @@ int porta_parallel_reduce_team(const char *label, porta_exec exec, porta_team_po
 
 int porta_parallel_reduce_into(const char *label, porta_exec exec, porta_range_policy policy,
                                const porta_kernel *kernel, const void *args, void *result) {
-  return reduce_range("porta_parallel_reduce_into", label, exec, policy, kernel, args, result, 1);
+  /* a launch that failed leaves no end for a later one */
+  return porta_reduce_end_settle_(exec, reduce_range("porta_parallel_reduce_into", label, exec,
+                                                     policy, kernel, args, result, 1));
 }
 
 int porta_parallel_reduce_md_into(const char *label, porta_exec exec, porta_mdrange_policy policy,
                                   const porta_kernel *kernel, const void *args, void *result) {
-  return reduce_md("porta_parallel_reduce_md_into", label, exec, policy, kernel, args, result, 1);
+  /* a launch that failed leaves no end for a later one */
+  return porta_reduce_end_settle_(exec, reduce_md("porta_parallel_reduce_md_into", label, exec,
+                                                  policy, kernel, args, result, 1));
 }
 
 int porta_parallel_reduce_team_into(const char *label, porta_exec exec, porta_team_policy policy,
                                     const porta_kernel *kernel, const void *args, void *result) {
-  return reduce_team("porta_parallel_reduce_team_into", label, exec, policy, kernel, args, result,
-                     1);
+  return porta_reduce_end_settle_(exec, reduce_team("porta_parallel_reduce_team_into", label, exec,
+                                                    policy, kernel, args, result, 1));
 }
 
 int porta_parallel_scan(const char *label, porta_exec exec, porta_range_policy policy,

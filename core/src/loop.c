@@ -7,6 +7,7 @@
 
 #include "loop_private.h"
 #include "profiling_private.h"
+#include "reduce_end_private.h"
 
 int porta_refuse_in_loop_(const char *op, const char *label) {
   return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
@@ -24,7 +25,13 @@ int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
   porta_state_.nforked = 0;
   int rc = loop->body(exec, loop->ctx);
   const int unjoined = porta_state_.nforked > 0 ? porta_state_.forked[0] : -1;
-  porta_join_forks_(exec); /* a recording ends whole either way */
+  porta_join_forks_(exec);                           /* a recording ends whole either way */
+  const int end_left = porta_reduce_end_drop_(exec); /* not for a launch after the body */
+  if (rc == PORTA_SUCCESS && end_left)
+    rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT,
+                     capturing ? "porta_loop_create" : "porta_loop_run", loop->label,
+                     "the body set a reduction's end (porta_exec_end_next_reduction) that no "
+                     "reduction of the body took");
   if (rc == PORTA_SUCCESS && unjoined >= 0)
     rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT,
                      capturing ? "porta_loop_create" : "porta_loop_run", loop->label,

@@ -83,10 +83,10 @@ int porta_reduce_end_take_(porta_launch *L, const porta_kernel *k, const char *o
     if (!pending[q].used || !same_exec(pending[q].exec, L->exec)) continue;
     pending[q].used = 0;
     *into = pending[q].end;
-    if (team || L->deterministic)
+    if (team)
       return porta_error(PORTA_ERROR_UNSUPPORTED, op, L->label,
                          "a reduction's end (porta_exec_end_next_reduction) is for range and "
-                         "mdrange reductions that are not deterministic");
+                         "mdrange reductions");
     if (into->nranks > 0 && k->value_size != sizeof(double))
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, L->label,
                          "a cross-rank sum in the end of kernel '%s', whose value is %u bytes, "
@@ -96,6 +96,25 @@ int porta_reduce_end_take_(porta_launch *L, const porta_kernel *k, const char *o
     return PORTA_SUCCESS;
   }
   return PORTA_SUCCESS;
+}
+
+int porta_reduce_end_settle_(porta_exec exec, int rc) {
+  if (rc != PORTA_SUCCESS) (void)porta_reduce_end_drop_(exec);
+  return rc;
+}
+
+int porta_reduce_end_drop_(porta_exec exec) {
+  int dropped = 0;
+  for (int q = 0; q < PENDING_MAX; ++q)
+    if (pending[q].used && same_exec(pending[q].exec, exec)) {
+      pending[q].used = 0;
+      dropped = 1;
+    }
+  return dropped;
+}
+
+void porta_reduce_end_clear_(void) {
+  for (int q = 0; q < PENDING_MAX; ++q) pending[q].used = 0;
 }
 
 int porta_reduce_end_host_(const porta_launch *L) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "profiling_private.h"
+#include "reduce_end_private.h"
 #include "runtime_private.h"
 
 porta_state porta_state_ = {
@@ -491,6 +492,7 @@ int porta_finalize(void) {
                        "Porta is not initialised");
   if (porta_state_.recording) return porta_refuse_in_loop_("porta_finalize", NULL);
   porta_fence("porta_finalize");
+  porta_reduce_end_clear_();
   porta_profiling_finalize(stdout);
   porta_host_workspace_free_();
   for (int b = PORTA_NUM_BACKENDS - 1; b >= 0; --b) {

@@ -324,6 +324,13 @@ static int grow_and_end(porta_exec exec, void *ctx) {
   return PORTA_PARALLEL_REDUCE_INTO(sum_k, exec, porta_range(0, N), &c->g, &PORTA_AT1(c->out, 0));
 }
 
+/** A body that sets an end and launches no reduction. */
+static int set_end_only(porta_exec exec, void *ctx) {
+  end_ctx *c = (end_ctx *)ctx;
+  const porta_reduce_end e = end_of(c->out);
+  return porta_exec_end_next_reduction(exec, &e);
+}
+
 /** out[0 .. 2] are want, want and want / 3 to the bit; out[3] is still 3. */
 static void check_end(porta_view_f64 out, double want) {
   const double third = want / 3.0;
@@ -366,11 +373,36 @@ static void test_reduce_end(void) {
     check_end(c.out, want);
   }
   PT_OK(porta_loop_destroy(loop));
+  int rc;
+  /* deterministic reductions run it too (their tree's kernel, or the host) */
+  porta_set_deterministic(1);
+  PT_OK(grow_and_end(ex, &c));
+  PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &c.g, &want));
+  check_end(c.out, want);
+  porta_set_deterministic(0);
+  /* a launch that fails drops it; so does a loop's body that leaves it untaken (refused) */
+  const double seven = 7.0;
+  PT_OK(porta_exec_end_next_reduction(ex, &e));
+  PT_EXPECT_CODE(porta_parallel_reduce_into("none", ex, porta_range(0, N), &sum_k, &c.g, NULL),
+                 PORTA_ERROR_INVALID_ARGUMENT);
+  loop = NULL; /* refused where the body runs: at creation (recorded) or at the run */
+  rc = porta_loop_create("end left", ex, set_end_only, &c, NULL, 0, &loop);
+  if (rc == PORTA_SUCCESS) {
+    rc = porta_loop_run(loop);
+    PT_OK(porta_loop_destroy(loop));
+  }
+  PT_EXPECT_CODE(rc, PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("that no reduction of the body took");
+  PT_OK(porta_exec_fence(ex, "end"));
+  c.out.data[1] = seven; /* host-reachable, as the checks' reads */
+  PT_OK(PORTA_PARALLEL_REDUCE_INTO(sum_k, ex, porta_range(0, N), &c.g, &PORTA_AT1(c.out, 0)));
+  PT_OK(porta_exec_fence(ex, "end"));
+  PT_CHECK(c.out.data[1] == 7.0);
   /* a blocking reduction does not take it; a team reduction into memory is refused */
   PT_OK(porta_exec_end_next_reduction(ex, &e));
   PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &c.g, &want));
-  int rc = PORTA_PARALLEL_REDUCE_INTO(sumt_k, ex, porta_team_policy_make(137, PORTA_AUTO, 1), &p,
-                                      &PORTA_AT1(c.out, 0));
+  rc = PORTA_PARALLEL_REDUCE_INTO(sumt_k, ex, porta_team_policy_make(137, PORTA_AUTO, 1), &p,
+                                  &PORTA_AT1(c.out, 0));
   PT_EXPECT_CODE(rc, PORTA_ERROR_UNSUPPORTED);
   PT_MSG_HAS("for range and mdrange reductions");
   /* a fifth step; a cross-rank sum without a GPU, or of more ranks than an end reaches */

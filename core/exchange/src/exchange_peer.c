@@ -29,7 +29,7 @@ void porta_peer_comm_release_(porta_peer_comm *p) {
 static int map_sum_inboxes(porta_peer_comm *p, MPI_Comm comm) {
   porta_ipc_handle mine;
   /* two buffers of every rank's values, each double two 64-bit words (reduce_end.h) */
-  const size_t bytes = PORTA_PEER_FLAG_BYTES + 2 * (size_t)p->nranks * PORTA_PEER_SUM_MAX * 16;
+  const size_t bytes = 2 * (size_t)p->nranks * PORTA_PEER_SUM_MAX * 16;
   PORTA_CHECK(porta_ipc_alloc(bytes, &p->own, &mine));
   PORTA_CHECK(porta_peer_zero_(p->own, bytes));
   PORTA_CHECK(porta_peer_alloc_(sizeof(porta_peer_state), (void **)&p->sum.state));

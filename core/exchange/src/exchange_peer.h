@@ -3,13 +3,15 @@
  *  IPC), the device communicator's other transport beside NCCL (exchange_device.c). Internal to
  *  the exchange library.
  *
- *  Every rank owns an inbox in device memory that the others map: a flag per writer, then two
- *  buffers. A queued operation is one kernel on the caller's instance, so a recorded loop holds
- *  it: it writes this rank's values straight into the readers' inboxes (buffer e % 2 for the
- *  operation's e-th run), raises its flag there to e, waits until every writer's flag in its
- *  own inbox reaches e, and reads its inbox. Two buffers suffice: a writer reaches run e + 2
- *  only after every reader raised its flag for run e + 1, which a reader does after its run e
- *  finished reading. Flags only grow (the run counter lives in device memory), so nothing is
+ *  Every rank owns an inbox in device memory that the others map: for an exchange a flag per
+ *  writer, then two buffers; for the sums two buffers alone. A queued operation is one kernel on
+ *  the caller's instance, so a recorded loop holds it: it writes this rank's values straight
+ *  into the readers' inboxes (buffer e % 2 for the operation's e-th run), marks them as run e's
+ *  (an exchange raises its flag there to e after a system fence; a sum's 64-bit words carry e
+ *  themselves: porta/backend/cuda/reduce_end.h, which a reduction's end runs too), waits until
+ *  every writer's values in its own inbox are run e's, and reads its inbox. Two buffers suffice:
+ *  a writer reaches run e + 2 only after every reader marked its run e + 1, which a reader does
+ *  after its run e finished reading. The run counters live in device memory, so nothing is
  *  reset between runs or replays of a recorded loop.
  *
  *  A waiting kernel stops the GPU with an error (a trap) after PORTA_PEER_TIMEOUT_S seconds, so
@@ -30,10 +32,8 @@ PORTA_EXTERN_C_BEGIN
 #define PORTA_PEER_SUM_MAX PORTA_CROSS_SUM_SLOTS
 /** Writers an inbox has flags for (a plan's neighbours; a communicator's ranks). */
 #define PORTA_PEER_MAX 64
-/** Bytes of an inbox before its buffers: the flags, 64-bit each (a reduction's end sums
- *  through the same inboxes: porta/reduce_end.h). */
-#define PORTA_PEER_FLAG_BYTES PORTA_CROSS_SUM_FLAG_BYTES
-PORTA_STATIC_ASSERT_(PORTA_PEER_FLAG_BYTES == 8 * PORTA_PEER_MAX, "a flag per writer");
+/** Bytes of an exchange's inbox before its buffers: the flags, 64-bit each. */
+#define PORTA_PEER_FLAG_BYTES (8 * PORTA_PEER_MAX)
 
 /** A queued operation's counters, in this rank's device memory. */
 typedef struct porta_peer_state {

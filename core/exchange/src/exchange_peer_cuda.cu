@@ -1,7 +1,7 @@
 /** @file exchange_peer_cuda.cu
- *  The peer transport's kernels (exchange_peer.h): a queued exchange and a queued sum, each one
- *  kernel that writes into the readers' mapped inboxes, raises its flags there and waits for its
- *  own. */
+ *  The peer transport's kernels (exchange_peer.h): a queued exchange, one kernel that writes
+ *  into the readers' mapped inboxes, raises its flags there and waits for its own; and a queued
+ *  sum, the cross-rank sum of a reduction's end (porta/backend/cuda/reduce_end.h) alone. */
 #include <cuda_runtime.h>
 
 #include "exchange_peer.h"
@@ -11,6 +11,17 @@
 namespace {
 
 typedef unsigned long long u64;
+
+/** Until flags[0 .. n - 1] at the start of `inbox` reach `run` (one thread): a writer that
+ *  never comes stops the GPU after PORTA_PEER_TIMEOUT_S. */
+__device__ void wait_for_writers(const unsigned char *inbox, int n, u64 run) {
+  const u64 *flags = (const u64 *)inbox;
+  const u64 start = porta_cuda_now_ns_();
+  for (int k = 0; k < n; ++k)
+    while (porta_cuda_load_volatile_(&flags[k]) < run)
+      if (porta_cuda_now_ns_() - start > (u64)PORTA_PEER_TIMEOUT_S * 1000000000ull) __trap();
+  __threadfence();
+}
 
 /** Every block: its share of the values of `total` entries of `width` words, element t of the
  *  flattened (entry, word) pairs. */
@@ -46,7 +57,7 @@ __global__ void exchange_kernel(porta_peer_exchange_args a) {
       for (int k = 0; k < a.nlinks; ++k)
         porta_cuda_store_volatile_((u64 *)a.links[k].inbox + a.links[k].slot, run);
     }
-    porta_cuda_wait_flags_(a.inbox, a.nwriters, run);
+    wait_for_writers(a.inbox, a.nwriters, run);
   }
   __syncthreads();
   const u64 *src = peer_buffer(a.inbox, a.buffer_bytes, run);

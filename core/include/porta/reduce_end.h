@@ -28,11 +28,9 @@ PORTA_EXTERN_C_BEGIN
 /** Ranks a cross-rank sum in a reduction's end reaches (more: sum in a kernel of its own). */
 #define PORTA_REDUCE_END_RANKS 16
 
-/** The cross-rank sum's inboxes (device memory every rank maps): PORTA_CROSS_SUM_FLAG_BYTES
- *  (the exchanges' flags; a sum carries its own in its words), then two buffers of
- *  PORTA_CROSS_SUM_SLOTS values per rank, each value two 64-bit words, used alternately by the
- *  sum's runs (exchange library, exchange_peer.h). */
-#define PORTA_CROSS_SUM_FLAG_BYTES 512
+/** The cross-rank sum's inboxes (device memory every rank maps): two buffers of
+ *  PORTA_CROSS_SUM_SLOTS values per rank, each value two 64-bit words that carry its run (no
+ *  flags of their own), used alternately by the sum's runs (exchange library, exchange_peer.h). */
 #define PORTA_CROSS_SUM_SLOTS 8
 /** Seconds a cross-rank sum waits for the other ranks before it stops the GPU (a trap). */
 #define PORTA_CROSS_SUM_TIMEOUT_S 300
@@ -51,7 +49,8 @@ typedef struct porta_scalar_step {
 
 /** A reduction's end, passed by value. Zeroed: nothing. */
 typedef struct porta_reduce_end {
-  /** The cross-rank sum (nranks 0: none): the value, a double sum, added over the ranks as
+  /** The cross-rank sum (nranks 0: none): the value, that of a sum of doubles (the reducer is not
+   *  checked: one double of a max would be added too), added over the ranks as
    *  ((x1 + x2) + ...) + x0, the order of the exchange library's sums (the same bits). */
   int32_t nranks, rank;
   unsigned char *inbox[PORTA_REDUCE_END_RANKS]; /**< every rank's inbox, mapped here */

@@ -210,7 +210,8 @@ __device__ __forceinline__ void porta_cuda_det_lanes_(typename F::value *acc, in
 
 /** Deterministic tail: combine n chunk partials by the host's halving tree, in one block. */
 template <class F>
-__global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename F::value *out) {
+__global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename F::value *out,
+                                       const porta_reduce_end end) {
   int64_t s = 1;
   while (s < n) s <<= 1;
   for (s >>= 1; s > 0; s >>= 1) {
@@ -223,6 +224,7 @@ __global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename
       *out = p[0];
     else
       F::init(out);
+    if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
   }
 }
 

@@ -183,7 +183,7 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
       porta_cuda_mdreduce_det_k_<F, Rank>
           <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, nc,
                                                                                      q);
-    porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out);
+    porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out, porta_cuda_end_of_(L));
     return porta_cuda_finish_reduce_<F>(L, out, result);
   }
   if constexpr (Rank == 2) {

@@ -83,7 +83,7 @@ static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type
       porta_cuda_reduce_det_k_<F>
           <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, b, e, nc,
                                                                                      p);
-    porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(p, nc, out);
+    porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(p, nc, out, porta_cuda_end_of_(L));
   } else {
     static int resident = 0;
     const unsigned g = porta_cuda_reduce_grid_(n, (const void *)porta_cuda_reduce_k_<F>, &resident);

@@ -24,20 +24,6 @@ __device__ __forceinline__ unsigned long long porta_cuda_now_ns_() {
   return t;
 }
 
-/** Until flags[0 .. n - 1] at the start of `inbox` reach `run` (one thread): a writer that
- *  never comes stops the GPU after PORTA_CROSS_SUM_TIMEOUT_S. */
-__device__ inline void porta_cuda_wait_flags_(const unsigned char *inbox, int n,
-                                              unsigned long long run) {
-  const unsigned long long *flags = (const unsigned long long *)inbox;
-  const unsigned long long start = porta_cuda_now_ns_();
-  for (int k = 0; k < n; ++k)
-    while (porta_cuda_load_volatile_(&flags[k]) < run)
-      if (porta_cuda_now_ns_() - start >
-          (unsigned long long)PORTA_CROSS_SUM_TIMEOUT_S * 1000000000ull)
-        __trap();
-  __threadfence();
-}
-
 /** values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over `nranks` ranks, one
  *  thread: written into every rank's inbox (buffer run % 2, this rank's slots), then every
  *  rank's values awaited here and added as ((x1 + x2) + ...) + x0 (on two ranks x1 + x0: a + b
@@ -48,18 +34,18 @@ __device__ inline void porta_cuda_cross_sum_(unsigned char *const *inbox, int nr
                                              unsigned long long *runs, double *values, int count) {
   typedef unsigned long long u64;
   const u64 run = porta_cuda_load_volatile_(runs) + 1;
-  const u64 tag = (run & 0xffffffffull) << 32;
+  /* 1 .. 2^32 - 1: never the zeroed inbox's, and never run + 2's (the same buffer) */
+  const u64 tag = (run % 0xffffffffull + 1) << 32;
   const long long words = (long long)nranks * PORTA_CROSS_SUM_SLOTS * 2; /* per buffer */
   for (int r = 0; r < nranks; ++r) {
-    u64 *dst = (u64 *)(inbox[r] + PORTA_CROSS_SUM_FLAG_BYTES) + (run & 1) * words +
-               (long long)rank * PORTA_CROSS_SUM_SLOTS * 2;
+    u64 *dst = (u64 *)inbox[r] + (run & 1) * words + (long long)rank * PORTA_CROSS_SUM_SLOTS * 2;
     for (int i = 0; i < count; ++i) {
       const u64 v = (u64)__double_as_longlong(values[i]);
       porta_cuda_store_volatile_(&dst[2 * i], tag | (v & 0xffffffffull));
       porta_cuda_store_volatile_(&dst[2 * i + 1], tag | (v >> 32));
     }
   }
-  const u64 *in = (const u64 *)(inbox[rank] + PORTA_CROSS_SUM_FLAG_BYTES) + (run & 1) * words;
+  const u64 *in = (const u64 *)inbox[rank] + (run & 1) * words;
   const u64 start = porta_cuda_now_ns_();
   /* term i of rank q, once both its words carry this run */
   auto term = [&](int q, int i) {

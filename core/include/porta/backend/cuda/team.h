@@ -218,7 +218,7 @@ static int porta_cuda_team_reduce_(const porta_launch *L, const typename F::args
   const cudaStream_t st = porta_cuda_stream_of_(L);
   porta_cuda_team_reduce_k_<F>
       <<<k.grid, k.blk, k.smem, st>>>(a, *p, k.l1, k.l1b, det, part, porta_cuda_counter_(), out);
-  if (det) porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(part, np, out);
+  if (det) porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(part, np, out, porta_cuda_end_of_(L));
   return porta_cuda_finish_reduce_<F>(L, out, result);
 }
 
