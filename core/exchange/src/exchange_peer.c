@@ -100,7 +100,16 @@ typedef struct peer_offer {
   int64_t at, count;    /**< the entry's receive displacement and count, in values */
   int64_t buffer_bytes; /**< each of the rank's two receive buffers */
   int32_t slot, rank;
+  int32_t tagged, pad; /**< the rank reads tagged words (PORTA_PEER_EXCHANGE=tagged) */
 } peer_offer;
+
+/** Whether this process's plans send tagged words (each 64-bit word as two that carry the
+ *  run, as the sums do: no system fence and no flags), asked by PORTA_PEER_EXCHANGE=tagged.
+ *  Every rank must ask alike: link_up refuses a pair that differs. */
+static int tagged_words(void) {
+  const char *v = getenv("PORTA_PEER_EXCHANGE");
+  return v && strcmp(v, "tagged") == 0;
+}
 
 /** Entry k's mapping is the first of its rank's (the one to close). */
 static int first_of_rank(const porta_exchange *x, int k) {
@@ -161,7 +170,10 @@ static int map_inbox(porta_exchange *x, int k, int me, const peer_offer *theirs)
  *  left in *old (the neighbours still have it mapped) and this rank's own entries unmapped. */
 static int reserve_inbox(porta_exchange *x, void **old) {
   *old = NULL;
-  const int64_t need = ((int64_t)x->value_size * x->max_fields * x->recv_total + 255) / 256 * 256;
+  x->qpeer_tagged = tagged_words();
+  const int64_t need =
+      ((int64_t)x->value_size * x->max_fields * x->recv_total * (x->qpeer_tagged ? 2 : 1) + 255) /
+      256 * 256;
   if (x->qpeer_inbox && need <= x->qpeer_buffer_bytes) return PORTA_SUCCESS;
   const int64_t bytes = (need + need / 4 + 255) / 256 * 256; /* room for updates to grow */
   const size_t inbox_bytes = PORTA_PEER_FLAG_BYTES + 2 * (size_t)bytes;
@@ -226,6 +238,7 @@ static int link_up(porta_exchange *x, const char *op, int rc) {
     mine[k].buffer_bytes = x->qpeer_buffer_bytes;
     mine[k].slot = k;
     mine[k].rank = me;
+    mine[k].tagged = x->qpeer_tagged;
   }
   const int src =
       porta_exchange_swap_(x, op, "offers", NULL, mine, theirs, (int)sizeof(peer_offer));
@@ -237,6 +250,12 @@ static int link_up(porta_exchange *x, const char *op, int rc) {
                        "neighbour %d (rank %d) receives %lld values from this rank, which sends "
                        "%lld",
                        k, x->rank[k], (long long)theirs[k].count, (long long)x->send_count[k]);
+    if (rc == PORTA_SUCCESS && theirs[k].tagged != x->qpeer_tagged)
+      rc = porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
+                       "neighbour %d (rank %d) %s tagged words (PORTA_PEER_EXCHANGE=tagged), this "
+                       "rank %s: set it alike on every rank",
+                       k, x->rank[k], theirs[k].tagged ? "sends" : "does not send",
+                       x->qpeer_tagged ? "does" : "does not");
     if (rc == PORTA_SUCCESS) rc = map_inbox(x, k, me, theirs);
     links[k].inbox = (unsigned char *)x->qpeer_mapped[k];
     links[k].at = theirs[k].at;
@@ -298,6 +317,7 @@ int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fie
   a.words = (int)(x->value_size / 8);
   a.nlinks = a.nwriters = x->n;
   a.accumulate = x->accumulate;
+  a.tagged = x->qpeer_tagged;
   a.send_index = x->send_index.data;
   a.recv_index = x->recv_index.data;
   a.send_total = x->send_total;

@@ -53,11 +53,11 @@ typedef struct porta_peer_link {
 
 /** One queued exchange: the kernel's arguments. */
 typedef struct porta_peer_exchange_args {
-  void *field[16];      /**< the fields (PORTA_EXCHANGE_MAX_FIELDS at most) */
-  int nfields, words;   /**< fields, 8-byte words per value */
-  int nlinks, nwriters; /**< messages sent; flags waited for (messages received) */
-  int accumulate;       /**< the unpack adds (doubles) */
-  int pad;
+  void *field[16];           /**< the fields (PORTA_EXCHANGE_MAX_FIELDS at most) */
+  int nfields, words;        /**< fields, 8-byte words per value */
+  int nlinks, nwriters;      /**< messages sent; flags waited for (messages received) */
+  int accumulate;            /**< the unpack adds (doubles) */
+  int tagged;                /**< each word travels as two carrying the run: no fence, no flags */
   const int64_t *send_index; /**< [send_total] offsets, in values */
   const int64_t *recv_index; /**< [recv_total] */
   int64_t send_total, recv_total;

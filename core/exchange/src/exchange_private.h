@@ -65,6 +65,7 @@ struct porta_exchange {
   void *qpeer_inbox, **qpeer_mapped;
   porta_ipc_handle qpeer_handle, *qpeer_theirs; /**< the inbox's; [n] the mapped ones' */
   int64_t qpeer_buffer_bytes;
+  int qpeer_tagged; /**< its messages' words carry their run (exchange_peer.h), no flags */
   porta_peer_link *qpeer_links;
   porta_peer_state *qpeer_state;
   int npeers_on, token_out;
