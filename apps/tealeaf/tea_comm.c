@@ -229,7 +229,7 @@ int tea_comm_end_sum(tea_chunk *c, porta_reduce_end *end, int *fused) {
     *fused = 1;
     return PORTA_SUCCESS;
   }
-  if (!c->comm->device || !app_env_flag("TEA_LOOP_END", 1)) return PORTA_SUCCESS;
+  if (!c->comm->device) return PORTA_SUCCESS;
   return porta_device_comm_end_sum(c->comm->device, end, fused);
 }
 

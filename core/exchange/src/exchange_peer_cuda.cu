@@ -29,25 +29,11 @@ __device__ u64 *peer_buffer(unsigned char *inbox, int64_t buffer_bytes, u64 run)
   return (u64 *)(inbox + PORTA_PEER_FLAG_BYTES + (run & 1) * buffer_bytes);
 }
 
-/** The tag of a run's tagged words: 1 .. 2^32 - 1 in the high half (never the zeroed inbox's,
- *  never run + 2's, which uses the same buffer). */
-__device__ u64 run_tag(u64 run) { return (run % 0xffffffffull + 1) << 32; }
-
-/** Word t of a tagged buffer once both its halves carry `tag` (one thread). */
-__device__ u64 tagged_word(const u64 *src, int64_t t, u64 tag, u64 start) {
-  const u64 *w = src + 2 * t;
-  u64 lo, hi;
-  while (((lo = porta_cuda_load_volatile_(&w[0])) & ~0xffffffffull) != tag ||
-         ((hi = porta_cuda_load_volatile_(&w[1])) & ~0xffffffffull) != tag)
-    if (porta_cuda_now_ns_() - start > (u64)PORTA_PEER_TIMEOUT_S * 1000000000ull) __trap();
-  return (hi << 32) | (lo & 0xffffffffull);
-}
-
 __global__ void exchange_kernel(porta_peer_exchange_args a) {
   __shared__ u64 run;
   if (threadIdx.x == 0) run = porta_cuda_load_volatile_(&a.state->runs) + 1;
   __syncthreads();
-  const u64 tag = run_tag(run);
+  const u64 tag = porta_cuda_run_tag_(run);
   const int64_t width = (int64_t)a.nfields * a.words; /* words per entry in a buffer */
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -61,12 +47,10 @@ __global__ void exchange_kernel(porta_peer_exchange_args a) {
     u64 *dst = peer_buffer(l->inbox, l->buffer_bytes, run);
     const int64_t at = (l->at + e - l->first) * width + r;
     const u64 v = ((const u64 *)a.field[f])[a.send_index[e] * a.words + w];
-    if (a.tagged) {
-      porta_cuda_store_volatile_(&dst[2 * at], tag | (v & 0xffffffffull));
-      porta_cuda_store_volatile_(&dst[2 * at + 1], tag | (v >> 32));
-    } else {
+    if (a.tagged)
+      porta_cuda_store_tagged_(&dst[2 * at], v, tag);
+    else
       dst[at] = v;
-    }
   }
   if (!a.tagged) {
     __threadfence_system();
@@ -89,7 +73,7 @@ __global__ void exchange_kernel(porta_peer_exchange_args a) {
     const int64_t e = t / width, r = t - e * width;
     const int f = (int)(r / a.words), w = (int)(r - (int64_t)f * a.words);
     u64 *dst = (u64 *)a.field[f] + a.recv_index[e] * a.words + w;
-    const u64 v = a.tagged ? tagged_word(src, t, tag, start) : __ldcg(src + t);
+    const u64 v = a.tagged ? porta_cuda_load_tagged_(src + 2 * t, tag, start) : __ldcg(src + t);
     if (a.accumulate)
       *(double *)dst += __longlong_as_double((long long)v);
     else

@@ -24,6 +24,33 @@ __device__ __forceinline__ unsigned long long porta_cuda_now_ns_() {
   return t;
 }
 
+/** The tag of run `run`'s words, in their high half: 1 .. 2^32 - 1, never the zeroed inbox's
+ *  and never run + 2's (which uses the same buffer). */
+__device__ __forceinline__ unsigned long long porta_cuda_run_tag_(unsigned long long run) {
+  return (run % 0xffffffffull + 1) << 32;
+}
+
+/** Word v stored at w[0], w[1] as two 64-bit words of (tag, half of v), each stored whole. */
+__device__ __forceinline__ void
+porta_cuda_store_tagged_(unsigned long long *w, unsigned long long v, unsigned long long tag) {
+  porta_cuda_store_volatile_(&w[0], tag | (v & 0xffffffffull));
+  porta_cuda_store_volatile_(&w[1], tag | (v >> 32));
+}
+
+/** The word at w[0], w[1] once both halves carry `tag` (one thread); a writer that never comes
+ *  stops the GPU PORTA_CROSS_SUM_TIMEOUT_S after `start`. */
+__device__ inline unsigned long long porta_cuda_load_tagged_(const unsigned long long *w,
+                                                             unsigned long long tag,
+                                                             unsigned long long start) {
+  unsigned long long lo, hi;
+  while (((lo = porta_cuda_load_volatile_(&w[0])) & ~0xffffffffull) != tag ||
+         ((hi = porta_cuda_load_volatile_(&w[1])) & ~0xffffffffull) != tag)
+    if (porta_cuda_now_ns_() - start >
+        (unsigned long long)PORTA_CROSS_SUM_TIMEOUT_S * 1000000000ull)
+      __trap();
+  return (hi << 32) | (lo & 0xffffffffull);
+}
+
 /** values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over `nranks` ranks, one
  *  thread: written into every rank's inbox (buffer run % 2, this rank's slots), then every
  *  rank's values awaited here and added as ((x1 + x2) + ...) + x0 (on two ranks x1 + x0: a + b
@@ -34,27 +61,19 @@ __device__ inline void porta_cuda_cross_sum_(unsigned char *const *inbox, int nr
                                              unsigned long long *runs, double *values, int count) {
   typedef unsigned long long u64;
   const u64 run = porta_cuda_load_volatile_(runs) + 1;
-  /* 1 .. 2^32 - 1: never the zeroed inbox's, and never run + 2's (the same buffer) */
-  const u64 tag = (run % 0xffffffffull + 1) << 32;
+  const u64 tag = porta_cuda_run_tag_(run);
   const long long words = (long long)nranks * PORTA_CROSS_SUM_SLOTS * 2; /* per buffer */
   for (int r = 0; r < nranks; ++r) {
     u64 *dst = (u64 *)inbox[r] + (run & 1) * words + (long long)rank * PORTA_CROSS_SUM_SLOTS * 2;
-    for (int i = 0; i < count; ++i) {
-      const u64 v = (u64)__double_as_longlong(values[i]);
-      porta_cuda_store_volatile_(&dst[2 * i], tag | (v & 0xffffffffull));
-      porta_cuda_store_volatile_(&dst[2 * i + 1], tag | (v >> 32));
-    }
+    for (int i = 0; i < count; ++i)
+      porta_cuda_store_tagged_(&dst[2 * i], (u64)__double_as_longlong(values[i]), tag);
   }
   const u64 *in = (const u64 *)inbox[rank] + (run & 1) * words;
   const u64 start = porta_cuda_now_ns_();
   /* term i of rank q, once both its words carry this run */
   auto term = [&](int q, int i) {
     const u64 *w = in + ((long long)q * PORTA_CROSS_SUM_SLOTS + i) * 2;
-    u64 lo, hi;
-    while (((lo = porta_cuda_load_volatile_(&w[0])) & ~0xffffffffull) != tag ||
-           ((hi = porta_cuda_load_volatile_(&w[1])) & ~0xffffffffull) != tag)
-      if (porta_cuda_now_ns_() - start > (u64)PORTA_CROSS_SUM_TIMEOUT_S * 1000000000ull) __trap();
-    return __longlong_as_double((long long)((hi << 32) | (lo & 0xffffffffull)));
+    return __longlong_as_double((long long)porta_cuda_load_tagged_(w, tag, start));
   };
   for (int i = 0; i < count; ++i) {
     double s = term(nranks > 1 ? 1 : 0, i);
