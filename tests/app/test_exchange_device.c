@@ -9,7 +9,8 @@
  *  asks for ("nccl", "peer": porta_device_comm_transport says which served), and a peer sum
  *  adds in its documented order, bit for bit. A ring plan whose lists change between queued
  *  exchanges (porta_exchange_update, as a simulation's swaps after re-neighbouring: fewer,
- *  none, then more values than its buffers held) stays prepared and moves each round's values. */
+ *  none, then more values than its buffers held) stays prepared and moves each round's values.
+ *  On the peer transport an unknown or a mixed PORTA_PEER_EXCHANGE is refused on every rank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,57 @@ static void ring_lists(porta_exchange_lists *l, int nranks, int64_t n, int *rank
   l->recv_index = ridx;
 }
 
+/** PORTA_PEER_EXCHANGE on the peer transport: an unknown value and a choice that differs
+ *  between neighbours are refused on every rank, naming the variable; the plan then prepares
+ *  and exchanges with the variable as it was. */
+static void word_choices(porta_device_comm *dc, int nranks) {
+  if (nranks < 2 || strcmp(porta_device_comm_transport(dc), "gpu-peer") != 0) return;
+  char was[64] = "";
+  const char *env = getenv("PORTA_PEER_EXCHANGE");
+  if (env) snprintf(was, sizeof was, "%s", env);
+  int ranks[2];
+  int64_t scount[2], rcount[2], sidx[5], ridx[5];
+  porta_exchange_lists l;
+  ring_lists(&l, nranks, 5, ranks, scount, rcount, sidx, ridx);
+  porta_exchange *x = NULL;
+  APP_CHECK(porta_exchange_create(&x, "choice", MPI_COMM_WORLD, &l, sizeof(double), 1,
+                                  porta_exec_default(), 78));
+  setenv("PORTA_PEER_EXCHANGE", "words", 1);
+  int rc = porta_exchange_prepare_queue(x, dc);
+  EXPECT(rc == PORTA_ERROR_INVALID_ARGUMENT &&
+             strstr(porta_last_error_message(), "PORTA_PEER_EXCHANGE='words'"),
+         "an unknown PORTA_PEER_EXCHANGE: %d, %s", rc, porta_last_error_message());
+  /* neighbours in the ring differ in parity (rank 0's successor at least) */
+  setenv("PORTA_PEER_EXCHANGE", rank % 2 ? "tagged" : "flags", 1);
+  rc = porta_exchange_prepare_queue(x, dc);
+  EXPECT(rc == PORTA_ERROR_INCOMPATIBLE &&
+             strstr(porta_last_error_message(), "set it alike on every rank"),
+         "PORTA_PEER_EXCHANGE differing between ranks: %d, %s", rc, porta_last_error_message());
+  if (env)
+    setenv("PORTA_PEER_EXCHANGE", was, 1);
+  else
+    unsetenv("PORTA_PEER_EXCHANGE");
+  rc = porta_exchange_prepare_queue(x, dc);
+  EXPECT(rc == PORTA_SUCCESS, "prepared after the refusals: %s", porta_last_error_message());
+  porta_view_f64 f;
+  APP_CHECK(porta_view_f64_create1(&f, "choice_field", RING_LEN));
+  porta_mirror_f64 h;
+  APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
+  for (int64_t i = 0; i < RING_LEN; ++i) h.data[i] = i < RING_HALF ? 100.0 * rank + i : -1.0;
+  APP_CHECK(porta_deep_copy(f, h));
+  const porta_view field = PORTA_VIEW_ERASE(f);
+  if (rc == PORTA_SUCCESS) rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
+  EXPECT(rc == PORTA_SUCCESS, "exchange after the refusals: %s", porta_last_error_message());
+  APP_CHECK(porta_deep_copy(h, f));
+  const int from = (rank + nranks - 1) % nranks;
+  int64_t wrong = 0;
+  for (int64_t q = 0; q < 5; ++q) wrong += h.data[RING_HALF + q] != 100.0 * from + q;
+  EXPECT(wrong == 0, "exchange after the refusals: %lld values wrong", (long long)wrong);
+  porta_mirror_f64_release(&h);
+  porta_view_f64_release(&f);
+  porta_exchange_destroy(x);
+}
+
 /** The ring plan prepared once, its lists updated between queued exchanges. */
 static void updated_plans(porta_device_comm *dc, int nranks) {
   static const int64_t rounds[] = {3, 1, 0, 200, 3000, 17};
@@ -407,6 +459,7 @@ int main(int argc, char **argv) {
     APP_CHECK(porta_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, &d));
     on_gpus(&d, dc);
     updated_plans(dc, nranks);
+    word_choices(dc, nranks);
     porta_device_comm_destroy(dc);
   }
   int bad = 0;

@@ -100,15 +100,23 @@ typedef struct peer_offer {
   int64_t at, count;    /**< the entry's receive displacement and count, in values */
   int64_t buffer_bytes; /**< each of the rank's two receive buffers */
   int32_t slot, rank;
-  int32_t tagged, pad; /**< the rank reads tagged words (PORTA_PEER_EXCHANGE=tagged) */
+  int32_t tagged, pad; /**< the rank reads tagged words (PORTA_PEER_EXCHANGE, peer_words) */
 } peer_offer;
 
-/** Whether this process's plans send tagged words (each 64-bit word as two that carry the
- *  run, as the sums do: no system fence and no flags), asked by PORTA_PEER_EXCHANGE=tagged.
- *  Every rank must ask alike: link_up refuses a pair that differs. */
-static int tagged_words(void) {
+/** How this process's plans send their words, from PORTA_PEER_EXCHANGE: "tagged" (the default,
+ *  unset or empty) sends each 64-bit word as two that carry the run, as the sums do, so a
+ *  reader needs no system fence and no flags; "flags" sends plain words and raises a flag after
+ *  a system fence. Every rank must choose alike: link_up refuses a pair that differs. */
+static int peer_words(porta_exchange *x, const char *op) {
   const char *v = getenv("PORTA_PEER_EXCHANGE");
-  return v && strcmp(v, "tagged") == 0;
+  if (!v || !*v || !strcmp(v, "tagged"))
+    x->qpeer_tagged = 1;
+  else if (!strcmp(v, "flags"))
+    x->qpeer_tagged = 0;
+  else
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, x->label,
+                       "PORTA_PEER_EXCHANGE='%s': expected 'tagged' (the default) or 'flags'", v);
+  return PORTA_SUCCESS;
 }
 
 /** Entry k's mapping is the first of its rank's (the one to close). */
@@ -168,9 +176,9 @@ static int map_inbox(porta_exchange *x, int k, int me, const peer_offer *theirs)
 /** An inbox whose two buffers hold the receives of max_fields fields: the one there is kept
  *  when they fit, else a new one a quarter larger than needed (room for updates), the old one
  *  left in *old (the neighbours still have it mapped) and this rank's own entries unmapped. */
-static int reserve_inbox(porta_exchange *x, void **old) {
+static int reserve_inbox(porta_exchange *x, const char *op, void **old) {
   *old = NULL;
-  x->qpeer_tagged = tagged_words();
+  PORTA_CHECK(peer_words(x, op));
   const int64_t need =
       ((int64_t)x->value_size * x->max_fields * x->recv_total * (x->qpeer_tagged ? 2 : 1) + 255) /
       256 * 256;
@@ -252,10 +260,10 @@ static int link_up(porta_exchange *x, const char *op, int rc) {
                        k, x->rank[k], (long long)theirs[k].count, (long long)x->send_count[k]);
     if (rc == PORTA_SUCCESS && theirs[k].tagged != x->qpeer_tagged)
       rc = porta_error(PORTA_ERROR_INCOMPATIBLE, op, x->label,
-                       "neighbour %d (rank %d) %s tagged words (PORTA_PEER_EXCHANGE=tagged), this "
-                       "rank %s: set it alike on every rank",
-                       k, x->rank[k], theirs[k].tagged ? "sends" : "does not send",
-                       x->qpeer_tagged ? "does" : "does not");
+                       "neighbour %d (rank %d) has PORTA_PEER_EXCHANGE=%s, this rank %s: set it "
+                       "alike on every rank",
+                       k, x->rank[k], theirs[k].tagged ? "tagged" : "flags",
+                       x->qpeer_tagged ? "tagged" : "flags");
     if (rc == PORTA_SUCCESS) rc = map_inbox(x, k, me, theirs);
     links[k].inbox = (unsigned char *)x->qpeer_mapped[k];
     links[k].at = theirs[k].at;
@@ -285,7 +293,7 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
   int rc = x->qpeer_mapped && x->qpeer_theirs
                ? PORTA_SUCCESS
                : porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, x->label, "no memory");
-  if (rc == PORTA_SUCCESS) rc = reserve_inbox(x, &old);
+  if (rc == PORTA_SUCCESS) rc = reserve_inbox(x, op, &old);
   if (rc == PORTA_SUCCESS)
     rc = porta_peer_alloc_(sizeof(porta_peer_state), (void **)&x->qpeer_state);
   if (rc == PORTA_SUCCESS)
@@ -302,7 +310,7 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
 int porta_peer_plan_refresh_(porta_exchange *x) {
   const char *op = "porta_exchange_update";
   void *old = NULL;
-  int rc = link_up(x, op, reserve_inbox(x, &old));
+  int rc = link_up(x, op, reserve_inbox(x, op, &old));
   /* the neighbours let go of the old inbox in link_up (a new handle is unmapped there) */
   porta_ipc_free(old);
   if (rc != PORTA_SUCCESS) porta_peer_plan_release_(x);

@@ -7,9 +7,10 @@
  *  writer, then two buffers; for the sums two buffers alone. A queued operation is one kernel on
  *  the caller's instance, so a recorded loop holds it: it writes this rank's values straight
  *  into the readers' inboxes (buffer e % 2 for the operation's e-th run), marks them as run e's
- *  (an exchange raises its flag there to e after a system fence; a sum's 64-bit words carry e
- *  themselves: porta/backend/cuda/reduce_end.h, which a reduction's end runs too), waits until
- *  every writer's values in its own inbox are run e's, and reads its inbox. Two buffers suffice:
+ *  (each 64-bit word goes as two that carry e: porta/backend/cuda/reduce_end.h, which a
+ *  reduction's end runs too; an exchange with PORTA_PEER_EXCHANGE=flags sends plain words and
+ *  raises its flag to e after a system fence), waits until every writer's values in its own
+ *  inbox are run e's, and reads its inbox. Two buffers suffice:
  *  a writer reaches run e + 2 only after every reader marked its run e + 1, which a reader does
  *  after its run e finished reading. The run counters live in device memory, so nothing is
  *  reset between runs or replays of a recorded loop.

@@ -1,7 +1,8 @@
 /** @file exchange_peer_cuda.cu
  *  The peer transport's kernels (exchange_peer.h): a queued exchange, one kernel that writes
- *  into the readers' mapped inboxes, raises its flags there and waits for its own; and a queued
- *  sum, the cross-rank sum of a reduction's end (porta/backend/cuda/reduce_end.h) alone. */
+ *  into the readers' mapped inboxes (tagged words, or plain words and a flag) and waits for its
+ *  own; and a queued sum, the cross-rank sum of a reduction's end
+ *  (porta/backend/cuda/reduce_end.h) alone. */
 #include <cuda_runtime.h>
 
 #include "exchange_peer.h"
