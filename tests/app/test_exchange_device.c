@@ -313,6 +313,33 @@ static void ring_lists(porta_exchange_lists *l, int nranks, int64_t n, int *rank
   l->recv_index = ridx;
 }
 
+/** One queued exchange of ring plan `x` for round `r` of `n` values: each rank sends
+ *  1e6 rank + 10 r + i from offset i, and the received half must hold the previous rank's first
+ *  n values, the rest untouched (-1). `what` names the round in the failures. */
+static void ring_round(porta_exchange *x, porta_device_comm *dc, int nranks, int r, int64_t n,
+                       const char *what) {
+  porta_view_f64 f;
+  APP_CHECK(porta_view_f64_create1(&f, "ring_field", RING_LEN));
+  porta_mirror_f64 h;
+  APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
+  for (int64_t i = 0; i < RING_LEN; ++i)
+    h.data[i] = i < RING_HALF ? 1e6 * rank + 10.0 * r + i : -1.0;
+  APP_CHECK(porta_deep_copy(f, h));
+  const porta_view field = PORTA_VIEW_ERASE(f);
+  const int rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
+  EXPECT(rc == PORTA_SUCCESS, "%s %d (%lld values): %s", what, r, (long long)n,
+         porta_last_error_message());
+  APP_CHECK(porta_deep_copy(h, f));
+  const int from = (rank + nranks - 1) % nranks;
+  int64_t wrong = 0;
+  for (int64_t q = 0; q < RING_HALF; ++q)
+    wrong += h.data[RING_HALF + q] != (q < n ? 1e6 * from + 10.0 * r + q : -1.0);
+  EXPECT(wrong == 0, "%s %d (%lld values): %lld received values wrong", what, r, (long long)n,
+         (long long)wrong);
+  porta_mirror_f64_release(&h);
+  porta_view_f64_release(&f);
+}
+
 /** PORTA_PEER_EXCHANGE on the peer transport: an unknown value and a choice that differs
  *  between neighbours are refused on every rank, naming the variable; the plan then prepares
  *  and exchanges with the variable as it was. */
@@ -345,22 +372,8 @@ static void word_choices(porta_device_comm *dc, int nranks) {
     unsetenv("PORTA_PEER_EXCHANGE");
   rc = porta_exchange_prepare_queue(x, dc);
   EXPECT(rc == PORTA_SUCCESS, "prepared after the refusals: %s", porta_last_error_message());
-  porta_view_f64 f;
-  APP_CHECK(porta_view_f64_create1(&f, "choice_field", RING_LEN));
-  porta_mirror_f64 h;
-  APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
-  for (int64_t i = 0; i < RING_LEN; ++i) h.data[i] = i < RING_HALF ? 100.0 * rank + i : -1.0;
-  APP_CHECK(porta_deep_copy(f, h));
-  const porta_view field = PORTA_VIEW_ERASE(f);
-  if (rc == PORTA_SUCCESS) rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
-  EXPECT(rc == PORTA_SUCCESS, "exchange after the refusals: %s", porta_last_error_message());
-  APP_CHECK(porta_deep_copy(h, f));
-  const int from = (rank + nranks - 1) % nranks;
-  int64_t wrong = 0;
-  for (int64_t q = 0; q < 5; ++q) wrong += h.data[RING_HALF + q] != 100.0 * from + q;
-  EXPECT(wrong == 0, "exchange after the refusals: %lld values wrong", (long long)wrong);
-  porta_mirror_f64_release(&h);
-  porta_view_f64_release(&f);
+  if (rc == PORTA_SUCCESS)
+    ring_round(x, dc, nranks, 0, 5, "the exchange after the refusals, round");
   porta_exchange_destroy(x);
 }
 
@@ -378,33 +391,13 @@ static void updated_plans(porta_device_comm *dc, int nranks) {
   APP_CHECK(porta_exchange_create(&x, "ring", MPI_COMM_WORLD, &l, sizeof(double), 1,
                                   porta_exec_default(), 77));
   APP_CHECK(porta_exchange_prepare_queue(x, dc));
-  porta_view_f64 f;
-  APP_CHECK(porta_view_f64_create1(&f, "ring_field", RING_LEN));
-  porta_mirror_f64 h;
-  APP_CHECK(porta_view_f64_create_mirror_view(&h, &f));
-  const int from = (rank + nranks - 1) % nranks;
   for (int r = 0; r < nround; ++r) {
-    const int64_t n = rounds[r];
     if (r > 0) {
-      ring_lists(&l, nranks, n, ranks, scount, rcount, sidx, ridx);
+      ring_lists(&l, nranks, rounds[r], ranks, scount, rcount, sidx, ridx);
       APP_CHECK(porta_exchange_update(x, &l));
     }
-    for (int64_t i = 0; i < RING_LEN; ++i)
-      h.data[i] = i < RING_HALF ? 1e6 * rank + 10.0 * r + i : -1.0;
-    APP_CHECK(porta_deep_copy(f, h));
-    const porta_view field = PORTA_VIEW_ERASE(f);
-    const int rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
-    EXPECT(rc == PORTA_SUCCESS, "round %d (%lld values): %s", r, (long long)n,
-           porta_last_error_message());
-    APP_CHECK(porta_deep_copy(h, f));
-    int64_t wrong = 0;
-    for (int64_t q = 0; q < RING_HALF; ++q)
-      wrong += h.data[RING_HALF + q] != (q < n ? 1e6 * from + 10.0 * r + q : -1.0);
-    EXPECT(wrong == 0, "round %d (%lld values): %lld received values wrong", r, (long long)n,
-           (long long)wrong);
+    ring_round(x, dc, nranks, r, rounds[r], "round");
   }
-  porta_mirror_f64_release(&h);
-  porta_view_f64_release(&f);
   porta_exchange_destroy(x);
   free(sidx);
   free(ridx);
