@@ -10,10 +10,13 @@
  *  (each 64-bit word goes as two that carry e: porta/backend/cuda/reduce_end.h, which a
  *  reduction's end runs too; an exchange with PORTA_PEER_EXCHANGE=flags sends plain words and
  *  raises its flag to e after a system fence), waits until every writer's values in its own
- *  inbox are run e's, and reads its inbox. Two buffers suffice:
- *  a writer reaches run e + 2 only after every reader marked its run e + 1, which a reader does
- *  after its run e finished reading. The run counters live in device memory, so nothing is
- *  reset between runs or replays of a recorded loop.
+ *  inbox are run e's, and reads its inbox. Two buffers suffice where each reader also writes
+ *  to its writer (every sum; plans whose neighbours send both ways, or one-way plans queued in
+ *  pairs as miniMD's swaps are): a writer reaches run e + 2 only after every reader marked its
+ *  run e + 1, which a reader does after its run e finished reading. A one-way ring of 3 or more
+ *  ranks queued alone lacks that guarantee (docs/design-notes.md, "Why two buffers suffice").
+ *  The run counters live in device memory, so nothing is reset between runs or replays of a
+ *  recorded loop.
  *
  *  A waiting kernel stops the GPU with an error (a trap) after PORTA_PEER_TIMEOUT_S seconds, so
  *  a rank that never arrives (it failed) ends the job rather than hanging it. */
