@@ -6,17 +6,22 @@
 #include "app_env.h"
 #include "tea_pass.h"
 
-/** Recorded: the next reduction (into scalar `slot`) ends with its sum over the ranks, then
- *  with `alpha` CG's alpha step (tea_loop_cg_alpha), where the sum can be there: kernels of
- *  their own saved (porta/reduce_end.h; about 7 us each on an H100). tea_pass_sum and
- *  tea_pass_cg_alpha then have nothing left to do. */
+/** Recorded, with TEA_LOOP_END=1: the next reduction (into scalar `slot`) ends with its sum
+ *  over the ranks, then with `alpha` CG's alpha step (tea_loop_cg_alpha), where the sum can be
+ *  there (porta/reduce_end.h); tea_pass_sum and tea_pass_cg_alpha then have nothing left to do.
+ *  Off by default: a reduction with an end runs a kernel compiled with it, and TeaLeaf's is
+ *  slower than the plain one by more than the kernels it saves (one H100, tea_bm_5: 0.549
+ *  against 0.532 ms per CG iteration; 4 H200s, 2000 iterations of tea_bm_5: 2 GPUs 0.2277
+ *  against 0.2206 ms, 4 GPUs 0.1354 against 0.1351). Without a sum (one rank) alpha keeps its
+ *  kernel either way. */
 static int end_next_reduction(tea_pass *p, int slot, bool alpha) {
-  if (!p->recorded || !app_env_flag("TEA_LOOP_END", 1)) return PORTA_SUCCESS;
+  if (!p->recorded || !app_env_flag("TEA_LOOP_END", 0)) return PORTA_SUCCESS;
   porta_reduce_end e;
   memset(&e, 0, sizeof e);
   int fused = 0;
   PORTA_CHECK(tea_comm_end_sum(p->c, &e, &fused));
-  if (!fused) return PORTA_SUCCESS; /* by NCCL: the sum's kernel, then alpha's */
+  /* by NCCL: the sum's kernel, then alpha's; on one rank: alpha's */
+  if (!fused || e.nranks == 0) return PORTA_SUCCESS;
   double *s = p->st.scal;
   if (alpha) { /* rro = rrn; alpha = rro / pw */
     PORTA_CHECK(

@@ -127,12 +127,15 @@ def nvcc_flags():
     back ends' kernels are never called: host launches use the C compiler's module), nvcc's
     -O level does not reach the device code (cicc and ptxas get the same arguments at -O1 and
     -O3), and gcc's host pass is the largest part of a cold compile (-O1 took 1.31 s where
-    -O3 took 1.51 s for a 3-kernel module). PORTA_NVCCFLAGS adds more."""
+    -O3 took 1.51 s for a 3-kernel module). A module's reductions never take an end
+    (porta/reduce_end.h: only C code can give one), so their kernels with an end are left out
+    (PORTA_CUDA_NO_REDUCE_END). PORTA_NVCCFLAGS adds more."""
     a = cuda_arch()
     f = ["-x", "cu", "-std=c++17", "-O1", "-shared", "--cudart=shared",
          "--generate-code=arch=compute_%s,code=[compute_%s,sm_%s]" % (a, a, a),
          "-Xcompiler=-fPIC,-fopenmp,-march=native,-fvisibility=hidden,-Wall,-Wextra,"
-         "-Wno-unused-parameter"] + ["-Xcompiler=" + x for x in vector_width_flags()]
+         "-Wno-unused-parameter", "-DPORTA_CUDA_NO_REDUCE_END"] + [
+             "-Xcompiler=" + x for x in vector_width_flags()]
     if "-DPORTA_ENABLE_REPRODUCIBLE=ON" in getattr(_buildinfo, "CMAKE_ARGS", ()):
         f += ["--fmad=false", "-Xcompiler=-ffp-contract=off"]
     f += os.environ.get("PORTA_NVCCFLAGS", "").split()

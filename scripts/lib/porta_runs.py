@@ -1,6 +1,7 @@
 """What the suite's tools share: the apps' command lines, the build's back ends, one run of an
-app (mpirun here, srun under Slurm) read back from its run summary, and Porta's STREAM triad.
-Used by scripts/compare-backends and scripts/scaling (standard library only)."""
+app (mpirun here, srun under Slurm) read back from its run summary, the results' comparison
+(h5diff) and Porta's STREAM triad. Used by scripts/compare-backends, scripts/scaling and
+scripts/bench-compare (standard library only)."""
 import json
 import os
 import shutil
@@ -197,6 +198,32 @@ def triad(build, gpu, threads):
             return float(f[6]) * 1000.0
         if not gpu and len(f) >= 12 and f[0] == "triad":
             return float(f[10])
+    return None
+
+
+# The datasets compared between runs (compare-backends, bench-compare), and how closely they
+# must agree when not bit for bit:
+# ("-p", r) relative, ("-d", a) absolute (h5diff's options). TeaLeaf's u is far from zero;
+# miniFE's solution and miniMD's coordinates and velocities pass through zero, where only an
+# absolute bound makes sense (solution values are O(1), positions O(box), velocities O(1)).
+# miniFE stops after 200 CG iterations, converged or not: at n=100 Serial, 16 OpenMP threads
+# and CUDA end up to 1e-7 apart (H100 node, measured); miniMD's velocities stay 1e-10 apart
+# over 100 steps.
+ANSWERS = {
+    "tealeaf": [("/fields/u", "-p", 1e-8)],
+    "minife": [("/solution", "-d", 1e-6)],
+    "minimd": [("/final/x", "-d", 1e-8), ("/final/v", "-d", 1e-8)],
+}
+
+
+def agree(h5diff, app, ref, other, exact):
+    """None when the answers agree, else what differs."""
+    for ds, mode, tol in ANSWERS[app]:
+        cmd = [h5diff] + ([] if exact else [mode, str(tol)]) + [ref, other, ds, ds]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+            return f"{ds}: " + (lines[-1] if lines else f"h5diff exit {r.returncode}")
     return None
 
 

@@ -34,6 +34,14 @@ foreach(case tealeaf minife minimd disagree scaling slurm bad_args)
                        ENVIRONMENT "${PORTA_APP_MPI_ENV}")
 endforeach()
 
+# scripts/bench-compare on the host: the tree against two commits made from it (-O0; other
+# bits), each built once outside the tree (tests/scripts/test_bench_compare.py). Alone: it times.
+add_test(NAME tools.bench_compare
+         COMMAND "${PORTA_SYSTEM_PYTHON}" "${PROJECT_SOURCE_DIR}/tests/scripts/test_bench_compare.py"
+                 "${PROJECT_SOURCE_DIR}/scripts" "${PROJECT_BINARY_DIR}")
+set_tests_properties(tools.bench_compare PROPERTIES LABELS "tools;mpi" TIMEOUT 900 RUN_SERIAL TRUE
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "${PORTA_APP_MPI_ENV}")
+
 # scripts/show: a picture of a small result of each app (size, not blank), and the files it
 # must refuse (missing, not HDF5, not a Porta result, an unknown app). Skipped, saying so, where
 # h5py or matplotlib is missing.

@@ -148,14 +148,46 @@ __device__ __forceinline__ typename F::value porta_cuda_block_reduce_(typename F
   }
 }
 
+/** What a reduction kernel launched without an end takes in its place. Each reduction kernel
+ *  is compiled twice, with an end (E = porta_reduce_end) and without, and a launch runs the one
+ *  that fits, each with the grid of its own occupancy: the end's code, even never run, changes
+ *  how the compiler allocates the kernel's registers (TeaLeaf's w = A p: 38 registers without,
+ *  32 with), so a kernel with one may hold other blocks per SM, sum its partials in another
+ *  order and run at another speed. With the end in every kernel, tea_bm_5 on one H100 lost 3 %
+ *  and its bits (0.5317 -> 0.549 ms per CG iteration, 36889 -> 36887 iterations), with an end
+ *  or not. The end's code stays inline: called (__noinline__), the ABI's registers made
+ *  TeaLeaf's CG 20-35 % slower on 2 and 4 GPUs. */
+struct porta_cuda_no_end_ {};
+
+/** A translation unit whose reductions never take an end (the Python package's modules, whose
+ *  kernels cannot be given one) defines PORTA_CUDA_NO_REDUCE_END: their kernels with an end are
+ *  not compiled (a shorter compile), and a launch with one is refused. */
+#if defined(PORTA_CUDA_NO_REDUCE_END)
+#define PORTA_CUDA_REDUCE_ENDS_ 0
+#else
+#define PORTA_CUDA_REDUCE_ENDS_ 1
+#endif
+
+static inline int porta_cuda_end_refused_(const porta_launch *L) {
+  return porta_error(PORTA_ERROR_UNSUPPORTED, "parallel_reduce", L->label,
+                     "a reduction's end (porta_exec_end_next_reduction) on a kernel compiled "
+                     "without ends (PORTA_CUDA_NO_REDUCE_END)");
+}
+
+__device__ __forceinline__ void porta_cuda_run_end_(const porta_cuda_no_end_ &, void *) {}
+
+__device__ __forceinline__ void porta_cuda_run_end_(const porta_reduce_end &end, void *out) {
+  if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
+}
+
 /** The end of every reduction kernel (blocks of PORTA_CUDA_BLOCK threads): reduce `acc` over
  *  the block; a grid of one block writes the value, otherwise each block stores its partial and
  *  the last block to finish combines all partials in block order. The block that writes the
- *  value then runs the launch's end (porta/reduce_end.h; all zero: none). */
-template <class F>
+ *  value then runs the launch's end, if E is porta_reduce_end (porta/reduce_end.h). */
+template <class F, class E>
 __device__ __forceinline__ void
 porta_cuda_reduce_tail_(typename F::value acc, typename F::value *partials, unsigned *counter,
-                        typename F::value *out, const porta_reduce_end &end) {
+                        typename F::value *out, const E &end) {
   typedef typename F::value V;
   __shared__ int last;
   const int t = threadIdx.x;
@@ -163,7 +195,7 @@ porta_cuda_reduce_tail_(typename F::value acc, typename F::value *partials, unsi
   if (gridDim.x == 1) {
     if (t == 0) {
       *out = acc;
-      if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
+      porta_cuda_run_end_(end, out);
     }
     return;
   }
@@ -184,12 +216,13 @@ porta_cuda_reduce_tail_(typename F::value acc, typename F::value *partials, unsi
     x = porta_cuda_block_reduce_<F>(x);
     if (t == 0) {
       *out = x;
-      if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
+      porta_cuda_run_end_(end, out);
     }
   }
 }
 
-/** The end a launch passes to its reduction kernel (none: zeros). */
+/** The end a launch passes to its deterministic reduction's last kernel (none: zeros). */
+#if PORTA_CUDA_REDUCE_ENDS_
 static inline porta_reduce_end porta_cuda_end_of_(const porta_launch *L) {
   porta_reduce_end e;
   if (L->end)
@@ -198,6 +231,11 @@ static inline porta_reduce_end porta_cuda_end_of_(const porta_launch *L) {
     memset(&e, 0, sizeof e);
   return e;
 }
+#else
+static inline porta_cuda_no_end_ porta_cuda_end_of_(const porta_launch *) {
+  return porta_cuda_no_end_();
+}
+#endif
 
 /** Deterministic reductions: a warp's lanes (interleaved over a chunk) by the halving tree. */
 template <class F>
@@ -209,9 +247,9 @@ __device__ __forceinline__ void porta_cuda_det_lanes_(typename F::value *acc, in
 }
 
 /** Deterministic tail: combine n chunk partials by the host's halving tree, in one block. */
-template <class F>
+template <class F, class E>
 __global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename F::value *out,
-                                       const porta_reduce_end end) {
+                                       const E end) {
   int64_t s = 1;
   while (s < n) s <<= 1;
   for (s >>= 1; s > 0; s >>= 1) {
@@ -224,7 +262,7 @@ __global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename
       *out = p[0];
     else
       F::init(out);
-    if (end.nranks | end.nsteps) porta_cuda_reduce_end_(end, out);
+    porta_cuda_run_end_(end, out);
   }
 }
 

@@ -117,25 +117,24 @@ __device__ __forceinline__ void porta_cuda_md_at_(const typename F::args_type_ *
   porta_cuda_md_call_<F>(a, ix, std::make_index_sequence<Rank>(), acc);
 }
 
-template <class F, int Rank = F::rank>
+template <class F, int Rank, class E>
 __global__ void porta_cuda_mdreduce_k_(const typename F::args_type_ a, porta_mdrange_policy p,
                                        int64_t n, typename F::value *partials, unsigned *counter,
-                                       typename F::value *out, const porta_reduce_end end) {
+                                       typename F::value *out, const E end) {
   typename F::value acc;
   F::init(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)
     porta_cuda_md_at_<F, Rank>(&a, &p, k, 1, &acc);
-  porta_cuda_reduce_tail_<F>(acc, partials, counter, out, end);
+  porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 
 /** Rank 2: tiles of 32 x (PORTA_CUDA_BLOCK / 32), gx tiles across index 0 and gridDim.x / gx
  *  down index 1, each thread striding over rows; no 64-bit division per element. */
-template <class F>
+template <class F, class E>
 __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_mdrange_policy p,
                                           unsigned gx, typename F::value *partials,
-                                          unsigned *counter, typename F::value *out,
-                                          const porta_reduce_end end) {
+                                          unsigned *counter, typename F::value *out, const E end) {
   typename F::value acc;
   F::init(&acc);
   const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;
@@ -147,7 +146,7 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_
          i1 < p.upper[1]; i1 += s1)
       F::body(&a, i0, i1, &acc);
   }
-  porta_cuda_reduce_tail_<F>(acc, partials, counter, out, end);
+  porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 
 template <class F, int Rank = F::rank>
@@ -166,6 +165,41 @@ __global__ void porta_cuda_mdreduce_det_k_(const typename F::args_type_ a, porta
   }
 }
 
+/** The nondeterministic reduction with end `end` (porta_cuda_no_end_: none): its kernel's
+ *  grid from that kernel's own occupancy (launch.h, porta_cuda_no_end_). */
+template <class F, int Rank, class E>
+static int porta_cuda_mdreduce_launch_(const porta_launch *L, const typename F::args_type_ &a,
+                                       void *result, typename F::value *out, const E &end) {
+  typedef typename F::value V;
+  const porta_mdrange_policy *p = &L->md;
+  const int64_t n = porta_mdrange_size_(p);
+  const cudaStream_t st = porta_cuda_stream_of_(L);
+  if constexpr (Rank == 2) {
+    if (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1]) {
+      static int resident = 0;
+      const int64_t gx = (p->upper[0] - p->lower[0] + 31) / 32, rows = PORTA_CUDA_BLOCK / 32;
+      const int64_t cap =
+          porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_2d_k_<F, E>, &resident) / gx;
+      int64_t gy = (p->upper[1] - p->lower[1] + rows - 1) / rows;
+      if (gy > cap) gy = cap > 0 ? cap : 1;
+      if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;
+      V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
+      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+      porta_cuda_mdreduce_2d_k_<F, E><<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, st>>>(
+          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out, end);
+      return porta_cuda_finish_reduce_<F>(L, out, result);
+    }
+  }
+  static int resident = 0;
+  const unsigned g =
+      porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank, E>, &resident);
+  V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
+  if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+  porta_cuda_mdreduce_k_<F, Rank, E>
+      <<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, q, porta_cuda_counter_(), out, end);
+  return porta_cuda_finish_reduce_<F>(L, out, result);
+}
+
 template <class F, int Rank = F::rank>
 static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_type_ &a,
                                 void *result) {
@@ -173,6 +207,7 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
   const porta_mdrange_policy *p = &L->md;
   const int64_t n = porta_mdrange_size_(p);
   const cudaStream_t st = porta_cuda_stream_of_(L);
+  if (!PORTA_CUDA_REDUCE_ENDS_ && L->end) return porta_cuda_end_refused_(L);
   V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
   if (L->deterministic) {
@@ -186,30 +221,9 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
     porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out, porta_cuda_end_of_(L));
     return porta_cuda_finish_reduce_<F>(L, out, result);
   }
-  if constexpr (Rank == 2) {
-    if (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1]) {
-      static int resident = 0;
-      const int64_t gx = (p->upper[0] - p->lower[0] + 31) / 32, rows = PORTA_CUDA_BLOCK / 32;
-      const int64_t cap =
-          porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_2d_k_<F>, &resident) / gx;
-      int64_t gy = (p->upper[1] - p->lower[1] + rows - 1) / rows;
-      if (gy > cap) gy = cap > 0 ? cap : 1;
-      if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;
-      V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-      porta_cuda_mdreduce_2d_k_<F><<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, st>>>(
-          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out, porta_cuda_end_of_(L));
-      return porta_cuda_finish_reduce_<F>(L, out, result);
-    }
-  }
-  static int resident = 0;
-  const unsigned g =
-      porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank>, &resident);
-  V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
-  if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-  porta_cuda_mdreduce_k_<F, Rank><<<g, PORTA_CUDA_BLOCK, 0, st>>>(
-      a, *p, n, q, porta_cuda_counter_(), out, porta_cuda_end_of_(L));
-  return porta_cuda_finish_reduce_<F>(L, out, result);
+  if constexpr (PORTA_CUDA_REDUCE_ENDS_)
+    if (L->end) return porta_cuda_mdreduce_launch_<F, Rank>(L, a, result, out, *L->end);
+  return porta_cuda_mdreduce_launch_<F, Rank>(L, a, result, out, porta_cuda_no_end_());
 }
 
 #define PORTA_CUDA_MDFOR_(NAME, ARGS_T, RANK)                                                      \

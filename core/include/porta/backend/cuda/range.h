@@ -39,16 +39,16 @@ static int porta_cuda_for_(const porta_launch *L, const typename F::args_type_ &
 
 /* ---------------- reduce ---------------- */
 
-template <class F>
+template <class F, class E>
 __global__ void porta_cuda_reduce_k_(const typename F::args_type_ a, int64_t b, int64_t e,
                                      typename F::value *partials, unsigned *counter,
-                                     typename F::value *out, const porta_reduce_end end) {
+                                     typename F::value *out, const E end) {
   typename F::value acc;
   F::init(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < e; i += step)
     F::body(&a, i, &acc);
-  porta_cuda_reduce_tail_<F>(acc, partials, counter, out, end);
+  porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 
 template <class F>
@@ -67,15 +67,33 @@ __global__ void porta_cuda_reduce_det_k_(const typename F::args_type_ a, int64_t
   }
 }
 
+/** The nondeterministic reduction with end `end` (porta_cuda_no_end_: none): its kernel's
+ *  grid from that kernel's own occupancy (launch.h, porta_cuda_no_end_). */
+template <class F, class E>
+static int porta_cuda_reduce_launch_(const porta_launch *L, const typename F::args_type_ &a,
+                                     void *result, typename F::value *out, const E &end) {
+  typedef typename F::value V;
+  const int64_t b = L->range.begin, e = L->range.end;
+  static int resident = 0;
+  const unsigned g =
+      porta_cuda_reduce_grid_(e - b, (const void *)porta_cuda_reduce_k_<F, E>, &resident);
+  V *p = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
+  if (!p) return PORTA_ERROR_OUT_OF_MEMORY;
+  porta_cuda_reduce_k_<F, E><<<g, PORTA_CUDA_BLOCK, 0, porta_cuda_stream_of_(L)>>>(
+      a, b, e, p, porta_cuda_counter_(), out, end);
+  return porta_cuda_finish_reduce_<F>(L, out, result);
+}
+
 template <class F>
 static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type_ &a,
                               void *result) {
   typedef typename F::value V;
   const int64_t b = L->range.begin, e = L->range.end, n = e - b;
-  const cudaStream_t st = porta_cuda_stream_of_(L);
+  if (!PORTA_CUDA_REDUCE_ENDS_ && L->end) return porta_cuda_end_refused_(L);
   V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
   if (L->deterministic) {
+    const cudaStream_t st = porta_cuda_stream_of_(L);
     const int64_t nc = n > 0 ? (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK : 0;
     V *p = (V *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(V));
     if (!p) return PORTA_ERROR_OUT_OF_MEMORY;
@@ -84,15 +102,11 @@ static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type
           <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, b, e, nc,
                                                                                      p);
     porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(p, nc, out, porta_cuda_end_of_(L));
-  } else {
-    static int resident = 0;
-    const unsigned g = porta_cuda_reduce_grid_(n, (const void *)porta_cuda_reduce_k_<F>, &resident);
-    V *p = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
-    if (!p) return PORTA_ERROR_OUT_OF_MEMORY;
-    porta_cuda_reduce_k_<F><<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, b, e, p, porta_cuda_counter_(), out,
-                                                            porta_cuda_end_of_(L));
+    return porta_cuda_finish_reduce_<F>(L, out, result);
   }
-  return porta_cuda_finish_reduce_<F>(L, out, result);
+  if constexpr (PORTA_CUDA_REDUCE_ENDS_)
+    if (L->end) return porta_cuda_reduce_launch_<F>(L, a, result, out, *L->end);
+  return porta_cuda_reduce_launch_<F>(L, a, result, out, porta_cuda_no_end_());
 }
 
 /* ---------------- scan ----------------
