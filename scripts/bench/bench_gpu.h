@@ -37,6 +37,7 @@ enum {
   B_TRIAD,
   B_DOT,
   B_DET,
+  B_EXACT,
   B_LAUNCH,
   B_LATENCY,
   B_SCAN,
@@ -66,6 +67,7 @@ typedef struct bench {
   double launch_sync;      /**< Porta empty launch + fence per call (the latency reference) */
   double hand_small;       /**< hand-written 1000-element reduce + sync per call */
   double det_bits[3];      /**< CUDA det, Serial det, CUDA default */
+  double exact_bits[2];    /**< CUDA exact dot, Serial exact dot */
   int det0;                /**< the deterministic setting at start, restored after each use */
   int det_same_reps;       /**< every timed det rep gave the same bits */
   char notes[B_COUNT][200];
@@ -109,6 +111,7 @@ void bench_latency(bench *B);
 /** bench_gpu_reduce.c: the deterministic dot of a and b (against the default one, and its
  *  bits against the Serial back end's); the exclusive scan (against a Porta copy). */
 void bench_det(bench *B, porta_view_f64 *a, porta_view_f64 *b);
+void bench_exact(bench *B, porta_view_f64 *a, porta_view_f64 *b);
 void bench_scan(bench *B);
 /** bench_gpu_grid.c: the 2D 5-point stencil; the team SpMV with 4 and 8 lanes a row; the
  *  neighbour-list gather in LayoutLeft against LayoutRight. */

@@ -11,9 +11,9 @@
 
 #include "bench_gpu.h"
 
-const char *const row_names[B_COUNT] = {"copy",    "triad",   "dot",   "det-dot",
-                                        "launch",  "red-lat", "scan",  "stencil",
-                                        "spmv-v4", "spmv-v8", "layout"};
+const char *const row_names[B_COUNT] = {"copy",      "triad",   "dot",     "det-dot",
+                                        "exact-dot", "launch",  "red-lat", "scan",
+                                        "stencil",   "spmv-v4", "spmv-v8", "layout"};
 
 void note_rc(bench *B, int rc) { bench_note_rc("porta-bench-gpu", &B->porta_rc, rc); }
 

@@ -1,6 +1,6 @@
 /** @file bench_gpu_reduce.c
- *  porta-bench-gpu: the deterministic dot (against the default one, its bits against the
- *  Serial back end's) and the exclusive scan (against a Porta copy of the same arrays)
+ *  porta-bench-gpu: the deterministic dot and the exact dot (against the default one, their bits
+ *  against the Serial back end's) and the exclusive scan (against a Porta copy of the same arrays)
  *  (bench_gpu.h). */
 #include <math.h>
 #include <stdio.h>
@@ -141,6 +141,105 @@ void bench_det(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
   }
   rw->check_ok = ok;
   bench_crit_ratio(rw, 0.90, "default");
+}
+
+/* ---- exact dot ---------------------------------------------------------- */
+
+typedef struct exact_ctx {
+  bench *B;
+  stream_args s;
+  porta_xsum_f64_value v;
+  double v_def, first;
+  int have_first, same;
+} exact_ctx;
+
+/** The Porta side is the exact dot (porta_xsum_f64), the reference the default one. */
+static double exact_side(void *vctx, int porta, int rep) {
+  (void)rep;
+  exact_ctx *c = (exact_ctx *)vctx;
+  bench *B = c->B;
+  const porta_range_policy rg = porta_range(0, B->n);
+  int rc = PORTA_SUCCESS;
+  const double t0 = porta_wtime();
+  for (int k = 0; k < STREAM_BATCH; ++k) {
+    if (porta) {
+      rc |= PORTA_PARALLEL_REDUCE_LABELED("exact_dot", bk_exact_dot, B->ex, rg, &c->s, &c->v);
+      const double r = porta_xsum_f64_round(&c->v);
+      if (!c->have_first) {
+        c->first = r;
+        c->have_first = 1;
+      } else if (memcmp(&c->first, &r, sizeof r) != 0) {
+        c->same = 0;
+      }
+    } else {
+      rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &c->s, &c->v_def);
+    }
+  }
+  rc |= porta_exec_fence(B->ex, "exact_dot");
+  const double t = porta_wtime() - t0;
+  note_rc(B, rc);
+  return t / STREAM_BATCH;
+}
+
+/** The exact dot against the default one on the det-dot row's data (products exact, sums that
+ *  round); its bits must be the Serial back end's exact dot on a host copy. */
+void bench_exact(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
+  bench_row *rw = &B->rows[B_EXACT];
+  const int64_t n = B->n;
+  exact_ctx c;
+  memset(&c, 0, sizeof c);
+  c.B = B;
+  c.same = 1;
+  c.s.a = *a;
+  c.s.b = *b;
+  c.s.c = *a;
+  c.s.d = *a;
+  det_init_k<<<check_grid(B), HAND_BLOCK>>>(a->data, b->data, n);
+  CU_LAUNCHED(B);
+  CU(B, cudaDeviceSynchronize());
+  measure(B, rw, exact_side, &c);
+  rw->bytes = 2.0 * sizeof(double) * (double)n;
+  rw->ref_label = "ref = the same Porta dot, summed in doubles (default)";
+
+  porta_view_f64 hx, hy;
+  const porta_view_options ho = host_options();
+  note_rc(B, porta_view_f64_create(&hx, "exact_hx", 1, &n, &ho));
+  note_rc(B, porta_view_f64_create(&hy, "exact_hy", 1, &n, &ho));
+  double v_serial = NAN;
+  long double ref = 0, mag = 0;
+  if (!B->porta_rc) {
+    note_rc(B, porta_deep_copy(hx, *a));
+    note_rc(B, porta_deep_copy(hy, *b));
+    stream_args hs;
+    memset(&hs, 0, sizeof hs);
+    hs.a = hx;
+    hs.b = hy;
+    hs.c = hx;
+    hs.d = hx;
+    porta_xsum_f64_value hv;
+    note_rc(B, PORTA_PARALLEL_REDUCE_LABELED("exact_dot", bk_exact_dot,
+                                             porta_exec_backend(PORTA_BACKEND_SERIAL),
+                                             porta_range(0, n), &hs, &hv));
+    v_serial = porta_xsum_f64_round(&hv);
+    for (int64_t i = 0; i < n; ++i) {
+      const long double p = (long double)hx.data[i] * hy.data[i];
+      ref += p;
+      mag += fabsl(p);
+    }
+  }
+  porta_view_f64_release(&hx);
+  porta_view_f64_release(&hy);
+  B->exact_bits[0] = c.first;
+  B->exact_bits[1] = v_serial;
+  int ok = !B->porta_rc && c.have_first && c.same &&
+           memcmp(&c.first, &v_serial, sizeof(double)) == 0 && porta_xsum_f64_status(&c.v) == 0;
+  if (!(fabs(c.first - (double)ref) <= 1e-15 * (double)mag)) {
+    fprintf(stderr, "porta-bench-gpu: exact dot %.17g, long double reference %.17Lg\n", c.first,
+            ref);
+    ok = 0;
+  }
+  rw->check_ok = ok;
+  bench_crit_ratio(rw, 0.95, "default");
 }
 
 /* ---- exclusive scan ----------------------------------------------------- */

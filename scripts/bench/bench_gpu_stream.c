@@ -211,6 +211,7 @@ void bench_stream(bench *B) {
     crit_bw(rw, 0.97, 2.9);
   }
   if (B->only[B_DET] && !B->porta_rc && !B->cuda_rc) bench_det(B, &a, &b);
+  if (B->only[B_EXACT] && !B->porta_rc && !B->cuda_rc) bench_exact(B, &a, &b);
   porta_view_f64_release(&a);
   porta_view_f64_release(&b);
   porta_view_f64_release(&c);

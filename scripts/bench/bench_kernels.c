@@ -27,6 +27,10 @@ PORTA_FOR(bk_triad, stream_args, s, i) {
 PORTA_REDUCE(bk_dot, stream_args, s, i, porta_sum_f64, acc) {
   *acc += PORTA_AT1(s->a, i) * PORTA_AT1(s->b, i);
 }
+/** The same dot summed exactly (porta/xsum.h): correctly rounded, the same bits everywhere. */
+PORTA_REDUCE(bk_exact_dot, stream_args, s, i, porta_xsum_f64, acc) {
+  porta_xsum_f64_add(acc, PORTA_AT1(s->a, i) * PORTA_AT1(s->b, i));
+}
 
 /* ---- launch ---- */
 

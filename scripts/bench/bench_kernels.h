@@ -28,6 +28,7 @@ PORTA_DECLARE_KERNEL(bk_scale, stream_args)
 PORTA_DECLARE_KERNEL(bk_add, stream_args)
 PORTA_DECLARE_KERNEL(bk_triad, stream_args)
 PORTA_DECLARE_KERNEL(bk_dot, stream_args, porta_sum_f64)
+PORTA_DECLARE_KERNEL(bk_exact_dot, stream_args, porta_xsum_f64)
 
 typedef struct empty_args {
   int unused;

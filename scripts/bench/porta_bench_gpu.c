@@ -25,7 +25,7 @@
  *    porta-bench-gpu [--n=ELEMENTS] [--reps=K] [--only=LIST] [--stencil=SIDE]
  *                    [--spmv=SIDE] [--atoms=N] [--porta-*]
  *
- *  LIST: copy,triad,dot,det,launch,latency,scan,stencil,spmv,layout.
+ *  LIST: copy,triad,dot,det,exact,launch,latency,scan,stencil,spmv,layout.
  *
  *  Without nvcc (a plain C11 compile) the file still compiles, and main says that
  *  the benchmark needs the CUDA back end.
@@ -50,11 +50,12 @@
  * dot's reference. */
 
 /** --only names: spmv selects both SpMV rows. */
-static const char *const only_names[] = {"copy",    "triad", "dot",     "det",  "launch",
+static const char *const only_names[] = {"copy",    "triad", "dot",     "det",  "exact", "launch",
                                          "latency", "scan",  "stencil", "spmv", "layout"};
-static const int only_rows[][2] = {
-    {B_COPY, -1},    {B_TRIAD, -1}, {B_DOT, -1},     {B_DET, -1},        {B_LAUNCH, -1},
-    {B_LATENCY, -1}, {B_SCAN, -1},  {B_STENCIL, -1}, {B_SPMV4, B_SPMV8}, {B_LAYOUT, -1}};
+static const int only_rows[][2] = {{B_COPY, -1},       {B_TRIAD, -1}, {B_DOT, -1},
+                                   {B_DET, -1},        {B_EXACT, -1}, {B_LAUNCH, -1},
+                                   {B_LATENCY, -1},    {B_SCAN, -1},  {B_STENCIL, -1},
+                                   {B_SPMV4, B_SPMV8}, {B_LAYOUT, -1}};
 #define N_ONLY ((int)(sizeof only_names / sizeof only_names[0]))
 
 /* ---- the program ---------------------------------------------------------- */
@@ -64,8 +65,8 @@ static void usage(FILE *out) {
                "                       [--spmv=SIDE] [--atoms=N] [--porta-*]\n"
                "  --n        elements of the stream, det and scan arrays (default 2^28)\n"
                "  --reps     timed reps of each benchmark, after one warm-up (default 10)\n"
-               "  --only     comma list of: copy,triad,dot,det,launch,latency,scan,stencil,spmv,"
-               "layout\n"
+               "  --only     comma list of: copy,triad,dot,det,exact,launch,latency,scan,stencil,"
+               "spmv,layout\n"
                "  --stencil  interior side of the 2D stencil (default 8192)\n"
                "  --spmv     side of the SpMV Laplacian grid (default 4096)\n"
                "  --atoms    atoms of the neighbour-list layout demonstration (default 2^20)\n"
@@ -194,6 +195,12 @@ static void print_notes(const bench *B) {
     printf(" cuda det %s serial det, %s over the reps\n",
            memcmp(&B->det_bits[0], &B->det_bits[1], sizeof(double)) ? "DIFFERS from" : "==",
            B->det_same_reps ? "identical" : "NOT identical");
+  }
+  if (B->only[B_EXACT] && B->rows[B_EXACT].ran) {
+    printf("  exact dot bits:");
+    bench_print_bits("cuda exact", B->exact_bits[0]);
+    bench_print_bits("serial exact", B->exact_bits[1]);
+    printf(" %s\n", memcmp(&B->exact_bits[0], &B->exact_bits[1], sizeof(double)) ? "DIFFER" : "==");
   }
 }
 

@@ -175,21 +175,32 @@ static void test_window_reported(void) {
 }
 
 static void test_normalisation(void) {
-  /* an accumulator about to normalise (count near the bound) keeps the exact value */
+  /* an accumulator about to normalise (limbs live, count near the bound) keeps the exact value:
+   * terms from 1e-80 to 1e80 overflow the expansion, so some go on into the limbs */
   porta_xsum_f64_value v, w;
   porta_xsum_f64_init(&v);
   v.count = PORTA_XSUM_NORM_EVERY_ - 3;
   double *x = (double *)malloc(1000 * sizeof(double));
-  for (int i = 0; i < 1000; ++i) x[i] = pt_value();
+  for (int i = 0; i < 1000; ++i) x[i] = pt_lcg_signed(&pt_state, -80.0, 80.0);
   for (int i = 0; i < 1000; ++i) porta_xsum_f64_add(&v, x[i]);
   PT_CHECK(v.count < 1000);
   PT_BITS(porta_xsum_f64_round(&v), pt_xsum(x, 1000));
-  /* many near-maximal digits into one limb: 2^21 copies of (2^32 - 1) 2^k, then the negation */
+  /* many near-maximal digits into one limb: 2^21 normalised values of (2^32 - 1) 2^k joined
+   * (count 2^21), then as many negated, then 0.5 */
   porta_xsum_f64_init(&w);
   const double d = ldexp(4294967295.0, 40);
-  for (int i = 0; i < (1 << 21); ++i) porta_xsum_f64_add(&w, d);
-  PT_BITS(porta_xsum_f64_round(&w), d * (double)(1 << 21));
-  for (int i = 0; i < (1 << 21); ++i) porta_xsum_f64_add(&w, -d);
+  for (int sign = 1; sign >= -1; sign -= 2)
+    for (int i = 0; i < (1 << 21); ++i) {
+      porta_xsum_f64_value t;
+      porta_xsum_f64_init(&t);
+      porta_xsum_f64_add(&t, sign * d);
+      porta_xsum_f64_normalize(&t); /* into the limbs: count 1 */
+      porta_xsum_f64_join(&w, &t);
+      if (sign == 1 && i == (1 << 21) - 1) {
+        PT_CHECK(w.count == (1 << 21) + 0 || w.count == (1 << 21) + 1);
+        PT_BITS(porta_xsum_f64_round(&w), d * (double)(1 << 21));
+      }
+    }
   porta_xsum_f64_add(&w, 0.5);
   PT_BITS(porta_xsum_f64_round(&w), 0.5);
   free(x);

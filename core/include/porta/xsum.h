@@ -1,31 +1,44 @@
 /** @file xsum.h
  *  porta_xsum_f64: an exact (order-independent) sum of doubles, usable as a reducer.
  *
- *  The value is a fixed-point superaccumulator: PORTA_XSUM_LIMBS signed 64-bit limbs, limb i
- *  holding a 32-bit digit of weight 2^(PORTA_XSUM_MIN_EXP + 32 i) plus 31 bits of headroom for
- *  carries. Adding a double splits its 53-bit significand exactly over at most three limbs;
- *  joining two values adds them limb by limb. Integer addition is associative and commutative,
- *  so the sum does not depend on the order of the additions, the thread count, the back end or
- *  the number of MPI ranks whose accumulators are merged (add the limbs of normalised values,
- *  e.g. MPI_Allreduce(MPI_INT64_T, MPI_SUM)); porta_xsum_f64_round() then rounds the exact sum
- *  to the nearest double (ties to even) once.
+ *  Two tiers (the floating-point expansions of Collange, Defour, Graillat and Iakymchuk's
+ *  ExBLAS in front of a long fixed-point accumulator):
+ *  - A short floating-point expansion, PORTA_XSUM_TERMS doubles in registers. A term is added
+ *    by a cascade of error-free additions (TwoSum): the first double takes the rounded sum, the
+ *    next one the rounding error, and so on; the cascade stops as soon as an error is exactly 0,
+ *    after one or two steps for most terms. Only a rest that the last double cannot take goes on
+ *    to the second tier. A memory-bound loop leaves the arithmetic units idle, so this costs
+ *    about what a plain double sum costs.
+ *  - A fixed-point superaccumulator: PORTA_XSUM_LIMBS signed 64-bit limbs, limb i holding a
+ *    32-bit digit of weight 2^(PORTA_XSUM_MIN_EXP + 32 i) plus 31 bits of headroom for carries.
+ *    A double goes in split exactly over at most three limbs; two values join limb by limb.
+ *  The value represented is the expansion's doubles plus the limbs, always exactly the sum of
+ *  the terms added. Integer addition is associative and commutative, so the sum does not depend
+ *  on the order of the additions, the thread count, the back end or the number of MPI ranks
+ *  whose accumulators are merged (normalise each, which empties the expansion into the limbs,
+ *  then add the limbs, e.g. MPI_Allreduce(MPI_INT64_T, MPI_SUM)); porta_xsum_f64_round() rounds
+ *  the exact sum to the nearest double (ties to even) once.
  *
  *  The window. With the defaults (20 limbs, PORTA_XSUM_MIN_EXP = -304) addends in
- *  [2^-304, 2^336) (about 3e-92 .. 1.4e101) are summed exactly; the value is 168 bytes, so a
- *  CUDA block tail (256 values in static shared memory) takes 42 KB of the 48 KB allowed. Both
- * macros may be defined before including porta.h (the same everywhere in a program;
- * PORTA_XSUM_MIN_EXP >= -1022 so that the rounded result is never subnormal and is rounded once).
- *  Outside the window, the result is never silently wrong:
+ *  [2^-304, 2^336) (about 3e-92 .. 1.4e101) are summed exactly. The macros may be defined
+ *  before including porta.h (the same everywhere in a program): PORTA_XSUM_MIN_EXP -1074 and 66
+ *  limbs take every finite double, subnormals included (a 536-byte value). Outside the window,
+ *  the result is never silently wrong:
  *  - an addend with bits below 2^PORTA_XSUM_MIN_EXP has those bits dropped (its magnitude
- *    truncated to the window's grid). This is a function of the addend alone, so the sum stays
- *    bitwise order-independent; it is no longer exact and porta_xsum_f64_status() reports
- *    PORTA_XSUM_INEXACT. (Solvers meet such addends: Krylov vectors have far-field entries of
- *    1e-150 whose squares are far below anything that matters.)
+ *    truncated to the window's grid) before it is added. This is a function of the addend
+ *    alone, so the sum stays bitwise order-independent; it is no longer exact and
+ *    porta_xsum_f64_status() reports PORTA_XSUM_INEXACT. (Solvers meet such addends: Krylov
+ *    vectors have far-field entries of 1e-150 whose squares are far below anything that
+ *    matters.) Every double of the expansion is then a multiple of 2^PORTA_XSUM_MIN_EXP too,
+ *    so it goes into the limbs exactly.
  *  - an addend >= 2^(PORTA_XSUM_MIN_EXP + 32 PORTA_XSUM_LIMBS), an Inf or a NaN, or a sum that
  *    outgrows the top limb, sets PORTA_XSUM_OVERFLOW / PORTA_XSUM_NONFINITE and
  *    porta_xsum_f64_round() returns NaN.
  *  Carries are propagated (normalised) automatically before any limb can overflow: every 2^29
- *  additions into one value, and when a join would pass that bound.
+ *  additions into the limbs, and when a join would pass that bound.
+ *
+ *  The limbs are live only once something went into them (count > 0): a GPU thread whose
+ *  expansion never overflows never touches them (porta_xsum_f64_init_lazy_).
  *
  *  Use: PORTA_REDUCE / PORTA_MDREDUCE* with reducer porta_xsum_f64; the body calls
  *  porta_xsum_f64_add(acc, term). Not for team collectives (the value exceeds
@@ -33,6 +46,7 @@
 #ifndef PORTA_XSUM_H
 #define PORTA_XSUM_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -45,61 +59,101 @@
 #ifndef PORTA_XSUM_MIN_EXP
 #define PORTA_XSUM_MIN_EXP (-304)
 #endif
+/** Doubles in the expansion that takes the terms before the limbs (2 to 8). */
+#ifndef PORTA_XSUM_TERMS
+#define PORTA_XSUM_TERMS 4
+#endif
 /** Addends must be smaller than 2^PORTA_XSUM_MAX_EXP in magnitude. */
 #define PORTA_XSUM_MAX_EXP (PORTA_XSUM_MIN_EXP + 32 * PORTA_XSUM_LIMBS)
 
 /* compile-time checks in the common subset of C11 and C++17 */
-typedef char porta_xsum_check_min_exp_[(PORTA_XSUM_MIN_EXP >= -1022) ? 1 : -1];
+typedef char porta_xsum_check_min_exp_[(PORTA_XSUM_MIN_EXP >= -1074) ? 1 : -1];
 typedef char porta_xsum_check_max_exp_[(PORTA_XSUM_MAX_EXP <= 1088) ? 1 : -1];
 typedef char porta_xsum_check_limbs_[(PORTA_XSUM_LIMBS >= 3) ? 1 : -1];
+typedef char porta_xsum_check_terms_[(PORTA_XSUM_TERMS >= 2 && PORTA_XSUM_TERMS <= 8) ? 1 : -1];
 
 /** Status bits (porta_xsum_f64_status). */
 #define PORTA_XSUM_INEXACT 1   /**< an addend had bits below the window (dropped) */
 #define PORTA_XSUM_OVERFLOW 2  /**< an addend or the sum exceeded the window: round gives NaN */
 #define PORTA_XSUM_NONFINITE 4 /**< an Inf or NaN was added: round gives NaN */
 
-/** Additions between normalisations (each adds < 2^32 to a limb; two joined values stay
- *  below 2^63). */
+/** Additions into the limbs between normalisations (each adds < 2^32 to a limb; two joined
+ *  values stay below 2^63). */
 #define PORTA_XSUM_NORM_EVERY_ (1 << 29)
 
-/** The accumulator: value = sum limb[i] * 2^(PORTA_XSUM_MIN_EXP + 32 i). */
+/** The accumulator: value = sum term[k] + sum limb[i] * 2^(PORTA_XSUM_MIN_EXP + 32 i). */
 typedef struct porta_xsum_f64_value {
-  int64_t limb[PORTA_XSUM_LIMBS];
-  int32_t count; /**< contributions of < 2^32 per limb since the last normalisation */
+  double term[PORTA_XSUM_TERMS]; /**< the expansion (multiples of 2^PORTA_XSUM_MIN_EXP) */
+  int32_t count; /**< additions into the limbs since the last normalisation; 0: limbs unused */
   int32_t flags; /**< PORTA_XSUM_* bits */
+  int64_t limb[PORTA_XSUM_LIMBS];
 } porta_xsum_f64_value;
 
-PORTA_INLINE_FUNCTION void porta_xsum_f64_init(porta_xsum_f64_value *v) {
-  for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) v->limb[i] = 0;
+/** 2^e as a double, for -1022 <= e <= 1023 (folded to a constant for a constant e). */
+PORTA_FORCEINLINE_FUNCTION double porta_xsum_pow2_(int e) {
+  const uint64_t bits = (uint64_t)(1023 + e) << 52;
+  double x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+/** |x| is below the window's top (every finite double where the window reaches past 2^1023). */
+#if PORTA_XSUM_MAX_EXP > 1023
+#define PORTA_XSUM_BELOW_TOP_(ax) ((ax) <= DBL_MAX)
+#else
+#define PORTA_XSUM_BELOW_TOP_(ax) ((ax) < porta_xsum_pow2_(PORTA_XSUM_MAX_EXP))
+#endif
+
+/** Terms below 2^PORTA_XSUM_FAST_EXP_ go into the expansion, larger ones straight into the
+ *  limbs: below 2^960 no sum of fewer than 2^63 terms makes the expansion's doubles overflow. */
+#define PORTA_XSUM_FAST_EXP_ (PORTA_XSUM_MAX_EXP < 960 ? PORTA_XSUM_MAX_EXP : 960)
+
+/** An empty accumulator whose limbs are not written (read only once count > 0). */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_init_lazy_(porta_xsum_f64_value *v) {
+  for (int k = 0; k < PORTA_XSUM_TERMS; ++k) v->term[k] = 0.0;
   v->count = 0;
   v->flags = 0;
 }
 
-/** Propagate carries: limbs 0..N-2 in [0, 2^32), the top limb signed. The represented value is
- *  unchanged. Flags PORTA_XSUM_OVERFLOW when the top limb nears the end of its range. */
-PORTA_INLINE_FUNCTION void porta_xsum_f64_normalize(porta_xsum_f64_value *v) {
-  for (int i = 0; i < PORTA_XSUM_LIMBS - 1; ++i) {
-    const int64_t low = (int64_t)((uint64_t)v->limb[i] & 0xFFFFFFFFull);
-    const int64_t carry = (v->limb[i] - low) / ((int64_t)1 << 32); /* exact: a multiple */
-    v->limb[i] = low;
-    v->limb[i + 1] += carry;
-  }
-  const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
-  if (top >= ((int64_t)1 << 61) || top <= -((int64_t)1 << 61)) v->flags |= PORTA_XSUM_OVERFLOW;
-  v->count = 1;
+PORTA_INLINE_FUNCTION void porta_xsum_f64_init(porta_xsum_f64_value *v) {
+  porta_xsum_f64_init_lazy_(v);
+  for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) v->limb[i] = 0;
 }
 
-/** Add x exactly (see the window rules above). */
-PORTA_INLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, double x) {
+/** The limbs made live (zeroed) before the first addition into them. */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_open_(porta_xsum_f64_value *v) {
+  if (v->count == 0) {
+    for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) v->limb[i] = 0;
+    v->count = 1;
+  }
+}
+
+/** Add the digit d (< 2^32) of weight 2^(PORTA_XSUM_MIN_EXP + 32 j) to the limbs, negated
+ *  when neg; a digit above the top limb goes into it while that keeps it below 2^61. */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_digit_(porta_xsum_f64_value *v, int j, uint64_t d,
+                                                 int neg) {
+  if (d == 0) return;
+  if (j >= PORTA_XSUM_LIMBS) {
+    const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
+    if (j > PORTA_XSUM_LIMBS || d >= (1ull << 29) || top >= ((int64_t)1 << 61) ||
+        top <= -((int64_t)1 << 61)) {
+      v->flags |= PORTA_XSUM_OVERFLOW;
+      return;
+    }
+    d <<= 32;
+    j = PORTA_XSUM_LIMBS - 1;
+  }
+  v->limb[j] += neg ? -(int64_t)d : (int64_t)d;
+}
+
+/** Add x, a finite double whose bits below 2^PORTA_XSUM_MIN_EXP are dropped (flagged), into
+ *  the limbs. */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_add_limbs_(porta_xsum_f64_value *v, double x) {
   uint64_t bits;
   memcpy(&bits, &x, sizeof bits);
   const int neg = (int)(bits >> 63);
   const int bexp = (int)((bits >> 52) & 0x7FF);
   uint64_t m = bits & 0xFFFFFFFFFFFFFull;
-  if (bexp == 0x7FF) {
-    v->flags |= PORTA_XSUM_NONFINITE;
-    return;
-  }
   if (bexp == 0) {
     if (m == 0) return; /* +-0 */
   } else {
@@ -114,34 +168,122 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, double x)
     if (m == 0) return;
     shift = 0;
   }
+  porta_xsum_f64_open_(v);
   const int idx = shift >> 5, off = shift & 31;
-  const uint64_t d0 = (m << off) & 0xFFFFFFFFull;
   const uint64_t hi = off ? (m >> (32 - off)) : (m >> 32); /* (m << off) >> 32, < 2^53 */
-  const uint64_t d1 = hi & 0xFFFFFFFFull, d2 = hi >> 32;
-  if (idx >= PORTA_XSUM_LIMBS || (idx + 1 >= PORTA_XSUM_LIMBS && (d1 | d2)) ||
-      (idx + 2 >= PORTA_XSUM_LIMBS && d2)) {
-    v->flags |= PORTA_XSUM_OVERFLOW;
-    return;
+  porta_xsum_f64_digit_(v, idx, (m << off) & 0xFFFFFFFFull, neg);
+  porta_xsum_f64_digit_(v, idx + 1, hi & 0xFFFFFFFFull, neg);
+  porta_xsum_f64_digit_(v, idx + 2, hi >> 32, neg);
+  if (++v->count >= PORTA_XSUM_NORM_EVERY_) {
+    /* normalise the limbs only (the expansion is being added to) */
+    for (int i = 0; i < PORTA_XSUM_LIMBS - 1; ++i) {
+      const int64_t low = (int64_t)((uint64_t)v->limb[i] & 0xFFFFFFFFull);
+      v->limb[i + 1] += (v->limb[i] - low) / ((int64_t)1 << 32); /* exact: a multiple */
+      v->limb[i] = low;
+    }
+    const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
+    if (top >= ((int64_t)1 << 61) || top <= -((int64_t)1 << 61)) v->flags |= PORTA_XSUM_OVERFLOW;
+    v->count = 1;
   }
-  if (neg) {
-    v->limb[idx] -= (int64_t)d0;
-    if (idx + 1 < PORTA_XSUM_LIMBS) v->limb[idx + 1] -= (int64_t)d1;
-    if (idx + 2 < PORTA_XSUM_LIMBS) v->limb[idx + 2] -= (int64_t)d2;
-  } else {
-    v->limb[idx] += (int64_t)d0;
-    if (idx + 1 < PORTA_XSUM_LIMBS) v->limb[idx + 1] += (int64_t)d1;
-    if (idx + 2 < PORTA_XSUM_LIMBS) v->limb[idx + 2] += (int64_t)d2;
-  }
-  if (++v->count >= PORTA_XSUM_NORM_EVERY_) porta_xsum_f64_normalize(v);
 }
 
-/** d += s, exactly (limb-wise; associative and commutative in the represented value). */
+/** Empty the expansion into the limbs (the represented value is unchanged). */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_settle_(porta_xsum_f64_value *v) {
+  for (int k = 0; k < PORTA_XSUM_TERMS; ++k) {
+    if (v->term[k] != 0.0) porta_xsum_f64_add_limbs_(v, v->term[k]);
+    v->term[k] = 0.0;
+  }
+}
+
+/** Propagate carries after emptying the expansion: limbs 0..N-2 in [0, 2^32), the top limb
+ *  signed, the expansion all zero. The represented value is unchanged. Flags
+ *  PORTA_XSUM_OVERFLOW when the top limb nears the end of its range. */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_normalize(porta_xsum_f64_value *v) {
+  porta_xsum_f64_open_(v);
+  porta_xsum_f64_settle_(v);
+  for (int i = 0; i < PORTA_XSUM_LIMBS - 1; ++i) {
+    const int64_t low = (int64_t)((uint64_t)v->limb[i] & 0xFFFFFFFFull);
+    const int64_t carry = (v->limb[i] - low) / ((int64_t)1 << 32); /* exact: a multiple */
+    v->limb[i] = low;
+    v->limb[i + 1] += carry;
+  }
+  const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
+  if (top >= ((int64_t)1 << 61) || top <= -((int64_t)1 << 61)) v->flags |= PORTA_XSUM_OVERFLOW;
+  v->count = 1;
+}
+
+/** An addend outside [2^(MIN_EXP + 52), 2^FAST_EXP_) (0, tiny, huge, Inf or NaN): 0 when nothing
+ *  is left to add, else x with its bits below the window dropped. */
+PORTA_INLINE_FUNCTION double porta_xsum_f64_edge_(porta_xsum_f64_value *v, double x) {
+  if (x == 0.0) return 0.0;
+  if (!(PORTA_XSUM_BELOW_TOP_(fabs(x)))) { /* huge, Inf or NaN */
+    v->flags |= isfinite(x) ? PORTA_XSUM_OVERFLOW : PORTA_XSUM_NONFINITE;
+    return 0.0;
+  }
+  if (fabs(x) >= porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)) { /* a window past 2^960 */
+    porta_xsum_f64_add_limbs_(v, x);
+    return 0.0;
+  }
+#if PORTA_XSUM_MIN_EXP > -1074
+  /* |x| < 2^(MIN_EXP + 52): scaling by powers of two is exact here, trunc drops the bits */
+  const double t =
+      trunc(x * porta_xsum_pow2_(-PORTA_XSUM_MIN_EXP)) * porta_xsum_pow2_(PORTA_XSUM_MIN_EXP);
+  if (t != x) v->flags |= PORTA_XSUM_INEXACT;
+  return t;
+#else
+  return x; /* the window reaches the smallest subnormal: every double is on its grid */
+#endif
+}
+
+/** TwoSum (Knuth): *s = fl(a + b) and the return value e with a + b = *s + e exactly, for any
+ *  order of magnitudes and no branch. */
+PORTA_FORCEINLINE_FUNCTION double porta_xsum_two_sum_(double a, double b, double *s) {
+  const double t = a + b, bb = t - a;
+  *s = t;
+  return (a - (t - bb)) + (b - bb);
+}
+
+/** The expansion's doubles from the third on, then the limbs: what the first two could not
+ *  take (a few per cent of a solver's terms). */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_deeper_(porta_xsum_f64_value *v, double x) {
+  for (int k = 2; k < PORTA_XSUM_TERMS; ++k) {
+    x = porta_xsum_two_sum_(v->term[k], x, &v->term[k]);
+    if (x == 0.0) return;
+  }
+  porta_xsum_f64_add_limbs_(v, x);
+}
+
+/** Add x, a multiple of 2^PORTA_XSUM_MIN_EXP below 2^PORTA_XSUM_MAX_EXP, to the expansion.
+ *  The first two steps always run (no branch to mispredict: most terms need both and stop
+ *  there); the rest only when the second leaves an error. */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_cascade_(porta_xsum_f64_value *v, double x) {
+  const double e0 = porta_xsum_two_sum_(v->term[0], x, &v->term[0]);
+  const double e1 = porta_xsum_two_sum_(v->term[1], e0, &v->term[1]);
+  if (PORTA_UNLIKELY(e1 != 0.0)) porta_xsum_f64_deeper_(v, e1);
+}
+
+/** Add x exactly (see the window rules above). */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, double x) {
+  if (PORTA_UNLIKELY(!(fabs(x) >= porta_xsum_pow2_(PORTA_XSUM_MIN_EXP + 52) &&
+                       fabs(x) < porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)))) {
+    x = porta_xsum_f64_edge_(v, x);
+    if (x == 0.0) return;
+  }
+  porta_xsum_f64_cascade_(v, x);
+}
+
+/** d += s, exactly (associative and commutative in the represented value). */
 PORTA_INLINE_FUNCTION void porta_xsum_f64_join(porta_xsum_f64_value *d,
                                                const porta_xsum_f64_value *s) {
-  for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) d->limb[i] += s->limb[i];
+  for (int k = 0; k < PORTA_XSUM_TERMS; ++k)
+    if (s->term[k] != 0.0) porta_xsum_f64_cascade_(d, s->term[k]);
   d->flags |= s->flags;
-  d->count += s->count;
-  if (d->count >= PORTA_XSUM_NORM_EVERY_) porta_xsum_f64_normalize(d);
+  if (s->count > 0) { /* both below 2^29 additions: the limbs' sums stay below 2^63 */
+    porta_xsum_f64_open_(d);
+    for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) d->limb[i] += s->limb[i];
+    d->count += s->count;
+    if (d->count >= PORTA_XSUM_NORM_EVERY_) porta_xsum_f64_normalize(d);
+  }
 }
 
 /** The PORTA_XSUM_* status bits of v (including an overflow found by normalising). */
@@ -182,13 +324,15 @@ PORTA_INLINE_FUNCTION double porta_xsum_f64_round(const porta_xsum_f64_value *v)
   /* the top 64 significant bits of hi:lo */
   const uint64_t M = lz ? (hi << lz) | ((uint64_t)lo >> (32 - lz)) : hi;
   if ((lz ? (uint32_t)(lo << lz) : lo) != 0) sticky = 1; /* bits of lo below M */
-  uint64_t mant = M >> 11;
-  const int round_bit = (int)((M >> 10) & 1u);
-  if (M & 0x3FFull) sticky = 1;
-  if (round_bit && (sticky || (mant & 1u))) ++mant; /* 2^53 at most: still exact */
-  /* leading bit of D[h] has weight 2^(MIN_EXP + 32 (h - 2) + 31 - lz) */
+  /* leading bit of D[h] has weight 2^(MIN_EXP + 32 (h - 2) + 31 - lz); a subnormal result
+     keeps only the bits down to 2^-1074 */
   const int lead = PORTA_XSUM_MIN_EXP + 32 * (h - 2) + 31 - lz;
-  const double r = ldexp((double)mant, lead - 52);
+  const int prec = lead < -1022 ? lead + 1075 : 53, drop = 64 - prec;
+  uint64_t mant = M >> drop;
+  const int round_bit = (int)((M >> (drop - 1)) & 1u);
+  if (M & ((1ull << (drop - 1)) - 1ull)) sticky = 1;
+  if (round_bit && (sticky || (mant & 1u))) ++mant; /* 2^prec at most: still exact */
+  const double r = ldexp((double)mant, lead - prec + 1);
   return neg ? -r : r;
 }
 

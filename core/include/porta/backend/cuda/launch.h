@@ -21,6 +21,7 @@
 #include "porta/backend/cuda/reduce_end.h"
 #include "porta/backend/cuda/runtime.h"
 #include "porta/backend/cuda/warp.h"
+#include "porta/backend/cuda/xsum.h"
 
 #define PORTA_CUDA_REF_(NAME) NAME##_porta_cuda_
 #define PORTA_CUDA_BLOCK 256
@@ -119,32 +120,36 @@ static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, in
  *  t + s), valid in thread 0. For values of up to 16 bytes the last six levels run in warp 0,
  *  the last five by shuffles: the same joins in the same order (the same bits) with 3 barriers
  *  instead of 9, which had cost a small reduction's round trip 2 us more than a hand-written
- *  one (scripts/bench-gpu, red-lat). Larger values (the exact sum's accumulator) keep the tree
- *  in shared memory. */
+ *  one (scripts/bench-gpu, red-lat). Larger values keep the tree in shared memory; the exact
+ *  sum's has a reduction of its own (backend/cuda/xsum.h). */
 template <class F>
 __device__ __forceinline__ typename F::value porta_cuda_block_reduce_(typename F::value acc) {
   typedef typename F::value V;
-  constexpr bool shfl = sizeof(V) <= 16;
-  __shared__ V sh[PORTA_CUDA_BLOCK];
-  const int t = threadIdx.x;
-  sh[t] = acc;
-  __syncthreads();
-  for (int s = PORTA_CUDA_BLOCK / 2; s > (shfl ? 32 : 0); s >>= 1) {
-    if (t < s) F::join(&sh[t], &sh[t + s]);
-    __syncthreads();
-  }
-  if constexpr (shfl) {
-    if (t < 32) {
-      acc = sh[t];
-      F::join(&acc, &sh[t + 32]);
-      for (int s = 16; s > 0; s >>= 1) {
-        V o = porta_cuda_shfl_down_(acc, s, 32);
-        F::join(&acc, &o);
-      }
-    }
-    return acc;
+  if constexpr (porta_cuda_is_xsum_<V>::value) { /* backend/cuda/xsum.h */
+    return porta_cuda_xsum_block_<PORTA_CUDA_BLOCK>(acc);
   } else {
-    return sh[0];
+    constexpr bool shfl = sizeof(V) <= 16;
+    __shared__ V sh[PORTA_CUDA_BLOCK];
+    const int t = threadIdx.x;
+    sh[t] = acc;
+    __syncthreads();
+    for (int s = PORTA_CUDA_BLOCK / 2; s > (shfl ? 32 : 0); s >>= 1) {
+      if (t < s) F::join(&sh[t], &sh[t + s]);
+      __syncthreads();
+    }
+    if constexpr (shfl) {
+      if (t < 32) {
+        acc = sh[t];
+        F::join(&acc, &sh[t + 32]);
+        for (int s = 16; s > 0; s >>= 1) {
+          V o = porta_cuda_shfl_down_(acc, s, 32);
+          F::join(&acc, &o);
+        }
+      }
+      return acc;
+    } else {
+      return sh[0];
+    }
   }
 }
 
@@ -208,7 +213,7 @@ porta_cuda_reduce_tail_(typename F::value acc, typename F::value *partials, unsi
   if (last) {
     __threadfence();
     V x;
-    F::init(&x);
+    porta_cuda_value_init_<F>(&x);
     for (unsigned j = t; j < gridDim.x; j += PORTA_CUDA_BLOCK) {
       V p = porta_cuda_load_cg_(&partials[j]);
       F::join(&x, &p);

@@ -122,7 +122,7 @@ __global__ void porta_cuda_mdreduce_k_(const typename F::args_type_ a, porta_mdr
                                        int64_t n, typename F::value *partials, unsigned *counter,
                                        typename F::value *out, const E end) {
   typename F::value acc;
-  F::init(&acc);
+  porta_cuda_value_init_<F>(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)
     porta_cuda_md_at_<F, Rank>(&a, &p, k, 1, &acc);
@@ -136,7 +136,7 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_
                                           unsigned gx, typename F::value *partials,
                                           unsigned *counter, typename F::value *out, const E end) {
   typename F::value acc;
-  F::init(&acc);
+  porta_cuda_value_init_<F>(&acc);
   const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;
   const int64_t i0 = p.lower[0] + (int64_t)bx * 32 + (threadIdx.x & 31);
   if (i0 < p.upper[0]) {
