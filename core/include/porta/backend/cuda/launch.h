@@ -121,13 +121,12 @@ static inline unsigned porta_cuda_reduce_grid_(int64_t n, const void *kernel, in
  *  the last five by shuffles: the same joins in the same order (the same bits) with 3 barriers
  *  instead of 9, which had cost a small reduction's round trip 2 us more than a hand-written
  *  one (scripts/bench-gpu, red-lat). Larger values keep the tree in shared memory; the exact
- *  sum's has a reduction of its own (backend/cuda/xsum.h). */
+ *  sum has a kernel end of its own (backend/cuda/xsum.h). */
 template <class F>
 __device__ __forceinline__ typename F::value porta_cuda_block_reduce_(typename F::value acc) {
   typedef typename F::value V;
-  if constexpr (porta_cuda_is_xsum_<V>::value) { /* backend/cuda/xsum.h */
-    return porta_cuda_xsum_block_<PORTA_CUDA_BLOCK>(acc);
-  } else {
+  static_assert(!porta_cuda_is_xsum_<V>::value, "the exact sum has a tail of its own");
+  {
     constexpr bool shfl = sizeof(V) <= 16;
     __shared__ V sh[PORTA_CUDA_BLOCK];
     const int t = threadIdx.x;
@@ -194,34 +193,41 @@ __device__ __forceinline__ void
 porta_cuda_reduce_tail_(typename F::value acc, typename F::value *partials, unsigned *counter,
                         typename F::value *out, const E &end) {
   typedef typename F::value V;
-  __shared__ int last;
-  const int t = threadIdx.x;
-  acc = porta_cuda_block_reduce_<F>(acc);
-  if (gridDim.x == 1) {
-    if (t == 0) {
-      *out = acc;
-      porta_cuda_run_end_(end, out);
+  if constexpr (porta_cuda_is_xsum_<V>::value) { /* backend/cuda/xsum.h */
+    if (porta_cuda_xsum_tail_<PORTA_CUDA_BLOCK>(acc, partials, counter, out)) {
+      __syncthreads();
+      if (threadIdx.x == 0) porta_cuda_run_end_(end, out);
     }
-    return;
-  }
-  if (t == 0) {
-    partials[blockIdx.x] = acc;
-    __threadfence();
-    last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last) {
-    __threadfence();
-    V x;
-    porta_cuda_value_init_<F>(&x);
-    for (unsigned j = t; j < gridDim.x; j += PORTA_CUDA_BLOCK) {
-      V p = porta_cuda_load_cg_(&partials[j]);
-      F::join(&x, &p);
+  } else {
+    __shared__ int last;
+    const int t = threadIdx.x;
+    acc = porta_cuda_block_reduce_<F>(acc);
+    if (gridDim.x == 1) {
+      if (t == 0) {
+        *out = acc;
+        porta_cuda_run_end_(end, out);
+      }
+      return;
     }
-    x = porta_cuda_block_reduce_<F>(x);
     if (t == 0) {
-      *out = x;
-      porta_cuda_run_end_(end, out);
+      partials[blockIdx.x] = acc;
+      __threadfence();
+      last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) {
+      __threadfence();
+      V x;
+      F::init(&x);
+      for (unsigned j = t; j < gridDim.x; j += PORTA_CUDA_BLOCK) {
+        V p = porta_cuda_load_cg_(&partials[j]);
+        F::join(&x, &p);
+      }
+      x = porta_cuda_block_reduce_<F>(x);
+      if (t == 0) {
+        *out = x;
+        porta_cuda_run_end_(end, out);
+      }
     }
   }
 }
