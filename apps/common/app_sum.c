@@ -90,6 +90,7 @@ static int allreduce_exact(app_sum *s, double *values, int n) {
                        "MPI reduction of %d exact accumulators failed (%d)", n, rc);
   for (int i = 0; i < n; ++i) {
     porta_xsum_f64_value v;
+    porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
     memcpy(v.limb, &buf[i * W], sizeof v.limb);
     const int64_t f = buf[i * W + PORTA_XSUM_LIMBS];
     v.flags = ((f & 0xFFFFF) ? PORTA_XSUM_INEXACT : 0) |

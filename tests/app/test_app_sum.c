@@ -1,0 +1,81 @@
+/** @file test_app_sum.c
+ *  apps/common's exact global sums (app_sum.h, --reproducible): terms spread over the ranks,
+ *  reduced by an APP_SUM_KERNEL into two slots and merged by app_sum_allreduce, give the
+ *  correctly rounded exact sum of all the terms on every rank and rank count: the bits of one
+ *  porta_xsum_f64 over every term. The stack is filled with non-zero bytes before each merge, so
+ *  a merged accumulator that reads anything it did not set shows up as a wrong sum.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app_common.h"
+#include "app_sum.h"
+#include "app_sum_comm.h"
+
+#include "app_expect.h"
+
+#define TS_N 100003
+
+typedef struct ts_args {
+  int64_t offset; /**< this rank's first global index */
+  int square;     /**< slot 1: the terms' squares */
+} ts_args;
+
+/** Term i of the global sum: magnitudes from 2^-30 to 2^10 of both signs, cancelling (a sum
+ *  whose last bits see any stray addend of the dirty stack's size, about 5e-4). */
+static double ts_term(int64_t i) {
+  const double m = ldexp(1.0 + (double)((i * 2654435761u) % 1000003u) / 1000003.0,
+                         (int)((i * 40503u) % 40u) - 30);
+  return (i % 3 == 0 ? -1.0 : 1.0) * m;
+}
+
+APP_SUM_KERNEL(ts_sum, ts_args, a, i) {
+  const double t = ts_term(a->offset + i);
+  return a->square ? t * t : t;
+}
+
+/** Fills this much of the stack below the caller with non-zero bytes. */
+static __attribute__((noinline)) void ts_dirty_stack(void) {
+  volatile unsigned char junk[16384];
+  for (size_t k = 0; k < sizeof junk; ++k) junk[k] = 0x3f;
+}
+
+int main(int argc, char **argv) {
+  app_mpi_init(&argc, &argv, "test_app_sum");
+  APP_CHECK(porta_initialize(&argc, &argv));
+  const int rank = app_mpi_rank(), size = app_mpi_size();
+  /* the whole sum, one accumulator, in index order */
+  porta_xsum_f64_value all[2];
+  for (int s = 0; s < 2; ++s) {
+    porta_xsum_f64_init(&all[s]);
+    for (int64_t i = 0; i < TS_N; ++i) {
+      const double t = ts_term(i);
+      porta_xsum_f64_add(&all[s], s ? t * t : t);
+    }
+  }
+  const double want[2] = {porta_xsum_f64_round(&all[0]), porta_xsum_f64_round(&all[1])};
+  app_sum *sum = NULL;
+  APP_CHECK(app_sum_create(&sum, MPI_COMM_WORLD, 1, NULL));
+  for (int round = 0; round < 3; ++round) {
+    const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+    double got[2];
+    for (int s = 0; s < 2; ++s) {
+      ts_args a = {lo, s};
+      EXPECT(APP_SUM_REDUCE(ts_sum, sum, "ts_sum", porta_exec_default(), porta_range(0, hi - lo),
+                            &a, s, &got[s]) == PORTA_SUCCESS,
+             "rank %d: %s", rank, porta_last_error_message());
+    }
+    ts_dirty_stack();
+    EXPECT(app_sum_allreduce(sum, got, 2) == PORTA_SUCCESS, "rank %d: %s", rank,
+           porta_last_error_message());
+    for (int s = 0; s < 2; ++s)
+      EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
+             "rank %d of %d, slot %d: merged %.17g (%a), exact sum %.17g (%a)", rank, size, s,
+             got[s], got[s], want[s], want[s]);
+  }
+  app_sum_destroy(sum);
+  porta_finalize();
+  app_mpi_finalize();
+  return fails != 0;
+}
