@@ -44,6 +44,63 @@ static __global__ void scan_check_k(const int64_t *in, const int64_t *out, int64
 
 /* ---- deterministic dot -------------------------------------------------- */
 
+/** The dot rows' data in a and b (det_init_k), and their arguments. */
+static stream_args dot_data(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
+  stream_args s;
+  memset(&s, 0, sizeof s);
+  s.a = *a;
+  s.b = *b;
+  s.c = *a;
+  s.d = *a;
+  det_init_k<<<check_grid(B), HAND_BLOCK>>>(a->data, b->data, B->n);
+  CU_LAUNCHED(B);
+  CU(B, cudaDeviceSynchronize());
+  return s;
+}
+
+/** The Serial back end's dot of host copies of a and b, deterministic (bk_dot) or exact
+ *  (bk_exact_dot, rounded), with the long double sum of the products and of their magnitudes
+ *  for the tolerance; NaN when the copies failed. */
+static double serial_dot(bench *B, const porta_view_f64 *a, const porta_view_f64 *b, int exact,
+                         long double *ref, long double *mag) {
+  const int64_t n = B->n;
+  porta_view_f64 hx, hy;
+  const porta_view_options ho = host_options();
+  note_rc(B, porta_view_f64_create(&hx, "dot_hx", 1, &n, &ho));
+  note_rc(B, porta_view_f64_create(&hy, "dot_hy", 1, &n, &ho));
+  double v = NAN;
+  *ref = *mag = 0;
+  if (!B->porta_rc) {
+    note_rc(B, porta_deep_copy(hx, *a));
+    note_rc(B, porta_deep_copy(hy, *b));
+    stream_args hs;
+    memset(&hs, 0, sizeof hs);
+    hs.a = hx;
+    hs.b = hy;
+    hs.c = hx;
+    hs.d = hx;
+    const porta_exec serial = porta_exec_backend(PORTA_BACKEND_SERIAL);
+    if (exact) {
+      porta_xsum_f64_value x;
+      note_rc(B, PORTA_PARALLEL_REDUCE_LABELED("exact_dot", bk_exact_dot, serial, porta_range(0, n),
+                                               &hs, &x));
+      v = porta_xsum_f64_round(&x);
+    } else {
+      porta_set_deterministic(1);
+      note_rc(B, PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, serial, porta_range(0, n), &hs, &v));
+      porta_set_deterministic(B->det0);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const long double p = (long double)hx.data[i] * hy.data[i];
+      *ref += p;
+      *mag += fabsl(p);
+    }
+  }
+  porta_view_f64_release(&hx);
+  porta_view_f64_release(&hy);
+  return v;
+}
+
 typedef struct det_ctx {
   bench *B;
   stream_args s;
@@ -82,52 +139,17 @@ static double det_side(void *vctx, int porta, int rep) {
 void bench_det(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
   bench_row *rw = &B->rows[B_DET];
   const int64_t n = B->n;
-  const int det0 = B->det0;
   det_ctx c;
   memset(&c, 0, sizeof c);
   c.B = B;
   c.same = 1;
-  c.s.a = *a;
-  c.s.b = *b;
-  c.s.c = *a;
-  c.s.d = *a;
-  c.s.scalar = 0.0;
-  det_init_k<<<check_grid(B), HAND_BLOCK>>>(a->data, b->data, n);
-  CU_LAUNCHED(B);
-  CU(B, cudaDeviceSynchronize());
+  c.s = dot_data(B, a, b);
   measure(B, rw, det_side, &c);
   rw->bytes = 2.0 * sizeof(double) * (double)n;
   rw->ref_label = "ref = the same Porta dot, deterministic off";
 
-  /* The Serial back end's deterministic result on a host copy of the same data. */
-  porta_view_f64 hx, hy;
-  const porta_view_options ho = host_options();
-  note_rc(B, porta_view_f64_create(&hx, "det_hx", 1, &n, &ho));
-  note_rc(B, porta_view_f64_create(&hy, "det_hy", 1, &n, &ho));
-  double v_serial = NAN;
   long double ref = 0, mag = 0;
-  if (!B->porta_rc) {
-    note_rc(B, porta_deep_copy(hx, *a));
-    note_rc(B, porta_deep_copy(hy, *b));
-    stream_args hs;
-    hs.a = hx;
-    hs.b = hy;
-    hs.c = hx;
-    hs.d = hx;
-    hs.scalar = 0.0;
-    porta_set_deterministic(1);
-    note_rc(B,
-            PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, porta_exec_backend(PORTA_BACKEND_SERIAL),
-                                          porta_range(0, n), &hs, &v_serial));
-    porta_set_deterministic(det0);
-    for (int64_t i = 0; i < n; ++i) {
-      const long double p = (long double)hx.data[i] * hy.data[i];
-      ref += p;
-      mag += fabsl(p);
-    }
-  }
-  porta_view_f64_release(&hx);
-  porta_view_f64_release(&hy);
+  const double v_serial = serial_dot(B, a, b, 0, &ref, &mag);
   B->det_bits[0] = c.v_det;
   B->det_bits[1] = v_serial;
   B->det_bits[2] = c.v_def;
@@ -190,45 +212,13 @@ void bench_exact(bench *B, porta_view_f64 *a, porta_view_f64 *b) {
   memset(&c, 0, sizeof c);
   c.B = B;
   c.same = 1;
-  c.s.a = *a;
-  c.s.b = *b;
-  c.s.c = *a;
-  c.s.d = *a;
-  det_init_k<<<check_grid(B), HAND_BLOCK>>>(a->data, b->data, n);
-  CU_LAUNCHED(B);
-  CU(B, cudaDeviceSynchronize());
+  c.s = dot_data(B, a, b);
   measure(B, rw, exact_side, &c);
   rw->bytes = 2.0 * sizeof(double) * (double)n;
   rw->ref_label = "ref = the same Porta dot, summed in doubles (default)";
 
-  porta_view_f64 hx, hy;
-  const porta_view_options ho = host_options();
-  note_rc(B, porta_view_f64_create(&hx, "exact_hx", 1, &n, &ho));
-  note_rc(B, porta_view_f64_create(&hy, "exact_hy", 1, &n, &ho));
-  double v_serial = NAN;
   long double ref = 0, mag = 0;
-  if (!B->porta_rc) {
-    note_rc(B, porta_deep_copy(hx, *a));
-    note_rc(B, porta_deep_copy(hy, *b));
-    stream_args hs;
-    memset(&hs, 0, sizeof hs);
-    hs.a = hx;
-    hs.b = hy;
-    hs.c = hx;
-    hs.d = hx;
-    porta_xsum_f64_value hv;
-    note_rc(B, PORTA_PARALLEL_REDUCE_LABELED("exact_dot", bk_exact_dot,
-                                             porta_exec_backend(PORTA_BACKEND_SERIAL),
-                                             porta_range(0, n), &hs, &hv));
-    v_serial = porta_xsum_f64_round(&hv);
-    for (int64_t i = 0; i < n; ++i) {
-      const long double p = (long double)hx.data[i] * hy.data[i];
-      ref += p;
-      mag += fabsl(p);
-    }
-  }
-  porta_view_f64_release(&hx);
-  porta_view_f64_release(&hy);
+  const double v_serial = serial_dot(B, a, b, 1, &ref, &mag);
   B->exact_bits[0] = c.first;
   B->exact_bits[1] = v_serial;
   int ok = !B->porta_rc && c.have_first && c.same &&

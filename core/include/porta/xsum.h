@@ -21,8 +21,9 @@
  *
  *  The window. With the defaults (20 limbs, PORTA_XSUM_MIN_EXP = -304) addends in
  *  [2^-304, 2^336) (about 3e-92 .. 1.4e101) are summed exactly. The macros may be defined
- *  before including porta.h (the same everywhere in a program): PORTA_XSUM_MIN_EXP -1074 and 66
- *  limbs take every finite double, subnormals included (a 536-byte value). Outside the window,
+ *  before including porta.h (the same everywhere in a program; PORTA_XSUM_MIN_EXP >= -1022, or
+ *  -1074): PORTA_XSUM_MIN_EXP -1074 and 66 limbs take every finite double, subnormals included
+ *  (a 536-byte value). Outside the window,
  *  the result is never silently wrong:
  *  - an addend with bits below 2^PORTA_XSUM_MIN_EXP has those bits dropped (its magnitude
  *    truncated to the window's grid) before it is added. This is a function of the addend
@@ -67,7 +68,11 @@
 #define PORTA_XSUM_MAX_EXP (PORTA_XSUM_MIN_EXP + 32 * PORTA_XSUM_LIMBS)
 
 /* compile-time checks in the common subset of C11 and C++17 */
-typedef char porta_xsum_check_min_exp_[(PORTA_XSUM_MIN_EXP >= -1074) ? 1 : -1];
+/* the grid's step a normal double (its truncation by powers of two is exact), or the smallest
+   subnormal (nothing to truncate) */
+typedef char porta_xsum_check_min_exp_[(PORTA_XSUM_MIN_EXP >= -1022 || PORTA_XSUM_MIN_EXP == -1074)
+                                           ? 1
+                                           : -1];
 typedef char porta_xsum_check_max_exp_[(PORTA_XSUM_MAX_EXP <= 1088) ? 1 : -1];
 typedef char porta_xsum_check_limbs_[(PORTA_XSUM_LIMBS >= 3) ? 1 : -1];
 typedef char porta_xsum_check_terms_[(PORTA_XSUM_TERMS >= 2 && PORTA_XSUM_TERMS <= 8) ? 1 : -1];
@@ -146,6 +151,19 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_digit_(porta_xsum_f64_value *v, int j,
   v->limb[j] += neg ? -(int64_t)d : (int64_t)d;
 }
 
+/** Propagate the live limbs' carries: limbs 0..N-2 in [0, 2^32), the top limb signed (flagged
+ *  PORTA_XSUM_OVERFLOW when it nears the end of its range); the value is unchanged. */
+PORTA_INLINE_FUNCTION void porta_xsum_f64_carry_(porta_xsum_f64_value *v) {
+  for (int i = 0; i < PORTA_XSUM_LIMBS - 1; ++i) {
+    const int64_t low = (int64_t)((uint64_t)v->limb[i] & 0xFFFFFFFFull);
+    v->limb[i + 1] += (v->limb[i] - low) / ((int64_t)1 << 32); /* exact: a multiple */
+    v->limb[i] = low;
+  }
+  const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
+  if (top >= ((int64_t)1 << 61) || top <= -((int64_t)1 << 61)) v->flags |= PORTA_XSUM_OVERFLOW;
+  v->count = 1;
+}
+
 /** Add x, a finite double whose bits below 2^PORTA_XSUM_MIN_EXP are dropped (flagged), into
  *  the limbs. */
 PORTA_INLINE_FUNCTION void porta_xsum_f64_add_limbs_(porta_xsum_f64_value *v, double x) {
@@ -174,17 +192,7 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_add_limbs_(porta_xsum_f64_value *v, do
   porta_xsum_f64_digit_(v, idx, (m << off) & 0xFFFFFFFFull, neg);
   porta_xsum_f64_digit_(v, idx + 1, hi & 0xFFFFFFFFull, neg);
   porta_xsum_f64_digit_(v, idx + 2, hi >> 32, neg);
-  if (++v->count >= PORTA_XSUM_NORM_EVERY_) {
-    /* normalise the limbs only (the expansion is being added to) */
-    for (int i = 0; i < PORTA_XSUM_LIMBS - 1; ++i) {
-      const int64_t low = (int64_t)((uint64_t)v->limb[i] & 0xFFFFFFFFull);
-      v->limb[i + 1] += (v->limb[i] - low) / ((int64_t)1 << 32); /* exact: a multiple */
-      v->limb[i] = low;
-    }
-    const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
-    if (top >= ((int64_t)1 << 61) || top <= -((int64_t)1 << 61)) v->flags |= PORTA_XSUM_OVERFLOW;
-    v->count = 1;
-  }
+  if (++v->count >= PORTA_XSUM_NORM_EVERY_) porta_xsum_f64_carry_(v); /* the limbs only */
 }
 
 /** Empty the expansion into the limbs (the represented value is unchanged). */
@@ -201,15 +209,7 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_settle_(porta_xsum_f64_value *v) {
 PORTA_INLINE_FUNCTION void porta_xsum_f64_normalize(porta_xsum_f64_value *v) {
   porta_xsum_f64_open_(v);
   porta_xsum_f64_settle_(v);
-  for (int i = 0; i < PORTA_XSUM_LIMBS - 1; ++i) {
-    const int64_t low = (int64_t)((uint64_t)v->limb[i] & 0xFFFFFFFFull);
-    const int64_t carry = (v->limb[i] - low) / ((int64_t)1 << 32); /* exact: a multiple */
-    v->limb[i] = low;
-    v->limb[i + 1] += carry;
-  }
-  const int64_t top = v->limb[PORTA_XSUM_LIMBS - 1];
-  if (top >= ((int64_t)1 << 61) || top <= -((int64_t)1 << 61)) v->flags |= PORTA_XSUM_OVERFLOW;
-  v->count = 1;
+  porta_xsum_f64_carry_(v);
 }
 
 /** An addend outside [2^(MIN_EXP + 52), 2^FAST_EXP_) (0, tiny, huge, Inf or NaN): 0 when nothing
@@ -224,7 +224,7 @@ PORTA_INLINE_FUNCTION double porta_xsum_f64_edge_(porta_xsum_f64_value *v, doubl
     porta_xsum_f64_add_limbs_(v, x);
     return 0.0;
   }
-#if PORTA_XSUM_MIN_EXP > -1074
+#if PORTA_XSUM_MIN_EXP >= -1022
   /* |x| < 2^(MIN_EXP + 52): scaling by powers of two is exact here, trunc drops the bits */
   const double t =
       trunc(x * porta_xsum_pow2_(-PORTA_XSUM_MIN_EXP)) * porta_xsum_pow2_(PORTA_XSUM_MIN_EXP);

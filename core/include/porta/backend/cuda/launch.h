@@ -126,29 +126,27 @@ template <class F>
 __device__ __forceinline__ typename F::value porta_cuda_block_reduce_(typename F::value acc) {
   typedef typename F::value V;
   static_assert(!porta_cuda_is_xsum_<V>::value, "the exact sum has a tail of its own");
-  {
-    constexpr bool shfl = sizeof(V) <= 16;
-    __shared__ V sh[PORTA_CUDA_BLOCK];
-    const int t = threadIdx.x;
-    sh[t] = acc;
+  constexpr bool shfl = sizeof(V) <= 16;
+  __shared__ V sh[PORTA_CUDA_BLOCK];
+  const int t = threadIdx.x;
+  sh[t] = acc;
+  __syncthreads();
+  for (int s = PORTA_CUDA_BLOCK / 2; s > (shfl ? 32 : 0); s >>= 1) {
+    if (t < s) F::join(&sh[t], &sh[t + s]);
     __syncthreads();
-    for (int s = PORTA_CUDA_BLOCK / 2; s > (shfl ? 32 : 0); s >>= 1) {
-      if (t < s) F::join(&sh[t], &sh[t + s]);
-      __syncthreads();
-    }
-    if constexpr (shfl) {
-      if (t < 32) {
-        acc = sh[t];
-        F::join(&acc, &sh[t + 32]);
-        for (int s = 16; s > 0; s >>= 1) {
-          V o = porta_cuda_shfl_down_(acc, s, 32);
-          F::join(&acc, &o);
-        }
+  }
+  if constexpr (shfl) {
+    if (t < 32) {
+      acc = sh[t];
+      F::join(&acc, &sh[t + 32]);
+      for (int s = 16; s > 0; s >>= 1) {
+        V o = porta_cuda_shfl_down_(acc, s, 32);
+        F::join(&acc, &o);
       }
-      return acc;
-    } else {
-      return sh[0];
     }
+    return acc;
+  } else {
+    return sh[0];
   }
 }
 

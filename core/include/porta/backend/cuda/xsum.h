@@ -30,6 +30,25 @@ template <class F> __device__ __forceinline__ void porta_cuda_value_init_(typena
     F::init(v);
 }
 
+/** N rows of limbs and status bits in shared memory added into `lim` and `*flg` (threads
+ *  0..LIMBS-1 a limb each, thread 0 the bits), then a barrier. */
+template <int N>
+__device__ __forceinline__ void porta_cuda_xsum_rows_(const long long (*rows)[PORTA_XSUM_LIMBS],
+                                                      const int *bits, long long *lim, int *flg) {
+  const int t = threadIdx.x;
+  if (t < PORTA_XSUM_LIMBS) {
+    long long x = 0;
+    for (int r = 0; r < N; ++r) x += rows[r][t];
+    lim[t] = x;
+  }
+  if (t == 0) {
+    int f = 0;
+    for (int r = 0; r < N; ++r) f |= bits[r];
+    *flg = f;
+  }
+  __syncthreads();
+}
+
 /** The exact sums of a block's BLOCK threads (whole warps) into `lim` (the limbs, each a sum of
  *  at most BLOCK normalised ones) and `*flg` (the status bits), in shared memory, for every
  *  thread after the call. Every thread of the block calls it. */
@@ -64,17 +83,7 @@ __device__ __forceinline__ void porta_cuda_xsum_block_(porta_xsum_f64_value acc,
   }
   if (lane == 0) wf[warp] = f;
   __syncthreads();
-  if (t < PORTA_XSUM_LIMBS) {
-    long long x = 0;
-    for (int w = 0; w < W; ++w) x += wl[w][t];
-    lim[t] = x;
-  }
-  if (t == 0) {
-    int g = 0;
-    for (int w = 0; w < W; ++w) g |= wf[w];
-    *flg = g;
-  }
-  __syncthreads();
+  porta_cuda_xsum_rows_<W>(wl, wf, lim, flg);
 }
 
 /** Store a value whose limbs and status are in shared memory (threads 0..LIMBS-1 write one limb
@@ -130,17 +139,7 @@ porta_cuda_xsum_tail_(porta_xsum_f64_value acc, porta_xsum_f64_value *partials, 
     if (i == 0) gf[g] = f;
   }
   __syncthreads();
-  if (t < PORTA_XSUM_LIMBS) {
-    long long x = 0;
-    for (int k = 0; k < G; ++k) x += gl[k][t];
-    lim[t] = x;
-  }
-  if (t == 0) {
-    int f = 0;
-    for (int k = 0; k < G; ++k) f |= gf[k];
-    flg = f;
-  }
-  __syncthreads();
+  porta_cuda_xsum_rows_<G>(gl, gf, lim, &flg);
   porta_cuda_xsum_store_(out, lim, flg, (int)gridDim.x * BLOCK);
   return true;
 }
