@@ -403,6 +403,63 @@ static void updated_plans(porta_device_comm *dc, int nranks) {
   free(ridx);
 }
 
+/** A one-way ring queued BURST_ROUNDS times with no host fence between, each run into a field
+ *  of its own: a writer may run ahead of its reader, which sends nothing back, so it must wait
+ *  for the reader's finished run before it writes that buffer again. Rank 1's receive of
+ *  BURST_VALUES values is scattered (one value a page apart from the next), so that it reads
+ *  slower than the others. Every field must hold its own run's values. */
+#define BURST_ROUNDS 20
+#define BURST_VALUES 1048576
+/** Where value q of a burst arrives on rank `r`: scattered on rank 1 (a bijection: odd factor). */
+static int64_t burst_at(int r, int64_t q) {
+  return BURST_VALUES + (r == 1 ? (q * 7919) % BURST_VALUES : q);
+}
+static void ring_burst(porta_device_comm *dc, int nranks) {
+  const int to = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+  int ranks[2] = {to, from};
+  int64_t scount[2] = {BURST_VALUES, 0}, rcount[2] = {to == from ? BURST_VALUES : 0, BURST_VALUES};
+  int64_t *sidx = (int64_t *)malloc(BURST_VALUES * sizeof(int64_t));
+  int64_t *ridx = (int64_t *)malloc(BURST_VALUES * sizeof(int64_t));
+  for (int64_t q = 0; q < BURST_VALUES; ++q) {
+    sidx[q] = q;
+    ridx[q] = burst_at(rank, q);
+  }
+  porta_exchange_lists l = {to == from ? 1 : 2, ranks, scount, sidx, rcount, ridx};
+  porta_exchange *x = NULL;
+  APP_CHECK(porta_exchange_create(&x, "burst", MPI_COMM_WORLD, &l, sizeof(double), 1,
+                                  porta_exec_default(), 79));
+  APP_CHECK(porta_exchange_prepare_queue(x, dc));
+  porta_view_f64 f[BURST_ROUNDS];
+  porta_mirror_f64 h;
+  for (int r = 0; r < BURST_ROUNDS; ++r) {
+    APP_CHECK(porta_view_f64_create1(&f[r], "burst_field", 2 * BURST_VALUES));
+    if (r == 0) APP_CHECK(porta_view_f64_create_mirror_view(&h, &f[0]));
+    for (int64_t i = 0; i < 2 * BURST_VALUES; ++i)
+      h.data[i] = i < BURST_VALUES ? 1e9 * rank + 1e7 * r + i : -1.0;
+    APP_CHECK(porta_deep_copy(f[r], h));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int rc = PORTA_SUCCESS;
+  for (int r = 0; r < BURST_ROUNDS && rc == PORTA_SUCCESS; ++r) {
+    const porta_view field = PORTA_VIEW_ERASE(f[r]);
+    rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
+  }
+  EXPECT(rc == PORTA_SUCCESS, "burst: %s", porta_last_error_message());
+  for (int r = 0; r < BURST_ROUNDS; ++r) {
+    APP_CHECK(porta_deep_copy(h, f[r]));
+    int64_t wrong = 0;
+    for (int64_t q = 0; q < BURST_VALUES; ++q)
+      wrong += h.data[burst_at(rank, q)] != 1e9 * from + 1e7 * r + q;
+    EXPECT(wrong == 0, "burst round %d: %lld of %d received values wrong", r, (long long)wrong,
+           BURST_VALUES);
+    porta_view_f64_release(&f[r]);
+  }
+  porta_mirror_f64_release(&h);
+  porta_exchange_destroy(x);
+  free(sidx);
+  free(ridx);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   APP_CHECK(porta_initialize(&argc, &argv));
@@ -452,6 +509,7 @@ int main(int argc, char **argv) {
     APP_CHECK(porta_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, &d));
     on_gpus(&d, dc);
     updated_plans(dc, nranks);
+    ring_burst(dc, nranks);
     word_choices(dc, nranks);
     porta_device_comm_destroy(dc);
   }

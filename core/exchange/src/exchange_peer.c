@@ -224,10 +224,13 @@ static int agree_pairs(porta_exchange *x, const char *op, int ok, int rc) {
 }
 
 /** The offers swapped with the neighbours (this rank's inbox, receive displacements and
- *  counts), their inboxes mapped where new, the links uploaded.
+ *  counts), their inboxes mapped where new, the links uploaded. A new inbox takes the flags of
+ *  the one it replaces (`old`) once the neighbours have swapped, so done writing there: a
+ *  writer to a one-way reader waits for the reader's finished runs, which would else restart
+ *  at 0.
  *  After a failure here (`rc`) the swaps still take place, so the neighbours do not wait, and
  *  the pairs fail together. */
-static int link_up(porta_exchange *x, const char *op, int rc) {
+static int link_up(porta_exchange *x, const char *op, const void *old, int rc) {
   int me = -1;
   MPI_Comm_rank(x->comm, &me);
   const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
@@ -271,7 +274,9 @@ static int link_up(porta_exchange *x, const char *op, int rc) {
     links[k].count = x->send_count[k];
     links[k].slot = theirs[k].slot;
     links[k].buffer_bytes = theirs[k].buffer_bytes;
+    links[k].one_way = x->send_count[k] > 0 && x->recv_count[k] == 0;
   }
+  if (rc == PORTA_SUCCESS && old) rc = porta_peer_copy_(x->qpeer_inbox, old, PORTA_PEER_FLAG_BYTES);
   rc = agree_pairs(x, op, rc == PORTA_SUCCESS, rc);
   if (rc == PORTA_SUCCESS && x->n > 0)
     rc = porta_peer_upload_(x->qpeer_links, links, (size_t)x->n * sizeof *links);
@@ -298,7 +303,7 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
     rc = porta_peer_alloc_(sizeof(porta_peer_state), (void **)&x->qpeer_state);
   if (rc == PORTA_SUCCESS)
     rc = porta_peer_alloc_(nn * sizeof(porta_peer_link), (void **)&x->qpeer_links);
-  rc = link_up(x, op, rc);
+  rc = link_up(x, op, NULL, rc);
   if (rc != PORTA_SUCCESS) {
     porta_peer_plan_release_(x);
     return rc;
@@ -310,7 +315,8 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
 int porta_peer_plan_refresh_(porta_exchange *x) {
   const char *op = "porta_exchange_update";
   void *old = NULL;
-  int rc = link_up(x, op, reserve_inbox(x, op, &old));
+  const int reserved = reserve_inbox(x, op, &old);
+  int rc = link_up(x, op, old, reserved);
   /* the neighbours let go of the old inbox in link_up (a new handle is unmapped there) */
   porta_ipc_free(old);
   if (rc != PORTA_SUCCESS) porta_peer_plan_release_(x);
@@ -326,6 +332,7 @@ int porta_peer_plan_queue_(porta_exchange *x, void *queue, const porta_view *fie
   a.nlinks = a.nwriters = x->n;
   a.accumulate = x->accumulate;
   a.tagged = x->qpeer_tagged;
+  for (int k = 0; k < x->n; ++k) a.one_way |= x->send_count[k] > 0 && x->recv_count[k] == 0;
   a.send_index = x->send_index.data;
   a.recv_index = x->recv_index.data;
   a.send_total = x->send_total;

@@ -11,12 +11,13 @@
  *  reduction's end runs too; an exchange with PORTA_PEER_EXCHANGE=flags sends plain words and
  *  raises its flag to e after a system fence), waits until every writer's values in its own
  *  inbox are run e's, and reads its inbox. Two buffers suffice where each reader also writes
- *  to its writer (every sum; plans whose neighbours send both ways, or one-way plans queued in
- *  pairs as miniMD's swaps are): a writer reaches run e + 2 only after every reader marked its
- *  run e + 1, which a reader does after its run e finished reading. A one-way ring of 3 or more
- *  ranks queued alone lacks that guarantee (docs/design-notes.md, "Why two buffers suffice").
- *  The run counters live in device memory, so nothing is reset between runs or replays of a
- *  recorded loop.
+ *  to its writer (every sum; plans whose neighbours send both ways): a writer reaches run e + 2
+ *  only after every reader marked its run e + 1, which a reader does after its run e finished
+ *  reading. Where a reader sends nothing back (a one-way ring), it tells its writer instead:
+ *  every exchange ends by writing its finished run into each neighbour's inbox, and a writer to
+ *  such a reader waits for run e before it writes run e + 2 (docs/design-notes.md, "Why two
+ *  buffers suffice"). The run counters live in device memory, so nothing is reset between runs
+ *  or replays of a recorded loop.
  *
  *  A waiting kernel stops the GPU with an error (a trap) after PORTA_PEER_TIMEOUT_S seconds, so
  *  a rank that never arrives (it failed) ends the job rather than hanging it. */
@@ -36,8 +37,9 @@ PORTA_EXTERN_C_BEGIN
 #define PORTA_PEER_SUM_MAX PORTA_CROSS_SUM_SLOTS
 /** Writers an inbox has flags for (a plan's neighbours; a communicator's ranks). */
 #define PORTA_PEER_MAX 64
-/** Bytes of an exchange's inbox before its buffers: the flags, 64-bit each. */
-#define PORTA_PEER_FLAG_BYTES (8 * PORTA_PEER_MAX)
+/** Bytes of an exchange's inbox before its buffers: a flag per writer (the run it wrote), then
+ *  one per reader (the run it finished reading), 64-bit each. */
+#define PORTA_PEER_FLAG_BYTES (16 * PORTA_PEER_MAX)
 
 /** A queued operation's counters, in this rank's device memory. */
 typedef struct porta_peer_state {
@@ -51,17 +53,19 @@ typedef struct porta_peer_link {
   int64_t at;           /**< where the values start in the reader's buffers, in values */
   int64_t first, count; /**< the values of this rank's send list that go there */
   int64_t buffer_bytes; /**< each of the reader's two buffers (its receives, not this rank's) */
-  int slot;             /**< this rank's flag in the reader's inbox */
-  int pad;
+  int slot;             /**< this rank's flags in the reader's inbox (written and read runs) */
+  int one_way;          /**< the reader sends nothing back: wait for its finished runs */
 } porta_peer_link;
 
 /** One queued exchange: the kernel's arguments. */
 typedef struct porta_peer_exchange_args {
-  void *field[16];           /**< the fields (PORTA_EXCHANGE_MAX_FIELDS at most) */
-  int nfields, words;        /**< fields, 8-byte words per value */
-  int nlinks, nwriters;      /**< messages sent; flags waited for (messages received) */
-  int accumulate;            /**< the unpack adds (doubles) */
-  int tagged;                /**< each word travels as two carrying the run: no fence, no flags */
+  void *field[16];      /**< the fields (PORTA_EXCHANGE_MAX_FIELDS at most) */
+  int nfields, words;   /**< fields, 8-byte words per value */
+  int nlinks, nwriters; /**< messages sent; flags waited for (messages received) */
+  int accumulate;       /**< the unpack adds (doubles) */
+  int tagged;           /**< each word travels as two carrying the run: no fence, no flags */
+  int one_way;          /**< a link is one-way: wait for its reader's run e - 2 first */
+  int pad;
   const int64_t *send_index; /**< [send_total] offsets, in values */
   const int64_t *recv_index; /**< [recv_total] */
   int64_t send_total, recv_total;
@@ -92,6 +96,8 @@ void porta_peer_free_(void *ptr);
 /** Zero `bytes` of device memory at `ptr` and copy `bytes` from the host: both wait. */
 int porta_peer_zero_(void *ptr, size_t bytes);
 int porta_peer_upload_(void *dst, const void *src, size_t bytes);
+/** Copy `bytes` of device memory (an inbox's flags into its replacement): waits. */
+int porta_peer_copy_(void *dst, const void *src, size_t bytes);
 
 PORTA_EXTERN_C_END
 

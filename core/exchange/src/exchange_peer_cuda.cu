@@ -24,6 +24,19 @@ __device__ void wait_for_writers(const unsigned char *inbox, int n, u64 run) {
   __threadfence();
 }
 
+/** Until this rank's one-way readers (`links`) have finished reading run `run` (one thread):
+ *  their buffer is the one this run writes again. */
+__device__ void wait_for_readers(const unsigned char *inbox, const porta_peer_link *links, int n,
+                                 u64 run) {
+  const u64 *read = (const u64 *)inbox + PORTA_PEER_MAX;
+  const u64 start = porta_cuda_now_ns_();
+  for (int k = 0; k < n; ++k)
+    if (links[k].one_way)
+      while (porta_cuda_load_volatile_(&read[k]) < run)
+        if (porta_cuda_now_ns_() - start > (u64)PORTA_PEER_TIMEOUT_S * 1000000000ull) __trap();
+  __threadfence();
+}
+
 /** Every block: its share of the values of `total` entries of `width` words, element t of the
  *  flattened (entry, word) pairs. */
 __device__ u64 *peer_buffer(unsigned char *inbox, int64_t buffer_bytes, u64 run) {
@@ -32,7 +45,10 @@ __device__ u64 *peer_buffer(unsigned char *inbox, int64_t buffer_bytes, u64 run)
 
 __global__ void exchange_kernel(porta_peer_exchange_args a) {
   __shared__ u64 run;
-  if (threadIdx.x == 0) run = porta_cuda_load_volatile_(&a.state->runs) + 1;
+  if (threadIdx.x == 0) {
+    run = porta_cuda_load_volatile_(&a.state->runs) + 1;
+    if (a.one_way && run > 2) wait_for_readers(a.inbox, a.links, a.nlinks, run - 2);
+  }
   __syncthreads();
   const u64 tag = porta_cuda_run_tag_(run);
   const int64_t width = (int64_t)a.nfields * a.words; /* words per entry in a buffer */
@@ -84,6 +100,9 @@ __global__ void exchange_kernel(porta_peer_exchange_args a) {
   if (threadIdx.x == 0 && atomicAdd(&a.state->departed, 1u) == gridDim.x - 1) {
     a.state->departed = 0;
     porta_cuda_store_volatile_(&a.state->runs, run);
+    /* every writer learns that its buffer of this run is free again */
+    for (int k = 0; k < a.nlinks; ++k)
+      porta_cuda_store_volatile_((u64 *)a.links[k].inbox + PORTA_PEER_MAX + a.links[k].slot, run);
   }
 }
 
@@ -131,6 +150,11 @@ extern "C" void porta_peer_free_(void *ptr) {
 extern "C" int porta_peer_zero_(void *ptr, size_t bytes) {
   const cudaError_t e = cudaMemset(ptr, 0, bytes);
   return e == cudaSuccess ? PORTA_SUCCESS : cuda_fail(e, "porta_peer_zero");
+}
+
+extern "C" int porta_peer_copy_(void *dst, const void *src, size_t bytes) {
+  const cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+  return e == cudaSuccess ? PORTA_SUCCESS : cuda_fail(e, "porta_peer_copy");
 }
 
 extern "C" int porta_peer_upload_(void *dst, const void *src, size_t bytes) {

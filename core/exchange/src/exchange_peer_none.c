@@ -31,3 +31,7 @@ int porta_peer_upload_(void *dst, const void *src, size_t bytes) {
   (void)dst, (void)src, (void)bytes;
   return none("porta_peer_upload");
 }
+int porta_peer_copy_(void *dst, const void *src, size_t bytes) {
+  (void)dst, (void)src, (void)bytes;
+  return none("porta_peer_copy");
+}
