@@ -241,10 +241,29 @@ int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
   return PORTA_SUCCESS; /* no communication state: a single rank */
 }
 
+/** With exact sums the answers must not depend on the ranks, but the block preconditioner's
+ *  blocks start at each chunk's first row (the reference's): so the ranks along y split whole
+ *  blocks, and the blocks lie where one rank has them. */
+static void tea_split_blocks(const tea_settings *s, porta_decomp *d) {
+  const int64_t blocks = (s->y_cells + TEA_JAC_BLOCK - 1) / TEA_JAC_BLOCK;
+  if (blocks < d->dims[1])
+    app_exit_all(APP_EXIT_BAD_INPUT,
+                 "--reproducible with tl_preconditioner_type jac_block: y_cells=%lld makes %lld "
+                 "blocks of %d rows, fewer than the %d ranks along y",
+                 (long long)s->y_cells, (long long)blocks, TEA_JAC_BLOCK, d->dims[1]);
+  int64_t first = 0, count = 0;
+  porta_split(blocks, d->dims[1], d->coords[1], &first, &count);
+  const int64_t end = (first + count) * TEA_JAC_BLOCK;
+  d->offset[1] = first * TEA_JAC_BLOCK;
+  d->local[1] = (end < s->y_cells ? end : s->y_cells) - d->offset[1];
+}
+
 void tea_decompose(const tea_settings *s, porta_decomp *d) {
   const int64_t cells[2] = {s->x_cells, s->y_cells};
   if (porta_decomp_create(MPI_COMM_WORLD, 2, cells, NULL, d))
     app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
+  if (s->reproducible && s->preconditioner == TEA_PRECON_JAC_BLOCK && d->dims[1] > 1)
+    tea_split_blocks(s, d);
   for (int dim = 0; dim < 2; ++dim)
     if (d->dims[dim] > 1 && cells[dim] / d->dims[dim] < s->halo_depth)
       app_exit_all(APP_EXIT_BAD_INPUT,

@@ -60,9 +60,8 @@ PORTA_FORCEINLINE_FUNCTION void tea_init_di_cell(const tea_operator_args *a, int
 PORTA_MDFOR2(tea_k_init_di, tea_operator_args, a, k, j) { tea_init_di_cell(a, k, j, 0); }
 PORTA_MDFOR2(tea_k_init_di_mi, tea_operator_args, a, k, j) { tea_init_di_cell(a, k, j, 1); }
 
-/* ---- block Jacobi (tridiagonal in y on blocks of 4 rows, chunk-local like the reference) ---- */
-
-#define TEA_JAC_BLOCK 4
+/* ---- block Jacobi (tridiagonal in y on blocks of TEA_JAC_BLOCK rows from the chunk's first row,
+   like the reference's; with exact sums the chunks start on a block's row, tea_decompose) ---- */
 
 typedef struct {
   porta_view_f64 ky, di, cp, bfp, src, dst;

@@ -37,6 +37,9 @@ typedef enum tea_precon {
   TEA_PRECON_JAC_BLOCK = 2 /**< not allowed with halo_depth > 1 (parser rejects it) */
 } tea_precon;
 
+/** Rows in y of the block preconditioner's tridiagonal blocks (the reference's). */
+#define TEA_JAC_BLOCK 4
+
 /** `tl_coefficient_density` (default) / `tl_coefficient_inverse_density`. */
 typedef enum tea_coefficient {
   TEA_COEF_CONDUCTIVITY = 1,      /**< w = density (keyword tl_coefficient_density) */

@@ -31,6 +31,9 @@ static int cheby_first(tea_solve *v, cheby_state *ch) {
   double bb;
   PORTA_CHECK(tea_k_norm2(c, TEA_FIELD_U0, &bb));
   PORTA_CHECK(tea_allreduce_sum(c, &bb, 1));
+  /* r = u0 - A u reads u's halo, which the CG iterations before never exchange (they read p's
+     only): on several ranks the neighbours' cells would be the step's first u */
+  PORTA_CHECK(tea_exchange1(c, TEA_FIELD_U, 1));
   PORTA_CHECK(tea_k_cheby_init(c, pc, ch->theta));
   PORTA_CHECK(tea_exchange1(c, v->exch, 1));
   PORTA_CHECK(tea_k_cheby_iterate(c, pc, c->ch_alphas[0], c->ch_betas[0]));

@@ -505,6 +505,12 @@ if(PORTA_H5DIFF_EXECUTABLE)
     set_tests_properties(tealeaf.repro.${solver} PROPERTIES LABELS "app;mpi" TIMEOUT 600
                          PROCESSORS 4 ENVIRONMENT "${PORTA_APP_MPI_ENV}")
   endforeach()
+  # every solver x preconditioner on 1-5 ranks, the bits of 1 rank (tests/app/tea_repro_combos.sh)
+  add_test(NAME tealeaf.repro.combos
+           COMMAND sh "${PORTA_APP_TEST_DIR}/tea_repro_combos.sh" "${_mpi}" $<TARGET_FILE:tealeaf>
+                   "${PORTA_APP_TEST_DIR}/decks/repro_combo.in" "${PORTA_H5DIFF_EXECUTABLE}")
+  set_tests_properties(tealeaf.repro.combos PROPERTIES LABELS "app;mpi" TIMEOUT 600
+                       PROCESSORS 4 ENVIRONMENT "${PORTA_APP_MPI_ENV}")
 else()
   message(STATUS "  tests/app: h5diff not found, the reproducible-mode tests are skipped")
 endif()
