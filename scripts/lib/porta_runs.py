@@ -4,6 +4,7 @@ app (mpirun here, srun under Slurm) read back from its run summary, the results'
 scripts/bench-compare (standard library only)."""
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -138,10 +139,12 @@ def build_apps(build, targets):
 
 def launcher(ranks):
     """srun under Slurm (one task per rank, its binding), else mpirun (no binding, so a rank's
-    threads may use every core it was given)."""
+    threads may use every core it was given); MPIEXEC_FLAGS (split as a shell would) adds
+    options to either."""
+    extra = shlex.split(os.environ.get("MPIEXEC_FLAGS", ""))
     if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
-        return ["srun", "-n", str(ranks)]
-    return ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
+        return ["srun", "-n", str(ranks)] + extra
+    return ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + extra
 
 
 def host_cpus():

@@ -118,6 +118,15 @@ expect(r.returncode == 1, f"OTHER against SLOW: exit {r.returncode}, expected 1"
 expect("answers differ: /fields/u" in r.stdout, "OTHER against SLOW: answers not said to differ")
 expect("slower than" not in r.stdout, "OTHER (-O3) against SLOW (-O0) called slower")
 
+# MPIEXEC_FLAGS reach mpirun: an option it does not know fails the run, named
+env["MPIEXEC_FLAGS"] = "--porta-no-such-mpirun-option"
+r = subprocess.run([os.path.join(scripts, "bench-compare"), slow] + common, capture_output=True,
+                   text=True, env=env, timeout=900)
+del env["MPIEXEC_FLAGS"]
+expect(r.returncode == 2, f"MPIEXEC_FLAGS with an unknown option: exit {r.returncode}, expected 2")
+expect("--porta-no-such-mpirun-option" in r.stdout + r.stderr,
+       "MPIEXEC_FLAGS with an unknown option: the failed command does not show it")
+
 for f in failures:
     print("FAIL:", f)
 print("PASS" if not failures else f"{len(failures)} failure(s)")

@@ -3,8 +3,8 @@
  *  Serial back end and on OpenMP with 1, 2 and 3 threads, for range reductions (sum and dot),
  *  PORTA_MDREDUCE2 and team reductions, on doubles whose summation order matters (magnitudes
  *  1e-8..1e8, mixed signs). The results also equal, bit for bit, a host model of the documented
- *  decomposition (kernel.h: chunks of PORTA_DET_CHUNK indices, PORTA_DET_LANES interleaved lanes,
- *  fixed halving trees), which is what the CUDA back end must reproduce too, and they are close
+ *  decomposition (backend/launch.h: chunks of PORTA_DET_CHUNK indices or a box's tiles,
+ *  PORTA_DET_LANES lanes, fixed halving trees), which is what the CUDA back end must reproduce too, and they are close
  *  to a compensated long-double reference. The non-deterministic sum is only printed.
  */
 #include <math.h>
@@ -59,6 +59,33 @@ static double pt_model_range(const double *x, const double *y, int64_t n) {
     part[c] = lane[0];
   }
   pt_model_tree(part, nc);
+  double r = part[0];
+  free(part);
+  return r;
+}
+
+/** Host model of a deterministic box sum of x (rows x cols, row-major): tiles of
+ *  PORTA_DET_LANES rows (a lane each) by PORTA_DET_TILE_REST columns, the rows' blocks fastest;
+ *  in a tile, lane l sums its row's columns in order; lanes and tiles by the halving trees. */
+static double pt_model_md(const double *x, int64_t rows, int64_t cols) {
+  const int64_t nb0 = (rows + PORTA_DET_LANES - 1) / PORTA_DET_LANES;
+  const int64_t nt = nb0 * ((cols + PORTA_DET_TILE_REST - 1) / PORTA_DET_TILE_REST);
+  if (nt == 0) return 0.0;
+  double *part = (double *)malloc((size_t)nt * sizeof(double));
+  for (int64_t t = 0; t < nt; ++t) {
+    double lane[PORTA_DET_LANES];
+    const int64_t j0 = t / nb0 * PORTA_DET_TILE_REST;
+    const int64_t j1 = j0 + PORTA_DET_TILE_REST < cols ? j0 + PORTA_DET_TILE_REST : cols;
+    for (int l = 0; l < PORTA_DET_LANES; ++l) {
+      const int64_t i = t % nb0 * PORTA_DET_LANES + l;
+      lane[l] = 0.0;
+      for (int64_t j = j0; j < j1 && i < rows; ++j) lane[l] += x[i * cols + j];
+    }
+    for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1)
+      for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
+    part[t] = lane[0];
+  }
+  pt_model_tree(part, nt);
   double r = part[0];
   free(part);
   return r;
@@ -240,8 +267,8 @@ static void test_mdreduce(void) {
     const int64_t rows = pt_shapes[s][0], cols = pt_shapes[s][1], n = rows * cols;
     mat_args a;
     pt_fill_box(&a, rows, cols);
-    /* a box is flattened row-major into chunks: the same bits as the range model */
-    const double model = pt_model_range(pt_x, NULL, n);
+    /* a box is cut into tiles (backend/launch.h) */
+    const double model = pt_model_md(pt_x, rows, cols);
     double first = 0;
     for (int c = 0; c < nc; ++c) {
       double got = -1;

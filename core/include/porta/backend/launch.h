@@ -98,11 +98,17 @@ PORTA_API int porta_launch_piece_(const char *label, porta_exec exec, const port
  *  default: waits block in the CUDA runtime. */
 PORTA_API void porta_set_wait_check_(int (*check)(int poll));
 
-/** Deterministic reductions: chunk of PORTA_DET_CHUNK indices, each summed as
- *  PORTA_DET_LANES interleaved lanes, lanes and chunks combined by fixed trees.
- *  The CUDA back end uses the same decomposition (a warp per chunk). */
+/** Deterministic reductions: a range in chunks of PORTA_DET_CHUNK indices, each summed as
+ *  PORTA_DET_LANES interleaved lanes; a box in tiles of PORTA_DET_LANES points of index 0 (a
+ *  lane each) by PORTA_DET_TILE_REST points of the other indices (flattened row-major, each
+ *  lane summing them in order), tile t at block t % nb0 of index 0 and block t / nb0 of the
+ *  rest. Lanes, then chunks or tiles, are combined by fixed halving trees. The CUDA back end
+ *  uses the same decomposition (a warp per chunk or tile): its lanes read consecutive points of
+ *  index 0, which its default layout (left) keeps adjacent in memory, as the host's (right)
+ *  keeps a lane's points. */
 #define PORTA_DET_LANES 32
 #define PORTA_DET_CHUNK 2048
+#define PORTA_DET_TILE_REST (PORTA_DET_CHUNK / PORTA_DET_LANES)
 
 PORTA_EXTERN_C_END
 

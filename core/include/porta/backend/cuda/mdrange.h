@@ -11,7 +11,7 @@
  *  each thread striding down index 1 (the flattened version paid two 64-bit divisions per
  *  element: a TeaLeaf stencil reduction ran at 0.70 of the bandwidth of the same loop as a
  *  parallel_for). Other ranks, and boxes narrower than 32, flatten the box (first index
- *  fastest); deterministic mode always flattens, in the host's row-major order, so the bits
+ *  fastest); deterministic mode takes the tiles of backend/launch.h, so the bits
  *  match the host's. */
 #ifndef PORTA_BACKEND_CUDA_MDRANGE_H
 #define PORTA_BACKEND_CUDA_MDRANGE_H
@@ -94,25 +94,16 @@ static int porta_cuda_mdfor_(const porta_launch *L, const typename F::args_type_
   return porta_cuda_launched_(L->label);
 }
 
-/** Point k of the flattened box into the body: first index fastest (`left`) or the host's
- *  row-major order (deterministic mode). */
+/** Point k of the flattened box (first index fastest) into the body. */
 template <class F, int Rank>
 __device__ __forceinline__ void porta_cuda_md_at_(const typename F::args_type_ *a,
                                                   const porta_mdrange_policy *p, int64_t k,
-                                                  int left, typename F::value *acc) {
+                                                  typename F::value *acc) {
   int64_t ix[Rank], rem = k;
-  if (left) {
-    for (int r = 0; r < Rank; ++r) {
-      const int64_t ex = p->upper[r] - p->lower[r];
-      ix[r] = p->lower[r] + rem % ex;
-      rem /= ex;
-    }
-  } else {
-    for (int r = Rank - 1; r >= 0; --r) {
-      const int64_t ex = p->upper[r] - p->lower[r];
-      ix[r] = p->lower[r] + rem % ex;
-      rem /= ex;
-    }
+  for (int r = 0; r < Rank; ++r) {
+    const int64_t ex = p->upper[r] - p->lower[r];
+    ix[r] = p->lower[r] + rem % ex;
+    rem /= ex;
   }
   porta_cuda_md_call_<F>(a, ix, std::make_index_sequence<Rank>(), acc);
 }
@@ -125,7 +116,7 @@ __global__ void porta_cuda_mdreduce_k_(const typename F::args_type_ a, porta_mdr
   porta_cuda_value_init_<F>(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step)
-    porta_cuda_md_at_<F, Rank>(&a, &p, k, 1, &acc);
+    porta_cuda_md_at_<F, Rank>(&a, &p, k, &acc);
   porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 
@@ -149,19 +140,38 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_
   porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 
+/** Deterministic: a warp per tile (backend/launch.h), lane l at point l of the tile's block of
+ *  index 0 (adjacent in the left layout), summing the tile's points of the other indices in
+ *  row-major order as the host's lane does. */
 template <class F, int Rank = F::rank>
 __global__ void porta_cuda_mdreduce_det_k_(const typename F::args_type_ a, porta_mdrange_policy p,
-                                           int64_t n, int64_t nc, typename F::value *partials) {
+                                           int64_t nb0, int64_t rest, int64_t nc,
+                                           typename F::value *partials) {
   const int lane = threadIdx.x & 31;
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
-  for (int64_t c = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nc; c += warps) {
-    const int64_t lo = c * PORTA_DET_CHUNK,
-                  hi = lo + PORTA_DET_CHUNK < n ? lo + PORTA_DET_CHUNK : n;
+  for (int64_t t = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; t < nc; t += warps) {
+    const int64_t q0 = t / nb0 * PORTA_DET_TILE_REST;
+    const int64_t q1 = q0 + PORTA_DET_TILE_REST < rest ? q0 + PORTA_DET_TILE_REST : rest;
     typename F::value acc;
     F::init(&acc);
-    for (int64_t k = lo + lane; k < hi; k += 32) porta_cuda_md_at_<F, Rank>(&a, &p, k, 0, &acc);
+    int64_t ix[Rank], rem = q0;
+    ix[0] = p.lower[0] + t % nb0 * PORTA_DET_LANES + lane;
+    if (ix[0] < p.upper[0]) {
+      for (int r = Rank - 1; r >= 1; --r) {
+        const int64_t ex = p.upper[r] - p.lower[r];
+        ix[r] = p.lower[r] + rem % ex;
+        rem /= ex;
+      }
+      for (int64_t q = q0; q < q1; ++q) {
+        porta_cuda_md_call_<F>(&a, ix, std::make_index_sequence<Rank>(), &acc);
+        for (int r = Rank - 1; r >= 1; --r) {
+          if (++ix[r] < p.upper[r] || r == 1) break;
+          ix[r] = p.lower[r];
+        }
+      }
+    }
     porta_cuda_det_lanes_<F>(&acc, lane);
-    if (lane == 0) partials[c] = acc;
+    if (lane == 0) partials[t] = acc;
   }
 }
 
@@ -211,13 +221,14 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
   V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
   if (L->deterministic) {
-    const int64_t nc = (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;
+    const int64_t nc = porta_md_det_tiles_(p);
+    const int64_t n0 = p->upper[0] - p->lower[0];
     V *q = (V *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(V));
     if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
     if (nc > 0)
       porta_cuda_mdreduce_det_k_<F, Rank>
-          <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, nc,
-                                                                                     q);
+          <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(
+              a, *p, (n0 + PORTA_DET_LANES - 1) / PORTA_DET_LANES, n / n0, nc, q);
     porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out, porta_cuda_end_of_(L));
     return porta_cuda_finish_reduce_<F>(L, out, result);
   }

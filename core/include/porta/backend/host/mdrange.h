@@ -1,7 +1,7 @@
 /** @file backend/host/mdrange.h
  *  Rank-generic loops over a box for the host back ends: the outer ranks 0 .. RANK-2 flattened
  *  in row-major order (a thread takes a contiguous block of them, as OpenMP's collapse with a
- *  static schedule does), the last rank the innermost loop; and the deterministic chunk of a
+ *  static schedule does), the last rank the innermost loop; and the deterministic tile of a
  *  box. One body serves ranks 2 to 6 (PORTA_MDRANGE_MAX_RANK). */
 #ifndef PORTA_BACKEND_HOST_MDRANGE_H
 #define PORTA_BACKEND_HOST_MDRANGE_H
@@ -50,33 +50,49 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_mdrange_outer_size_(const porta_mdrange
     }                                                                                              \
   }
 
-/** Deterministic reduction of box BOX (N points): the partials Q[C0 .. C1) of its chunks. */
-#define PORTA_HOST_MD_DET_CHUNKS_(NAME, A, BOX, N, C0, C1, Q)                                      \
-  for (int64_t c_ = (C0); c_ < (C1); ++c_) {                                                       \
-    const int64_t lo_ = c_ * PORTA_DET_CHUNK;                                                      \
-    const int64_t hi_ = lo_ + PORTA_DET_CHUNK < (N) ? lo_ + PORTA_DET_CHUNK : (N);                 \
-    NAME##_porta_det_chunk_((A), (BOX), lo_, hi_, &(Q)[c_]);                                       \
-  }
+/** Tiles of a deterministic reduction over box P (backend/launch.h): index 0 in blocks of
+ *  PORTA_DET_LANES, the other indices (flattened row-major) in blocks of PORTA_DET_TILE_REST. */
+PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_policy *p) {
+  const int64_t n0 = p->upper[0] > p->lower[0] ? p->upper[0] - p->lower[0] : 0;
+  if (n0 == 0) return 0;
+  const int64_t rest = porta_mdrange_size_(p) / n0;
+  return (n0 + PORTA_DET_LANES - 1) / PORTA_DET_LANES *
+         ((rest + PORTA_DET_TILE_REST - 1) / PORTA_DET_TILE_REST);
+}
 
-/** NAME_porta_det_chunk_: points [lo, hi) of a box in row-major order dealt to
- *  PORTA_DET_LANES lanes in turn, the lanes then combined by the halving tree. */
+/** Deterministic reduction of box BOX: the partials Q[C0 .. C1) of its tiles. */
+#define PORTA_HOST_MD_DET_CHUNKS_(NAME, A, BOX, C0, C1, Q)                                         \
+  for (int64_t c_ = (C0); c_ < (C1); ++c_) NAME##_porta_det_chunk_((A), (BOX), c_, &(Q)[c_]);
+
+/** NAME_porta_det_chunk_: tile t of a box (backend/launch.h): lane l takes point l of the
+ *  tile's block of index 0 and sums over the tile's points of the other indices in row-major
+ *  order; the lanes are then combined by the halving tree. A lane past the box's end adds
+ *  nothing. */
 #define PORTA_HOST_MD_CHUNK_(NAME, ARGS_T, RANK, R)                                                \
   PORTA_UNUSED static void NAME##_porta_det_chunk_(const ARGS_T *a, const porta_mdrange_policy *p, \
-                                                   int64_t lo, int64_t hi, R##_value *out) {       \
+                                                   int64_t t, R##_value *out) {                    \
     R##_value lane[PORTA_DET_LANES];                                                               \
-    int64_t ix_[RANK], rem_ = lo;                                                                  \
-    for (int l = 0; l < PORTA_DET_LANES; ++l) R##_init(&lane[l]);                                  \
-    for (int r = (RANK)-1; r >= 0; --r) {                                                          \
-      int64_t ext_ = p->upper[r] - p->lower[r];                                                    \
-      ix_[r] = p->lower[r] + rem_ % ext_;                                                          \
-      rem_ /= ext_;                                                                                \
-    }                                                                                              \
-    for (int64_t k_ = lo; k_ < hi; ++k_) {                                                         \
-      NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1]),                              \
-                         &lane[(k_ - lo) & (PORTA_DET_LANES - 1)]);                                \
-      for (int r = (RANK)-1; r >= 0; --r) {                                                        \
-        if (++ix_[r] < p->upper[r] || r == 0) break;                                               \
-        ix_[r] = p->lower[r];                                                                      \
+    const int64_t n0_ = p->upper[0] - p->lower[0];                                                 \
+    const int64_t nb0_ = (n0_ + PORTA_DET_LANES - 1) / PORTA_DET_LANES;                            \
+    const int64_t rest_ = porta_mdrange_size_(p) / n0_;                                            \
+    const int64_t q0_ = t / nb0_ * PORTA_DET_TILE_REST;                                            \
+    const int64_t q1_ = q0_ + PORTA_DET_TILE_REST < rest_ ? q0_ + PORTA_DET_TILE_REST : rest_;     \
+    for (int l = 0; l < PORTA_DET_LANES; ++l) {                                                    \
+      int64_t ix_[RANK], rem_ = q0_;                                                               \
+      R##_init(&lane[l]);                                                                          \
+      ix_[0] = p->lower[0] + t % nb0_ * PORTA_DET_LANES + l;                                       \
+      if (ix_[0] >= p->upper[0]) continue;                                                         \
+      for (int r = (RANK)-1; r >= 1; --r) {                                                        \
+        const int64_t ext_ = p->upper[r] - p->lower[r];                                            \
+        ix_[r] = p->lower[r] + rem_ % ext_;                                                        \
+        rem_ /= ext_;                                                                              \
+      }                                                                                            \
+      for (int64_t q_ = q0_; q_ < q1_; ++q_) {                                                     \
+        NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1]), &lane[l]);                 \
+        for (int r = (RANK)-1; r >= 1; --r) {                                                      \
+          if (++ix_[r] < p->upper[r] || r == 1) break;                                             \
+          ix_[r] = p->lower[r];                                                                    \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1)                                              \

@@ -28,15 +28,14 @@
     return 0;                                                                                      \
   }
 
-/** Deterministic: chunk partials over the flattened box in the host's order, then the fixed
- *  tree. Default: one slot per thread, joined in thread order (range.h's parts, over a box). */
+/** Deterministic: the box's tile partials (backend/launch.h), then the fixed tree. Default: one slot per thread, joined in thread order (range.h's parts, over a box). */
 #define PORTA_OPENMP_MDREDUCE_(NAME, ARGS_T, RANK, R)                                              \
   static void NAME##_porta_openmp_det_(const ARGS_T *ap_, const porta_mdrange_policy *p_,          \
-                                       int64_t n_, int64_t nc_, R##_value *q_) {                   \
+                                       int64_t nc_, R##_value *q_) {                               \
     const ARGS_T a_ = *ap_;                                                                        \
     int64_t clo_, chi_;                                                                            \
     porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);           \
-    PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, n_, clo_, chi_, q_)                                   \
+    PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, clo_, chi_, q_)                                       \
   }                                                                                                \
   static void NAME##_porta_openmp_part_(const ARGS_T *ap_, const porta_mdrange_policy *p_,         \
                                         char *slots_, size_t st_, int *used_) {                    \
@@ -56,10 +55,10 @@
     R##_value acc_;                                                                                \
     PORTA_HOST_ACC_START_(R, acc_, launch_)                                                        \
     if (launch_->deterministic) {                                                                  \
-      const int64_t n_ = porta_mdrange_size_(p_), nc_ = porta_det_chunks_(n_);                     \
+      const int64_t nc_ = porta_md_det_tiles_(p_);                                                 \
       R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
-      PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_det_(ap_, p_, n_, nc_, q_))                       \
+      PORTA_OPENMP_RUN_(nt_, NAME##_porta_openmp_det_(ap_, p_, nc_, q_))                           \
       NAME##_porta_det_tree_(q_, nc_);                                                             \
       if (nc_ > 0) PORTA_HOST_ACC_SET_(R, acc_, q_[0], launch_)                                    \
     } else {                                                                                       \
