@@ -4,8 +4,9 @@
  *  PORTA_MDREDUCE2 and team reductions, on doubles whose summation order matters (magnitudes
  *  1e-8..1e8, mixed signs). The results also equal, bit for bit, a host model of the documented
  *  decomposition (backend/launch.h: chunks of PORTA_DET_CHUNK indices or a box's tiles,
- *  PORTA_DET_LANES lanes, fixed halving trees), which is what the CUDA back end must reproduce too, and they are close
- *  to a compensated long-double reference. The non-deterministic sum is only printed.
+ *  PORTA_DET_LANES lanes, fixed halving trees), which is what the CUDA back end must reproduce too,
+ * and they are close to a compensated long-double reference. The non-deterministic sum is only
+ * printed.
  */
 #include <math.h>
 #include <stdint.h>

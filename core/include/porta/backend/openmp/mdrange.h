@@ -28,7 +28,8 @@
     return 0;                                                                                      \
   }
 
-/** Deterministic: the box's tile partials (backend/launch.h), then the fixed tree. Default: one slot per thread, joined in thread order (range.h's parts, over a box). */
+/** Deterministic: the box's tile partials (backend/launch.h), then the fixed tree. Default: one
+ * slot per thread, joined in thread order (range.h's parts, over a box). */
 #define PORTA_OPENMP_MDREDUCE_(NAME, ARGS_T, RANK, R)                                              \
   static void NAME##_porta_openmp_det_(const ARGS_T *ap_, const porta_mdrange_policy *p_,          \
                                        int64_t nc_, R##_value *q_) {                               \
