@@ -108,7 +108,9 @@ PORTA_API void porta_set_wait_check_(int (*check)(int poll));
  *  keeps a lane's points. */
 #define PORTA_DET_LANES 32
 #define PORTA_DET_CHUNK 2048
-#define PORTA_DET_TILE_REST (PORTA_DET_CHUNK / PORTA_DET_LANES)
+#ifndef PORTA_DET_TILE_REST
+#define PORTA_DET_TILE_REST 16
+#endif
 
 PORTA_EXTERN_C_END
 

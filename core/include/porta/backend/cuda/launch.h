@@ -261,9 +261,14 @@ __global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename
                                        const E end) {
   int64_t s = 1;
   while (s < n) s <<= 1;
-  for (s >>= 1; s > 0; s >>= 1) {
+  /* a stride of blockDim.x or more joins two elements of the same thread (their index mod
+     blockDim.x is the thread's): no barrier until the strides fall below it */
+  for (s >>= 1; s >= (int64_t)blockDim.x; s >>= 1)
     for (int64_t l = threadIdx.x; l < s; l += blockDim.x)
       if (l + s < n) F::join(&p[l], &p[l + s]);
+  __syncthreads();
+  for (; s > 0; s >>= 1) {
+    if (threadIdx.x < s && threadIdx.x + s < n) F::join(&p[threadIdx.x], &p[threadIdx.x + s]);
     __syncthreads();
   }
   if (threadIdx.x == 0) {
