@@ -48,6 +48,12 @@ typedef struct app_h5 {
   int cleanup;                 /**< rank 0: its app_cleanup_add slot (-1: none) */
   char cause[96]; /**< the last HDF5 failure's cause in words ("No space left on device"), ""
                        where none is known */
+  /** The fields' digest: over every value of the distributed datasets written so far (the
+   *  fields, miniFE's solution, miniMD's atoms; not the replicated tables, which hold
+   *  timings), the sum of a 64-bit hash of (dataset, global position, the value's bits), the
+   *  same on every rank. It depends on the values alone, not on how the ranks split them. */
+  uint64_t digest;
+  int64_t digested; /**< values in it */
 } app_h5;
 
 /** Stop the run (app_fatal on this rank, which removes the temporary) after a failed write of

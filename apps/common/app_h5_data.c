@@ -33,12 +33,41 @@ static int block_check(const char *op, const char *path, int ndims, const int64_
   return PORTA_SUCCESS;
 }
 
+/* A 64-bit mix (splitmix64's finaliser): nearby inputs give unrelated outputs. */
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* This rank's part of a dataset's digest (app_h5.h): the block's 8-byte values with their
+ * global row-major positions, under the dataset's path. */
+static uint64_t block_digest(const char *path, int ndims, const int64_t *global,
+                             const int64_t *start, const int64_t *count, const void *buf) {
+  uint64_t named = 0xcbf29ce484222325ull; /* FNV-1a of the path */
+  for (const unsigned char *c = (const unsigned char *)path; *c; ++c)
+    named = (named ^ *c) * 0x100000001b3ull;
+  int64_t n = 1, at[APP_H5_MAX_DIMS];
+  for (int i = 0; i < ndims; ++i) n *= count[i], at[i] = 0;
+  uint64_t sum = 0;
+  const unsigned char *b = (const unsigned char *)buf;
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t g = 0;
+    for (int i = 0; i < ndims; ++i) g = g * global[i] + start[i] + at[i];
+    uint64_t bits;
+    memcpy(&bits, b + 8 * e, 8);
+    sum += mix64(mix64(named + 0x9e3779b97f4a7c15ull * (uint64_t)g) ^ bits);
+    for (int i = ndims - 1; i >= 0 && ++at[i] == count[i]; --i) at[i] = 0;
+  }
+  return sum;
+}
+
 /* The block writer behind every distributed dataset. `local_rc` is a failure this rank already
  * had preparing its block (its message recorded): the rank still takes part in the agreement,
  * so every rank returns an error and none is left waiting in a collective HDF5 call. */
 static int write_block(app_h5 *h, const char *op, const char *path, hid_t type, int ndims,
                        const int64_t *global, const int64_t *start, const int64_t *count,
-                       const void *buf, int local_rc) {
+                       const void *buf, int local_rc, int digest) {
   int rc = local_rc ? local_rc : block_check(op, path, ndims, global, start, count, buf);
   /* Agreement: [0] any failure; then pairs (v, -v) of the rank and each global extent, whose
    * maxima are equal-and-opposite only when every rank gave the same v. */
@@ -106,26 +135,33 @@ static int write_block(app_h5 *h, const char *op, const char *path, hid_t type, 
     app_h5_fail_note_(h);
     rc = porta_error(PORTA_ERROR_IO, op, path, "the write failed on another rank");
   }
+  if (!rc && digest) { /* the values are 8 bytes (double, int64) */
+    uint64_t mine_sum = block_digest(path, ndims, global, start, count, buf), sum = 0;
+    if (MPI_Allreduce(&mine_sum, &sum, 1, MPI_UINT64_T, MPI_SUM, h->comm) != MPI_SUCCESS)
+      return porta_error(PORTA_ERROR_IO, op, path, "MPI_Allreduce failed");
+    h->digest += sum;
+    h->digested += gn;
+  }
   return rc;
 }
 
 int app_h5_write_block_f64(app_h5 *h, const char *path, int ndims, const int64_t *global,
                            const int64_t *start, const int64_t *count, const double *buf) {
   return write_block(h, "app_h5_write_block_f64", path, H5T_NATIVE_DOUBLE, ndims, global, start,
-                     count, buf, PORTA_SUCCESS);
+                     count, buf, PORTA_SUCCESS, 1);
 }
 
 int app_h5_write_block_i64(app_h5 *h, const char *path, int ndims, const int64_t *global,
                            const int64_t *start, const int64_t *count, const int64_t *buf) {
   return write_block(h, "app_h5_write_block_i64", path, H5T_NATIVE_INT64, ndims, global, start,
-                     count, buf, PORTA_SUCCESS);
+                     count, buf, PORTA_SUCCESS, 1);
 }
 
 /* A replicated 1D table: rank 0 writes all of it, the others an empty block. */
 static int write_1d(app_h5 *h, const char *op, const char *path, hid_t type, const void *v,
                     int64_t n) {
   const int64_t start = 0, count = h->rank == 0 ? n : 0;
-  return write_block(h, op, path, type, 1, &n, &start, &count, v, PORTA_SUCCESS);
+  return write_block(h, op, path, type, 1, &n, &start, &count, v, PORTA_SUCCESS, 0);
 }
 
 int app_h5_write_1d_double(app_h5 *h, const char *path, const double *v, int64_t n) {
@@ -149,7 +185,7 @@ static int write_concat(app_h5 *h, const char *op, const char *path, hid_t type,
   if (n_local < 0)
     local_rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, path, "negative n_local %lld",
                            (long long)n_local);
-  return write_block(h, op, path, type, 1, &total, &offset, &n, v, local_rc);
+  return write_block(h, op, path, type, 1, &total, &offset, &n, v, local_rc, 0);
 }
 
 int app_h5_write_1d_concat_f64(app_h5 *h, const char *path, const double *v, int64_t n_local,
@@ -194,7 +230,7 @@ int app_h5_write_field2d(app_h5 *h, const char *path, const porta_decomp *d, por
   int64_t count[2] = {ny, nx};
   if (local_rc) count[0] = count[1] = 0;
   int rc = write_block(h, "app_h5_write_field2d", path, H5T_NATIVE_DOUBLE, 2, global, start, count,
-                       buf, local_rc);
+                       buf, local_rc, 1);
   free(buf);
   return rc;
 }

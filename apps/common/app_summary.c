@@ -134,6 +134,7 @@ static void fields(field_list *l, const app_summary *s, const app_run_config *rc
   add(l, "bandwidth_gbs", FIELD_POSITIVE, NULL, 0, per_second(s, s->bytes_per_iteration) * 1e-9);
   add(l, "check_detail", FIELD_STRING, s->check_detail, 0, 0.0);
   add(l, "check", FIELD_STRING, check_name(s->check), 0, 0.0);
+  add(l, "fields_digest", FIELD_STRING, s->fields_digest[0] ? s->fields_digest : NULL, 0, 0.0);
 }
 
 int app_summary_agree(app_summary *s, MPI_Comm comm) {
@@ -153,9 +154,11 @@ int app_summary_agree(app_summary *s, MPI_Comm comm) {
   return PORTA_SUCCESS;
 }
 
-int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 *h) {
+int app_summary_write_h5(app_summary *s, const app_run_config *rc, app_h5 *h) {
   const char *g = "/summary";
   field_list l;
+  if (h->digested > 0)
+    snprintf(s->fields_digest, sizeof s->fields_digest, "%016llx", (unsigned long long)h->digest);
   fields(&l, s, rc);
   PORTA_CHECK(app_h5_group(h, g));
   for (int k = 0; k < l.n; ++k) {

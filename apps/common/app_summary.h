@@ -42,6 +42,9 @@ typedef struct app_summary {
   /** How the halo values travelled, over all ranks (porta_exchange_transport's names joined by
    *  '+', "none" without an exchange): set by app_summary_agree. */
   char exchange[64];
+  /** The result file's fields' digest (app_h5.h's digest) in 16 hex digits, "" without a
+   *  result file: equal digests, equal fields. Set by app_summary_write_h5. */
+  char fields_digest[24];
 } app_summary;
 
 /** A summary of `app` with nothing measured yet and no check. */
@@ -53,8 +56,9 @@ void app_summary_init(app_summary *s, const char *app);
  *  exchange: ..."). Returns a Porta code. */
 int app_summary_agree(app_summary *s, MPI_Comm comm);
 
-/** Attributes of the group /summary in h (collective over h's communicator). */
-int app_summary_write_h5(const app_summary *s, const app_run_config *rc, app_h5 *h);
+/** Attributes of the group /summary in h (collective over h's communicator), after the fields:
+ *  s->fields_digest is set from h's digest first. */
+int app_summary_write_h5(app_summary *s, const app_run_config *rc, app_h5 *h);
 
 /** Collective over comm: can rank 0 write the file `path` (app_text_file_probe), and is it
  *  none of the `nkeep` files `keep` (the run's input and results; NULL or "" entries are

@@ -272,7 +272,6 @@ static int write_run_attributes(tea_h5_out *o, const tea_results *r) {
                                              : "NOT CHECKED"));
   H5_TRY(app_h5_attr_double(h, "/", "u_ref", r->u_ref));
   H5_TRY(app_h5_attr_double(h, "/", "qa_diff_percent", r->qa_diff));
-  if (r->summary) H5_TRY(app_summary_write_h5(r->summary, rc, h));
   return PORTA_SUCCESS;
 }
 
@@ -376,6 +375,8 @@ int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
   PORTA_CHECK(write_run_attributes(o, r));
   PORTA_CHECK(write_history(o, r->hist));
   PORTA_CHECK(write_fields(o, c, r));
+  /* after the fields: the summary holds their digest */
+  if (r->summary) PORTA_CHECK(app_summary_write_h5(r->summary, r->rc, &o->h));
   PORTA_CHECK(write_timings(o, r));
   o->open = 0;
   PORTA_CHECK(app_h5_close(&o->h, 1));

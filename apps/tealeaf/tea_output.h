@@ -52,7 +52,7 @@ typedef struct tea_results {
   double wall, u_ref, qa_diff;
   int verdict, steps;
   double time;
-  const app_summary *summary; /**< stored as /summary */
+  app_summary *summary; /**< stored as /summary (its fields' digest set then) */
 } tea_results;
 
 /** The run summary: cells, solver, iterations over all steps and this rank's solve time, the

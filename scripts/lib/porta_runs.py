@@ -219,6 +219,16 @@ ANSWERS = {
 }
 
 
+def run_digest(summaries):
+    """The fields' digest of runs of one configuration (their summaries' `fields_digest`: equal
+    digests, bitwise equal fields): the digest where every run gave it, "varies" where the runs
+    differ (sums in another order each time), "" where no run wrote its fields."""
+    ds = {s.get("fields_digest") or "" for s in summaries}
+    if ds == {""}:
+        return ""
+    return ds.pop() if len(ds) == 1 else "varies"
+
+
 def agree(h5diff, app, ref, other, exact):
     """None when the answers agree, else what differs."""
     for ds, mode, tol in ANSWERS[app]:

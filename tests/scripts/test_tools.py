@@ -10,6 +10,7 @@ from the CSV (--replot). scripts/slurm/cpu.sbatch, run outside Slurm: every app'
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,11 @@ elif case == "minimd":
     crowded_rows = sum(1 for r in rows if r["oversubscribed"] == "yes")
     expect(md.count("(oversubscribed)") == crowded_rows,
            f"minimd.md marks {md.count('(oversubscribed)')} rows, {crowded_rows} oversubscribed")
+    # exact sums: the same fields, so one digest for every back end, rank and thread count
+    digests = {r["digest"] for r in rows}
+    expect(len(digests) == 1 and re.fullmatch(r"[0-9a-f]{16}", digests.pop() or ""),
+           f"minimd --reproducible: digests {[r['digest'] for r in rows]}, expected one")
+    expect(md.count(rows[0]["digest"]) == len(rows), "minimd.md: the digest column")
     for r in rows:  # 4 * 5^3 atoms
         expect(r["rate_unit"] == "atom-steps/s", f"rate unit {r['rate_unit']}")
         expect(close(float(r["rate"]) * float(r["time_per_iteration_s"]), 500, 1e-6),
@@ -147,6 +153,8 @@ elif case == "disagree":
     expect(rc == 1, f"exit {rc}, expected 1")
     expect("FAIL serial-2x1: the answer differs" in err, "the failing run is not named")
     expect([r["agrees"] for r in rows] == ["yes", "no"], "agrees column")
+    expect(len({r["digest"] for r in rows}) == 2 and all(r["digest"] for r in rows),
+           f"digests {[r['digest'] for r in rows]}: fields that differ, the same digest")
 elif case == "scaling":
     out = tempfile.mkdtemp(prefix="scaling_")
     env = dict(os.environ, BUILD_DIR=build, NO_BUILD="1")
