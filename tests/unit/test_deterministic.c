@@ -44,6 +44,21 @@ static void pt_model_tree(double *p, int64_t n) {
       if (l + s < n) p[l] = p[l] + p[l + s];
 }
 
+/** A chunk's or tile's lanes joined by the halving tree: lane 0's value. */
+static double pt_model_lanes(double *lane) {
+  for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1)
+    for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
+  return lane[0];
+}
+
+/** The partials joined by the tree; frees them. */
+static double pt_model_partials(double *part, int64_t n) {
+  pt_model_tree(part, n);
+  const double r = part[0];
+  free(part);
+  return r;
+}
+
 /** Host model of a deterministic range sum of v(i), i in [0, n): chunks, lanes, trees. */
 static double pt_model_range(const double *x, const double *y, int64_t n) {
   const int64_t nc = (n + PORTA_DET_CHUNK - 1) / PORTA_DET_CHUNK;
@@ -55,14 +70,9 @@ static double pt_model_range(const double *x, const double *y, int64_t n) {
     const int64_t hi = lo + PORTA_DET_CHUNK < n ? lo + PORTA_DET_CHUNK : n;
     for (int l = 0; l < PORTA_DET_LANES; ++l) lane[l] = 0.0;
     for (int64_t i = lo; i < hi; ++i) lane[(i - lo) % PORTA_DET_LANES] += y ? x[i] * y[i] : x[i];
-    for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1)
-      for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
-    part[c] = lane[0];
+    part[c] = pt_model_lanes(lane);
   }
-  pt_model_tree(part, nc);
-  double r = part[0];
-  free(part);
-  return r;
+  return pt_model_partials(part, nc);
 }
 
 /** Host model of a deterministic box sum of x (rows x cols, row-major): tiles of
@@ -82,14 +92,9 @@ static double pt_model_md(const double *x, int64_t rows, int64_t cols) {
       lane[l] = 0.0;
       for (int64_t j = j0; j < j1 && i < rows; ++j) lane[l] += x[i * cols + j];
     }
-    for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1)
-      for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
-    part[t] = lane[0];
+    part[t] = pt_model_lanes(lane);
   }
-  pt_model_tree(part, nt);
-  double r = part[0];
-  free(part);
-  return r;
+  return pt_model_partials(part, nt);
 }
 
 /** Host model of the deterministic team sum of rows x cols values: one partial per (league
@@ -103,10 +108,7 @@ static double pt_model_team(const double *u, int64_t rows, int64_t cols, int ts)
       for (int64_t j = r; j < cols; j += ts) s += u[lr * cols + j];
       part[lr * ts + r] = s;
     }
-  pt_model_tree(part, rows * ts);
-  double r = part[0];
-  free(part);
-  return r;
+  return pt_model_partials(part, rows * ts);
 }
 
 static int pt_same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
