@@ -101,6 +101,17 @@ static double serial_dot(bench *B, const porta_view_f64 *a, const porta_view_f64
   return v;
 }
 
+/** The first value a side gave (*first, once *have), and whether every later one has its bits
+ *  (*same cleared at the first that differs). */
+static void track_bits(double v, double *first, int *have, int *same) {
+  if (!*have) {
+    *first = v;
+    *have = 1;
+  } else if (memcmp(first, &v, sizeof v) != 0) {
+    *same = 0;
+  }
+}
+
 typedef struct det_ctx {
   bench *B;
   stream_args s;
@@ -120,14 +131,7 @@ static double det_side(void *vctx, int porta, int rep) {
   for (int k = 0; k < STREAM_BATCH; ++k) {
     rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &c->s,
                                         porta ? &c->v_det : &c->v_def);
-    if (porta) {
-      if (!c->have_first) {
-        c->first_det = c->v_det;
-        c->have_first = 1;
-      } else if (memcmp(&c->first_det, &c->v_det, sizeof(double)) != 0) {
-        c->same = 0;
-      }
-    }
+    if (porta) track_bits(c->v_det, &c->first_det, &c->have_first, &c->same);
   }
   rc |= porta_exec_fence(B->ex, "dot");
   const double t = porta_wtime() - t0;
@@ -186,13 +190,7 @@ static double exact_side(void *vctx, int porta, int rep) {
   for (int k = 0; k < STREAM_BATCH; ++k) {
     if (porta) {
       rc |= PORTA_PARALLEL_REDUCE_LABELED("exact_dot", bk_exact_dot, B->ex, rg, &c->s, &c->v);
-      const double r = porta_xsum_f64_round(&c->v);
-      if (!c->have_first) {
-        c->first = r;
-        c->have_first = 1;
-      } else if (memcmp(&c->first, &r, sizeof r) != 0) {
-        c->same = 0;
-      }
+      track_bits(porta_xsum_f64_round(&c->v), &c->first, &c->have_first, &c->same);
     } else {
       rc |= PORTA_PARALLEL_REDUCE_LABELED("dot", bk_dot, B->ex, rg, &c->s, &c->v_def);
     }
