@@ -2,10 +2,11 @@
 Porta, one table (answers checked first; medians of repeated runs; ratios from this run).
 
 Rows: launch overhead (a launch of axpy on 8 elements from Python with NumPy arguments,
-minus the same launch from C), triad and dot bandwidth kernels, a 2D stencil on an mdrange,
-a team SpMV (a league rank per row, a nested team reduction) and a Lennard-Jones force kernel
-with a device function (Python time / C time), cold compile of a module and a cached
-module's load (fresh processes).
+minus the same launch from C), triad and dot bandwidth kernels, the dot summed exactly
+(porta.ExactSum against C's porta_xsum_f64, and its time over the plain dot's), a 2D stencil on
+an mdrange, a team SpMV (a league rank per row, a nested team reduction) and a Lennard-Jones
+force kernel with a device function (Python time / C time), cold compile of a module and a
+cached module's load (fresh processes).
 
 With --porta-backend=cuda the same rows run on the GPU: the arrays are Views of space "cuda",
 the C kernels are the same C compiled by nvcc, each timing is 10 launches and a fence, the
@@ -21,8 +22,8 @@ import sys
 import bench_apps
 import porta
 from bench_compile import compile_rows
-from bench_kernel_rows import (Mem, bench_launch, bench_lj, bench_spmv, bench_stencil,
-                               bench_triad_dot, lj_data, spmv_data)
+from bench_kernel_rows import (Mem, bench_exact_dot, bench_launch, bench_lj, bench_spmv,
+                               bench_stencil, bench_triad_dot, lj_data, spmv_data)
 from bench_kernels import load_c
 from bench_references import others_cuda, others_host
 from porta import _core
@@ -48,6 +49,7 @@ def main():
         bid = _core.backend_id(be)
         rows.append(bench_launch(lib, m, bid, nt))
         rows += bench_triad_dot(lib, m, bid, nt, sizes["n"])
+        rows += bench_exact_dot(lib, m, bid, nt, sizes["n"])
         rows.append(bench_stencil(lib, m, bid, nt, *sizes["sten"]))
         rows.append(bench_spmv(lib, m, bid, nt, *sizes["csr"]))
         rows.append(bench_lj(lib, m, bid, nt, *sizes["lj"]))

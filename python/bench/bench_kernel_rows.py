@@ -1,14 +1,17 @@
 """The kernel rows of scripts/bench-python: each kernel of bench_kernels.py run from Python and
 from C on the same arrays (the answers checked first), timed in turn (medians), as a row of the
-table: launch overhead, triad and dot, a 2D stencil, a team SpMV and an LJ force kernel."""
+table: launch overhead, triad and dot, the exact dot (porta.ExactSum) and what it costs over the
+plain dot, a 2D stencil, a team SpMV and an LJ force kernel."""
 import ctypes
+import math
 import statistics
+import struct
 import time
 
 import numpy as np
 
 import porta
-from bench_kernels import D, axpy, dot, lj_force, spmv, stencil, triad
+from bench_kernels import D, axpy, dot, exact_dot, lj_force, spmv, stencil, triad
 
 
 class Mem:
@@ -74,6 +77,15 @@ def alternate(py, c, samples=9):
     return statistics.median(tp), statistics.median(tc)
 
 
+def alternate_all(fns, samples=9):
+    """Medians of `samples` timings of each of fns, taken in turn."""
+    ts = [[] for _ in fns]
+    for _ in range(samples):
+        for t, fn in zip(ts, fns):
+            t.append(fn())
+    return [statistics.median(t) for t in ts]
+
+
 def bench_launch(lib, m, bid, nt, reps=20000):
     """A launch of axpy on 8 elements, from Python and from C, `reps` in a row."""
     pol = porta.RangePolicy(0, 8, space=m.be)
@@ -119,6 +131,33 @@ def bench_triad_dot(lib, m, bid, nt, n):
                                            m.reps))
     rows.append(ratio_row("dot %s, %s x%d" % (e, m.be, nt), tp, tc))
     return rows
+
+
+def bench_exact_dot(lib, m, bid, nt, n):
+    """The dot summed exactly (porta.ExactSum; in C the reducer porta_xsum_f64), from Python and
+    from C, and the plain Python dot (porta.Sum[porta.f64]) timed in turn with them. Checked
+    first: Python's exact dot has the C one's bits and, on the host, math.fsum's of the same
+    rounded products (on CUDA nvcc may contract a product into the first addition, as in C)."""
+    rng = np.random.default_rng(0)
+    b0, c0 = rng.random(n), rng.random(n)
+    b, cc = m.put(b0), m.put(c0)
+    pol = porta.RangePolicy(0, n, space=m.be)
+    r = D()
+    xp = porta.parallel_reduce(pol, exact_dot, b, cc)
+    lib.run_exact_dot(bid, m.ptr(b), m.ptr(cc), n, ctypes.byref(r), 1)
+    want = math.fsum(b0 * c0)
+    same = struct.pack("<d", xp) == struct.pack("<d", want)
+    assert struct.pack("<d", xp) == struct.pack("<d", r.value), "exact dot answers (Python, C)"
+    assert same or (m.cuda and abs(xp - want) <= 1e-12 * want), "exact dot answers (fsum)"
+    tx, tc, tp = alternate_all([
+        lambda: m.time(lambda: porta.parallel_reduce(pol, exact_dot, b, cc)),
+        lambda: lib.run_exact_dot(bid, m.ptr(b), m.ptr(cc), n, ctypes.byref(r), m.reps),
+        lambda: m.time(lambda: porta.parallel_reduce(pol, dot, b, cc))])
+    e = "2^%d" % (n.bit_length() - 1)
+    unit, k = ("us", 1e6) if tp < 1e-3 else ("ms", 1e3)
+    return [ratio_row("exact dot %s, %s x%d" % (e, m.be, nt), tx, tc),
+            ("exact / plain dot (Python) %s, %s x%d" % (e, m.be, nt),
+             "%.2f / %.2f %s" % (tx * k, tp * k, unit), "", "time x%.3f" % (tx / tp), "")]
 
 
 # The Python and the C kernel of a row write the same output array: two arrays at addresses

@@ -23,6 +23,11 @@ def dot(i: int, acc: porta.Sum[porta.f64], x: porta.f64[:], y: porta.f64[:]):
 
 
 @porta.kernel
+def exact_dot(i: int, acc: porta.ExactSum, x: porta.f64[:], y: porta.f64[:]):
+    acc += x[i] * y[i]
+
+
+@porta.kernel
 def stencil(i: int, j: int, u: porta.f64[:, :], out: porta.f64[:, :]):
     out[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
 
@@ -85,6 +90,9 @@ typedef struct { double a; const double *b, *c; double *out; } triad_args;
 PORTA_FOR(c_triad, triad_args, p, i) { p->out[i] = p->b[i] + p->a * p->c[i]; }
 typedef struct { const double *x, *y; } dot_args;
 PORTA_REDUCE(c_dot, dot_args, p, i, porta_sum_f64, acc) { *acc += p->x[i] * p->y[i]; }
+PORTA_REDUCE(c_exact_dot, dot_args, p, i, porta_xsum_f64, acc) {
+  porta_xsum_f64_add(acc, p->x[i] * p->y[i]);
+}
 /* seconds per launch of axpy over n elements, `reps` launches */
 EXPORT double c_axpy_launch(int be, double a, const double *x, double *y, int64_t n, int reps) {
   axpy_args g = {a, x, y};
@@ -110,6 +118,19 @@ EXPORT double run_dot(int be, const double *x, const double *y, int64_t n, doubl
   porta_exec e = porta_exec_backend((porta_backend)be);
   double t0 = porta_wtime();
   for (int r = 0; r < reps; ++r) PORTA_PARALLEL_REDUCE(c_dot, e, porta_range(0, n), &g, res);
+  return (porta_wtime() - t0) / reps;
+}
+/* the exact dot rounded once, as Python's parallel_reduce returns it */
+EXPORT double run_exact_dot(int be, const double *x, const double *y, int64_t n, double *res,
+                            int reps) {
+  dot_args g = {x, y};
+  porta_exec e = porta_exec_backend((porta_backend)be);
+  porta_xsum_f64_value v;
+  double t0 = porta_wtime();
+  for (int r = 0; r < reps; ++r) {
+    PORTA_PARALLEL_REDUCE(c_exact_dot, e, porta_range(0, n), &g, &v);
+    *res = porta_xsum_f64_round(&v);
+  }
   return (porta_wtime() - t0) / reps;
 }
 /* Each array with its own row stride, as a Porta view (PORTA_AT2) or a NumPy array has. */
@@ -202,6 +223,8 @@ def load_c(cuda):
     lib.run_triad.argtypes = [INT, D, P, P, P, I64, INT]
     lib.run_dot.restype = D
     lib.run_dot.argtypes = [INT, P, P, I64, ctypes.POINTER(D), INT]
+    lib.run_exact_dot.restype = D
+    lib.run_exact_dot.argtypes = [INT, P, P, I64, ctypes.POINTER(D), INT]
     lib.run_stencil.restype = D
     lib.run_stencil.argtypes = [INT, P, P, I64, I64, INT]
     lib.run_spmv.restype = D

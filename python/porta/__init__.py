@@ -75,6 +75,7 @@ from .translate import TranslationError
 from .types import (ArrayType, AccType, DType, Max, Min, Prod, Sum, boolean, f32, f64, i32,
                     i64, u8)
 from .types import MaxLoc, MinLoc
+from .types import ExactSum  # issue 66: the exact sum (porta_xsum_f64)
 from .device import AUTO, TeamMember  # noqa: E402 - kernels' team annotations and intrinsics
 from .device import INTRINSICS as _INTRINSICS
 from .views import (ALL, View, create_mirror, create_mirror_view,  # issue 29: views, arrays
@@ -88,7 +89,7 @@ __all__ = ["init", "finalize", "is_initialized", "kernel", "parallel_for", "para
            "CompileError", "PortaError", "f64", "f32", "i64", "i32", "u8", "boolean", "Sum",
            "Prod", "Min", "Max", "Kernel", "bounds_check", "set_bounds_check"]
 __all__ += ["parallel_scan", "TeamPolicy", "TeamMember", "AUTO", "MinLoc", "MaxLoc", "function",
-            "reducer", "workload", "BoundKernel"] + sorted(_INTRINSICS)
+            "reducer", "workload", "BoundKernel", "ExactSum"] + sorted(_INTRINSICS)
 __all__ += ["View", "ALL", "subview", "deep_copy", "create_mirror", "create_mirror_view",
             "create_mirror_view_and_copy", "cuda_built"]
 cuda_built = bool(_core.CUDA_BUILT)

@@ -194,6 +194,13 @@ static int check_launch_fits(const porta_py_kernel *k, Py_ssize_t n, int mode,
                  kn, kn, MODE_NAMES[mode]);
     return -1;
   }
+  if (k->kernel->value_size > VALUE_BYTES) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: its reduction's value takes %u bytes, more than the %d a "
+                 "launch from Python holds",
+                 label, (unsigned)k->kernel->value_size, VALUE_BYTES);
+    return -1;
+  }
   if (k->policy == PORTA_POLICY_TEAM && p->kind != PORTA_POLICY_TEAM) {
     PyErr_Format(PyExc_TypeError, "%s takes a team member: launch it with a porta.TeamPolicy",
                  label);

@@ -41,9 +41,18 @@ static PyObject *scalar_to_py(int32_t dtype, const void *v) {
   return NULL;
 }
 
-/** The value of a reduction or scan: a number, (val, loc) for minloc / maxloc, or a custom
- *  reducer's fields given to the kernel's _porta_result (its class). */
+/** The value of a reduction or scan: a number (the exact sum's rounded by the kernel's finish),
+ *  (val, loc) for minloc / maxloc, or a custom reducer's fields given to the kernel's
+ *  _porta_result (its class). */
 PyObject *porta_py_value_to_py(PyObject *ko, const porta_py_kernel *k, const char *v) {
+  if (k->finish) {
+    union {
+      char c[8];
+      double align_;
+    } out;
+    k->finish(v, out.c);
+    return scalar_to_py(k->result_dtype, out.c);
+  }
   if (k->result_kind != PORTA_PY_RESULT_LOC && k->result_kind != PORTA_PY_RESULT_STRUCT)
     return scalar_to_py(k->result_dtype, v);
   PyObject *t = PyTuple_New(k->nresult);

@@ -15,7 +15,9 @@ enum { MODE_FOR = 0, MODE_REDUCE = 1, MODE_SCAN = 2 };
 
 #define MAX_ARGS 32     /**< a kernel's arguments, at most */
 #define ARGS_BYTES 2048 /**< its argument struct, at most */
-#define VALUE_BYTES 256 /**< a reduction's or scan's value, at most */
+/** A reduction's or scan's value, at most (the exact sum's is 200 bytes with its default window,
+ *  568 with every double's: PORTA_XSUM_MIN_EXP -1074 and 66 limbs in PORTA_CFLAGS). */
+#define VALUE_BYTES 1024
 
 /** A launch's arguments: the kernel's, in the order of its parameters (av, n of them), each
  *  array read by its protocol (bufs[j] where isbuf[j]; the first `got` are given back after

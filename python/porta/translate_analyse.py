@@ -273,6 +273,14 @@ def analyse(fn, owner=None):
                      % (final.name, "a team policy" if team else "%d indices" % nidx),
                      "scans run over a range: def k(i: int, update: porta.Sum[...], "
                      "final: bool, ...)")
+    exact = next((p for p in params if p.kind == "acc" and p.type.exact), None)
+    if exact is not None and (team or final is not None):
+        raise err.at(next(x for x in args if x.arg == exact.name),
+                     "the exact sum '%s: %r' in a %s" % (exact.name, exact.type,
+                                                          "team kernel" if team else "scan"),
+                     "porta.ExactSum reduces range and MDRangePolicy kernels (def k(i: int, "
+                     "acc: porta.ExactSum, ...) launched by porta.parallel_reduce); a %s "
+                     "reduces with porta.Sum[porta.f64]" % ("team kernel" if team else "scan"))
     ks = KernelSource(fn, name, fn.__module__, file, fdef, params, fn.__globals__)
     if owner is not None:
         fields = {p.name for p in params if p.kind in ("array", "scalar")}

@@ -22,7 +22,7 @@ FIELD_MEMBERS = ("name", "kind", "dtype", "rank", "layout", "flags", "offset", "
                  "stride_offset", "fixed", "direct")
 KERNEL_MEMBERS = ("name", "spec", "kernel", "pattern", "policy", "rank", "result_dtype",
                   "nfields", "args_size", "fields", "scratch", "result_kind", "nresult",
-                  "result_fields", "err_offset", "flags", "index_names")
+                  "result_fields", "err_offset", "flags", "index_names", "finish")
 
 
 def c_initializer(members, **values):
@@ -297,7 +297,8 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
             nresult=nresult, result_fields=result_fields,
             err_offset="(int32_t)offsetof(%s, pk_err)" % args_t,
             flags="PORTA_PY_KERNEL_FLAGS(%s)" % ("PORTA_PY_MAY_RAISE" if _raises(ks) else "0"),
-            index_names=index_names)))
+            index_names=index_names,
+            finish="porta_py_xsum_finish" if ks.acc and ks.acc.type.exact else "NULL")))
         return out
 
     def _body(self):

@@ -83,6 +83,11 @@ class _Expressions:
         p = self.params.get(n)
         if p is not None:
             if p.kind == "acc":
+                if p.type.exact:
+                    raise self.err.at(e, "the exact sum '%s' read as a value" % n,
+                                      "its value exists once the reduction has ended "
+                                      "(porta.parallel_reduce returns it, rounded once); in the "
+                                      "kernel only add to it: %s += term or %s -= term" % (n, n))
                 if p.type.fields:
                     raise self.err.at(e, "the accumulator '%s' used as a value" % n,
                                       "read and update its fields: %s"

@@ -171,9 +171,12 @@ def _resolve_annotation(ann, fn):
 
 
 def _acc_type(t):
-    """The AccType of an accumulator annotation (porta.Sum[...], a @porta.reducer class)."""
+    """The AccType of an accumulator annotation (porta.Sum[...], porta.ExactSum, a
+    @porta.reducer class)."""
     if isinstance(t, T.AccType):
         return t
+    if isinstance(t, T._ReducerFamily):
+        return t.bare()
     r = reducer_of(t)
     if r is not None:
         return T.AccType("custom", None, r)

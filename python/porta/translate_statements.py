@@ -47,6 +47,9 @@ class _Statements:
                 code, vt = self.expr(s.value)
                 self.store(s.target, code, vt, s)
         elif isinstance(s, ast.AugAssign):
+            if self.exact_sum(s.target) is not None:
+                self.exact_add(s)
+                return
             cur, ct = self.expr(s.target, store_ok=True)
             code, t = self.binop(s.op, cur, ct, *self.expr(s.value), node=s)
             self.store(s.target, code, t, s)
@@ -113,6 +116,29 @@ class _Statements:
         self.depth -= 1
         self.indent -= 1
 
+    # ---- the exact sum: an accumulator that is only added to ----
+    def exact_sum(self, target):
+        """The name of the kernel's exact-sum accumulator (porta.ExactSum) that `target` is, or
+        None."""
+        p = self.params.get(target.id) if isinstance(target, ast.Name) else None
+        return target.id if p is not None and p.kind == "acc" and p.type.exact else None
+
+    def exact_add(self, s):
+        """acc += term / acc -= term on an exact sum: porta_xsum_f64_add(acc, +-term), the term
+        converted to a double first (negation is exact)."""
+        name = s.target.id
+        if not isinstance(s.op, (ast.Add, ast.Sub)):
+            raise self.err.at(s, "'%s' on the exact sum '%s'" % (_describe(s), name),
+                              "an exact sum (porta.ExactSum) is only added to: write "
+                              "%s += term or %s -= term" % (name, name))
+        code, t = self.expr(s.value)
+        if t is None or t is VOID:
+            raise self.err.at(s.value, "adding '%s' to the exact sum '%s'"
+                              % (_describe(s.value), name),
+                              "add a number: %s += x[i] * y[i]" % name)
+        sign = "-" if isinstance(s.op, ast.Sub) else ""
+        self.emit("porta_xsum_f64_add(pk_acc, %s(double)(%s));" % (sign, code))
+
     # ---- teams: accumulators of nested reductions, scratch ----
     def acc_decl(self, s, acc):
         name = s.target.id
@@ -120,6 +146,12 @@ class _Statements:
             raise self.err.at(s, "the accumulator '%s: %r'" % (name, acc),
                               "accumulators of nested reductions belong in team kernels; a "
                               "range kernel reduces through its accumulator argument")
+        if acc.exact:
+            raise self.err.at(s, "the exact sum '%s: %r' of a nested reduction" % (name, acc),
+                              "Porta's exact sum has no team collectives (its value does not fit "
+                              "a team's slot): reduce the nested loop with porta.Sum[porta.f64], "
+                              "or sum exactly in a range or MDRangePolicy kernel whose "
+                              "accumulator argument is porta.ExactSum")
         if s.value is not None:
             raise self.err.at(s, "an initial value for the accumulator '%s'" % name,
                               "an accumulator starts at its reducer's identity: write "
@@ -418,6 +450,10 @@ class _Statements:
             name = target.id
             p = self.params.get(name)
             if p is not None and p.kind == "acc":
+                if p.type.exact:
+                    raise self.err.at(target, "assignment to the exact sum '%s'" % name,
+                                      "an exact sum (porta.ExactSum) starts at 0 and is only "
+                                      "added to: %s += term or %s -= term" % (name, name))
                 if p.type.fields:
                     raise self.err.at(target, "assignment to the accumulator '%s'" % name,
                                       "update its fields: %s"

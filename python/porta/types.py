@@ -4,7 +4,8 @@ Scalars: porta.f64, porta.f32, porta.i64, porta.i32, porta.u8, porta.boolean; Py
 int mean f64 and i64 (a leading `int` parameter is an index of the iteration space).
 Arrays: a dtype indexed by slices, one per dimension: porta.f64[:] (rank 1), porta.f64[:, :].
 Accumulators of reductions: porta.Sum[f64], porta.Prod[...], porta.Min[...], porta.Max[...],
-porta.MinLoc[...], porta.MaxLoc[...] (a value and its index: acc.val, acc.loc), and a class
+porta.MinLoc[...], porta.MaxLoc[...] (a value and its index: acc.val, acc.loc), porta.ExactSum
+(or porta.ExactSum[f64]: Porta's exact sum, porta_xsum_f64, rounded once), and a class
 decorated with @porta.reducer (a custom reducer: its fields, init and join).
 """
 
@@ -78,10 +79,31 @@ class _ReducerFamily:
             raise TypeError("porta.%s[...] takes f64, f32, i64 or i32" % self.op)
         return AccType(self.op, dtype)
 
+    def bare(self):
+        """The accumulator the family written alone means (acc: porta.ExactSum), or None."""
+        return None
+
+
+class _ExactSumFamily(_ReducerFamily):
+    """porta.ExactSum: the C reducer porta_xsum_f64 (porta/xsum.h), doubles only."""
+
+    def __getitem__(self, dtype):
+        if as_dtype(dtype) is not f64:
+            raise TypeError("porta.ExactSum[...] takes f64 only (Porta's exact sum is of "
+                            "doubles): write porta.ExactSum or porta.ExactSum[porta.f64]")
+        return AccType(self.op, f64)
+
+    def bare(self):
+        return AccType(self.op, f64)
+
+    def __repr__(self):
+        return "porta.ExactSum"
+
 
 class AccType:
-    """The accumulator of a reduction: reducer `op` (sum, prod, min, max, minloc, maxloc) over
-    `dtype`, or a custom reducer (op "custom", `custom` its translate.ReducerSource)."""
+    """The accumulator of a reduction: reducer `op` (sum, prod, min, max, minloc, maxloc, xsum:
+    the exact sum) over `dtype`, or a custom reducer (op "custom", `custom` its
+    translate.ReducerSource)."""
 
     def __init__(self, op, dtype, custom=None):
         self.op, self.dtype, self.custom = op, dtype, custom
@@ -91,6 +113,11 @@ class AccType:
         if self.custom is not None:
             return self.custom.cname
         return "porta_%s_%s" % (self.op, self.dtype.suffix)
+
+    @property
+    def exact(self):
+        """The exact sum (porta.ExactSum): only added to, its value rounded once at the end."""
+        return self.op == "xsum"
 
     @property
     def fields(self):
@@ -111,7 +138,8 @@ class AccType:
     def __repr__(self):
         if self.custom is not None:
             return self.custom.name
-        name = {"minloc": "MinLoc", "maxloc": "MaxLoc"}.get(self.op, self.op.capitalize())
+        name = {"minloc": "MinLoc", "maxloc": "MaxLoc", "xsum": "ExactSum"}.get(
+            self.op, self.op.capitalize())
         return "porta.%s[%r]" % (name, self.dtype)
 
 
@@ -121,6 +149,7 @@ Min = _ReducerFamily("min")
 Max = _ReducerFamily("max")
 MinLoc = _ReducerFamily("minloc")
 MaxLoc = _ReducerFamily("maxloc")
+ExactSum = _ExactSumFamily("xsum")
 
 
 def as_dtype(t):

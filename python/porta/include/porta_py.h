@@ -13,6 +13,7 @@
 
 #include "porta/atomic.h"
 #include "porta/kernel.h"
+#include "porta/xsum.h"
 
 /** for k in porta.simd_range(...): `omp simd` with the loop's reduction clauses on the host
  *  passes (the CPU vectorises the loop, as miniMD's MINIMD_SIMD does), nothing on a GPU. */
@@ -24,7 +25,7 @@
 #endif
 
 /** Version of this description; the extension refuses a module with another one. */
-#define PORTA_PY_ABI 4
+#define PORTA_PY_ABI 5
 
 /** 1 in a module compiled for the checked mode (porta.init(bounds_check=True),
  *  @porta.kernel(bounds_check=True), PORTA_BOUNDS_CHECK=1): the generated C defines it first,
@@ -160,6 +161,9 @@ typedef struct porta_py_kernel {
                          struct */
   int32_t flags;      /**< PORTA_PY_MAY_RAISE, PORTA_PY_CHECKED_ACCESS */
   const char *const *index_names; /**< range and mdrange kernels: the [rank] indices' names */
+  /** A reduction whose value is not the number Python gets (porta.ExactSum): writes that number
+   *  (of result_dtype) from the value, in the module that reduced it; NULL otherwise. */
+  void (*finish)(const void *value, void *out);
 } porta_py_kernel;
 
 /** What a generated module exports (its only visible symbol, porta_py_module). */
@@ -168,6 +172,14 @@ typedef struct porta_py_module_info {
   int32_t nkernels;
   const porta_py_kernel *const *kernels;
 } porta_py_module_info;
+
+/** porta_py_kernel.finish of the exact sum (porta.ExactSum, reducer porta_xsum_f64): the exact
+ *  sum rounded once to the nearest double (porta_xsum_f64_round: NaN where it overflowed the
+ *  window or met an Inf or a NaN), by the module's own porta/xsum.h, so with its window. */
+static __attribute__((unused)) void porta_py_xsum_finish(const void *value, void *out) {
+  const double r = porta_xsum_f64_round((const porta_xsum_f64_value *)value);
+  memcpy(out, &r, sizeof r);
+}
 
 /* ---- errors raised inside kernels ---- */
 
