@@ -3,9 +3,19 @@ launch checks those ranges against the extents before the kernel runs (porta_py_
 import ast
 
 from . import translate_intrinsics as I
+from .translate_source import _assigned_of
 
 
 def direct_index_masks(ks):
+    """direct_masks(ks), found once a kernel (its AST does not change; every emission of the
+    kernel asks, and each answer is a walk of the whole body)."""
+    masks = getattr(ks, "_direct_masks", None)
+    if masks is None:
+        masks = ks._direct_masks = direct_masks(ks)
+    return masks
+
+
+def direct_masks(ks):
     """{array name: [rank] masks}: for each dimension of each array argument, the launch
     indices (bit r: the r-th index) that index it directly, as y[i] or a[i, j] do, in a
     statement every launch index runs. The launch checks that those ranges fit the extents and
@@ -17,22 +27,8 @@ def direct_index_masks(ks):
         return {}
     index = {p.name: r for r, p in enumerate(ks.indices)}
     arrays = {p.name: p.type.rank for p in ks.arrays}
-    for node in ast.walk(ks.tree):  # an index assigned to is not the launch's any more
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)  # a copy: the loop below pops from it
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
-            targets = [node.target]
-        elif isinstance(node, ast.NamedExpr):
-            targets = [node.target]
-        while targets:  # names stored to (y[i] = ... stores to y, not to i)
-            t = targets.pop()
-            if isinstance(t, ast.Name):
-                index.pop(t.id, None)
-            elif isinstance(t, (ast.Tuple, ast.List)):
-                targets.extend(t.elts)
-            elif isinstance(t, ast.Starred):
-                targets.append(t.value)
+    for name in _assigned_of(ks):  # an index assigned to (or deleted) is not the launch's
+        index.pop(name, None)
     masks = {}
 
     def access(base, idx):

@@ -211,6 +211,15 @@ def _assigned_names(tree):
             and isinstance(n.ctx, (ast.Store, ast.Del))}
 
 
+def _assigned_of(ks):
+    """_assigned_names of ks's body, found once a body: typing and every emission ask, and a
+    walk of the whole body each time made a cached module's import and first launch slower."""
+    memo = getattr(ks, "_assigned_memo", None)
+    if memo is None or memo[0] is not ks.tree:  # a kernel method's body is a rewritten copy
+        memo = ks._assigned_memo = (ks.tree, frozenset(_assigned_names(ks.tree)))
+    return memo[1]
+
+
 def _c_int(v):
     """An int64 value as a C constant expression."""
     if v == INT64_MIN:

@@ -25,7 +25,7 @@ from .translate_source import (
     TranslationError,
     _Errors,
     _acc_type,
-    _assigned_names,
+    _assigned_of,
     _describe,
     _resolve_annotation)
 
@@ -48,7 +48,7 @@ class _Scope:
                                          ks.acc.type.custom is not None)
         # Names the body assigns anywhere are locals there (Python's scoping), never module
         # constants; constant integer expressions: node -> value (const).
-        self.assigned = _assigned_names(ks.tree)
+        self.assigned = _assigned_of(ks)
         self.consts = {}
         if ks.acc is not None and ks.acc.type.custom is not None:
             ks.reducers[ks.acc.type.custom.cname] = ks.acc.type.custom
