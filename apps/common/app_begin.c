@@ -90,7 +90,10 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
     if (app_mpi_rank() == 0) app_cli_usage(stdout, spec);
     app_exit_all(APP_EXIT_SUCCESS, NULL);
   }
+  porta_settings settings; /* read before porta_initialize takes the --porta-* options */
+  const int read = porta_settings_read(*argc, *argv, &settings);
   agree(porta_initialize(argc, argv));
+  agree(read); /* porta_initialize refused the same values first */
   app_omp_wait_report();
   /* The one error policy of a run, set here and never changed: every Porta failure comes back
      as a code with its message (porta_last_error_message), the caller that cannot go on stops
@@ -101,6 +104,7 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
   agree(rc ? rc : app_env_check(app_env_common, app_env_ncommon));
   rc = app_env_agree(spec->env, spec->nenv, MPI_COMM_WORLD);
   agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD));
+  agree(app_env_agree_porta(&settings, MPI_COMM_WORLD));
   agree(app_cli_parse(*argc, *argv, spec, cli));
   agree(same_arguments(*argc, *argv));
   if (cli->summary_json[0]) {

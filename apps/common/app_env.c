@@ -50,43 +50,52 @@ int app_env_check(const app_env_switch *list, int n) {
    allowed only the listed values). */
 #define APP_ENV_VALUE 32
 
-int app_env_agree(const app_env_switch *list, int n, MPI_Comm comm) {
+int app_env_agree_value(const char *name, const char *value, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  for (int k = 0; k < n; ++k) {
-    char mine[APP_ENV_VALUE] = "", lo[APP_ENV_VALUE], hi[APP_ENV_VALUE];
-    const char *value = getenv(list[k].name);
-    snprintf(mine, sizeof mine, "%s", value ? value : "");
-    /* the same everywhere when the bytewise smallest and largest are the same */
-    if (MPI_Allreduce(mine, lo, APP_ENV_VALUE, MPI_CHAR, MPI_MIN, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(mine, hi, APP_ENV_VALUE, MPI_CHAR, MPI_MAX, comm) != MPI_SUCCESS)
-      return porta_error(PORTA_ERROR_BACKEND, "environment", list[k].name, "MPI_Allreduce failed");
-    if (!memcmp(lo, hi, APP_ENV_VALUE)) continue;
-    /* they differ: every rank learns every value, and says which rank has which */
-    char *all = (char *)calloc((size_t)size, APP_ENV_VALUE);
-    if (!all || MPI_Allgather(mine, APP_ENV_VALUE, MPI_CHAR, all, APP_ENV_VALUE, MPI_CHAR, comm) !=
-                    MPI_SUCCESS) {
-      free(all);
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "environment", list[k].name,
-                         "%s differs between the ranks; it must be the same on every rank",
-                         list[k].name);
-    }
-    char who[600] = "";
-    size_t len = 0;
-    for (int r = 0; r < size && r < 8 && len < sizeof who; ++r) {
-      const char *v = all + (size_t)r * APP_ENV_VALUE;
-      len += (size_t)snprintf(who + len, sizeof who - len, "%s%s%s%s on rank %d", r ? ", " : "",
-                              v[0] ? "'" : "unset", v, v[0] ? "'" : "", r);
-    }
-    if (size > 8 && len < sizeof who) snprintf(who + len, sizeof who - len, ", ...");
+  char mine[APP_ENV_VALUE] = "", lo[APP_ENV_VALUE], hi[APP_ENV_VALUE];
+  snprintf(mine, sizeof mine, "%s", value ? value : "");
+  /* the same everywhere when the bytewise smallest and largest are the same */
+  if (MPI_Allreduce(mine, lo, APP_ENV_VALUE, MPI_CHAR, MPI_MIN, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(mine, hi, APP_ENV_VALUE, MPI_CHAR, MPI_MAX, comm) != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "environment", name, "MPI_Allreduce failed");
+  if (!memcmp(lo, hi, APP_ENV_VALUE)) return PORTA_SUCCESS;
+  /* they differ: every rank learns every value, and says which rank has which */
+  char *all = (char *)calloc((size_t)size, APP_ENV_VALUE);
+  if (!all || MPI_Allgather(mine, APP_ENV_VALUE, MPI_CHAR, all, APP_ENV_VALUE, MPI_CHAR, comm) !=
+                  MPI_SUCCESS) {
     free(all);
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "environment", list[k].name,
-                       "%s differs between the ranks (%s): every rank must be given the same "
-                       "value",
-                       list[k].name, who);
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "environment", name,
+                       "%s differs between the ranks; it must be the same on every rank", name);
+  }
+  char who[600] = "";
+  size_t len = 0;
+  for (int r = 0; r < size && r < 8 && len < sizeof who; ++r) {
+    const char *v = all + (size_t)r * APP_ENV_VALUE;
+    len += (size_t)snprintf(who + len, sizeof who - len, "%s%s%s%s on rank %d", r ? ", " : "",
+                            v[0] ? "'" : "unset", v, v[0] ? "'" : "", r);
+  }
+  if (size > 8 && len < sizeof who) snprintf(who + len, sizeof who - len, ", ...");
+  free(all);
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "environment", name,
+                     "%s differs between the ranks (%s): every rank must be given the same value",
+                     name, who);
+}
+
+int app_env_agree(const app_env_switch *list, int n, MPI_Comm comm) {
+  for (int k = 0; k < n; ++k) {
+    const int rc = app_env_agree_value(list[k].name, getenv(list[k].name), comm);
+    if (rc != PORTA_SUCCESS) return rc;
   }
   return PORTA_SUCCESS;
+}
+
+int app_env_agree_porta(const porta_settings *s, MPI_Comm comm) {
+  const char *backend = s->backend >= 0 ? porta_backend_name((porta_backend)s->backend) : "";
+  const int rc = app_env_agree_value("PORTA_BACKEND", backend, comm);
+  if (rc != PORTA_SUCCESS) return rc;
+  return app_env_agree_value("PORTA_DETERMINISTIC", s->deterministic ? "1" : "0", comm);
 }
 
 void app_env_usage(FILE *out, const app_env_switch *list, int n) {

@@ -9,7 +9,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "porta/macros.h"
+#include "porta/porta.h"
 
 PORTA_EXTERN_C_BEGIN
 
@@ -35,6 +35,17 @@ int app_env_check(const app_env_switch *list, int n);
  *  and each rank's value (the first 8 ranks), when they differ; PORTA_SUCCESS otherwise. Values
  *  were checked first (app_env_check): they are short words. */
 int app_env_agree(const app_env_switch *list, int n, MPI_Comm comm);
+
+/** app_env_agree for one setting: `value` (NULL or empty: unset, at most 31 bytes compared)
+ *  must be the same on every rank of comm, else PORTA_ERROR_INVALID_ARGUMENT on every rank
+ *  naming `name` and the ranks' values. */
+int app_env_agree_value(const char *name, const char *value, MPI_Comm comm);
+
+/** Collective over comm: Porta's settings that change what a rank computes - the back end
+ *  asked for (PORTA_BACKEND or --porta-backend, by name, "unset" where none is) and
+ *  deterministic reductions (PORTA_DETERMINISTIC or --porta-deterministic, 0 or 1) - must be
+ *  the same on every rank, as app_env_agree. `s`: this rank's, from porta_settings_read. */
+int app_env_agree_porta(const porta_settings *s, MPI_Comm comm);
 
 /** A switch that is "0" or "1" (checked at start-up by app_env_check): 0 or 1, else
  *  `otherwise` (unset, empty or another value: the app's default). */

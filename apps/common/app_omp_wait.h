@@ -17,10 +17,15 @@
 PORTA_EXTERN_C_BEGIN
 
 /** Before MPI and before any OpenMP region: where this node is oversubscribed (the threads
- *  asked for - --porta-threads, PORTA_NUM_THREADS, OMP_NUM_THREADS, else one per CPU of the
- *  process's affinity - times the node's ranks when the process is not bound, against the CPUs
- *  of its affinity) and the OpenMP back end may run, start this program again with
- *  GOMP_SPINCOUNT=1000. Returns only when nothing is to be done or the new start failed. */
+ *  the core will use, read by its rules with porta_settings_read - --porta-threads,
+ *  PORTA_NUM_THREADS, OMP_NUM_THREADS, else one per CPU of the process's affinity - times the
+ *  node's ranks when the process is not bound, against the CPUs of its affinity or, where fewer,
+ *  of its cgroup v2 CPU quota rounded up) and the OpenMP back end may run, start this program
+ *  again with GOMP_SPINCOUNT=1000. The new start is marked by PORTA_OMP_WAIT_RESTARTED=<its pid>
+ *  (execv keeps it), which it removes; a marker from the caller's environment is dropped, and
+ *  the new start counts its figures again. Test hook: PORTA_TEST_CPU_MAX_FILE names a file read
+ *  instead of the cgroup's cpu.max. Returns only when nothing is to be done or the new start
+ *  failed. */
 void app_omp_wait_prepare(int argc, char **argv);
 
 /** After MPI started, on every rank: rank 0 prints the line that says a rank of the run started

@@ -387,11 +387,12 @@ static int match(const char *arg, const char *name, const char **value) {
 /** A Porta option (consumed from argv) rather than the program's own. */
 static int is_porta_option(const char *arg) { return arg && strncmp(arg, "--porta-", 8) == 0; }
 
-/** Parse the `--porta-*` options; argc/argv are left as they are (see consume_arguments). */
-static int read_arguments(int *argc, char ***argv, options *o) {
-  if (!argc || !argv || !*argv) return PORTA_SUCCESS;
-  for (int i = 1; i < *argc; ++i) {
-    const char *arg = (*argv)[i], *v = NULL;
+/** Parse the `--porta-*` options (the last of each wins); argv is left as it is (see
+ *  consume_arguments). `help`: --porta-help prints the help text. */
+static int read_arguments(int argc, char *const *argv, int help, options *o) {
+  if (!argv) return PORTA_SUCCESS;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i], *v = NULL;
     if (!is_porta_option(arg)) continue;
     if (match(arg, "--porta-backend", &v)) {
       PORTA_CHECK(parse_backend(v, "--porta-backend", &o->backend));
@@ -409,7 +410,7 @@ static int read_arguments(int *argc, char ***argv, options *o) {
       PORTA_CHECK(parse_bool(v, "--porta-profile", &o->profile));
       o->have_profile = 1;
     } else if (match(arg, "--porta-help", &v)) {
-      print_help();
+      if (help) print_help();
     } else {
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
                          "unknown option '%s' (see --porta-help)", arg);
@@ -429,15 +430,36 @@ static void consume_arguments(int *argc, char ***argv) {
   *argc = kept;
 }
 
+/** The command line first (it wins), then the environment for what it did not set. */
+static int read_options(int argc, char *const *argv, int help, options *o) {
+  memset(o, 0, sizeof *o);
+  PORTA_CHECK(read_arguments(argc, argv, help, o));
+  return read_environment(o);
+}
+
+int porta_settings_read(int argc, char *const *argv, porta_settings *out) {
+  options o;
+  if (!out)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_settings_read", NULL,
+                       "no porta_settings to fill");
+  memset(out, 0, sizeof *out);
+  out->backend = -1;
+  out->threads = 1;
+  PORTA_CHECK(read_options(argc, argv, 0, &o));
+  const porta_backend_ops *threaded = porta_backend_threads_();
+  out->backend = o.have_backend ? (int)o.backend : -1;
+  out->threads_asked = o.threads > 0;
+  out->threads = o.threads > 0 ? o.threads : threaded ? threaded->default_threads() : 1;
+  out->deterministic = o.deterministic;
+  return PORTA_SUCCESS;
+}
+
 int porta_initialize(int *argc, char ***argv) {
   if (porta_state_.initialized)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_initialize", NULL,
                        "Porta is already initialised");
   options o;
-  memset(&o, 0, sizeof o);
-  o.threads = 0;
-  PORTA_CHECK(read_arguments(argc, argv, &o)); /* the command line first: it wins */
-  PORTA_CHECK(read_environment(&o));
+  PORTA_CHECK(read_options(argc && argv ? *argc : 0, argc && argv ? *argv : NULL, 1, &o));
 
   /* the option's device; a GPU back end that chooses one (by node-local rank) records it */
   porta_state_.device_id = o.device;

@@ -193,6 +193,18 @@ porta_app_test(minife.bad.env_ranks_differ 2 TIMEOUT 180
                        $<TARGET_FILE:minife> APP_EXCHANGE_TRANSPORT pinned-host -
                        "APP_EXCHANGE_TRANSPORT differs between the ranks \\('pinned-host' on rank 0, unset on rank 1\\)"
                        nx=8 --no-h5)
+# Porta's settings that change what a rank computes, set differently on the two ranks, are
+# refused naming the variable and the values (apps/common/app_env.h: app_env_agree_porta)
+porta_app_test(minife.bad.porta_backend_ranks_differ 2 TIMEOUT 180
+               COMMAND "${PORTA_APP_TEST_DIR}/app_env_ranks.sh" "${_mpi}" 2
+                       $<TARGET_FILE:minife> PORTA_BACKEND openmp serial
+                       "PORTA_BACKEND differs between the ranks \\('openmp' on rank 0, 'serial' on rank 1\\)"
+                       nx=8 --no-h5)
+porta_app_test(minife.bad.porta_deterministic_ranks_differ 2 TIMEOUT 180
+               COMMAND "${PORTA_APP_TEST_DIR}/app_env_ranks.sh" "${_mpi}" 2
+                       $<TARGET_FILE:minife> PORTA_DETERMINISTIC 1 -
+                       "PORTA_DETERMINISTIC differs between the ranks \\('1' on rank 0, '0' on rank 1\\)"
+                       nx=8 --no-h5)
 # 2 ranks x as many threads as CPUs start again with fewer OpenMP spins and say so first; the
 # user's wait policy, one rank and Serial are left alone (tests/app/app_omp_wait.sh)
 porta_app_test(minife.omp_wait.np2 2 TIMEOUT 300

@@ -249,6 +249,68 @@ static void test_command_line_wins(void) {
   finalize_if_needed();
 }
 
+/* porta_settings_read: the rules of porta_initialize (the apps' restart reads the settings
+   with it before MPI and OpenMP start), and argv left as it is */
+static void test_settings_read(void) {
+  porta_settings s;
+  env_clear();
+  static const char *const none[] = {"prog", "x", NULL};
+  fake_args a;
+  args_make(&a, none);
+  PT_OK(porta_settings_read(a.argc, a.argv, &s));
+  PT_EQ_I64(s.backend, -1);
+  PT_EQ_I64(s.threads_asked, 0);
+  PT_EQ_I64(s.deterministic, 0);
+#if defined(_OPENMP)
+  PT_EQ_I64(s.threads, omp_get_max_threads());
+  /* blanks and a sign as strtol reads them, as porta_initialize takes them */
+  setenv("PORTA_NUM_THREADS", " 3", 1);
+  PT_OK(porta_settings_read(a.argc, a.argv, &s));
+  PT_EQ_I64(s.threads, 3);
+  PT_EQ_I64(s.threads_asked, 1);
+  PT_OK(porta_initialize(NULL, NULL));
+  PT_EQ_I64(porta_num_threads(), 3);
+  PT_OK(porta_finalize());
+  setenv("PORTA_NUM_THREADS", "+2", 1);
+  PT_OK(porta_settings_read(a.argc, a.argv, &s));
+  PT_EQ_I64(s.threads, 2);
+  /* an empty variable is unset: OpenMP's own count */
+  setenv("PORTA_NUM_THREADS", "", 1);
+  PT_OK(porta_settings_read(a.argc, a.argv, &s));
+  PT_EQ_I64(s.threads_asked, 0);
+  PT_EQ_I64(s.threads, omp_get_max_threads());
+  /* the last of an option wins over the environment; a back end's name in any case */
+  setenv("PORTA_NUM_THREADS", "2", 1);
+  setenv("PORTA_BACKEND", "Serial", 1);
+  setenv("PORTA_DETERMINISTIC", "on", 1);
+  static const char *const in[] = {"prog",
+                                   "--porta-threads=1",
+                                   "--porta-threads=3",
+                                   "--porta-help",
+                                   "--porta-backend=OpenMP",
+                                   "y",
+                                   NULL};
+  args_make(&a, in);
+  PT_OK(porta_settings_read(a.argc, a.argv, &s));
+  PT_EQ_I64(s.threads, 3);
+  PT_EQ_I64(s.backend, PORTA_BACKEND_OPENMP);
+  PT_EQ_I64(s.deterministic, 1);
+  args_untouched(&a, 6, "porta_settings_read");
+  static const char *const in2[] = {"prog", NULL};
+  args_make(&a, in2);
+  PT_OK(porta_settings_read(a.argc, a.argv, &s));
+  PT_EQ_I64(s.threads, 2);
+  PT_EQ_I64(s.backend, PORTA_BACKEND_SERIAL);
+#endif
+  /* a bad value: porta_initialize's error */
+  setenv("PORTA_NUM_THREADS", "many", 1);
+  PT_EXPECT_CODE(porta_settings_read(a.argc, a.argv, &s), PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("PORTA_NUM_THREADS");
+  PT_EXPECT_CODE(porta_settings_read(0, NULL, NULL), PORTA_ERROR_INVALID_ARGUMENT);
+  env_restore();
+  finalize_if_needed();
+}
+
 static void test_bad_options(void) {
   struct {
     const char *arg;
@@ -722,6 +784,8 @@ int main(void) {
   PT_RUN(test_consume_options);
   env_restore();
   PT_RUN(test_command_line_wins);
+  env_restore();
+  PT_RUN(test_settings_read);
   env_restore();
   PT_RUN(test_bad_options);
   PT_RUN(test_command_line_overrides_bad_environment);

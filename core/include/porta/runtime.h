@@ -133,6 +133,29 @@ PORTA_API int porta_set_num_threads(int n);
 PORTA_API int porta_deterministic(void);
 PORTA_API void porta_set_deterministic(int on);
 
+/** The settings porta_initialize takes from a command line and the environment, read by its
+ *  rules without initialising anything (the apps' start reads them before MPI and OpenMP). */
+typedef struct porta_settings {
+  /** The back end asked for: --porta-backend, else PORTA_BACKEND (any case), as a
+   *  porta_backend; -1 where neither says (porta_initialize's default, the last usable). */
+  int backend;
+  /** The OpenMP threads porta_initialize would use: --porta-threads, else PORTA_NUM_THREADS
+   *  (as strtol reads them: " 4" and "+4" are 4), else OpenMP's own count (OMP_NUM_THREADS as
+   *  the OpenMP run time reads it, else one per processor); 1 without OpenMP. */
+  int threads;
+  /** Whether --porta-threads or PORTA_NUM_THREADS said the count. */
+  int threads_asked;
+  /** --porta-deterministic, else PORTA_DETERMINISTIC: 0 or 1. */
+  int deterministic;
+} porta_settings;
+
+/** Read the settings of the `--porta-*` options among argv[1..argc-1] (the last of an option
+ *  wins) and, for what they do not say, of PORTA_BACKEND, PORTA_NUM_THREADS and
+ *  PORTA_DETERMINISTIC (an empty variable is unset): the rules of porta_initialize, which uses
+ *  this parser. argv is left as it is and --porta-help prints nothing. A bad value or an
+ *  unknown `--porta-` option: the error porta_initialize would give. */
+PORTA_API int porta_settings_read(int argc, char *const *argv, porta_settings *out);
+
 /** The text `--porta-help` prints: Porta's command-line options with their environment
  *  variables (apps include it in their own usage text, so there is one copy). */
 PORTA_API const char *porta_help_text(void);
