@@ -52,11 +52,109 @@ STRUCTURE = {
 
 # ---- parameters -------------------------------------------------------------------------------
 
+PARAMS_MAX_BYTES = 1 << 20  # the file is a few kB: a larger one is not a parameter file
+APPS = ("tealeaf", "minife", "minimd")
+# What the model reads from the file, and what each value must be: "rate" a bandwidth in B/s and
+# "t1" a measured time, finite and > 0; "time" a latency or a fixed part, finite and >= 0 (a
+# figure of 0 leaves that cost out); a tuple: an object of those keys (all of them), or of rank
+# counts ("ranks": keys "1", "2", ..., at least one) or of some apps ("apps"). Other entries
+# (_doc, measured_before, ...) are the file's notes, not read.
+PARAMS_SHAPE = {
+    "memory_bandwidth_Bps": "rate", "nvlink_bandwidth_Bps": "rate", "nic_bandwidth_Bps": "rate",
+    "sum_latency_s": ("ranks", "time"), "sum_latency_nccl_s": ("ranks", "time"),
+    "halo_phase_latency_s": (("nccl", "peer", "ipc"), "time"),
+    "reneighbour_round_s": "time", "plan_update_s": "time",
+    "fixed_s": (APPS, "time"), "inter_node_extra_latency_s": "time",
+    "nccl_base_latency_s": (("tree", "ring"), "time"), "nccl_nvlink_hop_s": "time",
+    "nccl_net_hop_s": (("tree", "ring"), "time"), "nccl_net_overhead_s": "time",
+    "one_gpu": (APPS, (SERIES, "one_gpu")),
+}
+PARAMS_OPTIONAL = {"residual_s": ("apps", ("ranks", "time"))}
+
+
+def check_value(where, v, kind):
+    """Raise ValueError naming `where` unless v is of `kind` (see PARAMS_SHAPE)."""
+    if isinstance(kind, tuple):
+        keys, inner = kind
+        if not isinstance(v, dict):
+            raise ValueError(f"{where} is {type(v).__name__ if v is not None else 'null'}, "
+                             "not an object")
+        if keys == "ranks":
+            if not v:
+                raise ValueError(f"{where} is empty: it needs the figure of 1 or more ranks")
+            for k in v:
+                if not (k.isdigit() and int(k) >= 1):
+                    raise ValueError(f"{where} has the key {k!r}: rank counts (\"2\", \"4\") "
+                                     "are its keys")
+        elif keys == "apps":
+            for k in v:
+                if k not in APPS:
+                    raise ValueError(f"{where} has the key {k!r}: not one of {', '.join(APPS)}")
+        else:
+            missing = [k for k in keys if k not in v]
+            if missing:
+                raise ValueError(f"{where} lacks {', '.join(repr(k) for k in missing)}")
+        for k in (v if keys in ("ranks", "apps") else keys):
+            check_value(f"{where}.{k}", v[k], inner)
+        return
+    if kind == "one_gpu":
+        check_value(where, v, (("size", "t1_s"), "any"))
+        if not isinstance(v["size"], str) or not v["size"].strip():
+            raise ValueError(f"{where}.size is {v['size']!r}, not a problem size (a string)")
+        check_value(f"{where}.t1_s", v["t1_s"], "t1")
+        return
+    if kind == "any":
+        return
+    # bool is an int to Python, not a number to the model; json reads NaN and Infinity too
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        got = (json.dumps(v) if isinstance(v, bool) else "null" if v is None else
+               f"{type(v).__name__} {v!r}" if not isinstance(v, (dict, list)) else
+               type(v).__name__)
+        raise ValueError(f"{where} is {got}, not a number")
+    if not math.isfinite(v):
+        raise ValueError(f"{where} is {v}, not a finite number")
+    unit = "B/s" if kind == "rate" else "s"
+    if kind in ("rate", "t1") and v <= 0:
+        raise ValueError(f"{where} is {v!r}: a {'bandwidth' if kind == 'rate' else 'time'} "
+                         f"must be > 0 {unit}")
+    if v < 0:
+        raise ValueError(f"{where} is {v!r}: a time must be >= 0 s")
+
+
+def check_params(p):
+    """The parameters as the model reads them, checked: ValueError naming the first bad entry."""
+    if not isinstance(p, dict):
+        raise ValueError(f"a JSON {type(p).__name__ if p is not None else 'null'}, not an "
+                         "object of named parameters")
+    missing = [k for k in PARAMS_SHAPE if k not in p]
+    if missing:
+        raise ValueError(f"lacks {', '.join(missing)}")
+    for k, kind in list(PARAMS_SHAPE.items()) + [(k, v) for k, v in PARAMS_OPTIONAL.items()
+                                                 if k in p]:
+        check_value(k, p[k], kind)
+    return p
+
+
 def load_params(path=None):
-    """The parameter file as {name: value}; every entry of the file is {"value", "source"}."""
-    with open(path or DEFAULT_PARAMS) as f:
-        raw = json.load(f)
-    return {k: (v["value"] if isinstance(v, dict) and "value" in v else v) for k, v in raw.items()}
+    """The parameter file as {name: value}; every entry of the file is {"value", "source"}.
+    It must be a regular file of at most PARAMS_MAX_BYTES holding a JSON object of the shape
+    PARAMS_SHAPE says: OSError where it cannot be read, ValueError (saying what is wrong)
+    otherwise."""
+    from porta_runs import read_regular
+    data = read_regular(path or DEFAULT_PARAMS, PARAMS_MAX_BYTES)
+    try:
+        raw = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ValueError("not a text file (UTF-8)") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"a JSON {type(raw).__name__ if raw is not None else 'null'}, not an "
+                         "object of named parameters")
+    return check_params({k: (v["value"] if isinstance(v, dict) and "value" in v else v)
+                         for k, v in raw.items()})
 
 
 # ---- problem sizes ----------------------------------------------------------------------------
@@ -70,6 +168,8 @@ def tealeaf_cells(deck):
             key, sep, val = line.strip().partition("=")
             if sep and key.strip() in ("x_cells", "y_cells"):
                 cells[key.strip()] = int(val)
+    if min(cells["x_cells"], cells["y_cells"]) < 1:
+        raise ValueError(f"{deck}: a grid of {cells['x_cells']} x {cells['y_cells']} cells")
     return cells["x_cells"], cells["y_cells"]
 
 
@@ -91,8 +191,13 @@ def parse_size(app, size):
     if app == "tealeaf":
         return {"cells": tealeaf_cells(size)}
     if app == "minife":
-        return {"n": int(size)}
+        n = int(size)
+        if n < 1:
+            raise ValueError(f"{size}: a mesh of {n} elements a side")
+        return {"n": n}
     pot, _, n = size.rpartition(":")
+    if int(n) < 1:
+        raise ValueError(f"{size}: a box of {int(n)} unit cells a side")
     return {"pot": pot or "lj", "cells": int(n)}
 
 

@@ -36,6 +36,35 @@ def out_dir(tool, path):
     return d
 
 
+def read_regular(path, limit):
+    """The bytes of a regular file of at most `limit` bytes. A FIFO, a device, a socket or a
+    folder raises ValueError at once (opened without blocking: a FIFO with no writer does not
+    hang, /dev/zero is not read), as does a larger file (read no further than limit + 1 bytes);
+    a file that cannot be opened raises OSError."""
+    import stat
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO"
+                    if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
+                    stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "special")
+            raise ValueError(f"{kind}, not a regular file")
+        os.set_blocking(fd, True)
+        chunks, size = [], 0
+        while size <= limit:
+            b = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not b:
+                break
+            chunks.append(b)
+            size += len(b)
+        if size > limit:
+            raise ValueError(f"larger than {limit} bytes: not what this tool writes or reads")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def tealeaf_deck(tool, size):
     deck = size or "tea_bm_2.in"
     if not os.path.isfile(deck):

@@ -17,8 +17,13 @@ thermo was written (also for a 0-step run); miniFE's slices (-ny 5) are the /sol
 values shaded at the node coordinates and titled with the node's coordinate (y = 0.6); the
 TeaLeaf (visit_frequency) and miniMD (--dump-every) time series have one frame per snapshot,
 each titled with its step and time, on one colour scale, in the grid and in -o movie.gif (its
-frame count read with Pillow), with NAME-frames.png beside the picture; -o x.gif of miniFE
-is refused. Exit 77 (skipped) where h5py or matplotlib is missing.
+frame count read with Pillow), with NAME-frames.png beside the picture; miniMD's series ends
+with /final, as its XDMF file's (5 frames for -n 20 --dump-every 5); -o x.gif of miniFE is
+refused. Copies of the miniMD result made with h5py that a run does not write (/snapshots a
+dataset, an inf or fractional step, an inf or NaN thermo_every, an inf nsteps, dt 0, 0 atoms)
+and a file this user may not read (root: show run as nobody through setpriv) are refused with
+exit 2, one line naming the file and the problem ("cannot read it (permission denied)", not
+"damaged"), no traceback and no picture. Exit 77 (skipped) where h5py or matplotlib is missing.
 """
 import importlib.machinery
 import importlib.util
@@ -246,6 +251,8 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
     # time series (TeaLeaf's visit_frequency, miniMD's --dump-every): a GIF with one frame per
     # snapshot, each titled with its step and time, on one colour scale; a grid of frames
     # beside the picture; miniFE (no snapshots) refused for a GIF
+    # miniMD's series ends with /final (its last step has no snapshot of its own), as its XDMF
+    # file's does: -n 20 --dump-every 5 is 5 frames, steps 0, 5, 10, 15 and 20
     for app in ("tealeaf", "minimd"):
         path = os.path.join(tmp, app, "result.h5")
         if not os.path.exists(path):
@@ -256,6 +263,18 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
             want = sorted((int(g.attrs["step"]) if "step" in g.attrs else int(g.name.split("_")[-1]),
                            float(g.attrs["time"]) if "time" in g.attrs else None) for g in groups)
             want = [(st, t if t is not None else st * dt) for st, t in want]
+            if app == "minimd":
+                last = int(f["/parameters"].attrs["nsteps"])
+                check(want[-1][0] < last and "/final" in f,
+                      f"minimd: a snapshot of the last step {last}: update the test")
+                want.append((last, last * dt))
+                xmf = open(os.path.join(tmp, app, "result.xmf")).read()
+                series_xmf = [(name, float(t)) for name, t in re.findall(
+                    r'<Grid Name="([^"]+)" GridType="Uniform">\s*<Time Value="([^"]+)"', xmf)]
+                print(f"minimd: the XDMF series {series_xmf}")
+                check(len(series_xmf) == len(want) == 5 and series_xmf[-1][0] == "final" and
+                      all(abs(t - w[1]) < 1e-12 for (_, t), w in zip(series_xmf, want)),
+                      f"minimd: the XDMF series {series_xmf}, the frames' {want}")
             titles = [f"at step {st}, t = {t:.4g}" for st, t in want]
             fig, update, n = tool.animate(f, app, path, tool.series(f, app))
             scales = set()
@@ -275,7 +294,7 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
             check([g.split(" at ", 1)[1] for g in got] == [t[3:] for t in titles],
                   f"{app}: the grid's frames are {got}, want {titles}")
             plt.close(grid)
-        print(f"{app}: {len(want)} snapshots {titles}")
+        print(f"{app}: {len(want)} frames {titles}")
         gif = os.path.join(tmp, app, "movie.gif")
         r = run([show, "result.h5", "-o", gif], os.path.join(tmp, app))
         if check(r.returncode == 0 and os.path.exists(gif),
@@ -292,6 +311,92 @@ with tempfile.TemporaryDirectory(prefix="test_show.") as tmp:
     if os.path.exists(fe):
         gif = os.path.join(tmp, "fe.gif")
         refused(run([show, fe, "-o", gif], tmp), fe, "no snapshots", gif, "show minife -o .gif")
+
+    # results a run does not write (issue 68, point 10): one line naming the file and what is
+    # wrong, exit 2, no traceback, no picture, for the picture and for the animation
+    md = os.path.join(tmp, "minimd", "result.h5")
+    if check(os.path.exists(md), "no miniMD result to damage"):
+        import shutil
+
+        def variant(name, change):
+            path = os.path.join(tmp, name + ".h5")
+            shutil.copy(md, path)
+            with h5py.File(path, "a") as f:
+                change(f)
+            return path
+
+        def snapshots_dataset(f):
+            del f["/snapshots"]
+            f["/snapshots"] = np.arange(4)
+
+        def no_atoms(f):
+            for g in [f["/final"]] + [f["/snapshots"][k] for k in f["/snapshots"]]:
+                for key in ("x", "v", "type"):
+                    shape, dtype = g[key].shape, g[key].dtype
+                    del g[key]
+                    g[key] = np.zeros((0,) + shape[1:], dtype)
+            f["/parameters"].attrs["natoms"] = 0
+
+        def set_attr(where, key, value):
+            return lambda f: f[where].attrs.__setitem__(key, value)
+
+        bad = [
+            (variant("snapshots_dataset", snapshots_dataset), "/snapshots is a dataset",
+             (".png", ".gif")),
+            (variant("inf_step", set_attr("/snapshots/step_5", "step", np.inf)),
+             "/snapshots/step_5's step is inf", (".png", ".gif")),
+            (variant("fraction_step", set_attr("/snapshots/step_5", "step", 5.5)),
+             "/snapshots/step_5's step is 5.5, not a whole number", (".png", ".gif")),
+            (variant("inf_thermo", set_attr("/parameters", "thermo_every", np.inf)),
+             "thermo_every is inf", (".png",)),
+            (variant("nan_thermo", set_attr("/parameters", "thermo_every", np.nan)),
+             "thermo_every is nan", (".png",)),
+            (variant("inf_nsteps", set_attr("/parameters", "nsteps", np.inf)),
+             "nsteps is inf", (".png", ".gif")),
+            (variant("zero_dt", set_attr("/parameters", "dt", 0.0)),
+             "dt is 0, not a positive finite number", (".png", ".gif")),
+            (variant("no_atoms", no_atoms), "holds 0 atoms", (".png", ".gif")),
+        ]
+        for path, reason, exts in bad:
+            for ext in exts:
+                out = path + ext
+                r = run([show, path, "-o", out], tmp)
+                if refused(r, path, reason, out, f"show {os.path.basename(path)} -o *{ext}"):
+                    check(len(r.stderr.strip().splitlines()) == 1,
+                          f"show {os.path.basename(path)}: more than one line: {r.stderr!r}")
+        # a file this user may not read: "cannot read it (permission denied)", not "damaged";
+        # root reads any file, so root runs show as nobody (setpriv) where it can
+        locked_dir = os.path.join(tmp, "locked")
+        os.mkdir(locked_dir)
+        locked = os.path.join(locked_dir, "result.h5")
+        shutil.copy(md, locked)
+        os.chmod(locked, 0)
+        cmd = [show, locked, "-o", locked + ".png"]
+        env = None
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            cmd = ([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+                   if setpriv else None)
+            cache = os.path.join(tmp, "mplconfig")  # matplotlib's cache, writable by nobody
+            os.mkdir(cache)
+            for d in (tmp, locked_dir, cache):
+                os.chmod(d, 0o777 if d != tmp else 0o755)
+            env = dict(os.environ, MPLCONFIGDIR=cache)
+        if cmd is None:
+            print("SKIP (unreadable file): running as root without setpriv")
+        else:
+            r = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=300, env=env)
+            refused(r, locked, "cannot read it (permission denied)", locked + ".png",
+                    "show on a file it may not read")
+            check("damaged" not in r.stderr, f"an unreadable file called damaged: {r.stderr!r}")
+            if os.geteuid() == 0:  # a folder of its path it may not enter: the same
+                os.chmod(locked, 0o644)
+                os.chmod(locked_dir, 0o700)
+                r = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=300,
+                                   env=env)
+                refused(r, locked, "cannot read it (permission denied)", locked + ".png",
+                        "show on a file in a folder it may not enter")
+        os.chmod(tmp, 0o700)
 
     # files it must refuse
     text = os.path.join(tmp, "notes.h5")

@@ -16,6 +16,13 @@ if(PORTA_SYSTEM_PYTHON)
            COMMAND "${PORTA_SYSTEM_PYTHON}" "${PROJECT_SOURCE_DIR}/tests/scripts/test_model.py"
                    "${PROJECT_SOURCE_DIR}/scripts")
   set_tests_properties(tools.model PROPERTIES LABELS "tools" TIMEOUT 60)
+  # What scripts/scaling reads from the user (--params, --size, --replot's CSV): refused with a
+  # message and exit 2, never a traceback, a hang (a FIFO) or a file read whole (/dev/zero)
+  # (tests/scripts/test_scaling_input.py). Only Python: no app runs, a few seconds.
+  add_test(NAME tools.scaling_input
+           COMMAND "${PORTA_SYSTEM_PYTHON}" "${PROJECT_SOURCE_DIR}/tests/scripts/test_scaling_input.py"
+                   "${PROJECT_SOURCE_DIR}/scripts")
+  set_tests_properties(tools.scaling_input PROPERTIES LABELS "tools" TIMEOUT 120)
 endif()
 if(NOT PORTA_SYSTEM_PYTHON OR NOT PORTA_TOOLS_H5DIFF OR NOT TARGET porta-bench)
   message(STATUS "  tests/scripts: /usr/bin/python3, h5diff or porta-bench missing: "
