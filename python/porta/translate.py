@@ -28,7 +28,7 @@ from .translate_analyse import (  # noqa: F401 - the translator's names, as befo
     analyse,
     analyse_function)
 from .translate_emit import BACK_TO_C, LAYOUT_LETTERS, _Gen  # noqa: F401
-from .translate_print import C_PRINT_HELPERS
+from .translate_print import c_print_helpers
 from .translate_source import TranslationError, _c_ident, _cname, reducer_of  # noqa: F401
 
 
@@ -81,7 +81,7 @@ def generate_module(module, items, checked=False):
     parts += [r.c_source() for r in reducers]
     sources = [ks for ks, _ in items] + funcs + [m for r in reducers for m in (r.init, r.join)]
     if any(getattr(s, "prints", False) for s in sources):
-        head += C_PRINT_HELPERS.splitlines() + [""]
+        head += c_print_helpers().splitlines() + [""]
     out = head
     for lines in parts + body:
         for text in lines + [BACK_TO_C]:

@@ -7,8 +7,9 @@ from . import types as T
 from .translate_source import VOID, _describe
 
 # print(...) in kernels: printf; on the host each print is one printf, flushed, and a float is
-# written as Python writes it (into a buffer of 40 chars); a GPU's printf writes floats with
-# %.17g (f32: %.9g).
+# written as Python writes it (into a buffer of 40 chars): a double as Python's repr, a float32
+# as the installed NumPy's str of np.float32 (f32_positional_exponent); a GPU's printf writes
+# floats with %.17g (f32: %.9g).
 C_PRINT_HELPERS = r"""#include <stdio.h>
 #include <stdlib.h>
 #ifdef __CUDA_ARCH__
@@ -23,11 +24,14 @@ C_PRINT_HELPERS = r"""#include <stdio.h>
 #define PK_PRINT_F64(B, X) pk_print_float(B, (double)(X), 0)
 #define PK_PRINT_F32(B, X) pk_print_float(B, (double)(X), 1)
 #define PK_PRINT_FLUSH() fflush(stdout)
-/* A float as Python's repr writes it (NumPy's for a float32): the fewest digits that read back
- * as the same number, positional from 1e-4 to 1e16 (with .0 when integral), else 1e+20. */
+/* A float as Python writes it: the fewest digits that read back as the same number,
+ * positional (with .0 when integral), else 1e+20. A double as Python's repr: positional where
+ * those digits' exponent is -4 to 15. A float32 as NumPy's str of np.float32: positional
+ * where 1e-4 <= |v| < PK_F32_POSITIONAL_MAX (the installed NumPy's: 1e16 before NumPy 2.3,
+ * 1e6 from it), or v is 0. */
 static inline const char *pk_print_float(char *buf, double v, int single) {
   char e[40], dig[20] = "";
-  int p = 1, nd = 0, exp10, decpt;
+  int p = 1, nd = 0, exp10, decpt, positional;
   const char *s = e;
   char *o = buf;
   if (isnan(v)) return "nan";
@@ -42,7 +46,9 @@ static inline const char *pk_print_float(char *buf, double v, int single) {
     if (*s != '.') dig[nd++] = *s;
   exp10 = atoi(s + 1);
   decpt = exp10 + 1;
-  if (decpt > -4 && decpt <= 16) {
+  positional = single ? v == 0 || (fabs(v) >= 1e-4 && fabs(v) < PK_F32_POSITIONAL_MAX)
+                      : decpt > -4 && decpt <= 16;
+  if (positional) {
     if (decpt <= 0) {
       *o++ = '0';
       *o++ = '.';
@@ -69,6 +75,27 @@ static inline const char *pk_print_float(char *buf, double v, int single) {
 }
 #endif
 """
+
+
+def f32_positional_exponent():
+    """k where the installed NumPy's str(np.float32(x)) turns scientific at 10**k: 16 before
+    NumPy 2.3 (np.float32(1677721.6) prints 1677721.6), 6 from it (1.6777216e+06), as its
+    print options are now (legacy='2.2' gives 16 again). Asked of NumPy itself, each time a
+    module with a print is generated, so the kernel prints what Python prints beside it."""
+    import numpy as np
+
+    for k in range(1, 17):
+        if "e" in str(np.float32(10.0 ** k)):
+            return k
+    return 16
+
+
+def c_print_helpers(exponent=None):
+    """The C of print(): C_PRINT_HELPERS with the float32 cutoff (f32_positional_exponent,
+    or `exponent`) defined first, so modules made for other NumPy versions differ."""
+    k = f32_positional_exponent() if exponent is None else exponent
+    return ("#define PK_F32_POSITIONAL_MAX 1e%d /* NumPy's str(np.float32): 1e+%02d */\n"
+            % (k, k)) + C_PRINT_HELPERS
 
 
 class _Print:

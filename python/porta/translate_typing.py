@@ -30,6 +30,10 @@ from .translate_source import (
     _resolve_annotation)
 
 PASSES = 4  # the most walks of the body; each one can only widen a local (i64 < f32 < f64)
+# The most bits a part of a constant integer expression may have while it is folded (Python's
+# ints are unbounded; the folded value must then fit int64): 2**200 // 2**190 folds, 2**5000
+# is a TranslationError without being computed.
+FOLD_BITS = 1024
 
 
 class _Scope:
@@ -101,18 +105,30 @@ class _Scope:
     def const(self, e):
         """The value of a constant integer expression (int and bool literals, module-level int
         constants, unary and binary operators on them), computed as Python computes it, or
-        None. A constant no int64 holds, a constant shift count outside 0..63 and a zero
-        divisor are TranslationErrors at the expression that makes them."""
+        None. The whole expression is folded first, its parts as Python's unbounded ints, and
+        only its value must fit int64 (-2**63 and 2**63 - 1 do, though 2**63 does not): a
+        value no int64 holds, a constant shift count outside 0..63 and a zero divisor are
+        TranslationErrors at the expression that makes them."""
+        v = self._folded(e)
+        if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
+            raise self.int64_error(e, v)
+        return v
+
+    def int64_error(self, e, v=None):
+        what = "the integer %d" % v if isinstance(e, ast.Constant) else \
+            "'%s'" % _describe(e) if v is None else "'%s' (= %d)" % (_describe(e), v)
+        return self.err.at(e, what, "kernel integers are int64 (-2**63 to 2**63 - 1, as "
+                                    "NumPy's): write a float (2.0 ** 70, 1.2e29) for a "
+                                    "larger number")
+
+    def _folded(self, e):
+        """const's value of e before the int64 check (its parts may be any Python int)."""
         hit = self.consts.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
         v = self._const(e)
-        if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
-            what = "the integer %d" % v if isinstance(e, ast.Constant) else \
-                "'%s' (= %d)" % (_describe(e), v)
-            raise self.err.at(e, what, "kernel integers are int64 (-2**63 to 2**63 - 1, as "
-                                       "NumPy's): write a float (2.0 ** 70, 1.2e29) for a "
-                                       "larger number")
+        if type(v) is int and v.bit_length() > FOLD_BITS:
+            raise self.int64_error(e)  # no int64 on the way: 2**5000 // 2**4990 is refused
         self.consts[id(e)] = (e, v)
         return v
 
@@ -125,18 +141,15 @@ class _Scope:
             v = self.resolve(e)
             return v if isinstance(v, int) else None
         if isinstance(e, ast.UnaryOp):
-            if isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
-                    and type(e.operand.value) is int:
-                return -e.operand.value  # -9223372036854775808 is a literal of its own
-            a = self.const(e.operand)
+            a = self._folded(e.operand)
             if a is None:
                 return None
             return {ast.USub: lambda: -a, ast.UAdd: lambda: +a, ast.Invert: lambda: ~a,
                     ast.Not: lambda: not a}[type(e.op)]()
         if not isinstance(e, ast.BinOp):
             return None
-        a = self.const(e.left)
-        b = self.const(e.right) if a is not None else None
+        a = self._folded(e.left)
+        b = self._folded(e.right) if a is not None else None
         if b is None:
             return None
         op = e.op
@@ -151,10 +164,8 @@ class _Scope:
         if isinstance(op, ast.Pow):
             if b < 0:
                 return None  # a float (pow), as in Python
-            if abs(a) > 1 and b > 64:
-                raise self.err.at(e, "'%s'" % _describe(e),
-                                  "kernel integers are int64 (-2**63 to 2**63 - 1, as NumPy's): "
-                                  "write a float (2.0 ** 70) for a larger number")
+            if abs(a) > 1 and (abs(a).bit_length() - 1) * b > FOLD_BITS:
+                raise self.int64_error(e)
             return a ** b
         if isinstance(op, (ast.LShift, ast.RShift)):
             if not 0 <= b <= 63:
@@ -323,6 +334,9 @@ class _Typer(_Scope):
         except TranslationError:
             t = None
         self.record(e, t)
+        folded = self.consts.get(id(e))
+        if t is not None and folded is not None and folded[0] is e and folded[1] is not None:
+            return t  # a constant: emission writes its value, never its parts (2**63 of -2**63)
         for part in ast.iter_child_nodes(e):
             if isinstance(part, ast.expr):
                 self.type(part)

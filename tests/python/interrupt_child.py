@@ -7,7 +7,9 @@ It calibrates the long launches to about LONG seconds (20 on the host, 3 on a GP
 keeps running after the interrupt), prints "ready", then for each pattern prints "go NAME",
 runs it, and prints "caught NAME" when KeyboardInterrupt arrives (or "finished NAME" if the
 launch ran to its end). The test sends SIGINT after "go". Last, every pattern runs again on a
-few indices and the values are checked ("ok", or a traceback and exit status 1)."""
+few indices and the values are checked ("ok", or a traceback and exit status 1). It sets
+SIGINT's handler (Python's) itself, since it may have inherited SIGINT ignored."""
+import signal
 import sys
 import time
 
@@ -151,6 +153,10 @@ def calibrate(backend, space, long_s):
 
 
 def main():
+    # The SIGINT this program relies on: a process started in the background of a
+    # non-interactive shell (sh -c 'scripts/test &', nohup, cron, some CI runners) inherits
+    # SIGINT ignored, and Python then installs no handler, so the test's SIGINT would do nothing.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     backend, threads, det = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
     patterns = sys.argv[4:]
     porta.init(backend=backend, threads=threads, deterministic=det, args=[])

@@ -98,6 +98,38 @@ def int_constants(i: int, out: porta.i64[:]):
 
 
 @porta.kernel
+def int64_extremes(i: int, out: porta.i64[:]):
+    out[0] = -2**63
+    out[1] = 2**63 - 1
+    out[2] = -(2**63)
+    out[3] = (2**64 - 1) // 2
+    out[4] = BIG // 2**10 - 2**60
+    out[5] = -2**63 + i
+    out[6] = i + (2**63 - 1)
+    out[7] = 2**200 // 2**190 + (1 << 63) // 2
+
+
+@porta.kernel
+def int64_past_max(i: int, out: porta.i64[:]):
+    out[i] = 2**63 - 1 + 1  # ERR pastmax
+
+
+@porta.kernel
+def int64_past_min(i: int, out: porta.i64[:]):
+    out[i] = -2**63 - 1  # ERR pastmin
+
+
+@porta.kernel
+def int64_part_not_const(i: int, out: porta.i64[:]):
+    out[i] = i + 2**63 - 1  # ERR partnotconst
+
+
+@porta.kernel
+def int64_fold_too_big(i: int, out: porta.i64[:]):
+    out[i] = 2**5000 // 2**4990  # ERR foldtoobig
+
+
+@porta.kernel
 def big_literal(i: int, out: porta.f64[:]):
     out[i] = 123456789012345678901234567890  # ERR bigliteral
 
@@ -236,6 +268,11 @@ def say(i: int, x: porta.f64[:], f: porta.f32[:], n: porta.i64[:]):
     print("100% \"quoted\" \\ é ??=", x[i] * 2.0, sep="|", end="!\n")
     print()
     print("", i, n[i] - 7, -x[i], sep=",")
+
+
+@porta.kernel
+def say_f32(i: int, f: porta.f32[:]):
+    print(f[i], f"<{f[i]}>")
 
 
 @porta.kernel

@@ -634,7 +634,10 @@ def test_compile_timeout_values(monkeypatch):
 
 
 CTRL_C = textwrap.dedent('''
-    import fcntl, json, os, sys, tempfile, numpy as np
+    import fcntl, json, os, signal, sys, tempfile, numpy as np
+    # Ctrl-C raises KeyboardInterrupt here also where this process inherited SIGINT ignored
+    # (a test run started in the background of a non-interactive shell: sh -c 'scripts/test &')
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, sys.argv[1])
     import porta
     from porta import cache
@@ -660,10 +663,18 @@ CTRL_C = textwrap.dedent('''
 ''' % (N, N, N, N))
 
 
-def test_ctrl_c_during_compile(built, tmp_path):
+def ignore_sigint():
+    """preexec_fn: the child starts with SIGINT ignored (what `sh -c 'cmd &'` gives it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sigint", ["inherited", "ignored"])
+def test_ctrl_c_during_compile(built, tmp_path, sigint):
     """Ctrl-C during a compile raises KeyboardInterrupt at once: the compiler and its children
     are killed (the shell's child outlived it), no temporary directory is left, the lock is
-    released and the process compiles and runs the kernel afterwards."""
+    released and the process compiles and runs the kernel afterwards. "ignored": the child
+    starts with SIGINT ignored, as under `sh -c 'scripts/test &'`, nohup or cron (issue 68),
+    and sets the handler it relies on itself."""
     cc, pidfile = hung_compiler(tmp_path)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
@@ -672,7 +683,8 @@ def test_ctrl_c_during_compile(built, tmp_path):
                PYTHONPATH=os.path.dirname(__file__))
     p = subprocess.Popen([sys.executable, "-c", CTRL_C, str(built.dir), built.a.__name__,
                           str(pidfile)], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=ignore_sigint if sigint == "ignored" else None)
     try:
         for _ in range(600):
             if pidfile.exists() and pidfile.read_text().strip():

@@ -20,12 +20,20 @@ CHILD = os.path.join(HERE, "interrupt_child.py")
 HOST_PATTERNS = ["for", "reduce", "scan", "md", "team", "team_for"]
 
 
-def interrupt_each(backend, threads, det, patterns):
+def ignore_sigint():
+    """preexec_fn: the child starts with SIGINT ignored, as every process started in the
+    background of a non-interactive shell does (sh -c 'scripts/test &', nohup, cron)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def interrupt_each(backend, threads, det, patterns, sigint_ignored=False):
     """Run the child; SIGINT each pattern's long launch 0.3 s after it starts; the seconds from
-    each SIGINT to the child's KeyboardInterrupt, by pattern."""
+    each SIGINT to the child's KeyboardInterrupt, by pattern. sigint_ignored: the child starts
+    with SIGINT ignored (it sets Python's handler itself, interrupt_child.main)."""
     p = subprocess.Popen([sys.executable, CHILD, backend, str(threads), "1" if det else "0"] +
                          patterns, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                         env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                         preexec_fn=ignore_sigint if sigint_ignored else None)
     delays, lines = {}, []
     try:
         line = p.stdout.readline()
@@ -70,6 +78,19 @@ def test_ctrl_c_deterministic_for(request):
     if cuda_run(request.config):
         pytest.skip("the host back ends")
     delays = interrupt_each("openmp", 2, True, ["for", "team_for"])
+    assert max(delays.values()) < 1.0, delays
+
+
+def test_ctrl_c_with_sigint_ignored_at_start(request):
+    """A child that inherited SIGINT ignored (the whole test run started with
+    `sh -c 'scripts/test &'`, as cron, nohup and some CI runners do: issue 68) still gets its
+    KeyboardInterrupt: it sets the disposition the test relies on. Before, the SIGINT did
+    nothing and the launch ran its 20 s."""
+    from conftest import cuda_run
+
+    if cuda_run(request.config):
+        pytest.skip("the host back ends")
+    delays = interrupt_each("serial", 1, False, ["for"], sigint_ignored=True)
     assert max(delays.values()) < 1.0, delays
 
 

@@ -137,6 +137,16 @@ def test_int_constants(space):
                             7 // -2 + 7 % -2 * 100, ~5 ^ 3, 2]
 
 
+def test_int64_extreme_constants(space):
+    """Constant expressions whose value fits int64 translate though a part does not (-2**63,
+    2**63 - 1: issue 68): the whole expression is folded as Python folds it, then checked."""
+    out = np.zeros(8, dtype=np.int64)
+    porta.parallel_for(space.range(1), K.int64_extremes, out)
+    assert out.tolist() == [I64_MIN, I64_MAX, I64_MIN, I64_MAX, 0, I64_MIN, I64_MAX,
+                            2**10 + 2**62]
+    assert "9223372036854775808" not in K.int64_extremes.c_source()  # no C literal past int64
+
+
 @pytest.mark.parametrize("name,tag,token,construct,hint", [
     ("big_literal", "bigliteral", "1234", "123456789012345678901234567890", "int64"),
     ("big_shift", "bigshift", "1 << 70", "1 << 70", "0 to 63"),
@@ -146,6 +156,10 @@ def test_int_constants(space):
     ("var_shift_negative", "negshift", "i >> -1", "i >> -1", "0 to 63"),
     ("big_global", "bigglobal", "BIG", "BIG", "int64"),
     ("min_minus_one", "minminus", "-9223", "-9223372036854775808 - 1", "int64"),
+    ("int64_past_max", "pastmax", "2**63", "2 ** 63 - 1 + 1", "int64"),
+    ("int64_past_min", "pastmin", "-2**63", "-2 ** 63 - 1", "int64"),
+    ("int64_part_not_const", "partnotconst", "2**63", "2 ** 63", "int64"),
+    ("int64_fold_too_big", "foldtoobig", "2**5000", "2 ** 5000", "int64"),
 ])
 def test_int64_constant_refused(name, tag, token, construct, hint):
     check_error(getattr(K, name), tag, token, construct, hint)
@@ -239,7 +253,8 @@ CHILD = textwrap.dedent('''
 
 X = [0.1, 1.0, 1e20, -0.0, float("nan"), float("inf"), 1e-05, 123.456, 2.0 / 3.0, 1e16,
      1e15, 5e-324]
-# (float32 values that NumPy 1 and 2 print alike: NumPy 2 writes 1e7 to 1e16 as 1e+07 ...)
+# (float32 values: the kernel prints them as the installed NumPy does; from NumPy 2.3 on
+# 1677721.6 is 1.6777216e+06: test_print_f32_follows_numpy)
 F = [0.1, 1.0, 3.4e38, -2.5, 1e-7, 1677721.6, 0.3, 1.0 / 3.0, 7.0, 12345.5, 0.0, -1.0]
 N = [0, -7, 2**62, -2**63, 5, 6, 7, 8, 9, 10, 11, 12]
 
@@ -286,6 +301,71 @@ def test_print_host(backend, threads, request):
         assert body == "".join(per_index)
     else:  # each print is one line written at once; the indices' order varies
         assert sorted(body.splitlines()) == sorted("".join(per_index).splitlines())
+
+
+F32 = [1677721.6, 1e6, 999999.94, 123456.7, 1e-4, 0.00010000001, 9.999e-5, 9.999999e15, 1e16,
+       1e15, 3.4e38, 1e-7, 0.0, -0.0, -2.5, 1.0 / 3.0, 16777216.0, -1e6,
+       float("nan"), float("inf"), float("-inf")]
+
+F32_CHILD = textwrap.dedent('''
+    import sys, numpy as np
+    from math import inf, nan
+    sys.path.insert(0, {here!r})
+    import porta
+    from porta import translate_print
+    if {exponent}:  # the cutoff another NumPy has (translate_print asks the installed one)
+        translate_print.f32_positional_exponent = lambda: {exponent}
+    import kernels_semantics as K
+    porta.init(backend="serial", args=[])
+    porta.parallel_for(porta.RangePolicy(0, {n}, space="serial"), K.say_f32,
+                       np.array({values!r}, dtype=np.float32))
+''')
+
+
+def f32_str(v, exponent):
+    """NumPy's str of np.float32(v) where it turns scientific at 10**exponent (16 before NumPy
+    2.3, 6 from it), built from NumPy's shortest-digit formatters."""
+    f = np.float32(v)
+    if np.isfinite(f) and f != 0 and not 1e-4 <= float(abs(f)) < 10.0 ** exponent:
+        return np.format_float_scientific(f, unique=True, trim="-")
+    return np.format_float_positional(f, unique=True, trim="0")
+
+
+def installed_exponent():
+    major, minor = (int(p) for p in np.__version__.split(".")[:2])
+    return 6 if (major, minor) >= (2, 3) else 16
+
+
+def test_f32_str_model_is_numpys():
+    """f32_str with the installed NumPy's cutoff writes what its str() does, and the
+    translator's probe finds that cutoff (16 with NumPy 1, 6 from NumPy 2.3)."""
+    from porta import translate_print
+
+    k = installed_exponent()
+    assert translate_print.f32_positional_exponent() == k
+    for v in F32:
+        assert f32_str(v, k) == str(np.float32(v)), v
+    assert f32_str(1677721.6, 16) == "1677721.6" and f32_str(1677721.6, 6) == "1.6777216e+06"
+    assert "#define PK_F32_POSITIONAL_MAX 1e6 " in translate_print.c_print_helpers(6)
+
+
+@pytest.mark.parametrize("exponent", [0, 16, 6], ids=["installed", "numpy1", "numpy2.3"])
+def test_print_f32_follows_numpy(exponent, request):
+    """print() of a float32 in a kernel writes what print() of np.float32 writes with the
+    installed NumPy (issue 68: a NumPy 2.3+ venv printed 1677721.6 from the kernel and
+    1.6777216e+06 from Python), and with the other NumPy's cutoff where the translator is
+    told it (NumPy 2 is not installed here: its strings come from NumPy's formatters)."""
+    if cuda_run(request.config):
+        pytest.skip("the host back ends' print")
+    code = F32_CHILD.format(here=HERE, exponent=exponent, n=len(F32), values=F32)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    if exponent == 0:
+        want = [str(np.float32(v)) for v in F32]  # what Python prints beside the kernel
+    else:
+        want = [f32_str(v, exponent) for v in F32]
+    assert p.stdout.splitlines() == ["%s <%s>" % (w, w) for w in want]
 
 
 def test_print_cuda(request):
