@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_file.h"
 #include "porta/porta.h"
 
 static const char cli_op[] = "app_cli_parse";
@@ -38,6 +39,19 @@ static int set_output(app_cli *cli, const char *name) {
                        "the output name must end in a file name (NAME gives NAME.h5), not '%s'",
                        base);
   return PORTA_SUCCESS;
+}
+
+/* The results' own names (NAME.h5, NAME.xmf: the longer) must fit the directory's longest file
+ * name, or the run would fail at its end. Their temporaries fit wherever they do (app_file.h). */
+static int output_fits(const app_cli *cli) {
+  const char *slash = strrchr(cli->output, '/');
+  const size_t base = strlen(slash ? slash + 1 : cli->output) + strlen(".xmf");
+  const size_t most = app_file_name_max(cli->output);
+  if (base <= most) return PORTA_SUCCESS;
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, "--out",
+                     "the result's file name '%s.xmf' would have %zu bytes: a file name may have "
+                     "at most %zu here (--out NAME: NAME's last part at most %zu)",
+                     slash ? slash + 1 : cli->output, base, most, most - strlen(".xmf"));
 }
 
 static int set_summary(app_cli *cli, const char *arg, const char *path) {
@@ -186,7 +200,7 @@ int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli)
                        spec->noptions);
   int rc = parse(argc, argv, spec, cli, value, value + n);
   free(value);
-  return rc;
+  return rc == PORTA_SUCCESS && !cli->no_h5 ? output_fits(cli) : rc;
 }
 
 void app_cli_usage(FILE *out, const app_cli_spec *spec) {
@@ -199,6 +213,7 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
           "  --out NAME%s       results in NAME.h5 (+ NAME.xmf) (default: %s)\n"
           "  --no-h5                   do not write the HDF5 result file\n"
           "  --summary-json FILE       the run summary (also /summary in the HDF5 file) as JSON\n"
+          "                            (FILE -: standard output)\n"
           "  --reproducible            bitwise identical results for any rank and thread count\n"
           "                            (exact sums; slower)\n"
           "  --help, -h                this text\n\n",

@@ -5,10 +5,13 @@
  *    --help | -h                  usage
  *    --in FILE | -i FILE | FILE   the input deck (one positional argument; only for apps whose
  *                                 spec says takes_input)
- *    --out NAME | -o NAME         output name: NAME.h5 (and NAME.xmf) ("NAME.h5" is accepted too)
+ *    --out NAME | -o NAME         output name: NAME.h5 (and NAME.xmf) ("NAME.h5" is accepted too);
+ *                                 refused unless NAME.xmf fits the directory's longest file name
+ *                                 (app_file_name_max), except with --no-h5
  *    --reproducible               bitwise rank/thread-count independent results (exact sums)
  *    --no-h5                      do not write the HDF5 result file
- *    --summary-json FILE          the run summary as JSON too (app_summary.h)
+ *    --summary-json FILE          the run summary as JSON too (app_summary.h); "-": standard
+ *                                 output
  *  and the app's own options (app_cli_option), each accepted in the reference miniFE's forms:
  *  `-KEY VALUE`, `--KEY VALUE`, `KEY=VALUE`, `--KEY=VALUE`, `-KEY=VALUE` and `KEY:VALUE`. A key
  *  given more than once: the last value wins. The common options take precedence over an app

@@ -6,9 +6,12 @@
 #endif
 #include "app_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,9 +37,31 @@ static unsigned tmp_random(void) {
   return v;
 }
 
+size_t app_file_name_max(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, (size_t)(slash + 1 - path)) : strdup(".");
+  long n = -1;
+  if (dir) {
+    errno = 0;
+    n = pathconf(dir, _PC_NAME_MAX);
+    free(dir);
+  }
+  return n > 0 ? (size_t)n : (size_t)APP_FILE_NAME_MAX;
+}
+
 int app_file_tmp_create(const char *final, char *tmp, size_t len, int *err) {
+  const char *slash = strrchr(final, '/');
+  const size_t dir = slash ? (size_t)(slash + 1 - final) : 0, base = strlen(final) - dir;
+  const size_t most = app_file_name_max(final);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    if (snprintf(tmp, len, "%s.tmp.%ld.%08x", final, (long)getpid(), tmp_random()) >= (int)len) {
+    char end[64];
+    const int n = snprintf(end, sizeof end, ".tmp.%ld.%08x", (long)getpid(), tmp_random());
+    /* FINAL's own name cut where the whole would pass the directory's longest file name */
+    size_t keep = base;
+    if (keep + (size_t)n > most) keep = most > (size_t)n ? most - (size_t)n : 0;
+    if (keep == 0 || dir + keep > (size_t)INT_MAX ||
+        snprintf(tmp, len, "%.*s%s", (int)(dir + keep), final, end) >= (int)len) {
+      if (len) snprintf(tmp, len, "%s", final);
       *err = ENAMETOOLONG;
       return -1;
     }
@@ -75,15 +100,87 @@ FILE *app_file_create_unique(const char *stem, const char *suffix, char *path, s
   return NULL;
 }
 
-/* What is at path: 0 nothing or a file (a temporary renamed over it; a link to a file is
- * replaced, not followed), 1 a device or FIFO, also through a link (/dev/stdout is one; written
- * straight into), or -errno (a directory: -EISDIR). */
-static int target_kind(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0) return 0;
-  if (S_ISDIR(sb.st_mode)) return -EISDIR;
-  if (S_ISLNK(sb.st_mode) && stat(path, &sb) != 0) return 0; /* a dangling link: replaced */
-  return S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode) ? 1 : 0;
+/* dirname's real path + "/" + basename, malloc'ed; NULL when the directory does not resolve. */
+static char *canonical(const char *p) {
+  const char *slash = strrchr(p, '/');
+  const char *base = slash ? slash + 1 : p;
+  char *dir = slash ? (slash == p ? strdup("/") : strndup(p, (size_t)(slash - p))) : strdup(".");
+  if (!dir) return NULL;
+  char *real = realpath(dir, NULL);
+  free(dir);
+  if (!real) return NULL;
+  const size_t n = strlen(real) + strlen(base) + 2;
+  char *out = (char *)malloc(n);
+  if (out) snprintf(out, n, "%s/%s", real, base);
+  free(real);
+  return out;
+}
+
+/* How `path` is written (target_kind). */
+enum { TARGET_FILE = 0, TARGET_DEVICE = 1, TARGET_FD = 2 };
+
+/* /proc/PID/fd/N or /proc/PID/task/TID/fd/N of this process (what /dev/stdout, /dev/fd/N and
+ * /proc/self/fd/N resolve to): N, else -1. */
+static int own_fd(const char *p) {
+  char head[48];
+  const int h = snprintf(head, sizeof head, "/proc/%ld/", (long)getpid());
+  if (strncmp(p, head, (size_t)h) != 0) return -1;
+  p += h;
+  if (!strncmp(p, "task/", 5) && isdigit((unsigned char)p[5])) {
+    for (p += 5; isdigit((unsigned char)*p); ++p) {
+    }
+    if (*p++ != '/') return -1;
+  }
+  if (strncmp(p, "fd/", 3) != 0 || !isdigit((unsigned char)p[3])) return -1;
+  char *end = NULL;
+  errno = 0;
+  const long n = strtol(p + 3, &end, 10);
+  return *end || errno || n > INT_MAX ? -1 : (int)n;
+}
+
+/* What is at path, its links followed one by one (each directory resolved):
+ * - TARGET_FD with *fd = N: one of this process's descriptors ("-" for standard output,
+ *   /dev/stdout, /dev/fd/N, /proc/self/fd/N, or a link to one): written into that descriptor
+ *   (a copy of it), wherever it leads (a file, a pipe, a terminal), so the link stays;
+ * - TARGET_DEVICE: a character device or a FIFO, also through links: opened and written;
+ * - TARGET_FILE: nothing, a file, or a link to one (or a dangling link, a loop): a temporary
+ *   renamed over path, so a link is replaced, never followed, as the results' links are;
+ * - -EISDIR: a directory at path itself (a link to one is replaced). */
+static int target_kind(const char *path, int *fd) {
+  *fd = -1;
+  if (!strcmp(path, "-")) {
+    *fd = STDOUT_FILENO;
+    return TARGET_FD;
+  }
+  int kind = TARGET_FILE;
+  char *cur = strdup(path);
+  for (int hop = 0; cur && hop < 40; ++hop) {
+    char *c = canonical(cur); /* NULL: its directory does not resolve (the temporary says why) */
+    free(cur);
+    cur = NULL;
+    struct stat sb;
+    if (c && (*fd = own_fd(c)) >= 0) {
+      kind = TARGET_FD;
+    } else if (c && lstat(c, &sb) == 0) {
+      if (S_ISDIR(sb.st_mode) && hop == 0)
+        kind = -EISDIR;
+      else if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))
+        kind = TARGET_DEVICE;
+      else if (S_ISLNK(sb.st_mode)) { /* the next hop: the link's text, from its directory */
+        char link[APP_CLEANUP_PATH_MAX];
+        const ssize_t n = readlink(c, link, sizeof link - 1);
+        if (n > 0) {
+          link[n] = '\0';
+          const size_t dir = link[0] == '/' ? 0 : (size_t)(strrchr(c, '/') - c) + 1;
+          if ((cur = (char *)malloc(dir + (size_t)n + 1)) != NULL)
+            snprintf(cur, dir + (size_t)n + 1, "%.*s%s", (int)dir, c, link);
+        }
+      }
+    }
+    free(c);
+  }
+  free(cur);
+  return kind;
 }
 
 /* Open a device or FIFO for writing. A FIFO nobody reads fails (ENXIO) instead of waiting. */
@@ -102,12 +199,23 @@ static int open_direct(const char *path, int *err) {
   return fd;
 }
 
+/* Can descriptor fd be written? 0 or the errno (EBADF: closed, or open for reading only). */
+static int fd_writable(int fd) {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags == -1) return errno;
+  return (flags & O_ACCMODE) == O_RDONLY ? EBADF : 0;
+}
+
 int app_text_file_probe(const char *path) {
-  const int kind = target_kind(path);
+  int fdno = -1;
+  const int kind = target_kind(path, &fdno);
   if (kind < 0) return -kind;
+  if (kind == TARGET_FD) return fd_writable(fdno);
   int err = 0;
-  if (kind == 1) /* not opened: closing a FIFO would end its reader's input */
+  if (kind == TARGET_DEVICE) /* not opened: closing a FIFO would end its reader's input */
     return access(path, W_OK) == 0 ? 0 : errno;
+  const char *slash = strrchr(path, '/');
+  if (strlen(slash ? slash + 1 : path) > app_file_name_max(path)) return ENAMETOOLONG;
   char tmp[APP_CLEANUP_PATH_MAX];
   const int fd = app_file_tmp_create(path, tmp, sizeof tmp, &err);
   if (fd < 0) return err;
@@ -121,11 +229,19 @@ int app_text_file_open(const char *op, const char *path, app_text_file *t) {
   t->path = path;
   t->tmp[0] = '\0';
   t->cleanup = -1;
-  const int kind = target_kind(path);
+  int fdno = -1;
+  const int kind = target_kind(path, &fdno);
   if (kind < 0)
     return porta_error(PORTA_ERROR_IO, op, path, "cannot write it: %s", strerror(-kind));
   int err = 0, fd;
-  if (kind == 1) {
+  if (kind == TARGET_FD) {
+    /* a copy of the descriptor: written where it stands, after what the program printed */
+    fflush(stdout);
+    fflush(stderr);
+    if ((err = fd_writable(fdno)) != 0 || (fd = fcntl(fdno, F_DUPFD_CLOEXEC, 3)) < 0)
+      return porta_error(PORTA_ERROR_IO, op, path, "cannot write into descriptor %d: %s", fdno,
+                         strerror(err ? err : errno));
+  } else if (kind == TARGET_DEVICE) {
     if ((fd = open_direct(path, &err)) < 0)
       return porta_error(PORTA_ERROR_IO, op, path, "cannot open it for writing: %s",
                          err == ENXIO ? "a FIFO that no process reads" : strerror(err));
@@ -144,9 +260,9 @@ int app_text_file_open(const char *op, const char *path, app_text_file *t) {
     t->cleanup = -1;
     return porta_error(PORTA_ERROR_IO, op, path, "cannot write it: %s", strerror(err));
   }
-  /* into a device or FIFO: held until the commit (these files are small), which writes it
-     with SIGPIPE ignored */
-  if (kind == 1) setvbuf(t->f, NULL, _IOFBF, (size_t)1 << 20);
+  /* into a device, a FIFO or a descriptor: held until the commit (these files are small), which
+     writes it with SIGPIPE ignored */
+  if (kind != TARGET_FILE) setvbuf(t->f, NULL, _IOFBF, (size_t)1 << 20);
   return PORTA_SUCCESS;
 }
 
@@ -180,20 +296,17 @@ int app_text_file_commit(const char *op, app_text_file *t) {
   return rc;
 }
 
-/* dirname's real path + "/" + basename, malloc'ed; NULL when the directory does not resolve. */
-static char *canonical(const char *p) {
-  const char *slash = strrchr(p, '/');
-  const char *base = slash ? slash + 1 : p;
-  char *dir = slash ? (slash == p ? strdup("/") : strndup(p, (size_t)(slash - p))) : strdup(".");
-  if (!dir) return NULL;
-  char *real = realpath(dir, NULL);
-  free(dir);
-  if (!real) return NULL;
-  const size_t n = strlen(real) + strlen(base) + 2;
-  char *out = (char *)malloc(n);
-  if (out) snprintf(out, n, "%s/%s", real, base);
+void app_file_dir_of(const char *path, char *out, size_t len) {
+  const char *slash = strrchr(path, '/');
+  char *dir =
+      slash ? (slash == path ? strdup("/") : strndup(path, (size_t)(slash - path))) : strdup(".");
+  char *real = dir ? realpath(dir, NULL) : NULL;
+  if (real)
+    snprintf(out, len, "%s", real);
+  else
+    snprintf(out, len, "%s (%s)", dir ? dir : path, strerror(errno));
   free(real);
-  return out;
+  free(dir);
 }
 
 int app_file_same(const char *a, const char *b) {

@@ -206,6 +206,43 @@ static int create_share(app_h5 *h, h5_prep *p) {
   return PORTA_SUCCESS;
 }
 
+/* Every rank must open the file rank 0 created: ranks in different working directories given
+ * a relative NAME would each open a file of their own (MPI-IO creating it) and wait for each
+ * other in the collective open. Each rank looks the temporary's name up itself and compares the
+ * inode with rank 0's (st_dev can differ between the nodes of one network file system). Where
+ * a rank finds no such file or another one, every rank returns the same error naming rank 0's
+ * directory and the lowest such rank's, and rank 0 removes its temporary. */
+static int create_same_file(app_h5 *h, h5_prep *p) {
+  unsigned long long ino = h->rank == 0 ? (unsigned long long)p->made.st_ino : 0;
+  int size = 1, first = 0;
+  MPI_Comm_size(h->comm, &size);
+  int bcast = MPI_Bcast(&ino, 1, MPI_UNSIGNED_LONG_LONG, 0, h->comm);
+  struct stat sb;
+  const int same = h->rank == 0 || (stat(h->tmp, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                                    (unsigned long long)sb.st_ino == ino);
+  int mine = same ? size : h->rank;
+  if (bcast == MPI_SUCCESS) bcast = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, h->comm);
+  if (bcast == MPI_SUCCESS && first == size) return PORTA_SUCCESS;
+  char dir0[APP_PATH_MAX] = "?", dirk[APP_PATH_MAX] = "?";
+  if (bcast == MPI_SUCCESS) {
+    if (h->rank == 0) app_file_dir_of(h->path, dir0, sizeof dir0);
+    if (h->rank == first) app_file_dir_of(h->path, dirk, sizeof dirk);
+    if (MPI_Bcast(dir0, (int)sizeof dir0, MPI_CHAR, 0, h->comm) != MPI_SUCCESS ||
+        MPI_Bcast(dirk, (int)sizeof dirk, MPI_CHAR, first, h->comm) != MPI_SUCCESS)
+      bcast = MPI_ERR_OTHER;
+  }
+  if (p->fd >= 0) close(p->fd), unlink(h->tmp), p->fd = -1;
+  app_cleanup_forget(h->cleanup);
+  h->cleanup = -1;
+  if (bcast != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_IO, create_op, h->path, "MPI_Bcast/MPI_Allreduce failed");
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, create_op, h->path,
+                     "the ranks do not name the same result file: rank 0 writes it in '%s', rank "
+                     "%d in '%s' (ranks started in different working directories with a relative "
+                     "--out?); give --out an absolute path or start every rank in one directory",
+                     dir0, first, dirk);
+}
+
 /* Every rank opens the temporary; bad[0]: this rank failed (its message recorded, the code
  * returned), bad[1]: rank 0 found another file under the temporary's name after HDF5 opened
  * it. Closes rank 0's descriptor. */
@@ -269,6 +306,7 @@ static int create_impl(app_h5 *h, const char *name, MPI_Comm comm) {
   p.fd = -1;
   if (h->rank == 0) create_prepare(h, name, &p);
   PORTA_CHECK(create_share(h, &p));
+  PORTA_CHECK(create_same_file(h, &p));
   int bad[2] = {0, 0};
   const int rc = create_open(h, &p, bad);
   return create_agree(h, rc, bad);

@@ -13,7 +13,14 @@
  * app_cleanup_add, so SIGINT, SIGTERM, SIGHUP, app_fatal and app_exit_all remove it. If the final
  * rename fails the complete temporary is kept and the message names it. XDMF files are written the
  * same way (app_file.h: an exclusive temporary renamed over NAME.xmf, so a link there is replaced,
- *  not followed).
+ *  not followed). Where NAME.h5.tmp.PID.RANDOM would pass the directory's longest file name,
+ *  NAME.h5 is cut to fit before ".tmp.PID.RANDOM" (app_file_tmp_create).
+ *
+ *  Before the collective open every rank checks that the temporary's name leads it to the file
+ *  rank 0 created (the same inode): ranks in different working directories with a relative NAME
+ *  would otherwise each open a file of their own and wait for each other. Where one does not,
+ *  every rank returns the same PORTA_ERROR_INVALID_ARGUMENT naming rank 0's directory and that
+ *  rank's, and the temporary is removed.
  *
  *  Files use the HDF5 1.8 format, so an attribute may be larger than 64 KiB (dense storage).
  *  The MPI-IO environment is set by app_mpi_io_env (long paths with Open MPI).

@@ -232,7 +232,8 @@ int app_summary_probe(const char *path, const char *const *keep, int nkeep, MPI_
   int rank = 0, bad[2] = {0, -1}; /* errno, or the kept file it would replace */
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
-    for (int k = 0; k < nkeep && bad[1] < 0; ++k)
+    const int standard_output = !strcmp(path, "-"); /* no file of that name is written */
+    for (int k = 0; k < nkeep && bad[1] < 0 && !standard_output; ++k)
       if (keep[k] && keep[k][0] && app_file_same(path, keep[k])) bad[1] = k;
     if (bad[1] < 0) bad[0] = app_text_file_probe(path);
   }

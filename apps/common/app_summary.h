@@ -3,7 +3,9 @@
  *  threads, device, build), how long it took (solve time, time per iteration, a rate and an
  *  effective bandwidth where the app has them) and whether its self-check passed. It is written
  *  as attributes of /summary in the app's HDF5 file and, with --summary-json FILE, as one JSON
- *  object. Tools (scripts/compare-backends, scripts/scaling) read these, never stdout.
+ *  object (FILE "-": standard output; /dev/stdout and the like are written into, never
+ *  replaced: app_file.h). Tools (scripts/compare-backends, scripts/scaling) read these, never
+ * stdout.
  */
 #ifndef APP_SUMMARY_H
 #define APP_SUMMARY_H
@@ -69,8 +71,8 @@ int app_summary_probe(const char *path, const char *const *keep, int nkeep, MPI_
 
 /** One JSON object in the file `path`, written by rank 0 of MPI_COMM_WORLD (the others return
  *  PORTA_SUCCESS at once) as app_file.h says: a temporary renamed over `path`, or straight into
- *  a device or FIFO. PORTA_ERROR_IO with the file's name when it cannot be written; the file at
- *  `path` is then left as it was. */
+ *  a device, a FIFO or one of the process's descriptors ("-": standard output). PORTA_ERROR_IO with
+ * the file's name when it cannot be written; the file at `path` is then left as it was. */
 int app_summary_write_json(const app_summary *s, const app_run_config *rc, const char *path);
 
 PORTA_EXTERN_C_END

@@ -210,3 +210,11 @@ porta_app_test(minife.bad.porta_deterministic_ranks_differ 2 TIMEOUT 180
 porta_app_test(minife.omp_wait.np2 2 TIMEOUT 300
                COMMAND "${PORTA_APP_TEST_DIR}/app_omp_wait.sh" "${_mpi}" $<TARGET_FILE:minife>
                        "YAML report: miniFE\\.8x8x8\\.P[12]" nx=8 --no-h5)
+# --out names whose results fit NAME_MAX work, longer ones are refused at start; ranks in
+# different working directories with a relative --out stop at once (issue 68, points 13 and 2)
+porta_app_test(minife.out_name_max 1 TIMEOUT 120
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_name_max.sh" "${_mpi}"
+                       $<TARGET_FILE:minife> nx=8 ny=8 nz=8)
+porta_app_test(minife.out_wdir.np2 2 TIMEOUT 180
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_wdir.sh" "${_mpi}"
+                       $<TARGET_FILE:minife> nx=8 ny=8 nz=8)

@@ -473,3 +473,11 @@ porta_app_test(minimd.long_out 1 COMMAND "${PORTA_APP_TEST_DIR}/app_long_out.sh"
 porta_app_test(minimd.omp_wait.np2 2 TIMEOUT 300
                COMMAND "${PORTA_APP_TEST_DIR}/app_omp_wait.sh" "${_mpi}" $<TARGET_FILE:minimd>
                        "^[12] [0-9]+ 10 256 .*PERF_SUMMARY" ${_lj} -s 4 -n 10 --no-h5)
+# --summary-json into streams (issue 68, point 5); --out names whose results fit NAME_MAX work,
+# longer ones are refused at start (point 13)
+porta_app_test(minimd.summary_stream 1 TIMEOUT 120
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_summary_stream.sh" "${_mpi}"
+                       $<TARGET_FILE:minimd> ${_lj} -s 4 -n 5)
+porta_app_test(minimd.out_name_max 1 TIMEOUT 120
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_name_max.sh" "${_mpi}"
+                       $<TARGET_FILE:minimd> ${_lj} -s 4 -n 5)

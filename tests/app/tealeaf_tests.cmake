@@ -578,3 +578,18 @@ set_tests_properties(tealeaf.summary_utf8 PROPERTIES SKIP_RETURN_CODE 77)
 # --out paths of 2,000 characters kept whole; long paths' errors keep their reason
 porta_app_test(tealeaf.long_out 1 COMMAND "${PORTA_APP_TEST_DIR}/app_long_out.sh" "${_mpi}"
                $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")
+# --summary-json into streams: "-", links to /dev/stdout, /proc/self/fd/1, /dev/stderr written
+# through and kept; a link to a plain file replaced (issue 68, point 5)
+porta_app_test(tealeaf.summary_stream 1 TIMEOUT 120
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_summary_stream.sh" "${_mpi}"
+                       $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")
+# --out names whose results fit NAME_MAX work (their temporaries fit), longer ones are refused
+# at start; the same for --summary-json (issue 68, point 13)
+porta_app_test(tealeaf.out_name_max 1 TIMEOUT 120
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_name_max.sh" "${_mpi}"
+                       $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")
+# ranks in different working directories with a relative --out stop at once, nothing left
+# (issue 68, point 2)
+porta_app_test(tealeaf.out_wdir.np2 2 TIMEOUT 180
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_wdir.sh" "${_mpi}"
+                       $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_1.in")
