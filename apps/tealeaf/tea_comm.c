@@ -85,6 +85,11 @@ int tea_comm_create(tea_chunk *c, const porta_decomp *d, app_timers *timers) {
   if (rc == PORTA_SUCCESS && m->has_beside)
     rc = porta_halo2d_prepare(&m->halo_beside, tea_field(c, TEA_FIELD_U));
   if (rc == PORTA_SUCCESS) rc = app_sum_create(&c->sum, d->comm, c->reproducible, timers);
+  /* what went before is this rank's alone (the buffers: an allocation may fail on some ranks
+     only, under a memory limit); the device communicator is collective, so every rank goes on
+     to it or none does */
+  if (d->comm != MPI_COMM_NULL)
+    rc = app_mpi_agree(rc, "tea_comm_create", "the halo exchanges could not be set up", d->comm);
   if (rc == PORTA_SUCCESS) rc = device_comm(c, m);
   if (rc != PORTA_SUCCESS) {
     porta_device_comm_destroy(m->device);

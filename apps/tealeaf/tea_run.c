@@ -29,6 +29,33 @@ static void snapshot(tea_run *r, int due) {
   app_timer_stop(&r->timers, r->t_output);
 }
 
+/* A start-up step that can fail on some ranks only (an allocation under a memory limit such as
+   `ulimit -v`): the ranks agree on its result before the next collective, so that no rank waits
+   in one that the others never reach, nor leaves through MPI_Abort alone. A failing rank prints
+   its own error (what could not be allocated, and how much), the others that another rank
+   failed; the result file's temporary is removed (a result already at that name is kept) and
+   every rank exits with APP_EXIT_RUN_FAILED. `step` names the step, `detail` (may be "") adds
+   this rank's sizes. */
+static void start_up_agree(tea_run *r, int rc, const char *step, const char *detail) {
+  const int mine = rc;
+  rc = app_mpi_agree(rc, "tea_run_set_up", "failed", MPI_COMM_WORLD);
+  if (rc == PORTA_SUCCESS) return;
+  fflush(stdout);
+  if (mine != PORTA_SUCCESS)
+    fprintf(stderr, "%s: rank %d: error: %s%s failed: %s\n", app_program_name(), app_mpi_rank(),
+            step, detail, porta_last_error_message());
+  else
+    fprintf(stderr, "%s: rank %d: error: stopping: %s failed on another rank\n", app_program_name(),
+            app_mpi_rank(), step);
+  fflush(stderr);
+  tea_comm_destroy(&r->c);
+  tea_chunk_free(&r->c);
+  tea_h5_out_free(&r->h5); /* collective: removes the temporary */
+  tea_history_free(&r->hist);
+  app_deck_free(&r->deck);
+  app_exit_all(APP_EXIT_RUN_FAILED, NULL);
+}
+
 void tea_run_set_up(tea_run *r) {
   r->t_init = app_timer_id(&r->timers, "Tea init + generate");
   r->t_solve = app_timer_id(&r->timers, "Tea solve (steps)");
@@ -41,9 +68,16 @@ void tea_run_set_up(tea_run *r) {
 
   app_timer_start(&r->timers, r->t_init);
   tea_chunk_setup(&r->c, &r->d, &r->s, porta_exec_default());
-  APP_CHECK(tea_chunk_alloc(&r->c));
-  APP_CHECK(tea_comm_create(&r->c, &r->d, &r->timers));
-  APP_CHECK(tea_generate(&r->c, &r->s));
+  /* this rank's fields: (ny + 2 halo) x (nx + 2 halo) doubles each, before the rows' padding */
+  const double e0 = (double)r->c.ny + 2.0 * r->c.halo, e1 = (double)r->c.nx + 2.0 * r->c.halo;
+  char sizes[160];
+  snprintf(sizes, sizeof sizes, " (%d of %.0f x %.0f values, at least %.4g MB)", TEA_NUM_FIELDS, e0,
+           e1, (double)TEA_NUM_FIELDS * (double)sizeof(double) * e0 * e1 / 1e6);
+  start_up_agree(r, tea_chunk_alloc(&r->c), "allocating the fields", sizes);
+  /* it agrees its own allocations before its collective part */
+  start_up_agree(r, tea_comm_create(&r->c, &r->d, &r->timers),
+                 "setting up the halo exchanges and sums", "");
+  start_up_agree(r, tea_generate(&r->c, &r->s), "generating the initial state", "");
   app_timer_stop(&r->timers, r->t_init);
 
   app_timer_start(&r->timers, r->t_summary);
