@@ -135,41 +135,87 @@ int pyex_comm_from(PyObject *o, const char *who, int intra, MPI_Comm *comm) {
 /** Most values in one global_sum (a tuple's worth: the field summary sums 4). */
 #define GLOBAL_SUM_MAX_VALUES 16
 
-/** global_sum(comm, *values): the sums over comm's ranks of float values, in one
- *  MPI_Allreduce(MPI_SUM) of doubles, as the C apps' (app_sum_allreduce). One value gives a
- *  float, several a tuple. The GIL is released while MPI waits. */
-static PyObject *ex_global_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-  (void)self;
-  if (nargs < 2 || nargs - 1 > GLOBAL_SUM_MAX_VALUES) {
+/** The values of a global sum from `args` (nargs of them) into v; n is their number. 0, or -1
+ *  with a TypeError (this rank refuses: the other ranks are told at the sum). */
+static int global_sum_values(PyObject *const *args, Py_ssize_t nargs, double *v, int *n) {
+  *n = 0;
+  if (nargs < 1 || nargs > GLOBAL_SUM_MAX_VALUES) {
     PyErr_Format(PyExc_TypeError, "global_sum(comm, value, ...) takes 1 to %d values, got %zd",
-                 GLOBAL_SUM_MAX_VALUES, nargs < 1 ? (Py_ssize_t)0 : nargs - 1);
-    return NULL;
+                 GLOBAL_SUM_MAX_VALUES, nargs);
+    return -1;
   }
-  const int n = (int)(nargs - 1);
-  double v[GLOBAL_SUM_MAX_VALUES];
-  for (int k = 0; k < n; ++k) {
-    v[k] = PyFloat_AsDouble(args[1 + k]);
+  for (int k = 0; k < (int)nargs; ++k) {
+    v[k] = PyFloat_AsDouble(args[k]);
     if (v[k] == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
-      PyObject *tn = PyType_GetName(Py_TYPE(args[1 + k]));
+      PyObject *tn = PyType_GetName(Py_TYPE(args[k]));
       PyErr_Format(PyExc_TypeError, "global_sum: value %d must be a number, not %S", k + 1,
                    tn ? tn : Py_None);
       Py_XDECREF(tn);
-      return NULL;
+      return -1;
     }
+  }
+  *n = (int)nargs;
+  return 0;
+}
+
+/** global_sum(comm, *values): the sums over comm's ranks of float values, in one
+ *  MPI_Allreduce(MPI_SUM) of doubles, as the C apps' (app_sum_allreduce). One value gives a
+ *  float, several a tuple. The GIL is released while MPI waits.
+ *
+ *  The reduction always has GLOBAL_SUM_MAX_VALUES + 3 doubles (the values, zeros after them,
+ *  then n, n * n and whether this rank refused its values), so that ranks passing different
+ *  numbers of values meet in one reduction: the ranks' n are all alike exactly when
+ *  nranks * sum(n * n) == sum(n)^2, which every rank computes alike from the sums. Where they
+ *  differ, or a rank refused, the ranks compare n (_exchange_agree.c: on that path only) and
+ *  every rank raises, naming each rank's number of values. */
+static PyObject *ex_global_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1) {
+    PyErr_Format(PyExc_TypeError, "global_sum(comm, value, ...) takes 1 to %d values, got 0",
+                 GLOBAL_SUM_MAX_VALUES);
+    return NULL;
   }
   MPI_Comm comm;
   if (pyex_check_mpi("global_sum") < 0 || pyex_comm_from(args[0], "global_sum", 0, &comm) < 0)
     return NULL;
-  int rc;
+  enum { N = GLOBAL_SUM_MAX_VALUES, LEN = GLOBAL_SUM_MAX_VALUES + 3 };
+  double v[LEN] = {0};
+  int n;
+  const int refused = global_sum_values(args + 1, nargs - 1, v, &n) < 0;
+  v[N] = n;
+  v[N + 1] = (double)n * n;
+  v[N + 2] = refused;
+  int rc, inter = 0, nranks = 1;
   Py_BEGIN_ALLOW_THREADS;
-  rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm);
+  rc = MPI_Allreduce(MPI_IN_PLACE, v, LEN, MPI_DOUBLE, MPI_SUM, comm);
   Py_END_ALLOW_THREADS;
   if (rc != MPI_SUCCESS) {
+    if (refused) return NULL;
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, msg, &len);
     PyErr_Format(pyex_api->error, "global_sum: MPI_Allreduce of %d value(s) failed: %s", n, msg);
+    return NULL;
+  }
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    MPI_Comm_remote_size(comm, &nranks); /* the sums are the other group's */
+  else
+    MPI_Comm_size(comm, &nranks);
+  if (v[N + 2] > 0 || (double)nranks * v[N + 1] != v[N] * v[N]) {
+    if (inter) { /* the ranks of the other group differ: this group cannot compare them */
+      if (!refused)
+        PyErr_SetString(PyExc_ValueError,
+                        "global_sum: the number of values is not the same on every rank of the "
+                        "intercommunicator's other group, or one refused its values");
+      return NULL;
+    }
+    agreement a;
+    pyex_agree_init_small(&a);
+    pyex_agree_int(&a, "the number of values", nargs - 1);
+    if (pyex_agree_after(comm, "global_sum", &a) < 0) return NULL;
+    PyErr_SetString(PyExc_ValueError, "global_sum: the ranks' calls differ"); /* cannot be */
     return NULL;
   }
   if (n == 1) return PyFloat_FromDouble(v[0]);
@@ -220,7 +266,9 @@ static PyMethodDef ex_methods[] = {
      "global_sum(comm, value, ...): the sums over the ranks of comm (mpi4py's) of 1 to 16 "
      "numbers, in one MPI_Allreduce(MPI_SUM) of doubles made in C, as the C apps make theirs: a "
      "float for one value, a tuple for several. The same bits as mpi4py's Allreduce of a float64 "
-     "buffer, without its buffer round trip (CG waits on two global sums an iteration)."},
+     "buffer, without its buffer round trip (CG waits on two global sums an iteration). Every "
+     "rank passes the same number of values: the reduction carries it, and where the ranks' "
+     "differ (or one refuses its values) every rank raises a ValueError naming each rank's."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef ex_module = {PyModuleDef_HEAD_INIT,

@@ -2,9 +2,11 @@
  *  porta._exchange: the comparison of arguments between ranks (_exchange_private.h).
  *
  *  Arguments every rank must give alike (a Decomp's cells and rank grid, a halo's depth, a
- *  plan's tag) are compared at construction, and for a Halo2D exchange at the first use of
- *  each depth and field count: one MPI_Allreduce(MAX) of a fixed-size record and of its
- *  negation gives every rank the largest and smallest value of each entry. Where they differ,
+ *  plan's tag) are compared at construction, at every Halo2D exchange and Plan start (the
+ *  depth, the number of fields), and by a global sum whose ranks' counts differ: an
+ *  MPI_Allreduce(MAX) of a fixed-size record and of its negation gives every rank the largest
+ *  and smallest value of each entry (a short record of 5 entries first, which is all a
+ *  per-call agreement reduces; the whole one for a constructor's arguments). Where they differ,
  *  or a rank refused its arguments, an MPI_Allgather of the records (on that path only) lets
  *  every rank raise an exception naming the argument and the value on each rank, instead of
  *  hanging in mismatched messages or running on inconsistent domains.
@@ -113,56 +115,71 @@ static void agree_mismatch(const char *who, const agreement *a, const int64_t *a
                who, a->name[j], buf);
 }
 
-/** Compare this rank's record with every other rank of `comm` (collective; the GIL is
- *  released while MPI waits). 0: every rank agreed and none refused; 1: this rank refused
- *  (`refused`; its own exception is the caller's to raise, and every other rank raises too);
- *  -1 with an exception: another rank refused, the values differ, or MPI failed. */
-static int agree_run(MPI_Comm comm, const char *who, agreement *a, int refused) {
-  if (refused) memset(a->rec, 0, sizeof a->rec);
-  a->rec[0] = refused ? 1 : 0;
-  a->rec[1] = call_id(who);
+/** One reduction of the agreement: `len` entries of this rank's record `rec` (its first two
+ *  the refusal and the call) against every other rank's. 0: every rank agreed and none
+ *  refused; 1: this rank refused (every other rank raises too); -1 with an exception: another
+ *  rank refused, a value differs, or MPI failed. Where they differ, the records are gathered
+ *  (on that path only) and `a`'s names and forms read them (a small agreement's integers are
+ *  spread into full records first). */
+static int agree_stage(MPI_Comm comm, const char *who, agreement *a, const int64_t *rec, int len,
+                       int refused) {
   int64_t both[2 * AGREE_LEN];
-  for (int k = 0; k < AGREE_LEN; ++k) {
-    both[k] = a->rec[k];
-    both[AGREE_LEN + k] = -a->rec[k];
+  for (int k = 0; k < len; ++k) {
+    both[k] = rec[k];
+    both[len + k] = -rec[k];
   }
   int rc;
   Py_BEGIN_ALLOW_THREADS;
-  rc = MPI_Allreduce(MPI_IN_PLACE, both, 2 * AGREE_LEN, MPI_INT64_T, MPI_MAX, comm);
+  rc = MPI_Allreduce(MPI_IN_PLACE, both, 2 * len, MPI_INT64_T, MPI_MAX, comm);
   Py_END_ALLOW_THREADS;
   if (rc != MPI_SUCCESS) goto mpi_failed;
-  const int any_refused = both[0] > 0, all_refused = -both[AGREE_LEN] > 0;
+  const int any_refused = both[0] > 0, all_refused = -both[len] > 0;
   int differ = 0;
-  for (int k = 1; k < AGREE_LEN; ++k) differ |= both[k] != -both[AGREE_LEN + k];
+  for (int k = 1; k < len; ++k) differ |= both[k] != -both[len + k];
   if (!any_refused && !differ) return 0;
   if (all_refused) return 1; /* each rank raises its own */
   /* every rank takes this path: the reduction's result is the same everywhere */
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);
-  int64_t *all = (int64_t *)malloc((size_t)nranks * AGREE_LEN * sizeof(int64_t));
-  if (!all) {
+  int64_t *got = (int64_t *)malloc((size_t)nranks * len * sizeof(int64_t));
+  int64_t *all =
+      len == AGREE_LEN ? got : (int64_t *)calloc((size_t)nranks * AGREE_LEN, sizeof(int64_t));
+  if (!got || !all) {
+    free(got);
+    if (all != got) free(all);
     PyErr_NoMemory();
     return -1;
   }
   Py_BEGIN_ALLOW_THREADS;
-  rc = MPI_Allgather(a->rec, AGREE_LEN, MPI_INT64_T, all, AGREE_LEN, MPI_INT64_T, comm);
+  rc = MPI_Allgather(rec, len, MPI_INT64_T, got, len, MPI_INT64_T, comm);
   Py_END_ALLOW_THREADS;
-  if (rc != MPI_SUCCESS) {
-    free(all);
-    goto mpi_failed;
-  }
-  if (refused) {
-    free(all);
+  if (rc != MPI_SUCCESS || refused) {
+    free(got);
+    if (all != got) free(all);
+    if (rc != MPI_SUCCESS) goto mpi_failed;
     return 1;
   }
+  if (all != got) /* short records: the head, and a small agreement's integers */
+    for (int q = 0; q < nranks; ++q) {
+      int64_t *full = all + (size_t)q * AGREE_LEN;
+      const int64_t *s = got + (size_t)q * len;
+      full[0] = s[0];
+      full[1] = s[1];
+      for (int j = 0; a->small && j < a->nargs && j < AGREE_SMALL_ARGS; ++j) {
+        int64_t *r = full + AGREE_HEAD + j * AGREE_WIDTH;
+        r[0] = AGREE_INT;
+        r[1] = 1;
+        r[2] = s[AGREE_HEAD + j];
+      }
+    }
   if (any_refused) {
     char ranks[256] = "";
     int nq = 0;
     for (int q = 0; q < nranks; ++q)
       if (all[(size_t)q * AGREE_LEN]) {
-        size_t len = strlen(ranks);
-        if (nq < 8) snprintf(ranks + len, sizeof ranks - len, "%s%d", nq ? ", " : "", q);
-        if (nq == 8) snprintf(ranks + len, sizeof ranks - len, " ...");
+        size_t slen = strlen(ranks);
+        if (nq < 8) snprintf(ranks + slen, sizeof ranks - slen, "%s%d", nq ? ", " : "", q);
+        if (nq == 8) snprintf(ranks + slen, sizeof ranks - slen, " ...");
         ++nq;
       }
     PyErr_Format(PyExc_ValueError,
@@ -171,16 +188,35 @@ static int agree_run(MPI_Comm comm, const char *who, agreement *a, int refused) 
   } else {
     agree_mismatch(who, a, all, nranks);
   }
-  free(all);
+  if (all != got) free(all);
+  free(got);
   return -1;
 mpi_failed : {
   char msg[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
+  int mlen = 0;
+  MPI_Error_string(rc, msg, &mlen);
   PyErr_Format(pyex_api->error, "%s: comparing the arguments of the ranks failed in MPI: %s", who,
                msg);
   return -1;
 }
+}
+
+/** Compare this rank's record with every other rank of `comm` (collective; the GIL is
+ *  released while MPI waits): first the short record (the refusal, the call and a small
+ *  agreement's integers), then, for an agreement that is not small, the whole record. 0:
+ *  every rank agreed and none refused; 1: this rank refused (`refused`; its own exception is
+ *  the caller's to raise, and every other rank raises too); -1 with an exception: another
+ *  rank refused, the values differ, or MPI failed. */
+static int agree_run(MPI_Comm comm, const char *who, agreement *a, int refused) {
+  if (refused) memset(a->rec, 0, sizeof a->rec);
+  a->rec[0] = refused ? 1 : 0;
+  a->rec[1] = call_id(who);
+  int64_t head[AGREE_SMALL_LEN] = {a->rec[0], a->rec[1]};
+  for (int j = 0; a->small && j < a->nargs && j < AGREE_SMALL_ARGS; ++j)
+    head[AGREE_HEAD + j] = a->rec[AGREE_HEAD + j * AGREE_WIDTH + 2];
+  const int r = agree_stage(comm, who, a, head, AGREE_SMALL_LEN, refused);
+  if (r != 0 || a->small) return r;
+  return agree_stage(comm, who, a, a->rec, AGREE_LEN, 0);
 }
 
 /** agree_run for a C caller whose own checks may have left an exception: it is kept over

@@ -1,8 +1,7 @@
 /** @file _exchange_halo.c
  *  porta._exchange.Halo2D: halo exchanges of 2D float64 fields over a Decomp
- *  (porta_halo2d_create on the default space), the handle exchange.Halo2D wraps. The first
- *  exchange of each depth and field count, and prepare(), compare their arguments between
- *  the ranks (_exchange_agree.c).
+ *  (porta_halo2d_create on the default space), the handle exchange.Halo2D wraps. Every
+ *  exchange, and prepare(), compare their arguments between the ranks (_exchange_agree.c).
  */
 #include "_exchange_private.h"
 
@@ -11,13 +10,12 @@
 typedef struct HaloObject {
   PyObject_HEAD porta_halo2d h;
   int live;
-  int agreed;     /**< an exchange's arguments were compared between the ranks */
-  int every;      /**< compare them at every exchange, not only at the first of each */
-  uint16_t *seen; /**< [depth]: bit nfields - 1 for each (depth, field count) compared */
 } HaloObject;
 
 /** Halo2D(decomp, halo, x_dim, max_fields, tag, every): porta_halo2d_create on the default
- *  space. Local: exchange.py compares the arguments between the ranks (agree()). */
+ *  space. Local: exchange.py compares the arguments between the ranks (agree()). `every`
+ *  (check_every_exchange) is accepted and compared but changes nothing: every exchange is
+ *  compared. */
 static PyObject *Halo_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   static char *names[] = {"decomp", "halo", "x_dim", "max_fields", "tag", "every", NULL};
   PyObject *d_o;
@@ -40,13 +38,7 @@ static PyObject *Halo_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     return pyex_raise_rc(rc, "Halo2D");
   }
   self->live = 1;
-  self->seen = (uint16_t *)calloc((size_t)halo + 1, sizeof(uint16_t));
-  if (!self->seen) {
-    Py_DECREF(self);
-    return PyErr_NoMemory();
-  }
   self->h.tag = tag;
-  self->every = every;
   return (PyObject *)self;
 }
 
@@ -59,8 +51,6 @@ static int halo_live(HaloObject *o) {
 static void Halo_close_(HaloObject *o) {
   if (o->live && pyex_can_free()) porta_halo2d_destroy(&o->h);
   o->live = 0;
-  free(o->seen);
-  o->seen = NULL;
 }
 
 static PyObject *Halo_close(PyObject *self, PyObject *unused) {
@@ -112,9 +102,10 @@ static int halo_check(const HaloObject *o, const fieldset *fs, int depth, const 
   return 0;
 }
 
-/** exchange(fields, depth). The first exchange of each depth and field count compares them
- *  between the ranks of the decomposition (one small collective; later ones make none, unless
- *  `every`). */
+/** exchange(fields, depth). Every exchange compares the depth and the number of fields
+ *  between the ranks of the decomposition, and tells a rank's refusal to the others (one
+ *  MPI_Allreduce of 10 int64), so that ranks that differ raise together instead of waiting
+ *  for messages that do not come. */
 static PyObject *Halo_exchange(PyObject *self, PyObject *args) {
   HaloObject *o = (HaloObject *)self;
   PyObject *seq;
@@ -124,27 +115,14 @@ static PyObject *Halo_exchange(PyObject *self, PyObject *args) {
   fieldset fs;
   const int got =
       pyex_fields_get(seq, o->h.max_fields, 8, 1, 1, o->h.exec, "Halo2D.exchange", &fs) == 0;
-  const int known =
-      got && !o->every && depth >= 1 && depth <= o->h.halo && ((o->seen[depth] >> (fs.n - 1)) & 1u);
-  if (!known) {
-    /* a refusal is told to the other ranks while none has exchanged yet, or at every
-       exchange with `every` (they all wait at this agreement then); otherwise a rank refuses
-       alone, as before, rather than wait for ranks that are exchanging */
-    const int ok = got && halo_check(o, &fs, depth, "Halo2D.exchange") == 0;
-    if (!ok && o->agreed && !o->every) {
-      if (got) pyex_fields_release(&fs);
-      return NULL;
-    }
-    agreement a;
-    pyex_agree_init(&a);
-    pyex_agree_int(&a, "depth", depth);
-    pyex_agree_int(&a, "the number of fields", ok ? fs.n : 0);
-    if (pyex_agree_after(o->h.d.comm, "Halo2D.exchange", &a) < 0) {
-      if (got) pyex_fields_release(&fs);
-      return NULL;
-    }
-    o->agreed = 1;
-    o->seen[depth] |= (uint16_t)(1u << (fs.n - 1));
+  if (got) halo_check(o, &fs, depth, "Halo2D.exchange"); /* a refusal: told at the agreement */
+  agreement a;
+  pyex_agree_init_small(&a);
+  pyex_agree_int(&a, "depth", depth);
+  pyex_agree_int(&a, "the number of fields", got ? fs.n : 0);
+  if (pyex_agree_after(o->h.d.comm, "Halo2D.exchange", &a) < 0) {
+    if (got) pyex_fields_release(&fs);
+    return NULL;
   }
   porta_view_f64 f[PORTA_EXCHANGE_MAX_FIELDS];
   for (int k = 0; k < fs.n; ++k) {

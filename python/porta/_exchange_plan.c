@@ -87,6 +87,7 @@ static void stage_copy(unsigned char *field, const layout *L, unsigned char *sta
 
 typedef struct PlanObject {
   PyObject_HEAD porta_exchange *x;
+  MPI_Comm comm; /**< the plan's (mpi4py's; not duplicated): start() agrees over it */
   porta_exec exec;
   size_t value_size;
   int max_fields;
@@ -255,6 +256,85 @@ PyObject *pyex_plan_check(PyObject *self, PyObject *args, PyObject *kw) {
   Py_RETURN_NONE;
 }
 
+/** h with one more count folded in (FNV-1a): a number for a sequence of counts. */
+static int64_t counts_hash(int64_t h, int64_t count) {
+  return (int64_t)(((uint64_t)h ^ (uint64_t)count) * 1099511628211ull) & INT64_MAX;
+}
+
+/** Whether every pair of ranks agrees on what goes between them: what rank p's lists send to
+ *  rank q (the number of messages, values, and the counts in order; an entry of no values
+ *  sends none) is what q's lists receive from p. One MPI_Alltoall of 3 int64 per rank and one
+ * MPI_Allreduce of one (collective over comm, at construction only); where a pair differs, its
+ * receiving rank's view goes to every rank (MPI_Bcast), which raises the same ValueError naming
+ * both ranks and their counts, instead of a truncated message or a wait for ever. 0, or -1 with an
+ * exception. */
+static int plan_pairs_agree(MPI_Comm comm, const char *who, const lists_buf *b) {
+  int nranks = 1, me = 0;
+  MPI_Comm_size(comm, &nranks);
+  MPI_Comm_rank(comm, &me);
+  int64_t *buf = (int64_t *)calloc((size_t)nranks * 9, sizeof(int64_t));
+  if (!buf) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  int64_t *out = buf, *in = buf + 3 * (size_t)nranks, *want = buf + 6 * (size_t)nranks;
+  for (int k = 0; k < b->l.nneighbours; ++k) { /* an entry of no values sends no message */
+    int64_t *o = out + 3 * (size_t)b->ranks[k], *w = want + 3 * (size_t)b->ranks[k];
+    const int64_t sc = b->l.send_count[k], rcv = b->l.recv_count[k];
+    if (sc > 0) {
+      o[0] += 1;
+      o[1] += sc;
+      o[2] = counts_hash(o[2], sc);
+    }
+    if (rcv > 0) {
+      w[0] += 1;
+      w[1] += rcv;
+      w[2] = counts_hash(w[2], rcv);
+    }
+  }
+  int rc;
+  int64_t first = (int64_t)nranks * nranks; /* the pair (from, to) as from * nranks + to */
+  int64_t seen[6] = {0}; /* the receiving rank's: sent entries, values, hash; received ... */
+  Py_BEGIN_ALLOW_THREADS;
+  rc = MPI_Alltoall(out, 3, MPI_INT64_T, in, 3, MPI_INT64_T, comm);
+  if (rc == MPI_SUCCESS) {
+    for (int q = 0; q < nranks; ++q)
+      if (memcmp(in + 3 * (size_t)q, want + 3 * (size_t)q, 3 * sizeof(int64_t))) {
+        first = (int64_t)q * nranks + me;
+        break;
+      }
+    rc = MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm);
+  }
+  if (rc == MPI_SUCCESS && first < (int64_t)nranks * nranks) {
+    const int from = (int)(first / nranks), to = (int)(first % nranks);
+    if (me == to) {
+      memcpy(seen, in + 3 * (size_t)from, 3 * sizeof(int64_t));
+      memcpy(seen + 3, want + 3 * (size_t)from, 3 * sizeof(int64_t));
+    }
+    rc = MPI_Bcast(seen, 6, MPI_INT64_T, to, comm);
+  }
+  Py_END_ALLOW_THREADS;
+  free(buf);
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    PyErr_Format(pyex_api->error, "%s: comparing the ranks' counts failed in MPI: %s", who, msg);
+    return -1;
+  }
+  if (first == (int64_t)nranks * nranks) return 0;
+  const int from = (int)(first / nranks), to = (int)(first % nranks);
+  PyErr_Format(PyExc_ValueError,
+               "%s: rank %d sends %lld value%s to rank %d in %lld message%s, but rank %d receives "
+               "%lld value%s from rank %d in %lld message%s%s (send_counts and recv_counts "
+               "must match between the ranks, entry by entry in the same order)",
+               who, from, (long long)seen[1], seen[1] == 1 ? "" : "s", to, (long long)seen[0],
+               seen[0] == 1 ? "" : "s", to, (long long)seen[4], seen[4] == 1 ? "" : "s", from,
+               (long long)seen[3], seen[3] == 1 ? "" : "s",
+               seen[0] == seen[3] && seen[1] == seen[4] ? ", with other counts per entry" : "");
+  return -1;
+}
+
 /** Plan(comm, ranks, send_counts, send_index, recv_counts, recv_index, value_size, max_fields,
  *  tag, label): porta_exchange_create on the default space; the lists are packed int64 bytes
  *  (exchange.py). */
@@ -265,12 +345,19 @@ static PyObject *Plan_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   int max_fields, tag;
   const char *label;
   if (plan_args(args, kw, &comm, &b, &value_size, &max_fields, &tag, &label) < 0) return NULL;
+  char who[96];
+  snprintf(who, sizeof who, "Plan %s", label);
+  if (plan_pairs_agree(comm, who, &b) < 0) { /* every rank gets here (exchange.py agreed) */
+    free(b.ranks);
+    return NULL;
+  }
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   PlanObject *self = (PlanObject *)alloc(tp, 0);
   if (!self) {
     free(b.ranks);
     return NULL;
   }
+  self->comm = comm;
   self->exec = porta_exec_default();
   self->value_size = (size_t)value_size;
   self->max_fields = max_fields;
@@ -311,7 +398,16 @@ static int plan_field(PlanObject *o, int k, const porta_view *v, porta_view *out
   if (o->max_offset < 0) return 0; /* empty lists: nothing read or written */
   layout *L = &o->staged[k];
   const int kind = layout_of(&v->m, L);
-  if (kind == 1) return 0;
+  if (kind == 1) { /* the core's check, made before the ranks agree so that all raise */
+    const int64_t span = porta_view_meta_span_bytes(&v->m) / (int64_t)o->value_size;
+    if (o->max_offset < span) return 0;
+    PyErr_Format(PyExc_ValueError,
+                 "%s: field %d has %u-byte values and spans %lld; the plan needs %zu-byte values "
+                 "and offsets up to %lld",
+                 who, k, (unsigned)v->m.value_size, (long long)span, o->value_size,
+                 (long long)o->max_offset);
+    return -1;
+  }
   if (kind < 0) {
     PyErr_Format(PyExc_ValueError,
                  "%s: field %d's elements overlap or its dimensions interleave (strides of "
@@ -367,25 +463,32 @@ static void plan_stage(PlanObject *o, const int64_t *offsets, int64_t n, int to_
                  o->value_size, offsets, n, to_stage);
 }
 
+/** start(fields). Every start compares the number of fields between the ranks of the plan's
+ *  communicator, and tells a rank's refusal of its fields to the others (one MPI_Allreduce of
+ *  10 int64), so that ranks that differ raise together instead of sending messages of other
+ *  sizes than the neighbour receives. */
 static PyObject *Plan_start(PyObject *self, PyObject *seq) {
   PlanObject *o = (PlanObject *)self;
   if (plan_live(o) < 0 || pyex_check_ready("Plan.start") < 0) return NULL;
-  if (o->started) {
-    PyErr_SetString(PyExc_RuntimeError, "Plan.start: an exchange is in progress (finish() it)");
-    return NULL;
-  }
   fieldset fs;
-  if (pyex_fields_get(seq, o->max_fields, o->value_size, 0, o->nrecv > 0, o->exec, "Plan.start",
-                      &fs) < 0)
-    return NULL;
+  int got = 0;
+  if (o->started)
+    PyErr_SetString(PyExc_RuntimeError, "Plan.start: an exchange is in progress (finish() it)");
+  else
+    got = pyex_fields_get(seq, o->max_fields, o->value_size, 0, o->nrecv > 0, o->exec, "Plan.start",
+                          &fs) == 0;
   porta_view run[PORTA_EXCHANGE_MAX_FIELDS];
   int staging = 0;
-  for (int k = 0; k < fs.n; ++k) {
-    if (plan_field(o, k, &fs.v[k], &run[k]) < 0) {
-      pyex_fields_release(&fs);
-      return NULL;
-    }
+  for (int k = 0; got && k < fs.n; ++k) { /* a refusal: told at the agreement */
+    if (plan_field(o, k, &fs.v[k], &run[k]) < 0) break;
     staging |= o->is_staged[k];
+  }
+  agreement a;
+  pyex_agree_init_small(&a);
+  pyex_agree_int(&a, "the number of fields", got ? fs.n : 0);
+  if (pyex_agree_after(o->comm, "Plan.start", &a) < 0) {
+    if (got) pyex_fields_release(&fs);
+    return NULL;
   }
   o->fs = fs; /* held until finish */
   int rc = PORTA_SUCCESS;

@@ -45,18 +45,31 @@ int pyex_comm_from(PyObject *o, const char *who, int intra, MPI_Comm *comm);
 #define AGREE_WIDTH (2 + AGREE_MAX_VALUES) /* per argument: form, count, values */
 #define AGREE_HEAD 2 /* [0]: this rank refused (0 or 1); [1]: which call (a hash of its name) */
 #define AGREE_LEN (AGREE_HEAD + AGREE_MAX_ARGS * AGREE_WIDTH)
+#define AGREE_SMALL_ARGS 3 /* integers of a per-call agreement (agreement.small) */
+#define AGREE_SMALL_LEN (AGREE_HEAD + AGREE_SMALL_ARGS)
 
 enum { AGREE_INT = 1, AGREE_TUPLE = 2, AGREE_NONE = 3 };
 
 /** The arguments a rank compares with the other ranks: a record of the same length on every
- *  rank, whatever nargs. */
+ *  rank, whatever nargs. Every agreement first reduces a short record (AGREE_SMALL_LEN: the
+ *  refusal, the call, and a small agreement's integers), so that ranks in different calls
+ *  always meet in reductions of one length; an agreement that is not `small` then reduces the
+ *  whole record. */
 typedef struct agreement {
   int nargs;
+  int small; /**< at most AGREE_SMALL_ARGS integers (pyex_agree_int): one short reduction */
   const char *name[AGREE_MAX_ARGS];
   int64_t rec[AGREE_LEN];
 } agreement;
 
 static inline void pyex_agree_init(agreement *a) { memset(a, 0, sizeof *a); }
+
+/** An agreement of at most AGREE_SMALL_ARGS integers, for calls made again and again (an
+ *  exchange, a plan's start): one MPI_Allreduce of 2 AGREE_SMALL_LEN int64. */
+static inline void pyex_agree_init_small(agreement *a) {
+  memset(a, 0, sizeof *a);
+  a->small = 1;
+}
 
 /** One more argument: n values (form AGREE_INT: one; AGREE_NONE: none). */
 void pyex_agree_add(agreement *a, const char *name, int form, const int64_t *v, int n);

@@ -24,8 +24,11 @@ the host sees the values. Importing this module loads MPI (the extension porta._
 Constructing a Decomp, Halo2D or Plan is collective over its communicator: the ranks compare
 the arguments that must be alike (one small MPI_Allreduce) and every rank raises a ValueError
 naming the argument and each rank's value where they differ, or where one rank refused its
-arguments, rather than hang in unmatched messages. A Halo2D makes the same comparison at the
-first exchange of each depth and field count (later exchanges make none).
+arguments, rather than hang in unmatched messages; a Plan's ranks also compare what each
+pair of them sends and receives. Calls made again and again compare too, as cheaply as they
+can: every Halo2D exchange and Plan start compares the depth and the number of fields in one
+MPI_Allreduce of 10 int64, and global_sum carries the number of values in its own
+MPI_Allreduce; where ranks differ, every rank raises the same ValueError.
 """
 import os
 
@@ -173,11 +176,10 @@ class Halo2D(_Closing):
     strided; not negative strides) works; all fields of one Halo2D have the strides of the first
     exchanged. Plans use MPI tags tag .. tag + 2 halo - 1. Construction and exchanges are
     collective over the decomposition's ranks: halo, x_dim, max_fields, tag and the Decomp are
-    compared at construction, depth and the number of fields at the first exchange of each
-    (depth, number). Ranks that differ only later (depth 1 here, 2 there, both used before)
-    still wait for each other for ever: check_every_exchange=True (or PORTA_EXCHANGE_CHECK=1
-    in the environment of every rank) compares them at every exchange, for one small
-    MPI_Allreduce each, to find such a bug.
+    compared at construction, depth and the number of fields at every exchange (one small
+    MPI_Allreduce each), so ranks that differ raise together instead of waiting for each other.
+    check_every_exchange (or PORTA_EXCHANGE_CHECK=1 in the environment) is still taken and
+    compared between the ranks, but changes nothing now: every exchange is compared.
     """
 
     def __init__(self, decomp, halo=1, x_dim=1, max_fields=1, tag=1000,
@@ -204,8 +206,8 @@ class Halo2D(_Closing):
         """Fill ghost layers 1..depth of `fields` (a list, or one field) from the neighbours
         (porta_halo2d_exchange): x first, then y, so corners are right. Boundary ghosts are
         left as they are. Complete on return. Every rank passes the same depth and number of
-        fields: the first exchange of each (depth, number) compares them between the ranks
-        (ValueError on every rank where they differ); later ones cost nothing more."""
+        fields: every exchange compares them between the ranks (one MPI_Allreduce of 10 int64;
+        a ValueError on every rank where they differ, or where one rank refuses its fields)."""
         self._h.exchange(_fields(fields), depth)
 
     def prepare(self, field):
@@ -236,8 +238,12 @@ class Plan(_Closing):
     are `value_size` bytes (or dtype's itemsize). A neighbour may be this rank and may appear
     more than once; both sides list each other in corresponding order. Up to `max_fields`
     fields per exchange, MPI tag `tag`, `label` in messages. Construction is collective over
-    `comm` (an mpi4py intracommunicator): the ranks compare tag and value_size, and a refusal
-    on one rank raises on all. A field the plan receives nothing into may be read-only."""
+    `comm` (an mpi4py intracommunicator): the ranks compare tag and value_size, and what each
+    pair of ranks sends and receives (rank p's send counts to q against q's receive counts
+    from p, entry by entry: one MPI_Alltoall of 3 int64 per rank and one MPI_Allreduce), and a
+    refusal on one rank raises on all. start() and run() are collective over `comm` too (every
+    rank calls them, an empty plan's ranks as well): they compare the number of fields. A
+    field the plan receives nothing into may be read-only."""
 
     def __init__(self, comm, ranks, send_counts, send_index, recv_counts, recv_index,
                  value_size=8, dtype=None, max_fields=1, tag=0, label="plan"):
@@ -260,12 +266,15 @@ class Plan(_Closing):
         self._h = _exchange.Plan(comm, *made["lists"], self.value_size, max_fields, tag, label)
 
     def run(self, fields):
-        """start + finish: the fields' received values are in place on return."""
+        """start + finish: the fields' received values are in place on return. Collective over
+        the plan's communicator, as start()."""
         self._h.run(_fields(fields))
 
     def start(self, fields):
         """Post the receives, pack and send (porta_exchange_start). The plan holds the fields
-        until finish()."""
+        until finish(). Collective over the plan's communicator: the ranks compare the number
+        of fields first (one MPI_Allreduce of 10 int64), and a ValueError on every rank names
+        each rank's number where they differ, or the ranks where one refused its fields."""
         self._h.start(_fields(fields))
 
     def finish(self):

@@ -3,8 +3,9 @@
 CASE is "layouts" (Plan fields in every layout: strided, sliced, F order, read-only,
 negative strides), "mismatch" (arguments that differ between the ranks, or that one rank
 refuses: every rank must raise, naming the argument and the values, and the ranks go on
-exchanging afterwards), "comm" (communicators: only mpi4py's) or "cuda" (Plan fields on the
-GPU). Each rank checks the values it receives; rank 0 prints "RESULT OK <ranks>" or every
+exchanging afterwards), "comm" (communicators: only mpi4py's), "cuda" (Plan fields on the
+GPU) or "disagree-depth", "-sum", "-counts", "-fields" (one call made differently on the
+ranks: each rank prints the exception it raised). Each rank checks the values it receives; rank 0 prints "RESULT OK <ranks>" or every
 rank's failures."""
 import sys
 
@@ -314,6 +315,21 @@ def mismatch():
     else:
         on_all(["Plan", "refused on rank %d" % last], lambda: ring([0], [1]),
                "Plan refused elsewhere")
+    # Plan.run and global_sum: one rank's fields or values refused, the others raise too
+    with ring([0], [3], tag=10, label="short") as p:
+        if odd:
+            expect(V, ["Plan.start", "field 0", "offsets up to 3"], lambda: p.run([np.zeros(2)]),
+                   "Plan.run refused here")
+        else:
+            on_all(["Plan.start", "refused on rank %d" % last], lambda: p.run([np.zeros(4)]),
+                   "Plan.run refused elsewhere")
+    if odd:
+        expect(TypeError, ["global_sum", "value 1", "str"], lambda: px.global_sum(comm, "x"),
+               "global_sum refused here")
+    else:
+        on_all(["global_sum", "refused on rank %d" % last], lambda: px.global_sum(comm, 1.0),
+               "global_sum refused elsewhere")
+    check("global_sum after the refusals", [px.global_sum(comm, 1.0, 2.0)], [(n, 2.0 * n)])
     with ring([0], [1], tag=9) as p:  # then one that agrees
         x = np.array([float(r), -1.0])
         p.run([x])
@@ -374,9 +390,50 @@ def cuda():
                "non-contiguous device field")
 
 
+# ---- calls that differ between ranks (issue 68): every rank raises the same exception ----
+
+def disagree(case):
+    """One call made differently on the ranks: rank 0 one way, the others another. Each rank
+    prints "RAISED <rank> <type>: <message>" or "RETURNED <rank>" (the test compares every
+    rank's line); before the calls agreed, these hung or raised on one rank only."""
+    try:
+        if case == "depth":  # rank 0 repeats depth 1, the others ask depth 2 for the first time
+            d = px.Decomp(comm, (8, 8))
+            h = px.Halo2D(d, halo=2, tag=6000)
+            u = np.zeros((d.local[1] + 4, d.local[0] + 4))
+            h.exchange([u], depth=1)
+            h.exchange([u], depth=1 if r == 0 else 2)
+        elif case == "sum":  # two values on rank 0, one elsewhere
+            px.global_sum(comm, *((1.0, 2.0) if r == 0 else (1.0,)))
+        elif case == "counts":  # rank 0 sends 2 values to rank 1, which receives 1 from it
+            x = np.zeros(4)
+            if r == 0:
+                p = px.Plan(comm, [1], [2], [0, 1], [1], [2], label="counts")
+            elif r == 1:
+                p = px.Plan(comm, [0], [1], [0], [1], [2], label="counts")
+            else:
+                p = px.Plan(comm, [], [], [], [], [], label="counts")
+            p.run([x])
+        elif case == "fields":  # rank 0 exchanges 2 fields, the others 1
+            p = ring([0], [1], max_fields=2, label="fields")
+            x, y = np.zeros(2), np.zeros(2)
+            p.run([x, y] if r == 0 else [x])
+        else:
+            raise SystemExit("unknown case " + case)
+    except Exception as e:  # noqa: BLE001 - printed for the test
+        line = "RAISED %d %s: %s" % (r, type(e).__name__, e)
+    else:
+        line = "RETURNED %d" % r
+    sys.stdout.write(line + "\n")  # one write: mpirun keeps the ranks' lines apart
+    sys.stdout.flush()
+
+
 if __name__ == "__main__":
     case, backend = sys.argv[1], sys.argv[2]
     porta.init(backend=backend, threads=2 if backend == "openmp" else None, args=[])
+    if case.startswith("disagree-"):
+        disagree(case[len("disagree-"):])
+        sys.exit(0)
     {"layouts": layouts, "mismatch": mismatch, "comm": comms, "cuda": cuda}[case]()
     every = comm.gather(failures[:10], root=0)
     if r == 0:
