@@ -2,6 +2,7 @@
  *  The apps' parallel HDF5 result file (see app_h5.h): the errors of the writer, the file's
  *  creation as an exclusive temporary and its rename when complete, groups and attributes. The
  *  datasets are app_h5_data.c, the XDMF descriptions app_xdmf.c. */
+#define _GNU_SOURCE /* fallocate, FALLOC_FL_KEEP_SIZE (Linux) */
 #include "app_h5.h"
 
 #include <errno.h>
@@ -151,6 +152,7 @@ static int create_begin(app_h5 *h, const char *name, MPI_Comm comm) {
   h->file = -1;
   h->dxpl = -1;
   h->cleanup = -1;
+  h->fd = -1;
   h->comm = comm;
   MPI_Comm_rank(comm, &h->rank);
   if (!name || !name[0])
@@ -245,7 +247,7 @@ static int create_same_file(app_h5 *h, h5_prep *p) {
 
 /* Every rank opens the temporary; bad[0]: this rank failed (its message recorded, the code
  * returned), bad[1]: rank 0 found another file under the temporary's name after HDF5 opened
- * it. Closes rank 0's descriptor. */
+ * it. Rank 0's descriptor moves to h->fd (to reserve the file's space before the close). */
 static int create_open(app_h5 *h, h5_prep *p, int bad[2]) {
   int rc = PORTA_SUCCESS;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -266,7 +268,8 @@ static int create_open(app_h5 *h, h5_prep *p, int bad[2]) {
     if (lstat(h->tmp, &now) != 0 || !S_ISREG(now.st_mode) || now.st_dev != p->made.st_dev ||
         now.st_ino != p->made.st_ino)
       bad[1] = 1;
-    close(p->fd);
+    h->fd = p->fd;
+    p->fd = -1;
   }
   if (h->file >= 0) {
     h->dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -285,6 +288,8 @@ static int create_agree(app_h5 *h, int rc, const int bad[2]) {
   if (h->dxpl >= 0) H5Pclose(h->dxpl);
   if (h->file >= 0) H5Fclose(h->file);
   h->file = h->dxpl = -1;
+  if (h->fd >= 0) close(h->fd);
+  h->fd = -1;
   MPI_Barrier(h->comm);
   if (h->rank == 0 && !all[1]) unlink(h->tmp); /* another file there now: not ours to remove */
   app_cleanup_forget(h->cleanup);
@@ -319,19 +324,102 @@ int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm) {
   return rc;
 }
 
+/* ---- close ---------------------------------------------------------------------------------
+ * H5Fclose writes the metadata HDF5 still holds, and its collective steps (the metadata cache's
+ * barrier, MPI_File_close) wait for every rank: a write failing there on one rank only returns
+ * that rank early to the next collective step while the others wait in the previous one. So
+ * the file's space is reserved first and the ranks agree on it; a file being discarded is
+ * emptied first, so its close finds room. */
+
+/* Rank 0: reserve the blocks of [0, size) of the temporary without changing its size: 0, or the
+ * errno where the file system has no room (ENOSPC, EDQUOT, EFBIG). Where nothing can be
+ * reserved (not Linux, a file system without fallocate) 0: the close goes on as it did. */
+static int close_reserve(int fd, long long size) {
+  if (fd < 0 || size <= 0) return 0;
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+  int r;
+  do r = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size);
+  while (r != 0 && errno == EINTR);
+  if (r != 0 && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) return errno;
+#endif
+  return 0;
+}
+
+/* The largest of every rank's v (collective). */
+static int agree_max(const app_h5 *h, int v) {
+  int all = v;
+  if (MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MAX, h->comm) != MPI_SUCCESS) return v;
+  return all;
+}
+
+/* Before H5Fclose (collective): 1 where it may run. *err: with ok, the errno of a failed
+ * reservation (every rank gets rank 0's), else 0. Where the file is discarded (!ok, or the
+ * reservation failed) rank 0 empties it and reserves again: 0 where even that fails.
+ * What the close still writes is the metadata HDF5 holds in its cache, at addresses below the
+ * end of allocation, which the MPI-IO driver does not tell (H5Fget_eoa and H5Fget_filesize fail
+ * with it): the file's size on disk, plus the cache's size (every rank's cache holds every
+ * dirty entry: the smallest), plus the aggregators' blocks HDF5 may have begun past the end
+ * (2 KiB each by default) bound it. It overestimates by the clean entries: a file system with
+ * less room than that fails the run here although the close might have fit. */
+static int close_prepare(app_h5 *h, int ok, int *err) {
+  size_t max = 0, min_clean = 0, cur = 0;
+  int num = 0;
+  if (H5Fget_mdc_size(h->file, &max, &min_clean, &cur, &num) < 0) cur = 0;
+  long long mine = (long long)cur, cache = mine;
+  if (MPI_Allreduce(&mine, &cache, 1, MPI_LONG_LONG, MPI_MIN, h->comm) != MPI_SUCCESS) cache = mine;
+  hsize_t meta = 2048, sdata = 2048;
+  hid_t fapl = H5Fget_access_plist(h->file); /* collective (it duplicates the communicator) */
+  if (fapl >= 0) {
+    if (H5Pget_meta_block_size(fapl, &meta) < 0) meta = 2048;
+    if (H5Pget_small_data_block_size(fapl, &sdata) < 0) sdata = 2048;
+    H5Pclose(fapl);
+  }
+  long long size = 0;
+  struct stat sb;
+  if (h->rank == 0 && h->fd >= 0 && fstat(h->fd, &sb) == 0)
+    size = (long long)sb.st_size + cache + (long long)(meta + sdata);
+  *err = agree_max(h, ok && h->rank == 0 ? close_reserve(h->fd, size) : 0);
+  if (ok && *err == 0) return 1;
+  int again = 0;
+  if (h->rank == 0 && h->fd >= 0) {
+    if (ftruncate(h->fd, 0) == 0) again = close_reserve(h->fd, size);
+  }
+  return agree_max(h, again) == 0;
+}
+
 int app_h5_close(app_h5 *h, int ok) {
   static const char op[] = "app_h5_close";
   app_h5_quiet_ q = app_h5_quiet_begin_();
   int rc = PORTA_SUCCESS;
-  /* [0]: 0 ok, 1 H5Fclose failed, 2 rename failed; [1]: errno of the rename */
+  /* [0]: 0 ok, 1 H5Fclose failed (or the space could not be reserved), 2 rename failed;
+   * [1]: errno of the rename */
   int st[2] = {0, 0};
   if (h->dxpl >= 0) H5Pclose(h->dxpl);
-  if (h->file >= 0 && H5Fclose(h->file) < 0) {
-    st[0] = 1;
-    if (ok) rc = app_h5_fail_(op, h->tmp, h, "H5Fclose");
+  if (h->file >= 0) {
+    int err = 0;
+    const int closable = close_prepare(h, ok, &err);
+    if (err) {
+      st[0] = 1;
+      ok = 0; /* discarded: removed below */
+      snprintf(h->cause, sizeof h->cause, "%s", strerror(err));
+      rc = porta_error(PORTA_ERROR_IO, op, h->tmp,
+                       "cannot reserve the file's space before its last writes (fallocate)");
+    }
+    /* not closable: HDF5 keeps the file open (its close could wait for a rank that failed) */
+    if (closable && H5Fclose(h->file) < 0) {
+      st[0] = 1;
+      if (ok) rc = app_h5_fail_(op, h->tmp, h, "H5Fclose");
+    }
   }
   h->file = -1;
   h->dxpl = -1;
+  if (h->fd >= 0) {
+    /* the blocks reserved past the file's end are given back */
+    struct stat sb;
+    if (ok && st[0] == 0 && fstat(h->fd, &sb) == 0) (void)!ftruncate(h->fd, sb.st_size);
+    close(h->fd);
+    h->fd = -1;
+  }
   MPI_Barrier(h->comm);
   if (h->rank == 0) {
     /* rename replaces whatever is at the final name (a link itself, never its target) */
@@ -352,7 +440,7 @@ int app_h5_close(app_h5 *h, int ok) {
     rc = porta_error(PORTA_ERROR_IO, op, h->tmp,
                      "cannot rename it to '%s': %s; the complete result is left in '%s'", h->path,
                      strerror(all[1]), h->tmp);
-  else if (!ok && all[0] != 0)
+  else if (!ok && rc == PORTA_SUCCESS && all[0] != 0)
     rc = PORTA_ERROR_IO;
   app_h5_quiet_end_(q);
   return rc;

@@ -53,6 +53,8 @@ typedef struct app_h5 {
   char path[APP_PATH_MAX];     /**< final name NAME.h5 */
   char tmp[APP_PATH_MAX + 64]; /**< the temporary NAME.h5.tmp.PID.RANDOM while writing */
   int cleanup;                 /**< rank 0: its app_cleanup_add slot (-1: none) */
+  int fd;         /**< rank 0: a descriptor of the temporary, kept to reserve its space before the
+                       close (-1: none) */
   char cause[96]; /**< the last HDF5 failure's cause in words ("No space left on device"), ""
                        where none is known */
   /** The fields' digest: over every value of the distributed datasets written so far (the
@@ -84,7 +86,18 @@ int app_h5_create(app_h5 *h, const char *name, MPI_Comm comm);
 /** Close; ok != 0: rename to NAME.h5 (rank 0; if that fails the error names the complete
  *  temporary, which is kept); ok == 0: remove the temporary file. With
  *  ok == 0 (discarding after an earlier failure) nothing is recorded, so the earlier message
- *  stays the one porta_last_error_message() returns. */
+ *  stays the one porta_last_error_message() returns.
+ *
+ *  HDF5 writes the file's last metadata inside H5Fclose, whose collective steps wait for every
+ *  rank: a write failing there on one rank only (a file system full at the last flush) would
+ *  leave the ranks waiting for each other. So before H5Fclose rank 0 reserves the file's space
+ *  up to a bound of where those writes go (its size, plus HDF5's metadata cache, plus the
+ *  aggregators' blocks; fallocate with FALLOC_FL_KEEP_SIZE, the size unchanged; where the file
+ *  system cannot, the close goes on as before) and the ranks agree on the outcome. Where it fails
+ * (ENOSPC, EDQUOT, EFBIG), and whenever ok == 0, rank 0 first empties the temporary, which is being
+ * discarded, and reserves again, so the close's writes find room; where even that fails the HDF5
+ * file is left open (the caller stops the run) rather than closed at the risk of a hang. A failed
+ *  reservation with ok != 0 is an error whose cause (h->cause) is the OS's reason. */
 int app_h5_close(app_h5 *h, int ok);
 
 /** Create group `path` ("/fields"). */

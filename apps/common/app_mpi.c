@@ -145,6 +145,81 @@ void app_fatal(const char *fmt, ...) {
   app_vfatal(fmt, ap);
 }
 
+/* Split Porta's message "porta: OP('LABEL'): REASON [CODE]" (or "porta: OP: REASON [CODE]")
+   in place; 0 where it has not that form or OP is not a function's name. */
+static int porta_message_parts(char *text, const char **op, const char **label, const char **reason,
+                               const char **code) {
+  static const char ident[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+  *op = *label = *code = NULL;
+  *reason = text;
+  size_t len = strlen(text);
+  char *br = strrchr(text, '[');
+  if (br && br > text && br[-1] == ' ' && !strncmp(br + 1, "PORTA_ERROR_", 12) &&
+      text[len - 1] == ']') {
+    br[-1] = '\0';
+    text[len - 1] = '\0';
+    *code = br + 1;
+  }
+  const size_t n = strspn(text, ident);
+  if (n == 0 || (text[0] >= '0' && text[0] <= '9')) return 0;
+  if (text[n] == ':' && text[n + 1] == ' ') {
+    text[n] = '\0';
+    *op = text;
+    *reason = text + n + 2;
+    return 1;
+  }
+  char *end = text[n] == '(' && text[n + 1] == '\'' ? strstr(text + n + 2, "'): ") : NULL;
+  if (!end) return 0;
+  text[n] = '\0';
+  *end = '\0';
+  *op = text;
+  *label = text + n + 2;
+  *reason = end + 4;
+  return 1;
+}
+
+void app_error_text(char *out, size_t n, const char *note, const char *call, const char *file,
+                    int line) {
+  char text[2048], where[1024] = "", tail[4500] = "";
+  snprintf(text, sizeof text, "%s", porta_last_error_message());
+  char *msg = !strncmp(text, "porta: ", 7) ? text + 7 : text;
+  const char *op, *label, *reason, *code;
+  if (call) {
+    const char *base = file ? strrchr(file, '/') : NULL;
+    snprintf(where, sizeof where, "; %s at %s:%d", call, base ? base + 1 : file ? file : "?", line);
+  }
+  if (note && note[0]) snprintf(tail, sizeof tail, "; %s", note);
+  if (!msg[0]) {
+    snprintf(out, n, "an operation failed without a message%s%s%s%s", tail, where[0] ? " [" : "",
+             where[0] ? where + 2 : "", where[0] ? "]" : "");
+  } else if (!porta_message_parts(msg, &op, &label, &reason, &code)) {
+    snprintf(out, n, "%s%s%s%s%s", msg, tail, where[0] ? " [" : "", where[0] ? where + 2 : "",
+             where[0] ? "]" : "");
+  } else if (label && code && !strcmp(code, "PORTA_ERROR_IO")) { /* a file: it leads */
+    snprintf(out, n, "'%s': %s%s [%s%s]", label, reason, tail, op, where);
+  } else if (label) {
+    snprintf(out, n, "%s%s [%s '%s'%s]", reason, tail, op, label, where);
+  } else {
+    snprintf(out, n, "%s%s [%s%s]", reason, tail, op, where);
+  }
+}
+
+void app_check_fail_(const char *call, const char *file, int line) {
+  char text[4096];
+  app_error_text(text, sizeof text, NULL, call, file, line);
+  app_fatal("%s", text);
+}
+
+void app_xmf_fatal(const char *name, const char *call, const char *file, int line) {
+  char note[4400], text[8192];
+  snprintf(note, sizeof note,
+           "the result '%s.h5' is complete and usable without it (the .xmf holds no data, it "
+           "only indexes the .h5 for ParaView)",
+           name);
+  app_error_text(text, sizeof text, note, call, file, line);
+  app_fatal("%s", text);
+}
+
 void app_exit_all(int status, const char *fmt, ...) {
   if (fmt && g_rank == 0) {
     char msg[4096];

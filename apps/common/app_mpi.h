@@ -114,13 +114,39 @@ double app_device_memory_share(double bytes_per_rank, porta_exec exec, char *whi
  *  the failure of `op` (a failing rank keeps its own message). */
 int app_mpi_agree(int rc, const char *op, const char *what, MPI_Comm comm);
 
-/** Check a Porta call: on failure, app_fatal with the call's text and Porta's message. */
+/** Check a Porta call: on failure, app_fatal with Porta's message in the user's words
+ *  (app_check_fail_). */
 #define APP_CHECK(call)                                                                            \
   do {                                                                                             \
     int app_check_rc_ = (call);                                                                    \
-    if (app_check_rc_ != PORTA_SUCCESS)                                                            \
-      app_fatal("%s failed (%s:%d): %s", #call, __FILE__, __LINE__, porta_last_error_message());   \
+    if (app_check_rc_ != PORTA_SUCCESS) app_check_fail_(APP_CHECK_WHERE_(call));                   \
   } while (0)
+#ifdef NDEBUG
+#define APP_CHECK_WHERE_(call) NULL, NULL, 0
+#else
+#define APP_CHECK_WHERE_(call) #call, __FILE__, __LINE__
+#endif
+/** APP_CHECK's failure: app_fatal with porta_last_error_message() as the user reads it. Porta's
+ *  "porta: OP('LABEL'): REASON [PORTA_ERROR_...]" (OP a function's name) becomes "REASON", led
+ *  by 'LABEL' for a file (PORTA_ERROR_IO: "'res.xmf': cannot write ...: No space left on
+ *  device"), with OP (and LABEL) as a trailing detail in brackets; a message whose OP is no
+ *  function's name (an option: "--summary-json('x'): ...") is kept as it is, less "porta: " and
+ *  the code's name. Debug builds (no NDEBUG) add the C expression and its file and line to the
+ *  detail (`call` NULL: none). */
+void app_check_fail_(const char *call, const char *file, int line) __attribute__((noreturn));
+/** APP_CHECK's message, for a caller that stops otherwise: porta_last_error_message() in the
+ *  user's words as above into out, `note` (may be NULL) after what happened ("; note"), before
+ *  the bracketed detail. Pass APP_CHECK_WHERE_(call) for the last three arguments. */
+void app_error_text(char *out, size_t n, const char *note, const char *call, const char *file,
+                    int line);
+
+/** Rank 0 after NAME.h5 is complete (renamed into place) and NAME.xmf could not be written:
+ *  app_fatal with the reason (app_error_text: "'NAME.xmf': cannot write the file (...): No
+ *  space left on device") and that NAME.h5 is complete and usable without it. NAME.xmf holds no
+ *  data: it only indexes NAME.h5 for ParaView (README, "Results in pictures and in
+ *  ParaView"). Exit status 1. */
+void app_xmf_fatal(const char *name, const char *call, const char *file, int line)
+    __attribute__((noreturn));
 
 /** Check an MPI call: on failure, app_fatal with MPI's error string. */
 #define APP_MPI_CHECK(call)                                                                        \

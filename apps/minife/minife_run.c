@@ -242,7 +242,8 @@ void minife_run_report(minife_run *r) {
     APP_H5_CHECK(&r->h5, app_summary_write_h5(&r->summary, &r->config, &r->h5));
     APP_H5_CHECK(&r->h5, app_h5_close(&r->h5, 1));
     if (r->rank == 0) {
-      APP_CHECK(minife_write_xdmf(r->cli.output, &r->m));
+      if (minife_write_xdmf(r->cli.output, &r->m) != PORTA_SUCCESS)
+        app_xmf_fatal(r->cli.output, APP_CHECK_WHERE_(minife_write_xdmf(r->cli.output, &r->m)));
       printf("Results written to %s.h5 (ParaView: %s.xmf)\n", r->cli.output, r->cli.output);
     }
   }

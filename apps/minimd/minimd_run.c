@@ -203,7 +203,7 @@ void minimd_run_report(minimd_run *r) {
     snprintf(h5name, sizeof h5name, "%s.h5", r->cli.output);
     APP_H5_CHECK(&r->h5, app_h5_close(&r->h5, 1));
     if (minimd_write_xmf(m, xmf, h5name, r->snap, r->nsnap) != PORTA_SUCCESS && r->rank == 0)
-      fprintf(stderr, "minimd: warning: %s\n", porta_last_error_message());
+      app_xmf_fatal(r->cli.output, APP_CHECK_WHERE_(minimd_write_xmf(m, xmf, h5name, ...)));
   }
   /* after the result file, so a failure here loses nothing (the path was checked at start-up) */
   if (r->cli.summary_json[0])

@@ -31,6 +31,7 @@ enum {
                      square-rooted again on the iterations that do not recompute it) */
   TEA_LOOP_OLD,   /**< the last iteration's, when it did not converge (tea_solve.old_error) */
   TEA_LOOP_EPS,   /**< eps * the initial residual */
+  TEA_LOOP_HUGE,  /**< an error above this has diverged (0: no such test; tea_solve_loop_start) */
   TEA_LOOP_NSCAL
 };
 /** The solver's integers (tea_loop_state.ints). */
@@ -52,8 +53,20 @@ enum {
 enum { TEA_CHEBY_PASS = 10 };
 /** Chebyshev's coefficient tables larger than this stay on the host (16 MiB of device memory). */
 #define TEA_LOOP_MAX_COEFS ((int64_t)1 << 20)
-/** TEA_LOOP_STATUS: still iterating (the limit ends it), converged, or a residual not finite. */
-enum { TEA_LOOP_RUNNING = 0, TEA_LOOP_CONVERGED = 1, TEA_LOOP_NOT_FINITE = 2 };
+/** TEA_LOOP_STATUS: still iterating (the limit ends it), converged, a residual not finite, or
+ *  one beyond TEA_LOOP_HUGE (diverged). */
+enum {
+  TEA_LOOP_RUNNING = 0,
+  TEA_LOOP_CONVERGED = 1,
+  TEA_LOOP_NOT_FINITE = 2,
+  TEA_LOOP_DIVERGED = 3
+};
+/** Chebyshev's solve has diverged when its residual grows to more than this many times the
+ *  initial one (a bad eigenvalue estimate: the iterations multiply the residual every time). It
+ *  is tested where the residual is recomputed, so both sum modes stop at the same iteration:
+ *  --reproducible's exact sums hold r.r only below about 1.4e101 (porta/xsum.h), and a residual
+ *  that outgrows them would have stopped that mode alone, with another message. */
+#define TEA_DIVERGE_FACTOR 1e20
 
 /** The solver's scalars: in device memory when the pass is recorded, in host memory when it
  *  runs now (tea_pass.h); the functions below are the same code for both. */
@@ -76,6 +89,10 @@ PORTA_INLINE_FUNCTION int tea_loop_test(const tea_loop_state *st, double value) 
   }
   if (fabs(error) < st->scal[TEA_LOOP_EPS]) {
     st->ints[TEA_LOOP_STATUS] = TEA_LOOP_CONVERGED;
+    return 0;
+  }
+  if (st->scal[TEA_LOOP_HUGE] > 0.0 && error > st->scal[TEA_LOOP_HUGE]) {
+    st->ints[TEA_LOOP_STATUS] = TEA_LOOP_DIVERGED;
     return 0;
   }
   st->scal[TEA_LOOP_OLD] = error;
@@ -108,6 +125,7 @@ PORTA_INLINE_FUNCTION int tea_loop_cg_beta_test(const tea_loop_state *st) {
 typedef struct tea_loop_start {
   double rro;                /**< CG */
   double eps_init;           /**< eps * the initial residual */
+  double huge;               /**< TEA_LOOP_HUGE */
   double error;              /**< Chebyshev: tea_solve.error so far */
   int64_t n0, last;          /**< iterations before, the limit */
   int64_t est, steps, ncoef; /**< Chebyshev (steps: its count at iteration n0 + 1) */
@@ -160,6 +178,7 @@ PORTA_INLINE_FUNCTION void tea_loop_begin(const tea_loop_state *st, const tea_lo
   st->scal[TEA_LOOP_RRO] = start->rro;
   st->scal[TEA_LOOP_RRN] = start->rro; /* CG's alpha: rro = rrn */
   st->scal[TEA_LOOP_EPS] = start->eps_init;
+  st->scal[TEA_LOOP_HUGE] = start->huge;
   st->scal[TEA_LOOP_ERROR] = start->error;
   st->ints[TEA_LOOP_N] = 0;
   st->ints[TEA_LOOP_STATUS] = TEA_LOOP_RUNNING;

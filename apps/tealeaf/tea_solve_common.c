@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tea_loop.h"
 #include "tea_solve.h"
 
 int tea_exchange1(tea_chunk *c, int field, int depth) {
@@ -57,6 +58,16 @@ int tea_solve_not_finite(const char *what, int64_t n, double v, double initial_r
                      "the solution is not finite: %s is %g %s; the deck's values overflow double "
                      "precision",
                      what, v, where);
+}
+
+int tea_solve_diverged(const tea_solve *v, int64_t n) {
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_step", "solve",
+                     "the Chebyshev solve diverged: at solver iteration %lld its residual had "
+                     "grown to more than %g times the initial one (%g), from a poor eigenvalue "
+                     "estimate; more CG iterations before the switch give a better one "
+                     "(tl_ch_cg_presteps %d, tl_ch_cg_epslim %g)",
+                     (long long)n, TEA_DIVERGE_FACTOR, v->initial_residual, v->s->ch_cg_presteps,
+                     v->s->ch_cg_epslim);
 }
 
 bool tea_solve_switch_due(const tea_solve *v, bool ppcg) {

@@ -120,6 +120,7 @@ int tea_solve_loop_settle(tea_solve *v, const tea_loop_state *st, int64_t n0) {
   if (v->s->verbose_on) v->st->last_residual = v->error;
   if (status == TEA_LOOP_NOT_FINITE)
     return tea_solve_not_finite("the residual", n0 + n, v->error, v->initial_residual);
+  if (status == TEA_LOOP_DIVERGED) return tea_solve_diverged(v, n0 + n);
   v->converged = status == TEA_LOOP_CONVERGED;
   return PORTA_SUCCESS;
 }
@@ -147,6 +148,9 @@ tea_loop_start tea_solve_loop_start(const tea_solve *v, int64_t n0, const tea_pa
   memset(&start, 0, sizeof start);
   start.rro = v->rro;
   start.eps_init = v->s->eps * v->initial_residual;
+  /* Chebyshev's iterations diverge with a poor eigenvalue estimate (the CG iterations before,
+     tested the same, never grow the residual so far) */
+  if (v->s->solver == TEA_SOLVER_CHEBY) start.huge = TEA_DIVERGE_FACTOR * v->initial_residual;
   start.error = v->error;
   start.n0 = n0;
   start.last = v->last_iter;

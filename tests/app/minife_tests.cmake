@@ -179,6 +179,11 @@ foreach(case "longpath;2;nx=8" "badout;2;nx=8" "kill;2;nx=100" "links;2;nx=8" "t
 endforeach()
 # the full file system's case needs a private tmpfs (root): skipped (77) where there is none
 set_property(TEST minife.h5_safety.full.np2 PROPERTY SKIP_RETURN_CODE 77)
+# a file system that fills at the result's last writes (issue 68; see TeaLeaf's)
+porta_app_test(minife.h5_safety.full_at_close.np2 2 TIMEOUT 600
+               COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" full_at_close "${_mpi}" 2
+                       $<TARGET_FILE:minife> $<TARGET_FILE:test_app_h5_safety> --nx 8)
+set_property(TEST minife.h5_safety.full_at_close.np2 PROPERTY SKIP_RETURN_CODE 77)
 
 # In a job limited to 1.5 GB (a memory cgroup, or ulimit -v where none can be made), nx=200 is
 # refused naming the estimate and the limit (the OOM killer had ended it)
@@ -218,3 +223,13 @@ porta_app_test(minife.out_name_max 1 TIMEOUT 120
 porta_app_test(minife.out_wdir.np2 2 TIMEOUT 180
                COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_wdir.sh" "${_mpi}"
                        $<TARGET_FILE:minife> nx=8 ny=8 nz=8)
+# The files after the result on a full file system (tests/app/app_out_full.sh; issue 68, point
+# 12): NAME.xmf with no room left ("'res.xmf': ...: No space left on device", res.h5 complete
+# and whole), --summary-json likewise; exit 1, no C expression first. Skipped (77) without a
+# private tmpfs.
+foreach(c xmf json)
+  porta_app_test(minife.out_full.${c}.np2 2 TIMEOUT 120
+                 COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_full.sh" ${c} "${_mpi}" 2
+                         $<TARGET_FILE:minife> nx=20)
+  set_property(TEST minife.out_full.${c}.np2 PROPERTY SKIP_RETURN_CODE 77)
+endforeach()

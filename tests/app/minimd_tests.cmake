@@ -294,6 +294,13 @@ porta_app_test(minimd.h5_safety.full_dump.np2 2 TIMEOUT 120
                     $<TARGET_FILE:minimd> $<TARGET_FILE:test_app_h5_safety>
                     -i "${_mdin}/in.lj.miniMD" -s 4 -n 10 --dump-every 1)
 set_property(TEST minimd.h5_safety.full_dump.np2 PROPERTY SKIP_RETURN_CODE 77)
+# A file system that fills at the result's last writes (issue 68; see TeaLeaf's
+# tealeaf.h5_safety.full_at_close): none hangs, exit 0 with the result or 1 naming the cause.
+porta_app_test(minimd.h5_safety.full_at_close.np2 2 TIMEOUT 600
+            COMMAND sh "${PORTA_APP_TEST_DIR}/app_h5_safety.sh" full_at_close "${_mpi}" 2
+                    $<TARGET_FILE:minimd> $<TARGET_FILE:test_app_h5_safety>
+                    -i "${_mdin}/in.lj.miniMD" -s 3)
+set_property(TEST minimd.h5_safety.full_at_close.np2 PROPERTY SKIP_RETURN_CODE 77)
 # the summary would have been renamed over the potential the deck names
 minimd_bad(summary_over_potential 2 "--summary-json: the result Cu_u6.eam would replace 'Cu_u6.eam', the EAM potential" "-"
            -i in.eam.miniMD -s 4 -n 10 --summary-json Cu_u6.eam)
@@ -481,3 +488,11 @@ porta_app_test(minimd.summary_stream 1 TIMEOUT 120
 porta_app_test(minimd.out_name_max 1 TIMEOUT 120
                COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_name_max.sh" "${_mpi}"
                        $<TARGET_FILE:minimd> ${_lj} -s 4 -n 5)
+# The files after the result on a full file system (tests/app/app_out_full.sh, as miniFE's;
+# issue 68, point 12). Skipped (77) without a private tmpfs.
+foreach(c xmf json)
+  porta_app_test(minimd.out_full.${c}.np2 2 TIMEOUT 120
+                 COMMAND sh "${PORTA_APP_TEST_DIR}/app_out_full.sh" ${c} "${_mpi}" 2
+                         $<TARGET_FILE:minimd> -i "${_mdin}/in.lj.miniMD" -s 4 -n 10)
+  set_property(TEST minimd.out_full.${c}.np2 PROPERTY SKIP_RETURN_CODE 77)
+endforeach()
