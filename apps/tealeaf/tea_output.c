@@ -339,8 +339,8 @@ static int write_timings(tea_h5_out *o, const tea_results *r) {
 }
 
 /* Rank 0: NAME.xmf for ParaView, the final fields or the time series of the snapshots (its last
-   entry the final state, the same values as /fields). A failure is a warning: the results
-   themselves are complete. */
+   entry the final state, the same values as /fields). A failure stops the run as miniFE's and
+   miniMD's do (exit 1, the cause, and that NAME.h5 is complete without it: app_xmf_fatal). */
 static void write_xmf(const tea_h5_out *o, const tea_settings *s) {
   char xmf[APP_PATH_MAX + 16];
   const char *base = strrchr(o->h.path, '/');
@@ -366,8 +366,7 @@ static void write_xmf(const tea_h5_out *o, const tea_settings *s) {
     bad = app_xdmf_write_2d(xmf, file, s->x_cells, s->y_cells, tea_mesh_axes, tea_out_names,
                             tea_field_paths, 3);
   }
-  if (bad)
-    fprintf(stderr, "tealeaf: warning: cannot write %s (%s)\n", xmf, porta_last_error_message());
+  if (bad) app_xmf_fatal(o->name, APP_CHECK_WHERE_(write_xmf(o, s)));
 }
 
 int tea_write_results(tea_h5_out *o, tea_chunk *c, const tea_results *r) {
