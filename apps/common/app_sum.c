@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app_sum_comm.h"
+#include "porta/exchange_device.h"
 
 struct app_sum {
   MPI_Comm comm; /**< MPI_COMM_NULL: a single process */
@@ -117,4 +118,16 @@ int app_sum_allreduce(app_sum *s, double *values, int n) {
   if (s->timers) app_timer_stop(s->timers, s->t_reduce);
   s->count++;
   return rc;
+}
+
+int app_sum_finish_on(porta_exec exec, struct porta_device_comm *dc, int nranks,
+                      const porta_xsum_f64_value *acc, double *wire, double *values, int n) {
+  if (n < 1 || n > APP_SUM_MAX_SLOTS || (dc && nranks < 1))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_sum_finish_on", "sum",
+                       "%d exact accumulators over %d ranks (1 to %d values)", n, nranks,
+                       APP_SUM_MAX_SLOTS);
+  if (!dc || nranks == 1) return app_sum_round_on(exec, acc, values, n);
+  PORTA_CHECK(app_sum_pack_on(exec, acc, wire, n));
+  PORTA_CHECK(porta_device_comm_sum(dc, exec, wire, APP_SUM_WIRE * n));
+  return app_sum_unpack_on(exec, wire, values, n, nranks);
 }

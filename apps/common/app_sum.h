@@ -61,11 +61,37 @@ PORTA_EXTERN_C_END
 #define APP_SUM_REDUCE(NAME, S, LABEL, EXEC, POLICY, ARGS, SLOT, LOCAL)                            \
   NAME##_reduce_((S), (LABEL), (EXEC), (POLICY), (ARGS), (SLOT), (LOCAL))
 
-/** NAME's plain kernel alone, typed, into RESULT (a double in memory of EXEC's space, which the
- *  launch does not wait for: PORTA_PARALLEL_REDUCE_INTO): a device loop's body, which sums with
- *  the host loop's default-mode kernel, so with its grid and its bits. No app_sum is touched. */
-#define APP_SUM_REDUCE_INTO(NAME, LABEL, EXEC, POLICY, ARGS, RESULT)                               \
-  PORTA_PARALLEL_REDUCE_INTO_LABELED(LABEL, NAME##_plain_, EXEC, POLICY, ARGS, RESULT)
+/** Where a reduction into memory (APP_SUM_REDUCE_INTO) leaves its sum, in memory of the
+ *  launch's space: the double `value` (plain mode), or with `exact` set the accumulator there
+ *  (exact mode), which app_sum_finish_on (app_sum_comm.h) then sums over the ranks and rounds
+ *  into `value`. */
+typedef struct app_sum_to {
+  double *value;
+  porta_xsum_f64_value *exact; /**< NULL: plain mode */
+} app_sum_to;
+
+/** Doubles a value travels as between the ranks in app_sum_finish_on: its limbs, the top one
+ *  in two halves, and its three status flags (each a small integer, so a sum of them over up to
+ *  2^21 ranks is exact in any order). */
+#define APP_SUM_WIRE (PORTA_XSUM_LIMBS + 4)
+
+PORTA_EXTERN_C_BEGIN
+/** Exact mode, device side (app_sum_kernels.c): values[i] = accumulator acc[i] rounded, for i
+ *  in [0, n), queued on exec (memory of its space). */
+int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values, int n);
+/** ... acc[i] normalised into wire[APP_SUM_WIRE i ..] (APP_SUM_WIRE doubles each). */
+int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n);
+/** ... values[i] = the sum of `nranks` packed accumulators added by wire, rounded. */
+int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n, int nranks);
+PORTA_EXTERN_C_END
+
+/** NAME's kernel into TO (an app_sum_to: its plain kernel into TO.value, or its exact one into
+ *  TO.exact), typed, without waiting (PORTA_PARALLEL_REDUCE_INTO): a device loop's body. The
+ *  plain kernel is the host loop's default-mode one, so with its grid and its bits. No app_sum
+ *  is touched. */
+#define APP_SUM_REDUCE_INTO(NAME, LABEL, EXEC, POLICY, ARGS, TO)                                   \
+  ((void)sizeof(PORTA_TYPED_VALUE_ARGS_(NAME##_plain_, ARGS)),                                     \
+   NAME##_into_((LABEL), (EXEC), (POLICY), (ARGS), (TO)))
 
 /** Run kernel NAME for what its terms write, its sum discarded: the plain kernel, no app_sum's
  *  slots touched. Typed as APP_SUM_REDUCE. */
@@ -91,6 +117,12 @@ PORTA_EXTERN_C_END
                                              const ARGS_T *args) {                                 \
     double unused;                                                                                 \
     return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_plain_, exec, p, args, &unused);            \
+  }                                                                                                \
+  static inline PORTA_UNUSED int NAME##_into_(const char *label, porta_exec exec, POLICY_T p,      \
+                                              const ARGS_T *args, app_sum_to to) {                 \
+    if (to.exact)                                                                                  \
+      return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_exact_, exec, p, args, to.exact);    \
+    return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_plain_, exec, p, args, to.value);      \
   }
 
 /** Define reduction `NAME` (its plain and exact kernels, with their typed launchers for

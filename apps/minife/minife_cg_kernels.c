@@ -293,7 +293,9 @@ int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st) 
 
 int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st) {
   const porta_range_policy rows = porta_range(0, m->A.nrows);
-  double *pap = &st->s.data[MINIFE_LOOP_PAP];
+  app_sum_to pap; /* default mode: the plain kernels (exact sums run the host loop) */
+  pap.value = &st->s.data[MINIFE_LOOP_PAP];
+  pap.exact = NULL;
   matvec_args mv = matvec_make(m, m->p, m->Ap);
   if (!matvec_by_lanes(m))
     return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec, rows, &mv, pap);

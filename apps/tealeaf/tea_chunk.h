@@ -167,7 +167,7 @@ const struct porta_device_comm *tea_loop_device_comm(const tea_chunk *c);
  *  (porta_device_comm_transport). */
 const char *tea_loop_transport(const tea_chunk *c);
 /** Why several ranks on GPUs cannot queue, for the report; "" where they can, or did not try
- *  (one rank, TEA_DEVICE_LOOP=0, --reproducible). */
+ *  (one rank, TEA_DEVICE_LOOP=0). */
 const char *tea_loop_queue_note(const tea_chunk *c);
 /** In a recorded loop's body: tea_halo_exchange queued on `exec` (the neighbours over NCCL,
  *  then, when `reflect`, the physical faces): nothing waits on the host. */
@@ -176,6 +176,11 @@ int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int n
 /** In a recorded loop's body: sum `n` doubles of device memory over the ranks in place, queued
  *  on `exec` (NCCL; nothing to do on one rank). */
 int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n);
+/** In a recorded loop's body with exact sums: the `n` accumulators at `acc` summed over the
+ *  ranks and rounded into values[0..n), queued on `exec` (app_sum_finish_on; `wire` its
+ *  scratch), all in device memory. */
+int tea_exact_sum_on(tea_chunk *c, porta_exec exec, const porta_xsum_f64_value *acc, double *wire,
+                     double *values, int n);
 /** In a recorded loop's body: make the sum over the ranks of one double part of `end`, a
  *  reduction's end (porta/reduce_end.h); *fused = 1 when it is (the peer transport, or one
  *  rank: nothing to add), else 0 (then tea_allreduce_sum_on after the reduction). */

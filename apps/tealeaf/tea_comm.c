@@ -43,8 +43,7 @@ void tea_chunk_setup(tea_chunk *c, const porta_decomp *d, const tea_settings *s,
  *  every rank alike keeps the host loop, and the reason goes to the report. */
 static int device_comm(tea_chunk *c, struct tea_comm *m) {
   const bool gpu = porta_exec_query(c->exec).on_device;
-  if (m->d.nranks < 2 || c->reproducible || !app_env_flag("TEA_DEVICE_LOOP", gpu))
-    return PORTA_SUCCESS;
+  if (m->d.nranks < 2 || !app_env_flag("TEA_DEVICE_LOOP", gpu)) return PORTA_SUCCESS;
   PORTA_CHECK(
       app_device_comm_try(m->d.comm, c->exec, &m->device, m->device_note, sizeof m->device_note));
   return m->device ? porta_halo2d_prepare_queue(&m->halo, m->device, tea_field(c, TEA_FIELD_U))
@@ -226,6 +225,12 @@ int tea_loop_side(const tea_chunk *c, porta_exec *side) {
 int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n) {
   if (!tea_has_neighbours(c)) return PORTA_SUCCESS;
   return porta_device_comm_sum(c->comm->device, exec, device_values, n);
+}
+
+int tea_exact_sum_on(tea_chunk *c, porta_exec exec, const porta_xsum_f64_value *acc, double *wire,
+                     double *values, int n) {
+  if (!tea_has_neighbours(c)) return app_sum_finish_on(exec, NULL, 1, acc, wire, values, n);
+  return app_sum_finish_on(exec, c->comm->device, c->comm->d.nranks, acc, wire, values, n);
 }
 
 int tea_comm_end_sum(tea_chunk *c, porta_reduce_end *end, int *fused) {

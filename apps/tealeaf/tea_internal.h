@@ -194,8 +194,8 @@ static inline int tea_sum_check(const tea_chunk *c, const char *label) {
 int tea_k_init_common(tea_chunk *c, const tea_settings *s); /**< u,u0,Kx,Ky,Di,Mi,cp,bfp */
 int tea_k_residual(tea_chunk *c, double *rr); /**< r = u0 - A u; *rr = local sum r^2 (NULL: skip) */
 int tea_k_norm2(tea_chunk *c, int field, double *out); /**< local sum f^2 over the interior */
-/** tea_k_norm2 into *out, memory of `exec`'s space, no wait (the plain kernel: a loop's body). */
-int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, double *out);
+/** tea_k_norm2 into `to` (app_sum.h: memory of `exec`'s space), no wait (a loop's body). */
+int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, app_sum_to to);
 /** energy1 = u / density; *nonfinite = local count of cells where energy1 is not finite (a
  *  global-sum slot 0, for tea_allreduce_sum). */
 int tea_k_finalise(tea_chunk *c, double *nonfinite);
@@ -213,12 +213,12 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p *
 /** u += alpha p; r -= alpha w (z = M r with a preconditioner) on `exec`, alpha read from
  *  device memory, no sum (PPCG on the device). */
 int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha);
-/** tea_k_cg_calc_w and tea_k_cg_calc_ur on `exec` with their sums into *pw and *rrn and alpha
- *  read from *alpha, all in memory of `exec`'s space, no wait (CG on the device, tea_loop.h):
- *  the host loop's kernels in default mode (the same grids, so the same bits). */
-int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, double *pw);
+/** tea_k_cg_calc_w and tea_k_cg_calc_ur on `exec` with their sums into pw and rrn (app_sum.h)
+ *  and alpha read from *alpha, all in memory of `exec`'s space, no wait (CG on the device,
+ *  tea_loop.h): the host loop's kernels (the same grids, so the same bits). */
+int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, app_sum_to pw);
 int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
-                          double *rrn);
+                          app_sum_to rrn);
 /** p = src + beta p on `exec`, beta read from device memory. */
 int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta);
 /** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, *pw = p.w
@@ -226,12 +226,12 @@ int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *bet
 int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw);
 int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn);
 int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
-/** w = A p with p.w into *pw, memory of `exec`'s space, without a wait (CG on the device,
+/** w = A p with p.w into pw, memory of `exec`'s space, without a wait (CG on the device,
  *  tea_loop.h). */
-int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw);
-/** r -= alpha w with r.r into *rrn, alpha read from *alpha; both in memory of `exec`'s space,
+int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, app_sum_to pw);
+/** r -= alpha w with r.r into rrn, alpha read from *alpha; both in memory of `exec`'s space,
  *  no wait (the host loop's kernel: the same grid, the same bits). */
-int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, double *rrn);
+int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, app_sum_to rrn);
 /** The same update in two parts: the interior's edge, which the exchange of p sends, on
  *  `ring_exec`, and the cells inside it on c->exec, so that the exchange can run beside the
  *  inside's kernel (needs at least 3 x 3 cells). Neither part is waited for. */
@@ -259,10 +259,11 @@ int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
 int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz);
 /** rrn = (r - rstore).utemp */
 int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn);
-/** tea_k_ppcg_calc_w_store's sums (default mode) into pw_rz[0..1], memory of `exec`'s space, and
- *  tea_k_ppcg_calc_rrn's into *rrn: no wait, the host loop's kernels (PPCG on the device). */
-int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, double *pw_rz);
-int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, double *rrn);
+/** tea_k_ppcg_calc_w_store's sums into pw_rz and the slot after it (value[0..1], or exact[0..1]
+ *  in exact mode), memory of `exec`'s space, and tea_k_ppcg_calc_rrn's into rrn: no wait, the
+ *  host loop's kernels (PPCG on the device). */
+int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, app_sum_to pw_rz);
+int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, app_sum_to rrn);
 /** p = utemp; rro = r.p */
 int tea_k_ppcg_init_p(tea_chunk *c, double *rro);
 
@@ -280,9 +281,9 @@ int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part);
 int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part);
 /** u = Jacobi update from un; err = sum|u - un| (tea_k_jacobi without the copy). */
 int tea_k_jacobi_update(tea_chunk *c, double *err);
-/** The update with its L1 norm into *err, memory of `exec`'s space, no wait (the host loop's
- *  plain kernel: Jacobi on the device, tea_loop.h). */
-int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, double *err);
+/** The update with its L1 norm into err, memory of `exec`'s space, no wait (the host loop's
+ *  kernel: Jacobi on the device, tea_loop.h). */
+int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, app_sum_to err);
 
 /* ---- eigenvalues / coefficients (tea_eigen.c) ---- */
 int tea_calc_eigenvalues(const double *cg_alphas, const double *cg_betas, int n, double *eigmin,

@@ -217,7 +217,7 @@ int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const doub
 }
 
 int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
-                          double *rrn) {
+                          app_sum_to rrn) {
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) { /* the update, the block solve, then r.z */
     PORTA_CHECK(tea_k_cg_calc_ur_at(c, exec, pc, alpha));
@@ -293,25 +293,26 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {
             PORTA_AT2(a->kx, k, j) * PORTA_AT2(v, k, j - 1)))
 
 /* w = A p; pw += p.w */
-PORTA_MDREDUCE2(tea_k_cg_calc_w_lean_r, tea_cg_w_args, a, k, j, porta_sum_f64, acc) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_lean_r, tea_cg_w_args, a, k, j) {
   const double w = TEA_AV_NODI(a, a->p, k, j);
   PORTA_AT2(a->w, k, j) = w;
-  *acc += w * PORTA_AT2(a->p, k, j);
+  return w * PORTA_AT2(a->p, k, j);
 }
 
 int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw) {
   tea_cg_w_args a = tea_cg_w_make(c);
   *pw = 0.0;
-  return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_w", tea_k_cg_calc_w_lean_r, c->exec,
-                                       tea_policy(tea_box_interior(c, 0)), &a, pw);
+  PORTA_CHECK(tea_sum_check(c, "tea_cg_calc_w"));
+  return APP_SUM_REDUCE(tea_k_cg_calc_w_lean_r, c->sum, "tea_cg_calc_w", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, pw);
 }
 
 /* r -= a w; rrn += r.r */
-PORTA_MDREDUCE2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j, porta_sum_f64, acc) {
+APP_SUM_KERNEL_MD2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j) {
   const double alpha = a->alpha_at ? *a->alpha_at : a->alpha;
   const double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
-  *acc += r * r;
+  return r * r;
 }
 
 int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
@@ -321,18 +322,19 @@ int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
   a.alpha = alpha;
   a.alpha_at = NULL;
   *rrn = 0.0;
-  return PORTA_PARALLEL_REDUCE_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_r, c->exec,
-                                       tea_policy(tea_box_interior(c, 0)), &a, rrn);
+  PORTA_CHECK(tea_sum_check(c, "tea_cg_calc_r"));
+  return APP_SUM_REDUCE(tea_k_cg_calc_r_r, c->sum, "tea_cg_calc_r", c->exec,
+                        tea_policy(tea_box_interior(c, 0)), &a, 0, rrn);
 }
 
-int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, double *rrn) {
+int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, app_sum_to rrn) {
   tea_cg_r_args a;
   a.r = TEA_F(c, TEA_FIELD_R);
   a.w = TEA_F(c, TEA_FIELD_W);
   a.alpha = 0.0;
   a.alpha_at = alpha;
-  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_cg_calc_r", tea_k_cg_calc_r_r, exec,
-                                            tea_policy(tea_box_interior(c, 0)), &a, rrn);
+  return APP_SUM_REDUCE_INTO(tea_k_cg_calc_r_r, "tea_cg_calc_r", exec,
+                             tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
 
 /* u += a p; p = r + b p */
@@ -369,14 +371,14 @@ int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
                                     tea_policy(tea_box_interior(c, 0)), &a);
 }
 
-int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, double *pw) {
+int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, app_sum_to pw) {
   tea_cg_w_args a = tea_cg_w_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_cg_calc_w_r, "tea_cg_calc_w", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, pw);
 }
 
-int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, double *pw) {
+int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, app_sum_to pw) {
   tea_cg_w_args a = tea_cg_w_make(c);
-  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_cg_calc_w", tea_k_cg_calc_w_lean_r, exec,
-                                            tea_policy(tea_box_interior(c, 0)), &a, pw);
+  return APP_SUM_REDUCE_INTO(tea_k_cg_calc_w_lean_r, "tea_cg_calc_w", exec,
+                             tea_policy(tea_box_interior(c, 0)), &a, pw);
 }

@@ -78,7 +78,7 @@ int tea_k_jacobi_update(tea_chunk *c, double *err) {
                         tea_policy(tea_box_interior(c, 0)), &a, 0, err);
 }
 
-int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, double *err) {
+int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, app_sum_to err) {
   tea_jac_args a = tea_jac_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_jac_update, "tea_jacobi", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, err);

@@ -228,15 +228,22 @@ int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
                         tea_policy(tea_box_interior(c, 0)), &a, 0, rro);
 }
 
-int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, double *pw_rz) {
+int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, app_sum_to pw_rz) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
-  /* pw_rz[0..1] is the reducer's value (two doubles), in memory of exec's space */
-  tea_sum2_value *v = (tea_sum2_value *)pw_rz;
-  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_ppcg_calc_w", tea_k_pp_calc_w_rz, exec,
-                                            tea_policy(tea_box_interior(c, 0)), &a, v);
+  const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
+  if (pw_rz.exact) { /* two exact sums, as the host loop's */
+    app_sum_to rz = pw_rz;
+    rz.value = pw_rz.value + 1;
+    rz.exact = pw_rz.exact + 1;
+    PORTA_CHECK(APP_SUM_REDUCE_INTO(tea_k_pp_calc_w, "tea_ppcg_calc_w", exec, in, &a, pw_rz));
+    return APP_SUM_REDUCE_INTO(tea_k_pp_rz, "tea_ppcg_calc_rz", exec, in, &a, rz);
+  }
+  /* value[0..1] is the reducer's value (two doubles), in memory of exec's space */
+  tea_sum2_value *v = (tea_sum2_value *)pw_rz.value;
+  return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_ppcg_calc_w", tea_k_pp_calc_w_rz, exec, in, &a, v);
 }
 
-int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, double *rrn) {
+int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, app_sum_to rrn) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_pp_rrn, "tea_ppcg_calc_rrn", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, rrn);

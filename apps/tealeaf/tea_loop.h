@@ -73,6 +73,10 @@ enum {
 typedef struct tea_loop_state {
   double *scal;  /**< TEA_LOOP_NSCAL doubles */
   int64_t *ints; /**< TEA_LOOP_NINTS integers */
+  /** recorded with exact sums (--reproducible): a reduction into scalar s lands in exact[s], and
+   *  its sum rounds it into scal[s] (app_sum_finish_on; wire: its scratch); else NULL */
+  porta_xsum_f64_value *exact;
+  double *wire;
 } tea_loop_state;
 
 /** The end of an iteration (the convergence test, written once: a one-thread kernel on the

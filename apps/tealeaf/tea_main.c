@@ -15,8 +15,8 @@ static const app_env_switch tea_env[] = {
      "GPU with neighbours)"},
     {"TEA_DEVICE_LOOP", "0|1",
      "1: the solver's iterations as a recorded loop on host back ends too; 0: never (default: "
-     "on a GPU, one rank, default mode; CG without a preconditioner, Jacobi, Chebyshev and "
-     "PPCG without one or with jac_diag)"},
+     "on a GPU, with exact sums too; on several ranks where their sums and exchanges can be "
+     "queued; every solver and preconditioner)"},
     {"TEA_LOOP_FUSE", "0|1",
      "1: CG's device loop computes beta in its p update (one kernel less); 0: in a kernel of its "
      "own (default: fused up to 4194304 cells)"}};

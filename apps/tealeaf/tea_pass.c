@@ -6,6 +6,14 @@
 #include "app_env.h"
 #include "tea_pass.h"
 
+/** Recorded: where a reduction into scalar `slot` lands (its accumulator in exact mode). */
+static app_sum_to sum_to(tea_pass *p, int slot) {
+  app_sum_to to;
+  to.value = &p->st.scal[slot];
+  to.exact = p->st.exact ? &p->st.exact[slot] : NULL;
+  return to;
+}
+
 /** Recorded, with TEA_LOOP_END=1: the next reduction (into scalar `slot`) ends with its sum
  *  over the ranks, then with `alpha` CG's alpha step (tea_loop_cg_alpha), where the sum can be
  *  there (porta/reduce_end.h); tea_pass_sum and tea_pass_cg_alpha then have nothing left to do.
@@ -15,7 +23,7 @@
  *  against 0.2206 ms, 4 GPUs 0.1354 against 0.1351). Without a sum (one rank) alpha keeps its
  *  kernel either way. */
 static int end_next_reduction(tea_pass *p, int slot, bool alpha) {
-  if (!p->recorded || !app_env_flag("TEA_LOOP_END", 0)) return PORTA_SUCCESS;
+  if (!p->recorded || p->st.exact || !app_env_flag("TEA_LOOP_END", 0)) return PORTA_SUCCESS;
   porta_reduce_end e;
   memset(&e, 0, sizeof e);
   int fused = 0;
@@ -38,8 +46,10 @@ int tea_pass_sum(tea_pass *p, int slot, int n) {
     p->ended &= ~(1u << slot);
     return PORTA_SUCCESS;
   }
-  return p->recorded ? tea_allreduce_sum_on(p->c, p->exec, &p->st.scal[slot], n)
-                     : tea_allreduce_sum(p->c, &p->st.scal[slot], n);
+  if (!p->recorded) return tea_allreduce_sum(p->c, &p->st.scal[slot], n);
+  if (p->st.exact) /* this rank's accumulators rounded, or summed over the ranks first */
+    return tea_exact_sum_on(p->c, p->exec, &p->st.exact[slot], p->st.wire, &p->st.scal[slot], n);
+  return tea_allreduce_sum_on(p->c, p->exec, &p->st.scal[slot], n);
 }
 
 int tea_pass_exchange(tea_pass *p, int field, bool reflect) {
@@ -59,7 +69,7 @@ int tea_pass_jacobi_update(tea_pass *p) {
   porta_exec side;
   if (p->recorded) {
     PORTA_CHECK(tea_k_jacobi_copy_on(c, p->exec, TEA_JACOBI_COPY_ALL));
-    return tea_k_jacobi_update_into(c, p->exec, l1);
+    return tea_k_jacobi_update_into(c, p->exec, sum_to(p, TEA_LOOP_L1));
   }
   if (!tea_halo_beside(c, &side)) return tea_k_jacobi(c, l1);
   /* un = u: all of it at first; later the interior was copied beside the last exchange, and
@@ -84,8 +94,8 @@ int tea_pass_cg_w(tea_pass *p, bool lean) {
   double *pw = &p->st.scal[TEA_LOOP_PW];
   PORTA_CHECK(end_next_reduction(p, TEA_LOOP_PW, true));
   if (p->recorded)
-    return lean ? tea_k_cg_calc_w_lean_into(p->c, p->exec, pw)
-                : tea_k_cg_calc_w_into(p->c, p->exec, pw);
+    return lean ? tea_k_cg_calc_w_lean_into(p->c, p->exec, sum_to(p, TEA_LOOP_PW))
+                : tea_k_cg_calc_w_into(p->c, p->exec, sum_to(p, TEA_LOOP_PW));
   return lean ? tea_k_cg_calc_w_lean(p->c, pw) : tea_k_cg_calc_w(p->c, pw);
 }
 
@@ -110,8 +120,8 @@ int tea_pass_cg_r(tea_pass *p, bool lean) {
   const double *alpha = &p->st.scal[TEA_LOOP_ALPHA];
   PORTA_CHECK(end_next_reduction(p, TEA_LOOP_RRN, false));
   if (p->recorded)
-    return lean ? tea_k_cg_calc_r_into(p->c, p->exec, alpha, rrn)
-                : tea_k_cg_calc_ur_into(p->c, p->exec, pc, alpha, rrn);
+    return lean ? tea_k_cg_calc_r_into(p->c, p->exec, alpha, sum_to(p, TEA_LOOP_RRN))
+                : tea_k_cg_calc_ur_into(p->c, p->exec, pc, alpha, sum_to(p, TEA_LOOP_RRN));
   return lean ? tea_k_cg_calc_r(p->c, *alpha, rrn) : tea_k_cg_calc_ur(p->c, pc, *alpha, rrn);
 }
 
@@ -166,7 +176,7 @@ int tea_pass_cg_p(tea_pass *p, int src) {
 
 int tea_pass_ppcg_w(tea_pass *p) {
   double *pw = &p->st.scal[TEA_LOOP_PW]; /* RZ next to it: one reduction writes both */
-  if (p->recorded) return tea_k_ppcg_calc_w_store_into(p->c, p->exec, pw);
+  if (p->recorded) return tea_k_ppcg_calc_w_store_into(p->c, p->exec, sum_to(p, TEA_LOOP_PW));
   return tea_k_ppcg_calc_w_store(p->c, pw, &p->st.scal[TEA_LOOP_RZ]);
 }
 
@@ -192,7 +202,7 @@ void tea_pass_leave(tea_pass *p, porta_exec own) { p->c->exec = own; }
 
 int tea_pass_ppcg_rrn(tea_pass *p) {
   double *rrn = &p->st.scal[TEA_LOOP_RRN];
-  if (p->recorded) return tea_k_ppcg_calc_rrn_into(p->c, p->exec, rrn);
+  if (p->recorded) return tea_k_ppcg_calc_rrn_into(p->c, p->exec, sum_to(p, TEA_LOOP_RRN));
   return tea_k_ppcg_calc_rrn(p->c, rrn);
 }
 
@@ -233,7 +243,7 @@ int tea_pass_cheby_iteration(tea_pass *p, int slot) {
 int tea_pass_cheby_norm(tea_pass *p) {
   double *norm = &p->st.scal[TEA_LOOP_NORM];
   if (p->recorded) {
-    PORTA_CHECK(tea_k_norm2_into(p->c, p->exec, TEA_FIELD_R, norm));
+    PORTA_CHECK(tea_k_norm2_into(p->c, p->exec, TEA_FIELD_R, sum_to(p, TEA_LOOP_NORM)));
   } else {
     const int64_t *ints = p->st.ints;
     const int64_t end = tea_cheby_end(ints[TEA_LOOP_BASE]);

@@ -6,8 +6,8 @@
 int tea_cg_pass(tea_pass *p) {
   const tea_precon pc = p->s->preconditioner;
   /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
-     needs z, or reproducible mode wants exact sums (the reference kernels have both) */
-  const bool lean = pc == TEA_PRECON_NONE && !p->s->reproducible;
+     needs z; its iterates are the reference kernels' bits where nothing contracts */
+  const bool lean = pc == TEA_PRECON_NONE;
   PORTA_CHECK(tea_pass_cg_w(p, lean)); /* w = A p; pw = p.w */
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 1));
   PORTA_CHECK(tea_pass_cg_alpha(p));   /* alpha = rro / pw */

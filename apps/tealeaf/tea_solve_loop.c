@@ -15,6 +15,8 @@ struct tea_loop {
   tea_loop_state st;     /**< the views' memory */
   porta_view_f64 scal_v; /**< the scalars in device memory */
   porta_view_i64 ints_v;
+  porta_view_u8 exact_v; /**< exact sums: the scalars' accumulators in device memory */
+  porta_view_f64 wire_v; /**< ... and their scratch for the sum over the ranks */
   porta_mirror_f64 scal; /**< the figures on the host */
   porta_mirror_i64 ints;
   porta_view_f64 alphas, betas; /**< Chebyshev's coefficients (coef_cap each) */
@@ -31,9 +33,10 @@ struct tea_loop {
 
 bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
   /* every solver and preconditioner, where the back end records and the sums and exchanges
-     can be queued; not the exact sums */
+     can be queued; the exact sums too (their accumulators stay in device memory) */
+  (void)s;
   return app_loop_wanted(c->exec, "TEA_DEVICE_LOOP", tea_has_neighbours(c) ? 2 : 1,
-                         tea_loop_device_comm(c), s->reproducible);
+                         tea_loop_device_comm(c), false);
 }
 
 void tea_loop_free(tea_chunk *c) {
@@ -42,6 +45,8 @@ void tea_loop_free(tea_chunk *c) {
   porta_loop_destroy(l->loop);
   if (l->scal_v.data) porta_view_f64_release(&l->scal_v);
   if (l->ints_v.data) porta_view_i64_release(&l->ints_v);
+  if (l->exact_v.data) porta_view_u8_release(&l->exact_v);
+  if (l->wire_v.data) porta_view_f64_release(&l->wire_v);
   if (l->scal.data) porta_mirror_f64_release(&l->scal);
   if (l->ints.data) porta_mirror_i64_release(&l->ints);
   if (l->alphas.data) porta_view_f64_release(&l->alphas);
@@ -80,6 +85,14 @@ static int state(tea_chunk *c) {
   PORTA_CHECK(porta_view_i64_create1(&l->ints_v, "solver loop counts", TEA_LOOP_NINTS));
   l->st.scal = l->scal_v.data;
   l->st.ints = l->ints_v.data;
+  if (c->reproducible) {
+    PORTA_CHECK(porta_view_u8_create1(&l->exact_v, "solver loop exact sums",
+                                      TEA_LOOP_NSCAL * (int64_t)sizeof(porta_xsum_f64_value)));
+    PORTA_CHECK(porta_view_f64_create1(&l->wire_v, "solver loop exact sums' wire",
+                                       TEA_LOOP_NSCAL * (int64_t)APP_SUM_WIRE));
+    l->st.exact = (porta_xsum_f64_value *)(void *)l->exact_v.data;
+    l->st.wire = l->wire_v.data;
+  }
   PORTA_CHECK(porta_view_f64_create_mirror_view(&l->scal, &l->scal_v));
   return porta_view_i64_create_mirror_view(&l->ints, &l->ints_v);
 }
@@ -134,7 +147,7 @@ static int run(tea_solve *v, const tea_loop_start *start, int *iterations) {
   PORTA_CHECK(porta_loop_run(l->loop));
   PORTA_CHECK(porta_deep_copy(l->scal, l->scal_v)); /* waits for the loop */
   PORTA_CHECK(porta_deep_copy(l->ints, l->ints_v));
-  const tea_loop_state host = {l->scal.data, l->ints.data};
+  const tea_loop_state host = {l->scal.data, l->ints.data, NULL, NULL};
   const int64_t n = host.ints[TEA_LOOP_N];
   if (iterations) *iterations += (int)n;
   PORTA_CHECK(tea_solve_loop_settle(v, &host, start->n0));

@@ -1,0 +1,77 @@
+/** @file app_sum_kernels.c
+ *  The device side of exact sums (app_sum.h): an accumulator left in memory by a reduction is
+ *  rounded there, or packed for the sum over the ranks and unpacked after it, each by a kernel
+ *  of one thread per value, so a device loop's exact sums never wait for the host.
+ *  Kernel file (C++17 compatible). */
+#include "app_sum.h"
+
+typedef struct {
+  const porta_xsum_f64_value *acc;
+  double *values;
+} round_args;
+
+PORTA_FOR(app_sum_k_round, round_args, a, i) { a->values[i] = porta_xsum_f64_round(&a->acc[i]); }
+
+int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values, int n) {
+  round_args a;
+  a.acc = acc;
+  a.values = values;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_round", app_sum_k_round, exec, porta_range(0, n), &a);
+}
+
+typedef struct {
+  const porta_xsum_f64_value *acc;
+  double *wire;
+} pack_args;
+
+/* limbs 0 .. L-2 in [0, 2^32) after normalising, the top one signed below 2^61 in magnitude:
+   it travels as its low 32 bits and the rest, so every double is an integer below 2^32 */
+PORTA_FOR(app_sum_k_pack, pack_args, a, i) {
+  porta_xsum_f64_value v = a->acc[i];
+  porta_xsum_f64_normalize(&v);
+  double *w = a->wire + APP_SUM_WIRE * i;
+  for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) w[l] = (double)v.limb[l];
+  const int64_t top = v.limb[PORTA_XSUM_LIMBS - 1];
+  const int64_t low = (int64_t)((uint64_t)top & 0xFFFFFFFFull);
+  w[PORTA_XSUM_LIMBS - 1] = (double)low;
+  w[PORTA_XSUM_LIMBS] = (double)((top - low) / ((int64_t)1 << 32)); /* exact: a multiple */
+  w[PORTA_XSUM_LIMBS + 1] = (v.flags & PORTA_XSUM_INEXACT) ? 1.0 : 0.0;
+  w[PORTA_XSUM_LIMBS + 2] = (v.flags & PORTA_XSUM_OVERFLOW) ? 1.0 : 0.0;
+  w[PORTA_XSUM_LIMBS + 3] = (v.flags & PORTA_XSUM_NONFINITE) ? 1.0 : 0.0;
+}
+
+int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n) {
+  pack_args a;
+  a.acc = acc;
+  a.wire = wire;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_pack", app_sum_k_pack, exec, porta_range(0, n), &a);
+}
+
+typedef struct {
+  const double *wire;
+  double *values;
+  int nranks;
+} unpack_args;
+
+PORTA_FOR(app_sum_k_unpack, unpack_args, a, i) {
+  const double *w = a->wire + APP_SUM_WIRE * i;
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
+  for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) v.limb[l] = (int64_t)w[l];
+  v.limb[PORTA_XSUM_LIMBS - 1] =
+      (int64_t)w[PORTA_XSUM_LIMBS - 1] + (int64_t)w[PORTA_XSUM_LIMBS] * ((int64_t)1 << 32);
+  v.flags = (w[PORTA_XSUM_LIMBS + 1] != 0.0 ? PORTA_XSUM_INEXACT : 0) |
+            (w[PORTA_XSUM_LIMBS + 2] != 0.0 ? PORTA_XSUM_OVERFLOW : 0) |
+            (w[PORTA_XSUM_LIMBS + 3] != 0.0 ? PORTA_XSUM_NONFINITE : 0);
+  v.count = a->nranks; /* each limb holds at most nranks normalised digits */
+  a->values[i] = porta_xsum_f64_round(&v);
+}
+
+int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n, int nranks) {
+  unpack_args a;
+  a.wire = wire;
+  a.values = values;
+  a.nranks = nranks;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack", app_sum_k_unpack, exec, porta_range(0, n),
+                                    &a);
+}
