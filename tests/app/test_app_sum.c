@@ -2,8 +2,10 @@
  *  apps/common's exact global sums (app_sum.h, --reproducible): terms spread over the ranks,
  *  reduced by an APP_SUM_KERNEL into two slots and merged by app_sum_allreduce, give the
  *  correctly rounded exact sum of all the terms on every rank and rank count: the bits of one
- *  porta_xsum_f64 over every term. The stack is filled with non-zero bytes before each merge, so
- *  a merged accumulator that reads anything it did not set shows up as a wrong sum.
+ *  porta_xsum_f64 over every term; so does the device loop's way (accumulators reduced into
+ *  memory, packed, their wires summed as doubles, unpacked). The stack is filled with non-zero
+ * bytes before each merge, so a merged accumulator that reads anything it did not set shows up as a
+ * wrong sum.
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +75,50 @@ int main(int argc, char **argv) {
       EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
              "rank %d of %d, slot %d: merged %.17g (%a), exact sum %.17g (%a)", rank, size, s,
              got[s], got[s], want[s], want[s]);
+  }
+  /* the device loop's way (app_sum_finish_on's pieces, on this back end): the accumulators
+     left in memory by APP_SUM_REDUCE_INTO, packed, their wires added over the ranks as doubles
+     (as a device communicator does, in its own order), unpacked and rounded: the same bits; a
+     rank's Inf in a third slot travels as its flag and rounds to NaN */
+  {
+    const porta_exec ex = porta_exec_default();
+    const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+    porta_xsum_f64_value acc[3];
+    double wire[3 * APP_SUM_WIRE], got[3], local[2];
+    for (int s = 0; s < 2; ++s) {
+      ts_args a = {lo, s};
+      app_sum_to to = {&got[s], &acc[s]};
+      EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a, to) ==
+                 PORTA_SUCCESS,
+             "rank %d: %s", rank, porta_last_error_message());
+    }
+    porta_xsum_f64_init(&acc[2]);
+    porta_xsum_f64_add(&acc[2], rank == size - 1 ? INFINITY : 1.0);
+    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+    /* one rank's sums rounded where they are: this rank's exact partial sums */
+    EXPECT(app_sum_finish_on(ex, NULL, 1, acc, wire, local, 2) == PORTA_SUCCESS, "%s",
+           porta_last_error_message());
+    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+    for (int s = 0; s < 2; ++s) {
+      const double mine = porta_xsum_f64_round(&acc[s]);
+      EXPECT(memcmp(&local[s], &mine, sizeof mine) == 0, "rank %d slot %d: rounded %.17g, %.17g",
+             rank, s, local[s], mine);
+    }
+    EXPECT(app_sum_pack_on(ex, acc, wire, 3) == PORTA_SUCCESS, "%s", porta_last_error_message());
+    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+    APP_CHECK(MPI_Allreduce(MPI_IN_PLACE, wire, 3 * APP_SUM_WIRE, MPI_DOUBLE, MPI_SUM,
+                            MPI_COMM_WORLD) == MPI_SUCCESS
+                  ? PORTA_SUCCESS
+                  : PORTA_ERROR_BACKEND);
+    ts_dirty_stack();
+    EXPECT(app_sum_unpack_on(ex, wire, got, 3, size) == PORTA_SUCCESS, "%s",
+           porta_last_error_message());
+    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+    for (int s = 0; s < 2; ++s)
+      EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
+             "device way, rank %d of %d, slot %d: %.17g (%a), exact sum %.17g (%a)", rank, size, s,
+             got[s], got[s], want[s], want[s]);
+    EXPECT(isnan(got[2]), "device way, rank %d: a rank's Inf summed to %g, not NaN", rank, got[2]);
   }
   app_sum_destroy(sum);
   porta_finalize();
