@@ -142,7 +142,11 @@ enum { MINIFE_LOOP_DONE = 0, MINIFE_LOOP_SUSPECT = 1 };
 
 /** What the recorded CG kernels read and write. */
 typedef struct minife_loop_state {
-  porta_view_f64 s;       /**< MINIFE_LOOP_NSCAL doubles */
+  porta_view_f64 s; /**< MINIFE_LOOP_NSCAL doubles */
+  /** exact sums (--reproducible): MINIFE_LOOP_NSCAL accumulators, a reduction into scalar k
+   *  lands in the k-th and its sum rounds it into s[k] (app_sum_finish_on); else empty */
+  porta_view_u8 exact;
+  porta_view_f64 wire;    /**< their scratch for the sum over the ranks */
   porta_view_f64 history; /**< ||r|| at the top of iteration k, [k] */
   porta_view_i64 n;       /**< [0] tops run, [1] iterations completed, [2] how it ended */
   int64_t max_iter;
@@ -164,6 +168,14 @@ typedef struct minife_pass {
 } minife_pass;
 /** A CG iteration over a pass. */
 typedef int (*minife_pass_body)(minife_pass *p);
+
+/** Recorded: where a reduction into scalar `slot` lands (its accumulator with exact sums). */
+static inline app_sum_to minife_loop_sum_to(const minife_loop_state *st, int slot) {
+  app_sum_to to;
+  to.value = &st->s.data[slot];
+  to.exact = st->exact.data ? (porta_xsum_f64_value *)(void *)st->exact.data + slot : NULL;
+  return to;
+}
 
 /** The kernels of one CG iteration on `exec` (minife_cg_loop.c's body runs them with p's
  *  exchange and the global sums between): the top (beta, ||r||) and p = r + beta p; Ap = A p

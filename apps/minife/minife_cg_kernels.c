@@ -222,9 +222,7 @@ PORTA_FORCEINLINE_FUNCTION double minife_update_at_term(const update_at_args *a,
   PORTA_AT1(a->r, i) = r;
   return r * r;
 }
-PORTA_REDUCE(minife_k_update_at, update_at_args, a, i, porta_sum_f64, acc) {
-  *acc += minife_update_at_term(a, i);
-}
+APP_SUM_KERNEL(minife_k_update_at, update_at_args, a, i) { return minife_update_at_term(a, i); }
 
 /* p = r + beta p (the host's waxpby(1, r, beta, p, p), beta = 0 at the first iteration) */
 PORTA_FOR(minife_k_p_loop, minife_p_loop_args, a, i) {
@@ -293,9 +291,7 @@ int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st) 
 
 int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st) {
   const porta_range_policy rows = porta_range(0, m->A.nrows);
-  app_sum_to pap; /* default mode: the plain kernels (exact sums run the host loop) */
-  pap.value = &st->s.data[MINIFE_LOOP_PAP];
-  pap.exact = NULL;
+  const app_sum_to pap = minife_loop_sum_to(st, MINIFE_LOOP_PAP);
   matvec_args mv = matvec_make(m, m->p, m->Ap);
   if (!matvec_by_lanes(m))
     return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec, rows, &mv, pap);
@@ -318,8 +314,8 @@ int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *s
   u.p = m->p;
   u.r = m->r;
   u.Ap = m->Ap;
-  return PORTA_PARALLEL_REDUCE_INTO_LABELED("minife_update", minife_k_update_at, exec,
-                                            porta_range(0, m->A.nrows), &u, &s[MINIFE_LOOP_RRN]);
+  return APP_SUM_REDUCE_INTO(minife_k_update_at, "minife_update", exec, porta_range(0, m->A.nrows),
+                             &u, minife_loop_sum_to(st, MINIFE_LOOP_RRN));
 }
 
 int minife_op_loop_end(minife *m, porta_exec exec, const minife_loop_state *st) {

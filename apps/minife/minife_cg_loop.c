@@ -4,15 +4,16 @@
  * returning to the host; r.r, p.Ap, beta and ||r|| stay in device memory, the history of ||r|| too,
  * read back once. A p.Ap below the breakdown tolerance (the reference's test, rare) stops the loop
  * and leaves the test and what follows to the host. The divisions and branches are the host loop's,
- * so are the bits. In default mode, on one rank, or on several whose sums and exchange of p NCCL
- *  queues on their GPUs (porta/exchange_device.h); the exact sums of --reproducible stay on the
- *  host. Host code. */
+ * so are the bits. On one rank, or on several whose sums and exchange of p NCCL queues on their
+ * GPUs (porta/exchange_device.h); with --reproducible's exact sums too, whose accumulators stay
+ * in device memory and are rounded there (app_sum_finish_on). Host code. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_env.h"
 #include "minife.h"
 #include "app_mpi.h"
+#include "app_sum_comm.h"
 #include "porta/exchange.h"
 
 struct minife_cg_loop {
@@ -23,17 +24,16 @@ struct minife_cg_loop {
   double tol;
 };
 
-/** The device loop asked for (MINIFE_DEVICE_LOOP, default: on a GPU) in default mode. */
-/** The loop as one rank would have it (the back end records, the sums are not exact). */
+/** The device loop asked for (MINIFE_DEVICE_LOOP, default: on a GPU), as one rank would
+ *  have it. */
 static int asked(const minife *m) {
-  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", 1, NULL, app_sum_is_exact(m->sum));
+  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", 1, NULL, false);
 }
 
 int minife_cg_loop_wanted(const minife *m) {
   /* several ranks: queued sums and a whole exchange of p before the matvec (not the overlap's
      interior and boundary rows, which the host loop sums otherwise) */
-  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", m->mesh.nranks, m->device,
-                         app_sum_is_exact(m->sum)) &&
+  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", m->mesh.nranks, m->device, false) &&
          (m->mesh.nranks == 1 || !m->prm.mv_overlap);
 }
 
@@ -54,6 +54,8 @@ void minife_cg_loop_free(minife *m) {
   if (l->st.s.data) porta_view_f64_release(&l->st.s);
   if (l->st.history.data) porta_view_f64_release(&l->st.history);
   if (l->st.n.data) porta_view_i64_release(&l->st.n);
+  if (l->st.exact.data) porta_view_u8_release(&l->st.exact);
+  if (l->st.wire.data) porta_view_f64_release(&l->st.wire);
   free(l);
   m->cg_loop = NULL;
 }
@@ -66,7 +68,8 @@ int minife_pass_exchange_queued(minife_pass *p) {
 }
 
 int minife_pass_end_sum(minife_pass *p, int slot) {
-  if (p->m->mesh.nranks < 2 || !app_env_flag("MINIFE_LOOP_END", 1)) return PORTA_SUCCESS;
+  if (p->m->mesh.nranks < 2 || p->st->exact.data || !app_env_flag("MINIFE_LOOP_END", 1))
+    return PORTA_SUCCESS;
   porta_reduce_end e;
   memset(&e, 0, sizeof e);
   int fused = 0;
@@ -81,6 +84,11 @@ int minife_pass_sum_queued(minife_pass *p, int slot) {
     p->ended &= ~(1u << slot);
     return PORTA_SUCCESS;
   }
+  const minife_loop_state *st = p->st;
+  if (st->exact.data) /* this rank's accumulator rounded, or summed over the ranks first */
+    return app_sum_finish_on(p->exec, p->m->mesh.nranks > 1 ? p->m->device : NULL,
+                             p->m->mesh.nranks, minife_loop_sum_to(st, slot).exact, st->wire.data,
+                             &p->s[slot], 1);
   if (p->m->mesh.nranks < 2) return PORTA_SUCCESS;
   return porta_device_comm_sum(p->m->device, p->exec, &p->s[slot], 1);
 }
@@ -111,6 +119,11 @@ static int ready(minife *m, minife_pass_body body, int max_iter, double tol) {
     PORTA_CHECK(porta_view_f64_create1(&l->st.s, "cg loop scalars", MINIFE_LOOP_NSCAL));
     PORTA_CHECK(porta_view_f64_create1(&l->st.history, "cg loop history", (int64_t)max_iter + 1));
     PORTA_CHECK(porta_view_i64_create1(&l->st.n, "cg loop counts", 3));
+    if (app_sum_is_exact(m->sum)) {
+      PORTA_CHECK(porta_view_u8_create1(&l->st.exact, "cg loop exact sums",
+                                        MINIFE_LOOP_NSCAL * (int64_t)sizeof(porta_xsum_f64_value)));
+      PORTA_CHECK(porta_view_f64_create1(&l->st.wire, "cg loop exact sums' wire", APP_SUM_WIRE));
+    }
   }
   if (l->loop && l->body == body && l->max_iter == max_iter && l->tol == tol) return PORTA_SUCCESS;
   PORTA_CHECK(porta_loop_destroy(l->loop));

@@ -115,7 +115,7 @@ void minife_params_defaults(minife_params *p) {
 static const app_env_switch minife_env[] = {
     {"MINIFE_DEVICE_LOOP", "0|1",
      "1: CG's iterations as a recorded loop on host back ends too; 0: never (default: on a GPU, "
-     "one rank, default mode)"}};
+     "with exact sums too; on several ranks where their sums and exchanges can be queued)"}};
 
 app_cli_spec minife_cli_spec(minife_params *p) {
   app_cli_spec s;

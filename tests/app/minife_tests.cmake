@@ -82,8 +82,10 @@ if(PORTA_H5DIFF_EXECUTABLE)
                       "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} nx=14 ny=11 nz=17)
   # CG's iterations as a recorded loop (on a GPU by default; MINIFE_DEVICE_LOOP=1 takes it on
   # the host back ends too) against the host's loop: the same bits. n=10 converges; n=30x30x30
-  # too; 100 x 20 x 20 stops at the limit of 200 iterations.
-  foreach(cfg "n10;nx=10" "n30;nx=30" "limit;nx=100;ny=20;nz=20")
+  # too; 100 x 20 x 20 stops at the limit of 200 iterations; the exact sums of --reproducible
+  # (their accumulators in the loop's memory, rounded there) both ways.
+  foreach(cfg "n10;nx=10" "n30;nx=30" "limit;nx=100;ny=20;nz=20" "n30.exact;nx=30;--reproducible"
+              "limit.exact;nx=100;ny=20;nz=20;--reproducible")
     list(GET cfg 0 name)
     list(REMOVE_AT cfg 0)
     porta_app_test(minife.loop.${name} 1
