@@ -215,8 +215,6 @@ int tea_generate(tea_chunk *c, const tea_settings *s);
 int tea_field_summary(tea_chunk *c, tea_summary *out);
 /** One implicit time step (reference tea_leaf). */
 int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *stats);
-/** As tea_step_ex, returning the printed iteration count and the conduction error only. */
-int tea_step(tea_chunk *c, const tea_settings *s, int *iterations, double *error);
 
 PORTA_EXTERN_C_END
 

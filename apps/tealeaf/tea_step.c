@@ -87,11 +87,3 @@ int tea_step_ex(tea_chunk *c, const tea_settings *s, tea_step_stats *st) {
   PORTA_CHECK(step_figures(&v));
   return step_finish(c);
 }
-
-int tea_step(tea_chunk *c, const tea_settings *s, int *iterations, double *error) {
-  tea_step_stats st;
-  int rc = tea_step_ex(c, s, &st);
-  if (iterations) *iterations = st.iterations;
-  if (error) *error = st.error;
-  return rc;
-}

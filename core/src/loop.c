@@ -9,23 +9,11 @@
 #include "profiling_private.h"
 #include "reduce_end_private.h"
 
-int porta_refuse_in_loop_(const char *op, const char *label) {
-  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, label,
-                     "called inside the body of loop '%s' (a body only launches kernels on its "
-                     "execution space; do this before or after porta_loop_run)",
-                     porta_state_.recording);
-}
-
 int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
   const unsigned long errors = porta_error_serial_();
-  porta_state_.recording = loop->label;
-  porta_state_.recording_exec = exec;
-  porta_state_.recording_loop = loop;
-  porta_state_.capturing = capturing;
-  porta_state_.nforked = 0;
+  porta_recording_begin_(loop, loop->label, exec, capturing);
   int rc = loop->body(exec, loop->ctx);
-  const int unjoined = porta_state_.nforked > 0 ? porta_state_.forked[0] : -1;
-  porta_join_forks_(exec);                           /* a recording ends whole either way */
+  const int unjoined = porta_recording_end_(exec);
   const int end_left = porta_reduce_end_drop_(exec); /* not for a launch after the body */
   if (rc == PORTA_SUCCESS && end_left)
     rc = porta_error(PORTA_ERROR_INVALID_ARGUMENT,
@@ -38,9 +26,6 @@ int porta_loop_call_body_(porta_loop *loop, porta_exec exec, int capturing) {
                      "the body forked instance %d (porta_exec_wait) and did not join it: wait for "
                      "it on the body's space before the body returns",
                      unjoined);
-  porta_state_.recording = NULL;
-  porta_state_.recording_loop = NULL;
-  porta_state_.capturing = 0;
   if (rc != PORTA_SUCCESS && porta_error_serial_() == errors) /* the body said nothing */
     return porta_error(rc, capturing ? "porta_loop_create" : "porta_loop_run", loop->label,
                        "the loop's body failed");

@@ -108,57 +108,14 @@ porta_exec_traits porta_exec_query(porta_exec exec) {
   return t;
 }
 
-int porta_forked_(porta_exec exec) {
-  for (int k = 0; k < porta_state_.nforked; ++k)
-    if (porta_state_.forked[k] == exec.instance) return 1;
-  return 0;
-}
-
-/** Inside a loop's body: a fork from the body's space (or a forked instance) marks `exec`
- *  forked; a wait of the body's space for a forked instance joins it. */
-static int note_fork(porta_exec exec, porta_exec after) {
-  const porta_exec r = porta_state_.recording_exec;
-  const char *loop = porta_state_.recording;
-  if (exec.backend != r.backend)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_wait", NULL,
-                       "an instance of %s inside loop '%s', whose space is %s",
-                       porta_backend_name(exec.backend), loop, porta_backend_name(r.backend));
-  const int joined = exec.instance == r.instance;
-  const int from = after.instance == r.instance || porta_forked_(after);
-  if (!from)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_wait", NULL,
-                       "inside loop '%s': instance %d neither is the body's space nor was forked "
-                       "from it",
-                       loop, after.instance);
-  if (joined) {
-    for (int k = 0; k < porta_state_.nforked; ++k)
-      if (porta_state_.forked[k] == after.instance)
-        porta_state_.forked[k] = porta_state_.forked[--porta_state_.nforked];
-    return PORTA_SUCCESS;
-  }
-  if (porta_forked_(exec)) return PORTA_SUCCESS;
-  if (porta_state_.nforked == PORTA_MAX_FORKS)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_wait", NULL,
-                       "inside loop '%s': more than %d instances forked at once", loop,
-                       PORTA_MAX_FORKS);
-  porta_state_.forked[porta_state_.nforked++] = exec.instance;
-  return PORTA_SUCCESS;
-}
-
-void porta_join_forks_(porta_exec exec) {
-  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
-  for (int k = 0; k < porta_state_.nforked; ++k)
-    if (ops && ops->order) (void)ops->order(exec.instance, porta_state_.forked[k]);
-  porta_state_.nforked = 0;
-}
-
 int porta_exec_wait(porta_exec exec, porta_exec after) {
   if (exec.backend != after.backend)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_wait", NULL,
                        "instances of two back ends (%s, %s)", porta_backend_name(exec.backend),
                        porta_backend_name(after.backend));
   if (exec.instance == after.instance) return PORTA_SUCCESS;
-  if (PORTA_UNLIKELY(porta_state_.recording != NULL)) PORTA_CHECK(note_fork(exec, after));
+  if (PORTA_UNLIKELY(porta_state_.recording != NULL))
+    PORTA_CHECK(porta_recording_wait_(exec, after));
   const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
   if (!ops || !ops->order) return PORTA_SUCCESS;
   return ops->order(exec.instance, after.instance);

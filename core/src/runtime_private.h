@@ -34,6 +34,16 @@ typedef struct porta_state {
 
 extern porta_state porta_state_;
 
+/* The recording guard of a loop's body (recording.c). */
+/** A body of `loop` (labelled `label`) starts on `exec`: launches recorded when `capturing`. */
+void porta_recording_begin_(const struct porta_loop *loop, const char *label, porta_exec exec,
+                            int capturing);
+/** The body ended: its forks joined to `exec`, the guard off. Returns an instance the body
+ *  forked and did not join itself (-1: none). */
+int porta_recording_end_(porta_exec exec);
+/** porta_exec_wait inside a body: a fork from the body's space (or a forked instance) marks
+ *  `exec` forked; the body's space waiting for a forked instance joins it. */
+int porta_recording_wait_(porta_exec exec, porta_exec after);
 /** Whether a loop's body forked `exec` (porta_exec_wait) and has not joined it yet. */
 int porta_forked_(porta_exec exec);
 /** `exec` (a loop body's space) waits for every instance still forked from it; none is left. */
@@ -65,7 +75,7 @@ void porta_view_copy_overlap_(porta_view dst, porta_view src);
 int porta_view_copy_overlap_staged_(porta_view dst, porta_view src, const char *op);
 
 /** The error for a call a loop's body may not make (copies, fills, instances, loops, fences):
- *  the body only launches kernels on its execution space (porta/loop.h). */
+ *  the body only launches kernels on its execution space (porta/loop.h; recording.c). */
 int porta_refuse_in_loop_(const char *op, const char *label);
 
 /** PORTA_SUCCESS where `n` host threads (this one and n - 1 more) have room for their stacks
