@@ -5,28 +5,30 @@
  *  Kernel file (C++17 compatible). */
 #include "app_sum.h"
 
+/** What the three kernels read and write (each uses its part). */
 typedef struct {
   const porta_xsum_f64_value *acc;
-  double *values;
-} round_args;
+  const double *wire_in;
+  double *wire, *values;
+  int nranks;
+} finish_args;
 
-PORTA_FOR(app_sum_k_round, round_args, a, i) { a->values[i] = porta_xsum_f64_round(&a->acc[i]); }
+static finish_args finish_make(const porta_xsum_f64_value *acc, const double *wire_in, double *wire,
+                               double *values, int nranks) {
+  const finish_args a = {acc, wire_in, wire, values, nranks};
+  return a;
+}
+
+PORTA_FOR(app_sum_k_round, finish_args, a, i) { a->values[i] = porta_xsum_f64_round(&a->acc[i]); }
 
 int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values, int n) {
-  round_args a;
-  a.acc = acc;
-  a.values = values;
+  const finish_args a = finish_make(acc, NULL, NULL, values, 1);
   return PORTA_PARALLEL_FOR_LABELED("app_sum_round", app_sum_k_round, exec, porta_range(0, n), &a);
 }
 
-typedef struct {
-  const porta_xsum_f64_value *acc;
-  double *wire;
-} pack_args;
-
 /* limbs 0 .. L-2 in [0, 2^32) after normalising, the top one signed below 2^61 in magnitude:
    it travels as its low 32 bits and the rest, so every double is an integer below 2^32 */
-PORTA_FOR(app_sum_k_pack, pack_args, a, i) {
+PORTA_FOR(app_sum_k_pack, finish_args, a, i) {
   porta_xsum_f64_value v = a->acc[i];
   porta_xsum_f64_normalize(&v);
   double *w = a->wire + APP_SUM_WIRE * i;
@@ -41,20 +43,12 @@ PORTA_FOR(app_sum_k_pack, pack_args, a, i) {
 }
 
 int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n) {
-  pack_args a;
-  a.acc = acc;
-  a.wire = wire;
+  const finish_args a = finish_make(acc, NULL, wire, NULL, 1);
   return PORTA_PARALLEL_FOR_LABELED("app_sum_pack", app_sum_k_pack, exec, porta_range(0, n), &a);
 }
 
-typedef struct {
-  const double *wire;
-  double *values;
-  int nranks;
-} unpack_args;
-
-PORTA_FOR(app_sum_k_unpack, unpack_args, a, i) {
-  const double *w = a->wire + APP_SUM_WIRE * i;
+PORTA_FOR(app_sum_k_unpack, finish_args, a, i) {
+  const double *w = a->wire_in + APP_SUM_WIRE * i;
   porta_xsum_f64_value v;
   porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
   for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) v.limb[l] = (int64_t)w[l];
@@ -68,10 +62,7 @@ PORTA_FOR(app_sum_k_unpack, unpack_args, a, i) {
 }
 
 int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n, int nranks) {
-  unpack_args a;
-  a.wire = wire;
-  a.values = values;
-  a.nranks = nranks;
+  const finish_args a = finish_make(NULL, wire, NULL, values, nranks);
   return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack", app_sum_k_unpack, exec, porta_range(0, n),
                                     &a);
 }
