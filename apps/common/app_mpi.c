@@ -145,62 +145,36 @@ void app_fatal(const char *fmt, ...) {
   app_vfatal(fmt, ap);
 }
 
-/* Split Porta's message "porta: OP('LABEL'): REASON [CODE]" (or "porta: OP: REASON [CODE]")
-   in place; 0 where it has not that form or OP is not a function's name. */
-static int porta_message_parts(char *text, const char **op, const char **label, const char **reason,
-                               const char **code) {
+/* Whether `op` is a function's name (not an option such as "--summary-json"). */
+static int is_function_name(const char *op) {
   static const char ident[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
-  *op = *label = *code = NULL;
-  *reason = text;
-  size_t len = strlen(text);
-  char *br = strrchr(text, '[');
-  if (br && br > text && br[-1] == ' ' && !strncmp(br + 1, "PORTA_ERROR_", 12) &&
-      text[len - 1] == ']') {
-    br[-1] = '\0';
-    text[len - 1] = '\0';
-    *code = br + 1;
-  }
-  const size_t n = strspn(text, ident);
-  if (n == 0 || (text[0] >= '0' && text[0] <= '9')) return 0;
-  if (text[n] == ':' && text[n + 1] == ' ') {
-    text[n] = '\0';
-    *op = text;
-    *reason = text + n + 2;
-    return 1;
-  }
-  char *end = text[n] == '(' && text[n + 1] == '\'' ? strstr(text + n + 2, "'): ") : NULL;
-  if (!end) return 0;
-  text[n] = '\0';
-  *end = '\0';
-  *op = text;
-  *label = text + n + 2;
-  *reason = end + 4;
-  return 1;
+  return op[0] && !(op[0] >= '0' && op[0] <= '9') && op[strspn(op, ident)] == '\0';
 }
 
 void app_error_text(char *out, size_t n, const char *note, const char *call, const char *file,
                     int line) {
-  char text[2048], where[1024] = "", tail[4500] = "";
-  snprintf(text, sizeof text, "%s", porta_last_error_message());
-  char *msg = !strncmp(text, "porta: ", 7) ? text + 7 : text;
-  const char *op, *label, *reason, *code;
+  char where[1024] = "", tail[4500] = "";
+  const porta_error_parts e = porta_last_error_parts();
   if (call) {
     const char *base = file ? strrchr(file, '/') : NULL;
     snprintf(where, sizeof where, "; %s at %s:%d", call, base ? base + 1 : file ? file : "?", line);
   }
   if (note && note[0]) snprintf(tail, sizeof tail, "; %s", note);
-  if (!msg[0]) {
-    snprintf(out, n, "an operation failed without a message%s%s%s%s", tail, where[0] ? " [" : "",
-             where[0] ? where + 2 : "", where[0] ? "]" : "");
-  } else if (!porta_message_parts(msg, &op, &label, &reason, &code)) {
-    snprintf(out, n, "%s%s%s%s%s", msg, tail, where[0] ? " [" : "", where[0] ? where + 2 : "",
-             where[0] ? "]" : "");
-  } else if (label && code && !strcmp(code, "PORTA_ERROR_IO")) { /* a file: it leads */
-    snprintf(out, n, "'%s': %s%s [%s%s]", label, reason, tail, op, where);
-  } else if (label) {
-    snprintf(out, n, "%s%s [%s '%s'%s]", reason, tail, op, label, where);
+  const char *open = where[0] ? " [" : "", *detail = where[0] ? where + 2 : "",
+             *close = where[0] ? "]" : "";
+  if (e.code == PORTA_SUCCESS) {
+    snprintf(out, n, "an operation failed without a message%s%s%s%s", tail, open, detail, close);
+  } else if (!is_function_name(e.op)) { /* an option: kept as it was said */
+    if (e.label[0])
+      snprintf(out, n, "%s('%s'): %s%s%s%s%s", e.op, e.label, e.reason, tail, open, detail, close);
+    else
+      snprintf(out, n, "%s: %s%s%s%s%s", e.op, e.reason, tail, open, detail, close);
+  } else if (e.label[0] && e.code == PORTA_ERROR_IO) { /* a file: it leads */
+    snprintf(out, n, "'%s': %s%s [%s%s]", e.label, e.reason, tail, e.op, where);
+  } else if (e.label[0]) {
+    snprintf(out, n, "%s%s [%s '%s'%s]", e.reason, tail, e.op, e.label, where);
   } else {
-    snprintf(out, n, "%s%s [%s%s]", reason, tail, op, where);
+    snprintf(out, n, "%s%s [%s%s]", e.reason, tail, e.op, where);
   }
 }
 

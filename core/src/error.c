@@ -13,6 +13,9 @@ static void *error_user_data = NULL;
 /* this thread's scoped mode (porta_error_scope_begin), when scope.active */
 static _Thread_local porta_error_scope scope;
 static _Thread_local char last_message[4096];
+/* the same failure in its parts (porta_last_error_parts) */
+static _Thread_local int last_code;
+static _Thread_local char last_op[256], last_label[256], last_reason[2048];
 static _Thread_local unsigned long error_serial; /* failures recorded on this thread */
 
 unsigned long porta_error_serial_(void) { return error_serial; }
@@ -37,7 +40,19 @@ void porta_error_scope_end(porta_error_scope saved) { scope = saved; }
 
 const char *porta_last_error_message(void) { return last_message; }
 
-void porta_error_clear(void) { last_message[0] = '\0'; }
+porta_error_parts porta_last_error_parts(void) {
+  porta_error_parts p;
+  p.code = last_code;
+  p.op = last_op;
+  p.label = last_label;
+  p.reason = last_reason;
+  return p;
+}
+
+void porta_error_clear(void) {
+  last_message[0] = last_op[0] = last_label[0] = last_reason[0] = '\0';
+  last_code = PORTA_SUCCESS;
+}
 
 const char *porta_error_name(int code) {
   switch (code) {
@@ -65,13 +80,17 @@ int porta_error(int code, const char *op, const char *label, const char *fmt, ..
      that the reason after it is never cut off (a path of 1,000 characters had hidden it) */
   const size_t len = label ? strlen(label) : 0;
   if (len > 240)
-    snprintf(last_message, sizeof last_message, "porta: %s('%.60s...%s'): %s [%s]", op, label,
-             label + len - 160, reason, porta_error_name(code));
-  else if (label && label[0])
-    snprintf(last_message, sizeof last_message, "porta: %s('%s'): %s [%s]", op, label, reason,
-             porta_error_name(code));
+    snprintf(last_label, sizeof last_label, "%.60s...%s", label, label + len - 160);
   else
-    snprintf(last_message, sizeof last_message, "porta: %s: %s [%s]", op, reason,
+    snprintf(last_label, sizeof last_label, "%s", label ? label : "");
+  last_code = code;
+  snprintf(last_op, sizeof last_op, "%s", op ? op : "");
+  snprintf(last_reason, sizeof last_reason, "%s", reason);
+  if (last_label[0])
+    snprintf(last_message, sizeof last_message, "porta: %s('%s'): %s [%s]", last_op, last_label,
+             reason, porta_error_name(code));
+  else
+    snprintf(last_message, sizeof last_message, "porta: %s: %s [%s]", last_op, reason,
              porta_error_name(code));
   const porta_error_mode mode = scope.active ? scope.mode : error_mode;
   porta_error_handler handler = scope.active ? scope.handler : error_handler;

@@ -128,6 +128,35 @@ static void test_other_threads(void) {
 }
 #endif
 
+/* porta_last_error_parts: the failure as porta_error received it, a long label shortened as
+   in the message, nothing after porta_error_clear. */
+static void test_parts(void) {
+  porta_error(PORTA_ERROR_IO, "app_write", "out/res.h5", "cannot write the file: %s", "No space");
+  porta_error_parts e = porta_last_error_parts();
+  PT_CHECK(e.code == PORTA_ERROR_IO);
+  PT_CHECK(strcmp(e.op, "app_write") == 0 && strcmp(e.label, "out/res.h5") == 0);
+  PT_CHECK(strcmp(e.reason, "cannot write the file: No space") == 0);
+  PT_CHECK(strcmp(porta_last_error_message(),
+                  "porta: app_write('out/res.h5'): cannot write the file: No space "
+                  "[PORTA_ERROR_IO]") == 0);
+  char label[301];
+  for (int i = 0; i < 300; ++i) label[i] = (char)('a' + i % 26);
+  label[300] = '\0';
+  porta_error(PORTA_ERROR_INVALID_ARGUMENT, "op", label, "bad");
+  e = porta_last_error_parts();
+  PT_CHECK(strlen(e.label) == 60 + 3 + 160 && strncmp(e.label, label, 60) == 0 &&
+           strcmp(e.label + 63, label + 140) == 0);
+  PT_CHECK(strstr(porta_last_error_message(), e.label) != NULL);
+  porta_error(PORTA_ERROR_BACKEND, "op2", NULL, "no label");
+  e = porta_last_error_parts();
+  PT_CHECK(e.code == PORTA_ERROR_BACKEND && e.label[0] == '\0' &&
+           strcmp(e.reason, "no label") == 0);
+  porta_error_clear();
+  e = porta_last_error_parts();
+  PT_CHECK(e.code == PORTA_SUCCESS && e.op[0] == '\0' && e.reason[0] == '\0' &&
+           porta_last_error_message()[0] == '\0');
+}
+
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_scope_over_abort);
@@ -136,5 +165,6 @@ int main(int argc, char **argv) {
 #if defined(_OPENMP)
   PT_RUN(test_other_threads);
 #endif
+  PT_RUN(test_parts);
   PT_END();
 }

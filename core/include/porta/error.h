@@ -65,6 +65,19 @@ PORTA_API void porta_error_scope_end(porta_error_scope saved);
 /** The message of the most recent failure on this thread ("" if none). */
 PORTA_API const char *porta_last_error_message(void);
 
+/** The most recent failure on this thread in its parts, as porta_error received them: `code`
+ *  (PORTA_SUCCESS: none, and the strings are ""), the operation, the label ("" for none; one of
+ *  more than 240 bytes shortened as in the message) and the reason. For a caller that words
+ *  the failure itself (an app's message puts a file's name first). The strings stay valid
+ *  until this thread's next failure or porta_error_clear. */
+typedef struct porta_error_parts {
+  int code;
+  const char *op;
+  const char *label;
+  const char *reason;
+} porta_error_parts;
+PORTA_API porta_error_parts porta_last_error_parts(void);
+
 /** Short name of an error code ("PORTA_ERROR_INCOMPATIBLE"). */
 PORTA_API const char *porta_error_name(int code);
 
