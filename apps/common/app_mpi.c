@@ -376,8 +376,8 @@ void app_mpi_fail_(int rc, const char *call, const char *file, int line) {
 }
 
 bool app_loop_wanted(porta_exec exec, const char *env, int nranks,
-                     const struct porta_device_comm *dc, bool exact_sums) {
-  return app_env_flag(env, porta_loop_records(exec)) != 0 && !exact_sums && (nranks < 2 || dc);
+                     const struct porta_device_comm *dc) {
+  return app_env_flag(env, porta_loop_records(exec)) != 0 && (nranks < 2 || dc);
 }
 
 int app_device_comm_try(MPI_Comm comm, porta_exec exec, struct porta_device_comm **out, char *why,

@@ -159,11 +159,11 @@ void app_mpi_fail_(int rc, const char *call, const char *file, int line) __attri
 struct porta_device_comm; /* porta/exchange_device.h */
 /** Whether a solver's iterations on `exec` run as a recorded loop on the device rather than
  *  from the host, from what the core and the exchange library can do: the back end records
- *  loops (porta_loop_records), the sums are not the exact ones (which the host adds), and on
- *  several ranks a device communicator `dc` queues the sums and exchanges. `env` (e.g.
- *  TEA_DEVICE_LOOP) set to 0 or 1 forces the back end's part either way. */
+ *  loops (porta_loop_records), and on several ranks a device communicator `dc` queues the sums
+ *  and exchanges (exact sums too: app_sum_finish_on). `env` (e.g. TEA_DEVICE_LOOP) set to 0 or
+ *  1 forces the back end's part either way. */
 bool app_loop_wanted(porta_exec exec, const char *env, int nranks,
-                     const struct porta_device_comm *dc, bool exact_sums);
+                     const struct porta_device_comm *dc);
 /** Collective over `comm`: a device communicator for the sums and exchanges a solver loop
  *  queues on the GPUs (porta_device_comm_create), or, where it cannot serve on every rank
  *  alike (no NCCL in the build, not a GPU, ranks sharing a GPU), PORTA_SUCCESS with *out NULL

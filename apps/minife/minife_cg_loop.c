@@ -27,13 +27,13 @@ struct minife_cg_loop {
 /** The device loop asked for (MINIFE_DEVICE_LOOP, default: on a GPU), as one rank would
  *  have it. */
 static int asked(const minife *m) {
-  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", 1, NULL, false);
+  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", 1, NULL);
 }
 
 int minife_cg_loop_wanted(const minife *m) {
   /* several ranks: queued sums and a whole exchange of p before the matvec (not the overlap's
      interior and boundary rows, which the host loop sums otherwise) */
-  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", m->mesh.nranks, m->device, false) &&
+  return app_loop_wanted(m->exec, "MINIFE_DEVICE_LOOP", m->mesh.nranks, m->device) &&
          (m->mesh.nranks == 1 || !m->prm.mv_overlap);
 }
 

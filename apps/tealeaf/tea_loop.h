@@ -237,10 +237,10 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot);
 
 /** Whether the run's solves run on the device: every solver with every preconditioner (CG and
- *  Jacobi throughout, Chebyshev and PPCG their iterations after the switch), in default mode,
- *  on one rank, the execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for
- *  tests; =0: never). */
-bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s);
+ *  Jacobi throughout, Chebyshev and PPCG their iterations after the switch), with plain or
+ *  exact sums, on one rank or on several whose sums and exchanges can be queued, the
+ *  execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0: never). */
+bool tea_loop_wanted(const tea_chunk *c);
 /** Release the chunk's recorded loop (tea_run_finish: before the communicator and chunk). */
 void tea_loop_free(tea_chunk *c);
 

@@ -305,7 +305,7 @@ int tea_pass_test_now(tea_solve *v, double value) {
 int tea_pass_run(tea_solve *v, tea_pass_body body, const char *label, const tea_pass_arg *arg,
                  int *count) {
   if (v->n > v->last_iter) return PORTA_SUCCESS;
-  if (tea_loop_wanted(v->c, v->s) && (!arg || arg->ncoef <= TEA_LOOP_MAX_COEFS))
+  if (tea_loop_wanted(v->c) && (!arg || arg->ncoef <= TEA_LOOP_MAX_COEFS))
     return tea_solve_loop_passes(v, body, label, arg, count);
   pass_now w;
   now_begin(&w, v, arg);

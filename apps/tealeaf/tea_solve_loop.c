@@ -31,12 +31,11 @@ struct tea_loop {
   const tea_settings *s; /**< PPCG: the run's settings (its inner steps read them) */
 };
 
-bool tea_loop_wanted(const tea_chunk *c, const tea_settings *s) {
+bool tea_loop_wanted(const tea_chunk *c) {
   /* every solver and preconditioner, where the back end records and the sums and exchanges
      can be queued; the exact sums too (their accumulators stay in device memory) */
-  (void)s;
   return app_loop_wanted(c->exec, "TEA_DEVICE_LOOP", tea_has_neighbours(c) ? 2 : 1,
-                         tea_loop_device_comm(c), false);
+                         tea_loop_device_comm(c));
 }
 
 void tea_loop_free(tea_chunk *c) {
