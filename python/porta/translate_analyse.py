@@ -193,16 +193,47 @@ def analyse(fn, owner=None):
     if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
         raise err.at(fdef, "*args, **kwargs, keyword-only or default arguments",
                      "list every argument with an annotation and no default")
-    anns = getattr(fn, "__annotations__", {})
-    params = []
-    leading = True
     args = list(a.args)
     selfname = None
     if owner is not None:
-        if not args or args[0].arg in anns:
-            raise err.at(fdef, "a kernel method without self",
-                         "write def %s(self, i: int, ...): the fields are self.x" % fn.__name__)
-        selfname = args.pop(0).arg
+        selfname = _self_argument(err, fn, fdef, args)
+    params = _argument_params(err, fn, args)
+    if owner is not None:
+        params += _field_params(err, fn, fdef, owner, {p.name for p in params})
+    _check_kernel_form(err, fdef, args, params)
+    ks = KernelSource(fn, name, fn.__module__, file, fdef, params, fn.__globals__)
+    if owner is not None:
+        fields = {p.name for p in params if p.kind in ("array", "scalar")}
+        tree = copy.deepcopy(fdef)
+        tree.body = [_SelfFields(err, fields, selfname).visit(st) for st in tree.body]
+        ks.tree = tree
+    # Closure variables are constants too.
+    if fn.__closure__:
+        env = dict(fn.__globals__)
+        for n, c in zip(fn.__code__.co_freevars, fn.__closure__):
+            env[n] = c.cell_contents
+        ks.globals = env
+    # Type the locals, then emit once: every error now, not at compile time.
+    type_source(ks)
+    _Gen(ks, "C" * len(ks.arrays)).generate("pk_check")
+    return ks
+
+
+def _self_argument(err, fn, fdef, args):
+    """A kernel method's self: its name, taken off the front of `args` (the fields are
+    read through it)."""
+    if not args or args[0].arg in getattr(fn, "__annotations__", {}):
+        raise err.at(fdef, "a kernel method without self",
+                     "write def %s(self, i: int, ...): the fields are self.x" % fn.__name__)
+    return args.pop(0).arg
+
+
+def _argument_params(err, fn, args):
+    """The kernel's arguments as Params, by their annotations: indices (the leading ints) or
+    a team member first, then arrays, scalars, an accumulator and a scan's final flag."""
+    anns = getattr(fn, "__annotations__", {})
+    params = []
+    leading = True
     for k, arg in enumerate(args):
         if arg.arg not in anns:
             raise err.at(arg, "an argument without annotation ('%s')" % arg.arg,
@@ -237,22 +268,33 @@ def analyse(fn, owner=None):
                          "use int (index), porta.TeamMember, float, int after the indices as "
                          "porta.i64, porta.f64 / f32 / i64 / i32, porta.f64[:] (arrays), "
                          "porta.Sum[...] or a @porta.reducer class")
-    if owner is not None:
-        taken = {p.name for p in params}
-        for fname, ann in _class_annotations(owner).items():
-            t = _resolve_annotation(ann, fn)
-            if fname in taken:
-                raise err.at(fdef, "the field '%s', also an argument of %s" % (fname, fn.__name__),
-                             "rename the argument or the field")
-            if isinstance(t, T.ArrayType):
-                params.append(Param(fname, "array", t))
-            elif T.as_dtype(t) is not None:
-                params.append(Param(fname, "scalar", T.as_dtype(t)))
-            else:
-                raise err.at(fdef, "the field annotation '%s: %r' of class %s"
-                             % (fname, t, owner.__name__),
-                             "kernel fields are arrays (porta.f64[:] ...) or scalars (float, "
-                             "porta.i64 ...); keep other attributes unannotated")
+    return params
+
+
+def _field_params(err, fn, fdef, owner, taken):
+    """A kernel method's class fields as Params (arrays and scalars), after its arguments
+    (`taken`: their names, which no field may reuse)."""
+    params = []
+    for fname, ann in _class_annotations(owner).items():
+        t = _resolve_annotation(ann, fn)
+        if fname in taken:
+            raise err.at(fdef, "the field '%s', also an argument of %s" % (fname, fn.__name__),
+                         "rename the argument or the field")
+        if isinstance(t, T.ArrayType):
+            params.append(Param(fname, "array", t))
+        elif T.as_dtype(t) is not None:
+            params.append(Param(fname, "scalar", T.as_dtype(t)))
+        else:
+            raise err.at(fdef, "the field annotation '%s: %r' of class %s"
+                         % (fname, t, owner.__name__),
+                         "kernel fields are arrays (porta.f64[:] ...) or scalars (float, "
+                         "porta.i64 ...); keep other attributes unannotated")
+    return params
+
+
+def _check_kernel_form(err, fdef, args, params):
+    """The kernel's arguments together make one launch form: indices or a team member, at
+    most one accumulator, a scan over a range, an exact sum outside teams and scans."""
     nidx = sum(p.kind == "index" for p in params)
     team = any(p.kind == "team" for p in params)
     if team and nidx:
@@ -281,22 +323,6 @@ def analyse(fn, owner=None):
                      "porta.ExactSum reduces range and MDRangePolicy kernels (def k(i: int, "
                      "acc: porta.ExactSum, ...) launched by porta.parallel_reduce); a %s "
                      "reduces with porta.Sum[porta.f64]" % ("team kernel" if team else "scan"))
-    ks = KernelSource(fn, name, fn.__module__, file, fdef, params, fn.__globals__)
-    if owner is not None:
-        fields = {p.name for p in params if p.kind in ("array", "scalar")}
-        tree = copy.deepcopy(fdef)
-        tree.body = [_SelfFields(err, fields, selfname).visit(st) for st in tree.body]
-        ks.tree = tree
-    # Closure variables are constants too.
-    if fn.__closure__:
-        env = dict(fn.__globals__)
-        for n, c in zip(fn.__code__.co_freevars, fn.__closure__):
-            env[n] = c.cell_contents
-        ks.globals = env
-    # Type the locals, then emit once: every error now, not at compile time.
-    type_source(ks)
-    _Gen(ks, "C" * len(ks.arrays)).generate("pk_check")
-    return ks
 
 
 def _class_annotations(cls):

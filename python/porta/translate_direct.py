@@ -29,76 +29,97 @@ def direct_masks(ks):
     arrays = {p.name: p.type.rank for p in ks.arrays}
     for name in _assigned_of(ks):  # an index assigned to (or deleted) is not the launch's
         index.pop(name, None)
-    masks = {}
+    accesses = _DirectAccesses(ks, index, arrays)
+    for st in _always_run(ks.tree.body):
+        accesses.statement(st)
+    return accesses.masks
 
-    def access(base, idx):
-        if not isinstance(base, ast.Name) or base.id not in arrays:
+
+def _always_run(body):
+    """The statements of a kernel's body that every launch index runs: up to a return, or up
+    to and including the first statement that may return."""
+    for st in body:
+        if isinstance(st, ast.Return):
+            return
+        yield st
+        if any(isinstance(n, ast.Return) for n in ast.walk(st)):
+            return  # the statements after it may not run
+
+
+class _DirectAccesses:
+    """The direct accesses (masks) of the statements and expressions it is shown: `index`,
+    the launch indices by name; `arrays`, the array arguments' ranks."""
+
+    def __init__(self, ks, index, arrays):
+        self.ks, self.index, self.arrays = ks, index, arrays
+        self.masks = {}
+
+    def access(self, base, idx):
+        """base[idx]: the launch indices indexing an array argument's dimensions."""
+        if not isinstance(base, ast.Name) or base.id not in self.arrays:
             return
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
-        if len(elts) != arrays[base.id]:
+        if len(elts) != self.arrays[base.id]:
             return
         for k, x in enumerate(elts):
-            if isinstance(x, ast.Name) and x.id in index:
-                m = masks.setdefault(base.id, [0] * len(elts))
-                m[k] |= 1 << index[x.id]
+            if isinstance(x, ast.Name) and x.id in self.index:
+                m = self.masks.setdefault(base.id, [0] * len(elts))
+                m[k] |= 1 << self.index[x.id]
 
-    def atomic(call):
+    def atomic(self, call):
+        """Whether a call is one of the atomics (its first two arguments: array, index)."""
         f, obj = call.func, None
         if isinstance(f, ast.Name):
-            obj = ks.globals.get(f.id)
+            obj = self.ks.globals.get(f.id)
         elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            obj = getattr(ks.globals.get(f.value.id), f.attr, None)
+            obj = getattr(self.ks.globals.get(f.value.id), f.attr, None)
         return getattr(obj, "_porta_intrinsic", None) in I.ATOMICS
 
-    def expr(e):
+    def expr(self, e):
         """The element accesses an expression always makes."""
         if e is None:
             return
         if isinstance(e, ast.Subscript):
             if not (isinstance(e.value, ast.Attribute) and e.value.attr == "shape"):
-                access(e.value, e.slice)
-            expr(e.value)
-            expr(e.slice)
+                self.access(e.value, e.slice)
+            self.expr(e.value)
+            self.expr(e.slice)
         elif isinstance(e, ast.IfExp):
-            expr(e.test)
+            self.expr(e.test)
         elif isinstance(e, ast.BoolOp):
-            expr(e.values[0])
+            self.expr(e.values[0])
         elif isinstance(e, ast.Compare):
-            expr(e.left)
-            expr(e.comparators[0])
+            self.expr(e.left)
+            self.expr(e.comparators[0])
         elif isinstance(e, ast.Call):
-            if atomic(e) and len(e.args) >= 2:
-                access(e.args[0], e.args[1])
+            if self.atomic(e) and len(e.args) >= 2:
+                self.access(e.args[0], e.args[1])
             for a in e.args:
-                expr(a)
+                self.expr(a)
         elif isinstance(e, (ast.BinOp,)):
-            expr(e.left)
-            expr(e.right)
+            self.expr(e.left)
+            self.expr(e.right)
         elif isinstance(e, ast.UnaryOp):
-            expr(e.operand)
+            self.expr(e.operand)
         elif isinstance(e, ast.Tuple):
             for x in e.elts:
-                expr(x)
+                self.expr(x)
         elif isinstance(e, ast.Attribute):
-            expr(e.value)
+            self.expr(e.value)
 
-    body = ks.tree.body
-    for st in body:
-        if isinstance(st, ast.Return):
-            break
+    def statement(self, st):
+        """The element accesses a statement always makes (an if's or loop's test or range,
+        not its body)."""
         if isinstance(st, ast.Assign):
             for t in st.targets:
-                expr(t)
-            expr(st.value)
+                self.expr(t)
+            self.expr(st.value)
         elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
-            expr(st.target)
-            expr(st.value)
+            self.expr(st.target)
+            self.expr(st.value)
         elif isinstance(st, ast.Expr):
-            expr(st.value)
+            self.expr(st.value)
         elif isinstance(st, (ast.If, ast.While)):
-            expr(st.test)  # the test runs, the body may not
+            self.expr(st.test)  # the test runs, the body may not
         elif isinstance(st, ast.For):
-            expr(st.iter)
-        if any(isinstance(n, ast.Return) for n in ast.walk(st)):
-            break  # the statements after it may not run
-    return masks
+            self.expr(st.iter)

@@ -167,14 +167,29 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
                 out.append("  (void)%s;" % _cname(n))
 
     def generate(self, cname):
-        ks = self.ks
+        """The C of one kernel specialisation: its argument struct, the kernel, the scratch it
+        requests and the porta_py_kernel the extension reads."""
         self.lines = []
         self.indent = 1
         body_lines = self._body()
-        out = []
         args_t = cname + "_args"
-        out.append("/* kernel %s.%s, layouts '%s' (%s:%d) */"
-                   % (ks.module, ks.name, self.spec, ks.file, ks.tree.lineno))
+        out = self._args_struct(cname, args_t)
+        out.append(self._kernel_macro(cname, args_t))
+        self._kernel_body(out, body_lines)
+        scratch_fn = self._scratch_function(out, cname, args_t)
+        # The description the extension reads.
+        self._field_descriptors(out, cname, args_t)
+        result = self._result_descriptor(out, cname)
+        index_names = self._index_names(out, cname)
+        out.append("static const porta_py_kernel %s_info = %s;"
+                   % (cname, self._kernel_info(cname, args_t, scratch_fn, result, index_names)))
+        return out
+
+    def _args_struct(self, cname, args_t):
+        """The kernel's comment and its argument struct: the packed arguments of a launch."""
+        ks = self.ks
+        out = ["/* kernel %s.%s, layouts '%s' (%s:%d) */"
+               % (ks.module, ks.name, self.spec, ks.file, ks.tree.lineno)]
         out.append("typedef struct %s {" % args_t)
         for p in ks.fields:
             if p.kind == "array":
@@ -185,30 +200,32 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
                 out.append("  %s %s;" % (p.type.ctype, _cname(p.name)))
         out.append("  porta_py_error_record *pk_err; /* this launch's error record (porta_py.h) */")
         out.append("} %s;" % args_t)
+        return out
+
+    def _kernel_macro(self, cname, args_t):
+        """The line opening the kernel: the Porta macro of its pattern and policy."""
+        ks = self.ks
         idx = [_cname(p.name) for p in ks.indices]
         r = ks.acc.type.reducer if ks.acc else None
         if ks.team is not None:
             if ks.acc is None:
-                out.append("PORTA_TEAM_FOR(%s, %s, pk_a, pk_team) {" % (cname, args_t))
-            else:
-                out.append("PORTA_TEAM_REDUCE(%s, %s, pk_a, pk_team, %s, pk_acc) {"
-                           % (cname, args_t, r))
-        elif ks.final is not None:
-            out.append("PORTA_SCAN(%s, %s, pk_a, %s, %s, pk_acc, %s) {"
-                       % (cname, args_t, idx[0], r, _cname(ks.final.name)))
-        elif ks.acc is None:
+                return "PORTA_TEAM_FOR(%s, %s, pk_a, pk_team) {" % (cname, args_t)
+            return "PORTA_TEAM_REDUCE(%s, %s, pk_a, pk_team, %s, pk_acc) {" % (cname, args_t, r)
+        if ks.final is not None:
+            return "PORTA_SCAN(%s, %s, pk_a, %s, %s, pk_acc, %s) {" \
+                % (cname, args_t, idx[0], r, _cname(ks.final.name))
+        if ks.acc is None:
             if ks.rank == 1:
-                out.append("PORTA_FOR(%s, %s, pk_a, %s) {" % (cname, args_t, idx[0]))
-            else:
-                out.append("PORTA_MDFOR%d(%s, %s, pk_a, %s) {" % (ks.rank, cname, args_t,
-                                                                  ", ".join(idx)))
-        else:
-            if ks.rank == 1:
-                out.append("PORTA_REDUCE(%s, %s, pk_a, %s, %s, pk_acc) {"
-                           % (cname, args_t, idx[0], r))
-            else:
-                out.append("PORTA_MDREDUCE%d(%s, %s, pk_a, %s, %s, pk_acc) {"
-                           % (ks.rank, cname, args_t, ", ".join(idx), r))
+                return "PORTA_FOR(%s, %s, pk_a, %s) {" % (cname, args_t, idx[0])
+            return "PORTA_MDFOR%d(%s, %s, pk_a, %s) {" % (ks.rank, cname, args_t, ", ".join(idx))
+        if ks.rank == 1:
+            return "PORTA_REDUCE(%s, %s, pk_a, %s, %s, pk_acc) {" % (cname, args_t, idx[0], r)
+        return "PORTA_MDREDUCE%d(%s, %s, pk_a, %s, %s, pk_acc) {" \
+            % (ks.rank, cname, args_t, ", ".join(idx), r)
+
+    def _kernel_body(self, out, body_lines):
+        """The kernel's body after its macro: arguments, error record, locals and accumulators,
+        then the statements' C."""
         self.prologue(out)
         out.append("  porta_py_error_record *const pk_err = pk_a->pk_err;")
         out.append("  (void)pk_err;")
@@ -222,20 +239,28 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
         out.extend(body_lines)
         out.append("}")
         out.append(BACK_TO_C)
-        # The scratch the launch requests, from the packed arguments.
-        scratch_fn = "NULL"
-        if self.scratch_reqs:
-            scratch_fn = "%s_scratch" % cname
-            out.append("static void %s(const void *pk_v, size_t *pk_req) {" % scratch_fn)
-            out.append("  const %s *pk_a = (const %s *)pk_v;" % (args_t, args_t))
-            # (a // 0 in an extent is recorded there: the launch raises before the kernel runs)
-            out.append("  porta_py_error_record *const pk_err = pk_a->pk_err;")
-            out.append("  (void)pk_err;")
-            self.prologue(out, with_pointers=False)
-            for slot, code in self.scratch_reqs:
-                out.append("  pk_req[%d] += porta_scratch_size(%s);" % (slot, code))
-            out.append("}")
-        # The description the extension reads.
+
+    def _scratch_function(self, out, cname, args_t):
+        """The scratch the launch requests, from the packed arguments: the function's name, or
+        NULL when the kernel asks for none."""
+        if not self.scratch_reqs:
+            return "NULL"
+        scratch_fn = "%s_scratch" % cname
+        out.append("static void %s(const void *pk_v, size_t *pk_req) {" % scratch_fn)
+        out.append("  const %s *pk_a = (const %s *)pk_v;" % (args_t, args_t))
+        # (a // 0 in an extent is recorded there: the launch raises before the kernel runs)
+        out.append("  porta_py_error_record *const pk_err = pk_a->pk_err;")
+        out.append("  (void)pk_err;")
+        self.prologue(out, with_pointers=False)
+        for slot, code in self.scratch_reqs:
+            out.append("  pk_req[%d] += porta_scratch_size(%s);" % (slot, code))
+        out.append("}")
+        return scratch_fn
+
+    def _field_descriptors(self, out, cname, args_t):
+        """The porta_py_field of every argument, with the arrays' fixed extents and direct
+        index masks."""
+        ks = self.ks
         for p in ks.fields:
             if p.kind == "array" and any(p.type.fixed):
                 out.append("static const int64_t %s_%s_fixed[] = {%s};"
@@ -265,25 +290,40 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
                 FIELD_MEMBERS, name="NULL", kind=0, dtype=0, rank=0, layout=0, flags=0, offset=0,
                 extent_offset=0, stride_offset=0, fixed="NULL", direct="NULL"))
         out.append("};")
-        result_kind, nresult, result_fields = "PORTA_PY_RESULT_NONE", 0, "NULL"
-        if ks.acc is not None:
-            result_kind = "PORTA_PY_RESULT_SCALAR"
-            fields = ks.acc.type.fields
-            if fields:
-                result_kind = "PORTA_PY_RESULT_STRUCT" if ks.acc.type.custom else \
-                    "PORTA_PY_RESULT_LOC"
-                nresult, result_fields = len(fields), "%s_result" % cname
-                out.append("static const porta_py_field %s_result[] = {" % cname)
-                for f, t in fields:
-                    cf = _cname(f) if ks.acc.type.custom else f  # (Porta's minloc: val, loc)
-                    out.append("  %s," % _scalar_field(f, t, "%s_value, %s" % (r, cf)))
-                out.append("};")
-        index_names = "NULL"
-        if ks.indices:
-            index_names = "%s_indices" % cname
-            out.append("static const char *const %s[] = {%s};"
-                       % (index_names, ", ".join('"%s"' % p.name for p in ks.indices)))
-        out.append("static const porta_py_kernel %s_info = %s;" % (cname, c_initializer(
+
+    def _result_descriptor(self, out, cname):
+        """How the launch returns the reduction's value: (result kind, number of fields, their
+        porta_py_field table), the table written to `out`."""
+        ks = self.ks
+        if ks.acc is None:
+            return "PORTA_PY_RESULT_NONE", 0, "NULL"
+        fields = ks.acc.type.fields
+        if not fields:
+            return "PORTA_PY_RESULT_SCALAR", 0, "NULL"
+        r = ks.acc.type.reducer
+        out.append("static const porta_py_field %s_result[] = {" % cname)
+        for f, t in fields:
+            cf = _cname(f) if ks.acc.type.custom else f  # (Porta's minloc: val, loc)
+            out.append("  %s," % _scalar_field(f, t, "%s_value, %s" % (r, cf)))
+        out.append("};")
+        result_kind = "PORTA_PY_RESULT_STRUCT" if ks.acc.type.custom else "PORTA_PY_RESULT_LOC"
+        return result_kind, len(fields), "%s_result" % cname
+
+    def _index_names(self, out, cname):
+        """The names of the kernel's index arguments (for its messages): the table's name, or
+        NULL for a kernel without one."""
+        if not self.ks.indices:
+            return "NULL"
+        index_names = "%s_indices" % cname
+        out.append("static const char *const %s[] = {%s};"
+                   % (index_names, ", ".join('"%s"' % p.name for p in self.ks.indices)))
+        return index_names
+
+    def _kernel_info(self, cname, args_t, scratch_fn, result, index_names):
+        """The initializer of the kernel's porta_py_kernel, every member by name."""
+        ks = self.ks
+        result_kind, nresult, result_fields = result
+        return c_initializer(
             KERNEL_MEMBERS, name='"%s.%s"' % (ks.module, ks.name), spec='"%s"' % self.spec,
             kernel="&" + cname,
             pattern="PORTA_PATTERN_SCAN" if ks.final else
@@ -298,8 +338,7 @@ class _Gen(_Scope, _Statements, _Expressions, _Print):
             err_offset="(int32_t)offsetof(%s, pk_err)" % args_t,
             flags="PORTA_PY_KERNEL_FLAGS(%s)" % ("PORTA_PY_MAY_RAISE" if _raises(ks) else "0"),
             index_names=index_names,
-            finish="porta_py_xsum_finish" if ks.acc and ks.acc.type.exact else "NULL")))
-        return out
+            finish="porta_py_xsum_finish" if ks.acc and ks.acc.type.exact else "NULL")
 
     def _body(self):
         """The body's C (every check on the way; an unknown name last, as it may be a local

@@ -17,61 +17,18 @@ class _Statements:
     """Statement generation for translate_emit._Gen (uses its state: self.err, self.emit, ...)."""
 
     def stmt(self, s):
+        """The C of one statement, after its #line: each kind of statement to its own step."""
         self.line(s)
         if isinstance(s, ast.Assign):
-            if len(s.targets) != 1 or isinstance(s.targets[0], (ast.Tuple, ast.List)):
-                raise self.err.at(s, "assignment to several targets",
-                                  "assign one name at a time (a = 1 then b = 1)")
-            if isinstance(s.value, ast.Call) and \
-                    self.intrinsic(s.value.func) in I.SCRATCH:
-                self.scratch_decl(s.targets[0], s.value)
-                return
-            code, t = self.expr(s.value)
-            self.store(s.targets[0], code, t, s)
+            self.assign_stmt(s)
         elif isinstance(s, ast.AnnAssign):
-            try:
-                ann = _resolve_annotation(ast.unparse(s.annotation), self.ks.fn)
-            except Exception:  # noqa: BLE001 - reported as a TranslationError below
-                ann = None
-            acc = _acc_type(ann)
-            if acc is not None and isinstance(s.target, ast.Name):
-                self.acc_decl(s, acc)
-                return
-            t = T.as_dtype(ann)
-            if t is None or not isinstance(s.target, ast.Name):
-                raise self.err.at(s, "this annotated assignment",
-                                  "annotate locals with float, int or porta.f64 / f32 / i64 / "
-                                  "i32, or an accumulator with porta.Sum[...] ...")
-            self.set_local(s.target, s.target.id, t)
-            if s.value is not None:
-                code, vt = self.expr(s.value)
-                self.store(s.target, code, vt, s)
+            self.ann_assign_stmt(s)
         elif isinstance(s, ast.AugAssign):
-            if self.exact_sum(s.target) is not None:
-                self.exact_add(s)
-                return
-            cur, ct = self.expr(s.target, store_ok=True)
-            code, t = self.binop(s.op, cur, ct, *self.expr(s.value), node=s)
-            self.store(s.target, code, t, s)
+            self.aug_assign_stmt(s)
         elif isinstance(s, ast.If):
-            c, _ = self.expr(s.test)
-            self.emit("if (%s) {" % c)
-            self.guards.append(s.test)
-            try:
-                self.nested(s.body)
-                if s.orelse:
-                    self.emit("} else {")
-                    self.nested(s.orelse)
-            finally:
-                self.guards.pop()
-            self.emit("}")
+            self.if_stmt(s)
         elif isinstance(s, ast.While):
-            if s.orelse:
-                raise self.err.at(s, "while ... else", "move the else part after the loop")
-            c, _ = self.expr(s.test)
-            self.emit("while (%s) {" % c)
-            self.nested(s.body)
-            self.emit("}")
+            self.while_stmt(s)
         elif isinstance(s, ast.For):
             self.for_range(s)
         elif isinstance(s, ast.Break):
@@ -81,33 +38,106 @@ class _Statements:
         elif isinstance(s, ast.Pass):
             self.emit(";")
         elif isinstance(s, ast.Return):
-            if self.mode == "function" and self.ks.ret is not None:
-                if s.value is None:
-                    raise self.err.at(s, "return without a value",
-                                      "the function returns %s: return a value"
-                                      % self.ks.ret.name)
-                code, _ = self.expr(s.value)
-                self.emit("return (%s)(%s);" % (self.ks.ret.ctype, code))
-                return
-            if s.value is not None:
-                if self.mode == "function":
-                    raise self.err.at(s, "return with a value",
-                                      "annotate the function's return type: def %s(...) -> "
-                                      "float:" % self.ks.name)
-                raise self.err.at(s, "return with a value",
-                                  "kernels return nothing: store into an array argument, or add "
-                                  "to the accumulator of a reduction")
-            self.emit("return;")
+            self.return_stmt(s)
         elif isinstance(s, ast.Expr):
-            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
-                return  # a string statement (a comment)
-            if isinstance(s.value, ast.Call):
-                code, t = self.call(s.value, stmt=True)
-            else:
-                code, t = self.expr(s.value)
-            self.emit("%s;" % code if t is VOID else "(void)(%s);" % code)
+            self.expr_stmt(s)
         else:
             raise self.unsupported(s)
+
+    def assign_stmt(self, s):
+        """a = value, a[i] = value, or a team scratch array's declaration."""
+        if len(s.targets) != 1 or isinstance(s.targets[0], (ast.Tuple, ast.List)):
+            raise self.err.at(s, "assignment to several targets",
+                              "assign one name at a time (a = 1 then b = 1)")
+        if isinstance(s.value, ast.Call) and \
+                self.intrinsic(s.value.func) in I.SCRATCH:
+            self.scratch_decl(s.targets[0], s.value)
+            return
+        code, t = self.expr(s.value)
+        self.store(s.targets[0], code, t, s)
+
+    def ann_assign_stmt(self, s):
+        """a: type (= value): a typed local, or an accumulator's declaration."""
+        try:
+            ann = _resolve_annotation(ast.unparse(s.annotation), self.ks.fn)
+        except Exception:  # noqa: BLE001 - reported as a TranslationError below
+            ann = None
+        acc = _acc_type(ann)
+        if acc is not None and isinstance(s.target, ast.Name):
+            self.acc_decl(s, acc)
+            return
+        t = T.as_dtype(ann)
+        if t is None or not isinstance(s.target, ast.Name):
+            raise self.err.at(s, "this annotated assignment",
+                              "annotate locals with float, int or porta.f64 / f32 / i64 / "
+                              "i32, or an accumulator with porta.Sum[...] ...")
+        self.set_local(s.target, s.target.id, t)
+        if s.value is not None:
+            code, vt = self.expr(s.value)
+            self.store(s.target, code, vt, s)
+
+    def aug_assign_stmt(self, s):
+        """a += value (an exact sum's addition has its own C)."""
+        if self.exact_sum(s.target) is not None:
+            self.exact_add(s)
+            return
+        cur, ct = self.expr(s.target, store_ok=True)
+        code, t = self.binop(s.op, cur, ct, *self.expr(s.value), node=s)
+        self.store(s.target, code, t, s)
+
+    def if_stmt(self, s):
+        """if / else, its test kept as a guard of the statements under it."""
+        c, _ = self.expr(s.test)
+        self.emit("if (%s) {" % c)
+        self.guards.append(s.test)
+        try:
+            self.nested(s.body)
+            if s.orelse:
+                self.emit("} else {")
+                self.nested(s.orelse)
+        finally:
+            self.guards.pop()
+        self.emit("}")
+
+    def while_stmt(self, s):
+        """while (no else part: C has none)."""
+        if s.orelse:
+            raise self.err.at(s, "while ... else", "move the else part after the loop")
+        c, _ = self.expr(s.test)
+        self.emit("while (%s) {" % c)
+        self.nested(s.body)
+        self.emit("}")
+
+    def return_stmt(self, s):
+        """return: a device function's value in its return type; kernels return nothing."""
+        if self.mode == "function" and self.ks.ret is not None:
+            if s.value is None:
+                raise self.err.at(s, "return without a value",
+                                  "the function returns %s: return a value"
+                                  % self.ks.ret.name)
+            code, _ = self.expr(s.value)
+            self.emit("return (%s)(%s);" % (self.ks.ret.ctype, code))
+            return
+        if s.value is not None:
+            if self.mode == "function":
+                raise self.err.at(s, "return with a value",
+                                  "annotate the function's return type: def %s(...) -> "
+                                  "float:" % self.ks.name)
+            raise self.err.at(s, "return with a value",
+                              "kernels return nothing: store into an array argument, or add "
+                              "to the accumulator of a reduction")
+        self.emit("return;")
+
+    def expr_stmt(self, s):
+        """An expression statement: a call (print, an atomic ...) or a value dropped; a string
+        is a comment."""
+        if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return  # a string statement (a comment)
+        if isinstance(s.value, ast.Call):
+            code, t = self.call(s.value, stmt=True)
+        else:
+            code, t = self.expr(s.value)
+        self.emit("%s;" % code if t is VOID else "(void)(%s);" % code)
 
     def nested(self, body):
         self.indent += 1

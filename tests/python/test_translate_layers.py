@@ -1,7 +1,8 @@
 """The translator's structure (docs/design-notes.md, "Python front end"): its modules import
 each other without a circle (no import inside a function either, the way one used to hide),
-each stays within 650 lines, and the descriptors it fills by name list porta_py.h's members in
-the header's order."""
+each stays within 650 lines and each function within 80 (a longer one is split into named
+steps), and the descriptors it fills by name list porta_py.h's members in the header's
+order."""
 import ast
 import os
 import re
@@ -74,6 +75,37 @@ def test_cycle_finder_finds_a_circle():
 def test_translator_module_size(module):
     with open(os.path.join(PACKAGE, module + ".py")) as fh:
         assert len(fh.readlines()) <= 650
+
+
+MAX_FUNCTION_LINES = 80  # a longer function is split into named steps (issue 69)
+
+
+def _long_functions(module, limit=MAX_FUNCTION_LINES):
+    """The functions and methods of `module` longer than `limit` lines, from def to their last
+    line: ["name (line N, M lines)"]."""
+    with open(os.path.join(PACKAGE, module + ".py")) as fh:
+        tree = ast.parse(fh.read())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            if lines > limit:
+                out.append("%s (line %d, %d lines)" % (node.name, node.lineno, lines))
+    return out
+
+
+def test_translator_functions_are_short():
+    long = ["%s.%s" % (m, f) for m in TRANSLATOR for f in _long_functions(m)]
+    assert not long, "functions over %d lines (split them into named steps): %s" \
+        % (MAX_FUNCTION_LINES, ", ".join(long))
+
+
+def test_the_length_check_finds_a_long_function(tmp_path, monkeypatch):
+    body = "".join("        x = %d\n" % k for k in range(80))
+    (tmp_path / "translate_fake.py").write_text(
+        "def short():\n    pass\n\n\nclass C:\n    def long(self):\n" + body)
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", str(tmp_path))
+    assert _long_functions("translate_fake") == ["long (line 6, 81 lines)"]
 
 
 def _members(header, struct):
