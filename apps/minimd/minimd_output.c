@@ -360,8 +360,12 @@ void minimd_summary(const minimd *m, double program_time, app_summary *s) {
   s->rate_unit = "atom-steps/s";
   const minimd_thermo *th = &m->thermo;
   if (th->n < 2) return; /* nothing to compare */
-  const double e0 = 1.5 * m->units.boltz * th->t[0] + th->u[0];
-  const double e1 = 1.5 * m->units.boltz * th->t[th->n - 1] + th->u[th->n - 1];
+  /* the printed U is e_scale E_sum / N, E_sum counting each pair twice: the energy per atom is
+     U 0.5 / e_scale (U itself in LJ units; in metal units e_scale is the reference's 524288,
+     which the check had taken for energy, failing EAM runs that conserve it to 1e-5) */
+  const double per_atom = 0.5 / m->units.e_scale;
+  const double e0 = 1.5 * m->units.boltz * th->t[0] + th->u[0] * per_atom;
+  const double e1 = 1.5 * m->units.boltz * th->t[th->n - 1] + th->u[th->n - 1] * per_atom;
   const double change = fabs(e1 - e0) / fabs(e0);
   const double limit = 1e-2;
   s->check = isfinite(change) && change <= limit ? APP_CHECK_PASSED : APP_CHECK_FAILED;
