@@ -86,9 +86,8 @@ int minife_pass_sum_queued(minife_pass *p, int slot) {
   }
   const minife_loop_state *st = p->st;
   if (st->exact.data) /* this rank's accumulator rounded, or summed over the ranks first */
-    return app_sum_finish_on(p->exec, p->m->mesh.nranks > 1 ? p->m->device : NULL,
-                             p->m->mesh.nranks, minife_loop_sum_to(st, slot).exact, st->wire.data,
-                             &p->s[slot], 1);
+    return app_sum_finish_on(p->exec, p->m->device, p->m->mesh.nranks,
+                             minife_loop_sum_to(st, slot).exact, st->wire.data, &p->s[slot], 1);
   if (p->m->mesh.nranks < 2) return PORTA_SUCCESS;
   return porta_device_comm_sum(p->m->device, p->exec, &p->s[slot], 1);
 }

@@ -41,11 +41,7 @@ void porta_error_scope_end(porta_error_scope saved) { scope = saved; }
 const char *porta_last_error_message(void) { return last_message; }
 
 porta_error_parts porta_last_error_parts(void) {
-  porta_error_parts p;
-  p.code = last_code;
-  p.op = last_op;
-  p.label = last_label;
-  p.reason = last_reason;
+  const porta_error_parts p = {last_code, last_op, last_label, last_reason};
   return p;
 }
 
