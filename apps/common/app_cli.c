@@ -138,8 +138,18 @@ static int is_input_long(const app_cli_spec *spec, const char *a) {
   return !strcmp(k, spec->input_long);
 }
 
+/* --sums VALUE: *sums becomes 1 (exact) or 0 (ordinary) */
+static int set_sums(int *sums, const char *arg, const char *value) {
+  if (!strcmp(value, "exact") || !strcmp(value, "ordinary")) {
+    *sums = value[0] == 'e';
+    return PORTA_SUCCESS;
+  }
+  return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, arg,
+                     "'%s' is not a kind of sums: exact or ordinary", value);
+}
+
 static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, const char **value,
-                 const char **arg) {
+                 const char **arg, int *sums) {
   const int short_out = !app_owns_o(spec);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -151,6 +161,13 @@ static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, 
       cli->reproducible = 1;
     } else if (!strcmp(a, "--no-h5")) {
       cli->no_h5 = 1;
+    } else if (!strcmp(a, "--sums")) {
+      if (i + 1 >= argc)
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
+      PORTA_CHECK(not_an_option(a, argv[i + 1]));
+      PORTA_CHECK(set_sums(sums, a, argv[++i]));
+    } else if (!strncmp(a, "--sums=", 7)) {
+      PORTA_CHECK(set_sums(sums, a, a + 7));
     } else if (in || !strcmp(a, "--out") || (short_out && !strcmp(a, "-o"))) {
       if (i + 1 >= argc)
         return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, a, "option needs a value");
@@ -198,9 +215,15 @@ int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli)
   if (!value)
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, cli_op, spec->program, "no memory for %d options",
                        spec->noptions);
-  int rc = parse(argc, argv, spec, cli, value, value + n);
+  int sums = -1; /* not given */
+  int rc = parse(argc, argv, spec, cli, value, value + n, &sums);
   free(value);
-  return rc == PORTA_SUCCESS && !cli->no_h5 ? output_fits(cli) : rc;
+  if (rc != PORTA_SUCCESS) return rc;
+  if (cli->reproducible && sums == 0)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, "--sums ordinary",
+                       "--reproducible needs exact sums: drop one of the two");
+  cli->exact_sums = cli->reproducible || (sums < 0 ? spec->exact_sums_by_default != 0 : sums);
+  return cli->no_h5 ? PORTA_SUCCESS : output_fits(cli);
 }
 
 void app_cli_usage(FILE *out, const app_cli_spec *spec) {
@@ -216,8 +239,11 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
           "                            (FILE -: standard output)\n"
           "  --reproducible            bitwise identical results for any rank and thread count\n"
           "                            (exact sums; slower)\n"
+          "  --sums exact|ordinary     global sums exact (correctly rounded, the same in any\n"
+          "                            order) or ordinary (default here: %s)\n"
           "  --help, -h                this text\n\n",
-          app_owns_o(spec) ? "         " : ", -o NAME", spec->default_output);
+          app_owns_o(spec) ? "         " : ", -o NAME", spec->default_output,
+          spec->exact_sums_by_default ? "exact" : "ordinary");
   if (spec->noptions > 0) {
     int width = 24;
     for (int k = 0; k < spec->noptions; ++k) {

@@ -9,6 +9,8 @@
  *                                 refused unless NAME.xmf fits the directory's longest file name
  *                                 (app_file_name_max), except with --no-h5
  *    --reproducible               bitwise rank/thread-count independent results (exact sums)
+ *    --sums exact|ordinary        the global sums exact (correctly rounded, in any order) or
+ *                                 ordinary; the app's spec says which is its default
  *    --no-h5                      do not write the HDF5 result file
  *    --summary-json FILE          the run summary as JSON too (app_summary.h); "-": standard
  *                                 output
@@ -59,6 +61,9 @@ typedef struct app_cli_spec {
   void *user;                /**< passed to every option's set() */
   const app_env_switch *env; /**< the app's environment switches, checked at start-up */
   int nenv;
+  /** The app's sums without --sums or --reproducible: exact (1) where they cost at most 5 % of
+   *  a run, ordinary (0) where exact ones cost more (docs/design-notes.md, "Exact sums"). */
+  int exact_sums_by_default;
 } app_cli_spec;
 
 typedef struct app_cli {
@@ -66,6 +71,7 @@ typedef struct app_cli {
   int input_given;   /**< the deck was named on the command line */
   char output[APP_PATH_MAX]; /**< output base name without ".h5" */
   int reproducible;
+  int exact_sums; /**< the global sums are exact: --reproducible, --sums exact, or the default */
   int help;
   int no_h5;
   char summary_json[APP_PATH_MAX]; /**< --summary-json FILE ("": none) */
@@ -73,9 +79,10 @@ typedef struct app_cli {
 
 /** Parse argv[1..argc-1] by `spec`. App options are applied once each, after the whole command
  *  line was read (so a bad argument anywhere is reported before any set() runs), with their last
- *  value and in the order of spec->options. Unknown options, missing or empty values and a
- *  second deck are refused. Returns a Porta code (PORTA_ERROR_INVALID_ARGUMENT, or what a set()
- *  returned) with a message naming the option in porta_last_error_message(). */
+ *  value and in the order of spec->options. Unknown options, missing or empty values, a second
+ *  deck, and --reproducible with --sums ordinary are refused. Returns a Porta code
+ * (PORTA_ERROR_INVALID_ARGUMENT, or what a set() returned) with a message naming the option in
+ * porta_last_error_message(). */
 int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli);
 
 /** Print the usage text: the description, the common options, the app's options (key, value

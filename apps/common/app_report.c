@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproducible) {
+void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproducible,
+                         int exact_sums) {
   memset(rc, 0, sizeof *rc);
   snprintf(rc->version, sizeof rc->version, "%s", PORTA_VERSION_STRING);
   porta_exec e = porta_exec_default();
@@ -38,6 +39,7 @@ void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproduc
      rank is driven by one, whatever OpenMP's count (16 had been reported for a CUDA run) */
   rc->threads = traits.host_threads ? porta_num_threads() : 1;
   rc->reproducible = reproducible;
+  rc->exact_sums = exact_sums;
   rc->deterministic = porta_deterministic();
   if (d) {
     rc->ndims = d->ndims;
@@ -57,6 +59,7 @@ void app_run_config_print(FILE *out, const app_run_config *rc) {
   }
   fprintf(out, "\n Threads per rank %d\n", rc->threads);
   fprintf(out, " Reproducible     %s\n", rc->reproducible ? "yes" : "no");
+  fprintf(out, " Sums             %s\n", rc->exact_sums ? "exact" : "ordinary");
 }
 
 int app_timer_id(app_timers *t, const char *name) {

@@ -18,10 +18,12 @@ typedef struct app_run_config {
   char backend[16];
   char device[64];
   int ranks, threads, reproducible, deterministic;
+  int exact_sums; /**< the global sums are exact (--sums, --reproducible or the app's default) */
   int dims[PORTA_DECOMP_MAX_DIMS], ndims;
 } app_run_config;
 
-void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproducible);
+void app_run_config_fill(app_run_config *rc, const porta_decomp *d, int reproducible,
+                         int exact_sums);
 /** "key: value" lines (rank 0 calls it). */
 void app_run_config_print(FILE *out, const app_run_config *rc);
 

@@ -122,6 +122,7 @@ static void fields(field_list *l, const app_summary *s, const app_run_config *rc
   add(l, "threads", FIELD_INT, NULL, rc->threads, 0.0);
   add(l, "exchange", FIELD_STRING, s->exchange[0] ? s->exchange : "none", 0, 0.0);
   add(l, "reproducible", FIELD_BOOL, NULL, rc->reproducible, 0.0);
+  add(l, "sums", FIELD_STRING, rc->exact_sums ? "exact" : "ordinary", 0, 0.0);
   add(l, "porta_version", FIELD_STRING, rc->version, 0, 0.0);
   add(l, "build", FIELD_STRING, l->build, 0, 0.0);
   add(l, "iteration_name", FIELD_STRING, s->iteration_name, 0, 0.0);

@@ -64,7 +64,7 @@ void minife_run_begin(minife_run *r, int *argc, char ***argv) {
                          &r->rep.imbalance_std_dev) != PORTA_SUCCESS)
     app_exit_all(APP_EXIT_BAD_INPUT, "%s", porta_last_error_message());
   minife_check_sizes(m);
-  app_run_config_fill(&r->config, NULL, r->cli.reproducible);
+  app_run_config_fill(&r->config, NULL, r->cli.exact_sums, r->cli.exact_sums);
   /* the result file first: a bad --out fails now, not after the solve */
   if (!r->cli.no_h5 && app_h5_create(&r->h5, r->cli.output, MPI_COMM_WORLD) != PORTA_SUCCESS)
     app_h5_create_failed(&r->h5);
@@ -155,7 +155,7 @@ void minife_run_solve(minife_run *r) {
   m->p = vector("p", m->A.ncols);
   /* one rank: no MPI in the sums (even an MPI_Allreduce over one rank costs microseconds) */
   APP_CHECK(app_sum_create(&m->sum, r->nranks > 1 ? MPI_COMM_WORLD : MPI_COMM_NULL,
-                           r->cli.reproducible, &r->timers));
+                           r->cli.exact_sums, &r->timers));
   APP_CHECK(minife_cg_loop_comm(m)); /* several ranks on GPUs: NCCL for the device loop */
   if (r->rank == 0) {
     printf("Starting CG solver ... \n");

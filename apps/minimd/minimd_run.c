@@ -41,7 +41,7 @@ static void choose_variants(minimd_run *r) {
      path on a host back end too, =0 the host path on a GPU: the tests check both) */
   m->device_reneighbor = app_env_flag("MINIMD_DEVICE_RENEIGHBOR", on_device);
   m->reproducible = r->cli.reproducible;
-  APP_CHECK(app_sum_create(&m->sum, MPI_COMM_WORLD, m->reproducible, NULL));
+  APP_CHECK(app_sum_create(&m->sum, MPI_COMM_WORLD, r->cli.exact_sums, NULL));
   /* The list kind when --half_neigh is not given, as measured (docs/minimd.md): LJ a full
      list everywhere (its vector loop without atomics beat the half list's atomic updates 1.9x
      on 2 CPU cores); EAM a half list on the host (its pairs cost square roots and table
@@ -191,7 +191,7 @@ void minimd_run_set_up(minimd_run *r) {
 
 void minimd_run_report(minimd_run *r) {
   minimd *m = &r->m;
-  app_run_config_fill(&r->config, NULL, r->cli.reproducible);
+  app_run_config_fill(&r->config, NULL, r->cli.reproducible, r->cli.exact_sums);
   minimd_summary(m, porta_wtime() - r->t_program, &r->summary);
   APP_CHECK(app_summary_agree(&r->summary, MPI_COMM_WORLD));
   if (!r->cli.no_h5) {

@@ -546,5 +546,5 @@ void tea_deck_read(app_deck *deck, const app_cli *cli, tea_settings *s) {
   }
   if (app_deck_tokenize(deck, "!;", "=,", 1) || tea_deck_parse(deck, s))
     app_exit_all(APP_EXIT_BAD_INPUT, "error in the input deck: %s", porta_last_error_message());
-  s->reproducible = cli->reproducible;
+  s->reproducible = cli->exact_sums;
 }

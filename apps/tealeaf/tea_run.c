@@ -14,7 +14,7 @@ void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec
   app_begin(argc, argv, spec, &r->cli);
   tea_deck_read(&r->deck, &r->cli, &r->s);
   tea_decompose(&r->s, &r->d);
-  app_run_config_fill(&r->config, &r->d, r->cli.reproducible);
+  app_run_config_fill(&r->config, &r->d, r->cli.exact_sums, r->cli.exact_sums);
   tea_h5_out_init(&r->h5, r->cli.output);
   if (!r->cli.no_h5 && tea_h5_out_open(&r->h5, r->d.comm) != PORTA_SUCCESS)
     app_h5_create_failed(&r->h5.h);

@@ -158,6 +158,38 @@ int main(int argc, char **argv) {
     EXPECT(!strcmp(cli.output, "res"), "output '%s'", cli.output);
     EXPECT(g_opts.nx == 3, "nx %ld", g_opts.nx);
   }
+  /* --sums: exact or ordinary, the app's default without it, exact with --reproducible */
+  {
+    const char *none[] = {NULL}, *ex[] = {"--sums", "exact", NULL},
+               *ord[] = {"--sums=ordinary", NULL}, *rep[] = {"--reproducible", NULL},
+               *both[] = {"--reproducible", "--sums=exact", NULL},
+               *last[] = {"--sums=exact", "--sums", "ordinary", NULL};
+    EXPECT(run(0, &cli, none) == PORTA_SUCCESS && !cli.exact_sums,
+           "ordinary by this app's default");
+    EXPECT(run(0, &cli, ex) == PORTA_SUCCESS && cli.exact_sums, "--sums exact");
+    EXPECT(run(0, &cli, ord) == PORTA_SUCCESS && !cli.exact_sums, "--sums=ordinary");
+    EXPECT(run(0, &cli, rep) == PORTA_SUCCESS && cli.exact_sums && cli.reproducible,
+           "--reproducible sums exactly");
+    EXPECT(run(0, &cli, both) == PORTA_SUCCESS && cli.exact_sums, "--reproducible --sums=exact");
+    EXPECT(run(0, &cli, last) == PORTA_SUCCESS && !cli.exact_sums, "the last --sums wins");
+    app_cli_spec exact_app = spec_for(0);
+    exact_app.exact_sums_by_default = 1;
+    char *argv1[] = {(char *)"testapp", NULL},
+         *argv2[] = {(char *)"testapp", (char *)"--sums=ordinary", NULL};
+    EXPECT(app_cli_parse(1, argv1, &exact_app, &cli) == PORTA_SUCCESS && cli.exact_sums,
+           "exact by the app's default");
+    EXPECT(app_cli_parse(2, argv2, &exact_app, &cli) == PORTA_SUCCESS && !cli.exact_sums,
+           "--sums=ordinary overrides an exact default");
+    char *text = usage_text(&exact_app);
+    EXPECT(strstr(text, "--sums exact|ordinary") && strstr(text, "(default here: exact)"),
+           "--sums and the app's default in the usage text");
+    free(text);
+    const char *bad[] = {"--sums=fast", NULL}, *bare[] = {"--sums", NULL},
+               *clash[] = {"--sums", "ordinary", "--reproducible", NULL};
+    expect_refused(0, bad, "'fast' is not a kind of sums: exact or ordinary", "--sums=fast");
+    expect_refused(0, bare, "--sums", "--sums without a value");
+    expect_refused(0, clash, "--reproducible needs exact sums", "--reproducible --sums ordinary");
+  }
   {
     const char *w[] = {"--in=a.in", "--out=x", "-h", NULL};
     int rc = run(1, &cli, w);

@@ -1,0 +1,71 @@
+#!/bin/sh
+# --sums exact|ordinary and each app's default (app_cli.h): miniMD sums exactly by default, TeaLeaf
+# and miniFE ordinarily; every run's summary names its sums; miniMD's default thermo table is
+# bitwise --sums exact's, and --sums ordinary's differs from it (so the comparison can see a
+# difference); TeaLeaf's and miniFE's --sums exact are their --reproducible, bit for bit.
+#   app_sums.sh MPIEXEC H5DIFF TEALEAF MINIFE MINIMD INPUTS_DIR
+set -u
+mpiexec=$1 h5diff=$2 tealeaf=$3 minife=$4 minimd=$5 inputs=$6
+dir=$(mktemp -d "${TMPDIR:-/tmp}/app_sums.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+fail=0
+bad() {
+  echo "FAILED: $*"
+  fail=1
+}
+
+run() { # NAME APP ARGS...: 2 ranks, results in NAME.h5, summary in NAME.json
+  name=$1 app=$2
+  shift 2
+  if ! "$mpiexec" -n 2 "$app" "$@" --out "$name" --summary-json "$name.json" >"$name.log" 2>&1; then
+    tail -15 "$name.log"
+    bad "$name exited with an error"
+  fi
+}
+sums_is() { # NAME KIND: the summary names the sums
+  grep -q "\"sums\": \"$2\"" "$1.json" || bad "$1: the summary does not say \"sums\": \"$2\": $(grep -o '"sums": [^,]*' "$1.json")"
+}
+same() { # A B OBJECT...: bitwise equal (h5diff without tolerance)
+  a=$1 b=$2
+  shift 2
+  for o in "$@"; do
+    "$h5diff" -q "$a.h5" "$b.h5" "$o" "$o" >/dev/null 2>&1 || bad "$a and $b differ in $o"
+  done
+}
+
+# miniMD, thermo every step (the sums: temperature, energy, pressure)
+sed 's/^100\( *thermo\)/1  \1/' "$inputs/minimd/in.lj.miniMD" >in.lj
+grep -q '^1  *thermo' in.lj || bad "the LJ deck's thermo line was not found"
+run md_default "$minimd" -i in.lj -s 6 -n 30
+run md_exact "$minimd" -i in.lj -s 6 -n 30 --sums exact
+run md_ordinary "$minimd" -i in.lj -s 6 -n 30 --sums=ordinary
+sums_is md_default exact
+sums_is md_exact exact
+sums_is md_ordinary ordinary
+same md_default md_exact /thermo/T /thermo/U /thermo/P /final/x
+differ=0
+for o in /thermo/T /thermo/U /thermo/P; do
+  "$h5diff" -q md_default.h5 md_ordinary.h5 "$o" "$o" >/dev/null 2>&1 || differ=1
+done
+[ "$differ" = 1 ] || bad "miniMD's ordinary sums gave the exact sums' thermo table, bit for bit"
+echo "minimd: default = --sums exact (thermo every step, 2 ranks); --sums ordinary differs"
+
+# TeaLeaf and miniFE: ordinary by default; --sums exact is --reproducible
+run tea_default "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in"
+run tea_exact "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --sums exact
+run tea_repro "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --reproducible
+sums_is tea_default ordinary
+sums_is tea_exact exact
+grep -q '"reproducible": true' tea_exact.json || bad "tealeaf --sums exact: not reported reproducible"
+same tea_exact tea_repro /fields/u /fields/energy
+run fe_default "$minife" --nx 12
+run fe_exact "$minife" --nx 12 --sums=exact
+run fe_repro "$minife" --nx 12 --reproducible
+sums_is fe_default ordinary
+sums_is fe_exact exact
+same fe_exact fe_repro /solution /cg/residual_history
+echo "tealeaf, minife: ordinary by default; --sums exact = --reproducible"
+
+[ "$fail" = 0 ] && echo "PASS"
+exit "$fail"
