@@ -62,7 +62,8 @@ typedef struct app_cli_spec {
   const app_env_switch *env; /**< the app's environment switches, checked at start-up */
   int nenv;
   /** The app's sums without --sums or --reproducible: exact (1) where they cost at most 5 % of
-   *  a run, ordinary (0) where exact ones cost more (docs/design-notes.md, "Exact sums"). */
+   *  a run on its shipped decks, ordinary (0) where exact ones cost more (docs/design-notes.md,
+   *  "Which app sums exactly by default"). */
   int exact_sums_by_default;
 } app_cli_spec;
 

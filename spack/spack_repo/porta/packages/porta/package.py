@@ -37,6 +37,12 @@ class Porta(CMakePackage, CudaPackage):
         default=True,
         description="Build and install tealeaf, minife and minimd (needs MPI and parallel HDF5)",
     )
+    variant(
+        "nccl",
+        default=True,
+        when="+cuda",
+        description="NCCL for the sums and halo exchanges the apps queue on several GPUs",
+    )
     variant("shared", default=False, description="Build libporta as a shared library")
     variant(
         "tests",
@@ -54,6 +60,8 @@ class Porta(CMakePackage, CudaPackage):
     depends_on("cxx", type="build")
     depends_on("cmake@3.24:", type="build")
     depends_on("cuda@12:", when="+cuda")
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(f"nccl +cuda cuda_arch={_arch}", when=f"+nccl cuda_arch={_arch}")
     depends_on("mpi", when="+apps")
     depends_on("hdf5+mpi", when="+apps")
 
@@ -65,9 +73,14 @@ class Porta(CMakePackage, CudaPackage):
             self.define_from_variant("PORTA_ENABLE_CUDA", "cuda"),
             self.define_from_variant("PORTA_BUILD_APPS", "apps"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
+            # NCCL as the spec says, never whatever the system has (CMake's default is AUTO)
+            self.define("PORTA_ENABLE_NCCL", "ON" if self.spec.satisfies("+nccl") else "OFF"),
             self.define("PORTA_BUILD_TESTS", self.spec.satisfies("+tests") or self.run_tests),
             self.define("PORTA_BUILD_BENCHMARKS", False),
         ]
+        if self.spec.satisfies("~apps"):
+            # the exchange library is built with MPI only for the apps, which depend on it
+            args.append(self.define("CMAKE_DISABLE_FIND_PACKAGE_MPI", True))
         if self.spec.satisfies("+cuda"):
             archs = self.spec.variants["cuda_arch"].value
             args += [
