@@ -1,7 +1,8 @@
 /** @file app_begin.h
  *  How every app starts: MPI, `--help` (before Porta, so it needs no working back end), Porta
- *  (its `--porta-*` options), the app's command line, and `--reproducible` turning on Porta's
- *  deterministic reductions. A bad option stops every rank with its message and exit status 2. */
+ *  (its `--porta-*` options) and the app's command line, which settles its global sums (`--sums`,
+ *  `--reproducible`: app_cli.h). A bad option stops every rank with its message and exit status
+ *  2. */
 #ifndef APP_BEGIN_H
 #define APP_BEGIN_H
 

@@ -3,7 +3,7 @@
  *
  *  Plain mode sums each rank's terms with a double reducer and the ranks' partial sums with
  *  MPI_Allreduce: fast, but the last bits depend on the rank count, the thread count and the
- *  back end. Exact mode (--reproducible) accumulates the terms in porta_xsum_f64
+ *  back end. Exact mode (--sums exact, and --reproducible) accumulates the terms in porta_xsum_f64
  *  superaccumulators (porta/xsum.h), adds their integer limbs over the ranks with MPI_SUM
  *  (exact, so MPI's order does not matter) and rounds once: every global sum is then the
  *  correctly rounded sum of its terms, a function of the terms alone, and so are the answers

@@ -9,7 +9,7 @@
  *  reference computes that dot at the top of the next iteration; the value is the same). The
  *  halo exchange of p comes before every matvec; with mv_overlap_comm_comp the interior rows
  *  are computed while the messages travel, and p.Ap is then a pass of its own. Every global
- *  sum goes through app_sum, so --reproducible makes them exact.
+ *  sum goes through app_sum, so --sums exact (or --reproducible) makes them exact.
  *
  *  The iteration is written once (cg_pass, over the steps below: minife_pass in minife.h):
  *  run now, its scalars on the host, or recorded once into the device loop (minife_cg_loop.c),

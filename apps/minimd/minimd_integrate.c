@@ -1,6 +1,6 @@
 /** @file minimd_integrate.c
  *  Velocity Verlet (NVE) over the owned atoms, and the sums of the thermo output and of the
- *  velocity initialisation (through app_sum: exact in reproducible mode).
+ *  velocity initialisation (through app_sum: exact by default, ordinary with --sums ordinary).
  *  Kernel file (C11 and C++17). */
 #include <string.h>
 

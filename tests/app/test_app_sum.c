@@ -26,7 +26,7 @@ typedef struct ts_args {
 
 /** Term i of the global sum: magnitudes from 2^-30 to 2^10 of both signs, cancelling (a sum
  *  whose last bits see any stray addend of the dirty stack's size, about 5e-4). */
-static double ts_term(int64_t i) {
+PORTA_INLINE_FUNCTION double ts_term(int64_t i) {
   const double m = ldexp(1.0 + (double)((i * 2654435761u) % 1000003u) / 1000003.0,
                          (int)((i * 40503u) % 40u) - 30);
   return (i % 3 == 0 ? -1.0 : 1.0) * m;

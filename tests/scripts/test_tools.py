@@ -142,6 +142,8 @@ elif case == "minimd":
     expect(len(digests) == 1 and re.fullmatch(r"[0-9a-f]{16}", digests.pop() or ""),
            f"minimd --reproducible: digests {[r['digest'] for r in rows]}, expected one")
     expect(md.count(rows[0]["digest"]) == len(rows), "minimd.md: the digest column")
+    expect({r["sums"] for r in rows} == {"exact"} and "global sums exact." in md,
+           f"minimd --reproducible: sums {[r['sums'] for r in rows]}, expected exact")
     for r in rows:  # 4 * 5^3 atoms
         expect(r["rate_unit"] == "atom-steps/s", f"rate unit {r['rate_unit']}")
         expect(close(float(r["rate"]) * float(r["time_per_iteration_s"]), 500, 1e-6),
@@ -153,6 +155,8 @@ elif case == "disagree":
     expect(rc == 1, f"exit {rc}, expected 1")
     expect("FAIL serial-2x1: the answer differs" in err, "the failing run is not named")
     expect([r["agrees"] for r in rows] == ["yes", "no"], "agrees column")
+    # miniMD sums exactly by default; without --reproducible its forces still follow the ranks
+    expect({r["sums"] for r in rows} == {"exact"}, f"sums {[r['sums'] for r in rows]}")
     expect(len({r["digest"] for r in rows}) == 2 and all(r["digest"] for r in rows),
            f"digests {[r['digest'] for r in rows]}: fields that differ, the same digest")
 elif case == "scaling":
@@ -166,6 +170,7 @@ elif case == "scaling":
     with open(os.path.join(out, "minife-weak.csv")) as f:
         rows = list(csv.DictReader(f))
     expect([int(x["ranks"]) for x in rows] == [1, 2], "ranks 1 (added) and 2")
+    expect([x["sums"] for x in rows] == ["ordinary"] * 2, f"sums {[x['sums'] for x in rows]}")
     expect(rows[0]["size"].startswith("8x8x8 elements, 729 rows"), f"size {rows[0]['size']}")
     expect(rows[1]["size"].startswith("16x8x8 elements, 1377 rows"), f"size {rows[1]['size']}")
     t = [float(x["time_per_iteration_s"]) for x in rows]

@@ -306,6 +306,94 @@ static void test_kernels(void) {
   porta_view_f64_release(&a.x);
 }
 
+/** Hostile terms for the kernels: zeros of both signs, subnormals, terms below the window's
+ *  grid and below its fast range, cancelling pairs and ordinary ones, in a pattern of 16. */
+static double pt_hostile(int64_t i) {
+  const double r = pt_value();
+  switch (i % 16) {
+  case 0: return 0.0;
+  case 1: return -0.0;
+  case 2: return ldexp((double)(i % 977), -1074);        /* subnormal */
+  case 3: return r * 1e-100;                             /* below the window: truncated */
+  case 4: return -r * 1e-80;                             /* below the fast range */
+  case 5: return ldexp(1.0, -300) * (double)(1 + i % 5); /* on the window's grid */
+  case 6: return (i / 16 % 2 ? 1e30 : -1e30);            /* cancels with the next case 6 */
+  default: return r;
+  }
+}
+
+/** The body adds a second term on every third point and none on every seventh: a body that is
+ *  not one term a point (the CUDA launchers' capture must hand such a body an accumulator). */
+PORTA_REDUCE(xs_uneven, pt_args, a, i, porta_xsum_f64, acc) {
+  if (i % 7 == 3) return;
+  porta_xsum_f64_add(acc, PORTA_AT1(a->x, i));
+  if (i % 3 == 0) porta_xsum_f64_add(acc, 0.5 * PORTA_AT1(a->x, i));
+}
+
+static double pt_uneven_sum(const double *x, int64_t n, int *status) {
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 7 == 3) continue;
+    porta_xsum_f64_add(&v, x[i]);
+    if (i % 3 == 0) porta_xsum_f64_add(&v, 0.5 * x[i]);
+  }
+  *status = porta_xsum_f64_status(&v);
+  return porta_xsum_f64_round(&v);
+}
+
+/** Kernels on every back end (on a GPU in the launchers' batches, PORTA_CUDA_GRID_LIMIT=3 for
+ *  long ones) give a sequential loop's bits and status on hostile terms, with a huge term, an
+ *  Inf or a NaN at a point or none, and with bodies that add 0, 1 or 2 terms a point. */
+static void test_kernels_hostile(void) {
+  pt_args a;
+  PT_OK(porta_view_f64_create1(&a.x, "x", PT_N));
+  a.cols = 401;
+  double *h = (double *)malloc(PT_N * sizeof(double)),
+         *t3 = (double *)malloc(PT_N * sizeof(double));
+  for (int64_t i = 0; i < PT_N; ++i) h[i] = pt_hostile(i);
+  const double odd[4] = {0.0, ldexp(1.0, 980), INFINITY, NAN}; /* 0.0: none */
+  const int64_t at[4] = {0, 12345, 199001, 77};
+  porta_exec execs[3];
+  int ne = 0;
+  execs[ne++] = porta_exec_default();
+  execs[ne++] = porta_exec_backend(PORTA_BACKEND_SERIAL);
+  if (porta_backend_available(PORTA_BACKEND_OPENMP))
+    execs[ne++] = porta_exec_backend(PORTA_BACKEND_OPENMP);
+  for (int o = 0; o < 4; ++o) {
+    memcpy(a.x.data, h, PT_N * sizeof(double));
+    if (o > 0) a.x.data[at[o]] = odd[o];
+    for (int64_t i = 0; i < PT_N; ++i) t3[i] = 3.0 * a.x.data[i];
+    porta_xsum_f64_value w;
+    porta_xsum_f64_init(&w);
+    for (int64_t i = 0; i < PT_N; ++i) porta_xsum_f64_add(&w, a.x.data[i]);
+    const double want = porta_xsum_f64_round(&w);
+    const int want_status = porta_xsum_f64_status(&w);
+    PT_CHECK(want_status & PORTA_XSUM_INEXACT); /* the terms below the grid were met */
+    int uneven_status = 0;
+    const double uneven = pt_uneven_sum(a.x.data, PT_N, &uneven_status);
+    porta_xsum_f64_value w3;
+    porta_xsum_f64_init(&w3);
+    for (int64_t i = 0; i < 498 * 401; ++i) porta_xsum_f64_add(&w3, t3[i]);
+    for (int e = 0; e < ne; ++e) {
+      porta_xsum_f64_value r;
+      PT_OK(porta_parallel_reduce("xs_sum", execs[e], porta_range(0, PT_N), &xs_sum, &a, &r));
+      PT_BITS(porta_xsum_f64_round(&r), want);
+      PT_EQ_I64(porta_xsum_f64_status(&r), want_status);
+      PT_OK(porta_parallel_reduce("xs_uneven", execs[e], porta_range(0, PT_N), &xs_uneven, &a, &r));
+      PT_BITS(porta_xsum_f64_round(&r), uneven);
+      PT_EQ_I64(porta_xsum_f64_status(&r), uneven_status);
+      PT_OK(porta_parallel_reduce_md("xs_md_sum", execs[e], porta_mdrange2(0, 498, 0, 401),
+                                     &xs_md_sum, &a, &r));
+      PT_BITS(porta_xsum_f64_round(&r), porta_xsum_f64_round(&w3));
+      PT_EQ_I64(porta_xsum_f64_status(&r), porta_xsum_f64_status(&w3));
+    }
+  }
+  free(h);
+  free(t3);
+  porta_view_f64_release(&a.x);
+}
+
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   pt_x = (double *)malloc(PT_N * sizeof(double));
@@ -316,6 +404,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_normalisation);
   PT_RUN(test_orders_and_merges);
   PT_RUN(test_kernels);
+  PT_RUN(test_kernels_hostile);
   free(pt_x);
   PT_END();
 }

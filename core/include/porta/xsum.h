@@ -262,14 +262,49 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_cascade_(porta_xsum_f64_value *v,
   if (PORTA_UNLIKELY(e1 != 0.0)) porta_xsum_f64_deeper_(v, e1);
 }
 
-/** Add x exactly (see the window rules above). */
-PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, double x) {
+/** Add x exactly, one term at a time (see the window rules above). */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v, double x) {
   if (PORTA_UNLIKELY(!(fabs(x) >= porta_xsum_pow2_(PORTA_XSUM_MIN_EXP + 52) &&
                        fabs(x) < porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)))) {
     x = porta_xsum_f64_edge_(v, x);
     if (x == 0.0) return;
   }
   porta_xsum_f64_cascade_(v, x);
+}
+
+/** Terms a thread of a CUDA reduction with the exact sum adds in one batch
+ *  (porta_cuda_reduce_strided_, backend/cuda/xsum.h); 0 or 1: one at a time. Off by default:
+ *  batches of 8 took TeaLeaf's exact CG iteration from 1.59x to 1.39x the default's on one
+ *  H200, with the same bits, but they make a file of exact kernels compile about 3x as long
+ *  (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
+ *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=8 to take them. */
+#ifndef PORTA_CUDA_XSUM_BATCH
+#define PORTA_CUDA_XSUM_BATCH 0
+#endif
+
+/** count of a value that captures its body's term (the CUDA launchers' batches,
+ *  backend/cuda/xsum.h); PORTA_XSUM_CAPTURED_ once it holds one, raw, in term[0]. */
+#define PORTA_XSUM_CAPTURE_ (-1)
+#define PORTA_XSUM_CAPTURED_ (-2)
+
+/** Add x exactly (see the window rules above). On a GPU, a CUDA launcher may hand the body a
+ *  value that only captures its term, to add a batch of terms with one branch (a warp's lanes
+ *  then never wait on each other's rare steps term by term); a body that adds a second term
+ *  turns it into an ordinary accumulator of both. */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, double x) {
+#if PORTA_DEVICE_PASS && PORTA_CUDA_XSUM_BATCH > 1
+  if (v->count < 0) { /* known at compile time where the launcher set it */
+    if (v->count == PORTA_XSUM_CAPTURE_) {
+      v->term[0] = x;
+      v->count = PORTA_XSUM_CAPTURED_;
+      return;
+    }
+    const double first = v->term[0];
+    porta_xsum_f64_init_lazy_(v);
+    porta_xsum_f64_add_one_(v, first);
+  }
+#endif
+  porta_xsum_f64_add_one_(v, x);
 }
 
 /** d += s, exactly (associative and commutative in the represented value). */

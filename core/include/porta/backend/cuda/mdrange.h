@@ -131,11 +131,10 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_
   const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;
   const int64_t i0 = p.lower[0] + (int64_t)bx * 32 + (threadIdx.x & 31);
   if (i0 < p.upper[0]) {
-    const int64_t s1 = (int64_t)gy * (PORTA_CUDA_BLOCK / 32);
-#pragma unroll 1
-    for (int64_t i1 = p.lower[1] + (int64_t)by * (PORTA_CUDA_BLOCK / 32) + (threadIdx.x >> 5);
-         i1 < p.upper[1]; i1 += s1)
-      F::body(&a, i0, i1, &acc);
+    porta_cuda_reduce_strided_<F, true>(
+        &acc, p.lower[1] + (int64_t)by * (PORTA_CUDA_BLOCK / 32) + (threadIdx.x >> 5), p.upper[1],
+        (int64_t)gy * (PORTA_CUDA_BLOCK / 32),
+        [&](int64_t i1, typename F::value *v) { F::body(&a, i0, i1, v); });
   }
   porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }

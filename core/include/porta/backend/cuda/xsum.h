@@ -30,6 +30,118 @@ template <class F> __device__ __forceinline__ void porta_cuda_value_init_(typena
     F::init(v);
 }
 
+/** The expansion's doubles every term of a batch goes through without a branch. */
+#define PORTA_CUDA_XSUM_STEPS_ (PORTA_XSUM_TERMS < 3 ? PORTA_XSUM_TERMS : 3)
+
+/** d += s for a body that added several terms (rare): out of line, on copies, so that the
+ *  batches' code stays small and the accumulator stays in registers. */
+template <class V> __device__ __noinline__ V porta_cuda_xsum_join_slow_(V d, V s) {
+  porta_xsum_f64_join(&d, &s);
+  return d;
+}
+
+/** F's body at one point (`call(&value)`) with a value that captures its term: the term, or 0
+ *  where the body added none, or several (those are joined into `acc` at once). Inlined, the
+ *  capture's tests fold away for a body that adds one term. */
+template <class Call>
+__device__ __forceinline__ double porta_cuda_xsum_capture_(porta_xsum_f64_value *acc,
+                                                           const Call &call) {
+  porta_xsum_f64_value c;
+  porta_xsum_f64_init_lazy_(&c);
+  c.count = PORTA_XSUM_CAPTURE_;
+  call(&c);
+  if (c.count == PORTA_XSUM_CAPTURED_) return c.term[0];
+  if (c.count >= 0) *acc = porta_cuda_xsum_join_slow_(*acc, c);
+  return 0.0;
+}
+
+/** Add the terms x[0..U) to v exactly, as porta_xsum_f64_add would one by one (the same value,
+ *  so the same rounded bits): terms below the window's fast range truncated to its grid by a
+ *  select, every term through the expansion's first PORTA_CUDA_XSUM_STEPS_ doubles, and one
+ *  branch for the batch where any error is left for the rest of the cascade. Huge terms, Inf
+ *  and NaN take porta_xsum_f64_add. Without a branch per term the terms' chains of dependent
+ *  additions overlap: an exact dot streams about twice as fast. */
+template <int U>
+__device__ __forceinline__ void porta_cuda_xsum_add_batch_(porta_xsum_f64_value *v, double *x) {
+  const double fast = porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_);
+  bool off = false;
+#pragma unroll
+  for (int u = 0; u < U; ++u) off |= !(fabs(x[u]) < fast);
+  if (off) { /* rolled, in a copy: one inlined add, and x stays in registers */
+    double y[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) y[u] = x[u];
+#pragma unroll 1
+    for (int u = 0; u < U; ++u) porta_xsum_f64_add_one_(v, y[u]);
+    return;
+  }
+#if PORTA_XSUM_MIN_EXP >= -1022
+  const double tiny = porta_xsum_pow2_(PORTA_XSUM_MIN_EXP + 52);
+  bool inexact = false;
+#pragma unroll
+  for (int u = 0; u < U; ++u) { /* porta_xsum_f64_edge_'s truncation, as a select */
+    const double t =
+        trunc(x[u] * porta_xsum_pow2_(-PORTA_XSUM_MIN_EXP)) * porta_xsum_pow2_(PORTA_XSUM_MIN_EXP);
+    const double y = fabs(x[u]) < tiny ? t : x[u];
+    inexact |= y != x[u];
+    x[u] = y;
+  }
+  if (inexact) v->flags |= PORTA_XSUM_INEXACT;
+#endif
+  double e[U];
+  bool more = false;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    double r = porta_xsum_two_sum_(v->term[0], x[u], &v->term[0]);
+#pragma unroll
+    for (int k = 1; k < PORTA_CUDA_XSUM_STEPS_; ++k)
+      r = porta_xsum_two_sum_(v->term[k], r, &v->term[k]);
+    e[u] = r;
+    more |= r != 0.0;
+  }
+  if (more) { /* the rest of the cascade, rolled as above */
+    double f[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) f[u] = e[u];
+#pragma unroll 1
+    for (int u = 0; u < U; ++u) {
+      double r = f[u];
+      for (int k = PORTA_CUDA_XSUM_STEPS_; k < PORTA_XSUM_TERMS && r != 0.0; ++k)
+        r = porta_xsum_two_sum_(v->term[k], r, &v->term[k]);
+      if (r != 0.0) porta_xsum_f64_add_limbs_(v, r);
+    }
+  }
+}
+
+/** A thread's strided loop of a reduction, k = first, first + step, ... < end, calling
+ *  `call(k, value *)` (F's body at point k) into acc: for the exact sum in batches of
+ *  PORTA_CUDA_XSUM_BATCH points where that is above 1 (porta_cuda_xsum_add_batch_), else point
+ *  by point (unrolled as the compiler likes, or not at all with NOUNROLL). */
+template <class F, bool NOUNROLL = false, class Call>
+__device__ __forceinline__ void porta_cuda_reduce_strided_(typename F::value *acc, int64_t first,
+                                                           int64_t end, int64_t step,
+                                                           const Call &call) {
+  int64_t k = first;
+  if constexpr (porta_cuda_is_xsum_<typename F::value>::value && PORTA_CUDA_XSUM_BATCH > 1) {
+    constexpr int U = PORTA_CUDA_XSUM_BATCH;
+#pragma unroll 1
+    for (; k + (U - 1) * step < end; k += U * step) {
+      double x[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        x[u] =
+            porta_cuda_xsum_capture_(acc, [&](porta_xsum_f64_value *c) { call(k + u * step, c); });
+      porta_cuda_xsum_add_batch_<U>(acc, x);
+    }
+  }
+  if constexpr (NOUNROLL) {
+#pragma unroll 1
+    for (; k < end; k += step) call(k, acc);
+  } else {
+    for (; k < end; k += step) call(k, acc);
+  }
+}
+
 /** N rows of limbs and status bits in shared memory added into `lim` and `*flg` (threads
  *  0..LIMBS-1 a limb each, thread 0 the bits), then a barrier. */
 template <int N>
