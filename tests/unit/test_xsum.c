@@ -267,6 +267,17 @@ PORTA_MDREDUCE2(xs_md_sum, pt_args, a, i, j, porta_xsum_f64, acc) {
   porta_xsum_f64_add(acc, 3.0 * PORTA_AT1(a->x, i * a->cols + j));
 }
 
+/** The execution spaces every kernel test runs on: the default one, Serial and OpenMP (where
+ *  built); returns how many. */
+static int pt_execs(porta_exec execs[3]) {
+  int ne = 0;
+  execs[ne++] = porta_exec_default();
+  execs[ne++] = porta_exec_backend(PORTA_BACKEND_SERIAL);
+  if (porta_backend_available(PORTA_BACKEND_OPENMP))
+    execs[ne++] = porta_exec_backend(PORTA_BACKEND_OPENMP);
+  return ne;
+}
+
 static void test_kernels(void) {
   pt_args a;
   PT_OK(porta_view_f64_create1(&a.x, "x", PT_N));
@@ -277,11 +288,7 @@ static void test_kernels(void) {
   const int threads = porta_num_threads(), det = porta_deterministic();
   const int64_t sizes[4] = {0, 1, 2049, PT_N};
   porta_exec execs[3];
-  int ne = 0;
-  execs[ne++] = porta_exec_default();
-  execs[ne++] = porta_exec_backend(PORTA_BACKEND_SERIAL);
-  if (porta_backend_available(PORTA_BACKEND_OPENMP))
-    execs[ne++] = porta_exec_backend(PORTA_BACKEND_OPENMP);
+  const int ne = pt_execs(execs);
   for (int d = 0; d < 2; ++d) {
     porta_set_deterministic(d);
     for (int e = 0; e < ne; ++e)
@@ -355,11 +362,7 @@ static void test_kernels_hostile(void) {
   const double odd[4] = {0.0, ldexp(1.0, 980), INFINITY, NAN}; /* 0.0: none */
   const int64_t at[4] = {0, 12345, 199001, 77};
   porta_exec execs[3];
-  int ne = 0;
-  execs[ne++] = porta_exec_default();
-  execs[ne++] = porta_exec_backend(PORTA_BACKEND_SERIAL);
-  if (porta_backend_available(PORTA_BACKEND_OPENMP))
-    execs[ne++] = porta_exec_backend(PORTA_BACKEND_OPENMP);
+  const int ne = pt_execs(execs);
   for (int o = 0; o < 4; ++o) {
     memcpy(a.x.data, h, PT_N * sizeof(double));
     if (o > 0) a.x.data[at[o]] = odd[o];
