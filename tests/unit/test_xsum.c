@@ -313,19 +313,22 @@ static void test_kernels(void) {
   porta_view_f64_release(&a.x);
 }
 
-/** Hostile terms for the kernels: zeros of both signs, subnormals, terms below the window's
- *  grid and below its fast range, cancelling pairs and ordinary ones, in a pattern of 16. */
-static double pt_hostile(int64_t i) {
+/** Hostile terms for the kernels, in a pattern of 13 (prime to the CUDA tests' thread counts,
+ *  so that a GPU thread's batches mix them): zeros of both signs, subnormals, terms below the
+ *  window's grid and below its fast range, terms on its grid, cancelling pairs and ordinary
+ *  ones. With `tiny` only the terms below the fast range and on the grid are kept, so that the
+ *  sum's bits are theirs (a wrong truncation shows). */
+static double pt_hostile(int64_t i, int tiny) {
   const double r = pt_value();
-  switch (i % 16) {
+  switch (i % 13) {
   case 0: return 0.0;
   case 1: return -0.0;
-  case 2: return ldexp((double)(i % 977), -1074);        /* subnormal */
-  case 3: return r * 1e-100;                             /* below the window: truncated */
-  case 4: return -r * 1e-80;                             /* below the fast range */
-  case 5: return ldexp(1.0, -300) * (double)(1 + i % 5); /* on the window's grid */
-  case 6: return (i / 16 % 2 ? 1e30 : -1e30);            /* cancels with the next case 6 */
-  default: return r;
+  case 2: return ldexp((double)(i % 977), -1074);          /* subnormal */
+  case 3: return r * 1e-100;                               /* below the window: truncated */
+  case 4: return -r * 1e-80;                               /* below the fast range */
+  case 5: return ldexp(1.0, -300) * (double)(1 + i % 5);   /* on the window's grid */
+  case 6: return tiny ? 0.0 : (i / 13 % 2 ? 1e30 : -1e30); /* cancels with the next case 6 */
+  default: return tiny ? 0.0 : r;
   }
 }
 
@@ -357,22 +360,28 @@ static void test_kernels_hostile(void) {
   PT_OK(porta_view_f64_create1(&a.x, "x", PT_N));
   a.cols = 401;
   double *h = (double *)malloc(PT_N * sizeof(double)),
+         *ht = (double *)malloc(PT_N * sizeof(double)),
          *t3 = (double *)malloc(PT_N * sizeof(double));
-  for (int64_t i = 0; i < PT_N; ++i) h[i] = pt_hostile(i);
-  const double odd[4] = {0.0, ldexp(1.0, 980), INFINITY, NAN}; /* 0.0: none */
-  const int64_t at[4] = {0, 12345, 199001, 77};
+  for (int64_t i = 0; i < PT_N; ++i) {
+    h[i] = pt_hostile(i, 0);
+    ht[i] = pt_hostile(i, 1);
+  }
+  /* sets 1-3: a huge term, an Inf, a NaN at one point; set 4: the tiny terms alone */
+  const double odd[5] = {0.0, ldexp(1.0, 980), INFINITY, NAN, 0.0};
+  const int64_t at[5] = {0, 12345, 199001, 77, 0};
   porta_exec execs[3];
   const int ne = pt_execs(execs);
-  for (int o = 0; o < 4; ++o) {
-    memcpy(a.x.data, h, PT_N * sizeof(double));
-    if (o > 0) a.x.data[at[o]] = odd[o];
+  for (int o = 0; o < 5; ++o) {
+    memcpy(a.x.data, o == 4 ? ht : h, PT_N * sizeof(double));
+    if (o > 0 && o < 4) a.x.data[at[o]] = odd[o];
     for (int64_t i = 0; i < PT_N; ++i) t3[i] = 3.0 * a.x.data[i];
     porta_xsum_f64_value w;
     porta_xsum_f64_init(&w);
     for (int64_t i = 0; i < PT_N; ++i) porta_xsum_f64_add(&w, a.x.data[i]);
     const double want = porta_xsum_f64_round(&w);
     const int want_status = porta_xsum_f64_status(&w);
-    PT_CHECK(want_status & PORTA_XSUM_INEXACT); /* the terms below the grid were met */
+    PT_CHECK(want_status & PORTA_XSUM_INEXACT);              /* the terms below the grid were met */
+    if (o == 4) PT_CHECK(want != 0.0 && fabs(want) < 1e-50); /* their bits, not a big term's */
     int uneven_status = 0;
     const double uneven = pt_uneven_sum(a.x.data, PT_N, &uneven_status);
     porta_xsum_f64_value w3;
@@ -393,6 +402,7 @@ static void test_kernels_hostile(void) {
     }
   }
   free(h);
+  free(ht);
   free(t3);
   porta_view_f64_release(&a.x);
 }

@@ -203,10 +203,17 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_settle_(porta_xsum_f64_value *v) {
   }
 }
 
+#if PORTA_DEVICE_PASS && PORTA_CUDA_XSUM_BATCH > 1
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_uncapture_(porta_xsum_f64_value *v);
+#endif
+
 /** Propagate carries after emptying the expansion: limbs 0..N-2 in [0, 2^32), the top limb
  *  signed, the expansion all zero. The represented value is unchanged. Flags
  *  PORTA_XSUM_OVERFLOW when the top limb nears the end of its range. */
 PORTA_INLINE_FUNCTION void porta_xsum_f64_normalize(porta_xsum_f64_value *v) {
+#if PORTA_DEVICE_PASS && PORTA_CUDA_XSUM_BATCH > 1
+  porta_xsum_f64_uncapture_(v);
+#endif
   porta_xsum_f64_open_(v);
   porta_xsum_f64_settle_(v);
   porta_xsum_f64_carry_(v);
@@ -277,7 +284,8 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v,
  *  batches of 8 took TeaLeaf's exact CG iteration from 1.59x to 1.39x the default's on one
  *  H200, with the same bits, but they make a file of exact kernels compile about 3x as long
  *  (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
- *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=8 to take them. */
+ *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=8 to take them (the same in every file of a
+ *  program, as the other macros here). */
 #ifndef PORTA_CUDA_XSUM_BATCH
 #define PORTA_CUDA_XSUM_BATCH 0
 #endif
@@ -287,10 +295,23 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v,
 #define PORTA_XSUM_CAPTURE_ (-1)
 #define PORTA_XSUM_CAPTURED_ (-2)
 
-/** Add x exactly (see the window rules above). On a GPU, a CUDA launcher may hand the body a
- *  value that only captures its term, to add a batch of terms with one branch (a warp's lanes
- *  then never wait on each other's rare steps term by term); a body that adds a second term
- *  turns it into an ordinary accumulator of both. */
+#if PORTA_DEVICE_PASS && PORTA_CUDA_XSUM_BATCH > 1
+/** A capturing value made an ordinary accumulator of what it captured (nothing, or its one
+ *  raw term); an ordinary one is left as it is. */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_uncapture_(porta_xsum_f64_value *v) {
+  if (v->count >= 0) return;
+  const int captured = v->count == PORTA_XSUM_CAPTURED_;
+  const double first = v->term[0];
+  porta_xsum_f64_init_lazy_(v);
+  if (captured) porta_xsum_f64_add_one_(v, first);
+}
+#endif
+
+/** Add x exactly (see the window rules above). On a GPU, a CUDA launcher built with batches
+ *  (PORTA_CUDA_XSUM_BATCH) may hand the body a value that only captures its term, to add a
+ *  batch of terms with one branch (a warp's lanes then never wait on each other's rare steps
+ *  term by term); anything else done to that value (a second term, a join, a normalisation)
+ *  first turns it into an ordinary accumulator of what it holds. */
 PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, double x) {
 #if PORTA_DEVICE_PASS && PORTA_CUDA_XSUM_BATCH > 1
   if (v->count < 0) { /* known at compile time where the launcher set it */
@@ -299,9 +320,7 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, doub
       v->count = PORTA_XSUM_CAPTURED_;
       return;
     }
-    const double first = v->term[0];
-    porta_xsum_f64_init_lazy_(v);
-    porta_xsum_f64_add_one_(v, first);
+    porta_xsum_f64_uncapture_(v);
   }
 #endif
   porta_xsum_f64_add_one_(v, x);
@@ -310,6 +329,15 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add(porta_xsum_f64_value *v, doub
 /** d += s, exactly (associative and commutative in the represented value). */
 PORTA_INLINE_FUNCTION void porta_xsum_f64_join(porta_xsum_f64_value *d,
                                                const porta_xsum_f64_value *s) {
+#if PORTA_DEVICE_PASS && PORTA_CUDA_XSUM_BATCH > 1
+  porta_xsum_f64_uncapture_(d);
+  porta_xsum_f64_value sc;
+  if (s->count < 0) { /* a capturing value as the source: its term added as add would */
+    sc = *s;
+    porta_xsum_f64_uncapture_(&sc);
+    s = &sc;
+  }
+#endif
   for (int k = 0; k < PORTA_XSUM_TERMS; ++k)
     if (s->term[k] != 0.0) porta_xsum_f64_cascade_(d, s->term[k]);
   d->flags |= s->flags;

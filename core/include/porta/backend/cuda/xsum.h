@@ -59,7 +59,7 @@ __device__ __forceinline__ double porta_cuda_xsum_capture_(porta_xsum_f64_value 
  *  so the same rounded bits): terms below the window's fast range truncated to its grid by a
  *  select, every term through the expansion's first PORTA_CUDA_XSUM_STEPS_ doubles, and one
  *  branch for the batch where any error is left for the rest of the cascade. Huge terms, Inf
- *  and NaN take porta_xsum_f64_add. Without a branch per term the terms' chains of dependent
+ *  and NaN take porta_xsum_f64_add_one_. Without a branch per term the terms' chains of dependent
  *  additions overlap: an exact dot streams about twice as fast. */
 template <int U>
 __device__ __forceinline__ void porta_cuda_xsum_add_batch_(porta_xsum_f64_value *v, double *x) {
