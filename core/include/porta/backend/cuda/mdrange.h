@@ -131,7 +131,7 @@ __global__ void porta_cuda_mdreduce_2d_k_(const typename F::args_type_ a, porta_
   const unsigned bx = blockIdx.x % gx, by = blockIdx.x / gx, gy = gridDim.x / gx;
   const int64_t i0 = p.lower[0] + (int64_t)bx * 32 + (threadIdx.x & 31);
   if (i0 < p.upper[0]) {
-    porta_cuda_reduce_strided_<F, true>(
+    porta_cuda_reduce_strided_<F, std::is_same<E, porta_cuda_no_end_>::value, true>(
         &acc, p.lower[1] + (int64_t)by * (PORTA_CUDA_BLOCK / 32) + (threadIdx.x >> 5), p.upper[1],
         (int64_t)gy * (PORTA_CUDA_BLOCK / 32),
         [&](int64_t i1, typename F::value *v) { F::body(&a, i0, i1, v); });

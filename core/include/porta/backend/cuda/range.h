@@ -46,8 +46,9 @@ __global__ void porta_cuda_reduce_k_(const typename F::args_type_ a, int64_t b, 
   typename F::value acc;
   porta_cuda_value_init_<F>(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
-  porta_cuda_reduce_strided_<F>(&acc, b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x, e, step,
-                                [&](int64_t i, typename F::value *v) { F::body(&a, i, v); });
+  porta_cuda_reduce_strided_<F, std::is_same<E, porta_cuda_no_end_>::value>(
+      &acc, b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x, e, step,
+      [&](int64_t i, typename F::value *v) { F::body(&a, i, v); });
   porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 

@@ -114,15 +114,18 @@ __device__ __forceinline__ void porta_cuda_xsum_add_batch_(porta_xsum_f64_value 
 }
 
 /** A thread's strided loop of a reduction, k = first, first + step, ... < end, calling
- *  `call(k, value *)` (F's body at point k) into acc: for the exact sum in batches of
+ *  `call(k, value *)` (F's body at point k) into acc: for the exact sum with BATCH in batches of
  *  PORTA_CUDA_XSUM_BATCH points where that is above 1 (porta_cuda_xsum_add_batch_), else point
- *  by point (unrolled as the compiler likes, or not at all with NOUNROLL). */
-template <class F, bool NOUNROLL = false, class Call>
+ *  by point (unrolled as the compiler likes, or not at all with NOUNROLL). The launchers batch
+ *  the kernel form without a reduction end only: every form is compiled, and the apps' exact
+ *  sums take no end, so the batches' compile time is halved. */
+template <class F, bool BATCH, bool NOUNROLL = false, class Call>
 __device__ __forceinline__ void porta_cuda_reduce_strided_(typename F::value *acc, int64_t first,
                                                            int64_t end, int64_t step,
                                                            const Call &call) {
   int64_t k = first;
-  if constexpr (porta_cuda_is_xsum_<typename F::value>::value && PORTA_CUDA_XSUM_BATCH > 1) {
+  if constexpr (BATCH && porta_cuda_is_xsum_<typename F::value>::value &&
+                PORTA_CUDA_XSUM_BATCH > 1) {
     constexpr int U = PORTA_CUDA_XSUM_BATCH;
 #pragma unroll 1
     for (; k + (U - 1) * step < end; k += U * step) {
