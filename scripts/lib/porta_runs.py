@@ -258,6 +258,11 @@ def run_digest(summaries):
     return ds.pop() if len(ds) == 1 else "varies"
 
 
+def sums_text(rows):
+    """The global sums the rows' runs took (their summaries' "sums"), for a table's heading."""
+    return ", ".join(sorted({r["sums"] or "unreported" for r in rows}))
+
+
 def agree(h5diff, app, ref, other, exact):
     """None when the answers agree, else what differs."""
     for ds, mode, tol in ANSWERS[app]:

@@ -219,6 +219,13 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_normalize(porta_xsum_f64_value *v) {
   porta_xsum_f64_carry_(v);
 }
 
+/** x with its bits below 2^PORTA_XSUM_MIN_EXP dropped (its magnitude truncated to the window's
+ *  grid), for |x| < 2^(1024 + PORTA_XSUM_MIN_EXP): scaling by powers of two is exact there.
+ *  Only where the grid's step is a normal double (PORTA_XSUM_MIN_EXP >= -1022). */
+PORTA_FORCEINLINE_FUNCTION double porta_xsum_to_grid_(double x) {
+  return trunc(x * porta_xsum_pow2_(-PORTA_XSUM_MIN_EXP)) * porta_xsum_pow2_(PORTA_XSUM_MIN_EXP);
+}
+
 /** An addend outside [2^(MIN_EXP + 52), 2^FAST_EXP_) (0, tiny, huge, Inf or NaN): 0 when nothing
  *  is left to add, else x with its bits below the window dropped. */
 PORTA_INLINE_FUNCTION double porta_xsum_f64_edge_(porta_xsum_f64_value *v, double x) {
@@ -232,9 +239,7 @@ PORTA_INLINE_FUNCTION double porta_xsum_f64_edge_(porta_xsum_f64_value *v, doubl
     return 0.0;
   }
 #if PORTA_XSUM_MIN_EXP >= -1022
-  /* |x| < 2^(MIN_EXP + 52): scaling by powers of two is exact here, trunc drops the bits */
-  const double t =
-      trunc(x * porta_xsum_pow2_(-PORTA_XSUM_MIN_EXP)) * porta_xsum_pow2_(PORTA_XSUM_MIN_EXP);
+  const double t = porta_xsum_to_grid_(x); /* |x| < 2^(MIN_EXP + 52) here */
   if (t != x) v->flags |= PORTA_XSUM_INEXACT;
   return t;
 #else
@@ -282,7 +287,7 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v,
 /** Terms a thread of a CUDA reduction with the exact sum adds in one batch
  *  (porta_cuda_reduce_strided_, backend/cuda/xsum.h); 0 or 1: one at a time. Off by default:
  *  batches of 8 took TeaLeaf's exact CG iteration from 1.59x to 1.39x the default's on one
- *  H200, with the same bits, but they make a file of exact kernels compile about 3x as long
+ *  H200, with the same bits, but they make a file of exact kernels compile 1.6-3x as long
  *  (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
  *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=8 to take them (the same in every file of a
  *  program, as the other macros here). */

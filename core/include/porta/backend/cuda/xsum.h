@@ -80,9 +80,7 @@ __device__ __forceinline__ void porta_cuda_xsum_add_batch_(porta_xsum_f64_value 
   bool inexact = false;
 #pragma unroll
   for (int u = 0; u < U; ++u) { /* porta_xsum_f64_edge_'s truncation, as a select */
-    const double t =
-        trunc(x[u] * porta_xsum_pow2_(-PORTA_XSUM_MIN_EXP)) * porta_xsum_pow2_(PORTA_XSUM_MIN_EXP);
-    const double y = fabs(x[u]) < tiny ? t : x[u];
+    const double y = fabs(x[u]) < tiny ? porta_xsum_to_grid_(x[u]) : x[u];
     inexact |= y != x[u];
     x[u] = y;
   }
@@ -99,17 +97,14 @@ __device__ __forceinline__ void porta_cuda_xsum_add_batch_(porta_xsum_f64_value 
     e[u] = r;
     more |= r != 0.0;
   }
-  if (more) { /* the rest of the cascade, rolled as above */
+  if (more) { /* the rest of the cascade, rolled as above (from the third double again: one more
+                 TwoSum on this rare path, and the value stays exact) */
     double f[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) f[u] = e[u];
 #pragma unroll 1
-    for (int u = 0; u < U; ++u) {
-      double r = f[u];
-      for (int k = PORTA_CUDA_XSUM_STEPS_; k < PORTA_XSUM_TERMS && r != 0.0; ++k)
-        r = porta_xsum_two_sum_(v->term[k], r, &v->term[k]);
-      if (r != 0.0) porta_xsum_f64_add_limbs_(v, r);
-    }
+    for (int u = 0; u < U; ++u)
+      if (f[u] != 0.0) porta_xsum_f64_deeper_(v, f[u]); /* exact from any double on */
   }
 }
 
