@@ -305,6 +305,22 @@ static void test_kernels(void) {
         PT_OK(porta_parallel_reduce_md("xs_md_sum", execs[e], porta_mdrange2(0, 498, 0, 401),
                                        &xs_md_sum, &a, &m));
         PT_BITS(porta_xsum_f64_round(&m), pt_xsum(t3, 498 * 401));
+        /* boxes narrower than a GPU tile's 32 points across index 0, offset, and empty (the
+           CUDA back end takes its tiled kernel for every exact box) */
+        static const int64_t box[6][4] = {{0, 5, 0, 401},  {7, 8, 3, 400},  {3, 35, 10, 11},
+                                          {31, 64, 1, 399}, {10, 10, 0, 401}, {0, 498, 7, 7}};
+        for (int b = 0; b < 6; ++b) {
+          porta_xsum_f64_value want;
+          porta_xsum_f64_init(&want);
+          for (int64_t j = box[b][2]; j < box[b][3]; ++j)
+            for (int64_t i = box[b][0]; i < box[b][1]; ++i)
+              porta_xsum_f64_add(&want, t3[i * 401 + j]);
+          PT_OK(porta_parallel_reduce_md("xs_md_sum", execs[e],
+                                         porta_mdrange2(box[b][0], box[b][1], box[b][2], box[b][3]),
+                                         &xs_md_sum, &a, &m));
+          PT_BITS(porta_xsum_f64_round(&m), porta_xsum_f64_round(&want));
+          PT_EQ_I64(porta_xsum_f64_status(&m), 0);
+        }
       }
   }
   PT_OK(porta_set_num_threads(threads));

@@ -285,14 +285,13 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v,
 }
 
 /** Terms a thread of a CUDA reduction with the exact sum adds in one batch
- *  (porta_cuda_reduce_strided_, backend/cuda/xsum.h); 0 or 1: one at a time. Off by default:
- *  batches of 8 took TeaLeaf's exact CG iteration from 1.59x to 1.39x the default's on one
- *  H200, with the same bits, but they make a file of exact kernels compile 1.6-3x as long
- *  (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
- *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=8 to take them (the same in every file of a
- *  program, as the other macros here). */
+ *  (porta_cuda_reduce_strided_, backend/cuda/xsum.h); 0 or 1: one at a time. Batches of 8
+ *  took TeaLeaf's exact CG iteration from 1.59x to 1.39x the default's on one H200, with the
+ *  same bits (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
+ *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=0 to add one term at a time (the same in every
+ *  file of a program, as the other macros here). */
 #ifndef PORTA_CUDA_XSUM_BATCH
-#define PORTA_CUDA_XSUM_BATCH 0
+#define PORTA_CUDA_XSUM_BATCH 8
 #endif
 
 /** count of a value that captures its body's term (the CUDA launchers' batches,

@@ -69,8 +69,9 @@ static inline int porta_cuda_check_attach_file_(void) {
     template <class... I> static __device__ __forceinline__ void body(const ARGS_T *a, I... i) {   \
       NAME##_porta_body_(a, i...);                                                                 \
     }                                                                                              \
-    static __host__ __device__ __forceinline__ void init(value *v) { R##_init(v); }                \
-    static __host__ __device__ __forceinline__ void join(value *d, const value *s) {               \
+    /* templates: a kernel that never calls them (the exact sum's, xsum.h) leaves them unused */   \
+    template <class V> static __host__ __device__ __forceinline__ void init(V *v) { R##_init(v); } \
+    template <class V> static __host__ __device__ __forceinline__ void join(V *d, const V *s) {    \
       R##_join(d, s);                                                                              \
     }                                                                                              \
   };                                                                                               \

@@ -183,13 +183,17 @@ static int porta_cuda_mdreduce_launch_(const porta_launch *L, const typename F::
   const porta_mdrange_policy *p = &L->md;
   const int64_t n = porta_mdrange_size_(p);
   const cudaStream_t st = porta_cuda_stream_of_(L);
+  /* an exact sum of rank 2 takes the tiled kernel on any box (a narrow or empty one too: its
+     threads past the box add nothing), so its generic kernel is not compiled */
+  constexpr bool tiled_only = Rank == 2 && porta_cuda_is_xsum_<V>::value;
   if constexpr (Rank == 2) {
-    if (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1]) {
+    if (tiled_only || (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1])) {
       static int resident = 0;
-      const int64_t gx = (p->upper[0] - p->lower[0] + 31) / 32, rows = PORTA_CUDA_BLOCK / 32;
+      const int64_t rows = PORTA_CUDA_BLOCK / 32;
+      const int64_t gx = p->upper[0] > p->lower[0] ? (p->upper[0] - p->lower[0] + 31) / 32 : 1;
       const int64_t cap =
           porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_2d_k_<F, E>, &resident) / gx;
-      int64_t gy = (p->upper[1] - p->lower[1] + rows - 1) / rows;
+      int64_t gy = p->upper[1] > p->lower[1] ? (p->upper[1] - p->lower[1] + rows - 1) / rows : 1;
       if (gy > cap) gy = cap > 0 ? cap : 1;
       if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;
       V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
@@ -199,14 +203,16 @@ static int porta_cuda_mdreduce_launch_(const porta_launch *L, const typename F::
       return porta_cuda_finish_reduce_<F>(L, out, result);
     }
   }
-  static int resident = 0;
-  const unsigned g =
-      porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank, E>, &resident);
-  V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
-  if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-  porta_cuda_mdreduce_k_<F, Rank, E>
-      <<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, q, porta_cuda_counter_(), out, end);
-  return porta_cuda_finish_reduce_<F>(L, out, result);
+  if constexpr (!tiled_only) {
+    static int resident = 0;
+    const unsigned g =
+        porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank, E>, &resident);
+    V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
+    if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+    porta_cuda_mdreduce_k_<F, Rank, E>
+        <<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, q, porta_cuda_counter_(), out, end);
+    return porta_cuda_finish_reduce_<F>(L, out, result);
+  }
 }
 
 template <class F, int Rank = F::rank>
@@ -219,17 +225,21 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
   if (!PORTA_CUDA_REDUCE_ENDS_ && L->end) return porta_cuda_end_refused_(L);
   V *out = porta_cuda_reduce_out_<V>(L, result);
   if (!out) return PORTA_ERROR_OUT_OF_MEMORY;
-  if (L->deterministic) {
-    const int64_t nc = porta_md_det_tiles_(p);
-    const int64_t n0 = p->upper[0] - p->lower[0];
-    V *q = (V *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(V));
-    if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-    if (nc > 0)
-      porta_cuda_mdreduce_det_k_<F, Rank>
-          <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(
-              a, *p, (n0 + PORTA_DET_LANES - 1) / PORTA_DET_LANES, n / n0, nc, q);
-    porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out, porta_cuda_end_of_(L));
-    return porta_cuda_finish_reduce_<F>(L, out, result);
+  /* an exact sum is the same bits in any order: deterministic, it takes the ordinary kernel,
+     and its deterministic kernels are not compiled */
+  if constexpr (!porta_cuda_is_xsum_<V>::value) {
+    if (L->deterministic) {
+      const int64_t nc = porta_md_det_tiles_(p);
+      const int64_t n0 = p->upper[0] - p->lower[0];
+      V *q = (V *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(V));
+      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+      if (nc > 0)
+        porta_cuda_mdreduce_det_k_<F, Rank>
+            <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(
+                a, *p, (n0 + PORTA_DET_LANES - 1) / PORTA_DET_LANES, n / n0, nc, q);
+      porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out, porta_cuda_end_of_(L));
+      return porta_cuda_finish_reduce_<F>(L, out, result);
+    }
   }
   if constexpr (PORTA_CUDA_REDUCE_ENDS_)
     if (L->end) return porta_cuda_mdreduce_launch_<F, Rank>(L, a, result, out, *L->end);
