@@ -307,7 +307,7 @@ static void test_kernels(void) {
         PT_BITS(porta_xsum_f64_round(&m), pt_xsum(t3, 498 * 401));
         /* boxes narrower than a GPU tile's 32 points across index 0, offset, and empty (the
            CUDA back end takes its tiled kernel for every exact box) */
-        static const int64_t box[6][4] = {{0, 5, 0, 401},  {7, 8, 3, 400},  {3, 35, 10, 11},
+        static const int64_t box[6][4] = {{0, 5, 0, 401},   {7, 8, 3, 400},   {3, 35, 10, 11},
                                           {31, 64, 1, 399}, {10, 10, 0, 401}, {0, 498, 7, 7}};
         for (int b = 0; b < 6; ++b) {
           porta_xsum_f64_value want;

@@ -48,9 +48,9 @@ __global__ void porta_cuda_reduce_k_(const typename F::args_type_ a, int64_t b, 
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   /* not batched: a range's body may be a loop of its own (miniFE's matvec row), and batches of
      8 rows took miniFE's exact CG iteration from 1.68x to 2.40x the default's on one H200 */
-  porta_cuda_reduce_strided_<F, false>(
-      &acc, b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x, e, step,
-      [&](int64_t i, typename F::value *v) { F::body(&a, i, v); });
+  porta_cuda_reduce_strided_<F, false>(&acc, b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x, e,
+                                       step,
+                                       [&](int64_t i, typename F::value *v) { F::body(&a, i, v); });
   porta_cuda_reduce_tail_<F, E>(acc, partials, counter, out, end);
 }
 
@@ -105,8 +105,8 @@ static int porta_cuda_reduce_(const porta_launch *L, const typename F::args_type
       if (!p) return PORTA_ERROR_OUT_OF_MEMORY;
       if (nc > 0)
         porta_cuda_reduce_det_k_<F>
-            <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, b, e,
-                                                                                       nc, p);
+            <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(a, b, e, nc,
+                                                                                       p);
       porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(p, nc, out, porta_cuda_end_of_(L));
       return porta_cuda_finish_reduce_<F>(L, out, result);
     }
