@@ -356,13 +356,29 @@ PORTA_REDUCE(xs_uneven, pt_args, a, i, porta_xsum_f64, acc) {
   if (i % 3 == 0) porta_xsum_f64_add(acc, 0.5 * PORTA_AT1(a->x, i));
 }
 
-static double pt_uneven_sum(const double *x, int64_t n, int *status) {
+/** xs_uneven over the rows x cols box (the box kernel is the one a GPU batches), and on every
+ *  eleventh point a third term joined from an accumulator of its own. */
+PORTA_MDREDUCE2(xs_md_uneven, pt_args, a, i, j, porta_xsum_f64, acc) {
+  const int64_t k = i * a->cols + j;
+  if (k % 7 == 3) return;
+  porta_xsum_f64_add(acc, PORTA_AT1(a->x, k));
+  if (k % 3 == 0) porta_xsum_f64_add(acc, 0.5 * PORTA_AT1(a->x, k));
+  if (k % 11 == 5) {
+    porta_xsum_f64_value o;
+    porta_xsum_f64_init(&o);
+    porta_xsum_f64_add(&o, 0.25 * PORTA_AT1(a->x, k));
+    porta_xsum_f64_join(acc, &o);
+  }
+}
+
+static double pt_uneven_sum(const double *x, int64_t n, int joins, int *status) {
   porta_xsum_f64_value v;
   porta_xsum_f64_init(&v);
   for (int64_t i = 0; i < n; ++i) {
     if (i % 7 == 3) continue;
     porta_xsum_f64_add(&v, x[i]);
     if (i % 3 == 0) porta_xsum_f64_add(&v, 0.5 * x[i]);
+    if (joins && i % 11 == 5) porta_xsum_f64_add(&v, 0.25 * x[i]);
   }
   *status = porta_xsum_f64_status(&v);
   return porta_xsum_f64_round(&v);
@@ -370,7 +386,8 @@ static double pt_uneven_sum(const double *x, int64_t n, int *status) {
 
 /** Kernels on every back end (on a GPU in the launchers' batches, PORTA_CUDA_GRID_LIMIT=3 for
  *  long ones) give a sequential loop's bits and status on hostile terms, with a huge term, an
- *  Inf or a NaN at a point or none, and with bodies that add 0, 1 or 2 terms a point. */
+ *  Inf or a NaN at a point or none, and with bodies that add 0, 1 or 2 terms a point or join
+ *  another accumulator. */
 static void test_kernels_hostile(void) {
   pt_args a;
   PT_OK(porta_view_f64_create1(&a.x, "x", PT_N));
@@ -399,7 +416,9 @@ static void test_kernels_hostile(void) {
     PT_CHECK(want_status & PORTA_XSUM_INEXACT);              /* the terms below the grid were met */
     if (o == 4) PT_CHECK(want != 0.0 && fabs(want) < 1e-50); /* their bits, not a big term's */
     int uneven_status = 0;
-    const double uneven = pt_uneven_sum(a.x.data, PT_N, &uneven_status);
+    const double uneven = pt_uneven_sum(a.x.data, PT_N, 0, &uneven_status);
+    int md_uneven_status = 0;
+    const double md_uneven = pt_uneven_sum(a.x.data, 498 * 401, 1, &md_uneven_status);
     porta_xsum_f64_value w3;
     porta_xsum_f64_init(&w3);
     for (int64_t i = 0; i < 498 * 401; ++i) porta_xsum_f64_add(&w3, t3[i]);
@@ -415,10 +434,60 @@ static void test_kernels_hostile(void) {
                                      &xs_md_sum, &a, &r));
       PT_BITS(porta_xsum_f64_round(&r), porta_xsum_f64_round(&w3));
       PT_EQ_I64(porta_xsum_f64_status(&r), porta_xsum_f64_status(&w3));
+      PT_OK(porta_parallel_reduce_md("xs_md_uneven", execs[e], porta_mdrange2(0, 498, 0, 401),
+                                     &xs_md_uneven, &a, &r));
+      PT_BITS(porta_xsum_f64_round(&r), md_uneven);
+      PT_EQ_I64(porta_xsum_f64_status(&r), md_uneven_status);
     }
   }
   free(h);
   free(ht);
+  free(t3);
+  porta_view_f64_release(&a.x);
+}
+
+/** An exact reduction into memory with a reduction's end (porta/reduce_end.h), over a range and
+ *  a box, the deterministic mode on and off, on every back end: the value's bits, and the end's
+ *  steps run after it (out[1] = out[0], out[2] = out[1] / out[3]). */
+static void test_kernels_end(void) {
+  pt_args a;
+  PT_OK(porta_view_f64_create1(&a.x, "x", PT_N));
+  memcpy(a.x.data, pt_x, PT_N * sizeof(double));
+  a.cols = 401;
+  double *t3 = (double *)malloc(PT_N * sizeof(double));
+  for (int i = 0; i < PT_N; ++i) t3[i] = 3.0 * pt_x[i];
+  const int64_t nv = (int64_t)(sizeof(porta_xsum_f64_value) / sizeof(double));
+  porta_view_f64 buf;
+  PT_OK(porta_view_f64_create1(&buf, "value and steps", nv + 4));
+  porta_xsum_f64_value *r = (porta_xsum_f64_value *)(void *)buf.data;
+  double *o = buf.data + nv;
+  const int det = porta_deterministic();
+  porta_exec execs[3];
+  const int ne = pt_execs(execs);
+  for (int d = 0; d < 2; ++d) {
+    porta_set_deterministic(d);
+    for (int e = 0; e < ne; ++e)
+      for (int box = 0; box < 2; ++box) {
+        PT_OK(porta_exec_fence(execs[e], "end"));
+        o[0] = 5.0, o[1] = o[2] = 0.0, o[3] = 2.0;
+        porta_reduce_end end;
+        memset(&end, 0, sizeof end);
+        PT_OK(porta_reduce_end_step(&end, PORTA_SCALAR_COPY, &o[1], &o[0], NULL));
+        PT_OK(porta_reduce_end_step(&end, PORTA_SCALAR_DIV, &o[2], &o[1], &o[3]));
+        PT_OK(porta_exec_end_next_reduction(execs[e], &end));
+        if (box)
+          PT_OK(PORTA_PARALLEL_REDUCE_INTO(xs_md_sum, execs[e], porta_mdrange2(0, 498, 0, 401), &a,
+                                           r));
+        else
+          PT_OK(PORTA_PARALLEL_REDUCE_INTO(xs_sum, execs[e], porta_range(0, PT_N), &a, r));
+        PT_OK(porta_exec_fence(execs[e], "end"));
+        PT_BITS(porta_xsum_f64_round(r), box ? pt_xsum(t3, 498 * 401) : pt_xsum(pt_x, PT_N));
+        PT_EQ_I64(porta_xsum_f64_status(r), 0);
+        PT_CHECK(o[1] == 5.0 && o[2] == 2.5);
+      }
+  }
+  porta_set_deterministic(det);
+  porta_view_f64_release(&buf);
   free(t3);
   porta_view_f64_release(&a.x);
 }
@@ -434,6 +503,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_orders_and_merges);
   PT_RUN(test_kernels);
   PT_RUN(test_kernels_hostile);
+  PT_RUN(test_kernels_end);
   free(pt_x);
   PT_END();
 }

@@ -13,7 +13,8 @@
  *  Set with porta_exec_end_next_reduction before the launch: the next reduction into memory on
  *  that instance, from the same host thread, takes it (inside a recorded loop too: it is a
  *  kernel argument). Range and mdrange reductions, deterministic or not (there the tree's last
- *  thread runs it); a team policy's reduction refuses an end. */
+ *  thread runs it; the exact sum's, on CUDA, by its ordinary kernel); a team policy's reduction
+ *  refuses an end. */
 #ifndef PORTA_REDUCE_END_H
 #define PORTA_REDUCE_END_H
 

@@ -105,7 +105,8 @@ PORTA_API void porta_set_wait_check_(int (*check)(int poll));
  *  rest. Lanes, then chunks or tiles, are combined by fixed halving trees. The CUDA back end
  *  uses the same decomposition (a warp per chunk or tile): its lanes read consecutive points of
  *  index 0, which its default layout (left) keeps adjacent in memory, as the host's (right)
- *  keeps a lane's points. */
+ *  keeps a lane's points. The exact sum, the same bits in any order, takes its ordinary kernel
+ *  there. */
 #define PORTA_DET_LANES 32
 #define PORTA_DET_CHUNK 2048
 #ifndef PORTA_DET_TILE_REST

@@ -11,8 +11,9 @@
  *  each thread striding down index 1 (the flattened version paid two 64-bit divisions per
  *  element: a TeaLeaf stencil reduction ran at 0.70 of the bandwidth of the same loop as a
  *  parallel_for). Other ranks, and boxes narrower than 32, flatten the box (first index
- *  fastest); deterministic mode takes the tiles of backend/launch.h, so the bits
- *  match the host's. */
+ *  fastest), except the exact sum's, which takes the tiles on any box; deterministic mode takes
+ *  the tiles of backend/launch.h, so the bits match the host's (the exact sum, the same bits in
+ *  any order, keeps its ordinary kernel). */
 #ifndef PORTA_BACKEND_CUDA_MDRANGE_H
 #define PORTA_BACKEND_CUDA_MDRANGE_H
 
@@ -174,43 +175,54 @@ __global__ void porta_cuda_mdreduce_det_k_(const typename F::args_type_ a, porta
   }
 }
 
+/** A rank-2 box in tiles of 32 x (PORTA_CUDA_BLOCK / 32) points (porta_cuda_mdreduce_2d_k_),
+ *  any box: a tile's threads past a narrow or empty box add nothing. */
+template <class F, class E>
+static int porta_cuda_mdreduce_tiled_(const porta_launch *L, const typename F::args_type_ &a,
+                                      void *result, typename F::value *out, const E &end) {
+  typedef typename F::value V;
+  const porta_mdrange_policy *p = &L->md;
+  static int resident = 0;
+  const int64_t rows = PORTA_CUDA_BLOCK / 32;
+  const int64_t gx = p->upper[0] > p->lower[0] ? (p->upper[0] - p->lower[0] + 31) / 32 : 1;
+  const int64_t cap =
+      porta_cuda_reduce_grid_(porta_mdrange_size_(p), (const void *)porta_cuda_mdreduce_2d_k_<F, E>,
+                              &resident) /
+      gx;
+  int64_t gy = p->upper[1] > p->lower[1] ? (p->upper[1] - p->lower[1] + rows - 1) / rows : 1;
+  if (gy > cap) gy = cap > 0 ? cap : 1;
+  if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;
+  V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
+  if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+  porta_cuda_mdreduce_2d_k_<F, E>
+      <<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, porta_cuda_stream_of_(L)>>>(
+          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out, end);
+  return porta_cuda_finish_reduce_<F>(L, out, result);
+}
+
 /** The nondeterministic reduction with end `end` (porta_cuda_no_end_: none): its kernel's
- *  grid from that kernel's own occupancy (launch.h, porta_cuda_no_end_). */
+ *  grid from that kernel's own occupancy (launch.h, porta_cuda_no_end_). Rank 2 takes the
+ *  tiles where the box is at least 32 wide, an exact sum of rank 2 on every box (so its
+ *  generic kernel is not compiled); the rest the box flattened. */
 template <class F, int Rank, class E>
 static int porta_cuda_mdreduce_launch_(const porta_launch *L, const typename F::args_type_ &a,
                                        void *result, typename F::value *out, const E &end) {
   typedef typename F::value V;
   const porta_mdrange_policy *p = &L->md;
-  const int64_t n = porta_mdrange_size_(p);
-  const cudaStream_t st = porta_cuda_stream_of_(L);
-  /* an exact sum of rank 2 takes the tiled kernel on any box (a narrow or empty one too: its
-     threads past the box add nothing), so its generic kernel is not compiled */
-  constexpr bool tiled_only = Rank == 2 && porta_cuda_is_xsum_<V>::value;
-  if constexpr (Rank == 2) {
-    if (tiled_only || (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1])) {
-      static int resident = 0;
-      const int64_t rows = PORTA_CUDA_BLOCK / 32;
-      const int64_t gx = p->upper[0] > p->lower[0] ? (p->upper[0] - p->lower[0] + 31) / 32 : 1;
-      const int64_t cap =
-          porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_2d_k_<F, E>, &resident) / gx;
-      int64_t gy = p->upper[1] > p->lower[1] ? (p->upper[1] - p->lower[1] + rows - 1) / rows : 1;
-      if (gy > cap) gy = cap > 0 ? cap : 1;
-      if (gx * gy > porta_cuda_max_grid_()) return PORTA_ERROR_INVALID_ARGUMENT;
-      V *q = (V *)porta_cuda_workspace_((size_t)(gx * gy) * sizeof(V));
-      if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-      porta_cuda_mdreduce_2d_k_<F, E><<<(unsigned)(gx * gy), PORTA_CUDA_BLOCK, 0, st>>>(
-          a, *p, (unsigned)gx, q, porta_cuda_counter_(), out, end);
-      return porta_cuda_finish_reduce_<F>(L, out, result);
-    }
-  }
-  if constexpr (!tiled_only) {
+  if constexpr (Rank == 2 && porta_cuda_is_xsum_<V>::value) {
+    return porta_cuda_mdreduce_tiled_<F>(L, a, result, out, end);
+  } else {
+    if constexpr (Rank == 2)
+      if (p->upper[0] - p->lower[0] >= 32 && p->upper[1] > p->lower[1])
+        return porta_cuda_mdreduce_tiled_<F>(L, a, result, out, end);
+    const int64_t n = porta_mdrange_size_(p);
     static int resident = 0;
     const unsigned g =
         porta_cuda_reduce_grid_(n, (const void *)porta_cuda_mdreduce_k_<F, Rank, E>, &resident);
     V *q = (V *)porta_cuda_workspace_((size_t)g * sizeof(V));
     if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
-    porta_cuda_mdreduce_k_<F, Rank, E>
-        <<<g, PORTA_CUDA_BLOCK, 0, st>>>(a, *p, n, q, porta_cuda_counter_(), out, end);
+    porta_cuda_mdreduce_k_<F, Rank, E><<<g, PORTA_CUDA_BLOCK, 0, porta_cuda_stream_of_(L)>>>(
+        a, *p, n, q, porta_cuda_counter_(), out, end);
     return porta_cuda_finish_reduce_<F>(L, out, result);
   }
 }

@@ -6,7 +6,8 @@
  *  share, reduces in shared memory, writes a partial, and the last block to finish combines the
  *  partials in block order. Deterministic reductions give each warp whole PORTA_DET_CHUNK
  *  chunks, lane l taking indices l, l+32, ...; lanes and chunks are combined by the same halving
- *  trees as the host back ends, so the bits match for any block size. */
+ *  trees as the host back ends, so the bits match for any block size (the exact sum, the same
+ *  bits in any order, keeps its ordinary kernel). */
 #ifndef PORTA_BACKEND_CUDA_RANGE_H
 #define PORTA_BACKEND_CUDA_RANGE_H
 

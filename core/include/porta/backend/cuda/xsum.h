@@ -113,9 +113,9 @@ __device__ __forceinline__ void porta_cuda_xsum_add_batch_(porta_xsum_f64_value 
  *  PORTA_CUDA_XSUM_BATCH points where that is above 1 (porta_cuda_xsum_add_batch_), else point
  *  by point (unrolled as the compiler likes, or not at all with NOUNROLL). Only the rank-2 box
  *  kernel without a reduction end batches (mdrange.h): its bodies are stencil points, and the
- *  apps' exact sums take no end (every form is compiled, so this halves the batches' compile
- *  time). A range's body may loop (miniFE's matvec row): batched, miniFE's exact CG iteration
- *  took 2.40x the default's against 1.68x. */
+ *  apps' exact sums take no end (the forms with and without an end are both compiled, so this
+ *  halves the batches' compile time). A range's body may loop (miniFE's matvec row): batched,
+ * miniFE's exact CG iteration took 2.40x the default's against 1.68x. */
 template <class F, bool BATCH, bool NOUNROLL = false, class Call>
 __device__ __forceinline__ void porta_cuda_reduce_strided_(typename F::value *acc, int64_t first,
                                                            int64_t end, int64_t step,
