@@ -11,17 +11,6 @@
 #include "exchange_kernels.h"
 #include "exchange_private.h"
 
-int porta_exchange_mpi_error_(const char *op, const char *label, const char *what, int rc) {
-  char err[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  if (rc != MPI_SUCCESS) MPI_Error_string(rc, err, &len);
-  return porta_error(PORTA_ERROR_BACKEND, op, label, "%s%s%s", what, len ? ": " : "", err);
-}
-
-int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, int rc) {
-  return porta_exchange_mpi_error_(op, x->label, what, rc);
-}
-
 /** Transports of the plans made so far in this process (a bit per porta_exchange_mode). */
 static unsigned modes_used;
 

@@ -60,15 +60,6 @@ int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes) {
   return PORTA_SUCCESS;
 }
 
-uint64_t porta_exchange_node_id_(void) {
-  char name[MPI_MAX_PROCESSOR_NAME];
-  int len = 0;
-  MPI_Get_processor_name(name, &len);
-  uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < len; ++i) h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-  return h;
-}
-
 typedef struct offer {
   int32_t want, pad;
   uint64_t node;
@@ -81,25 +72,6 @@ static void unmap(porta_exchange_peer *p) {
     porta_ipc_close(p->base[b]);
     p->base[b] = NULL;
   }
-}
-
-int porta_exchange_swap_(porta_exchange *x, const char *op, const char *what, const int *part,
-                         const void *out, void *in, int bytes) {
-  int nreq = 0;
-  for (int k = 0; k < x->n; ++k) {
-    if (part && !part[k]) continue;
-    int rc = MPI_Irecv((char *)in + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k], x->tag,
-                       x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, what, rc);
-  }
-  for (int k = 0; k < x->n; ++k) {
-    if (part && !part[k]) continue;
-    int rc = MPI_Isend((const char *)out + (size_t)k * (size_t)bytes, bytes, MPI_BYTE, x->rank[k],
-                       x->tag, x->comm, &x->req[nreq++]);
-    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, what, rc);
-  }
-  int rc = MPI_Waitall(nreq, x->req, MPI_STATUSES_IGNORE);
-  return rc == MPI_SUCCESS ? PORTA_SUCCESS : porta_exchange_fail_(x, op, what, rc);
 }
 
 int porta_exchange_ipc_handshake_(porta_exchange *x, int first) {

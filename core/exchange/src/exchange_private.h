@@ -76,7 +76,9 @@ struct porta_exchange {
   int64_t exchanges, messages, bytes;
 };
 
-/** An MPI failure (code rc) as a Porta error of `op` naming `label`: "what: MPI's text". */
+/** An MPI failure (code rc) as a Porta error of `op` naming `label`: "what: MPI's text"
+ *  (exchange_mpi.c, as porta_exchange_fail_, porta_exchange_swap_ and
+ *  porta_exchange_node_id_). */
 int porta_exchange_mpi_error_(const char *op, const char *label, const char *what, int rc);
 /** An MPI failure as a Porta error naming the plan. */
 int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, int mpi_rc);
@@ -93,7 +95,7 @@ int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *f
 /** One message of `bytes` from out[k] to each neighbour entry k and into in[k] from it (entries
  *  with part[k] 0 left out; part NULL: every entry, this rank's own too), all waited for: entry
  *  k's message pairs with the neighbour's entry for this rank of the same order. Collective
- *  over the entries' ranks; `op` and `what` name a failure (exchange_ipc.c). */
+ *  over the entries' ranks; `op` and `what` name a failure (exchange_mpi.c). */
 int porta_exchange_swap_(porta_exchange *x, const char *op, const char *what, const int *part,
                          const void *out, void *in, int bytes);
 /** IPC mode (exchange_ipc.c): receive buffers of `bytes` each, grown as needed (new
