@@ -285,9 +285,9 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v,
 }
 
 /** Terms a thread of a CUDA reduction with the exact sum adds in one batch
- *  (porta_cuda_reduce_strided_, backend/cuda/xsum.h); 0 or 1: one at a time. Batches of 8
- *  took TeaLeaf's exact CG iteration from 1.59x to 1.39x the default's on one H200, with the
- *  same bits (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
+ *  (porta_cuda_reduce_strided_, backend/cuda/xsum.h: the rank-2 box kernels); 0 or 1: one at a
+ *  time. Batches of 8 took TeaLeaf's exact CG iteration from 1.60x to 1.41x the default's on one
+ *  H200, with the same bits (docs/design-notes.md, "Batched exact sums on a GPU"). Build with
  *  -DCMAKE_CUDA_FLAGS=-DPORTA_CUDA_XSUM_BATCH=0 to add one term at a time (the same in every
  *  file of a program, as the other macros here). */
 #ifndef PORTA_CUDA_XSUM_BATCH

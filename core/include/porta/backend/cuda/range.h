@@ -47,8 +47,7 @@ __global__ void porta_cuda_reduce_k_(const typename F::args_type_ a, int64_t b, 
   typename F::value acc;
   porta_cuda_value_init_<F>(&acc);
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
-  /* not batched: a range's body may be a loop of its own (miniFE's matvec row), and batches of
-     8 rows took miniFE's exact CG iteration from 1.68x to 2.40x the default's on one H200 */
+  /* not batched (porta_cuda_reduce_strided_ says why) */
   porta_cuda_reduce_strided_<F, false>(&acc, b + (int64_t)blockIdx.x * blockDim.x + threadIdx.x, e,
                                        step,
                                        [&](int64_t i, typename F::value *v) { F::body(&a, i, v); });
