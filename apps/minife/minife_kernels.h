@@ -6,6 +6,9 @@
 
 #include "minife.h"
 
+/** Nonzeros a row has at most: its node's 3 x 3 x 3 stencil (minife_structure.c). */
+#define MINIFE_ROW_MAX 27
+
 /** The owned node box and the global node counts, for kernels. */
 typedef struct minife_grid {
   int64_t nodes[3]; /**< global nodes per dimension */

@@ -99,8 +99,8 @@ static const app_cli_option minife_options[] = {
     {"name", "TEXT", "added to the YAML file's name", set_name, NULL, 0},
     {"matvec_lanes", "L",
      "vector lanes per matrix row in the matvec: 0 = one thread a row (default on the host), "
-     "2..32 (default 4 on a GPU; ordinary sums only: exact ones, --sums exact or "
-     "--reproducible, keep one thread a row)",
+     "2..32 (default 4 on a GPU); with exact sums (--sums exact or --reproducible) the lanes "
+     "copy a team's rows into scratch and each row is summed by one lane, in one thread's order",
      set_lanes, NULL, 0},
     {"numthreads", "N", "accepted for the reference's command lines; use --porta-threads",
      set_ignored, NULL, 0},
