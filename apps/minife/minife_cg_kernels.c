@@ -94,7 +94,7 @@ PORTA_TEAM_FOR(minife_k_matvec_team_rows, matvec_args, a, team) { minife_matvec_
  * lane sums a row from the scratch, as one thread reading global memory would. On one H200 at
  * n = 200 the matvec took 0.96 ms against the fused kernel's 1.43 (a thread a row from global
  * memory; the vector lanes' own 0.80); 32, 64 and 128 rows a team, a lane each, gave exact CG
- * 1.29, 1.25 and 1.27 ms an iteration, fewer lanes than rows or 8 lanes a thread more. */
+ * 1.29, 1.25 and 1.27 ms an iteration; fewer lanes than rows took longer (design-notes). */
 PORTA_TEAM_FOR(minife_k_matvec_staged, matvec_args, a, team) {
   const int64_t r0 = team->league_rank * a->rows_per_team;
   const int64_t r1 = r0 + a->rows_per_team < a->nrows ? r0 + a->rows_per_team : a->nrows;
