@@ -89,9 +89,8 @@ int porta_channel_create(porta_channel **out, const char *label, MPI_Comm comm, 
     return rc;
   }
   const int host_reach = space == porta_exec_memory_space(exec);
-  ch->host_mode = host_reach                       ? PORTA_EXCHANGE_HOST
-                  : porta_exchange_cuda_mpi_(exec) ? PORTA_EXCHANGE_CUDA_MPI
-                                                   : PORTA_EXCHANGE_PINNED;
+  /* the plans' choice without IPC: a channel maps its neighbours' memory per peer (ipc_able) */
+  ch->host_mode = porta_exchange_choose_(exec, host_reach, 0);
   ch->ipc_able = !host_reach && porta_exchange_ipc_wanted_(exec);
   ch->node = porta_exchange_node_id_();
   *out = ch;

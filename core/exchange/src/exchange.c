@@ -302,10 +302,7 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
      buffers where both sides can (every GPU rank takes part in the hand-shake, so that the
      pairs agree), else pinned host memory */
   const int on_device = porta_exec_query(exec).on_device;
-  x->mode = !on_device                         ? PORTA_EXCHANGE_HOST
-            : porta_exchange_cuda_mpi_(exec)   ? PORTA_EXCHANGE_CUDA_MPI
-            : porta_exchange_ipc_wanted_(exec) ? PORTA_EXCHANGE_IPC
-                                               : PORTA_EXCHANGE_PINNED;
+  x->mode = porta_exchange_choose_(exec, !on_device, 1);
   int rc = set_lists(x, l, 0);
   if (rc == PORTA_SUCCESS && on_device && x->mode != PORTA_EXCHANGE_CUDA_MPI) {
     rc = porta_exchange_ipc_handshake_(x, 1);

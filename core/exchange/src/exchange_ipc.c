@@ -46,6 +46,12 @@ int porta_exchange_ipc_wanted_(porta_exec exec) {
   return !strcmp(e, "cuda-ipc") || (!strcmp(e, "auto") && !porta_exchange_cuda_mpi_(exec));
 }
 
+porta_exchange_mode porta_exchange_choose_(porta_exec exec, int host_reach, int ipc) {
+  if (host_reach) return PORTA_EXCHANGE_HOST;
+  if (porta_exchange_cuda_mpi_(exec)) return PORTA_EXCHANGE_CUDA_MPI;
+  return ipc && porta_exchange_ipc_wanted_(exec) ? PORTA_EXCHANGE_IPC : PORTA_EXCHANGE_PINNED;
+}
+
 int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes) {
   if (x->ipc_recv[0] && x->ipc_bytes >= bytes) return PORTA_SUCCESS;
   const int64_t len = bytes + bytes / 4 + 256; /* room to grow, as the other buffers */

@@ -112,6 +112,11 @@ void porta_exchange_ipc_release_(porta_exchange *x);
 int porta_exchange_ipc_wanted_(porta_exec exec);
 /** A CUDA-aware MPI (Open MPI's run-time query) and APP_EXCHANGE_TRANSPORT not forbidding it. */
 int porta_exchange_cuda_mpi_(porta_exec exec);
+/** The one choice of transport, for plans and channels (exchange_ipc.c): host memory where
+ *  MPI reaches the execution's memory (`host_reach`), else device buffers to a CUDA-aware MPI,
+ *  else the neighbours' mapped memory where `ipc` allows it and porta_exchange_ipc_wanted_
+ *  says so, else pinned host memory. */
+porta_exchange_mode porta_exchange_choose_(porta_exec exec, int host_reach, int ipc);
 /** This node's name as a number (ranks of one node agree; IPC needs one node). */
 uint64_t porta_exchange_node_id_(void);
 /** Record that messages went by `mode` (for porta_exchange_transports_used; channel.c
