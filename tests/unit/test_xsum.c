@@ -183,7 +183,7 @@ static void test_normalisation(void) {
   double *x = (double *)malloc(1000 * sizeof(double));
   for (int i = 0; i < 1000; ++i) x[i] = pt_lcg_signed(&pt_state, -80.0, 80.0);
   for (int i = 0; i < 1000; ++i) porta_xsum_f64_add(&v, x[i]);
-  PT_CHECK(v.count < 1000);
+  PT_CHECK(v.count < PORTA_XSUM_NORM_EVERY_ - 3); /* it normalised */
   PT_BITS(porta_xsum_f64_round(&v), pt_xsum(x, 1000));
   /* many near-maximal digits into one limb: 2^21 normalised values of (2^32 - 1) 2^k joined
    * (count 2^21), then as many negated, then 0.5 */
@@ -203,6 +203,45 @@ static void test_normalisation(void) {
     }
   porta_xsum_f64_add(&w, 0.5);
   PT_BITS(porta_xsum_f64_round(&w), 0.5);
+  free(x);
+}
+
+/* The host adds through the expansion or flat into the limbs, as its terms fare (xsum.h,
+ * PORTA_XSUM_RARE_*): terms over 530 binades send a long stream flat, pieces of 8 of them stay
+ * in the expansion, and terms near one binade keep a long stream there; every way, one sum. */
+static void test_host_add_modes(void) {
+  enum { N = 4000 };
+  double *x = (double *)malloc(N * sizeof(double));
+  for (int i = 0; i < N; ++i) x[i] = pt_lcg_signed(&pt_state, -80.0, 80.0);
+  porta_xsum_f64_value flat, pieces;
+  porta_xsum_f64_init(&flat);
+  porta_xsum_f64_init(&pieces);
+  for (int i = 0; i < N; ++i) porta_xsum_f64_add(&flat, x[i]);
+  for (int p = 0; p < N; p += 8) {
+    porta_xsum_f64_value t;
+    porta_xsum_f64_init(&t);
+    for (int i = p; i < p + 8; ++i) porta_xsum_f64_add(&t, x[i]);
+#if !PORTA_DEVICE_PASS
+    PT_CHECK(!(t.flags & PORTA_XSUM_FLAT_));
+#endif
+    porta_xsum_f64_join(&pieces, &t);
+  }
+#if !PORTA_DEVICE_PASS
+  PT_CHECK(flat.flags & PORTA_XSUM_FLAT_);
+  PT_CHECK(!(pieces.flags & PORTA_XSUM_FLAT_)); /* a join takes the status bits only */
+#endif
+  PT_CHECK(porta_xsum_f64_status(&flat) == PORTA_XSUM_INEXACT); /* 1e-80: bits below the window */
+  PT_BITS(porta_xsum_f64_round(&flat), porta_xsum_f64_round(&pieces));
+  /* terms of one binade stay in the expansion */
+  porta_xsum_f64_value near;
+  porta_xsum_f64_init(&near);
+  for (int i = 0; i < N; ++i) porta_xsum_f64_add(&near, 1.0 + ldexp((double)(i % 97), -20));
+#if !PORTA_DEVICE_PASS
+  PT_CHECK(!(near.flags & PORTA_XSUM_FLAT_));
+#endif
+  double want = 0.0;
+  for (int i = 0; i < N; ++i) want += 1.0 + ldexp((double)(i % 97), -20); /* exact: few bits */
+  PT_BITS(porta_xsum_f64_round(&near), want);
   free(x);
 }
 
@@ -500,6 +539,7 @@ int main(int argc, char **argv) {
   PT_RUN(test_pairs_correctly_rounded);
   PT_RUN(test_window_reported);
   PT_RUN(test_normalisation);
+  PT_RUN(test_host_add_modes);
   PT_RUN(test_orders_and_merges);
   PT_RUN(test_kernels);
   PT_RUN(test_kernels_hostile);

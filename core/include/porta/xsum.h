@@ -81,6 +81,8 @@ typedef char porta_xsum_check_terms_[(PORTA_XSUM_TERMS >= 2 && PORTA_XSUM_TERMS 
 #define PORTA_XSUM_INEXACT 1   /**< an addend had bits below the window (dropped) */
 #define PORTA_XSUM_OVERFLOW 2  /**< an addend or the sum exceeded the window: round gives NaN */
 #define PORTA_XSUM_NONFINITE 4 /**< an Inf or NaN was added: round gives NaN */
+/** The status bits among flags' (the host keeps its choice of add above them). */
+#define PORTA_XSUM_STATUS_BITS_ 7
 
 /** Additions into the limbs between normalisations (each adds < 2^32 to a limb; two joined
  *  values stay below 2^63). */
@@ -274,14 +276,108 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_cascade_(porta_xsum_f64_value *v,
   if (PORTA_UNLIKELY(e1 != 0.0)) porta_xsum_f64_deeper_(v, e1);
 }
 
-/** Add x exactly, one term at a time (see the window rules above). */
+#if !PORTA_DEVICE_PASS
+/** Count of additions a flat one stands for: its larger piece is below 2^52 = 2^20 digits of
+ *  32 bits, so the limbs' headroom (porta_xsum_f64_add_limbs_) holds as it is. */
+#define PORTA_XSUM_FLAT_COUNT_ (1 << 20)
+
+/** Add x, a finite double below 2^PORTA_XSUM_FAST_EXP_ (zeros, subnormals and terms below the
+ *  window too: their bits below it dropped, flagged), into the limbs with no branch on its value:
+ *  its bits shifted onto the window's grid, in two pieces (below 2^32 and below 2^52) added to
+ *  two adjacent limbs. The host's add: a CPU's branch predictor fails on a solver's terms, which
+ *  leave the expansion's first two doubles for its rare path about half the time (TeaLeaf). */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_flat_(porta_xsum_f64_value *v, double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const int bexp = (int)((bits >> 52) & 0x7FF);
+  const uint64_t m = (bits & 0xFFFFFFFFFFFFFull) | ((uint64_t)(bexp != 0) << 52);
+  /* x = +-m 2^(max(bexp, 1) - 1075): shift it onto the grid of 2^PORTA_XSUM_MIN_EXP */
+  int shift = (bexp | (bexp == 0)) - 1075 - PORTA_XSUM_MIN_EXP;
+  int drop = shift < 0 ? -shift : 0;
+  drop = drop > 63 ? 63 : drop;
+  const uint64_t kept = m >> drop; /* the magnitude truncated to the grid */
+  v->flags |= (kept << drop) != m ? PORTA_XSUM_INEXACT : 0;
+  shift = shift < 0 ? 0 : shift;
+  const int idx = shift >> 5, off = shift & 31;
+  const uint64_t low = (kept << off) & 0xFFFFFFFFull, high = (kept >> 1) >> (31 - off);
+  /* below 2^PORTA_XSUM_MAX_EXP, high is 0 where idx is the top limb */
+  const int up = idx + 1 < PORTA_XSUM_LIMBS ? idx + 1 : PORTA_XSUM_LIMBS - 1;
+  const int64_t neg = -(int64_t)(bits >> 63); /* 0 or -1: (d ^ neg) - neg is d or -d */
+  porta_xsum_f64_open_(v);
+  v->limb[idx] += ((int64_t)low ^ neg) - neg;
+  v->limb[up] += ((int64_t)high ^ neg) - neg;
+  v->count += PORTA_XSUM_FLAT_COUNT_;
+  if (PORTA_UNLIKELY(v->count >= PORTA_XSUM_NORM_EVERY_)) porta_xsum_f64_carry_(v);
+}
+
+/* The host's choice between the expansion and the flat add, kept in flags above the status
+ * bits; it only picks a speed, never a value. A term that leaves the expansion's first two
+ * doubles (or is tiny or huge; a zero is skipped) adds PORTA_XSUM_RARE_STEP_ units to a count that
+ * every other term takes one from; at PORTA_XSUM_RARE_FLAT_ the accumulator adds flat from then on.
+ * So terms that mostly stay in the expansion (miniFE's: 2 % leave it) keep its 2 ns a term on
+ * this machine, and terms that leave it about half the time (TeaLeaf's), which cost 18 ns
+ * there in mispredicted branches, go flat at 4.5 ns after some 70 terms. */
+#define PORTA_XSUM_RARE_UNIT_ (1 << 8)
+#define PORTA_XSUM_RARE_MASK_ (0xFFFF << 8)
+#define PORTA_XSUM_RARE_STEP_ 8
+#define PORTA_XSUM_RARE_FLAT_ (256 << 8)
+#define PORTA_XSUM_FLAT_ (1 << 24)
+
+/** The rare count up by PORTA_XSUM_RARE_STEP_, and the accumulator flat once it is high. */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_rare_count_(porta_xsum_f64_value *v) {
+  const int32_t rare =
+      (v->flags & PORTA_XSUM_RARE_MASK_) + PORTA_XSUM_RARE_STEP_ * PORTA_XSUM_RARE_UNIT_;
+  v->flags = (v->flags & ~PORTA_XSUM_RARE_MASK_) |
+             (rare >= PORTA_XSUM_RARE_FLAT_ ? PORTA_XSUM_FLAT_ : rare);
+}
+
+/** x outside the expansion's fast range: flat below it, else (huge, Inf, NaN) as the GPU. */
+PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_outside_host_(porta_xsum_f64_value *v, double x) {
+  if (fabs(x) < porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)) {
+    porta_xsum_f64_add_flat_(v, x);
+  } else {
+    x = porta_xsum_f64_edge_(v, x);
+    if (x != 0.0) porta_xsum_f64_cascade_(v, x);
+  }
+}
+#endif
+
+/** Add x exactly, one term at a time (see the window rules above): on a GPU through the
+ *  expansion; on the host through it or flat (porta_xsum_f64_add_flat_), as its terms have
+ *  fared (PORTA_XSUM_RARE_*). */
 PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v, double x) {
+#if !PORTA_DEVICE_PASS
+  if (v->flags & PORTA_XSUM_FLAT_) {
+    if (PORTA_LIKELY(fabs(x) < porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)))
+      porta_xsum_f64_add_flat_(v, x);
+    else
+      porta_xsum_f64_outside_host_(v, x);
+    return;
+  }
+  if (PORTA_UNLIKELY(!(fabs(x) >= porta_xsum_pow2_(PORTA_XSUM_MIN_EXP + 52) &&
+                       fabs(x) < porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)))) {
+    if (x != 0.0) {
+      porta_xsum_f64_outside_host_(v, x);
+      porta_xsum_f64_rare_count_(v);
+    }
+    return;
+  }
+  const double e0 = porta_xsum_two_sum_(v->term[0], x, &v->term[0]);
+  const double e1 = porta_xsum_two_sum_(v->term[1], e0, &v->term[1]);
+  if (PORTA_UNLIKELY(e1 != 0.0)) {
+    porta_xsum_f64_deeper_(v, e1);
+    porta_xsum_f64_rare_count_(v);
+  } else { /* the rare count down (flags stay in a register: no store aliases them) */
+    v->flags -= (v->flags & PORTA_XSUM_RARE_MASK_) != 0 ? PORTA_XSUM_RARE_UNIT_ : 0;
+  }
+#else
   if (PORTA_UNLIKELY(!(fabs(x) >= porta_xsum_pow2_(PORTA_XSUM_MIN_EXP + 52) &&
                        fabs(x) < porta_xsum_pow2_(PORTA_XSUM_FAST_EXP_)))) {
     x = porta_xsum_f64_edge_(v, x);
     if (x == 0.0) return;
   }
   porta_xsum_f64_cascade_(v, x);
+#endif
 }
 
 /** Terms a thread of a CUDA reduction with the exact sum adds in one batch
@@ -344,7 +440,7 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_join(porta_xsum_f64_value *d,
 #endif
   for (int k = 0; k < PORTA_XSUM_TERMS; ++k)
     if (s->term[k] != 0.0) porta_xsum_f64_cascade_(d, s->term[k]);
-  d->flags |= s->flags;
+  d->flags |= s->flags & PORTA_XSUM_STATUS_BITS_; /* not the host's choice of add */
   if (s->count > 0) { /* both below 2^29 additions: the limbs' sums stay below 2^63 */
     porta_xsum_f64_open_(d);
     for (int i = 0; i < PORTA_XSUM_LIMBS; ++i) d->limb[i] += s->limb[i];
@@ -357,7 +453,7 @@ PORTA_INLINE_FUNCTION void porta_xsum_f64_join(porta_xsum_f64_value *d,
 PORTA_INLINE_FUNCTION int porta_xsum_f64_status(const porta_xsum_f64_value *v) {
   porta_xsum_f64_value t = *v;
   porta_xsum_f64_normalize(&t);
-  return t.flags;
+  return t.flags & PORTA_XSUM_STATUS_BITS_;
 }
 
 /** The exact sum rounded to the nearest double, ties to even (+0.0 for an exact zero); NaN when
