@@ -12,6 +12,9 @@
  *  - A fixed-point superaccumulator: PORTA_XSUM_LIMBS signed 64-bit limbs, limb i holding a
  *    32-bit digit of weight 2^(PORTA_XSUM_MIN_EXP + 32 i) plus 31 bits of headroom for carries.
  *    A double goes in split exactly over at most three limbs; two values join limb by limb.
+ *  On the host, an accumulator whose terms often leave the expansion's first two doubles adds
+ *  the rest of its terms straight into the limbs instead (porta_xsum_f64_add_flat_): a CPU
+ *  mispredicts that branch, a GPU does not.
  *  The value represented is the expansion's doubles plus the limbs, always exactly the sum of
  *  the terms added. Integer addition is associative and commutative, so the sum does not depend
  *  on the order of the additions, the thread count, the back end or the number of MPI ranks
@@ -315,8 +318,8 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_flat_(porta_xsum_f64_value *v
  * doubles (or is tiny or huge; a zero is skipped) adds PORTA_XSUM_RARE_STEP_ units to a count that
  * every other term takes one from; at PORTA_XSUM_RARE_FLAT_ the accumulator adds flat from then on.
  * So terms that mostly stay in the expansion (miniFE's: 2 % leave it) keep its 2 ns a term on
- * this machine, and terms that leave it about half the time (TeaLeaf's), which cost 18 ns
- * there in mispredicted branches, go flat at 4.5 ns after some 70 terms. */
+ * this machine, and terms that leave it about half the time (TeaLeaf's), which cost 17 ns
+ * there in mispredicted branches, go flat at 4.3 ns after some 70 terms. */
 #define PORTA_XSUM_RARE_UNIT_ (1 << 8)
 #define PORTA_XSUM_RARE_MASK_ (0xFFFF << 8)
 #define PORTA_XSUM_RARE_STEP_ 8
