@@ -73,6 +73,7 @@ typedef struct minife {
   double source;                  /**< Q */
   int matvec_lanes;               /**< vector lanes per row in the matvec (0: a thread per row) */
   int matvec_team_size;           /**< threads per team of the vector-lane matvec (0: not yet) */
+  int staged_team_size;           /**< threads per team of the staged matvec (0: not yet) */
   struct minife_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve */
   /** several ranks on GPUs with NCCL: the sums and p's exchange the device loop queues
    *  (porta/exchange_device.h); NULL otherwise, with the reason in device_note */

@@ -185,12 +185,13 @@ static porta_team_policy lanes_policy(const minife *m, matvec_args *a, int64_t n
   return p;
 }
 
-/** Rows a team of the staged matvec takes (a thread each; the team's vector lanes copy). */
+/** Rows a team of the staged matvec takes, as many threads (a row a lane, so a team of 4-lane
+ *  threads sums its rows on its first quarter; all its lanes copy). */
 #define MINIFE_STAGED_ROWS 64
 
 /** Team policy for the staged matvec over every row: its scratch holds a team's values and x
  *  entries; on the host as many threads as a team may have. */
-static porta_team_policy staged_policy(const minife *m, matvec_args *a) {
+static porta_team_policy staged_policy(minife *m, porta_exec exec, matvec_args *a) {
   const int64_t n = m->A.nrows, rows = MINIFE_STAGED_ROWS;
   const size_t bytes = porta_scratch_size((size_t)rows * MINIFE_ROW_MAX * sizeof(double));
   a->nrows = n;
@@ -198,8 +199,11 @@ static porta_team_policy staged_policy(const minife *m, matvec_args *a) {
   porta_team_policy p = porta_team_policy_make(
       (n + rows - 1) / rows > 0 ? (n + rows - 1) / rows : 1, (int)rows, m->matvec_lanes);
   p = porta_team_scratch_request(p, 0, 2 * bytes, 0);
-  const int most = porta_team_size_max(m->exec, p);
-  if (most > 0 && most < p.team_size) p.team_size = most;
+  if (m->staged_team_size == 0) { /* at most what the back end allows (asked once) */
+    const int most = porta_team_size_max(exec, p);
+    m->staged_team_size = most > 0 && most < p.team_size ? most : p.team_size;
+  }
+  p.team_size = m->staged_team_size;
   return p;
 }
 
@@ -218,7 +222,7 @@ static matvec_form matvec_form_of(const minife *m) {
 static int matvec_team(minife *m, porta_exec exec, matvec_form form, matvec_args *a) {
   if (form == MATVEC_STAGED)
     return PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_staged, exec,
-                                      staged_policy(m, a), a);
+                                      staged_policy(m, exec, a), a);
   return PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
                                     lanes_policy(m, a, m->A.nrows), a);
 }

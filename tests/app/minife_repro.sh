@@ -6,8 +6,8 @@
 # MINIFE_REPRO_CUDA=1 adds CUDA runs on 1 and 2 ranks.
 # CROSS = 0 (a CUDA build with FMA contraction, not configured with PORTA_ENABLE_REPRODUCIBLE):
 # when the default back end is CUDA (PORTA_BACKEND=cuda, or unset on a machine with a GPU), the
-# Serial run is compared for the record only - host and device round a*b+c differently there;
-# every CUDA run must still agree.
+# Serial and OpenMP runs are compared for the record only - host and device round a*b+c
+# differently there; every CUDA run must still agree.
 #   minife_repro.sh MPIEXEC MINIFE H5DIFF CROSS MINIFE_ARGS...
 set -u
 mpiexec=$1 exe=$2 h5diff=$3 cross=$4
@@ -44,7 +44,7 @@ rm -f miniFE.*.yaml
 echo "reference: 1 rank, 1 thread: $ref_iters iterations, $(grep 'Final Resid' ref.log)"
 cfgs="2:1:: 4:1:: 1:2:: 2:2:: 4:2:: 1:1:serial: 2:1::mv_overlap_comm_comp=1 4:1::mv_overlap_comm_comp=1 3:1::load_imbalance=20"
 # the staged matvec (a GPU's default with exact sums) on the host back ends, lanes 4 and 32
-cfgs="$cfgs 1:2::matvec_lanes=4 3:2::matvec_lanes=32 1:1:serial:matvec_lanes=4"
+cfgs="$cfgs 1:2:openmp:matvec_lanes=4 3:2:openmp:matvec_lanes=32 1:1:serial:matvec_lanes=4"
 [ "${MINIFE_REPRO_CUDA:-0}" = 1 ] && cfgs="$cfgs 1:1:cuda: 2:1:cuda:"
 for cfg in $cfgs; do
   np=${cfg%%:*} rest=${cfg#*:}
@@ -58,7 +58,7 @@ for cfg in $cfgs; do
     "$h5diff" ref.h5 "$name.h5" /cg/residual_history /cg/residual_history >>"$name.diff" 2>&1 &&
     [ "$it" = "$ref_iters" ]; then
     echo "same bits: $name ($it iterations)"
-  elif [ "$cross" = 0 ] && default_is_cuda && [ "$be" = serial ]; then
+  elif [ "$cross" = 0 ] && default_is_cuda && { [ "$be" = serial ] || [ "$be" = openmp ]; }; then
     echo "differs (for the record): $name - a CUDA build with FMA contraction rounds otherwise"
   else
     cat "$name.diff"

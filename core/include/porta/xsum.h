@@ -39,7 +39,8 @@
  *    outgrows the top limb, sets PORTA_XSUM_OVERFLOW / PORTA_XSUM_NONFINITE and
  *    porta_xsum_f64_round() returns NaN.
  *  Carries are propagated (normalised) automatically before any limb can overflow: every 2^29
- *  additions into the limbs, and when a join would pass that bound.
+ *  units of additions into the limbs (a digit below 2^32 is one unit; the host's flat add,
+ *  which puts up to 2^52 into a limb, counts 2^20), and when a join would pass that bound.
  *
  *  The limbs are live only once something went into them (count > 0): a GPU thread whose
  *  expansion never overflows never touches them (porta_xsum_f64_init_lazy_).
@@ -87,8 +88,8 @@ typedef char porta_xsum_check_terms_[(PORTA_XSUM_TERMS >= 2 && PORTA_XSUM_TERMS 
 /** The status bits among flags' (the host keeps its choice of add above them). */
 #define PORTA_XSUM_STATUS_BITS_ 7
 
-/** Additions into the limbs between normalisations (each adds < 2^32 to a limb; two joined
- *  values stay below 2^63). */
+/** Units of additions into the limbs between normalisations (each unit adds < 2^32 to a
+ *  limb; two joined values stay below 2^63). */
 #define PORTA_XSUM_NORM_EVERY_ (1 << 29)
 
 /** The accumulator: value = sum term[k] + sum limb[i] * 2^(PORTA_XSUM_MIN_EXP + 32 i). */
@@ -370,7 +371,7 @@ PORTA_FORCEINLINE_FUNCTION void porta_xsum_f64_add_one_(porta_xsum_f64_value *v,
   if (PORTA_UNLIKELY(e1 != 0.0)) {
     porta_xsum_f64_deeper_(v, e1);
     porta_xsum_f64_rare_count_(v);
-  } else { /* the rare count down (flags stay in a register: no store aliases them) */
+  } else { /* the rare count down */
     v->flags -= (v->flags & PORTA_XSUM_RARE_MASK_) != 0 ? PORTA_XSUM_RARE_UNIT_ : 0;
   }
 #else
