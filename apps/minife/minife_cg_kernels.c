@@ -168,14 +168,16 @@ static matvec_args matvec_make(const minife *m, porta_view_f64 x, porta_view_f64
  *  1024 threads (256 rows) a team ran CG at 1.32 ms per iteration, 256 threads at 1.41 ms. */
 #define MINIFE_TEAM_THREADS 1024
 
+/** Teams of `rows` rows that cover n rows (at least one). */
+static int64_t teams_for(int64_t n, int64_t rows) { return n > 0 ? (n + rows - 1) / rows : 1; }
+
 /** Team policy for the vector-lane matvec over n rows: MINIFE_TEAM_THREADS / lanes rows a
  *  team, a thread a row on the GPU; on the host as many threads as a team may have. */
 static porta_team_policy lanes_policy(const minife *m, matvec_args *a, int64_t n) {
   const int vl = m->matvec_lanes, rows = MINIFE_TEAM_THREADS / vl;
   a->nrows = n;
   a->rows_per_team = rows;
-  porta_team_policy p =
-      porta_team_policy_make((n + rows - 1) / rows > 0 ? (n + rows - 1) / rows : 1, rows, vl);
+  porta_team_policy p = porta_team_policy_make(teams_for(n, rows), rows, vl);
   minife *mm = (minife *)m;
   if (mm->matvec_team_size == 0) { /* host teams: at most the thread count (asked once) */
     const int most = porta_team_size_max(m->exec, p);
@@ -196,8 +198,7 @@ static porta_team_policy staged_policy(minife *m, porta_exec exec, matvec_args *
   const size_t bytes = porta_scratch_size((size_t)rows * MINIFE_ROW_MAX * sizeof(double));
   a->nrows = n;
   a->rows_per_team = rows;
-  porta_team_policy p = porta_team_policy_make(
-      (n + rows - 1) / rows > 0 ? (n + rows - 1) / rows : 1, (int)rows, m->matvec_lanes);
+  porta_team_policy p = porta_team_policy_make(teams_for(n, rows), (int)rows, m->matvec_lanes);
   p = porta_team_scratch_request(p, 0, 2 * bytes, 0);
   if (m->staged_team_size == 0) { /* at most what the back end allows (asked once) */
     const int most = porta_team_size_max(exec, p);
@@ -243,7 +244,7 @@ int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_v
                           porta_view_f64 y) {
   matvec_args a = matvec_make(m, x, y);
   a.rows = rows;
-  if (m->matvec_lanes > 0 && !app_sum_is_exact(m->sum))
+  if (matvec_form_of(m) == MATVEC_LANES)
     return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_team_rows, m->exec,
                                       lanes_policy(m, &a, nrows), &a);
   return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_rows, m->exec,
