@@ -103,7 +103,7 @@ typedef struct minimd_neighbor {
   int check_sort; /**< MINIMD_CHECK_SORT=1: each device sort checks its bin order (the tests) */
   /* with `split` (the forces overlap the ghosts' messages): the owned atoms without a ghost
      of another rank among their neighbours (`inner`, ninner of them; the leading self swaps'
-     ghosts, minimd_comm_leading_ghosts, are ready before them) and those with one (`border`),
+     ghosts, comm.leading_ghosts, are ready before them) and those with one (`border`),
      in index order, made at every build */
   int split;
   porta_view_i32 isborder, inner, border;
@@ -113,7 +113,7 @@ typedef struct minimd_neighbor {
   int64_t builds;
 } minimd_neighbor;
 
-/** One ghost swap (see minimd_comm.c). */
+/** One ghost swap (see minimd_comm_grid.c). */
 typedef struct minimd_swap {
   int dim, sendproc, recvproc;
   double slablo, slabhi;
@@ -127,7 +127,10 @@ typedef struct minimd_swap {
                             re-neighboured there, else the self swaps only) */
 } minimd_swap;
 
-/** The decomposition and the communication state. */
+struct minimd;
+struct minimd_swap_transport;
+
+/** The decomposition and the communication state (minimd_comm.h). */
 typedef struct minimd_comm {
   int rank, nranks;
   int procgrid[3], myloc[3], procneigh[3][2];
@@ -138,15 +141,25 @@ typedef struct minimd_comm {
   minimd_swap *swaps;
   double cutneigh;
   int64_t max_ghosts;
-  /* re-neighbouring on the execution space (minimd_reneighbor.c): its messages (created at
+  /** The first swap with another rank (nswap when none), and the ghosts the swaps before it
+   *  make (ghosts nlocal to nlocal + leading_ghosts - 1, copies of this rank's own atoms):
+   *  set at every re-neighbouring */
+  int first_remote;
+  int64_t leading_ghosts;
+  /** The re-neighbouring's implementation (host or execution space), chosen at the first */
+  int (*rebuild)(struct minimd *m, int64_t step, int sort);
+  /** How the swaps with other ranks travel (driven from the host or queued on the GPUs),
+   *  chosen at the first re-neighbouring; `swaps_note` says so where it was a choice */
+  const struct minimd_swap_transport *transport;
+  char swaps_note[300];
+  /* re-neighbouring on the execution space (minimd_comm_device.c): its messages (created at
      the first) and the migration's index lists */
   struct porta_channel
       *chan; /* (porta/exchange_channel.h carries MPI, which kernel files do not see) */
   porta_view_i64 leave, movers;
   porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
   int forward_pending; /**< 1 + the swap minimd_comm_forward_begin left in flight (0: none) */
-  /** The swaps with other ranks queued on the GPUs, each one kernel with no wait on the host
-   *  (minimd_comm_queue_swaps; porta/exchange_device.h); NULL: each waits on the host */
+  /** The device communicator of the queued swaps (porta/exchange_device.h); NULL: none */
   struct porta_device_comm *device;
   /** With `device`, an instance beside the run's where the queued swaps overlap the forces of
    *  the atoms without ghost neighbours (m->neigh.split) */

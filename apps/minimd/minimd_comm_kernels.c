@@ -112,7 +112,7 @@ int minimd_iota(porta_exec exec, porta_view_i64 list, int64_t first, int64_t n) 
   return PORTA_PARALLEL_FOR_LABELED("minimd_iota", minimd_k_iota, exec, porta_range(0, n), &a);
 }
 
-/* ---- re-neighbouring on the execution space (apps/minimd/minimd_reneighbor.c) ------------ */
+/* ---- re-neighbouring on the execution space (apps/minimd/minimd_comm_device.c) ----------- */
 
 typedef struct atom_args {
   porta_view_vec3 x, v;

@@ -34,7 +34,7 @@ enum { MINIMD_SELECT_SLAB = 0, MINIMD_SELECT_OUTSIDE = 1, MINIMD_SELECT_INSIDE =
  *  id); ids travel as doubles (below 2^53: checked at set-up). */
 enum { MINIMD_MIGRATE_DOUBLES = 8, MINIMD_GHOST_DOUBLES = 5 };
 
-/* The kernels of re-neighbouring on the execution space (driven by minimd_reneighbor.c). */
+/* The kernels of re-neighbouring on the execution space (driven by minimd_comm_device.c). */
 
 /** Owned positions wrapped into the box of lengths prd. */
 int minimd_wrap(porta_exec exec, minimd_atoms *at, const double prd[3]);

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "minimd_comm.h"
 #include "minimd_kernels.h"
 
 /** The local bin grid, what nb_coord2bin reads (plain numbers, in every struct below). */
@@ -518,7 +517,7 @@ int minimd_sort_device(minimd *m) {
  *  ends. */
 static int split_atoms(minimd *m, list_args *a) {
   minimd_neighbor *nb = &m->neigh;
-  a->ready = a->nlocal + minimd_comm_leading_ghosts(&m->comm);
+  a->ready = a->nlocal + m->comm.leading_ghosts;
   if (!nb->inner.data || porta_extent(nb->inner, 0) < a->nlocal) {
     porta_view_i32_release(&nb->isborder);
     porta_view_i32_release(&nb->inner);

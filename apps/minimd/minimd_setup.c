@@ -42,6 +42,26 @@ static double park_miller(int64_t *seed) {
   return (double)*seed * (1.0 / (double)im);
 }
 
+/* Grow the host arrays to hold n atoms (contents kept). */
+int minimd_host_reserve(minimd_atoms *a, int64_t n) {
+  if (n <= a->hcap) return PORTA_SUCCESS;
+  int64_t cap = a->hcap > 0 ? a->hcap : 1024;
+  while (cap < n) cap += cap / 2 + 1;
+  double *x = (double *)realloc(a->hx, (size_t)cap * 3 * sizeof(double));
+  if (x) a->hx = x;
+  double *v = x ? (double *)realloc(a->hv, (size_t)cap * 3 * sizeof(double)) : NULL;
+  if (v) a->hv = v;
+  int32_t *t = v ? (int32_t *)realloc(a->htype, (size_t)cap * sizeof(int32_t)) : NULL;
+  if (t) a->htype = t;
+  int64_t *id = t ? (int64_t *)realloc(a->hid, (size_t)cap * sizeof(int64_t)) : NULL;
+  if (id) a->hid = id;
+  if (!id)
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd", "atoms",
+                       "no host memory for %lld atoms", (long long)cap);
+  a->hcap = cap;
+  return PORTA_SUCCESS;
+}
+
 int minimd_create_atoms(minimd *m) {
   minimd_atoms *a = &m->atoms;
   const minimd_comm *c = &m->comm;

@@ -13,6 +13,8 @@ void minimd_units_setup(minimd *m, double mass);
 int minimd_create_atoms(minimd *m);
 /** This rank's atoms of a data file (positions x and velocities v of n atoms by id). */
 int minimd_create_atoms_from(minimd *m, const double *x, const double *v, int64_t n);
+/** Grow the host arrays to hold n atoms (contents kept). */
+int minimd_host_reserve(minimd_atoms *a, int64_t n);
 /** Host arrays (owned + ghosts) to the execution space, growing its views as needed. */
 int minimd_atoms_to_device(minimd *m);
 /** Owned positions, velocities, types and ids back to the host arrays. */

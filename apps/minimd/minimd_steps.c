@@ -8,7 +8,6 @@
 
 #include "app_env.h"
 #include "app_sum_comm.h"
-#include "porta/exchange_device.h"
 #include "minimd_comm.h"
 #include "minimd_eam.h"
 #include "minimd_kernels.h"
@@ -39,29 +38,10 @@ static void compute_force(minimd *m, int eflag) {
     TIMED(m, &m->times.comm, minimd_comm_reverse(&m->comm, m->exec, m->atoms.f));
 }
 
-/** The ghosts' positions and the forces (m->neigh.split): the swaps with this rank itself up
- *  to the first with another, whose messages travel while the atoms without neighbours among
- *  the other ranks' ghosts get their forces; the rest of the swaps, then the forces of the
- *  other atoms. One fence, at the end. */
+/** The ghosts' positions and the forces (m->neigh.split): the swaps set going, the forces of
+ *  the atoms without neighbours among the other ranks' ghosts while they travel, the ghosts in
+ *  place, then the forces of the other atoms. One fence, at the end. */
 static void forward_and_force(minimd *m, int eflag) {
-  minimd_comm *c = &m->comm;
-  if (c->has_side) { /* the swaps queued beside the first forces, joined before the second */
-    /* the leading swaps with this rank itself first, on the run's instance: the first forces
-       read their ghosts (minimd_comm_leading_ghosts) */
-    const int remote = minimd_comm_first_remote(c);
-    const double t0 = porta_wtime();
-    APP_CHECK(minimd_comm_forward_range(c, m->exec, m->atoms.x, 0, remote));
-    APP_CHECK(porta_exec_wait(c->side, m->exec)); /* after this step's positions */
-    APP_CHECK(minimd_comm_forward_range(c, c->side, m->atoms.x, remote, c->nswap));
-    const double t1 = porta_wtime();
-    APP_CHECK(minimd_force_lj_part(m, eflag, 0));
-    APP_CHECK(porta_exec_wait(m->exec, c->side));
-    APP_CHECK(minimd_force_lj_part(m, eflag, 1));
-    APP_CHECK(porta_exec_fence(m->exec, "minimd_timer"));
-    m->times.comm += t1 - t0; /* the host's part of the swaps */
-    m->times.force += porta_wtime() - t1;
-    return;
-  }
   const double t0 = porta_wtime();
   APP_CHECK(minimd_comm_forward_begin(&m->comm, m->exec, m->atoms.x));
   const double t1 = porta_wtime();
@@ -71,26 +51,14 @@ static void forward_and_force(minimd *m, int eflag) {
   const double t3 = porta_wtime();
   APP_CHECK(minimd_force_lj_part(m, eflag, 1));
   APP_CHECK(porta_exec_fence(m->exec, "minimd_timer"));
-  m->times.comm += (t1 - t0) + (t3 - t2); /* the host's part of the messages */
+  m->times.comm += (t1 - t0) + (t3 - t2); /* the host's part of the swaps */
   m->times.force += (t2 - t1) + (porta_wtime() - t3);
 }
 
 /** Migration, sorting, ghosts and the list: the re-neighbouring of step `step`. */
 static void reneighbor(minimd *m, int64_t step, int sort) {
   double t_extra = 0.0;
-  if (m->device_reneighbor && step > 0) {
-    /* on a GPU the host never sees the atoms (they are sorted there too) */
-    TIMED(m, &t_extra, minimd_reneighbor_device(m, step, sort));
-  } else {
-    TIMED(m, &t_extra, minimd_atoms_to_host(m));
-    TIMED(m, &t_extra, minimd_comm_exchange(&m->comm, &m->atoms, step));
-    if (sort) TIMED(m, &t_extra, minimd_sort_host(m));
-    TIMED(m, &t_extra, minimd_comm_borders(&m->comm, &m->atoms));
-    TIMED(m, &t_extra, minimd_atoms_to_device(m));
-    TIMED(m, &t_extra,
-          minimd_comm_plans(&m->comm, m->exec, m->neigh.half && m->neigh.newton,
-                            m->prm.force == MINIMD_FORCE_EAM, 0));
-  }
+  TIMED(m, &t_extra, minimd_comm_reneighbor(m, step, sort));
   m->times.comm += t_extra;
   m->times.extra += t_extra;
   TIMED(m, &m->times.neigh, minimd_neighbor_build(m));
@@ -179,21 +147,6 @@ static void snapshot(minimd *m, app_h5 *h5, int64_t step, int64_t **snap, int *n
   APP_CHECK(snapshot_list_add(snap, nsnap, step));
 }
 
-/* On several GPUs (MINIMD_DEVICE_SWAPS=0: not), the swaps with other ranks queued on them from
-   now on, each one kernel; rank 0 says how they travel. */
-static void swaps_on_gpus(minimd_run *r) {
-  minimd *m = &r->m;
-  if (r->nranks < 2 || !porta_exec_query(m->exec).on_device) return;
-  if (!app_env_flag("MINIMD_DEVICE_SWAPS", 1)) return;
-  char why[256];
-  APP_CHECK(minimd_comm_queue_swaps(&m->comm, m->exec, why, sizeof why));
-  if (r->rank != 0) return;
-  if (m->comm.device)
-    printf("# Ghost swaps: queued on the GPUs (%s)\n", porta_device_comm_transport(m->comm.device));
-  else
-    printf("# Ghost swaps: from the host (%s)\n", why);
-}
-
 /* The kernels and messages of a step with the swaps beside the forces, once before the timed
    loop: their first launches cost half a millisecond on 4 GPUs. Nothing changes: the ghosts
    get the positions they have, and compute_force replaces the forces (the timers are zeroed
@@ -208,8 +161,7 @@ static void rehearse_step(minimd *m) {
 static void step_zero(minimd_run *r) {
   minimd *m = &r->m;
   reneighbor(m, 0, m->prm.sort_every > 0);
-  swaps_on_gpus(r);
-  if (m->device_reneighbor) APP_CHECK(minimd_reneighbor_prepare(m));
+  if (r->rank == 0 && m->comm.swaps_note[0]) printf("# Ghost swaps: %s\n", m->comm.swaps_note);
   rehearse_step(m);
   compute_force(m, 1);
   memset(&m->times, 0, sizeof m->times);

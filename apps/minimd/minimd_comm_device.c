@@ -1,6 +1,6 @@
-/** @file minimd_reneighbor.c
+/** @file minimd_comm_device.c
  *  Re-neighbouring on the execution space: the host path's migration and borders
- *  (minimd_comm.c), with the atoms staying where the kernels run. Kernels select, pack and
+ *  (minimd_comm_host.c), with the atoms staying where the kernels run. Kernels select, pack and
  *  unpack the atoms (minimd_comm_kernels.c) in the buffers of a porta_channel, which moves the
  *  messages (between the GPUs of one node by CUDA IPC), and the swaps' plans are updated in
  *  place, keeping their buffers.
@@ -26,6 +26,7 @@
 #include "app_common.h"
 #include "porta/exchange_channel.h"
 #include "minimd_comm.h"
+#include "minimd_comm_private.h"
 #include "minimd_kernels.h"
 #include "minimd_setup.h"
 
@@ -105,7 +106,7 @@ static int border(minimd *m, minimd_swap *w, int64_t nfirst, int64_t nlast) {
   return minimd_unpack(m->exec, at, rbuf, w->nrecv, 0, -1, 0.0, 0.0, w->firstrecv, w->shift, &kept);
 }
 
-int minimd_reneighbor_prepare(minimd *m) {
+int minimd_comm_rebuild_device_prepare(minimd *m) {
   minimd_comm *c = &m->comm;
   const minimd_atoms *at = &m->atoms;
   const porta_memory_space space = porta_exec_memory_space(m->exec);
@@ -134,11 +135,10 @@ int minimd_reneighbor_prepare(minimd *m) {
     }
   }
   PORTA_CHECK(minimd_reserve_i64(&c->ghost_index, "minimd_ghost_index", most_recv, space));
-  return minimd_comm_rehearse_update(c, m->exec, m->neigh.half && m->neigh.newton,
-                                     m->prm.force == MINIMD_FORCE_EAM);
+  return minimd_comm_rehearse_update(m);
 }
 
-int minimd_reneighbor_device(minimd *m, int64_t step, int sort) {
+int minimd_comm_rebuild_device(minimd *m, int64_t step, int sort) {
   minimd_comm *c = &m->comm;
   minimd_atoms *at = &m->atoms;
   PORTA_CHECK(minimd_wrap(m->exec, at, c->prd));
@@ -146,7 +146,7 @@ int minimd_reneighbor_device(minimd *m, int64_t step, int sort) {
     if (c->procgrid[d] > 1) PORTA_CHECK(migrate(m, d));
   if (c->nranks > 1) PORTA_CHECK(minimd_comm_check_count(c, at, step));
   if (sort) PORTA_CHECK(minimd_sort_device(m));
-  /* the ghosts, swap after swap as minimd_comm_borders makes them */
+  /* the ghosts, swap after swap as the host's path makes them */
   at->nghost = 0;
   int64_t nfirst = 0, nlast = 0;
   int s = 0;
@@ -160,6 +160,5 @@ int minimd_reneighbor_device(minimd *m, int64_t step, int sort) {
     }
   }
   if (at->nghost > c->max_ghosts) c->max_ghosts = at->nghost;
-  return minimd_comm_plans(c, m->exec, m->neigh.half && m->neigh.newton,
-                           m->prm.force == MINIMD_FORCE_EAM, 1);
+  return minimd_comm_plans(m, 1);
 }
