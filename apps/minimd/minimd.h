@@ -128,7 +128,6 @@ typedef struct minimd_swap {
 } minimd_swap;
 
 struct minimd;
-struct minimd_swap_transport;
 
 /** The decomposition and the communication state (minimd_comm.h). */
 typedef struct minimd_comm {
@@ -148,9 +147,9 @@ typedef struct minimd_comm {
   int64_t leading_ghosts;
   /** The re-neighbouring's implementation (host or execution space), chosen at the first */
   int (*rebuild)(struct minimd *m, int64_t step, int sort);
-  /** How the swaps with other ranks travel (driven from the host or queued on the GPUs),
-   *  chosen at the first re-neighbouring; `swaps_note` says so where it was a choice */
-  const struct minimd_swap_transport *transport;
+  /** How the swaps with other ranks travel (their plans queued on the GPUs over `device`, or
+   *  driven from the host), chosen at the first re-neighbouring; where it was a choice,
+   *  `swaps_note` says which and why */
   char swaps_note[300];
   /* re-neighbouring on the execution space (minimd_comm_device.c): its messages (created at
      the first) and the migration's index lists */
@@ -159,7 +158,8 @@ typedef struct minimd_comm {
   porta_view_i64 leave, movers;
   porta_view_i64 ghost_index; /**< first, first + 1, ...: a swap's ghosts for its plans */
   int forward_pending; /**< 1 + the swap minimd_comm_forward_begin left in flight (0: none) */
-  /** The device communicator of the queued swaps (porta/exchange_device.h); NULL: none */
+  /** The device communicator the plans were prepared for (porta/exchange_device.h); NULL:
+   *  the swaps are driven from the host */
   struct porta_device_comm *device;
   /** With `device`, an instance beside the run's where the queued swaps overlap the forces of
    *  the atoms without ghost neighbours (m->neigh.split) */

@@ -6,7 +6,7 @@
 
 #include "app_env.h"
 #include "app_mpi.h"
-#include "porta/exchange_device.h"
+#include "porta/exchange.h"
 #include "minimd_comm.h"
 #include "minimd_comm_private.h"
 
@@ -16,24 +16,27 @@
  *  driven from the host; c->swaps_note says which and why, where it was a choice. */
 static int choose_transport(minimd *m) {
   minimd_comm *c = &m->comm;
-  c->transport = &minimd_swaps_from_host;
   c->swaps_note[0] = '\0';
   if (c->nranks < 2 || !porta_exec_query(m->exec).on_device) return PORTA_SUCCESS;
   if (!app_env_flag("MINIMD_DEVICE_SWAPS", 1)) return PORTA_SUCCESS;
   char why[256];
   PORTA_CHECK(app_device_comm_try(MPI_COMM_WORLD, m->exec, &c->device, why, sizeof why));
   if (!c->device) {
-    snprintf(c->swaps_note, sizeof c->swaps_note, "%s (%s)", c->transport->name, why);
+    snprintf(c->swaps_note, sizeof c->swaps_note, "from the host (%s)", why);
     return PORTA_SUCCESS;
   }
-  c->transport = &minimd_swaps_queued;
-  PORTA_CHECK(c->transport->prepare(c));
+  for (int s = 0; s < c->nswap; ++s) { /* the library queues prepared plans from now on */
+    const minimd_swap *w = &c->swaps[s];
+    porta_exchange *plans[3] = {w->forward, w->reverse, w->forward_scalar};
+    for (int k = 0; k < 3; ++k)
+      if (!w->self && plans[k]) PORTA_CHECK(porta_exchange_prepare_queue(plans[k], c->device));
+  }
   if (porta_exec_query(m->exec).async_instances) {
     PORTA_CHECK(
         porta_exec_create_instance_with_priority(m->exec.backend, PORTA_PRIORITY_HIGH, &c->side));
     c->has_side = 1;
   }
-  snprintf(c->swaps_note, sizeof c->swaps_note, "%s (%s)", c->transport->name,
+  snprintf(c->swaps_note, sizeof c->swaps_note, "queued on the GPUs (%s)",
            porta_device_comm_transport(c->device));
   return PORTA_SUCCESS;
 }

@@ -12,7 +12,6 @@
 #include "porta/exchange_channel.h"
 #include "porta/exchange_device.h"
 #include "minimd_comm.h"
-#include "minimd_comm_private.h"
 
 void minimd_comm_grid(minimd_comm *c, const double prd[3], int nranks, int rank) {
   const double area[3] = {prd[0] * prd[1], prd[0] * prd[2], prd[1] * prd[2]};
@@ -56,7 +55,6 @@ void minimd_comm_grid(minimd_comm *c, const double prd[3], int nranks, int rank)
 
 int minimd_comm_setup(minimd_comm *c, double cutneigh) {
   c->cutneigh = cutneigh;
-  c->transport = &minimd_swaps_from_host; /* until the first re-neighbouring chooses */
   c->nswap = 0;
   for (int d = 0; d < 3; ++d) {
     c->need[d] = (int)(cutneigh * c->procgrid[d] / c->prd[d] + 1);

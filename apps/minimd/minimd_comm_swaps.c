@@ -1,62 +1,13 @@
 /** @file minimd_comm_swaps.c
  *  The swaps of every step: positions forward along the swaps, forces back in reverse order,
  *  EAM's F' forward. A swap with this rank itself is one kernel (a pair of them one launch);
- *  the others move through their plans by the transport chosen once (the tables below). */
+ *  the others move through their plans as the plans were prepared (porta_exchange_start_on:
+ *  queued on the GPUs, or driven from the host), a choice made once (minimd_comm.c). */
 #include "porta/exchange.h"
 #include "porta/exchange_device.h"
 #include "minimd_comm.h"
 #include "minimd_comm_private.h"
 #include "minimd_kernels.h"
-
-/* ---- transports ------------------------------------------------------------------------- */
-
-static int prepare_nothing(minimd_comm *c) {
-  (void)c;
-  return PORTA_SUCCESS;
-}
-
-static int start_from_host(minimd_comm *c, porta_exec exec, porta_exchange *const *plans, int n,
-                           const porta_view *field) {
-  (void)c;
-  (void)exec; /* the plans pack and unpack on the space they were made for */
-  return porta_exchange_start_together(plans, n, field, 1);
-}
-
-static int finish_from_host(porta_exchange *const *plans, int n) {
-  for (int k = 0; k < n; ++k) PORTA_CHECK(porta_exchange_finish(plans[k]));
-  return PORTA_SUCCESS;
-}
-
-const minimd_swap_transport minimd_swaps_from_host = {"from the host", prepare_nothing,
-                                                      start_from_host, finish_from_host, 1};
-
-static int prepare_queued(minimd_comm *c) {
-  for (int s = 0; s < c->nswap; ++s) {
-    const minimd_swap *w = &c->swaps[s];
-    porta_exchange *plans[3] = {w->forward, w->reverse, w->forward_scalar};
-    for (int k = 0; k < 3; ++k)
-      if (!w->self && plans[k]) PORTA_CHECK(porta_exchange_prepare_queue(plans[k], c->device));
-  }
-  return PORTA_SUCCESS;
-}
-
-static int start_queued(minimd_comm *c, porta_exec exec, porta_exchange *const *plans, int n,
-                        const porta_view *field) {
-  for (int k = 0; k < n; ++k)
-    PORTA_CHECK(porta_exchange_queue(plans[k], c->device, exec, field, 1));
-  return PORTA_SUCCESS;
-}
-
-static int finish_queued(porta_exchange *const *plans, int n) {
-  (void)plans; /* the queue orders what follows after the values */
-  (void)n;
-  return PORTA_SUCCESS;
-}
-
-const minimd_swap_transport minimd_swaps_queued = {"queued on the GPUs", prepare_queued,
-                                                   start_queued, finish_queued, 0};
-
-/* ---- swaps ------------------------------------------------------------------------------ */
 
 /** The swap after s when s and it are the lower and upper swap of one dimension's pair (s
  *  even): they read the same candidates and write different ghosts, so they are independent
@@ -78,14 +29,15 @@ static int shift_ghosts(const minimd_swap *w, porta_exec exec, porta_view_vec3 x
 /** Swap w's forward plans (and its pair w2's) finished and their ghosts shifted. */
 static int forward_finish(minimd_comm *c, porta_exec exec, porta_view_vec3 x, minimd_swap *w,
                           minimd_swap *w2) {
+  (void)c;
   porta_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
-  PORTA_CHECK(c->transport->finish(plans, w2 ? 2 : 1));
+  PORTA_CHECK(porta_exchange_finish_on(plans, w2 ? 2 : 1));
   PORTA_CHECK(shift_ghosts(w, exec, x));
   return w2 ? shift_ghosts(w2, exec, x) : PORTA_SUCCESS;
 }
 
-/** Forward swaps s to end - 1 on `exec`; with `stop`, the first whose transport makes the host
- *  wait is only started (and left in c->forward_pending, as 1 + its index). */
+/** Forward swaps s to end - 1 on `exec`; with `stop`, the first driven from the host is only
+ *  started (and left in c->forward_pending, as 1 + its index). */
 static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int s, int end,
                         int stop) {
   porta_view f = PORTA_VIEW_ERASE(x);
@@ -99,8 +51,8 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
                                         w2 ? w2->shift : w->shift));
     } else {
       porta_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
-      PORTA_CHECK(c->transport->start(c, exec, plans, w2 ? 2 : 1, &f));
-      if (stop && c->transport->host_waits) {
+      PORTA_CHECK(porta_exchange_start_on(plans, w2 ? 2 : 1, exec, &f, 1));
+      if (stop && !porta_exchange_queued(w->forward)) {
         c->forward_pending = s + 1;
         return PORTA_SUCCESS;
       }
@@ -150,12 +102,12 @@ int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) 
 }
 
 /** Swap w's plan `x` and, when not NULL, the one of its pair (`x2`) run on `exec`. */
-static int run_plans(minimd_comm *c, porta_exec exec, porta_exchange *x, porta_exchange *x2,
+static int run_plans(porta_exec exec, porta_exchange *x, porta_exchange *x2,
                      const porta_view *field) {
   porta_exchange *plans[2] = {x, x2};
   const int n = x2 ? 2 : 1;
-  PORTA_CHECK(c->transport->start(c, exec, plans, n, field));
-  return c->transport->finish(plans, n);
+  PORTA_CHECK(porta_exchange_start_on(plans, n, exec, field, 1));
+  return porta_exchange_finish_on(plans, n);
 }
 
 int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
@@ -169,7 +121,7 @@ int minimd_comm_reverse(minimd_comm *c, porta_exec exec, porta_view_vec3 f) {
       continue;
     }
     /* a pair's adds in the same order as one swap after the other */
-    PORTA_CHECK(run_plans(c, exec, w->reverse, lower ? lower->reverse : NULL, &g));
+    PORTA_CHECK(run_plans(exec, w->reverse, lower ? lower->reverse : NULL, &g));
     if (lower) --s;
   }
   return PORTA_SUCCESS;
@@ -183,7 +135,7 @@ int minimd_comm_forward_scalar(minimd_comm *c, porta_exec exec, porta_view_f64 v
       if (w->nsend > 0) PORTA_CHECK(minimd_self_scalar(exec, v, w->list_d, w->nsend, w->firstrecv));
       continue;
     }
-    PORTA_CHECK(run_plans(c, exec, w->forward_scalar, w2 ? w2->forward_scalar : NULL, &g));
+    PORTA_CHECK(run_plans(exec, w->forward_scalar, w2 ? w2->forward_scalar : NULL, &g));
     if (w2) ++s;
   }
   return PORTA_SUCCESS;

@@ -313,11 +313,16 @@ static void ring_lists(porta_exchange_lists *l, int nranks, int64_t n, int *rank
   l->recv_index = ridx;
 }
 
-/** One queued exchange of ring plan `x` for round `r` of `n` values: each rank sends
+/** How ring_round exchanges: porta_exchange_queue over its device communicator, or the calls
+ *  that take the plan as it was prepared (porta_exchange_run_on; porta_exchange_start_on then
+ *  porta_exchange_finish_on). */
+typedef enum { RING_QUEUE, RING_RUN_ON, RING_START_ON } ring_how;
+
+/** One exchange of ring plan `x` for round `r` of `n` values: each rank sends
  *  1e6 rank + 10 r + i from offset i, and the received half must hold the previous rank's first
  *  n values, the rest untouched (-1). `what` names the round in the failures. */
-static void ring_round(porta_exchange *x, porta_device_comm *dc, int nranks, int r, int64_t n,
-                       const char *what) {
+static void ring_round_by(porta_exchange *x, porta_device_comm *dc, ring_how how, int nranks, int r,
+                          int64_t n, const char *what) {
   porta_view_f64 f;
   APP_CHECK(porta_view_f64_create1(&f, "ring_field", RING_LEN));
   porta_mirror_f64 h;
@@ -326,8 +331,12 @@ static void ring_round(porta_exchange *x, porta_device_comm *dc, int nranks, int
     h.data[i] = i < RING_HALF ? 1e6 * rank + 10.0 * r + i : -1.0;
   APP_CHECK(porta_deep_copy(f, h));
   const porta_view field = PORTA_VIEW_ERASE(f);
-  const int rc = porta_exchange_queue(x, dc, porta_exec_default(), &field, 1);
-  EXPECT(rc == PORTA_SUCCESS, "%s %d (%lld values): %s", what, r, (long long)n,
+  const porta_exec exec = porta_exec_default();
+  int rc = how == RING_QUEUE    ? porta_exchange_queue(x, dc, exec, &field, 1)
+           : how == RING_RUN_ON ? porta_exchange_run_on(x, exec, &field, 1)
+                                : porta_exchange_start_on(&x, 1, exec, &field, 1);
+  if (rc == PORTA_SUCCESS && how == RING_START_ON) rc = porta_exchange_finish_on(&x, 1);
+  EXPECT(rc == PORTA_SUCCESS, "%s %d (%lld values, way %d): %s", what, r, (long long)n, (int)how,
          porta_last_error_message());
   APP_CHECK(porta_deep_copy(h, f));
   const int from = (rank + nranks - 1) % nranks;
@@ -338,6 +347,11 @@ static void ring_round(porta_exchange *x, porta_device_comm *dc, int nranks, int
          (long long)wrong);
   porta_mirror_f64_release(&h);
   porta_view_f64_release(&f);
+}
+
+static void ring_round(porta_exchange *x, porta_device_comm *dc, int nranks, int r, int64_t n,
+                       const char *what) {
+  ring_round_by(x, dc, RING_QUEUE, nranks, r, n, what);
 }
 
 /** PORTA_PEER_EXCHANGE on the peer transport: an unknown value and a choice that differs
@@ -377,7 +391,11 @@ static void word_choices(porta_device_comm *dc, int nranks) {
   porta_exchange_destroy(x);
 }
 
-/** The ring plan prepared once, its lists updated between queued exchanges. */
+/** The ring plan prepared once, its lists updated between queued exchanges, which go by
+ *  porta_exchange_queue, porta_exchange_run_on and porta_exchange_start_on / _finish_on in
+ *  turn (the plan says it is queued). Then a plan not prepared beside it: porta_exchange_run_on
+ *  drives it from the host, and porta_exchange_start_on refuses the two together, starting
+ *  neither. */
 static void updated_plans(porta_device_comm *dc, int nranks) {
   static const int64_t rounds[] = {3, 1, 0, 200, 3000, 17};
   const int nround = (int)(sizeof rounds / sizeof rounds[0]);
@@ -390,14 +408,33 @@ static void updated_plans(porta_device_comm *dc, int nranks) {
   porta_exchange *x = NULL;
   APP_CHECK(porta_exchange_create(&x, "ring", MPI_COMM_WORLD, &l, sizeof(double), 1,
                                   porta_exec_default(), 77));
+  EXPECT(!porta_exchange_queued(x), "a plan not yet prepared says queued");
   APP_CHECK(porta_exchange_prepare_queue(x, dc));
   for (int r = 0; r < nround; ++r) {
     if (r > 0) {
       ring_lists(&l, nranks, rounds[r], ranks, scount, rcount, sidx, ridx);
       APP_CHECK(porta_exchange_update(x, &l));
     }
-    ring_round(x, dc, nranks, r, rounds[r], "round");
+    EXPECT(porta_exchange_queued(x), "round %d: the prepared plan says not queued", r);
+    ring_round_by(x, dc, (ring_how)(r % 3), nranks, r, rounds[r], "round");
   }
+  porta_exchange *h = NULL;
+  APP_CHECK(porta_exchange_create(&h, "ring_host", MPI_COMM_WORLD, &l, sizeof(double), 1,
+                                  porta_exec_default(), 79));
+  ring_round_by(h, dc, RING_RUN_ON, nranks, 0, rounds[nround - 1], "a host plan by run_on, round");
+  porta_view_f64 f;
+  APP_CHECK(porta_view_f64_create1(&f, "ring_mixed", RING_LEN));
+  const porta_view field = PORTA_VIEW_ERASE(f);
+  porta_exchange *mixed[2] = {x, h};
+  const int rc = porta_exchange_start_on(mixed, 2, porta_exec_default(), &field, 1);
+  EXPECT(rc == PORTA_ERROR_INVALID_ARGUMENT && strstr(porta_last_error_message(), "apart"),
+         "a queued and a host plan started together: %d, %s", rc, porta_last_error_message());
+  porta_error_clear();
+  /* neither was started: both run again */
+  ring_round_by(x, dc, RING_RUN_ON, nranks, 1, rounds[nround - 1], "queued after the refusal");
+  ring_round_by(h, dc, RING_START_ON, nranks, 2, rounds[nround - 1], "host after the refusal");
+  porta_view_f64_release(&f);
+  porta_exchange_destroy(h);
   porta_exchange_destroy(x);
   free(sidx);
   free(ridx);

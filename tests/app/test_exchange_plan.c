@@ -461,7 +461,8 @@ static porta_exchange *ring_plan(int step, int odd, int64_t first, int tag, int6
 }
 
 /** Two independent rings, one each way, started together (one fence for both packs) and
- *  finished one after the other, three times: each receives its neighbour's values. */
+ *  finished one after the other, three times, then three times by porta_exchange_start_on /
+ *  _finish_on (plans not queued: the same): each receives its neighbour's values. */
 static void ring_pair_together(void) {
   if (nranks < 2) return;
   int64_t nr[2];
@@ -480,15 +481,29 @@ static void ring_pair_together(void) {
   APP_CHECK(porta_exchange_start(x[1], &v0, 1));
   expect_refusal(porta_exchange_start_together(x, 2, &v0, 1), "ring_pair", "in progress",
                  "a plan in progress");
-  APP_CHECK(porta_exchange_run(x[0], &v0, 1));
+  APP_CHECK(porta_exchange_run_on(x[0], porta_exec_default(), &v0, 1)); /* not queued: run */
   APP_CHECK(porta_exchange_finish(x[1]));
-  for (int it = 0; it < 3; ++it) {
+  porta_exchange *with_null[2] = {x[0], NULL};
+  expect_refusal(porta_exchange_start_on(with_null, 2, porta_exec_default(), &v0, 1),
+                 "porta_exchange_start_on", "NULL", "a NULL plan");
+  if (porta_exchange_queued(x[0]) || porta_exchange_queued(NULL)) {
+    fprintf(stderr, "rank %d: a plan not prepared for a device communicator says queued\n", me);
+    ++failures;
+  }
+  /* three exchanges started together and finished one by one, then three by the _on calls,
+     which drive plans not prepared for queueing from the host alike */
+  for (int it = 0; it < 6; ++it) {
     for (int64_t i = 0; i < len; ++i) h.data[i] = i < 100 ? 1e4 * me + 1e3 * it + i : -1.0;
     APP_CHECK(porta_deep_copy(f, h));
     porta_view v = PORTA_VIEW_ERASE(f);
-    APP_CHECK(porta_exchange_start_together(x, 2, &v, 1));
-    APP_CHECK(porta_exchange_finish(x[0]));
-    APP_CHECK(porta_exchange_finish(x[1]));
+    if (it < 3) {
+      APP_CHECK(porta_exchange_start_together(x, 2, &v, 1));
+      APP_CHECK(porta_exchange_finish(x[0]));
+      APP_CHECK(porta_exchange_finish(x[1]));
+    } else {
+      APP_CHECK(porta_exchange_start_on(x, 2, porta_exec_default(), &v, 1));
+      APP_CHECK(porta_exchange_finish_on(x, 2));
+    }
     APP_CHECK(porta_deep_copy(h, f));
     for (int p = 0; p < 2; ++p)
       for (int64_t i = 0; i < nr[p]; ++i) {
@@ -501,11 +516,11 @@ static void ring_pair_together(void) {
         }
       }
   }
-  for (int p = 0; p < 2; ++p) { /* the three together and the one alone, per plan */
+  for (int p = 0; p < 2; ++p) { /* the six together and the one alone, per plan */
     int64_t msgs = 0;
     porta_exchange_stats(x[p], &msgs, NULL);
-    if (msgs != 4) {
-      fprintf(stderr, "rank %d: ring pair %d sent %lld messages, want 4\n", me, p, (long long)msgs);
+    if (msgs != 7) {
+      fprintf(stderr, "rank %d: ring pair %d sent %lld messages, want 7\n", me, p, (long long)msgs);
       ++failures;
     }
   }

@@ -313,6 +313,7 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
     /* straight into the neighbours' memory; a first exchange of no field proves the pairs */
     PORTA_CHECK(porta_peer_plan_prepare_(x));
     x->queue_comm = dc->id;
+    x->queue_dc = dc;
     void *q;
     PORTA_CHECK(porta_exec_native_queue(x->exec, &q));
     PORTA_CHECK(porta_peer_plan_queue_(x, q, NULL, 0));
@@ -321,6 +322,7 @@ int porta_exchange_prepare_queue(porta_exchange *x, porta_device_comm *dc) {
   PORTA_CHECK(device_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, x->exec));
   PORTA_CHECK(device_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, x->exec));
   x->queue_comm = dc->id;
+  x->queue_dc = dc;
   return warm_exchange(x, dc, vb);
 }
 
@@ -370,4 +372,48 @@ int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc, porta_exec ex
   PORTA_CHECK(send_receive(x, dc, q, (int64_t)x->value_size * nfields, op));
   porta_exchange_note_mode_(PORTA_EXCHANGE_NCCL);
   return porta_exchange_copy_(x, exec, fields, nfields, 0, x->queue_recv.data);
+}
+
+int porta_exchange_queued(const porta_exchange *x) { return x && x->queue_comm != 0; }
+
+int porta_exchange_run_on(porta_exchange *x, porta_exec exec, const porta_view *fields,
+                          int nfields) {
+  if (!x)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exchange_run_on", NULL, "no plan");
+  if (porta_exchange_queued(x)) return porta_exchange_queue(x, x->queue_dc, exec, fields, nfields);
+  return porta_exchange_run(x, fields, nfields);
+}
+
+int porta_exchange_start_on(porta_exchange *const *plans, int nplans, porta_exec exec,
+                            const porta_view *fields, int nfields) {
+  const char *op = "porta_exchange_start_on";
+  if (!plans || nplans < 1) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no plans");
+  int queued = 0;
+  for (int k = 0; k < nplans; ++k) {
+    if (!plans[k]) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "plan %d is NULL", k);
+    queued += porta_exchange_queued(plans[k]);
+  }
+  if (queued == 0) return porta_exchange_start_together(plans, nplans, fields, nfields);
+  if (queued < nplans)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, plans[0]->label,
+                       "%d of the %d plans are queued on a GPU and the others driven from the "
+                       "host: start them apart",
+                       queued, nplans);
+  /* every check before any plan is queued: a refusal leaves none queued */
+  for (int k = 0; k < nplans; ++k) {
+    PORTA_CHECK(porta_exchange_check_fields_(plans[k], op, fields, nfields));
+    for (int j = 0; j < k; ++j)
+      if (plans[j] == plans[k])
+        return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, plans[k]->label,
+                           "plan %d is plan %d again", k, j);
+  }
+  for (int k = 0; k < nplans; ++k)
+    PORTA_CHECK(porta_exchange_queue(plans[k], plans[k]->queue_dc, exec, fields, nfields));
+  return PORTA_SUCCESS;
+}
+
+int porta_exchange_finish_on(porta_exchange *const *plans, int nplans) {
+  for (int k = 0; k < nplans; ++k)
+    if (!porta_exchange_queued(plans[k])) PORTA_CHECK(porta_exchange_finish(plans[k]));
+  return PORTA_SUCCESS;
 }

@@ -58,7 +58,8 @@ struct porta_exchange {
   /** Queued exchanges (exchange_device.c): device buffers for max_fields fields, and the
    *  device communicator they were prepared for (NULL: not prepared) */
   porta_view_u8 queue_send, queue_recv;
-  uint64_t queue_comm; /**< its id (0: none) */
+  uint64_t queue_comm;                /**< its id (0: none) */
+  struct porta_device_comm *queue_dc; /**< it, for the _on calls (with queue_comm) */
   /** Queued exchanges by the peer transport (exchange_peer.c) instead of NCCL's buffers: this
    *  rank's inbox, the neighbours' mapped ([n], by entry), the links and counters on the device */
   int qpeer_on;

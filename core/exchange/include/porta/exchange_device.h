@@ -84,6 +84,26 @@ PORTA_EXCHANGE_API int porta_exchange_prepare_queue(porta_exchange *x, porta_dev
 PORTA_EXCHANGE_API int porta_exchange_queue(porta_exchange *x, porta_device_comm *dc,
                                             porta_exec exec, const porta_view *fields, int nfields);
 
+/** Whether the plan's exchanges are queued on a GPU: prepared for a device communicator
+ *  (porta_exchange_prepare_queue), which the _on calls below then take. */
+PORTA_EXCHANGE_API int porta_exchange_queued(const porta_exchange *x);
+/** An exchange of `fields` by the plan, as it was prepared, so that the caller need not know
+ *  how: queued on `exec` where the plan is queued (porta_exchange_queue over the device
+ *  communicator it was prepared for; nothing waits on the host, later work on `exec` sees the
+ *  values), else porta_exchange_run (driven from the host on the plan's own space). */
+PORTA_EXCHANGE_API int porta_exchange_run_on(porta_exchange *x, porta_exec exec,
+                                             const porta_view *fields, int nfields);
+/** The first half of porta_exchange_run_on for several independent plans (as for
+ *  porta_exchange_run_together), all queued or none (refused otherwise, leaving none
+ *  started): queued plans are queued whole on `exec`, the others started together
+ *  (porta_exchange_start_together). */
+PORTA_EXCHANGE_API int porta_exchange_start_on(porta_exchange *const *plans, int nplans,
+                                               porta_exec exec, const porta_view *fields,
+                                               int nfields);
+/** The second half: the plans driven from the host finished (the host waits for their
+ *  messages); a queued plan has nothing left to do. */
+PORTA_EXCHANGE_API int porta_exchange_finish_on(porta_exchange *const *plans, int nplans);
+
 /** porta_halo2d_prepare (porta/exchange_halo2d.h), and every plan prepared for queued exchanges
  * over `dc`. */
 PORTA_EXCHANGE_API int porta_halo2d_prepare_queue(struct porta_halo2d *h, porta_device_comm *dc,
