@@ -10,6 +10,7 @@
 
 #include "exchange_kernels.h"
 #include "exchange_private.h"
+#include "transport/transport.h"
 
 /** Transports of the plans made so far in this process (a bit per porta_exchange_mode). */
 static unsigned modes_used;
@@ -71,9 +72,8 @@ static int copy_index(porta_view_i64 *v, const char *label, const int64_t *src, 
   return rc;
 }
 
-/** A buffer of at least `bytes` on `space`, kept when it is large enough. */
-static int reserve_buffer(porta_view_u8 *v, const char *label, int64_t bytes,
-                          porta_memory_space space) {
+int porta_exchange_reserve_buffer_(porta_view_u8 *v, const char *label, int64_t bytes,
+                                   porta_memory_space space) {
   if (v->data && porta_extent(*v, 0) >= bytes) return PORTA_SUCCESS;
   porta_view_u8_release(v);
   const int64_t len = grown(bytes > 0 ? bytes : 1);
@@ -136,23 +136,7 @@ static int check_counts(const porta_exchange *x, const char *op, int nneighbours
 static int set_counts(porta_exchange *x, const int *ranks, const int64_t *send_count,
                       const int64_t *recv_count, int64_t send_total, int64_t recv_total,
                       int64_t max_offset) {
-  porta_memory_space space;
-  PORTA_CHECK(porta_exchange_buffer_space(x->exec, &space));
-  const porta_memory_space exec_space = porta_exec_memory_space(x->exec);
-  const int64_t vb = x->max_fields * (int64_t)x->value_size;
-  if (x->mode == PORTA_EXCHANGE_CUDA_MPI || x->mode == PORTA_EXCHANGE_IPC) space = exec_space;
-  PORTA_CHECK(reserve_buffer(&x->send_buf, "exchange_send", send_total * vb, space));
-  if (x->mode == PORTA_EXCHANGE_IPC) {
-    PORTA_CHECK(porta_exchange_ipc_reserve_(x, recv_total * vb));
-    /* staging for the neighbours reached through MPI */
-    const porta_memory_space staging = porta_exec_query(x->exec).staging_space;
-    PORTA_CHECK(reserve_buffer(&x->host_send, "exchange_send_host", send_total * vb, staging));
-    for (int b = 0; b < 2; ++b)
-      PORTA_CHECK(reserve_buffer(&x->host_recv[b], "exchange_recv_host", recv_total * vb, staging));
-  } else {
-    for (int b = 0; b < 2; ++b)
-      PORTA_CHECK(reserve_buffer(&x->recv_buf[b], "exchange_recv", recv_total * vb, space));
-  }
+  PORTA_CHECK(x->transport->reserve(x, send_total, recv_total));
   x->send_total = x->recv_total = 0;
   for (int k = 0; k < x->n; ++k) {
     x->rank[k] = ranks[k];
@@ -196,16 +180,9 @@ static int set_lists(porta_exchange *x, const porta_exchange_lists *l, int updat
  *  needed). The update took the plan's preparation away before changing the lists, so an
  *  update that fails anywhere leaves it not prepared, never with stale links. */
 static int finish_update(porta_exchange *x, uint64_t queued) {
-  if (x->mode == PORTA_EXCHANGE_IPC) PORTA_CHECK(porta_exchange_ipc_handshake_(x, 0));
+  PORTA_CHECK(x->transport->connect(x, 0));
   if (!queued) return PORTA_SUCCESS;
-  if (x->qpeer_on) {
-    PORTA_CHECK(porta_peer_plan_refresh_(x));
-  } else {
-    const porta_memory_space space = porta_exec_memory_space(x->exec);
-    const int64_t vb = (int64_t)x->value_size * x->max_fields;
-    PORTA_CHECK(reserve_buffer(&x->queue_send, "exchange_queue_send", x->send_total * vb, space));
-    PORTA_CHECK(reserve_buffer(&x->queue_recv, "exchange_queue_recv", x->recv_total * vb, space));
-  }
+  PORTA_CHECK(x->queue_ops->refresh(x));
   x->queue_comm = queued;
   return PORTA_SUCCESS;
 }
@@ -298,38 +275,27 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
     porta_exchange_destroy(x);
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
   }
-  /* the transport: device buffers to a CUDA-aware MPI, else on a GPU the neighbours' mapped
-     buffers where both sides can (every GPU rank takes part in the hand-shake, so that the
-     pairs agree), else pinned host memory */
-  const int on_device = porta_exec_query(exec).on_device;
-  x->mode = porta_exchange_choose_(exec, !on_device, 1);
+  /* the transport: the first usable of the list (transport/list.c), then its agreement with
+     the neighbours (on a GPU every rank takes part in the IPC hand-shake, so that the pairs
+     agree; a plan that maps no neighbour then takes pinned host memory) */
+  x->transport = porta_exchange_transport_choose_(exec, !porta_exec_query(exec).on_device, 1);
   int rc = set_lists(x, l, 0);
-  if (rc == PORTA_SUCCESS && on_device && x->mode != PORTA_EXCHANGE_CUDA_MPI) {
-    rc = porta_exchange_ipc_handshake_(x, 1);
-    if (rc == PORTA_SUCCESS && x->mode == PORTA_EXCHANGE_IPC && x->npeers_on == 0) {
-      /* no neighbour can be reached that way: pinned host memory for all */
-      porta_exchange_ipc_release_(x);
-      porta_view_u8_release(&x->send_buf);
-      porta_view_u8_release(&x->host_send);
-      for (int b = 0; b < 2; ++b) porta_view_u8_release(&x->host_recv[b]);
-      x->mode = PORTA_EXCHANGE_PINNED;
-      rc = set_lists(x, l, 0);
-    }
-  }
+  if (rc == PORTA_SUCCESS) rc = x->transport->connect(x, 1);
   if (rc != PORTA_SUCCESS) {
     porta_exchange_destroy(x);
     return rc;
   }
-  modes_used |= 1u << x->mode;
-  if (x->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
+  modes_used |= 1u << x->transport->mode;
+  if (x->transport->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
     modes_used |= 1u << PORTA_EXCHANGE_PINNED;
   *out = x;
   return PORTA_SUCCESS;
 }
 
 const char *porta_exchange_transport(const porta_exchange *x) {
-  if (x->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n) return "cuda-ipc+pinned-host";
-  return porta_exchange_mode_name_(x->mode);
+  if (x->transport->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
+    return "cuda-ipc+pinned-host";
+  return porta_exchange_mode_name_(x->transport->mode);
 }
 
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size) {
@@ -412,16 +378,8 @@ void porta_exchange_destroy(porta_exchange *x) {
   if (!x) return;
   porta_view_i64_release(&x->send_index);
   porta_view_i64_release(&x->recv_index);
-  porta_view_u8_release(&x->send_buf);
-  porta_view_u8_release(&x->host_send);
-  porta_view_u8_release(&x->queue_send);
-  porta_view_u8_release(&x->queue_recv);
-  for (int b = 0; b < 2; ++b) {
-    porta_view_u8_release(&x->recv_buf[b]);
-    porta_view_u8_release(&x->host_recv[b]);
-  }
-  porta_exchange_ipc_release_(x);
-  porta_peer_plan_release_(x);
+  if (x->transport) x->transport->release(x);
+  if (x->queue_ops) x->queue_ops->plan_release(x);
   free(x->peer);
   free(x->rank);
   free(x->send_count);

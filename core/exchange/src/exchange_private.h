@@ -1,7 +1,7 @@
 /** @file exchange_private.h
- *  The exchange plan's state, shared by exchange.c (lists, buffers, the exchange) and
- *  exchange_ipc.c (neighbours reached through mapped device memory), and the transport helpers
- *  the channels (channel.c) share with the plans. Internal to the exchange library: not
+ *  The exchange plan's state, shared by exchange.c (lists), exchange_run.c (the exchange) and
+ *  the transports (transport/: how the values travel), and the transport helpers the channels
+ *  (channel.c) share with the plans. Internal to the exchange library: not
  *  installed, not exported, and included by no file outside core/exchange/src (the test
  *  build.private_headers holds this). */
 #ifndef PORTA_EXCHANGE_PRIVATE_H
@@ -23,6 +23,10 @@ typedef enum porta_exchange_mode {
                                     memory (exchange_peer.h) */
 } porta_exchange_mode;
 
+/** A host-driven transport's table, and a queued one's (transport/transport.h). */
+typedef struct porta_exchange_transport_ops porta_exchange_transport_ops;
+typedef struct porta_exchange_queued_ops porta_exchange_queued_ops;
+
 /** A neighbour whose receive buffers this rank writes directly (IPC mode). */
 typedef struct porta_exchange_peer {
   int on;                     /**< both sides mapped each other's receive buffers */
@@ -42,9 +46,9 @@ struct porta_exchange {
   int *rank;                                                  /**< [n] */
   int64_t *send_count, *send_displ, *recv_count, *recv_displ; /**< [n], in values */
   int64_t send_total, recv_total;
-  int64_t max_offset;                    /**< largest offset in either list (-1: none) */
-  porta_view_i64 send_index, recv_index; /**< on the execution space */
-  porta_exchange_mode mode;
+  int64_t max_offset;                            /**< largest offset in either list (-1: none) */
+  porta_view_i64 send_index, recv_index;         /**< on the execution space */
+  const porta_exchange_transport_ops *transport; /**< how its values travel (transport/) */
   /** The pack writes send_buf and the unpack reads recv_buf[exchange % 2]: memory MPI reaches
    *  (HOST, PINNED, CUDA_MPI); in IPC mode send_buf is device memory and the receive buffers
    *  are ipc_recv, with host_send / host_recv staging the neighbours without IPC. */
@@ -58,8 +62,9 @@ struct porta_exchange {
   /** Queued exchanges (exchange_device.c): device buffers for max_fields fields, and the
    *  device communicator they were prepared for (NULL: not prepared) */
   porta_view_u8 queue_send, queue_recv;
-  uint64_t queue_comm;                /**< its id (0: none) */
-  struct porta_device_comm *queue_dc; /**< it, for the _on calls (with queue_comm) */
+  uint64_t queue_comm;                        /**< its id (0: none) */
+  struct porta_device_comm *queue_dc;         /**< it, for the _on calls (with queue_comm) */
+  const porta_exchange_queued_ops *queue_ops; /**< the queued transport serving the plan */
   /** Queued exchanges by the peer transport (exchange_peer.c) instead of NCCL's buffers: this
    *  rank's inbox, the neighbours' mapped ([n], by entry), the links and counters on the device */
   int qpeer_on;
@@ -89,6 +94,13 @@ int porta_exchange_fail_(porta_exchange *x, const char *op, const char *what, in
  *  Nothing changes when one fails. */
 int porta_exchange_check_fields_(const porta_exchange *x, const char *op, const porta_view *fields,
                                  int nfields);
+/** A buffer of at least `bytes` on `space`, kept when it is large enough (exchange.c). */
+int porta_exchange_reserve_buffer_(porta_view_u8 *v, const char *label, int64_t bytes,
+                                   porta_memory_space space);
+/** The plan's pack straight into `nseg` (at most PORTA_EXCHANGE_MAX_SEGMENTS) buffers: the
+ *  values from send position first[s] on go to seg[s] (exchange_run.c). */
+int porta_exchange_pack_segments_(porta_exchange *x, const porta_view *fields, int nfields,
+                                  int nseg, const int64_t *first, unsigned char *const *seg);
 /** The plan's pack into `buf` (to_buffer) or unpack from it, on `exec` (exchange_run.c). */
 int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *fields, int nfields,
                          int to_buffer, void *buf);
@@ -99,7 +111,7 @@ int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *f
  *  over the entries' ranks; `op` and `what` name a failure (exchange_mpi.c). */
 int porta_exchange_swap_(porta_exchange *x, const char *op, const char *what, const int *part,
                          const void *out, void *in, int bytes);
-/** IPC mode (exchange_ipc.c): receive buffers of `bytes` each, grown as needed (new
+/** IPC mode (transport/ipc.c): receive buffers of `bytes` each, grown as needed (new
  *  buffers get new handles; the old ones wait in ipc_old). */
 int porta_exchange_ipc_reserve_(porta_exchange *x, int64_t bytes);
 /** Agree with every neighbour on IPC and map their buffers (`first`: at creation, every
@@ -113,11 +125,14 @@ void porta_exchange_ipc_release_(porta_exchange *x);
 int porta_exchange_ipc_wanted_(porta_exec exec);
 /** A CUDA-aware MPI (Open MPI's run-time query) and APP_EXCHANGE_TRANSPORT not forbidding it. */
 int porta_exchange_cuda_mpi_(porta_exec exec);
-/** The one choice of transport, for plans and channels (exchange_ipc.c): host memory where
- *  MPI reaches the execution's memory (`host_reach`), else device buffers to a CUDA-aware MPI,
- *  else the neighbours' mapped memory where `ipc` allows it and porta_exchange_ipc_wanted_
- *  says so, else pinned host memory. */
-porta_exchange_mode porta_exchange_choose_(porta_exec exec, int host_reach, int ipc);
+/** The one choice of transport, for plans and channels (transport/list.c): the first of the
+ *  list that is usable, i.e. host memory where MPI reaches the execution's memory
+ *  (`host_reach`), else device buffers to a CUDA-aware MPI, else the neighbours' mapped memory
+ *  where `mapped` allows it and porta_exchange_ipc_wanted_ says so, else pinned host memory. */
+const porta_exchange_transport_ops *porta_exchange_transport_choose_(porta_exec exec,
+                                                                     int host_reach, int mapped);
+/** Its mode, for the channels (which move their own messages). */
+porta_exchange_mode porta_exchange_choose_(porta_exec exec, int host_reach, int mapped);
 /** This node's name as a number (ranks of one node agree; IPC needs one node). */
 uint64_t porta_exchange_node_id_(void);
 /** Record that messages went by `mode` (for porta_exchange_transports_used; channel.c
@@ -127,6 +142,20 @@ void porta_exchange_note_mode_(porta_exchange_mode mode);
 const char *porta_exchange_mode_name_(porta_exchange_mode mode);
 /** The modes set in the bit mask `modes`, joined by '+' ("none" when empty). */
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size);
+
+struct porta_peer_comm;
+
+/** A device communicator (porta/exchange_device.h): its ranks and the queued transports it
+ *  has set up, in the order it prefers them (transport/list.c). */
+struct porta_device_comm {
+  uint64_t id; /**< this process's n-th communicator (plans remember which they are prepared for) */
+  MPI_Comm comm;
+  int rank, nranks;
+  const porta_exchange_queued_ops *ops[2]; /**< the transports set up, preferred first */
+  int nops;
+  struct porta_peer_comm *peer; /**< the peer transport's state (transport/peer.c), or NULL */
+  void *nccl;                   /**< NCCL's communicator (transport/nccl.c), or NULL */
+};
 
 /** A device communicator's peer transport (exchange_peer.c): every rank's sum inbox mapped. */
 typedef struct porta_peer_comm {

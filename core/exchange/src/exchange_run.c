@@ -1,19 +1,14 @@
 /** @file exchange_run.c
- *  The exchange of a plan (see porta/exchange.h): the pack into the send buffer (or straight into
- *  mapped neighbours' buffers), the messages, the unpack, alone or several plans together. The
- *  plan itself is made in exchange.c. */
+ *  The exchange of a plan (see porta/exchange.h), alone or several plans together: the checks,
+ *  the receives and the pack, one fence, the messages, the wait and the unpack, each step
+ *  through the plan's transport (transport/). The plan itself is made in exchange.c. */
 #include "porta/exchange.h"
 
 #include <string.h>
 
 #include "exchange_kernels.h"
 #include "exchange_private.h"
-
-/** The buffer the current exchange receives into and unpacks from. */
-static unsigned char *recv_buffer(porta_exchange *x) {
-  const int b = (int)(x->exchanges % 2);
-  return x->mode == PORTA_EXCHANGE_IPC ? (unsigned char *)x->ipc_recv[b] : x->recv_buf[b].data;
-}
+#include "transport/transport.h"
 
 /** The pack into `buf` (to_buffer) or the unpack from it, over the plan's lists, on `exec`;
  *  `a` holds the segments of a direct pack (zeroed: none). */
@@ -41,60 +36,16 @@ int porta_exchange_copy_(porta_exchange *x, porta_exec exec, const porta_view *f
   return launch_copy(x, exec, fields, nfields, to_buffer, buf, &a);
 }
 
-/** A pack (to_buffer) or unpack; `direct` (a pack in IPC mode, every sending neighbour mapped,
- *  at most PORTA_EXCHANGE_MAX_SEGMENTS of them): each neighbour's values go straight into its
- *  mapped receive buffer, with no copy after the pack. */
-static int copy(porta_exchange *x, const porta_view *fields, int nfields, int to_buffer,
-                int direct) {
+int porta_exchange_pack_segments_(porta_exchange *x, const porta_view *fields, int nfields,
+                                  int nseg, const int64_t *first, unsigned char *const *seg) {
   porta_exchange_pack_args a;
   memset(&a, 0, sizeof a);
-  if (direct) {
-    const int b = (int)(x->exchanges % 2);
-    const int64_t vb = (int64_t)x->value_size * nfields;
-    for (int k = 0; k < x->n; ++k)
-      if (x->send_count[k] > 0) {
-        a.seg_first[a.nseg] = x->send_displ[k];
-        a.seg_buf[a.nseg++] = (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb;
-      }
+  for (int s = 0; s < nseg; ++s) {
+    a.seg_first[s] = first[s];
+    a.seg_buf[s] = seg[s];
   }
-  return launch_copy(x, x->exec, fields, nfields, to_buffer,
-                     to_buffer ? (void *)x->send_buf.data : recv_buffer(x), &a);
-}
-
-/** IPC mode, before the fence: receives (tokens from the mapped neighbours, values from the
- *  others into host staging) and the pack (straight into the neighbours' buffers when every
- *  sending neighbour is mapped, else into the send buffer, then each neighbour's values copied
- *  into its buffer or the staging). */
-static int post_ipc(porta_exchange *x, const porta_view *fields, int nfields, int64_t vb) {
-  const int b = (int)(x->exchanges % 2);
-  unsigned char *hrecv = x->host_recv[b].data;
-  for (int k = 0; k < x->n; ++k) {
-    int rc = MPI_SUCCESS;
-    if (x->peer[k].on)
-      rc =
-          MPI_Irecv(&x->peer[k].token, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    else if (x->recv_count[k] > 0)
-      rc = MPI_Irecv(hrecv + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
-                     x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS)
-      return porta_exchange_fail_(x, "porta_exchange_start", "MPI_Irecv failed", rc);
-  }
-  int direct = 1, nsending = 0;
-  for (int k = 0; k < x->n; ++k)
-    if (x->send_count[k] > 0) {
-      direct = direct && x->peer[k].on;
-      ++nsending;
-    }
-  direct = direct && nsending <= PORTA_EXCHANGE_MAX_SEGMENTS;
-  PORTA_CHECK(copy(x, fields, nfields, 1, direct));
-  for (int k = 0; k < x->n && !direct; ++k) {
-    if (x->send_count[k] == 0) continue;
-    const unsigned char *src = x->send_buf.data + x->send_displ[k] * vb;
-    unsigned char *dst = x->peer[k].on ? (unsigned char *)x->peer[k].base[b] + x->peer[k].displ * vb
-                                       : x->host_send.data + x->send_displ[k] * vb;
-    PORTA_CHECK(porta_ipc_copy_async(x->exec, dst, src, (size_t)(x->send_count[k] * vb)));
-  }
-  return PORTA_SUCCESS;
+  a.nseg = nseg;
+  return launch_copy(x, x->exec, fields, nfields, 1, x->send_buf.data, &a);
 }
 
 int porta_exchange_check_fields_(const porta_exchange *x, const char *op, const porta_view *fields,
@@ -119,62 +70,23 @@ int porta_exchange_check_fields_(const porta_exchange *x, const char *op, const 
 }
 
 /** The first half of a start (after porta_exchange_check_fields_): the receives and the pack,
- * queued without waiting. *fence says whether the pack must be waited for before post_sends():
- * always in IPC mode (the fence also covers this rank's unpack of the last exchange, which the
- * token promises). */
+ *  queued without waiting. *fence says whether the pack must be waited for before
+ *  post_sends(). */
 static int post_receives_and_pack(porta_exchange *x, const porta_view *fields, int nfields,
                                   int *fence) {
-  const char *op = "porta_exchange_start";
   *fence = 0;
   x->nfields = nfields;
   for (int f = 0; f < nfields; ++f) x->fields[f] = fields[f];
   x->nreq = 0;
   x->active = 1;
   if (nfields == 0) return PORTA_SUCCESS;
-  const int64_t vb = (int64_t)x->value_size * nfields;
-  if (x->mode == PORTA_EXCHANGE_IPC) {
-    *fence = 1;
-    return post_ipc(x, fields, nfields, vb);
-  }
-  unsigned char *rbuf = recv_buffer(x);
-  /* The fence after packing covers the unpack of two exchanges ago, which read the buffer
-   * the receives are about to fill; a plan that sends nothing must wait here instead. */
-  if (x->send_total == 0 && x->recv_total > 0)
-    PORTA_CHECK(porta_exec_fence(x->exec, "porta_exchange_recv"));
-  for (int k = 0; k < x->n; ++k) {
-    if (x->recv_count[k] == 0) continue;
-    int rc = MPI_Irecv(rbuf + x->recv_displ[k] * vb, (int)(x->recv_count[k] * vb), MPI_BYTE,
-                       x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS) return porta_exchange_fail_(x, op, "MPI_Irecv failed", rc);
-  }
-  PORTA_CHECK(copy(x, fields, nfields, 1, 0));
-  *fence = x->send_total > 0;
-  return PORTA_SUCCESS;
+  return x->transport->post(x, fields, nfields, (int64_t)x->value_size * nfields, fence);
 }
 
-/** The second half of a start, after the pack's fence: the messages (IPC mode: the tokens to
- *  the mapped neighbours and the staged values to the others). */
+/** The second half of a start, after the pack's fence: the messages. */
 static int post_sends(porta_exchange *x) {
   if (x->nfields == 0) return PORTA_SUCCESS;
-  const int64_t vb = (int64_t)x->value_size * x->nfields;
-  const int ipc = x->mode == PORTA_EXCHANGE_IPC;
-  const unsigned char *sbuf = ipc ? x->host_send.data : x->send_buf.data;
-  if (ipc) x->token_out = (int)x->exchanges;
-  for (int k = 0; k < x->n; ++k) {
-    int rc = MPI_SUCCESS;
-    if (ipc && x->peer[k].on)
-      rc = MPI_Isend(&x->token_out, 1, MPI_INT, x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    else if (x->send_count[k] > 0)
-      rc = MPI_Isend(sbuf + x->send_displ[k] * vb, (int)(x->send_count[k] * vb), MPI_BYTE,
-                     x->rank[k], x->tag, x->comm, &x->req[x->nreq++]);
-    if (rc != MPI_SUCCESS)
-      return porta_exchange_fail_(x, "porta_exchange_start", "MPI_Isend failed", rc);
-    if (x->send_count[k] > 0) {
-      x->messages += 1;
-      x->bytes += x->send_count[k] * vb;
-    }
-  }
-  return PORTA_SUCCESS;
+  return x->transport->send(x, (int64_t)x->value_size * x->nfields);
 }
 
 int porta_exchange_start(porta_exchange *x, const porta_view *fields, int nfields) {
@@ -218,16 +130,10 @@ int porta_exchange_finish(porta_exchange *x) {
   int rc = MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS)
     return porta_exchange_fail_(x, "porta_exchange_finish", "MPI_Waitall failed", rc);
-  if (x->mode == PORTA_EXCHANGE_IPC) { /* the staged values next to the mapped ones */
-    const int64_t vb = (int64_t)x->value_size * x->nfields;
-    const int b = (int)(x->exchanges % 2);
-    for (int k = 0; k < x->n; ++k)
-      if (!x->peer[k].on && x->recv_count[k] > 0)
-        PORTA_CHECK(porta_ipc_copy_async(x->exec, recv_buffer(x) + x->recv_displ[k] * vb,
-                                         x->host_recv[b].data + x->recv_displ[k] * vb,
-                                         (size_t)(x->recv_count[k] * vb)));
-  }
-  rc = copy(x, x->fields, x->nfields, 0, 0);
+  PORTA_CHECK(x->transport->land(x, (int64_t)x->value_size * x->nfields));
+  porta_exchange_pack_args a;
+  memset(&a, 0, sizeof a);
+  rc = launch_copy(x, x->exec, x->fields, x->nfields, 0, x->transport->recv_buffer(x), &a);
   ++x->exchanges;
   return rc;
 }
