@@ -262,7 +262,7 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
   const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
   x->rank = (int *)calloc(nn, sizeof(int));
   x->send_count = (int64_t *)calloc(4 * nn, sizeof(int64_t));
-  x->req = (MPI_Request *)calloc(2 * nn, sizeof(MPI_Request));
+  x->req = (MPI_Request *)calloc(PORTA_EXCHANGE_REQUESTS * nn, sizeof(MPI_Request));
   if (!x->rank || !x->send_count || !x->req) {
     porta_exchange_destroy(x);
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
@@ -295,7 +295,7 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
 const char *porta_exchange_transport(const porta_exchange *x) {
   if (x->transport->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
     return "cuda-ipc+pinned-host";
-  return porta_exchange_mode_name_(x->transport->mode);
+  return x->transport->name;
 }
 
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size) {

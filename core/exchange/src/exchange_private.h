@@ -23,6 +23,10 @@ typedef enum porta_exchange_mode {
                                     memory (exchange_peer.h) */
 } porta_exchange_mode;
 
+/** The most MPI requests a transport may post per neighbour in one exchange (a message or
+ *  signal each way takes 2; the test transport's split messages 4). */
+#define PORTA_EXCHANGE_REQUESTS 4
+
 /** A host-driven transport's table, and a queued one's (transport/transport.h). */
 typedef struct porta_exchange_transport_ops porta_exchange_transport_ops;
 typedef struct porta_exchange_queued_ops porta_exchange_queued_ops;
@@ -75,7 +79,7 @@ struct porta_exchange {
   porta_peer_link *qpeer_links;
   porta_peer_state *qpeer_state;
   int npeers_on, token_out;
-  MPI_Request *req; /**< [2n] */
+  MPI_Request *req; /**< [PORTA_EXCHANGE_REQUESTS n] */
   int nreq, nfields, active;
   int accumulate;                               /**< unpack adds doubles */
   porta_view fields[PORTA_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */

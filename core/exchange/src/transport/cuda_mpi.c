@@ -14,6 +14,7 @@ static int reserve(porta_exchange *x, int64_t send_total, int64_t recv_total) {
 }
 
 const porta_exchange_transport_ops porta_exchange_cuda_mpi_transport = {
+    "cuda-aware-mpi",
     PORTA_EXCHANGE_CUDA_MPI,
     usable,
     reserve,

@@ -15,6 +15,7 @@ static int reserve(porta_exchange *x, int64_t send_total, int64_t recv_total) {
 }
 
 const porta_exchange_transport_ops porta_exchange_host_transport = {
+    "host",
     PORTA_EXCHANGE_HOST,
     usable,
     reserve,

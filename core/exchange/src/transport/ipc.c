@@ -242,4 +242,5 @@ static int land(porta_exchange *x, int64_t vb) {
 }
 
 const porta_exchange_transport_ops porta_exchange_ipc_transport = {
-    PORTA_EXCHANGE_IPC, usable, reserve, connect, post, send, land, recv_buffer, release};
+    "cuda-ipc", PORTA_EXCHANGE_IPC, usable, reserve, connect, post, send,
+    land,       recv_buffer,        release};

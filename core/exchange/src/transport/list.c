@@ -38,11 +38,15 @@ int porta_exchange_ipc_wanted_(porta_exec exec) {
 }
 
 /** The transports in the order they are tried: the first usable one serves. */
+#ifdef PORTA_EXCHANGE_TEST_TRANSPORT
+extern const porta_exchange_transport_ops porta_exchange_test_transport;
+#endif
 static const porta_exchange_transport_ops *const transports[] = {
-    &porta_exchange_host_transport,
-    &porta_exchange_cuda_mpi_transport,
-    &porta_exchange_ipc_transport,
-    &porta_exchange_pinned_transport,
+#ifdef PORTA_EXCHANGE_TEST_TRANSPORT
+    &porta_exchange_test_transport, /* (tests/exchange_transport/split_transport.c) */
+#endif
+    &porta_exchange_host_transport, &porta_exchange_cuda_mpi_transport,
+    &porta_exchange_ipc_transport,  &porta_exchange_pinned_transport,
 };
 
 const porta_exchange_transport_ops *porta_exchange_transport_choose_(porta_exec exec,

@@ -22,6 +22,7 @@ static int connect(porta_exchange *x, int first) {
 }
 
 const porta_exchange_transport_ops porta_exchange_pinned_transport = {
+    "pinned-host",
     PORTA_EXCHANGE_PINNED,
     usable,
     reserve,

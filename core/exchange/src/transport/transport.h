@@ -14,7 +14,8 @@
 /** One transport's operations on a plan. Every plan has one (x->transport), chosen at its
  *  creation by porta_exchange_transport_choose_. */
 struct porta_exchange_transport_ops {
-  porta_exchange_mode mode; /**< its name (porta_exchange_mode_name_) and bit in the notes */
+  const char *name;         /**< what porta_exchange_transport says */
+  porta_exchange_mode mode; /**< its bit in the notes of the transports used */
   /** Whether this process can take it for an execution space: `host_reach` says MPI reaches
    *  the space's memory; `mapped` that the caller can take the neighbours' mapped memory. */
   int (*usable)(porta_exec exec, int host_reach, int mapped);
