@@ -115,7 +115,8 @@ typedef struct minimd_neighbor {
 
 /** One ghost swap (see minimd_comm_grid.c). */
 typedef struct minimd_swap {
-  int dim, sendproc, recvproc;
+  int dim, k; /**< its dimension, and its place among that dimension's 2 * need swaps */
+  int sendproc, recvproc;
   double slablo, slabhi;
   int64_t nsend, nrecv, firstrecv;
   int64_t *sendlist; /**< host, nsend local indices */

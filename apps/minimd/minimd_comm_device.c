@@ -118,21 +118,17 @@ int minimd_comm_rebuild_device_prepare(minimd *m) {
   PORTA_CHECK(minimd_reserve_i64(&c->movers, "minimd_movers", at->nlocal, space));
   if (m->prm.sort_every != 0) PORTA_CHECK(minimd_sort_reserve(m, at->nlocal)); /* (< 0: as neigh) */
   int64_t nghost = 0, nfirst = 0, nlast = 0, most_recv = 1;
-  int s = 0;
-  for (int d = 0; d < 3; ++d) {
-    nlast = 0;
-    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
-      minimd_swap *w = &c->swaps[s];
-      minimd_swap_candidates(k, at->nlocal + nghost, &nfirst, &nlast);
-      /* (a self swap's list, in use every step, is refilled by the rehearsal below) */
-      PORTA_CHECK(minimd_reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
-      nghost += w->nrecv;
-      if (w->self) continue;
-      if (w->nrecv > most_recv) most_recv = w->nrecv;
-      /* a quarter more ghosts than now: the slabs' populations drift between re-neighbourings */
-      const int64_t n = (w->nsend + w->nsend / 4) * MINIMD_GHOST_DOUBLES;
-      PORTA_CHECK(porta_channel_reserve(ch, n, w->sendproc, w->recvproc));
-    }
+  for (int s = 0; s < c->nswap; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    minimd_swap_candidates(w, at->nlocal + nghost, &nfirst, &nlast);
+    /* (a self swap's list, in use every step, is refilled by the rehearsal below) */
+    PORTA_CHECK(minimd_reserve_i64(&w->list_d, "minimd_sendlist", nlast - nfirst, space));
+    nghost += w->nrecv;
+    if (w->self) continue;
+    if (w->nrecv > most_recv) most_recv = w->nrecv;
+    /* a quarter more ghosts than now: the slabs' populations drift between re-neighbourings */
+    const int64_t n = (w->nsend + w->nsend / 4) * MINIMD_GHOST_DOUBLES;
+    PORTA_CHECK(porta_channel_reserve(ch, n, w->sendproc, w->recvproc));
   }
   PORTA_CHECK(minimd_reserve_i64(&c->ghost_index, "minimd_ghost_index", most_recv, space));
   return minimd_comm_rehearse_update(m);
@@ -149,15 +145,11 @@ int minimd_comm_rebuild_device(minimd *m, int64_t step, int sort) {
   /* the ghosts, swap after swap as the host's path makes them */
   at->nghost = 0;
   int64_t nfirst = 0, nlast = 0;
-  int s = 0;
-  for (int d = 0; d < 3; ++d) {
-    nlast = 0;
-    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
-      minimd_swap *w = &c->swaps[s];
-      minimd_swap_candidates(k, at->nlocal + at->nghost, &nfirst, &nlast);
-      PORTA_CHECK(border(m, w, nfirst, nlast));
-      at->nghost += w->nrecv;
-    }
+  for (int s = 0; s < c->nswap; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    minimd_swap_candidates(w, at->nlocal + at->nghost, &nfirst, &nlast);
+    PORTA_CHECK(border(m, w, nfirst, nlast));
+    at->nghost += w->nrecv;
   }
   if (at->nghost > c->max_ghosts) c->max_ghosts = at->nghost;
   return minimd_comm_plans(m, 1);

@@ -68,6 +68,7 @@ int minimd_comm_setup(minimd_comm *c, double cutneigh) {
     for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
       minimd_swap *w = &c->swaps[s];
       w->dim = d;
+      w->k = k;
       const int down = k % 2 == 0;
       w->sendproc = c->procneigh[d][down ? 0 : 1];
       w->recvproc = c->procneigh[d][down ? 1 : 0];

@@ -177,53 +177,54 @@ static int sendlist_push(minimd_swap *w, int64_t i) {
   return PORTA_SUCCESS;
 }
 
-/** Every swap's send list (the candidates in its slab) and its ghosts appended to the host
- *  arrays, swap after swap. */
+/** One swap: its send list from the candidates [nfirst, nlast) in its slab, and its ghosts
+ *  appended to the host arrays. */
+static int border(minimd_atoms *a, minimd_swap *w, int64_t nfirst, int64_t nlast) {
+  w->nsend = 0;
+  for (int64_t i = nfirst; i < nlast; ++i) {
+    const double x = a->hx[3 * i + w->dim];
+    if (x >= w->slablo && x <= w->slabhi) PORTA_CHECK(sendlist_push(w, i));
+  }
+  double *sbuf = (double *)malloc((size_t)(w->nsend > 0 ? w->nsend : 1) * 5 * sizeof(double));
+  if (!sbuf) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "borders", "no memory");
+  for (int64_t q = 0; q < w->nsend; ++q) {
+    const int64_t i = w->sendlist[q];
+    for (int e = 0; e < 3; ++e) sbuf[5 * q + e] = a->hx[3 * i + e];
+    sbuf[5 * q + 3] = (double)a->htype[i];
+    sbuf[5 * q + 4] = (double)a->hid[i];
+  }
+  double *rbuf = NULL;
+  int64_t nr = 0;
+  int rc = sendrecv_doubles(sbuf, 5 * w->nsend, w->sendproc, &rbuf, &nr, w->recvproc, 60);
+  free(sbuf);
+  if (rc != PORTA_SUCCESS) return rc;
+  w->nrecv = nr / 5;
+  w->firstrecv = a->nlocal + a->nghost;
+  rc = minimd_host_reserve(a, w->firstrecv + w->nrecv);
+  if (rc != PORTA_SUCCESS) {
+    free(rbuf);
+    return rc;
+  }
+  for (int64_t q = 0; q < w->nrecv; ++q) {
+    const int64_t j = w->firstrecv + q;
+    /* the receiver adds the image shift: the same sum the sender would form */
+    for (int e = 0; e < 3; ++e) a->hx[3 * j + e] = rbuf[5 * q + e] + w->shift[e];
+    a->htype[j] = (int32_t)rbuf[5 * q + 3];
+    a->hid[j] = (int64_t)rbuf[5 * q + 4];
+  }
+  free(rbuf);
+  return PORTA_SUCCESS;
+}
+
+/** The ghosts, swap after swap. */
 static int borders(minimd_comm *c, minimd_atoms *a) {
   a->nghost = 0;
   int64_t nfirst = 0, nlast = 0;
-  int s = 0;
-  for (int d = 0; d < 3; ++d) {
-    nlast = 0;
-    for (int k = 0; k < 2 * c->need[d]; ++k, ++s) {
-      minimd_swap *w = &c->swaps[s];
-      minimd_swap_candidates(k, a->nlocal + a->nghost, &nfirst, &nlast);
-      w->nsend = 0;
-      for (int64_t i = nfirst; i < nlast; ++i) {
-        const double x = a->hx[3 * i + d];
-        if (x >= w->slablo && x <= w->slabhi) PORTA_CHECK(sendlist_push(w, i));
-      }
-      double *sbuf = (double *)malloc((size_t)(w->nsend > 0 ? w->nsend : 1) * 5 * sizeof(double));
-      if (!sbuf)
-        return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minimd_comm", "borders", "no memory");
-      for (int64_t q = 0; q < w->nsend; ++q) {
-        const int64_t i = w->sendlist[q];
-        for (int e = 0; e < 3; ++e) sbuf[5 * q + e] = a->hx[3 * i + e];
-        sbuf[5 * q + 3] = (double)a->htype[i];
-        sbuf[5 * q + 4] = (double)a->hid[i];
-      }
-      double *rbuf = NULL;
-      int64_t nr = 0;
-      int rc = sendrecv_doubles(sbuf, 5 * w->nsend, w->sendproc, &rbuf, &nr, w->recvproc, 60);
-      free(sbuf);
-      if (rc != PORTA_SUCCESS) return rc;
-      w->nrecv = nr / 5;
-      w->firstrecv = a->nlocal + a->nghost;
-      rc = minimd_host_reserve(a, w->firstrecv + w->nrecv);
-      if (rc != PORTA_SUCCESS) {
-        free(rbuf);
-        return rc;
-      }
-      for (int64_t q = 0; q < w->nrecv; ++q) {
-        const int64_t j = w->firstrecv + q;
-        /* the receiver adds the image shift: the same sum the sender would form */
-        for (int e = 0; e < 3; ++e) a->hx[3 * j + e] = rbuf[5 * q + e] + w->shift[e];
-        a->htype[j] = (int32_t)rbuf[5 * q + 3];
-        a->hid[j] = (int64_t)rbuf[5 * q + 4];
-      }
-      free(rbuf);
-      a->nghost += w->nrecv;
-    }
+  for (int s = 0; s < c->nswap; ++s) {
+    minimd_swap *w = &c->swaps[s];
+    minimd_swap_candidates(w, a->nlocal + a->nghost, &nfirst, &nlast);
+    PORTA_CHECK(border(a, w, nfirst, nlast));
+    a->nghost += w->nrecv;
   }
   if (a->nghost > c->max_ghosts) c->max_ghosts = a->nghost;
   return PORTA_SUCCESS;

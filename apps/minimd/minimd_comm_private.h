@@ -8,12 +8,14 @@
 
 PORTA_EXTERN_C_BEGIN
 
-/** The candidates of swap k of a dimension are the atoms [*nfirst, *nlast): the first pair
+/** The candidates of swap w are the atoms [*nfirst, *nlast): the first pair of a dimension
  *  (k = 0, 1) takes the owned atoms and the earlier dimensions' ghosts, each later pair the
- *  ghosts the pair before it made. Call at every swap, with *nlast = 0 at a dimension's first
- *  and `nall` the atoms (owned + ghosts) held before the swap. */
-static inline void minimd_swap_candidates(int k, int64_t nall, int64_t *nfirst, int64_t *nlast) {
-  if (k % 2 == 0) {
+ *  ghosts the pair before it made. Call for every swap in order, `nall` the atoms (owned +
+ *  ghosts) held before it. */
+static inline void minimd_swap_candidates(const minimd_swap *w, int64_t nall, int64_t *nfirst,
+                                          int64_t *nlast) {
+  if (w->k == 0) *nlast = 0;
+  if (w->k % 2 == 0) {
     *nfirst = *nlast;
     *nlast = nall;
   }

@@ -107,6 +107,20 @@ static int agreed(porta_device_comm *dc, int rc, const char *step) {
                                            "%s failed on another rank", step);
 }
 
+/** One sum by transport t now, waited for: NCCL connects its ranks at a communicator's first
+ *  collective (about 2 s on 2 H200s), which belongs to the set-up, not to the first timed
+ *  solve. */
+static int warm_sum(porta_device_comm *dc, porta_exec exec, const porta_exchange_queued_ops *t) {
+  porta_view_f64 one;
+  PORTA_CHECK(porta_view_f64_create1(&one, "device_comm_warm_up", 1));
+  void *q;
+  int rc = porta_exec_native_queue(exec, &q);
+  if (rc == PORTA_SUCCESS) rc = t->sum(dc, q, one.data, 1);
+  if (rc == PORTA_SUCCESS) rc = porta_exec_fence(exec, "porta_device_comm_create");
+  porta_view_f64_release(&one);
+  return rc;
+}
+
 int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm **out) {
   const char *op = "porta_device_comm_create";
   if (!out) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "out is NULL");
@@ -132,13 +146,14 @@ int porta_device_comm_create(MPI_Comm comm, porta_exec exec, porta_device_comm *
   dc->comm = comm;
   dc->rank = rank;
   dc->nranks = nranks;
-  /* every transport of the list that can serve the ranks, each agreed: a rank where one failed
-     must not leave the others using it */
+  /* every transport of the list that can serve the ranks, its first sum made, each agreed: a
+     rank where one failed must not leave the others using it */
   for (int k = 0; k < porta_exchange_queued_count_; ++k) {
     const porta_exchange_queued_ops *t = porta_exchange_queued_list_[k];
     int on = 0;
     rc = t->create(dc, exec, v.one_node, &on);
     if (on) dc->ops[dc->nops++] = t; /* (released with dc when the agreement fails) */
+    if (rc == PORTA_SUCCESS && on) rc = warm_sum(dc, exec, t);
     PORTA_CHECK(agreed(dc, rc, porta_exchange_mode_name_(t->mode)));
   }
   dc->id = ++made_so_far;

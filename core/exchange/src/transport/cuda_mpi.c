@@ -13,14 +13,6 @@ static int reserve(porta_exchange *x, int64_t send_total, int64_t recv_total) {
                                           porta_exec_memory_space(x->exec));
 }
 
-const porta_exchange_transport_ops porta_exchange_cuda_mpi_transport = {
-    "cuda-aware-mpi",
-    PORTA_EXCHANGE_CUDA_MPI,
-    usable,
-    reserve,
-    porta_exchange_connect_none_,
-    porta_exchange_buffered_post_,
-    porta_exchange_buffered_send_,
-    porta_exchange_buffered_land_,
-    porta_exchange_buffered_recv_buffer_,
-    porta_exchange_buffered_release_};
+const porta_exchange_transport_ops porta_exchange_cuda_mpi_transport =
+    PORTA_EXCHANGE_BUFFERED_TRANSPORT("cuda-aware-mpi", PORTA_EXCHANGE_CUDA_MPI, usable, reserve,
+                                      porta_exchange_connect_none_);

@@ -14,14 +14,6 @@ static int reserve(porta_exchange *x, int64_t send_total, int64_t recv_total) {
   return porta_exchange_buffered_reserve_(x, send_total, recv_total, space);
 }
 
-const porta_exchange_transport_ops porta_exchange_host_transport = {
-    "host",
-    PORTA_EXCHANGE_HOST,
-    usable,
-    reserve,
-    porta_exchange_connect_none_,
-    porta_exchange_buffered_post_,
-    porta_exchange_buffered_send_,
-    porta_exchange_buffered_land_,
-    porta_exchange_buffered_recv_buffer_,
-    porta_exchange_buffered_release_};
+const porta_exchange_transport_ops porta_exchange_host_transport =
+    PORTA_EXCHANGE_BUFFERED_TRANSPORT("host", PORTA_EXCHANGE_HOST, usable, reserve,
+                                      porta_exchange_connect_none_);

@@ -21,14 +21,6 @@ static int connect(porta_exchange *x, int first) {
   return first ? porta_exchange_ipc_handshake_(x, 1) : PORTA_SUCCESS;
 }
 
-const porta_exchange_transport_ops porta_exchange_pinned_transport = {
-    "pinned-host",
-    PORTA_EXCHANGE_PINNED,
-    usable,
-    reserve,
-    connect,
-    porta_exchange_buffered_post_,
-    porta_exchange_buffered_send_,
-    porta_exchange_buffered_land_,
-    porta_exchange_buffered_recv_buffer_,
-    porta_exchange_buffered_release_};
+const porta_exchange_transport_ops porta_exchange_pinned_transport =
+    PORTA_EXCHANGE_BUFFERED_TRANSPORT("pinned-host", PORTA_EXCHANGE_PINNED, usable, reserve,
+                                      connect);

@@ -58,6 +58,14 @@ unsigned char *porta_exchange_buffered_recv_buffer_(porta_exchange *x);
 void porta_exchange_buffered_release_(porta_exchange *x);
 /** No agreement needed. */
 int porta_exchange_connect_none_(porta_exchange *x, int first);
+/** The table of a buffered transport named `name` (its mode `mode`), which chooses with
+ *  `usable`, places its buffers with `reserve` and agrees with its neighbours by `connect`. */
+#define PORTA_EXCHANGE_BUFFERED_TRANSPORT(name, mode, usable, reserve, connect)                    \
+  {                                                                                                \
+    name, mode, usable, reserve, connect, porta_exchange_buffered_post_,                           \
+        porta_exchange_buffered_send_, porta_exchange_buffered_land_,                              \
+        porta_exchange_buffered_recv_buffer_, porta_exchange_buffered_release_                     \
+  }
 
 /* ---- queued transports: sums and exchanges queued on a GPU (porta/exchange_device.h) ---- */
 
@@ -66,9 +74,8 @@ int porta_exchange_connect_none_(porta_exchange *x, int first);
  *  by the first that takes its count, a plan by the first that serves it. */
 struct porta_exchange_queued_ops {
   porta_exchange_mode mode; /**< its name (porta_device_comm_transport) and note */
-  /** Set itself up on dc, its first sum run and waited for (NCCL connects its ranks there):
-   *  *on = 0 where it cannot serve every rank (agreed), an error where it was required and
-   *  cannot, or failed. Collective over dc->comm. */
+  /** Set itself up on dc: *on = 0 where it cannot serve every rank (agreed), an error where
+   *  it was required and cannot, or failed. Collective over dc->comm. */
   int (*create)(porta_device_comm *dc, porta_exec exec, int one_node, int *on);
   void (*release)(porta_device_comm *dc);
   int sum_max; /**< the most doubles one of its sums takes */
