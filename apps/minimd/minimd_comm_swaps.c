@@ -27,9 +27,7 @@ static int shift_ghosts(const minimd_swap *w, porta_exec exec, porta_view_vec3 x
 }
 
 /** Swap w's forward plans (and its pair w2's) finished and their ghosts shifted. */
-static int forward_finish(minimd_comm *c, porta_exec exec, porta_view_vec3 x, minimd_swap *w,
-                          minimd_swap *w2) {
-  (void)c;
+static int forward_finish(porta_exec exec, porta_view_vec3 x, minimd_swap *w, minimd_swap *w2) {
   porta_exchange *plans[2] = {w->forward, w2 ? w2->forward : NULL};
   PORTA_CHECK(porta_exchange_finish_on(plans, w2 ? 2 : 1));
   PORTA_CHECK(shift_ghosts(w, exec, x));
@@ -56,7 +54,7 @@ static int forward_from(minimd_comm *c, porta_exec exec, porta_view_vec3 x, int 
         c->forward_pending = s + 1;
         return PORTA_SUCCESS;
       }
-      PORTA_CHECK(forward_finish(c, exec, x, w, w2));
+      PORTA_CHECK(forward_finish(exec, x, w, w2));
     }
     if (w2) ++s;
   }
@@ -95,7 +93,7 @@ int minimd_comm_forward_end(minimd_comm *c, porta_exec exec, porta_view_vec3 x) 
   if (s >= 0) {
     minimd_swap *w = &c->swaps[s], *w2 = pair_of(c, s);
     c->forward_pending = 0;
-    PORTA_CHECK(forward_finish(c, on, x, w, w2));
+    PORTA_CHECK(forward_finish(on, x, w, w2));
     PORTA_CHECK(forward_from(c, on, x, s + (w2 ? 2 : 1), c->nswap, 0));
   }
   return beside(c) ? porta_exec_wait(exec, c->side) : PORTA_SUCCESS;

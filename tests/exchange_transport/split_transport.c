@@ -65,6 +65,7 @@ static int send(porta_exchange *x, int64_t vb) { return split(x, 1, x->send_buf.
 const porta_exchange_transport_ops porta_exchange_test_transport = {
     "test-split",
     PORTA_EXCHANGE_HOST,
+    4, /* two messages each way */
     usable,
     reserve,
     porta_exchange_connect_none_,

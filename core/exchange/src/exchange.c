@@ -262,8 +262,7 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
   const size_t nn = (size_t)(x->n > 0 ? x->n : 1);
   x->rank = (int *)calloc(nn, sizeof(int));
   x->send_count = (int64_t *)calloc(4 * nn, sizeof(int64_t));
-  x->req = (MPI_Request *)calloc(PORTA_EXCHANGE_REQUESTS * nn, sizeof(MPI_Request));
-  if (!x->rank || !x->send_count || !x->req) {
+  if (!x->rank || !x->send_count) {
     porta_exchange_destroy(x);
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
   }
@@ -279,6 +278,11 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
      the neighbours (on a GPU every rank takes part in the IPC hand-shake, so that the pairs
      agree; a plan that maps no neighbour then takes pinned host memory) */
   x->transport = porta_exchange_transport_choose_(exec, !porta_exec_query(exec).on_device, 1);
+  x->req = (MPI_Request *)calloc((size_t)x->transport->requests * nn, sizeof(MPI_Request));
+  if (!x->req) {
+    porta_exchange_destroy(x);
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, op, label, "calloc failed");
+  }
   int rc = set_lists(x, l, 0);
   if (rc == PORTA_SUCCESS) rc = x->transport->connect(x, 1);
   if (rc != PORTA_SUCCESS) {

@@ -153,7 +153,6 @@ void porta_peer_plan_release_(porta_exchange *x) {
   x->qpeer_links = NULL;
   x->qpeer_state = NULL;
   x->qpeer_buffer_bytes = 0;
-  x->qpeer_on = 0;
 }
 
 /** Map neighbour entry k's inbox where it is not mapped (once per neighbour rank; this rank's
@@ -308,7 +307,6 @@ int porta_peer_plan_prepare_(porta_exchange *x) {
     porta_peer_plan_release_(x);
     return rc;
   }
-  x->qpeer_on = 1;
   return PORTA_SUCCESS;
 }
 

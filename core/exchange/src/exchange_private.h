@@ -23,10 +23,6 @@ typedef enum porta_exchange_mode {
                                     memory (exchange_peer.h) */
 } porta_exchange_mode;
 
-/** The most MPI requests a transport may post per neighbour in one exchange (a message or
- *  signal each way takes 2; the test transport's split messages 4). */
-#define PORTA_EXCHANGE_REQUESTS 4
-
 /** A host-driven transport's table, and a queued one's (transport/transport.h). */
 typedef struct porta_exchange_transport_ops porta_exchange_transport_ops;
 typedef struct porta_exchange_queued_ops porta_exchange_queued_ops;
@@ -71,7 +67,6 @@ struct porta_exchange {
   const porta_exchange_queued_ops *queue_ops; /**< the queued transport serving the plan */
   /** Queued exchanges by the peer transport (exchange_peer.c) instead of NCCL's buffers: this
    *  rank's inbox, the neighbours' mapped ([n], by entry), the links and counters on the device */
-  int qpeer_on;
   void *qpeer_inbox, **qpeer_mapped;
   porta_ipc_handle qpeer_handle, *qpeer_theirs; /**< the inbox's; [n] the mapped ones' */
   int64_t qpeer_buffer_bytes;
@@ -79,7 +74,7 @@ struct porta_exchange {
   porta_peer_link *qpeer_links;
   porta_peer_state *qpeer_state;
   int npeers_on, token_out;
-  MPI_Request *req; /**< [PORTA_EXCHANGE_REQUESTS n] */
+  MPI_Request *req; /**< [transport->requests n] */
   int nreq, nfields, active;
   int accumulate;                               /**< unpack adds doubles */
   porta_view fields[PORTA_EXCHANGE_MAX_FIELDS]; /**< the exchange in progress */

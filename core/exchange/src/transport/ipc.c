@@ -242,5 +242,5 @@ static int land(porta_exchange *x, int64_t vb) {
 }
 
 const porta_exchange_transport_ops porta_exchange_ipc_transport = {
-    "cuda-ipc", PORTA_EXCHANGE_IPC, usable, reserve, connect, post, send,
+    "cuda-ipc", PORTA_EXCHANGE_IPC, 2,      usable, reserve, connect, post, send,
     land,       recv_buffer,        release};

@@ -16,6 +16,7 @@
 struct porta_exchange_transport_ops {
   const char *name;         /**< what porta_exchange_transport says */
   porta_exchange_mode mode; /**< its bit in the notes of the transports used */
+  int requests;             /**< the most MPI requests it posts a neighbour in one exchange */
   /** Whether this process can take it for an execution space: `host_reach` says MPI reaches
    *  the space's memory; `mapped` that the caller can take the neighbours' mapped memory. */
   int (*usable)(porta_exec exec, int host_reach, int mapped);
@@ -62,7 +63,7 @@ int porta_exchange_connect_none_(porta_exchange *x, int first);
  *  `usable`, places its buffers with `reserve` and agrees with its neighbours by `connect`. */
 #define PORTA_EXCHANGE_BUFFERED_TRANSPORT(name, mode, usable, reserve, connect)                    \
   {                                                                                                \
-    name, mode, usable, reserve, connect, porta_exchange_buffered_post_,                           \
+    name, mode, 2, usable, reserve, connect, porta_exchange_buffered_post_,                        \
         porta_exchange_buffered_send_, porta_exchange_buffered_land_,                              \
         porta_exchange_buffered_recv_buffer_, porta_exchange_buffered_release_                     \
   }
