@@ -73,4 +73,7 @@ const porta_exchange_transport_ops porta_exchange_test_transport = {
     send,
     porta_exchange_buffered_land_,
     porta_exchange_buffered_recv_buffer_,
-    porta_exchange_buffered_release_};
+    porta_exchange_buffered_release_,
+    0, /* its messages are not staged */
+    NULL,
+    NULL};

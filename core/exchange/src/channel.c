@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "exchange_private.h"
+#include "transport/transport.h"
 
 /** What this rank knows about one rank it exchanged messages with. */
 typedef struct channel_peer {
@@ -38,10 +39,10 @@ struct porta_channel {
   porta_exec exec;
   int tag, me, ipc_able;
   uint64_t node;
-  porta_exchange_mode host_mode;         /**< how a message goes when not by IPC */
-  porta_view_f64 send_buf;               /**< exec's memory */
+  const porta_exchange_transport_ops *host_transport; /**< how a message goes when not by IPC */
+  porta_view_f64 send_buf;                            /**< exec's memory */
   porta_view_f64 recv_buf;               /**< exec's memory (messages not received by IPC) */
-  porta_view_f64 stage_send, stage_recv; /**< staging memory (PINNED mode) */
+  porta_view_f64 stage_send, stage_recv; /**< staging memory (a staged transport) */
   porta_memory_space staging;            /**< exec's staging space (pinned host on a GPU) */
   porta_view_f64 recv_view;              /**< what the last call returned */
   channel_peer *peer;
@@ -90,7 +91,7 @@ int porta_channel_create(porta_channel **out, const char *label, MPI_Comm comm, 
   }
   const int host_reach = space == porta_exec_memory_space(exec);
   /* the plans' choice without IPC: a channel maps its neighbours' memory per peer (ipc_able) */
-  ch->host_mode = porta_exchange_choose_(exec, host_reach, 0);
+  ch->host_transport = porta_exchange_transport_choose_(exec, host_reach, 0);
   ch->ipc_able = !host_reach && porta_exchange_ipc_wanted_(exec);
   ch->node = porta_exchange_node_id_();
   *out = ch;
@@ -308,11 +309,11 @@ int porta_channel_reserve(porta_channel *ch, int64_t n, int to, int from) {
   /* the buffers the other transports use, too */
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   PORTA_CHECK(reserve(&ch->send_buf, "channel_send", n, space));
-  if (ch->host_mode == PORTA_EXCHANGE_PINNED && !p.ipc_out)
+  if (ch->host_transport->staged && !p.ipc_out)
     PORTA_CHECK(reserve(&ch->stage_send, "channel_stage_send", n, ch->staging));
   if (!p.ipc_in) {
     PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", p.n_in, space));
-    if (ch->host_mode == PORTA_EXCHANGE_PINNED)
+    if (ch->host_transport->staged)
       PORTA_CHECK(reserve(&ch->stage_recv, "channel_stage_recv", p.n_in, ch->staging));
   }
   return PORTA_SUCCESS;
@@ -335,7 +336,7 @@ int porta_channel_sendrecv(porta_channel *ch, int64_t ns, int to, int from, port
 
   /* round 4: first what can fail here (buffers, the copy out), then the messages, so that a
      failure leaves no request behind (the other ends then wait: the apps' fatal path aborts) */
-  const int staged = ch->host_mode == PORTA_EXCHANGE_PINNED;
+  const int staged = ch->host_transport->staged;
   const porta_memory_space space = porta_exec_memory_space(ch->exec);
   if (!by_ipc_in && !p.bad_in) {
     PORTA_CHECK(reserve(&ch->recv_buf, "channel_recv", n_in, space));
@@ -374,8 +375,9 @@ int porta_channel_sendrecv(porta_channel *ch, int64_t ns, int to, int from, port
            MPI_Isend(src, (int)ns, MPI_DOUBLE, to, ch->tag + 4, ch->comm, &req[nreq++]));
   CH_MPI(ch, "MPI_Waitall (message)", MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
   if (p.bad_out || p.bad_in) return too_long(ch, op, p.bad_size);
-  ch->modes |= 1u << (by_ipc_out ? PORTA_EXCHANGE_IPC : ch->host_mode);
-  porta_exchange_note_mode_(by_ipc_out ? PORTA_EXCHANGE_IPC : ch->host_mode);
+  const porta_exchange_mode used = by_ipc_out ? PORTA_EXCHANGE_IPC : ch->host_transport->mode;
+  ch->modes |= 1u << used;
+  porta_exchange_note_mode_(used);
 
   void *data = by_ipc_in ? pf->recv_buf : ch->recv_buf.data;
   if (!by_ipc_in && staged && n_in > 0)

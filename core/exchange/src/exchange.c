@@ -289,17 +289,13 @@ int porta_exchange_create(porta_exchange **out, const char *label, MPI_Comm comm
     porta_exchange_destroy(x);
     return rc;
   }
-  modes_used |= 1u << x->transport->mode;
-  if (x->transport->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
-    modes_used |= 1u << PORTA_EXCHANGE_PINNED;
+  modes_used |= x->transport->modes_of ? x->transport->modes_of(x) : 1u << x->transport->mode;
   *out = x;
   return PORTA_SUCCESS;
 }
 
 const char *porta_exchange_transport(const porta_exchange *x) {
-  if (x->transport->mode == PORTA_EXCHANGE_IPC && x->npeers_on < x->n)
-    return "cuda-ipc+pinned-host";
-  return x->transport->name;
+  return x->transport->name_of ? x->transport->name_of(x) : x->transport->name;
 }
 
 void porta_exchange_mode_names_(unsigned modes, char *buf, size_t size) {

@@ -130,8 +130,6 @@ int porta_exchange_cuda_mpi_(porta_exec exec);
  *  where `mapped` allows it and porta_exchange_ipc_wanted_ says so, else pinned host memory. */
 const porta_exchange_transport_ops *porta_exchange_transport_choose_(porta_exec exec,
                                                                      int host_reach, int mapped);
-/** Its mode, for the channels (which move their own messages). */
-porta_exchange_mode porta_exchange_choose_(porta_exec exec, int host_reach, int mapped);
 /** This node's name as a number (ranks of one node agree; IPC needs one node). */
 uint64_t porta_exchange_node_id_(void);
 /** Record that messages went by `mode` (for porta_exchange_transports_used; channel.c

@@ -15,4 +15,4 @@ static int reserve(porta_exchange *x, int64_t send_total, int64_t recv_total) {
 
 const porta_exchange_transport_ops porta_exchange_cuda_mpi_transport =
     PORTA_EXCHANGE_BUFFERED_TRANSPORT("cuda-aware-mpi", PORTA_EXCHANGE_CUDA_MPI, usable, reserve,
-                                      porta_exchange_connect_none_);
+                                      porta_exchange_connect_none_, 0);

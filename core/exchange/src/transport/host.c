@@ -16,4 +16,4 @@ static int reserve(porta_exchange *x, int64_t send_total, int64_t recv_total) {
 
 const porta_exchange_transport_ops porta_exchange_host_transport =
     PORTA_EXCHANGE_BUFFERED_TRANSPORT("host", PORTA_EXCHANGE_HOST, usable, reserve,
-                                      porta_exchange_connect_none_);
+                                      porta_exchange_connect_none_, 0);

@@ -241,6 +241,17 @@ static int land(porta_exchange *x, int64_t vb) {
   return PORTA_SUCCESS;
 }
 
+/* a neighbour whose memory is not mapped gets pinned host messages */
+static int partly_mapped(const porta_exchange *x) { return x->npeers_on < x->n; }
+
+static const char *name_of(const porta_exchange *x) {
+  return partly_mapped(x) ? "cuda-ipc+pinned-host" : "cuda-ipc";
+}
+
+static unsigned modes_of(const porta_exchange *x) {
+  return 1u << PORTA_EXCHANGE_IPC | (partly_mapped(x) ? 1u << PORTA_EXCHANGE_PINNED : 0u);
+}
+
 const porta_exchange_transport_ops porta_exchange_ipc_transport = {
-    "cuda-ipc", PORTA_EXCHANGE_IPC, 2,      usable, reserve, connect, post, send,
-    land,       recv_buffer,        release};
+    "cuda-ipc", PORTA_EXCHANGE_IPC, 2,       usable, reserve, connect, post, send,
+    land,       recv_buffer,        release, 0,      name_of, modes_of};

@@ -56,10 +56,6 @@ const porta_exchange_transport_ops *porta_exchange_transport_choose_(porta_exec 
   return &porta_exchange_pinned_transport; /* (usable wherever the host is not) */
 }
 
-porta_exchange_mode porta_exchange_choose_(porta_exec exec, int host_reach, int mapped) {
-  return porta_exchange_transport_choose_(exec, host_reach, mapped)->mode;
-}
-
 /** The queued transports, preferred first: the peer transport where it can serve, NCCL for
  *  the rest (and everywhere it cannot). */
 const porta_exchange_queued_ops *const porta_exchange_queued_list_[] = {

@@ -23,4 +23,4 @@ static int connect(porta_exchange *x, int first) {
 
 const porta_exchange_transport_ops porta_exchange_pinned_transport =
     PORTA_EXCHANGE_BUFFERED_TRANSPORT("pinned-host", PORTA_EXCHANGE_PINNED, usable, reserve,
-                                      connect);
+                                      connect, 1);

@@ -37,6 +37,14 @@ struct porta_exchange_transport_ops {
   unsigned char *(*recv_buffer)(porta_exchange *x);
   /** Its buffers and mappings freed (the plan's lists kept). */
   void (*release)(porta_exchange *x);
+  /* What a table may leave zero: */
+  /** Its messages go through staging buffers in the execution's staging space (pinned host
+   *  memory on a GPU), as a channel's do then. */
+  int staged;
+  /** What porta_exchange_transport says of plan x; NULL: `name`. */
+  const char *(*name_of)(const porta_exchange *x);
+  /** The bits of the transports plan x's messages use (the notes); NULL: its own. */
+  unsigned (*modes_of)(const porta_exchange *x);
 };
 
 /** The transports, one file each: host memory (host.c), pinned host memory (pinned.c), device
@@ -60,12 +68,13 @@ void porta_exchange_buffered_release_(porta_exchange *x);
 /** No agreement needed. */
 int porta_exchange_connect_none_(porta_exchange *x, int first);
 /** The table of a buffered transport named `name` (its mode `mode`), which chooses with
- *  `usable`, places its buffers with `reserve` and agrees with its neighbours by `connect`. */
-#define PORTA_EXCHANGE_BUFFERED_TRANSPORT(name, mode, usable, reserve, connect)                    \
+ *  `usable`, places its buffers with `reserve`, agrees with its neighbours by `connect` and
+ *  stages its messages or not (`staged`). */
+#define PORTA_EXCHANGE_BUFFERED_TRANSPORT(name, mode, usable, reserve, connect, staged)            \
   {                                                                                                \
     name, mode, 2, usable, reserve, connect, porta_exchange_buffered_post_,                        \
         porta_exchange_buffered_send_, porta_exchange_buffered_land_,                              \
-        porta_exchange_buffered_recv_buffer_, porta_exchange_buffered_release_                     \
+        porta_exchange_buffered_recv_buffer_, porta_exchange_buffered_release_, staged, NULL, NULL \
   }
 
 /* ---- queued transports: sums and exchanges queued on a GPU (porta/exchange_device.h) ---- */
