@@ -57,6 +57,15 @@ static inline void tea_split_box(tea_split *s, tea_box b, int64_t width) {
   s->ring = 2 * width * (b.j1 - b.j0) + 2 * width * (b.k1 - b.k0 - 2 * width);
 }
 
+/** CG's update at cell (k, j): u += alpha p; p = r + beta p. Every form of the step (its
+ *  coefficients from the host or from the loop's memory, whole or split) runs this one. */
+PORTA_FORCEINLINE_FUNCTION void tea_cg_up_cell(porta_view_f64 u, porta_view_f64 p, porta_view_f64 r,
+                                               int64_t k, int64_t j, double alpha, double beta) {
+  const double pk = PORTA_AT2(p, k, j);
+  PORTA_AT2(u, k, j) += alpha * pk;
+  PORTA_AT2(p, k, j) = PORTA_AT2(r, k, j) + beta * pk;
+}
+
 /** Edge cell i of the split (0 <= i < s->ring): the width bottom rows, the width top rows,
  *  then the width left and the width right columns between them. */
 PORTA_INLINE_FUNCTION void tea_split_ring_cell(const tea_split *s, int64_t i, int64_t *k,

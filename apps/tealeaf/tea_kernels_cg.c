@@ -337,11 +337,8 @@ int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, app
                              tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
 
-/* u += a p; p = r + b p */
 PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_up_args *a, int64_t k, int64_t j) {
-  const double p = PORTA_AT2(a->p, k, j);
-  PORTA_AT2(a->u, k, j) += a->alpha * p;
-  PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + a->beta * p;
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, a->alpha, a->beta);
 }
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_up_args, a, k, j) { tea_cg_up(a, k, j); }

@@ -19,11 +19,7 @@ typedef struct {
 
 /* u += alpha p; p = r + beta p (beta from the test kernel) */
 PORTA_INLINE_FUNCTION void tea_cg_up_loop_cell(const tea_cg_up_loop_args *a, int64_t k, int64_t j) {
-  const double alpha = a->st.scal[TEA_LOOP_ALPHA];
-  const double beta = a->st.scal[TEA_LOOP_BETA];
-  const double p = PORTA_AT2(a->p, k, j);
-  PORTA_AT2(a->u, k, j) += alpha * p;
-  PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + beta * p;
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, a->st.scal[TEA_LOOP_ALPHA], a->st.scal[TEA_LOOP_BETA]);
 }
 
 PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) { tea_cg_up_loop_cell(a, k, j); }
@@ -32,12 +28,9 @@ PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) { tea_cg_up_lo
    in the next iteration's alpha kernel, after every thread here has read it) */
 PORTA_INLINE_FUNCTION void tea_cg_up_test_loop_cell(const tea_cg_up_loop_args *a, int64_t k,
                                                     int64_t j) {
-  const double alpha = PORTA_LDG(a->st.scal[TEA_LOOP_ALPHA]);
   const double rrn = PORTA_LDG(a->st.scal[TEA_LOOP_RRN]);
-  const double beta = rrn / PORTA_LDG(a->st.scal[TEA_LOOP_RRO]);
-  const double p = PORTA_AT2(a->p, k, j);
-  PORTA_AT2(a->u, k, j) += alpha * p;
-  PORTA_AT2(a->p, k, j) = PORTA_AT2(a->r, k, j) + beta * p;
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, PORTA_LDG(a->st.scal[TEA_LOOP_ALPHA]),
+                 rrn / PORTA_LDG(a->st.scal[TEA_LOOP_RRO]));
   if (k == a->k0 && j == a->j0) porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
 }
 
@@ -121,11 +114,12 @@ int tea_k_loop_cg_test(porta_exec exec, const tea_loop_state *st,
                                     porta_range(0, 1), &a);
 }
 
-int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
-                        const porta_loop_handle *decider, bool fused) {
-  if (!fused) PORTA_CHECK(tea_k_loop_cg_test(exec, st, decider));
+/** The update's arguments (the test at the interior's first cell). */
+static tea_cg_up_loop_args up_args(tea_chunk *c, const tea_loop_state *st,
+                                   const porta_loop_handle *decider) {
   const tea_box in = tea_box_interior(c, 0);
   tea_cg_up_loop_args up;
+  memset(&up, 0, sizeof up);
   up.u = TEA_F(c, TEA_FIELD_U);
   up.p = TEA_F(c, TEA_FIELD_P);
   up.r = TEA_F(c, TEA_FIELD_R);
@@ -133,23 +127,24 @@ int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
   up.loop = *decider;
   up.k0 = in.k0;
   up.j0 = in.j0;
-  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_test_loop, exec,
-                                            tea_policy(in), &up)
-               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec,
-                                            tea_policy(in), &up);
+  return up;
+}
+
+int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
+                        const porta_loop_handle *decider, bool fused) {
+  if (!fused) PORTA_CHECK(tea_k_loop_cg_test(exec, st, decider));
+  tea_cg_up_loop_args up = up_args(c, st, decider);
+  const porta_mdrange_policy all = tea_policy(tea_box_interior(c, 0));
+  return fused
+             ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_test_loop, exec, all,
+                                          &up)
+             : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec, all, &up);
 }
 
 /** The update's arguments with the split's geometry (an edge 1 deep). */
 static int up_split_args(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
                          tea_cg_up_loop_args *up) {
-  const tea_box in = tea_box_interior(c, 0);
-  up->u = TEA_F(c, TEA_FIELD_U);
-  up->p = TEA_F(c, TEA_FIELD_P);
-  up->r = TEA_F(c, TEA_FIELD_R);
-  up->st = *st;
-  up->loop = *decider;
-  up->k0 = in.k0;
-  up->j0 = in.j0;
+  *up = up_args(c, st, decider);
   return tea_split_begin(c, 1, "tea_cg_calc_up_inside", &up->sp);
 }
 
