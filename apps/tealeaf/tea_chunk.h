@@ -181,10 +181,6 @@ int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, i
  *  scratch), all in device memory. */
 int tea_exact_sum_on(tea_chunk *c, porta_exec exec, const porta_xsum_f64_value *acc, double *wire,
                      double *values, int n);
-/** In a recorded loop's body: make the sum over the ranks of one double part of `end`, a
- *  reduction's end (porta/reduce_end.h); *fused = 1 when it is (the peer transport, or one
- *  rank: nothing to add), else 0 (then tea_allreduce_sum_on after the reduction). */
-int tea_comm_end_sum(tea_chunk *c, porta_reduce_end *end, int *fused);
 /** While a loop records (`on`), tea_halo_exchange_neighbours queues its exchange on c->exec
  *  (PPCG's inner steps are the host loop's code, run in the body with c->exec the loop's
  *  space) and there is no instance beside (tea_halo_beside says 0). */

@@ -233,16 +233,6 @@ int tea_exact_sum_on(tea_chunk *c, porta_exec exec, const porta_xsum_f64_value *
   return app_sum_finish_on(exec, c->comm->device, c->comm->d.nranks, acc, wire, values, n);
 }
 
-int tea_comm_end_sum(tea_chunk *c, porta_reduce_end *end, int *fused) {
-  *fused = 0;
-  if (!tea_has_neighbours(c)) {
-    *fused = 1;
-    return PORTA_SUCCESS;
-  }
-  if (!c->comm->device) return PORTA_SUCCESS;
-  return porta_device_comm_end_sum(c->comm->device, end, fused);
-}
-
 int tea_allreduce_sum(tea_chunk *c, double *values, int n) {
   if (c->sum) return app_sum_allreduce(c->sum, values, n);
   if (c->reproducible) /* the exact accumulators live in c->sum */

@@ -14,38 +14,7 @@ static app_sum_to sum_to(tea_pass *p, int slot) {
   return to;
 }
 
-/** Recorded, with TEA_LOOP_END=1: the next reduction (into scalar `slot`) ends with its sum
- *  over the ranks, then with `alpha` CG's alpha step (tea_loop_cg_alpha), where the sum can be
- *  there (porta/reduce_end.h); tea_pass_sum and tea_pass_cg_alpha then have nothing left to do.
- *  Off by default: a reduction with an end runs a kernel compiled with it, and TeaLeaf's is
- *  slower than the plain one by more than the kernels it saves (one H100, tea_bm_5: 0.549
- *  against 0.532 ms per CG iteration; 4 H200s, 2000 iterations of tea_bm_5: 2 GPUs 0.2277
- *  against 0.2206 ms, 4 GPUs 0.1354 against 0.1351). Without a sum (one rank) alpha keeps its
- *  kernel either way. */
-static int end_next_reduction(tea_pass *p, int slot, bool alpha) {
-  if (!p->recorded || p->st.exact || !app_env_flag("TEA_LOOP_END", 0)) return PORTA_SUCCESS;
-  porta_reduce_end e;
-  memset(&e, 0, sizeof e);
-  int fused = 0;
-  PORTA_CHECK(tea_comm_end_sum(p->c, &e, &fused));
-  /* by NCCL: the sum's kernel, then alpha's; on one rank: alpha's */
-  if (!fused || e.nranks == 0) return PORTA_SUCCESS;
-  double *s = p->st.scal;
-  if (alpha) { /* rro = rrn; alpha = rro / pw */
-    PORTA_CHECK(
-        porta_reduce_end_step(&e, PORTA_SCALAR_COPY, &s[TEA_LOOP_RRO], &s[TEA_LOOP_RRN], NULL));
-    PORTA_CHECK(porta_reduce_end_step(&e, PORTA_SCALAR_DIV, &s[TEA_LOOP_ALPHA], &s[TEA_LOOP_RRO],
-                                      &s[TEA_LOOP_PW]));
-  }
-  p->ended |= 1u << slot | (alpha ? TEA_PASS_ENDED_ALPHA : 0u);
-  return e.nranks > 0 || e.nsteps > 0 ? porta_exec_end_next_reduction(p->exec, &e) : PORTA_SUCCESS;
-}
-
 int tea_pass_sum(tea_pass *p, int slot, int n) {
-  if (n == 1 && (p->ended & 1u << slot)) {
-    p->ended &= ~(1u << slot);
-    return PORTA_SUCCESS;
-  }
   if (!p->recorded) return tea_allreduce_sum(p->c, &p->st.scal[slot], n);
   if (p->st.exact) /* this rank's accumulators rounded, or summed over the ranks first */
     return tea_exact_sum_on(p->c, p->exec, &p->st.exact[slot], p->st.wire, &p->st.scal[slot], n);
@@ -92,7 +61,6 @@ int tea_pass_jacobi_exchange(tea_pass *p) {
 
 int tea_pass_cg_w(tea_pass *p, bool lean) {
   double *pw = &p->st.scal[TEA_LOOP_PW];
-  PORTA_CHECK(end_next_reduction(p, TEA_LOOP_PW, true));
   if (p->recorded)
     return lean ? tea_k_cg_calc_w_lean_into(p->c, p->exec, sum_to(p, TEA_LOOP_PW))
                 : tea_k_cg_calc_w_into(p->c, p->exec, sum_to(p, TEA_LOOP_PW));
@@ -100,10 +68,6 @@ int tea_pass_cg_w(tea_pass *p, bool lean) {
 }
 
 int tea_pass_cg_alpha(tea_pass *p) {
-  if (p->ended & TEA_PASS_ENDED_ALPHA) {
-    p->ended &= ~TEA_PASS_ENDED_ALPHA;
-    return PORTA_SUCCESS;
-  }
   if (p->recorded) return tea_k_loop_cg_alpha(p->exec, &p->st);
   tea_loop_cg_alpha(&p->st);
   /* the coefficients' history (the switch's eigenvalue estimate) grows with the iterations */
@@ -118,7 +82,6 @@ int tea_pass_cg_r(tea_pass *p, bool lean) {
   const tea_precon pc = p->s->preconditioner;
   double *rrn = &p->st.scal[TEA_LOOP_RRN];
   const double *alpha = &p->st.scal[TEA_LOOP_ALPHA];
-  PORTA_CHECK(end_next_reduction(p, TEA_LOOP_RRN, false));
   if (p->recorded)
     return lean ? tea_k_cg_calc_r_into(p->c, p->exec, alpha, sum_to(p, TEA_LOOP_RRN))
                 : tea_k_cg_calc_ur_into(p->c, p->exec, pc, alpha, sum_to(p, TEA_LOOP_RRN));

@@ -44,12 +44,7 @@ typedef struct tea_pass {
   tea_pass_arg arg;
   porta_view_f64 alphas, betas; /**< recorded: Chebyshev's coefficients in device memory */
   porta_view_i64 ints;          /**< recorded: the integers' view (st.ints) */
-  /** recorded: what the last reduction's end did already (tea_pass_cg_w, tea_pass_cg_r): the
-   *  sum of scalar slot s (bit s), CG's alpha (TEA_PASS_ENDED_ALPHA) */
-  unsigned ended;
 } tea_pass;
-
-#define TEA_PASS_ENDED_ALPHA (1u << TEA_LOOP_NSCAL)
 
 /** One iteration of a solver, over the steps below. */
 typedef int (*tea_pass_body)(tea_pass *p);
