@@ -120,6 +120,18 @@ int app_sum_allreduce(app_sum *s, double *values, int n) {
   return rc;
 }
 
+int app_sum_allreduce_wire(app_sum *s, double *wire, int count) {
+  if (s->comm == MPI_COMM_NULL) return PORTA_SUCCESS;
+  if (s->timers) app_timer_start(s->timers, s->t_reduce);
+  const int mrc = MPI_Allreduce(MPI_IN_PLACE, wire, count, MPI_DOUBLE, MPI_SUM, s->comm);
+  if (s->timers) app_timer_stop(s->timers, s->t_reduce);
+  s->count++;
+  if (mrc != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "app_sum_allreduce_wire", "sum",
+                       "MPI reduction of %d packed words failed (%d)", count, mrc);
+  return PORTA_SUCCESS;
+}
+
 int app_sum_finish_on(porta_exec exec, struct porta_device_comm *dc, int nranks,
                       const porta_xsum_f64_value *acc, double *wire, double *values, int n) {
   if (n < 1 || n > APP_SUM_MAX_SLOTS || (dc && nranks < 1))

@@ -25,6 +25,11 @@ struct porta_device_comm;
 int app_sum_finish_on(porta_exec exec, struct porta_device_comm *dc, int nranks,
                       const porta_xsum_f64_value *acc, double *wire, double *values, int n);
 
+/** Exact mode driven from the host: the `count` doubles of packed accumulators (app_sum_pack_on,
+ *  host memory) summed over the state's ranks in place, by MPI (timed and counted as
+ *  app_sum_allreduce). The same exact sum as the device communicator's. */
+int app_sum_allreduce_wire(app_sum *s, double *wire, int count);
+
 PORTA_EXTERN_C_END
 
 #endif /* APP_SUM_COMM_H */

@@ -51,11 +51,7 @@ static int reflect_y(porta_exec exec, porta_mdrange_policy p, int faces,
 }
 
 int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth) {
-  return tea_reflect_boundaries_on(c, c->exec, fields, nfields, depth);
-}
-
-int tea_reflect_boundaries_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields,
-                              int depth) {
+  const porta_exec exec = c->exec;
   if (depth > c->halo) depth = c->halo;
   if (depth <= 0) return PORTA_SUCCESS;
   const int64_t h = c->halo;

@@ -154,13 +154,14 @@ int tea_halo_beside_depth(const tea_chunk *c, int depth, porta_exec *side);
  *  to send must be on the side instance or complete; on return the halos are in place (the
  *  side instance fenced) and kernels queued on c->exec from then on can read them. */
 int tea_halo_exchange_beside(tea_chunk *c, const int *fields, int nfields, int depth);
-/** In a recorded loop's body: the first ghost layer of `field`'s faces queued on `exec`
- *  (porta_halo2d_queue_faces: no corners, no reflection), for a kernel that reads no corner. */
-int tea_halo_exchange_faces_on(tea_chunk *c, porta_exec exec, int field);
-/** Whether a recorded loop's body can fork an exchange onto the instance beside (`*side`):
- *  several ranks queueing on GPUs, every rank with 3 x 3 cells at least, unless
- *  TEA_LOOP_OVERLAP=0. */
-int tea_loop_side(const tea_chunk *c, porta_exec *side);
+/** The first ghost layer of `field`'s faces, for a kernel that reads no corner (no
+ *  reflection): queued on `exec` while a loop records (porta_halo2d_queue_faces), else the
+ *  whole layer from the host (on the instance beside when `exec` is it). */
+int tea_halo_exchange_faces(tea_chunk *c, porta_exec exec, int field);
+/** Whether a pass can fork p's exchange onto the instance beside (`*side`): from the host as
+ *  tea_halo_beside, or while a loop records on GPUs whose exchanges are queued, every rank with
+ *  3 x 3 cells at least, unless TEA_LOOP_OVERLAP=0. */
+int tea_side(const tea_chunk *c, porta_exec *side);
 /** The device communicator the loops queue their sums and exchanges on (NULL: none). */
 const struct porta_device_comm *tea_loop_device_comm(const tea_chunk *c);
 /** How the device loop's sums and exchanges travel between ranks: "gpu-peer", "nccl" or "none"
@@ -169,18 +170,6 @@ const char *tea_loop_transport(const tea_chunk *c);
 /** Why several ranks on GPUs cannot queue, for the report; "" where they can, or did not try
  *  (one rank, TEA_DEVICE_LOOP=0). */
 const char *tea_loop_queue_note(const tea_chunk *c);
-/** In a recorded loop's body: tea_halo_exchange queued on `exec` (the neighbours over NCCL,
- *  then, when `reflect`, the physical faces): nothing waits on the host. */
-int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields, int depth,
-                         bool reflect);
-/** In a recorded loop's body: sum `n` doubles of device memory over the ranks in place, queued
- *  on `exec` (NCCL; nothing to do on one rank). */
-int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n);
-/** In a recorded loop's body with exact sums: the `n` accumulators at `acc` summed over the
- *  ranks and rounded into values[0..n), queued on `exec` (app_sum_finish_on; `wire` its
- *  scratch), all in device memory. */
-int tea_exact_sum_on(tea_chunk *c, porta_exec exec, const porta_xsum_f64_value *acc, double *wire,
-                     double *values, int n);
 /** While a loop records (`on`), tea_halo_exchange_neighbours queues its exchange on c->exec
  *  (PPCG's inner steps are the host loop's code, run in the body with c->exec the loop's
  *  space) and there is no instance beside (tea_halo_beside says 0). */
@@ -202,9 +191,6 @@ void tea_chunk_free(tea_chunk *c);
 /** Mirror-copy the listed fields into the halo layers (1..depth) on physical faces
  *  (ghost(-1-i) = interior(i)); corners covered by doing x then y over the full extent. */
 int tea_reflect_boundaries(tea_chunk *c, const int *fields, int nfields, int depth);
-/** tea_reflect_boundaries on `exec` (a recorded loop's body launches on the space it is given). */
-int tea_reflect_boundaries_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields,
-                              int depth);
 /** States -> density, energy0; energy1 = energy0; u = energy1*density; halo exchange. */
 int tea_generate(tea_chunk *c, const tea_settings *s);
 /** Global field summary (calls tea_allreduce_sum once). */

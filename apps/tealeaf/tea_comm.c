@@ -195,42 +195,25 @@ void tea_set_queueing(tea_chunk *c, bool on) {
   if (c->comm) c->comm->queueing = on && c->comm->device;
 }
 
-int tea_halo_exchange_on(tea_chunk *c, porta_exec exec, const int *fields, int nfields, int depth,
-                         bool reflect) {
-  struct tea_comm *m = c->comm;
-  if (tea_has_neighbours(c)) {
-    porta_view_f64 views[TEA_NUM_EXCHANGE_FIELDS];
-    PORTA_CHECK(field_views(c, fields, nfields, views));
-    PORTA_CHECK(porta_halo2d_queue(&m->halo, m->device, exec, views, nfields, depth));
-  }
-  return reflect ? tea_reflect_boundaries_on(c, exec, fields, nfields, depth) : PORTA_SUCCESS;
-}
-
-int tea_halo_exchange_faces_on(tea_chunk *c, porta_exec exec, int field) {
+int tea_halo_exchange_faces(tea_chunk *c, porta_exec exec, int field) {
   if (!tea_has_neighbours(c)) return PORTA_SUCCESS;
+  struct tea_comm *m = c->comm;
+  if (!m->queueing) /* from the host */
+    return m->has_beside && exec.backend == m->beside.backend && exec.instance == m->beside.instance
+               ? tea_halo_exchange_beside(c, &field, 1, 1)
+               : tea_halo_exchange_neighbours(c, &field, 1, 1);
   porta_view_f64 view;
   PORTA_CHECK(field_views(c, &field, 1, &view));
-  return porta_halo2d_queue_faces(&c->comm->halo, c->comm->device, exec, &view, 1);
+  return porta_halo2d_queue_faces(&m->halo, m->device, exec, &view, 1);
 }
 
-int tea_loop_side(const tea_chunk *c, porta_exec *side) {
+int tea_side(const tea_chunk *c, porta_exec *side) {
   const struct tea_comm *m = c->comm;
-  if (!m || !m->has_beside || !m->device || m->beside_cells < 3 ||
-      !app_env_flag("TEA_LOOP_OVERLAP", 1))
+  if (!m || !m->queueing) return tea_halo_beside(c, side);
+  if (!m->has_beside || !m->device || m->beside_cells < 3 || !app_env_flag("TEA_LOOP_OVERLAP", 1))
     return 0;
   *side = m->beside;
   return 1;
-}
-
-int tea_allreduce_sum_on(tea_chunk *c, porta_exec exec, double *device_values, int n) {
-  if (!tea_has_neighbours(c)) return PORTA_SUCCESS;
-  return porta_device_comm_sum(c->comm->device, exec, device_values, n);
-}
-
-int tea_exact_sum_on(tea_chunk *c, porta_exec exec, const porta_xsum_f64_value *acc, double *wire,
-                     double *values, int n) {
-  if (!tea_has_neighbours(c)) return app_sum_finish_on(exec, NULL, 1, acc, wire, values, n);
-  return app_sum_finish_on(exec, c->comm->device, c->comm->d.nranks, acc, wire, values, n);
 }
 
 int tea_allreduce_sum(tea_chunk *c, double *values, int n) {

@@ -125,6 +125,17 @@ static inline porta_mdrange_policy tea_split_inside_policy(const tea_split *s) {
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
+/** A kernel's scalar that lives in memory of `exec`'s space (the solver's alpha, beta): on a
+ *  host back end its launcher reads it (*value; *kernel_at = NULL), since the body that
+ *  launches runs on every pass there, and the kernel takes a value; on a GPU the kernel reads
+ *  it (*kernel_at = at). */
+static inline void tea_scalar_arg(porta_exec exec, const double *at, double *value,
+                                  const double **kernel_at) {
+  const bool on_device = porta_exec_query(exec).on_device != 0;
+  *value = on_device ? 0.0 : *at;
+  *kernel_at = on_device ? at : NULL;
+}
+
 /** One kernel per preconditioner from one cell function CELL(a, k, j, pc), pc a constant in
  *  each: NAME_none, NAME_diag and NAME_block over an mdrange (with their cell functions
  *  NAME_none_cell ..., for TEA_SPLIT_KERNELS), and NAME_launch(label, exec, policy, pc, args),
@@ -204,47 +215,34 @@ int tea_k_init_common(tea_chunk *c, const tea_settings *s); /**< u,u0,Kx,Ky,Di,M
 int tea_k_residual(tea_chunk *c, double *rr); /**< r = u0 - A u; *rr = local sum r^2 (NULL: skip) */
 int tea_k_norm2(tea_chunk *c, int field, double *out); /**< local sum f^2 over the interior */
 /** tea_k_norm2 into `to` (app_sum.h: memory of `exec`'s space), no wait (a loop's body). */
-int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, app_sum_to to);
+int tea_k_norm2_into(tea_chunk *c, int field, app_sum_to to);
 /** energy1 = u / density; *nonfinite = local count of cells where energy1 is not finite (a
  *  global-sum slot 0, for tea_allreduce_sum). */
 int tea_k_finalise(tea_chunk *c, double *nonfinite);
 /** z = M^-1 src over the interior (block: Thomas on 4-cell blocks; diag: Mi*src). */
 int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst);
-/** tea_k_precon on `exec` (the device loops' bodies). */
-int tea_k_precon_on(tea_chunk *c, porta_exec exec, tea_precon pc, int src, int dst);
 
 /* ---- CG (tea_kernels_cg.c) ---- */
 int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro); /**< p = r or M r; rro = r.p */
-int tea_k_cg_calc_w(tea_chunk *c, double *pw);               /**< w = A p; pw = p.w */
-/** u += a p; r -= a w; (z = M r); *rrn = r.r or r.z (NULL: not needed). */
-int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn);
-int tea_k_cg_calc_p(tea_chunk *c, int src, double beta); /**< p = src + beta p */
-/** u += alpha p; r -= alpha w (z = M r with a preconditioner) on `exec`, alpha read from
- *  device memory, no sum (PPCG on the device). */
-int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha);
-/** tea_k_cg_calc_w and tea_k_cg_calc_ur on `exec` with their sums into pw and rrn (app_sum.h)
- *  and alpha read from *alpha, all in memory of `exec`'s space, no wait (CG on the device,
- *  tea_loop.h): the host loop's kernels (the same grids, so the same bits). */
-int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, app_sum_to pw);
-int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
-                          app_sum_to rrn);
-/** p = src + beta p on `exec`, beta read from device memory. */
-int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta);
-/** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, *pw = p.w
- *  (Di recomputed); r -= a w, *rrn = r.r; then u += a p, p = r + b p. */
-int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw);
-int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn);
-int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta);
-/** w = A p with p.w into pw, memory of `exec`'s space, without a wait (CG on the device,
- *  tea_loop.h). */
-int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, app_sum_to pw);
-/** r -= alpha w with r.r into rrn, alpha read from *alpha; both in memory of `exec`'s space,
- *  no wait (the host loop's kernel: the same grid, the same bits). */
-int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, app_sum_to rrn);
+/** u += alpha p; r -= alpha w (z = M r with a preconditioner) on `exec`, no sum (PPCG). The
+ *  scalars alpha, beta of these kernels are in memory of `exec`'s space (tea_scalar_arg). */
+int tea_k_ppcg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha);
+/** w = A p, p.w into pw; u += alpha p, r -= alpha w (z = M r), r.r or r.z into rrn (app_sum.h:
+ *  memory of `exec`'s space), no wait. */
+int tea_k_cg_calc_w(tea_chunk *c, app_sum_to pw);
+int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha, app_sum_to rrn);
+/** p = src + beta p on `exec`. */
+int tea_k_cg_calc_p(tea_chunk *c, int src, const double *beta);
+/** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, p.w into pw (Di
+ *  recomputed); r -= alpha w, r.r into rrn; then u += alpha p, p = r + beta p (alpha, beta as
+ *  values: the host back ends' update, tea_loop.h). */
+int tea_k_cg_calc_w_lean(tea_chunk *c, app_sum_to pw);
+int tea_k_cg_calc_r(tea_chunk *c, const double *alpha, app_sum_to rrn);
+int tea_k_cg_calc_up_values(tea_chunk *c, double alpha, double beta);
 /** The same update in two parts: the interior's edge, which the exchange of p sends, on
  *  `ring_exec`, and the cells inside it on c->exec, so that the exchange can run beside the
  *  inside's kernel (needs at least 3 x 3 cells). Neither part is waited for. */
-int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta);
+int tea_k_cg_calc_up_split_values(tea_chunk *c, porta_exec ring_exec, double alpha, double beta);
 
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);
@@ -264,20 +262,15 @@ int tea_k_ppcg_inner_r(tea_chunk *c, int extra);
 int tea_k_ppcg_inner_sd(tea_chunk *c, tea_precon pc, int extra, double alpha, double beta);
 int tea_k_ppcg_inner_sd_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
                               double beta);
-/** w = A p; pw = p.w; rstore = r; rz = utemp.r. */
-int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz);
-/** rrn = (r - rstore).utemp */
-int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn);
-/** tea_k_ppcg_calc_w_store's sums into pw_rz and the slot after it (value[0..1], or exact[0..1]
- *  in exact mode), memory of `exec`'s space, and tea_k_ppcg_calc_rrn's into rrn: no wait, the
- *  host loop's kernels (PPCG on the device). */
-int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, app_sum_to pw_rz);
-int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, app_sum_to rrn);
+/** w = A p; rstore = r; p.w and utemp.r into pw_rz and the slot after it (value[0..1], or
+ *  exact[0..1] in exact mode); and (r - rstore).utemp into rrn: memory of `exec`'s space, no
+ *  wait. */
+int tea_k_ppcg_calc_w_store(tea_chunk *c, app_sum_to pw_rz);
+int tea_k_ppcg_calc_rrn(tea_chunk *c, app_sum_to rrn);
 /** p = utemp; rro = r.p */
 int tea_k_ppcg_init_p(tea_chunk *c, double *rro);
 
 /* ---- Jacobi (tea_kernels_jacobi.c) ---- */
-int tea_k_jacobi(tea_chunk *c, double *err); /**< un = u; u = Jacobi update; err = sum|u-un| */
 /** Which cells tea_k_jacobi_copy copies (un = u): the interior and the halo's first layer
  *  (all that the update reads), or either part alone. */
 typedef enum tea_jacobi_copy {
@@ -285,14 +278,11 @@ typedef enum tea_jacobi_copy {
   TEA_JACOBI_COPY_INTERIOR,
   TEA_JACOBI_COPY_FRAME
 } tea_jacobi_copy;
+/** un = u on the chunk's space. */
 int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part);
-/** tea_k_jacobi_copy on `exec` (a recorded loop's body). */
-int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part);
-/** u = Jacobi update from un; err = sum|u - un| (tea_k_jacobi without the copy). */
-int tea_k_jacobi_update(tea_chunk *c, double *err);
-/** The update with its L1 norm into err, memory of `exec`'s space, no wait (the host loop's
- *  kernel: Jacobi on the device, tea_loop.h). */
-int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, app_sum_to err);
+/** u = Jacobi update from un with its L1 norm sum|u - un| into err, memory of `exec`'s
+ *  space, no wait. */
+int tea_k_jacobi_update(tea_chunk *c, app_sum_to err);
 
 /* ---- eigenvalues / coefficients (tea_eigen.c) ---- */
 int tea_calc_eigenvalues(const double *cg_alphas, const double *cg_betas, int n, double *eigmin,

@@ -21,14 +21,14 @@ typedef struct {
 } tea_cg_w_args;
 
 /** u += alpha p; r -= alpha w (then z = Mi r); the sum of r.r or r.z. alpha is *alpha_at when
- *  set (the device loops), else `alpha`: one kernel for both loops, as tea_cg_r_args. */
+ *  set (a GPU's scalar), else `alpha` (a host back end's launcher read it: tea_scalar_arg). */
 typedef struct {
   porta_view_f64 u, p, r, w, z, mi;
   double alpha;
   const double *alpha_at;
 } tea_cg_ur_args;
 
-/** The update's alpha: from device memory in the device loop, else the host's value. */
+/** The update's alpha (tea_cg_ur_args). */
 #define TEA_CG_UR_ALPHA(a) ((a)->alpha_at ? *(a)->alpha_at : (a)->alpha)
 
 /** The sum of r.z. */
@@ -36,9 +36,7 @@ typedef struct {
   porta_view_f64 r, z;
 } tea_cg_rz_args;
 
-/** r -= alpha w; the sum of r.r. alpha is *alpha_at when set (CG on the device: the value in
- *  device memory), else `alpha`: one kernel for both loops, so that a reduction's grid (sized
- *  by the kernel's occupancy) and so its bits are the same. */
+/** r -= alpha w; the sum of r.r. alpha as in tea_cg_ur_args. */
 typedef struct {
   porta_view_f64 r, w;
   double alpha;
@@ -119,14 +117,6 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_r, tea_cg_w_args, a, k, j) {
   return w * PORTA_AT2(a->p, k, j);
 }
 
-int tea_k_cg_calc_w(tea_chunk *c, double *pw) {
-  tea_cg_w_args a = tea_cg_w_make(c);
-  *pw = 0.0;
-  PORTA_CHECK(tea_sum_check(c, "tea_cg_calc_w"));
-  return APP_SUM_REDUCE(tea_k_cg_calc_w_r, c->sum, "tea_cg_calc_w", c->exec,
-                        tea_policy(tea_box_interior(c, 0)), &a, 0, pw);
-}
-
 /* u += a p; r -= a w; rrn += r.r */
 APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
   const double alpha = TEA_CG_UR_ALPHA(a);
@@ -159,7 +149,7 @@ APP_SUM_KERNEL_MD2(tea_k_dot_rz, tea_cg_rz_args, a, k, j) {
   return PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
 }
 
-/* u += a p; r -= a w; z = Mi r (PPCG on the device: its sum is not used) */
+/* u += a p; r -= a w; z = Mi r (PPCG: no sum) */
 PORTA_MDFOR2(tea_k_cg_calc_ur_z, tea_cg_ur_args, a, k, j) {
   const double alpha = TEA_CG_UR_ALPHA(a);
   PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
@@ -168,7 +158,7 @@ PORTA_MDFOR2(tea_k_cg_calc_ur_z, tea_cg_ur_args, a, k, j) {
   PORTA_AT2(a->z, k, j) = PORTA_AT2(a->mi, k, j) * r;
 }
 
-static tea_cg_ur_args tea_cg_ur_make(tea_chunk *c, double alpha, const double *alpha_at) {
+static tea_cg_ur_args tea_cg_ur_make(tea_chunk *c, const double *alpha) {
   tea_cg_ur_args a;
   a.u = TEA_F(c, TEA_FIELD_U);
   a.p = TEA_F(c, TEA_FIELD_P);
@@ -176,96 +166,56 @@ static tea_cg_ur_args tea_cg_ur_make(tea_chunk *c, double alpha, const double *a
   a.w = TEA_F(c, TEA_FIELD_W);
   a.z = TEA_F(c, TEA_FIELD_Z);
   a.mi = TEA_F(c, TEA_FIELD_MI);
-  a.alpha = alpha;
-  a.alpha_at = alpha_at;
+  tea_scalar_arg(c->exec, alpha, &a.alpha, &a.alpha_at);
   return a;
 }
 
-int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, double alpha, double *rrn) {
-  tea_cg_ur_args a = tea_cg_ur_make(c, alpha, NULL);
-  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  if (pc == TEA_PRECON_JAC_BLOCK) {
-    PORTA_CHECK(
-        PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, c->exec, in, &a));
-    PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-    tea_cg_rz_args rz;
-    rz.r = a.r;
-    rz.z = a.z;
-    if (!rrn) return PORTA_SUCCESS;
-    PORTA_CHECK(tea_sum_check(c, "tea_dot_rz"));
-    return APP_SUM_REDUCE(tea_k_dot_rz, c->sum, "tea_dot_rz", c->exec, in, &rz, 0, rrn);
-  }
-  const char *label = "tea_cg_calc_ur";
-  const int diag = pc == TEA_PRECON_JAC_DIAG;
-  if (!rrn) /* the sum is not used */
-    return diag ? APP_SUM_RUN(tea_k_cg_calc_ur_diag, label, c->exec, in, &a)
-                : APP_SUM_RUN(tea_k_cg_calc_ur_none, label, c->exec, in, &a);
-  PORTA_CHECK(tea_sum_check(c, label));
-  return diag ? APP_SUM_REDUCE(tea_k_cg_calc_ur_diag, c->sum, label, c->exec, in, &a, 0, rrn)
-              : APP_SUM_REDUCE(tea_k_cg_calc_ur_none, c->sum, label, c->exec, in, &a, 0, rrn);
-}
-
-int tea_k_cg_calc_ur_at(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha) {
-  const tea_cg_ur_args a = tea_cg_ur_make(c, 0.0, alpha);
+int tea_k_ppcg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha) {
+  const porta_exec exec = c->exec;
+  const tea_cg_ur_args a = tea_cg_ur_make(c, alpha);
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_DIAG)
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_z, exec, in, &a));
   else
     PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_ur", tea_k_cg_calc_ur_only, exec, in, &a));
-  return pc == TEA_PRECON_JAC_BLOCK ? tea_k_precon_on(c, exec, pc, TEA_FIELD_R, TEA_FIELD_Z)
-                                    : PORTA_SUCCESS;
+  return pc == TEA_PRECON_JAC_BLOCK ? tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z) : PORTA_SUCCESS;
 }
 
-int tea_k_cg_calc_ur_into(tea_chunk *c, porta_exec exec, tea_precon pc, const double *alpha,
-                          app_sum_to rrn) {
+int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha, app_sum_to rrn) {
+  const porta_exec exec = c->exec;
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pc == TEA_PRECON_JAC_BLOCK) { /* the update, the block solve, then r.z */
-    PORTA_CHECK(tea_k_cg_calc_ur_at(c, exec, pc, alpha));
+    PORTA_CHECK(tea_k_ppcg_calc_ur(c, pc, alpha));
     tea_cg_rz_args rz;
     rz.r = TEA_F(c, TEA_FIELD_R);
     rz.z = TEA_F(c, TEA_FIELD_Z);
     return APP_SUM_REDUCE_INTO(tea_k_dot_rz, "tea_dot_rz", exec, in, &rz, rrn);
   }
-  const tea_cg_ur_args a = tea_cg_ur_make(c, 0.0, alpha);
+  const tea_cg_ur_args a = tea_cg_ur_make(c, alpha);
   if (pc == TEA_PRECON_JAC_DIAG)
     return APP_SUM_REDUCE_INTO(tea_k_cg_calc_ur_diag, "tea_cg_calc_ur", exec, in, &a, rrn);
   return APP_SUM_REDUCE_INTO(tea_k_cg_calc_ur_none, "tea_cg_calc_ur", exec, in, &a, rrn);
 }
 
+/** p = src + beta p; beta is *beta_at when set (from device memory), else `beta`. */
 typedef struct {
   porta_view_f64 p, src;
   double beta;
+  const double *beta_at;
 } tea_p_args;
 
-typedef struct {
-  porta_view_f64 p, src;
-  const double *beta; /**< device memory */
-} tea_p_at_args;
-
 PORTA_MDFOR2(tea_k_cg_calc_p_f, tea_p_args, a, k, j) {
-  PORTA_AT2(a->p, k, j) = PORTA_AT2(a->src, k, j) + a->beta * PORTA_AT2(a->p, k, j);
-}
-
-PORTA_MDFOR2(tea_k_cg_calc_p_at_f, tea_p_at_args, a, k, j) {
-  const double beta = PORTA_LDG(*a->beta);
+  const double beta = a->beta_at ? PORTA_LDG(*a->beta_at) : a->beta;
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->src, k, j) + beta * PORTA_AT2(a->p, k, j);
 }
 
-int tea_k_cg_calc_p_at(tea_chunk *c, porta_exec exec, int src, const double *beta) {
-  tea_p_at_args a;
-  a.p = TEA_F(c, TEA_FIELD_P);
-  a.src = TEA_F(c, src);
-  a.beta = beta;
-  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_p", tea_k_cg_calc_p_at_f, exec,
-                                    tea_policy(tea_box_interior(c, 0)), &a);
-}
-
-int tea_k_cg_calc_p(tea_chunk *c, int src, double beta) {
+int tea_k_cg_calc_p(tea_chunk *c, int src, const double *beta) {
+  const porta_exec exec = c->exec;
   tea_p_args a;
   a.p = TEA_F(c, TEA_FIELD_P);
   a.src = TEA_F(c, src);
-  a.beta = beta;
-  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_p", tea_k_cg_calc_p_f, c->exec,
+  tea_scalar_arg(exec, beta, &a.beta, &a.beta_at);
+  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_p", tea_k_cg_calc_p_f, exec,
                                     tea_policy(tea_box_interior(c, 0)), &a);
 }
 
@@ -299,40 +249,20 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_lean_r, tea_cg_w_args, a, k, j) {
   return w * PORTA_AT2(a->p, k, j);
 }
 
-int tea_k_cg_calc_w_lean(tea_chunk *c, double *pw) {
-  tea_cg_w_args a = tea_cg_w_make(c);
-  *pw = 0.0;
-  PORTA_CHECK(tea_sum_check(c, "tea_cg_calc_w"));
-  return APP_SUM_REDUCE(tea_k_cg_calc_w_lean_r, c->sum, "tea_cg_calc_w", c->exec,
-                        tea_policy(tea_box_interior(c, 0)), &a, 0, pw);
-}
-
 /* r -= a w; rrn += r.r */
 APP_SUM_KERNEL_MD2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j) {
-  const double alpha = a->alpha_at ? *a->alpha_at : a->alpha;
+  const double alpha = TEA_CG_UR_ALPHA(a);
   const double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;
   return r * r;
 }
 
-int tea_k_cg_calc_r(tea_chunk *c, double alpha, double *rrn) {
+int tea_k_cg_calc_r(tea_chunk *c, const double *alpha, app_sum_to rrn) {
+  const porta_exec exec = c->exec;
   tea_cg_r_args a;
   a.r = TEA_F(c, TEA_FIELD_R);
   a.w = TEA_F(c, TEA_FIELD_W);
-  a.alpha = alpha;
-  a.alpha_at = NULL;
-  *rrn = 0.0;
-  PORTA_CHECK(tea_sum_check(c, "tea_cg_calc_r"));
-  return APP_SUM_REDUCE(tea_k_cg_calc_r_r, c->sum, "tea_cg_calc_r", c->exec,
-                        tea_policy(tea_box_interior(c, 0)), &a, 0, rrn);
-}
-
-int tea_k_cg_calc_r_into(tea_chunk *c, porta_exec exec, const double *alpha, app_sum_to rrn) {
-  tea_cg_r_args a;
-  a.r = TEA_F(c, TEA_FIELD_R);
-  a.w = TEA_F(c, TEA_FIELD_W);
-  a.alpha = 0.0;
-  a.alpha_at = alpha;
+  tea_scalar_arg(exec, alpha, &a.alpha, &a.alpha_at);
   return APP_SUM_REDUCE_INTO(tea_k_cg_calc_r_r, "tea_cg_calc_r", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
@@ -357,24 +287,26 @@ static tea_cg_up_args tea_cg_up_make(tea_chunk *c, double alpha, double beta) {
   return a;
 }
 
-int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
+int tea_k_cg_calc_up_split_values(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
   tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
   return tea_k_cg_up_split_run(c, 1, ring_exec, &a);
 }
 
-int tea_k_cg_calc_up(tea_chunk *c, double alpha, double beta) {
+int tea_k_cg_calc_up_values(tea_chunk *c, double alpha, double beta) {
   tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
   return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec,
                                     tea_policy(tea_box_interior(c, 0)), &a);
 }
 
-int tea_k_cg_calc_w_into(tea_chunk *c, porta_exec exec, app_sum_to pw) {
+int tea_k_cg_calc_w(tea_chunk *c, app_sum_to pw) {
+  const porta_exec exec = c->exec;
   tea_cg_w_args a = tea_cg_w_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_cg_calc_w_r, "tea_cg_calc_w", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, pw);
 }
 
-int tea_k_cg_calc_w_lean_into(tea_chunk *c, porta_exec exec, app_sum_to pw) {
+int tea_k_cg_calc_w_lean(tea_chunk *c, app_sum_to pw) {
+  const porta_exec exec = c->exec;
   tea_cg_w_args a = tea_cg_w_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_cg_calc_w_lean_r, "tea_cg_calc_w", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, pw);

@@ -154,8 +154,9 @@ int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec,
   return tea_k_ch_iter_p_split_none_run(c, 1, ring_exec, &a);
 }
 
-int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
+int tea_k_cheby_loop_update(tea_chunk *c, tea_precon pc, porta_view_f64 alphas,
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot) {
+  const porta_exec exec = c->exec;
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   tea_ch_loop_args a;
   a.up = tea_ch_update_make(c, 0.0, 0.0, 1.0);
@@ -167,7 +168,6 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid_loop, exec, in, &a));
   /* z = M r: the host loop's block solve. Past the pass's stop r is unchanged, so it writes the
      z that is there already. */
-  if (pc == TEA_PRECON_JAC_BLOCK)
-    PORTA_CHECK(tea_k_precon_on(c, exec, pc, TEA_FIELD_R, TEA_FIELD_Z));
+  if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
   return tea_k_ch_iter_loop_launch("tea_cheby_update", exec, in, pc, &a);
 }

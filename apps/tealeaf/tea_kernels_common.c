@@ -129,10 +129,7 @@ PORTA_MDFOR2(tea_k_diag_solve, tea_diag_args, a, k, j) {
 }
 
 int tea_k_precon(tea_chunk *c, tea_precon pc, int src, int dst) {
-  return tea_k_precon_on(c, c->exec, pc, src, dst);
-}
-
-int tea_k_precon_on(tea_chunk *c, porta_exec exec, tea_precon pc, int src, int dst) {
+  const porta_exec exec = c->exec;
   if (pc == TEA_PRECON_JAC_BLOCK) {
     tea_block_args a = tea_block_make(c, src, dst);
     return PORTA_PARALLEL_FOR_LABELED("tea_block_solve", tea_k_block_solve, exec,
@@ -237,7 +234,8 @@ int tea_k_norm2(tea_chunk *c, int field, double *out) {
                         tea_policy(tea_box_interior(c, 0)), &a, 0, out);
 }
 
-int tea_k_norm2_into(tea_chunk *c, porta_exec exec, int field, app_sum_to out) {
+int tea_k_norm2_into(tea_chunk *c, int field, app_sum_to out) {
+  const porta_exec exec = c->exec;
   tea_norm_args a;
   a.x = TEA_F(c, field);
   return APP_SUM_REDUCE_INTO(tea_k_norm2_r, "tea_norm2", exec, tea_policy(tea_box_interior(c, 0)),

@@ -51,10 +51,7 @@ static tea_jac_args tea_jac_make(tea_chunk *c) {
 }
 
 int tea_k_jacobi_copy(tea_chunk *c, tea_jacobi_copy part) {
-  return tea_k_jacobi_copy_on(c, c->exec, part);
-}
-
-int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part) {
+  const porta_exec exec = c->exec;
   tea_jac_args a = tea_jac_make(c);
   const int64_t h = c->halo; /* un is read one cell into the halo on every side */
   if (part == TEA_JACOBI_COPY_ALL)
@@ -70,21 +67,9 @@ int tea_k_jacobi_copy_on(tea_chunk *c, porta_exec exec, tea_jacobi_copy part) {
                                     porta_range(0, a.frame.ring), &a);
 }
 
-int tea_k_jacobi_update(tea_chunk *c, double *err) {
-  tea_jac_args a = tea_jac_make(c);
-  *err = 0.0;
-  PORTA_CHECK(tea_sum_check(c, "tea_jacobi"));
-  return APP_SUM_REDUCE(tea_k_jac_update, c->sum, "tea_jacobi", c->exec,
-                        tea_policy(tea_box_interior(c, 0)), &a, 0, err);
-}
-
-int tea_k_jacobi_update_into(tea_chunk *c, porta_exec exec, app_sum_to err) {
+int tea_k_jacobi_update(tea_chunk *c, app_sum_to err) {
+  const porta_exec exec = c->exec;
   tea_jac_args a = tea_jac_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_jac_update, "tea_jacobi", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, err);
-}
-
-int tea_k_jacobi(tea_chunk *c, double *err) {
-  PORTA_CHECK(tea_k_jacobi_copy(c, TEA_JACOBI_COPY_ALL));
-  return tea_k_jacobi_update(c, err);
 }

@@ -1,9 +1,9 @@
 /** @file tea_kernels_loop.c
- *  The kernels of the recorded passes (tea_pass.h, tea_loop.h): a run's start, the one-thread
- *  kernels over the solver's scalars (alpha, CG's beta and test, PPCG's alpha, Jacobi's and
- *  Chebyshev's tests, each the inline function the host calls when a pass runs now), and CG's
- *  u, p update reading alpha and beta from device memory (fused: every thread computes beta,
- *  the same division, and one cell's thread runs the test). Kernels only: the sums and
+ *  The kernels of the passes over the solver's scalars (tea_pass.h, tea_loop.h): a run's start,
+ *  the one-thread kernels (alpha, CG's beta and test, PPCG's alpha, Jacobi's and Chebyshev's
+ *  tests, each an inline function of tea_loop.h), and CG's u, p update reading alpha and beta
+ *  from the scalars (fused: every thread computes beta, the same division, and one cell's thread
+ *  runs the test; on a host back end, unfused, its launcher reads them). Kernels only: the sums and
  *  exchanges between them are the pass's steps. Kernel file (C++17 compatible). */
 #include <string.h>
 
@@ -29,9 +29,12 @@ PORTA_MDFOR2(tea_k_cg_calc_up_loop, tea_cg_up_loop_args, a, k, j) { tea_cg_up_lo
 PORTA_INLINE_FUNCTION void tea_cg_up_test_loop_cell(const tea_cg_up_loop_args *a, int64_t k,
                                                     int64_t j) {
   const double rrn = PORTA_LDG(a->st.scal[TEA_LOOP_RRN]);
-  tea_cg_up_cell(a->u, a->p, a->r, k, j, PORTA_LDG(a->st.scal[TEA_LOOP_ALPHA]),
-                 rrn / PORTA_LDG(a->st.scal[TEA_LOOP_RRO]));
-  if (k == a->k0 && j == a->j0) porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
+  const double beta = rrn / PORTA_LDG(a->st.scal[TEA_LOOP_RRO]);
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, PORTA_LDG(a->st.scal[TEA_LOOP_ALPHA]), beta);
+  if (k == a->k0 && j == a->j0) { /* beta kept for the host (CG's coefficient history) */
+    a->st.scal[TEA_LOOP_BETA] = beta;
+    porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
+  }
 }
 
 PORTA_MDFOR2(tea_k_cg_calc_up_test_loop, tea_cg_up_loop_args, a, k, j) {
@@ -130,9 +133,18 @@ static tea_cg_up_loop_args up_args(tea_chunk *c, const tea_loop_state *st,
   return up;
 }
 
-int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
-                        const porta_loop_handle *decider, bool fused) {
+/** Whether the update takes alpha and beta as values, read by its launcher: unfused, with the
+ *  scalars in host memory (a host back end, whose loop bodies run on every pass). */
+static bool by_value(porta_exec exec, bool fused) {
+  return !fused && !porta_exec_query(exec).on_device;
+}
+
+int tea_k_cg_calc_up(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
+                     bool fused) {
+  const porta_exec exec = c->exec;
   if (!fused) PORTA_CHECK(tea_k_loop_cg_test(exec, st, decider));
+  if (by_value(exec, fused))
+    return tea_k_cg_calc_up_values(c, st->scal[TEA_LOOP_ALPHA], st->scal[TEA_LOOP_BETA]);
   tea_cg_up_loop_args up = up_args(c, st, decider);
   const porta_mdrange_policy all = tea_policy(tea_box_interior(c, 0));
   return fused
@@ -141,38 +153,30 @@ int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
              : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_loop, exec, all, &up);
 }
 
-/** The update's arguments with the split's geometry (an edge 1 deep). */
-static int up_split_args(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
-                         tea_cg_up_loop_args *up) {
-  *up = up_args(c, st, decider);
-  return tea_split_begin(c, 1, "tea_cg_calc_up_inside", &up->sp);
-}
-
-int tea_k_cg_calc_up_ring_at(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
-                             const porta_loop_handle *decider, bool fused) {
-  tea_cg_up_loop_args up;
-  PORTA_CHECK(up_split_args(c, st, decider, &up));
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
+                           const porta_loop_handle *decider, bool fused) {
+  if (by_value(c->exec, fused))
+    return tea_k_cg_calc_up_split_values(c, ring_exec, st->scal[TEA_LOOP_ALPHA],
+                                         st->scal[TEA_LOOP_BETA]);
+  tea_cg_up_loop_args up = up_args(c, st, decider);
+  PORTA_CHECK(tea_split_begin(c, 1, "tea_cg_calc_up_inside", &up.sp));
   const porta_range_policy ring = porta_range(0, up.sp.ring);
-  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_ring", tea_k_cg_up_test_loop_split_ring,
-                                            ring_exec, ring, &up)
-               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_ring", tea_k_cg_up_loop_split_ring,
-                                            ring_exec, ring, &up);
-}
-
-int tea_k_cg_calc_up_inside_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
-                               const porta_loop_handle *decider, bool fused) {
-  tea_cg_up_loop_args up;
-  PORTA_CHECK(up_split_args(c, st, decider, &up));
+  PORTA_CHECK(fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_ring",
+                                                 tea_k_cg_up_test_loop_split_ring, ring_exec, ring,
+                                                 &up)
+                    : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_ring", tea_k_cg_up_loop_split_ring,
+                                                 ring_exec, ring, &up));
   const porta_mdrange_policy inside = tea_split_inside_policy(&up.sp);
   if (!up.sp.k_contiguous) /* a host's layout: the inside box itself */
     return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_calc_up_test_loop,
-                                              exec, inside, &up)
-                 : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_calc_up_loop, exec,
-                                              inside, &up);
-  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside",
-                                            tea_k_cg_up_test_loop_split_inside, exec, inside, &up)
-               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_up_loop_split_inside,
-                                            exec, inside, &up);
+                                              c->exec, inside, &up)
+                 : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_calc_up_loop,
+                                              c->exec, inside, &up);
+  return fused
+             ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside",
+                                          tea_k_cg_up_test_loop_split_inside, c->exec, inside, &up)
+             : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up_inside", tea_k_cg_up_loop_split_inside,
+                                          c->exec, inside, &up);
 }
 
 int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,

@@ -182,35 +182,9 @@ PORTA_MDREDUCE2(tea_k_pp_calc_w_rz, tea_pp_outer_args, a, k, j, tea_sum2, acc) {
   acc->v[1] += tea_pp_rz_cell(a, k, j);
 }
 
-int tea_k_ppcg_calc_w_store(tea_chunk *c, double *pw, double *rz) {
-  tea_pp_outer_args a = tea_pp_outer_make(c);
-  porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
-  if (!c->sum || app_sum_is_exact(c->sum)) {
-    PORTA_CHECK(tea_sum_check(c, "tea_ppcg_calc_w"));
-    PORTA_CHECK(APP_SUM_REDUCE(tea_k_pp_calc_w, c->sum, "tea_ppcg_calc_w", c->exec, in, &a, 0, pw));
-    PORTA_CHECK(tea_sum_check(c, "tea_ppcg_calc_rz"));
-    return APP_SUM_REDUCE(tea_k_pp_rz, c->sum, "tea_ppcg_calc_rz", c->exec, in, &a, 1, rz);
-  }
-  tea_sum2_value v;
-  v.v[0] = v.v[1] = 0.0;
-  PORTA_CHECK(
-      PORTA_PARALLEL_REDUCE_LABELED("tea_ppcg_calc_w", tea_k_pp_calc_w_rz, c->exec, in, &a, &v));
-  *pw = v.v[0];
-  *rz = v.v[1];
-  return PORTA_SUCCESS;
-}
-
 /* rrn += (r - rstore).utemp */
 APP_SUM_KERNEL_MD2(tea_k_pp_rrn, tea_pp_outer_args, a, k, j) {
   return (PORTA_AT2(a->r, k, j) - PORTA_AT2(a->rstore, k, j)) * PORTA_AT2(a->utemp, k, j);
-}
-
-int tea_k_ppcg_calc_rrn(tea_chunk *c, double *rrn) {
-  tea_pp_outer_args a = tea_pp_outer_make(c);
-  *rrn = 0.0;
-  PORTA_CHECK(tea_sum_check(c, "tea_ppcg_calc_rrn"));
-  return APP_SUM_REDUCE(tea_k_pp_rrn, c->sum, "tea_ppcg_calc_rrn", c->exec,
-                        tea_policy(tea_box_interior(c, 0)), &a, 0, rrn);
 }
 
 /* p = utemp; rro += r.p */
@@ -228,7 +202,8 @@ int tea_k_ppcg_init_p(tea_chunk *c, double *rro) {
                         tea_policy(tea_box_interior(c, 0)), &a, 0, rro);
 }
 
-int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, app_sum_to pw_rz) {
+int tea_k_ppcg_calc_w_store(tea_chunk *c, app_sum_to pw_rz) {
+  const porta_exec exec = c->exec;
   tea_pp_outer_args a = tea_pp_outer_make(c);
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pw_rz.exact) { /* two exact sums, as the host loop's */
@@ -243,7 +218,8 @@ int tea_k_ppcg_calc_w_store_into(tea_chunk *c, porta_exec exec, app_sum_to pw_rz
   return PORTA_PARALLEL_REDUCE_INTO_LABELED("tea_ppcg_calc_w", tea_k_pp_calc_w_rz, exec, in, &a, v);
 }
 
-int tea_k_ppcg_calc_rrn_into(tea_chunk *c, porta_exec exec, app_sum_to rrn) {
+int tea_k_ppcg_calc_rrn(tea_chunk *c, app_sum_to rrn) {
+  const porta_exec exec = c->exec;
   tea_pp_outer_args a = tea_pp_outer_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_pp_rrn, "tea_ppcg_calc_rrn", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, rrn);

@@ -1,13 +1,12 @@
 /** @file tea_loop.h
  *  The solvers' scalars and the code that reads and writes them (alpha, beta, the convergence
- *  test, Chebyshev's stop), written once as inline functions that a pass run now calls on the
- *  host and a recorded pass runs in one-thread kernels (tea_pass.h); the kernels' launchers
- *  (tea_kernels_loop.c) and the device loop (tea_solve_loop.c): a solver's passes recorded once
- *  as a porta_loop, so that on a GPU a whole solve (Chebyshev and PPCG: the rest after their
- *  switch) runs without a return to the host; the step reads its figures back once. The same
- *  bits either way: the divisions are these functions', once each, and the reductions are the
- *  same kernels (a reduction's grid follows its kernel's occupancy, so a kernel of its own
- *  could sum in another order). */
+ *  test, Chebyshev's stop), written once as inline functions that a pass runs in one-thread
+ *  kernels (tea_pass.h); the kernels' launchers (tea_kernels_loop.c), the scalars' state in the
+ *  chunk's memory and its sums, and the device loop (tea_solve_loop.c): a solver's passes
+ *  recorded once as a porta_loop, so that on a GPU a whole solve (Chebyshev and PPCG: the rest
+ *  after their switch) runs without a return to the host; the step reads its figures back once.
+ *  The same bits whether the passes are recorded or driven from the host: the same kernels and
+ *  the same divisions, once each. */
 #ifndef TEA_LOOP_H
 #define TEA_LOOP_H
 
@@ -36,7 +35,7 @@ enum {
 };
 /** The solver's integers (tea_loop_state.ints). */
 enum {
-  TEA_LOOP_N,      /**< iterations this run made (of the loop, or of passes run now) */
+  TEA_LOOP_N,      /**< iterations this run made (of the loop, or of passes from the host) */
   TEA_LOOP_STATUS, /**< how it ended (below) */
   TEA_LOOP_N0,     /**< the solve's iterations before it (tea_solve.n - 1 at its start) */
   TEA_LOOP_LAST,   /**< the solve's iteration limit (tea_solve.last_iter) */
@@ -68,13 +67,12 @@ enum {
  *  that outgrows them would have stopped that mode alone, with another message. */
 #define TEA_DIVERGE_FACTOR 1e20
 
-/** The solver's scalars: in device memory when the pass is recorded, in host memory when it
- *  runs now (tea_pass.h); the functions below are the same code for both. */
+/** The solver's scalars, in the chunk's memory (device memory on a GPU). */
 typedef struct tea_loop_state {
   double *scal;  /**< TEA_LOOP_NSCAL doubles */
   int64_t *ints; /**< TEA_LOOP_NINTS integers */
-  /** recorded with exact sums (--reproducible): a reduction into scalar s lands in exact[s], and
-   *  its sum rounds it into scal[s] (app_sum_finish_on; wire: its scratch); else NULL */
+  /** with exact sums (--reproducible): a reduction into scalar s lands in exact[s], and its sum
+   *  rounds it into scal[s] (tea_loop_sum; wire: its scratch); else NULL */
   porta_xsum_f64_value *exact;
   double *wire;
 } tea_loop_state;
@@ -176,8 +174,8 @@ PORTA_INLINE_FUNCTION int tea_loop_cheby_test(const tea_loop_state *st) {
   return again;
 }
 
-/** A run's start into the scalars (tea_k_loop_start's kernel on the device; on the host for a
- *  pass run now). */
+/** A run's start into the scalars (tea_k_loop_start's kernel for a recorded loop; on the host
+ *  side for passes driven from the host). */
 PORTA_INLINE_FUNCTION void tea_loop_begin(const tea_loop_state *st, const tea_loop_start *start) {
   st->scal[TEA_LOOP_RRO] = start->rro;
   st->scal[TEA_LOOP_RRN] = start->rro; /* CG's alpha: rro = rrn */
@@ -206,23 +204,27 @@ int tea_k_loop_cg_test(porta_exec exec, const tea_loop_state *st, const porta_lo
 int tea_k_loop_ppcg_alpha(porta_exec exec, const tea_loop_state *st);
 int tea_k_loop_ppcg_test(porta_exec exec, const tea_loop_state *st,
                          const porta_loop_handle *decider);
-/** CG's lean update with alpha and beta from device memory: u += alpha p, p = r + beta p, after
- *  the test kernel; `fused`: the test in the update's kernel instead (every thread computes
+/** CG's lean update with alpha and beta from the scalars: u += alpha p, p = r + beta p, after
+ *  the test kernel (on a host back end its launcher reads them: tea_k_cg_calc_up_values);
+ *  `fused`: the test in the update's kernel instead (every thread computes
  *  beta, one cell's thread runs the test: one kernel less per iteration, about 2 us on a GPU;
  *  on large grids the divisions cost more: 4 % of tea_bm_5's time on an H200, so the pass
  *  fuses up to TEA_LOOP_FUSE_CELLS). */
-int tea_k_cg_calc_up_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
-                        const porta_loop_handle *decider, bool fused);
-/** tea_k_cg_calc_up_at split (tea_split, an edge 1 deep): the edge's cells on `ring_exec`, the
- *  inside's on `exec`, neither waited for (the caller orders them: porta_exec_wait). With
- *  `fused` the edge's kernel runs the test (its cell is the interior's first, on the edge). */
-int tea_k_cg_calc_up_ring_at(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
-                             const porta_loop_handle *decider, bool fused);
-int tea_k_cg_calc_up_inside_at(tea_chunk *c, porta_exec exec, const tea_loop_state *st,
-                               const porta_loop_handle *decider, bool fused);
-/** CG's p update and test fused on grids of up to this many cells (TEA_LOOP_FUSE=0|1 forces
- *  either way, for tests). */
+int tea_k_cg_calc_up(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
+                     bool fused);
+/** tea_k_cg_calc_up split (tea_split, an edge 1 deep): the edge's cells on `ring_exec`, the
+ *  inside's on the chunk's space, neither waited for (the caller orders them: porta_exec_wait).
+ *  With `fused` the edge's kernel runs the test (its cell is the interior's first, on the
+ *  edge). */
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
+                           const porta_loop_handle *decider, bool fused);
+/** CG's p update and test fused on a GPU's grids of up to this many cells (TEA_LOOP_FUSE=0|1
+ *  forces either way, for tests). */
 #define TEA_LOOP_FUSE_CELLS ((int64_t)1 << 22)
+/** Whether the chunk's CG update runs the test (tea_k_cg_calc_up's `fused`): on a GPU up to
+ *  TEA_LOOP_FUSE_CELLS, not on the host back ends, whose launcher reads alpha and beta once
+ *  instead of a division in every cell. */
+bool tea_loop_fused(const tea_chunk *c);
 /** The convergence test on scalar `slot` in a one-thread kernel on `exec`, deciding through
  *  `decider` (Jacobi's on its L1 norm). */
 int tea_k_loop_test(porta_exec exec, const tea_loop_state *st, const porta_loop_handle *decider,
@@ -233,7 +235,7 @@ int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,
 /** Iteration BASE + slot of a Chebyshev pass (tea_kernels_cheby.c), if it is not past STOP:
  *  r = u0 - A u, then p = alpha p + beta (M r), u += p with the coefficients of its count
  *  (jac_block: the block solve z = M r between the two, on every slot). */
-int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_view_f64 alphas,
+int tea_k_cheby_loop_update(tea_chunk *c, tea_precon pc, porta_view_f64 alphas,
                             porta_view_f64 betas, porta_view_i64 ints, int64_t slot);
 
 /** Whether the run's solves run on the device: every solver with every preconditioner (CG and
@@ -241,6 +243,18 @@ int tea_k_cheby_loop_update(tea_chunk *c, porta_exec exec, tea_precon pc, porta_
  *  exact sums, on one rank or on several whose sums and exchanges can be queued, the
  *  execution space a GPU (TEA_DEVICE_LOOP=1: on the host back ends too, for tests; =0: never). */
 bool tea_loop_wanted(const tea_chunk *c);
+/** The solver's scalars in the chunk's memory (made at the first call). */
+int tea_loop_state_of(tea_chunk *c, tea_loop_state *st);
+/** Their host side (the state itself on a host back end, else copies in pinned memory):
+ *  tea_loop_read copies the state there (a wait for the launches before), tea_loop_host
+ *  returns it as the last read or write left it, and tea_loop_write copies it back, queued. */
+int tea_loop_read(tea_chunk *c, tea_loop_state *host);
+tea_loop_state tea_loop_host(const tea_chunk *c);
+int tea_loop_write(tea_chunk *c);
+/** The global sum of scalars slot .. slot + n - 1 (exact: of their accumulators): queued while
+ *  a loop records (the device communicator), else driven from the host by MPI through host
+ *  memory. */
+int tea_loop_sum(tea_chunk *c, int slot, int n);
 /** Release the chunk's recorded loop (tea_run_finish: before the communicator and chunk). */
 void tea_loop_free(tea_chunk *c);
 

@@ -18,8 +18,8 @@ static const app_env_switch tea_env[] = {
      "on a GPU, with exact sums too; on several ranks where their sums and exchanges can be "
      "queued; every solver and preconditioner)"},
     {"TEA_LOOP_FUSE", "0|1",
-     "1: CG's device loop computes beta in its p update (one kernel less); 0: in a kernel of its "
-     "own (default: fused up to 4194304 cells)"}};
+     "1: CG computes beta in its p update (one kernel less); 0: in a kernel of its own "
+     "(default: fused on a GPU up to 4194304 cells)"}};
 
 /* TeaLeaf's command line: a deck, no options of its own. */
 static const app_cli_spec tea_cli = {

@@ -1,19 +1,22 @@
 /** @file tea_pass.h
  *  A solver's iteration written once, as a sequence of steps (kernels with reductions into the
- *  solver's scalars, global sums, halo exchanges, the convergence test), that is either run now
- *  from the host or recorded once into the device loop (tea_loop.h) and replayed there.
+ *  solver's scalars, global sums, halo exchanges, the scalar steps and the convergence test),
+ *  that is either driven from the host pass by pass or recorded once into the device loop
+ *  (tea_loop.h) and replayed there.
  *
- *  A pass body (tea_pass_body) calls only the steps below. Each step has its two forms, chosen by
- *  the pass, not by the body: run now, a reduction returns its value to the host's scalars, a
- *  sum is MPI's (or the exact sum), a scalar step (alpha = rro / pw, the test) is a call on the
- *  host and an exchange may run beside an update; recorded, the reduction goes into device
- *  memory, the sum and the exchange are queued (NCCL) and a scalar step is a one-thread kernel
- *  that the loop's condition follows. The scalar steps and the test are one inline function
- *  each (tea_loop.h), so both forms compute the same bits; the reductions are the same kernels.
+ *  Each step has one form: its reductions land in the scalars in the chunk's memory (device
+ *  memory on a GPU), its kernels read alpha and beta from there, and a scalar step (alpha =
+ *  rro / pw, the test) is a one-thread kernel (tea_loop.h). What differs is where the chunk's
+ *  launches go and how the sums and exchanges travel, and the communication layer decides
+ *  that: queued on the GPUs while a loop records (NCCL, peer), else MPI from the host
+ *  (tea_loop_sum, tea_halo_exchange_neighbours). A pass driven from the host reads the
+ *  figures back after it (tea_loop_read). Chebyshev's coefficients are the one exception:
+ *  recorded they are a table in the loop's memory, driven from the host they are computed as
+ *  the iterations need them.
  *
  *  tea_pass_run decides between the two from the back end and the communicator
- *  (tea_loop_wanted): a GPU whose sums can be queued records, everything else runs now.
- *  Host code. */
+ *  (tea_loop_wanted): a GPU whose sums can be queued records, everything else runs from the
+ *  host. Host code. */
 #ifndef TEA_PASS_H
 #define TEA_PASS_H
 
@@ -32,15 +35,16 @@ typedef struct tea_pass_arg {
   double *ch_theta;   /**< Chebyshev: their theta */
 } tea_pass_arg;
 
-/** One pass of a solver: where its launches go and where its scalars live. */
+/** One pass of a solver. Its launches go to the chunk's space (c->exec: the loop's while it
+ *  records). */
 typedef struct tea_pass {
   tea_chunk *c;
   const tea_settings *s;
-  porta_exec exec;           /**< the chunk's space (now), the loop's (recorded) */
-  bool recorded;             /**< recorded into the device loop, else run now */
-  tea_loop_state st;         /**< the scalars: host memory (now), device memory (recorded) */
-  porta_loop_handle decider; /**< recorded: the loop's, for the kernel that decides */
-  tea_solve *v;              /**< now: the solve (CG's coefficient history) */
+  tea_loop_state st;         /**< the scalars, in the chunk's memory */
+  porta_loop_handle decider; /**< recorded: the loop's, for the kernel that decides; else 0 */
+  bool recorded;             /**< recorded: Chebyshev's coefficients in alphas, betas */
+  tea_solve *v;              /**< from the host: the solve */
+  tea_loop_state host;       /**< from the host: the figures as the last pass left them */
   tea_pass_arg arg;
   porta_view_f64 alphas, betas; /**< recorded: Chebyshev's coefficients in device memory */
   porta_view_i64 ints;          /**< recorded: the integers' view (st.ints) */
@@ -59,20 +63,20 @@ int tea_pass_test(tea_pass *p, int slot);
 
 /** Jacobi: un = u and the update, L1 = its L1 norm. */
 int tea_pass_jacobi_update(tea_pass *p);
-/** Jacobi: u's exchange, its faces reflected (run now: beside the next iteration's copy of the
- *  interior where the chunk has an instance for it). */
+/** Jacobi: u's exchange, its faces reflected (from the host: beside the next iteration's copy
+ *  of the interior where the chunk has an instance for it). */
 int tea_pass_jacobi_exchange(tea_pass *p);
 
 /** CG: w = A p, PW = p.w (`lean`: the 96 B/cell kernels without z, tea_kernels_cg.c). */
 int tea_pass_cg_w(tea_pass *p, bool lean);
-/** CG: RRO = RRN, ALPHA = RRO / PW (run now: kept in the coefficient history too). */
+/** CG: RRO = RRN, ALPHA = RRO / PW. */
 int tea_pass_cg_alpha(tea_pass *p);
 /** CG: r -= alpha w, RRN = r.r (`lean`); else u += alpha p as well, z = M r, RRN = r.z. */
 int tea_pass_cg_r(tea_pass *p, bool lean);
 /** CG: BETA = RRN / RRO, RRO = RRN, and the convergence test on RRN. */
 int tea_pass_cg_test(tea_pass *p);
-/** CG's lean end: the test, u += alpha p and p = r + beta p, p's exchange (recorded: the test
- *  fused into the update on grids up to TEA_LOOP_FUSE_CELLS; run now: the exchange beside the
+/** CG's lean end: the test, u += alpha p and p = r + beta p, p's exchange (the test fused into
+ *  the update on a GPU's grids up to TEA_LOOP_FUSE_CELLS; p's faces sent beside the inside's
  *  update where the chunk has an instance for it and the faces need no reflection). */
 int tea_pass_cg_up(tea_pass *p);
 /** CG: p = src + beta p. */
@@ -84,33 +88,28 @@ int tea_pass_ppcg_w(tea_pass *p);
 int tea_pass_ppcg_alpha(tea_pass *p);
 /** PPCG: u += alpha p, r -= alpha w (z = M r). */
 int tea_pass_ppcg_ur(tea_pass *p);
-/** Chebyshev: iteration BASE + slot of the pass, if it runs, with u's exchange (run now: the
- *  exchange beside the update where the chunk has an instance for it). */
+/** Chebyshev: iteration BASE + slot of the pass, if it runs, with u's exchange (from the host:
+ *  the exchange beside the update where the chunk has an instance for it). */
 int tea_pass_cheby_iteration(tea_pass *p, int slot);
 /** Chebyshev: NORM = r.r, summed, where the pass's test reads it (recorded: every pass). */
 int tea_pass_cheby_norm(tea_pass *p);
 /** Chebyshev's test of the pass's iterations (tea_loop_cheby_test). */
 int tea_pass_cheby_test(tea_pass *p);
 
-/** Between these two a body may run the solver's own host code (PPCG's inner steps) as a step:
- *  the chunk's launches go to the pass's space (recorded: the loop's, the exchanges queued,
- *  tea_set_queueing). tea_pass_enter returns the chunk's space for tea_pass_leave. */
-porta_exec tea_pass_enter(tea_pass *p);
-void tea_pass_leave(tea_pass *p, porta_exec own);
 /** PPCG: RRN = (r - rstore).utemp. */
 int tea_pass_ppcg_rrn(tea_pass *p);
 /** PPCG: BETA = RRN / RRO, RRO = RRN, and the test on RRN (CG's, without its history). */
 int tea_pass_ppcg_test(tea_pass *p);
 
-/** One pass of `body` run now, at iteration v->n: the solve's figures (error, old_error, rro,
- *  converged) as the pass leaves them, a failure if the residual is not finite. */
+/** One pass of `body` driven from the host, at iteration v->n: the solve's figures (error,
+ * old_error, rro, converged) as the pass leaves them, a failure if the residual is not finite. */
 int tea_pass_now(tea_solve *v, tea_pass_body body, const tea_pass_arg *arg);
 /** The convergence test (tea_loop_test) on `value` at iteration v->n from the host, for an
  *  iteration that is not a pass (Chebyshev's switch): the solve's figures as tea_pass_now. */
 int tea_pass_test_now(tea_solve *v, double value);
-/** The solve's iterations from v->n to its limit or convergence, recorded on the device or run
- *  now (tea_loop_wanted); `*count` (if not NULL) += the passes run. v->n is the loop index at
- *  exit, as the reference's (last_iter + 1 when they ran out). */
+/** The solve's iterations from v->n to its limit or convergence, recorded on the device or
+ *  driven from the host (tea_loop_wanted); `*count` (if not NULL) += the passes run. v->n is the
+ * loop index at exit, as the reference's (last_iter + 1 when they ran out). */
 int tea_pass_run(tea_solve *v, tea_pass_body body, const char *label, const tea_pass_arg *arg,
                  int *count);
 

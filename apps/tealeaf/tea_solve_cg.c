@@ -25,6 +25,14 @@ int tea_solve_cg(tea_solve *v) {
 }
 
 int tea_solve_cg_now(tea_solve *v) {
+  tea_chunk *c = v->c;
+  const int64_t n = v->n;
   v->st->cg_iterations++;
-  return tea_pass_now(v, tea_cg_pass, NULL);
+  PORTA_CHECK(tea_pass_now(v, tea_cg_pass, NULL));
+  /* the coefficients' history (the switch's eigenvalue estimate) grows with the iterations */
+  const double *scal = tea_loop_host(c).scal; /* as the pass's end read them */
+  PORTA_CHECK(tea_solve_ensure(&c->cg_alphas, &c->cg_betas, &c->cg_hist_cap, n, v->s->max_iters));
+  c->cg_alphas[n - 1] = scal[TEA_LOOP_ALPHA];
+  c->cg_betas[n - 1] = scal[TEA_LOOP_BETA];
+  return PORTA_SUCCESS;
 }

@@ -71,12 +71,9 @@ static int ppcg_first(tea_solve *v, int inner, double *theta) {
 int tea_ppcg_pass(tea_pass *p) {
   PORTA_CHECK(tea_pass_ppcg_w(p)); /* w = A p; pw = p.w, rz = utemp.r */
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 2));
-  PORTA_CHECK(tea_pass_ppcg_alpha(p));      /* rro = rz; alpha = rro / pw */
-  PORTA_CHECK(tea_pass_ppcg_ur(p));         /* u += alpha p; r -= alpha w */
-  const porta_exec own = tea_pass_enter(p); /* utemp from the inner steps */
-  const int rc = ppcg_inner(p->c, p->s, p->arg.theta, p->arg.inner);
-  tea_pass_leave(p, own);
-  PORTA_CHECK(rc);
+  PORTA_CHECK(tea_pass_ppcg_alpha(p));                             /* rro = rz; alpha = rro / pw */
+  PORTA_CHECK(tea_pass_ppcg_ur(p));                                /* u += alpha p; r -= alpha w */
+  PORTA_CHECK(ppcg_inner(p->c, p->s, p->arg.theta, p->arg.inner)); /* utemp */
   PORTA_CHECK(tea_pass_ppcg_rrn(p));
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_RRN, 1));
   PORTA_CHECK(tea_pass_ppcg_test(p));             /* beta = rrn / rro; the test */

@@ -65,8 +65,12 @@ tea_reference_test(tealeaf.bm1.cg.loop.serial.np1 1 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
 tea_reference_test(tealeaf.bm2.cg.loop.serial.np1 2 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
-tea_reference_test(tealeaf.bm2.cg.loop.unfused.serial.np1 2 1
-                   "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_LOOP_FUSE=0;TEA_EXPECT_LINE=CG iterations: on the device")
+# the host back ends update p unfused (their launcher reads alpha and beta): the GPU's fused
+# form (every cell divides, one runs the test) against the reference on the host too
+tea_reference_test(tealeaf.bm2.cg.loop.fused.serial.np1 2 1
+                   "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_LOOP_FUSE=1;TEA_EXPECT_LINE=CG iterations: on the device")
+tea_reference_test(tealeaf.bm2.cg.fused.serial.np1 2 1
+                   "PORTA_BACKEND=serial;TEA_LOOP_FUSE=1;TEA_EXPECT_LINE=CG iterations: from the host")
 # deterministic reductions: alpha is their reduction's end too (core/src/reduce_end.c), on the
 # back end the caller's environment gives (CUDA's deterministic tree kernel under PORTA_BACKEND=cuda)
 tea_reference_test(tealeaf.bm1.cg.loop.deterministic.np1 1 1
