@@ -5,22 +5,10 @@
 
 #include "tea_pass.h"
 
-/** Where a reduction into scalar `slot` lands (its accumulator in exact mode). */
-static app_sum_to sum_to(tea_pass *p, int slot) {
-  app_sum_to to;
-  to.value = &p->st.scal[slot];
-  to.exact = p->st.exact ? &p->st.exact[slot] : NULL;
-  return to;
-}
-
 int tea_pass_sum(tea_pass *p, int slot, int n) { return tea_loop_sum(p->c, slot, n); }
 
 int tea_pass_exchange(tea_pass *p, int field, bool reflect) {
   return reflect ? tea_exchange1(p->c, field, 1) : tea_halo_exchange_neighbours(p->c, &field, 1, 1);
-}
-
-int tea_pass_test(tea_pass *p, int slot) {
-  return tea_k_loop_test(p->c->exec, &p->st, &p->decider, slot);
 }
 
 int tea_pass_jacobi_update(tea_pass *p) {
@@ -31,7 +19,7 @@ int tea_pass_jacobi_update(tea_pass *p) {
      too) */
   const bool frame = tea_halo_beside(c, &side) && p->v->n > 1;
   PORTA_CHECK(tea_k_jacobi_copy(c, frame ? TEA_JACOBI_COPY_FRAME : TEA_JACOBI_COPY_ALL));
-  return tea_k_jacobi_update(c, sum_to(p, TEA_LOOP_L1));
+  return tea_k_jacobi_update(c, tea_pass_to(p, TEA_LOOP_L1));
 }
 
 int tea_pass_jacobi_exchange(tea_pass *p) {
@@ -45,23 +33,6 @@ int tea_pass_jacobi_exchange(tea_pass *p) {
   PORTA_CHECK(tea_halo_exchange_beside(c, &u, 1, 1));
   return tea_reflect_boundaries(c, &u, 1, 1);
 }
-
-int tea_pass_cg_w(tea_pass *p, bool lean) {
-  tea_chunk *c = p->c;
-  return lean ? tea_k_cg_calc_w_lean(c, sum_to(p, TEA_LOOP_PW))
-              : tea_k_cg_calc_w(c, sum_to(p, TEA_LOOP_PW));
-}
-
-int tea_pass_cg_alpha(tea_pass *p) { return tea_k_loop_cg_alpha(p->c->exec, &p->st); }
-
-int tea_pass_cg_r(tea_pass *p, bool lean) {
-  tea_chunk *c = p->c;
-  const double *alpha = &p->st.scal[TEA_LOOP_ALPHA];
-  return lean ? tea_k_cg_calc_r(c, alpha, sum_to(p, TEA_LOOP_RRN))
-              : tea_k_cg_calc_ur(c, p->s->preconditioner, alpha, sum_to(p, TEA_LOOP_RRN));
-}
-
-int tea_pass_cg_test(tea_pass *p) { return tea_k_loop_cg_test(p->c->exec, &p->st, &p->decider); }
 
 int tea_pass_cg_up(tea_pass *p) {
   tea_chunk *c = p->c;
@@ -82,27 +53,6 @@ int tea_pass_cg_up(tea_pass *p) {
   PORTA_CHECK(tea_k_cg_calc_up_split(c, side, &p->st, &p->decider, fused));
   PORTA_CHECK(tea_halo_exchange_faces(c, side, TEA_FIELD_P));
   return porta_exec_wait(c->exec, side);
-}
-
-int tea_pass_cg_p(tea_pass *p, int src) {
-  return tea_k_cg_calc_p(p->c, src, &p->st.scal[TEA_LOOP_BETA]);
-}
-
-int tea_pass_ppcg_w(tea_pass *p) {
-  /* RZ next to PW: one reduction writes both */
-  return tea_k_ppcg_calc_w_store(p->c, sum_to(p, TEA_LOOP_PW));
-}
-
-int tea_pass_ppcg_alpha(tea_pass *p) { return tea_k_loop_ppcg_alpha(p->c->exec, &p->st); }
-
-int tea_pass_ppcg_ur(tea_pass *p) {
-  return tea_k_ppcg_calc_ur(p->c, p->s->preconditioner, &p->st.scal[TEA_LOOP_ALPHA]);
-}
-
-int tea_pass_ppcg_rrn(tea_pass *p) { return tea_k_ppcg_calc_rrn(p->c, sum_to(p, TEA_LOOP_RRN)); }
-
-int tea_pass_ppcg_test(tea_pass *p) {
-  return tea_k_loop_ppcg_test(p->c->exec, &p->st, &p->decider);
 }
 
 int tea_pass_cheby_iteration(tea_pass *p, int slot) {
@@ -139,12 +89,8 @@ int tea_pass_cheby_norm(tea_pass *p) {
     const int64_t end = tea_cheby_end(ints[TEA_LOOP_BASE]);
     if (ints[TEA_LOOP_STOP] != end || end < ints[TEA_LOOP_EST]) return PORTA_SUCCESS;
   }
-  PORTA_CHECK(tea_k_norm2_into(p->c, TEA_FIELD_R, sum_to(p, TEA_LOOP_NORM)));
+  PORTA_CHECK(tea_k_norm2_into(p->c, TEA_FIELD_R, tea_pass_to(p, TEA_LOOP_NORM)));
   return tea_pass_sum(p, TEA_LOOP_NORM, 1);
-}
-
-int tea_pass_cheby_test(tea_pass *p) {
-  return tea_k_loop_cheby_test(p->c->exec, &p->st, &p->decider);
 }
 
 /** A solve's passes driven from the host: the scalars in the chunk's memory, begun once, read
@@ -190,7 +136,7 @@ int tea_pass_test_now(tea_solve *v, double value) {
   PORTA_CHECK(now_begin(&w, v, NULL));
   w.p.host.scal[TEA_LOOP_NORM] = value; /* where the test kernel reads it */
   PORTA_CHECK(tea_loop_write(v->c));
-  PORTA_CHECK(tea_pass_test(&w.p, TEA_LOOP_NORM));
+  PORTA_CHECK(tea_k_loop_test(v->c->exec, &w.p.st, &w.p.decider, TEA_LOOP_NORM));
   return now_settle(&w, v);
 }
 

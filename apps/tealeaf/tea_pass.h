@@ -50,16 +50,23 @@ typedef struct tea_pass {
   porta_view_i64 ints;          /**< recorded: the integers' view (st.ints) */
 } tea_pass;
 
-/** One iteration of a solver, over the steps below. */
+/** One iteration of a solver: the kernels of tea_internal.h and tea_loop.h (their sums into
+ *  tea_pass_to's scalars, the one-thread kernels on c->exec with p->decider) and the steps
+ *  below. */
 typedef int (*tea_pass_body)(tea_pass *p);
 
-/** The global sum of scalars slot .. slot + n - 1. */
+/** Where a reduction into scalar `slot` lands (its accumulator with exact sums). */
+static inline app_sum_to tea_pass_to(const tea_pass *p, int slot) {
+  app_sum_to to;
+  to.value = &p->st.scal[slot];
+  to.exact = p->st.exact ? &p->st.exact[slot] : NULL;
+  return to;
+}
+
+/** The global sum of scalars slot .. slot + n - 1 (tea_loop_sum). */
 int tea_pass_sum(tea_pass *p, int slot, int n);
 /** `field`'s halo exchanged 1 deep, its physical faces reflected if `reflect`. */
 int tea_pass_exchange(tea_pass *p, int field, bool reflect);
-
-/** The convergence test on scalar `slot` (tea_loop_test): recorded, the kernel that decides. */
-int tea_pass_test(tea_pass *p, int slot);
 
 /** Jacobi: un = u and the update, L1 = its L1 norm. */
 int tea_pass_jacobi_update(tea_pass *p);
@@ -67,39 +74,16 @@ int tea_pass_jacobi_update(tea_pass *p);
  *  of the interior where the chunk has an instance for it). */
 int tea_pass_jacobi_exchange(tea_pass *p);
 
-/** CG: w = A p, PW = p.w (`lean`: the 96 B/cell kernels without z, tea_kernels_cg.c). */
-int tea_pass_cg_w(tea_pass *p, bool lean);
-/** CG: RRO = RRN, ALPHA = RRO / PW. */
-int tea_pass_cg_alpha(tea_pass *p);
-/** CG: r -= alpha w, RRN = r.r (`lean`); else u += alpha p as well, z = M r, RRN = r.z. */
-int tea_pass_cg_r(tea_pass *p, bool lean);
-/** CG: BETA = RRN / RRO, RRO = RRN, and the convergence test on RRN. */
-int tea_pass_cg_test(tea_pass *p);
 /** CG's lean end: the test, u += alpha p and p = r + beta p, p's exchange (the test fused into
  *  the update on a GPU's grids up to TEA_LOOP_FUSE_CELLS; p's faces sent beside the inside's
  *  update where the chunk has an instance for it and the faces need no reflection). */
 int tea_pass_cg_up(tea_pass *p);
-/** CG: p = src + beta p. */
-int tea_pass_cg_p(tea_pass *p, int src);
 
-/** PPCG: w = A p, PW = p.w and RZ = utemp.r. */
-int tea_pass_ppcg_w(tea_pass *p);
-/** PPCG: RRO = RZ, ALPHA = RRO / PW. */
-int tea_pass_ppcg_alpha(tea_pass *p);
-/** PPCG: u += alpha p, r -= alpha w (z = M r). */
-int tea_pass_ppcg_ur(tea_pass *p);
 /** Chebyshev: iteration BASE + slot of the pass, if it runs, with u's exchange (from the host:
  *  the exchange beside the update where the chunk has an instance for it). */
 int tea_pass_cheby_iteration(tea_pass *p, int slot);
 /** Chebyshev: NORM = r.r, summed, where the pass's test reads it (recorded: every pass). */
 int tea_pass_cheby_norm(tea_pass *p);
-/** Chebyshev's test of the pass's iterations (tea_loop_cheby_test). */
-int tea_pass_cheby_test(tea_pass *p);
-
-/** PPCG: RRN = (r - rstore).utemp. */
-int tea_pass_ppcg_rrn(tea_pass *p);
-/** PPCG: BETA = RRN / RRO, RRO = RRN, and the test on RRN (CG's, without its history). */
-int tea_pass_ppcg_test(tea_pass *p);
 
 /** One pass of `body` driven from the host, at iteration v->n: the solve's figures (error,
  * old_error, rro, converged) as the pass leaves them, a failure if the residual is not finite. */

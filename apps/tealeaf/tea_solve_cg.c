@@ -4,18 +4,22 @@
 #include "tea_pass.h"
 
 int tea_cg_pass(tea_pass *p) {
+  tea_chunk *c = p->c;
   const tea_precon pc = p->s->preconditioner;
+  const double *alpha = &p->st.scal[TEA_LOOP_ALPHA];
   /* lean iteration (96 instead of 112 B/cell, tea_kernels_cg.c) unless the preconditioner
      needs z; its iterates are the reference kernels' bits where nothing contracts */
   const bool lean = pc == TEA_PRECON_NONE;
-  PORTA_CHECK(tea_pass_cg_w(p, lean)); /* w = A p; pw = p.w */
+  const app_sum_to pw = tea_pass_to(p, TEA_LOOP_PW), rrn = tea_pass_to(p, TEA_LOOP_RRN);
+  PORTA_CHECK(lean ? tea_k_cg_calc_w_lean(c, pw) : tea_k_cg_calc_w(c, pw)); /* w = A p; p.w */
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 1));
-  PORTA_CHECK(tea_pass_cg_alpha(p));   /* alpha = rro / pw */
-  PORTA_CHECK(tea_pass_cg_r(p, lean)); /* r -= alpha w (and u, z); rrn = r.z */
+  PORTA_CHECK(tea_k_loop_cg_alpha(c->exec, &p->st)); /* alpha = rro / pw */
+  /* r -= alpha w (and u, z); rrn = r.r (r.z) */
+  PORTA_CHECK(lean ? tea_k_cg_calc_r(c, alpha, rrn) : tea_k_cg_calc_ur(c, pc, alpha, rrn));
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_RRN, 1));
   if (lean) return tea_pass_cg_up(p); /* the test; u += alpha p; p = r + beta p; p's exchange */
-  PORTA_CHECK(tea_pass_cg_test(p));   /* beta = rrn / rro; the test */
-  PORTA_CHECK(tea_pass_cg_p(p, pc != TEA_PRECON_NONE ? TEA_FIELD_Z : TEA_FIELD_R));
+  PORTA_CHECK(tea_k_loop_cg_test(c->exec, &p->st, &p->decider)); /* beta = rrn / rro; the test */
+  PORTA_CHECK(tea_k_cg_calc_p(c, TEA_FIELD_Z, &p->st.scal[TEA_LOOP_BETA])); /* p = z + beta p */
   return tea_pass_exchange(p, TEA_FIELD_P, true);
 }
 

@@ -59,7 +59,7 @@ int tea_cheby_pass(tea_pass *p) {
   for (int slot = 1; slot <= TEA_CHEBY_PASS; ++slot)
     PORTA_CHECK(tea_pass_cheby_iteration(p, slot)); /* r = u0 - A u; p, u; u's exchange */
   PORTA_CHECK(tea_pass_cheby_norm(p));              /* r.r where the test reads it */
-  return tea_pass_cheby_test(p);
+  return tea_k_loop_cheby_test(p->c->exec, &p->st, &p->decider); /* the pass's tests */
 }
 
 int tea_solve_cheby(tea_solve *v) {

@@ -7,8 +7,8 @@
 int tea_jacobi_pass(tea_pass *p) {
   PORTA_CHECK(tea_pass_jacobi_update(p)); /* un = u; the update and its L1 norm */
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_L1, 1));
-  PORTA_CHECK(tea_pass_jacobi_exchange(p)); /* u's halo */
-  return tea_pass_test(p, TEA_LOOP_L1);
+  PORTA_CHECK(tea_pass_jacobi_exchange(p));                             /* u's halo */
+  return tea_k_loop_test(p->c->exec, &p->st, &p->decider, TEA_LOOP_L1); /* the test on L1 */
 }
 
 int tea_solve_jacobi(tea_solve *v) {

@@ -69,15 +69,19 @@ static int ppcg_first(tea_solve *v, int inner, double *theta) {
 }
 
 int tea_ppcg_pass(tea_pass *p) {
-  PORTA_CHECK(tea_pass_ppcg_w(p)); /* w = A p; pw = p.w, rz = utemp.r */
+  tea_chunk *c = p->c;
+  /* w = A p; rstore = r; pw = p.w and rz = utemp.r (RZ next to PW: one reduction writes both) */
+  PORTA_CHECK(tea_k_ppcg_calc_w_store(c, tea_pass_to(p, TEA_LOOP_PW)));
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 2));
-  PORTA_CHECK(tea_pass_ppcg_alpha(p));                             /* rro = rz; alpha = rro / pw */
-  PORTA_CHECK(tea_pass_ppcg_ur(p));                                /* u += alpha p; r -= alpha w */
-  PORTA_CHECK(ppcg_inner(p->c, p->s, p->arg.theta, p->arg.inner)); /* utemp */
-  PORTA_CHECK(tea_pass_ppcg_rrn(p));
+  PORTA_CHECK(tea_k_loop_ppcg_alpha(c->exec, &p->st)); /* rro = rz; alpha = rro / pw */
+  /* u += alpha p; r -= alpha w (z = M r) */
+  PORTA_CHECK(tea_k_ppcg_calc_ur(c, p->s->preconditioner, &p->st.scal[TEA_LOOP_ALPHA]));
+  PORTA_CHECK(ppcg_inner(c, p->s, p->arg.theta, p->arg.inner));      /* utemp */
+  PORTA_CHECK(tea_k_ppcg_calc_rrn(c, tea_pass_to(p, TEA_LOOP_RRN))); /* (r - rstore).utemp */
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_RRN, 1));
-  PORTA_CHECK(tea_pass_ppcg_test(p));             /* beta = rrn / rro; the test */
-  PORTA_CHECK(tea_pass_cg_p(p, TEA_FIELD_UTEMP)); /* p = utemp + beta p */
+  PORTA_CHECK(tea_k_loop_ppcg_test(c->exec, &p->st, &p->decider)); /* beta = rrn / rro; test */
+  PORTA_CHECK(
+      tea_k_cg_calc_p(c, TEA_FIELD_UTEMP, &p->st.scal[TEA_LOOP_BETA])); /* p = utemp + beta p */
   return tea_pass_exchange(p, TEA_FIELD_P, true);
 }
 
