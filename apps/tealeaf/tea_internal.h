@@ -125,15 +125,20 @@ static inline porta_mdrange_policy tea_split_inside_policy(const tea_split *s) {
 
 #define TEA_F(c, id) ((c)->fields[(id)])
 
-/** A kernel's scalar that lives in memory of `exec`'s space (the solver's alpha, beta): on a
- *  host back end its launcher reads it (*value; *kernel_at = NULL), since the body that
- *  launches runs on every pass there, and the kernel takes a value; on a GPU the kernel reads
- *  it (*kernel_at = at). */
+/** Whether the solver's scalars (alpha, beta), in memory of `exec`'s space, are read by their
+ *  launchers and passed to the kernels as values: on a host back end, where the host can read
+ *  them and the body that launches runs on every pass; on a GPU the kernels read them. */
+static inline bool tea_scalars_by_value(porta_exec exec) {
+  return porta_exec_query(exec).on_device == 0;
+}
+
+/** A kernel's scalar at `at`: *value (*kernel_at NULL) where tea_scalars_by_value, else
+ *  *kernel_at = at for the kernel to read. */
 static inline void tea_scalar_arg(porta_exec exec, const double *at, double *value,
                                   const double **kernel_at) {
-  const bool on_device = porta_exec_query(exec).on_device != 0;
-  *value = on_device ? 0.0 : *at;
-  *kernel_at = on_device ? at : NULL;
+  const bool by_value = tea_scalars_by_value(exec);
+  *value = by_value ? *at : 0.0;
+  *kernel_at = by_value ? NULL : at;
 }
 
 /** One kernel per preconditioner from one cell function CELL(a, k, j, pc), pc a constant in

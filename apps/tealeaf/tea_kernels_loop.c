@@ -133,11 +133,9 @@ static tea_cg_up_loop_args up_args(tea_chunk *c, const tea_loop_state *st,
   return up;
 }
 
-/** Whether the update takes alpha and beta as values, read by its launcher: unfused, with the
- *  scalars in host memory (a host back end, whose loop bodies run on every pass). */
-static bool by_value(porta_exec exec, bool fused) {
-  return !fused && !porta_exec_query(exec).on_device;
-}
+/** Whether the update takes alpha and beta as values, read by its launcher: unfused, where
+ *  tea_scalars_by_value. */
+static bool by_value(porta_exec exec, bool fused) { return !fused && tea_scalars_by_value(exec); }
 
 int tea_k_cg_calc_up(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
                      bool fused) {

@@ -100,6 +100,7 @@ typedef struct {
   int64_t n0;
 } pass_now;
 
+/** The passes' start on the host side (not yet in the chunk's memory: tea_loop_write). */
 static int now_begin(pass_now *w, tea_solve *v, const tea_pass_arg *arg) {
   memset(w, 0, sizeof *w);
   w->p.c = v->c;
@@ -108,11 +109,16 @@ static int now_begin(pass_now *w, tea_solve *v, const tea_pass_arg *arg) {
   if (arg) w->p.arg = *arg;
   w->n0 = v->n - 1;
   PORTA_CHECK(tea_loop_state_of(v->c, &w->p.st));
-  /* the start on the host side, then in the chunk's memory (nothing to copy on a host back
-     end, whose host side is the state) */
   w->p.host = tea_loop_host(v->c);
   const tea_loop_start start = tea_solve_loop_start(v, w->n0, arg);
   tea_loop_begin(&w->p.host, &start);
+  return PORTA_SUCCESS;
+}
+
+/** now_begin, then the start in the chunk's memory (nothing to copy on a host back end, whose
+ *  host side is the state). */
+static int now_start(pass_now *w, tea_solve *v, const tea_pass_arg *arg) {
+  PORTA_CHECK(now_begin(w, v, arg));
   return tea_loop_write(v->c);
 }
 
@@ -126,7 +132,7 @@ static int now_settle(pass_now *w, tea_solve *v) {
 
 int tea_pass_now(tea_solve *v, tea_pass_body body, const tea_pass_arg *arg) {
   pass_now w;
-  PORTA_CHECK(now_begin(&w, v, arg));
+  PORTA_CHECK(now_start(&w, v, arg));
   PORTA_CHECK(body(&w.p));
   return now_settle(&w, v);
 }
@@ -146,7 +152,7 @@ int tea_pass_run(tea_solve *v, tea_pass_body body, const char *label, const tea_
   if (tea_loop_wanted(v->c) && (!arg || arg->ncoef <= TEA_LOOP_MAX_COEFS))
     return tea_solve_loop_passes(v, body, label, arg, count);
   pass_now w;
-  PORTA_CHECK(now_begin(&w, v, arg));
+  PORTA_CHECK(now_start(&w, v, arg));
   for (;;) {
     const int64_t before = w.p.host.ints[TEA_LOOP_N];
     PORTA_CHECK(body(&w.p));

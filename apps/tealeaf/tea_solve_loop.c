@@ -246,9 +246,8 @@ static int run(tea_solve *v, const tea_loop_start *start, int *iterations) {
   struct tea_loop *l = c->loop;
   PORTA_CHECK(tea_k_loop_start(c, &l->st, start));
   PORTA_CHECK(porta_loop_run(l->loop));
-  PORTA_CHECK(porta_deep_copy(l->scal, l->scal_v)); /* waits for the loop */
-  PORTA_CHECK(porta_deep_copy(l->ints, l->ints_v));
-  const tea_loop_state host = {l->scal.data, l->ints.data, NULL, NULL};
+  tea_loop_state host;
+  PORTA_CHECK(tea_loop_read(c, &host)); /* waits for the loop (on the chunk's instance) */
   const int64_t n = host.ints[TEA_LOOP_N];
   if (iterations) *iterations += (int)n;
   PORTA_CHECK(tea_solve_loop_settle(v, &host, start->n0));
