@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "app_scalars.h"
 #include "app_sum.h"
 #include "porta/porta.h"
 
@@ -74,10 +75,14 @@ typedef struct minife {
   int matvec_lanes;               /**< vector lanes per row in the matvec (0: a thread per row) */
   int matvec_team_size;           /**< threads per team of the vector-lane matvec (0: not yet) */
   int staged_team_size;           /**< threads per team of the staged matvec (0: not yet) */
+  app_scalars cg_scalars;         /**< CG's doubles and integers (minife_cg.c) */
+  porta_view_f64 cg_history;      /**< ||r|| at the top of iteration k, [k] */
   struct minife_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve */
   /** several ranks on GPUs with NCCL: the sums and p's exchange the device loop queues
    *  (porta/exchange_device.h); NULL otherwise, with the reason in device_note */
   struct porta_device_comm *device;
+  int queueing;   /**< while the device loop records: exchanges and sums queued on it */
+  unsigned ended; /**< the scalars (bit slot) whose sum over the ranks a reduction's end does */
   char device_note[256];
 } minife;
 
@@ -108,9 +113,9 @@ typedef struct minife_cg_result {
 
 int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print);
 
-/* ---- CG on the device (minife_cg_loop.c, kernels in minife_cg_kernels.c) ---- */
+/* ---- one CG iteration (minife_cg.c's body, kernels in minife_cg_kernels.c) ---- */
 
-/** The device scalars (minife_loop_state.s). */
+/** The solver's doubles (m->cg_scalars), in the execution space's memory. */
 enum {
   MINIFE_LOOP_RTRANS, /**< r.r at the top of the iteration */
   MINIFE_LOOP_RRN,    /**< r.r after the update */
@@ -118,13 +123,24 @@ enum {
   MINIFE_LOOP_BETA,
   MINIFE_LOOP_ALPHA,
   MINIFE_LOOP_NORMR,
-  MINIFE_LOOP_BRK, /**< the breakdown tolerance */
+  MINIFE_LOOP_BRK,  /**< the breakdown tolerance */
+  MINIFE_LOOP_APAP, /**< Ap.Ap and p.p: the breakdown test's */
+  MINIFE_LOOP_PP,
   MINIFE_LOOP_NSCAL
 };
+/** ... and its integers. */
+enum {
+  MINIFE_LOOP_TOPS,       /**< iterations begun */
+  MINIFE_LOOP_ITERATIONS, /**< iterations completed */
+  MINIFE_LOOP_STATUS,     /**< MINIFE_LOOP_GOING, or _SUSPECT: p.Ap below the tolerance */
+  MINIFE_LOOP_NINTS
+};
+enum { MINIFE_LOOP_GOING = 0, MINIFE_LOOP_SUSPECT = 1 };
+
 /** The top of iteration k, written once (the device loop's kernel, the host loop's call):
  *  beta = r.r / the last r.r (0 at the first iteration), ||r||, the history. Returns k. */
 PORTA_INLINE_FUNCTION int64_t minife_loop_top(double *s, int64_t *n, double *history) {
-  const int64_t k = ++n[0];
+  const int64_t k = ++n[MINIFE_LOOP_TOPS];
   if (k == 1) {
     s[MINIFE_LOOP_BETA] = 0.0;
   } else {
@@ -138,96 +154,58 @@ PORTA_INLINE_FUNCTION int64_t minife_loop_top(double *s, int64_t *n, double *his
   history[k] = normr;
   return k;
 }
-/** How a device loop ended (minife_loop_state.n[2]). */
-enum { MINIFE_LOOP_DONE = 0, MINIFE_LOOP_SUSPECT = 1 };
 
-/** What the recorded CG kernels read and write. */
-typedef struct minife_loop_state {
-  porta_view_f64 s; /**< MINIFE_LOOP_NSCAL doubles */
-  /** exact sums (--reproducible): MINIFE_LOOP_NSCAL accumulators, a reduction into scalar k
-   *  lands in the k-th and its sum rounds it into s[k] (app_sum_finish_on); else empty */
-  porta_view_u8 exact;
-  porta_view_f64 wire;    /**< their scratch for the sum over the ranks */
-  porta_view_f64 history; /**< ||r|| at the top of iteration k, [k] */
-  porta_view_i64 n;       /**< [0] tops run, [1] iterations completed, [2] how it ended */
+/** What the scalar kernels of an iteration read and write (memory of the pass's space). */
+typedef struct minife_ctl {
+  porta_view_f64 s, history; /**< the doubles; ||r|| at the top of iteration k, [k] */
+  porta_view_i64 n;          /**< the integers */
   int64_t max_iter;
   double tol;
-} minife_loop_state;
+  porta_loop_handle loop; /**< recorded: the deciding loop's (zeroed from the host) */
+} minife_ctl;
 
-/** One CG iteration written once (minife_cg.c's body): run now from the host, its scalars in
- *  host memory, or recorded into the device loop (minife_cg_loop.c), in device memory. */
+/** One CG iteration's pass: the same body whether the host drives it or a device loop has
+ *  recorded it (minife_cg_loop.c); only the space and the loop's handle differ. */
 typedef struct minife_pass {
   minife *m;
-  porta_exec exec;             /**< the loop's space (recorded), the app's (now) */
-  int recorded;                /**< recorded into the device loop, else run now */
-  double *s;                   /**< the scalars (MINIFE_LOOP_*) */
-  int64_t *n;                  /**< [0] tops run, [1] iterations completed, [2] status */
-  double *history;             /**< ||r|| at the top of iteration k, [k] */
-  const minife_loop_state *st; /**< recorded: the device state */
-  void *host;                  /**< now: the host loop's state (minife_cg.c) */
-  unsigned ended; /**< recorded: the scalars (bit slot) a reduction's end sums already */
+  porta_exec exec; /**< the loop's space while it records, else the app's */
+  minife_ctl ctl;
+  double *t; /**< time in the matvec, the sums, the vector updates (t[0..2]) */
 } minife_pass;
 /** A CG iteration over a pass. */
 typedef int (*minife_pass_body)(minife_pass *p);
 
-/** Recorded: where a reduction into scalar `slot` lands (its accumulator with exact sums). */
-static inline app_sum_to minife_loop_sum_to(const minife_loop_state *st, int slot) {
-  app_sum_to to;
-  to.value = &st->s.data[slot];
-  to.exact = st->exact.data ? (porta_xsum_f64_value *)(void *)st->exact.data + slot : NULL;
-  return to;
-}
+/** The kernels of one iteration on the pass's space: the top (beta, ||r||) and p = r + beta p;
+ *  Ap = A p with p.Ap into `to`; alpha, then x += alpha p, r -= alpha Ap with r.r into `to`;
+ *  the end (another iteration while k < max_iter and ||r|| > tol, or a stop on p.Ap below the
+ *  breakdown tolerance, alpha 0, for the host's test). */
+int minife_op_top(minife *m, porta_exec exec, const minife_ctl *c);
+int minife_op_matvec_dot(minife *m, porta_exec exec, app_sum_to to);
+int minife_op_update(minife *m, porta_exec exec, const minife_ctl *c, app_sum_to to);
+int minife_op_end(minife *m, porta_exec exec, const minife_ctl *c);
+/** y = A x over a list of rows (the overlap's interior or boundary rows). */
+int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
+                          porta_view_f64 y);
+/** The sum of x.y into `to`; w = alpha x + beta y (the reference's waxpby). */
+int minife_op_dot(minife *m, porta_exec exec, porta_view_f64 x, porta_view_f64 y, app_sum_to to);
+int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
+                     porta_view_f64 w);
 
-/** The kernels of one CG iteration on `exec` (minife_cg_loop.c's body runs them with p's
- *  exchange and the global sums between): the top (beta, ||r||) and p = r + beta p; Ap = A p
- *  with p.Ap; alpha and x, r updated with r.r; the end (another iteration, or stop: done, or a
- *  suspected breakdown for the host). */
-int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st);
-int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st);
-int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *st);
-int minife_op_loop_end(minife *m, porta_exec exec, const minife_loop_state *st);
-/** Whether this solve runs on the device: default mode, a GPU (MINIFE_DEVICE_LOOP=1: the host
- *  back ends too; =0: never), one rank or several with a device communicator (NCCL) and
+/* ---- CG's iterations as a device loop (minife_cg_loop.c) ---- */
+
+/** Whether this solve records its iterations: default mode, a GPU (MINIFE_DEVICE_LOOP=1: the
+ *  host back ends too; =0: never), one rank or several with a device communicator (NCCL) and
  *  without mv_overlap_comm_comp. */
 int minife_cg_loop_wanted(const minife *m);
 /** Several ranks (MPI_COMM_WORLD) whose CG may run on the device: the device communicator
  *  (NCCL) and p's exchange prepared for it. Collective; where NCCL cannot serve, every rank
  *  alike keeps the host loop and device_note says why. */
 int minife_cg_loop_comm(minife *m);
-
-/** What a device loop left for the host. */
-typedef struct minife_loop_result {
-  int tops;       /**< iterations begun (their ||r|| in the history) */
-  int iterations; /**< iterations completed */
-  int suspect;    /**< stopped at iteration `tops` on p.Ap below the breakdown tolerance */
-  double pAp, rtrans, rr_next;
-} minife_loop_result;
-
-/** Iterations 1.. of CG on the device from r.r = rtrans (p, Ap, x, r as minife_cg leaves them
- *  before its first iteration); history[1..tops] filled. */
-int minife_cg_loop_run(minife *m, minife_pass_body body, int max_iter, double tol, double rtrans,
-                       double brkdown_tol, double *history, minife_loop_result *out);
-/** In a recorded pass, several ranks: p's exchange queued on the pass's space (NCCL). */
-int minife_pass_exchange_queued(minife_pass *p);
-/** In a recorded pass: a scalar summed over the ranks in place, queued (NCCL; nothing on one
- *  rank). */
-int minife_pass_sum_queued(minife_pass *p, int slot);
-/** Recorded, before the reduction into scalar `slot`: its sum over the ranks as the reduction's
- *  end (porta/reduce_end.h: no kernel of its own) where the transport can (the peer one), and
- *  then minife_pass_sum_queued(p, slot) has nothing left to do. MINIFE_LOOP_END=0: never. */
-int minife_pass_end_sum(minife_pass *p, int slot);
-/** Release the device loop (minife_run_finish). */
+/** Run `body` as a device loop (recorded at the first call, again when max_iter or tol
+ *  change) from the state in m->cg_scalars, until it stops; asynchronous. */
+int minife_cg_loop_run(minife *m, minife_pass_body body, const minife_ctl *ctl);
+/** Release the device loop and the solver's scalars (minife_run_finish). */
 void minife_cg_loop_free(minife *m);
-
-/* The CG kernels (minife_cg_kernels.c): local sums only (slot 0 of app_sum). */
-int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local);
-int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
-                          porta_view_f64 y);
-int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local);
-int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
-                     porta_view_f64 w);
-/** x += alpha p ; r -= alpha Ap ; *local_rr = local r.r */
-int minife_op_update(minife *m, double alpha, double *local_rr);
 
 PORTA_EXTERN_C_END
 

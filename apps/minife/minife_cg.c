@@ -8,220 +8,272 @@
  *  the matvec also sums p.Ap, and the update x += alpha p, r -= alpha Ap also sums r.r (the
  *  reference computes that dot at the top of the next iteration; the value is the same). The
  *  halo exchange of p comes before every matvec; with mv_overlap_comm_comp the interior rows
- *  are computed while the messages travel, and p.Ap is then a pass of its own. Every global
- *  sum goes through app_sum, so --sums exact (or --reproducible) makes them exact.
+ *  are computed while the messages travel, and p.Ap is then a pass of its own. Sums are exact
+ *  with --sums exact (or --reproducible).
  *
- *  The iteration is written once (cg_pass, over the steps below: minife_pass in minife.h):
- *  run now, its scalars on the host, or recorded once into the device loop (minife_cg_loop.c),
- *  which runs a whole solve on a GPU; the top's scalar code is one inline function for both. */
+ *  One body (cg_pass) is the iteration, whether the host drives it pass by pass or a device
+ *  loop has recorded it (minife_cg_loop.c: a whole solve on a GPU without the host): its sums
+ *  land in the solver's scalars in the space's memory (m->cg_scalars) and its kernels read
+ *  alpha and beta from there. The exchange and the sums over the ranks are queued on the GPUs
+ *  while the loop records, else driven from the host (cg_exchange, cg_sum). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "porta/exchange.h"
+#include "porta/exchange_device.h"
 #include "minife.h"
 
-typedef struct cg_state {
-  minife *m;
-  double t_matvec, t_dot, t_waxpby;
-  double t_loop; /**< iterations on the device: their kernels are not timed one by one */
-} cg_state;
+/** The timers a pass adds to (minife_pass.t). */
+enum { T_MATVEC, T_DOT, T_WAXPBY, T_COUNT };
 
-static int global_sum(cg_state *s, double *v) {
-  double t0 = porta_wtime();
-  int rc = app_sum_allreduce(s->m->sum, v, 1);
-  s->t_dot += porta_wtime() - t0;
-  return rc;
-}
+/** Time since t0 added to timer `which`. */
+static void lap(minife_pass *p, int which, double t0) { p->t[which] += porta_wtime() - t0; }
 
-static int dot(cg_state *s, porta_view_f64 x, porta_view_f64 y, double *out) {
-  double t0 = porta_wtime();
-  PORTA_CHECK(minife_op_dot(s->m, x, y, out));
-  s->t_dot += porta_wtime() - t0;
-  return global_sum(s, out);
-}
+/* ---- the communication of a pass: queued on the GPUs while the loop records, else from the
+ * host ---- */
 
-static int waxpby(cg_state *s, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
-                  porta_view_f64 w) {
-  double t0 = porta_wtime();
-  int rc = minife_op_waxpby(s->m, alpha, x, beta, y, w);
-  s->t_waxpby += porta_wtime() - t0;
-  return rc;
-}
-
-/** Ap = A p (halo exchange first); *pAp = global p.Ap. */
-static int matvec_dot(cg_state *s, double *pAp) {
-  minife *m = s->m;
+/** p's external columns from their owners. */
+static int cg_exchange(minife_pass *p) {
+  minife *m = p->m;
+  if (!m->halo) return PORTA_SUCCESS;
   porta_view pv = PORTA_VIEW_ERASE(m->p);
+  if (m->queueing) return porta_exchange_queue(m->halo, m->device, p->exec, &pv, 1);
+  return porta_exchange_run(m->halo, &pv, 1);
+}
+
+/** Before the reduction into scalar `slot`, queued on a transport that can (the peer one):
+ *  its sum over the ranks as the reduction's end (porta/reduce_end.h), so cg_sum has nothing
+ *  left to do. */
+static int cg_sum_begin(minife_pass *p, int slot) {
+  minife *m = p->m;
+  if (!m->queueing || m->mesh.nranks < 2 || m->cg_scalars.exact_v.data) return PORTA_SUCCESS;
+  porta_reduce_end e;
+  memset(&e, 0, sizeof e);
+  int fused = 0;
+  PORTA_CHECK(porta_device_comm_end_sum(m->device, &e, &fused));
+  if (!fused) return PORTA_SUCCESS;
+  m->ended |= 1u << slot;
+  return porta_exec_end_next_reduction(p->exec, &e);
+}
+
+/** The reduction into scalar `slot` summed over the ranks (app_scalars_sum). */
+static int cg_sum(minife_pass *p, int slot) {
+  minife *m = p->m;
+  const double t0 = porta_wtime();
+  if (m->ended & 1u << slot) {
+    m->ended &= ~(1u << slot);
+    return PORTA_SUCCESS;
+  }
+  PORTA_CHECK(app_scalars_sum(&m->cg_scalars, p->exec, m->sum, m->queueing ? m->device : NULL,
+                              m->mesh.nranks, slot, 1));
+  lap(p, T_DOT, t0);
+  return PORTA_SUCCESS;
+}
+
+/** The sum of x.y over the ranks into scalar `slot`. */
+static int cg_dot(minife_pass *p, porta_view_f64 x, porta_view_f64 y, int slot) {
+  const double t0 = porta_wtime();
+  PORTA_CHECK(minife_op_dot(p->m, p->exec, x, y, app_scalars_to(&p->m->cg_scalars, slot)));
+  lap(p, T_DOT, t0);
+  return cg_sum(p, slot);
+}
+
+/* ---- the steps of an iteration ---- */
+
+/** p's exchange, Ap = A p and p.Ap, summed over the ranks. With mv_overlap_comm_comp (driven
+ *  from the host) the interior rows are computed while the messages travel. */
+static int step_matvec(minife_pass *p) {
+  minife *m = p->m;
   double t0 = porta_wtime();
-  if (!m->prm.mv_overlap || !m->halo) {
-    if (m->halo) PORTA_CHECK(porta_exchange_run(m->halo, &pv, 1));
-    PORTA_CHECK(minife_op_matvec_dot(m, m->p, m->Ap, pAp));
-    s->t_matvec += porta_wtime() - t0;
-    return global_sum(s, pAp);
+  if (m->prm.mv_overlap && m->halo) {
+    porta_view pv = PORTA_VIEW_ERASE(m->p);
+    PORTA_CHECK(porta_exchange_start(m->halo, &pv, 1));
+    PORTA_CHECK(minife_op_matvec_rows(m, m->A.interior_rows, m->A.ninterior, m->p, m->Ap));
+    PORTA_CHECK(porta_exchange_finish(m->halo));
+    PORTA_CHECK(minife_op_matvec_rows(m, m->A.boundary_rows, m->A.nboundary, m->p, m->Ap));
+    lap(p, T_MATVEC, t0);
+    return cg_dot(p, m->Ap, m->p, MINIFE_LOOP_PAP);
   }
-  PORTA_CHECK(porta_exchange_start(m->halo, &pv, 1));
-  PORTA_CHECK(minife_op_matvec_rows(m, m->A.interior_rows, m->A.ninterior, m->p, m->Ap));
-  PORTA_CHECK(porta_exchange_finish(m->halo));
-  PORTA_CHECK(minife_op_matvec_rows(m, m->A.boundary_rows, m->A.nboundary, m->p, m->Ap));
-  s->t_matvec += porta_wtime() - t0;
-  return dot(s, m->Ap, m->p, pAp);
+  PORTA_CHECK(cg_exchange(p));
+  PORTA_CHECK(cg_sum_begin(p, MINIFE_LOOP_PAP));
+  PORTA_CHECK(minife_op_matvec_dot(m, p->exec, app_scalars_to(&m->cg_scalars, MINIFE_LOOP_PAP)));
+  lap(p, T_MATVEC, t0);
+  return cg_sum(p, MINIFE_LOOP_PAP);
 }
 
-/* Every kernel of the solve once, on zero vectors (x += 0 p, r -= 0 Ap change nothing), so that
-   first-launch costs (module loading, reduction buffers: 150 ms on an H100) stay out of the
-   solve's time, as they are out of the reference's. The timers start again at zero. */
-static int warm_up(cg_state *s, minife_cg_result *res) {
-  minife *m = s->m;
-  double t0 = porta_wtime(), v = 0.0;
-  PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
-  PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
-  PORTA_CHECK(matvec_dot(s, &v));
-  PORTA_CHECK(waxpby(s, 1.0, m->b, -1.0, m->Ap, m->r));
-  PORTA_CHECK(dot(s, m->r, m->r, &v));
-  PORTA_CHECK(minife_op_update(m, 0.0, &v));
-  PORTA_CHECK(global_sum(s, &v));
-  PORTA_CHECK(porta_fence("minife_cg_warmup"));
-  memset(s, 0, sizeof *s);
-  s->m = m;
-  res->t_warmup = porta_wtime() - t0;
-  return PORTA_SUCCESS;
+/** alpha, x += alpha p and r -= alpha Ap with r.r summed (alpha 0 on a suspected breakdown). */
+static int step_update(minife_pass *p) {
+  minife *m = p->m;
+  const double t0 = porta_wtime();
+  PORTA_CHECK(cg_sum_begin(p, MINIFE_LOOP_RRN));
+  PORTA_CHECK(
+      minife_op_update(m, p->exec, &p->ctl, app_scalars_to(&m->cg_scalars, MINIFE_LOOP_RRN)));
+  lap(p, T_WAXPBY, t0);
+  return cg_sum(p, MINIFE_LOOP_RRN);
 }
 
-/* The reference's breakdown test for a p.Ap below *tol: *broke when p.Ap is negative or within
-   rounding of zero (100 |Ap| |p| eps); else the tolerance becomes p.Ap / 10. */
-static int check_breakdown(cg_state *s, double pAp, double *tol, int *broke) {
-  const double eps = 2.220446049250313e-16; /* DBL_EPSILON */
-  minife *m = s->m;
-  double nap = 0.0, np = 0.0;
-  *broke = 0;
-  if (pAp >= *tol) return PORTA_SUCCESS;
-  if (pAp >= 0) {
-    PORTA_CHECK(dot(s, m->Ap, m->Ap, &nap));
-    PORTA_CHECK(dot(s, m->p, m->p, &np));
-  }
-  if (pAp < 0 || fabs(pAp) <= 100.0 * sqrt(nap) * sqrt(np) * eps)
-    *broke = 1;
-  else
-    *tol = 0.1 * pAp;
-  return PORTA_SUCCESS;
+/* One CG iteration, the same whether it runs from the host or recorded. */
+static int cg_pass(minife_pass *p) {
+  const double t0 = porta_wtime();
+  PORTA_CHECK(minife_op_top(p->m, p->exec, &p->ctl)); /* beta, ||r||; p = r + beta p */
+  lap(p, T_WAXPBY, t0);
+  PORTA_CHECK(step_matvec(p));                  /* Ap = A p; p.Ap */
+  PORTA_CHECK(step_update(p));                  /* alpha; x, r; r.r */
+  return minife_op_end(p->m, p->exec, &p->ctl); /* another, done, or suspect */
 }
+
+/* ---- the solve ---- */
+
+/** A solve: its pass driven from the host, what it prints, where it stands. */
+typedef struct cg_solve {
+  minife_pass pass;
+  minife_cg_result *res;
+  int print, printed; /**< rank 0 prints; the residual lines printed so far */
+  double t[T_COUNT];
+} cg_solve;
 
 /* Rank 0's residual line every print_freq iterations and at the last one. */
-static void print_residual(int print, int k, int max_iter, double normr) {
+static void print_residual(const cg_solve *v, int k, double normr) {
+  const int max_iter = (int)v->pass.ctl.max_iter;
   int print_freq = max_iter / 10;
   if (print_freq > 50) print_freq = 50;
   if (print_freq < 1) print_freq = 1;
-  if (print && (k % print_freq == 0 || k == max_iter)) {
+  if (v->print && (k % print_freq == 0 || k == max_iter)) {
     printf("Iteration = %d   Residual = %g\n", k, normr);
     fflush(stdout);
   }
 }
 
-/** What a pass run now reads and writes beside its scalars. */
-typedef struct cg_now {
-  cg_state *cs;
-  minife_cg_result *res;
-  int print, max_iter;
-} cg_now;
-
-/* The top of the iteration (beta, ||r||, its residual line run now) and p = r + beta p. */
-static int step_top_p(minife_pass *p) {
-  if (p->recorded) return minife_op_loop_top(p->m, p->exec, p->st);
-  cg_now *h = (cg_now *)p->host;
-  minife *m = p->m;
-  const int k = (int)minife_loop_top(p->s, p->n, p->history);
-  if (k == 1)
-    PORTA_CHECK(waxpby(h->cs, 1.0, m->r, 0.0, m->r, m->p));
-  else
-    PORTA_CHECK(waxpby(h->cs, 1.0, m->r, p->s[MINIFE_LOOP_BETA], m->p, m->p));
-  h->res->nhistory = k + 1;
-  print_residual(h->print, k, h->max_iter, p->s[MINIFE_LOOP_NORMR]);
+/** The scalars read back after a pass or a loop's run: the residual lines of the iterations
+ *  begun since the last read (from the history when there are several). */
+static int settle(cg_solve *v) {
+  minife *m = v->pass.m;
+  PORTA_CHECK(app_scalars_read(&m->cg_scalars, m->exec));
+  const double *s = m->cg_scalars.scal.data;
+  const int tops = (int)m->cg_scalars.ints.data[MINIFE_LOOP_TOPS];
+  if (tops > v->printed + 1) { /* a loop's run: its history */
+    porta_mirror_f64 h;
+    PORTA_CHECK(porta_view_f64_create_mirror_view(&h, &m->cg_history));
+    int rc = porta_deep_copy(h, m->cg_history);
+    if (rc == PORTA_SUCCESS)
+      memcpy(v->res->history + v->printed + 1, h.data + v->printed + 1,
+             (size_t)(tops - v->printed) * sizeof(double));
+    porta_mirror_f64_release(&h);
+    PORTA_CHECK(rc);
+  }
+  if (tops > v->printed) v->res->history[tops] = s[MINIFE_LOOP_NORMR];
+  for (int k = v->printed + 1; k <= tops; ++k) print_residual(v, k, v->res->history[k]);
+  v->printed = tops;
+  v->res->nhistory = tops + 1;
+  v->res->iterations = (int)m->cg_scalars.ints.data[MINIFE_LOOP_ITERATIONS];
   return PORTA_SUCCESS;
 }
 
-/* p's exchange, Ap = A p and p.Ap, summed over the ranks. */
-static int step_matvec_dot(minife_pass *p) {
-  if (!p->recorded) return matvec_dot(((cg_now *)p->host)->cs, &p->s[MINIFE_LOOP_PAP]);
-  PORTA_CHECK(minife_pass_exchange_queued(p)); /* p's external columns */
-  PORTA_CHECK(minife_pass_end_sum(p, MINIFE_LOOP_PAP));
-  PORTA_CHECK(minife_op_loop_matvec_dot(p->m, p->exec, p->st));
-  return minife_pass_sum_queued(p, MINIFE_LOOP_PAP);
-}
-
-/* The breakdown test, alpha, x += alpha p and r -= alpha Ap with r.r summed. Recorded, a p.Ap
-   below the tolerance stops the loop with x and r as they are (alpha 0): the host finishes
-   that iteration (its test needs two more dots). */
-static int step_update(minife_pass *p) {
-  if (p->recorded) {
-    PORTA_CHECK(minife_pass_end_sum(p, MINIFE_LOOP_RRN));
-    PORTA_CHECK(minife_op_loop_update(p->m, p->exec, p->st));
-    return minife_pass_sum_queued(p, MINIFE_LOOP_RRN);
+/* The reference's breakdown test after a pass stopped on p.Ap below the tolerance (alpha 0:
+   x and r as they were): a breakdown when p.Ap is negative or within rounding of zero
+   (100 |Ap| |p| eps); else the tolerance becomes p.Ap / 10 and the iteration ends as usual. */
+static int breakdown_test(cg_solve *v) {
+  const double eps = 2.220446049250313e-16; /* DBL_EPSILON */
+  minife_pass *p = &v->pass;
+  minife *m = p->m;
+  double *s = m->cg_scalars.scal.data;
+  int64_t *n = m->cg_scalars.ints.data;
+  const double pAp = s[MINIFE_LOOP_PAP];
+  double nap = 0.0, np = 0.0;
+  if (pAp >= 0) {
+    PORTA_CHECK(cg_dot(p, m->Ap, m->Ap, MINIFE_LOOP_APAP));
+    PORTA_CHECK(cg_dot(p, m->p, m->p, MINIFE_LOOP_PP));
+    PORTA_CHECK(app_scalars_read(&m->cg_scalars, m->exec));
+    nap = s[MINIFE_LOOP_APAP];
+    np = s[MINIFE_LOOP_PP];
   }
-  cg_now *h = (cg_now *)p->host;
-  double *v = p->s;
-  const double pAp = v[MINIFE_LOOP_PAP];
-  PORTA_CHECK(check_breakdown(h->cs, pAp, &v[MINIFE_LOOP_BRK], &h->res->breakdown));
-  if (h->res->breakdown) {
-    if (h->print) {
+  if (pAp < 0 || fabs(pAp) <= 100.0 * sqrt(nap) * sqrt(np) * eps) {
+    v->res->breakdown = 1;
+    if (v->print) {
       fprintf(stderr, "miniFE::cg_solve ERROR, numerical breakdown!\n");
       fflush(stderr);
     }
     return PORTA_SUCCESS;
   }
-  const double alpha = v[MINIFE_LOOP_RTRANS] / pAp;
-  double t0 = porta_wtime();
-  PORTA_CHECK(minife_op_update(p->m, alpha, &v[MINIFE_LOOP_RRN]));
-  h->cs->t_waxpby += porta_wtime() - t0;
-  PORTA_CHECK(global_sum(h->cs, &v[MINIFE_LOOP_RRN]));
-  h->res->iterations = (int)p->n[0];
-  return PORTA_SUCCESS;
-}
-
-/* One CG iteration: the body, written once, that runs from the host or is recorded. */
-static int cg_pass(minife_pass *p) {
-  PORTA_CHECK(step_top_p(p));      /* beta, ||r||; p = r + beta p */
-  PORTA_CHECK(step_matvec_dot(p)); /* Ap = A p; p.Ap */
-  PORTA_CHECK(step_update(p));     /* alpha; x, r; r.r */
-  /* recorded, a kernel decides whether another iteration runs; run now, the host loop */
-  return p->recorded ? minife_op_loop_end(p->m, p->exec, p->st) : PORTA_SUCCESS;
-}
-
-/* Iterations on the host from n[0] + 1 while k <= max_iter and ||r|| > tol. */
-static int host_iterations(minife_pass *p, double tol) {
-  cg_now *h = (cg_now *)p->host;
-  while (p->n[0] + 1 <= h->max_iter && p->s[MINIFE_LOOP_NORMR] > tol) {
-    PORTA_CHECK(cg_pass(p));
-    if (h->res->breakdown) break;
-  }
-  return PORTA_SUCCESS;
-}
-
-/* Iterations on the device (minife_cg_loop.c) from the first, then, if the loop stopped on a
-   suspected breakdown, the rest of that iteration and the following ones on the host. */
-static int device_iterations(minife_pass *p, double tol) {
-  cg_now *h = (cg_now *)p->host;
-  minife_cg_result *res = h->res;
-  minife_loop_result lr;
-  const double t0 = porta_wtime();
-  PORTA_CHECK(minife_cg_loop_run(p->m, cg_pass, h->max_iter, tol, p->s[MINIFE_LOOP_RTRANS],
-                                 p->s[MINIFE_LOOP_BRK], res->history, &lr));
-  h->cs->t_loop += porta_wtime() - t0;
-  for (int k = 1; k <= lr.tops; ++k) print_residual(h->print, k, h->max_iter, res->history[k]);
-  if (lr.tops > 0) {
-    res->nhistory = lr.tops + 1;
-    p->s[MINIFE_LOOP_NORMR] = res->history[lr.tops];
-  }
-  res->iterations = lr.iterations;
-  p->s[MINIFE_LOOP_RTRANS] = lr.rtrans;
-  p->s[MINIFE_LOOP_RRN] = lr.rr_next;
-  p->n[0] = lr.tops;
-  if (!lr.suspect) return PORTA_SUCCESS;
-  p->s[MINIFE_LOOP_PAP] = lr.pAp;
+  s[MINIFE_LOOP_BRK] = 0.1 * pAp;
+  n[MINIFE_LOOP_STATUS] = MINIFE_LOOP_GOING;
+  PORTA_CHECK(app_scalars_write(&m->cg_scalars, m->exec));
   PORTA_CHECK(step_update(p));
-  if (res->breakdown) return PORTA_SUCCESS;
-  return host_iterations(p, tol);
+  PORTA_CHECK(minife_op_end(m, p->exec, &p->ctl));
+  return settle(v);
+}
+
+/** Iterations from the host pass by pass, or as device loop runs, while k < max_iter and
+ *  ||r|| > tol. */
+static int iterate(cg_solve *v, int on_device) {
+  minife *m = v->pass.m;
+  const double *s = m->cg_scalars.scal.data;
+  const int64_t *n = m->cg_scalars.ints.data;
+  while (n[MINIFE_LOOP_TOPS] < v->pass.ctl.max_iter && s[MINIFE_LOOP_NORMR] > v->pass.ctl.tol &&
+         !v->res->breakdown) {
+    if (on_device) {
+      const double t0 = porta_wtime();
+      PORTA_CHECK(minife_cg_loop_run(m, cg_pass, &v->pass.ctl));
+      PORTA_CHECK(settle(v));
+      v->res->t_loop += porta_wtime() - t0;
+    } else {
+      PORTA_CHECK(cg_pass(&v->pass));
+      PORTA_CHECK(settle(v));
+    }
+    if (n[MINIFE_LOOP_STATUS] == MINIFE_LOOP_SUSPECT) PORTA_CHECK(breakdown_test(v));
+  }
+  return PORTA_SUCCESS;
+}
+
+/** r = b - A x for x = 0 (p = x), r.r, the scalars' start: the reference's set-up. */
+static int start(cg_solve *v) {
+  minife *m = v->pass.m;
+  PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
+  PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
+  PORTA_CHECK(step_matvec(&v->pass));
+  double t0 = porta_wtime();
+  PORTA_CHECK(minife_op_waxpby(m, 1.0, m->b, -1.0, m->Ap, m->r));
+  lap(&v->pass, T_WAXPBY, t0);
+  PORTA_CHECK(cg_dot(&v->pass, m->r, m->r, MINIFE_LOOP_RTRANS));
+  PORTA_CHECK(app_scalars_read(&m->cg_scalars, m->exec));
+  double *s = m->cg_scalars.scal.data;
+  int64_t *n = m->cg_scalars.ints.data;
+  s[MINIFE_LOOP_NORMR] = sqrt(s[MINIFE_LOOP_RTRANS]);
+  s[MINIFE_LOOP_BRK] = 2.220446049250313e-16; /* DBL_EPSILON */
+  n[MINIFE_LOOP_TOPS] = n[MINIFE_LOOP_ITERATIONS] = 0;
+  n[MINIFE_LOOP_STATUS] = MINIFE_LOOP_GOING;
+  v->printed = 0;
+  return app_scalars_write(&m->cg_scalars, m->exec);
+}
+
+/** The scalars and the history (once, a longer history when max_iter grows; room for the
+ *  warm-up's iteration). */
+static int scalars(minife *m, int max_iter) {
+  if (!m->cg_scalars.scal_v.data)
+    PORTA_CHECK(app_scalars_create(&m->cg_scalars, "cg scalars", m->exec, MINIFE_LOOP_NSCAL,
+                                   MINIFE_LOOP_NINTS, app_sum_is_exact(m->sum)));
+  const int64_t size = (int64_t)max_iter + 2;
+  if (m->cg_history.data && porta_extent(m->cg_history, 0) >= size) return PORTA_SUCCESS;
+  if (m->cg_history.data) porta_view_f64_release(&m->cg_history);
+  return porta_view_f64_create1(&m->cg_history, "cg history", size);
+}
+
+/* Every kernel of the solve once, on zero vectors and with alpha 0 (a breakdown tolerance no
+   p.Ap reaches), so that first-launch costs (module loading, reduction buffers: 150 ms on an
+   H100) stay out of the solve's time, as they are out of the reference's. */
+static int warm_up(cg_solve *v) {
+  const double t0 = porta_wtime();
+  PORTA_CHECK(start(v));
+  minife *m = v->pass.m;
+  m->cg_scalars.scal.data[MINIFE_LOOP_BRK] = INFINITY;
+  PORTA_CHECK(app_scalars_write(&m->cg_scalars, m->exec));
+  PORTA_CHECK(cg_pass(&v->pass));
+  PORTA_CHECK(porta_fence("minife_cg_warmup"));
+  v->res->t_warmup = porta_wtime() - t0;
+  memset(v->t, 0, sizeof v->t);
+  return PORTA_SUCCESS;
 }
 
 int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int print) {
@@ -229,50 +281,36 @@ int minife_cg(minife *m, int max_iter, double tol, minife_cg_result *res, int pr
   res->history = (double *)calloc((size_t)max_iter + 1, sizeof(double));
   if (!res->history)
     return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "minife_cg", "history", "calloc failed");
-  cg_state s;
-  memset(&s, 0, sizeof s);
-  s.m = m;
-  PORTA_CHECK(warm_up(&s, res));
+  PORTA_CHECK(scalars(m, max_iter));
+  cg_solve v;
+  memset(&v, 0, sizeof v);
+  v.res = res;
+  v.print = print;
+  v.pass.m = m;
+  v.pass.exec = m->exec;
+  v.pass.t = v.t;
+  v.pass.ctl.s = m->cg_scalars.scal_v;
+  v.pass.ctl.n = m->cg_scalars.ints_v;
+  v.pass.ctl.history = m->cg_history;
+  v.pass.ctl.max_iter = max_iter;
+  v.pass.ctl.tol = tol;
+  PORTA_CHECK(warm_up(&v));
   const double t_start = porta_wtime();
 
-  /* x = 0 ; p = x ; Ap = A p ; r = b - Ap ; normr = |r| */
-  PORTA_CHECK(porta_view_f64_fill(m->x, 0.0));
-  PORTA_CHECK(porta_view_f64_fill(m->p, 0.0));
-  double v[MINIFE_LOOP_NSCAL], pAp = 0.0;
-  int64_t counts[3] = {0, 0, 0};
-  memset(v, 0, sizeof v);
-  PORTA_CHECK(matvec_dot(&s, &pAp));
-  PORTA_CHECK(waxpby(&s, 1.0, m->b, -1.0, m->Ap, m->r));
-  PORTA_CHECK(dot(&s, m->r, m->r, &v[MINIFE_LOOP_RTRANS]));
-  v[MINIFE_LOOP_NORMR] = sqrt(v[MINIFE_LOOP_RTRANS]);
-  res->initial_residual = v[MINIFE_LOOP_NORMR];
-  res->history[0] = v[MINIFE_LOOP_NORMR];
+  PORTA_CHECK(start(&v)); /* x = 0 ; p = x ; Ap = A p ; r = b - Ap ; normr = |r| */
+  const double normr = m->cg_scalars.scal.data[MINIFE_LOOP_NORMR];
+  res->initial_residual = res->history[0] = normr;
   res->nhistory = 1;
   if (print) {
-    printf("Initial Residual = %g\n", v[MINIFE_LOOP_NORMR]);
+    printf("Initial Residual = %g\n", normr);
     fflush(stdout);
   }
-
-  v[MINIFE_LOOP_BRK] = 2.220446049250313e-16; /* DBL_EPSILON */
-  cg_now h = {&s, res, print, max_iter};
-  minife_pass p;
-  memset(&p, 0, sizeof p);
-  p.m = m;
-  p.exec = m->exec;
-  p.s = v;
-  p.n = counts;
-  p.history = res->history;
-  p.host = &h;
-  if (max_iter >= 1 && v[MINIFE_LOOP_NORMR] > tol && minife_cg_loop_wanted(m))
-    PORTA_CHECK(device_iterations(&p, tol));
-  else
-    PORTA_CHECK(host_iterations(&p, tol));
+  PORTA_CHECK(iterate(&v, max_iter >= 1 && normr > tol && minife_cg_loop_wanted(m)));
   PORTA_CHECK(porta_fence("minife_cg"));
-  res->final_residual = v[MINIFE_LOOP_NORMR];
+  res->final_residual = m->cg_scalars.scal.data[MINIFE_LOOP_NORMR];
   res->t_total = porta_wtime() - t_start;
-  res->t_matvec = s.t_matvec;
-  res->t_dot = s.t_dot;
-  res->t_waxpby = s.t_waxpby;
-  res->t_loop = s.t_loop;
+  res->t_matvec = v.t[T_MATVEC];
+  res->t_dot = v.t[T_DOT];
+  res->t_waxpby = v.t[T_WAXPBY];
   return PORTA_SUCCESS;
 }

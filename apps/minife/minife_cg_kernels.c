@@ -1,7 +1,9 @@
 /** @file minife_cg_kernels.c
- *  The kernels of miniFE's CG (minife_cg.c drives them): CSR matvec (all rows, fused with the
- *  sum of p.Ap, or a list of rows), dot, waxpby, and the x / r update fused with the sum of r.r.
- *  Local sums only: the caller adds them over the ranks with app_sum_allreduce.
+ *  The kernels of miniFE's CG (minife_cg.c's iteration runs them): the top of an iteration
+ *  (beta, ||r||) with p = r + beta p, CSR matvec (all rows, fused with the sum of p.Ap, or a
+ *  list of rows), dot, waxpby, alpha and the x / r update fused with the sum of r.r, the end.
+ *  Sums land in memory of the launch's space (app_sum_to); the caller adds them over the ranks.
+ *  Scalars are read from there too, so the same kernels run from the host and recorded.
  *  Kernel file (C11 and C++17). */
 #include <math.h>
 #include <stdbool.h>
@@ -29,17 +31,11 @@ typedef struct {
   double alpha, beta;
 } waxpby_args;
 
-/** x += alpha p; r -= alpha Ap; the sum of r.r. */
-typedef struct {
-  porta_view_f64 x, p, r, Ap;
-  double alpha;
-} update_args;
-
-/** The same with alpha read from device memory (CG on the device). */
+/** x += alpha p; r -= alpha Ap; the sum of r.r (alpha in memory of the launch's space). */
 typedef struct {
   porta_view_f64 x, p, r, Ap;
   const double *alpha;
-} update_at_args;
+} update_args;
 
 PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
   double sum = 0.0;
@@ -144,15 +140,6 @@ PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
   PORTA_AT1(a->w, i) = w;
 }
 
-/* x += alpha p ; r += (-alpha) Ap ; sum r.r */
-APP_SUM_KERNEL(minife_k_update, update_args, a, i) {
-  const double alpha = a->alpha;
-  PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
-  const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
-  PORTA_AT1(a->r, i) = r;
-  return r * r;
-}
-
 static matvec_args matvec_make(const minife *m, porta_view_f64 x, porta_view_f64 y) {
   matvec_args a;
   memset(&a, 0, sizeof a);
@@ -228,16 +215,16 @@ static int matvec_team(minife *m, porta_exec exec, matvec_form form, matvec_args
                                     lanes_policy(m, a, m->A.nrows), a);
 }
 
-int minife_op_matvec_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) {
-  matvec_args a = matvec_make(m, x, y);
+int minife_op_matvec_dot(minife *m, porta_exec exec, app_sum_to to) {
+  matvec_args a = matvec_make(m, m->p, m->Ap);
   const matvec_form form = matvec_form_of(m);
   if (form == MATVEC_FUSED)
-    return APP_SUM_REDUCE(minife_k_matvec_dot, m->sum, "minife_matvec_dot", m->exec,
-                          porta_range(0, m->A.nrows), &a, 0, local);
+    return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec,
+                               porta_range(0, m->A.nrows), &a, to);
   /* the matvec, then p.Ap as a pass of its own. A team reduction here cost more than the
      separate dot on an H100 (n=200, vector lanes: 1.54 ms against 1.10 + 0.06 ms). */
-  PORTA_CHECK(matvec_team(m, m->exec, form, &a));
-  return minife_op_dot(m, y, x, local);
+  PORTA_CHECK(matvec_team(m, exec, form, &a));
+  return minife_op_dot(m, exec, m->Ap, m->p, to);
 }
 
 int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
@@ -251,12 +238,11 @@ int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_v
                                     porta_range(0, nrows), &a);
 }
 
-int minife_op_dot(minife *m, porta_view_f64 x, porta_view_f64 y, double *local) {
+int minife_op_dot(minife *m, porta_exec exec, porta_view_f64 x, porta_view_f64 y, app_sum_to to) {
   dot_args a;
   a.x = x;
   a.y = y;
-  return APP_SUM_REDUCE(minife_k_dot, m->sum, "minife_dot", m->exec, porta_range(0, m->A.nrows), &a,
-                        0, local);
+  return APP_SUM_REDUCE_INTO(minife_k_dot, "minife_dot", exec, porta_range(0, m->A.nrows), &a, to);
 }
 
 int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, porta_view_f64 y,
@@ -271,63 +257,42 @@ int minife_op_waxpby(minife *m, double alpha, porta_view_f64 x, double beta, por
                                     porta_range(0, m->A.nrows), &a);
 }
 
-int minife_op_update(minife *m, double alpha, double *local_rr) {
-  update_args a;
-  a.alpha = alpha;
-  a.x = m->x;
-  a.p = m->p;
-  a.r = m->r;
-  a.Ap = m->Ap;
-  return APP_SUM_REDUCE(minife_k_update, m->sum, "minife_update", m->exec,
-                        porta_range(0, m->A.nrows), &a, 0, local_rr);
-}
-
-/* ---- CG on the device (minife_cg_loop.c): the host loop's kernels (the update one of its
- * own, as it reads alpha from device memory), p = r + beta p with beta from it, the sums
- * reduced into it, and the one-thread kernels that begin and end an iteration. The divisions
- * and branches are the host loop's. */
+/* ---- The scalar steps of an iteration, one thread each, and the two kernels that read the
+ * scalars: the divisions and branches are the reference's. */
 
 typedef struct {
   porta_view_f64 r, p, s;
-} minife_p_loop_args;
+} p_update_args;
 
-/* minife_k_update with alpha from device memory, written as APP_SUM_KERNEL writes its plain
-   kernel (the term, then the sum): the same arithmetic and the same occupancy (8 blocks of 256
-   threads per SM on an H100/H200), so the same occupancy-sized reduction grid and the same bits.
-   alpha comes through the read-only path (PORTA_LDG): a plain load, which the stores to x and r
-   might alias, took 36 registers (7 blocks); a pointer chosen at run time inside
-   minife_k_update took 40, with the division 48, and changed the grid and the bits at n=200. */
-PORTA_FORCEINLINE_FUNCTION double minife_update_at_term(const update_at_args *a, int64_t i) {
+/* x += alpha p ; r += (-alpha) Ap ; sum r.r, written as APP_SUM_KERNEL writes its plain kernel:
+   on an H100/H200 the same occupancy (8 blocks of 256 threads per SM) as the kernel that took
+   alpha as a value, so the same occupancy-sized reduction grid and the same bits. alpha comes
+   through the read-only path (PORTA_LDG): a plain load, which the stores to x and r might
+   alias, took 36 registers (7 blocks); a pointer chosen at run time took 40, with the division
+   48, and changed the grid and the bits at n=200. */
+PORTA_FORCEINLINE_FUNCTION double minife_update_term(const update_args *a, int64_t i) {
   const double alpha = PORTA_LDG(*a->alpha);
   PORTA_AT1(a->x, i) = PORTA_AT1(a->x, i) + alpha * PORTA_AT1(a->p, i);
   const double r = PORTA_AT1(a->r, i) + (-alpha) * PORTA_AT1(a->Ap, i);
   PORTA_AT1(a->r, i) = r;
   return r * r;
 }
-APP_SUM_KERNEL(minife_k_update_at, update_at_args, a, i) { return minife_update_at_term(a, i); }
+APP_SUM_KERNEL(minife_k_update, update_args, a, i) { return minife_update_term(a, i); }
 
-/* p = r + beta p (the host's waxpby(1, r, beta, p, p), beta = 0 at the first iteration) */
-PORTA_FOR(minife_k_p_loop, minife_p_loop_args, a, i) {
+/* p = r + beta p (the reference's waxpby(1, r, beta, p, p); beta = 0 at the first iteration) */
+PORTA_FOR(minife_k_p_update, p_update_args, a, i) {
   const double beta = PORTA_AT1(a->s, MINIFE_LOOP_BETA);
   const double ri = PORTA_AT1(a->r, i), pi = PORTA_AT1(a->p, i);
   PORTA_AT1(a->p, i) = beta == 0.0 ? ri : ri + beta * pi;
 }
 
-typedef struct {
-  porta_view_f64 s, history;
-  porta_view_i64 n; /**< [0] tops run, [1] iterations completed, [2] status */
-  int64_t max_iter;
-  double tol;
-  porta_loop_handle loop;
-} minife_ctl_args;
-
 /* the top of iteration k: beta from the last update's r.r, normr, the history */
-PORTA_FOR(minife_k_loop_top, minife_ctl_args, a, i) {
+PORTA_FOR(minife_k_top, minife_ctl, a, i) {
   minife_loop_top(a->s.data, a->n.data, a->history.data);
 }
 
 /* alpha = rtrans / pAp; 0 while a breakdown is suspected (x and r stay as they are) */
-PORTA_FOR(minife_k_loop_alpha, minife_ctl_args, a, i) {
+PORTA_FOR(minife_k_alpha, minife_ctl, a, i) {
   const double pap = PORTA_AT1(a->s, MINIFE_LOOP_PAP);
   PORTA_AT1(a->s, MINIFE_LOOP_ALPHA) =
       pap < PORTA_AT1(a->s, MINIFE_LOOP_BRK) ? 0.0 : PORTA_AT1(a->s, MINIFE_LOOP_RTRANS) / pap;
@@ -335,74 +300,43 @@ PORTA_FOR(minife_k_loop_alpha, minife_ctl_args, a, i) {
 
 /* the end of iteration k: a suspected breakdown stops the loop for the host; else the next
    iteration runs while k < max_iter and normr > tol (the host loop's condition) */
-PORTA_FOR(minife_k_loop_end, minife_ctl_args, a, i) {
-  const int64_t k = PORTA_AT1(a->n, 0);
+PORTA_FOR(minife_k_end, minife_ctl, a, i) {
+  const int64_t k = PORTA_AT1(a->n, MINIFE_LOOP_TOPS);
   int again = 0;
   if (PORTA_AT1(a->s, MINIFE_LOOP_PAP) < PORTA_AT1(a->s, MINIFE_LOOP_BRK)) {
-    PORTA_AT1(a->n, 2) = MINIFE_LOOP_SUSPECT;
+    PORTA_AT1(a->n, MINIFE_LOOP_STATUS) = MINIFE_LOOP_SUSPECT;
   } else {
-    PORTA_AT1(a->n, 1) = k;
+    PORTA_AT1(a->n, MINIFE_LOOP_ITERATIONS) = k;
     again = k + 1 <= a->max_iter && PORTA_AT1(a->s, MINIFE_LOOP_NORMR) > a->tol;
   }
   porta_loop_decide(&a->loop, again);
 }
 
-/** The one-thread kernels' arguments (the deciding loop's handle taken while it records). */
-static minife_ctl_args ctl_make(const minife_loop_state *st) {
-  minife_ctl_args c;
-  c.s = st->s;
-  c.history = st->history;
-  c.n = st->n;
-  c.max_iter = st->max_iter;
-  c.tol = st->tol;
-  c.loop = porta_loop_decider();
-  return c;
-}
-
-int minife_op_loop_top(minife *m, porta_exec exec, const minife_loop_state *st) {
-  minife_ctl_args c = ctl_make(st);
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_top", minife_k_loop_top, exec,
-                                         porta_range(0, 1), &c));
-  minife_p_loop_args p;
+int minife_op_top(minife *m, porta_exec exec, const minife_ctl *c) {
+  PORTA_CHECK(
+      PORTA_PARALLEL_FOR_LABELED("minife_loop_top", minife_k_top, exec, porta_range(0, 1), c));
+  p_update_args p;
   p.r = m->r;
   p.p = m->p;
-  p.s = st->s;
-  return PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_loop, exec,
+  p.s = c->s;
+  return PORTA_PARALLEL_FOR_LABELED("minife_waxpby", minife_k_p_update, exec,
                                     porta_range(0, m->A.nrows), &p);
 }
 
-int minife_op_loop_matvec_dot(minife *m, porta_exec exec, const minife_loop_state *st) {
-  const porta_range_policy rows = porta_range(0, m->A.nrows);
-  const app_sum_to pap = minife_loop_sum_to(st, MINIFE_LOOP_PAP);
-  matvec_args mv = matvec_make(m, m->p, m->Ap);
-  const matvec_form form = matvec_form_of(m);
-  if (form == MATVEC_FUSED)
-    return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec, rows, &mv, pap);
-  PORTA_CHECK(matvec_team(m, exec, form, &mv));
-  dot_args d;
-  d.x = m->Ap;
-  d.y = m->p;
-  return APP_SUM_REDUCE_INTO(minife_k_dot, "minife_dot", exec, rows, &d, pap);
-}
-
-int minife_op_loop_update(minife *m, porta_exec exec, const minife_loop_state *st) {
-  minife_ctl_args c = ctl_make(st);
-  double *s = st->s.data;
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_loop_alpha, exec,
-                                         porta_range(0, 1), &c));
-  update_at_args u;
-  u.alpha = &s[MINIFE_LOOP_ALPHA];
+int minife_op_update(minife *m, porta_exec exec, const minife_ctl *c, app_sum_to to) {
+  PORTA_CHECK(
+      PORTA_PARALLEL_FOR_LABELED("minife_loop_alpha", minife_k_alpha, exec, porta_range(0, 1), c));
+  update_args u;
+  u.alpha = &c->s.data[MINIFE_LOOP_ALPHA];
   u.x = m->x;
   u.p = m->p;
   u.r = m->r;
   u.Ap = m->Ap;
-  return APP_SUM_REDUCE_INTO(minife_k_update_at, "minife_update", exec, porta_range(0, m->A.nrows),
-                             &u, minife_loop_sum_to(st, MINIFE_LOOP_RRN));
+  return APP_SUM_REDUCE_INTO(minife_k_update, "minife_update", exec, porta_range(0, m->A.nrows), &u,
+                             to);
 }
 
-int minife_op_loop_end(minife *m, porta_exec exec, const minife_loop_state *st) {
+int minife_op_end(minife *m, porta_exec exec, const minife_ctl *c) {
   (void)m;
-  minife_ctl_args c = ctl_make(st);
-  return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_loop_end, exec, porta_range(0, 1),
-                                    &c);
+  return PORTA_PARALLEL_FOR_LABELED("minife_loop_end", minife_k_end, exec, porta_range(0, 1), c);
 }

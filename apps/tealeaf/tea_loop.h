@@ -72,9 +72,8 @@ typedef struct tea_loop_state {
   double *scal;  /**< TEA_LOOP_NSCAL doubles */
   int64_t *ints; /**< TEA_LOOP_NINTS integers */
   /** with exact sums (--reproducible): a reduction into scalar s lands in exact[s], and its sum
-   *  rounds it into scal[s] (tea_loop_sum; wire: its scratch); else NULL */
+   *  rounds it into scal[s] (tea_loop_sum); else NULL */
   porta_xsum_f64_value *exact;
-  double *wire;
 } tea_loop_state;
 
 /** The end of an iteration (the convergence test, written once: a one-thread kernel on the

@@ -9,21 +9,13 @@
 
 #include "app_env.h"
 #include "app_mpi.h"
-#include "app_sum_comm.h"
+#include "app_scalars.h"
 #include "tea_comm.h"
 #include "tea_pass.h"
 
 struct tea_loop {
-  tea_loop_state st;     /**< the views' memory */
-  porta_view_f64 scal_v; /**< the scalars in device memory */
-  porta_view_i64 ints_v;
-  porta_view_u8 exact_v; /**< exact sums: the scalars' accumulators in device memory */
-  porta_view_f64 wire_v; /**< ... and their scratch for the sum over the ranks */
-  /** the figures where the host reads them: the views themselves on a host back end, else
-   *  copies in pinned memory (host_side) */
-  porta_view_f64 scal;
-  porta_view_i64 ints;
-  porta_view_f64 wire;          /**< exact sums driven from the host: the wire there */
+  tea_loop_state st;            /**< the views' memory */
+  app_scalars sc;               /**< the scalars in the chunk's memory, and their host side */
   porta_view_f64 alphas, betas; /**< Chebyshev's coefficients (coef_cap each) */
   int64_t coef_cap;
   porta_loop *loop;
@@ -53,13 +45,7 @@ void tea_loop_free(tea_chunk *c) {
   struct tea_loop *l = c->loop;
   if (!l) return;
   porta_loop_destroy(l->loop);
-  if (l->scal_v.data) porta_view_f64_release(&l->scal_v);
-  if (l->ints_v.data) porta_view_i64_release(&l->ints_v);
-  if (l->exact_v.data) porta_view_u8_release(&l->exact_v);
-  if (l->wire_v.data) porta_view_f64_release(&l->wire_v);
-  if (l->scal.data) porta_view_f64_release(&l->scal);
-  if (l->wire.data) porta_view_f64_release(&l->wire);
-  if (l->ints.data) porta_view_i64_release(&l->ints);
+  app_scalars_release(&l->sc);
   if (l->alphas.data) porta_view_f64_release(&l->alphas);
   if (l->betas.data) porta_view_f64_release(&l->betas);
   free(l);
@@ -82,45 +68,12 @@ static int recorded_pass(porta_exec exec, void *ctx) {
   p.arg.inner = l->inner;
   p.alphas = l->alphas;
   p.betas = l->betas;
-  p.ints = l->ints_v;
+  p.ints = l->sc.ints_v;
   const porta_exec own = c->exec;
   c->exec = exec;
   const int rc = l->pass(&p);
   c->exec = own;
   return rc;
-}
-
-/** The host side (struct tea_loop: scal, ints, wire) of the views: themselves (retained) on a
- *  host back end, else views in the back end's staging space (pinned memory), to and from which
- *  the copies run on the chunk's instance without a global fence. */
-static int host_side(struct tea_loop *l, porta_exec exec) {
-  const porta_exec_traits t = porta_exec_query(exec);
-  if (!t.on_device) {
-    l->scal = l->scal_v;
-    l->ints = l->ints_v;
-    l->wire = l->wire_v;
-    porta_view_f64_retain(&l->scal);
-    porta_view_i64_retain(&l->ints);
-    if (l->wire.data) porta_view_f64_retain(&l->wire);
-    return PORTA_SUCCESS;
-  }
-  porta_view_options o;
-  memset(&o, 0, sizeof o);
-  o.space = t.staging_space;
-  const int64_t nscal = TEA_LOOP_NSCAL, nints = TEA_LOOP_NINTS;
-  const int64_t nwire = TEA_LOOP_NSCAL * (int64_t)APP_SUM_WIRE;
-  PORTA_CHECK(porta_view_f64_create(&l->scal, "solver loop scalars (host)", 1, &nscal, &o));
-  PORTA_CHECK(porta_view_i64_create(&l->ints, "solver loop counts (host)", 1, &nints, &o));
-  if (!l->wire_v.data) return PORTA_SUCCESS;
-  return porta_view_f64_create(&l->wire, "solver loop wire (host)", 1, &nwire, &o);
-}
-
-/** Copy between the host side and the view on the chunk's instance (nothing where they are one
- *  memory); `wait`: then wait for it (and for the launches before it). */
-static int copy_on(tea_chunk *c, porta_view dst, porta_view src, bool wait) {
-  if (dst.data == src.data) return PORTA_SUCCESS;
-  PORTA_CHECK(porta_view_deep_copy_async(c->exec, dst, src));
-  return wait ? porta_exec_fence(c->exec, "tea_loop") : PORTA_SUCCESS;
 }
 
 /** The state in the chunk's memory and its host side (once). */
@@ -129,19 +82,12 @@ static int state(tea_chunk *c) {
   struct tea_loop *l = (struct tea_loop *)calloc(1, sizeof *l);
   if (!l) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "tea_solve_loop", "loop", "calloc");
   c->loop = l;
-  PORTA_CHECK(porta_view_f64_create1(&l->scal_v, "solver loop scalars", TEA_LOOP_NSCAL));
-  PORTA_CHECK(porta_view_i64_create1(&l->ints_v, "solver loop counts", TEA_LOOP_NINTS));
-  l->st.scal = l->scal_v.data;
-  l->st.ints = l->ints_v.data;
-  if (c->reproducible) {
-    PORTA_CHECK(porta_view_u8_create1(&l->exact_v, "solver loop exact sums",
-                                      TEA_LOOP_NSCAL * (int64_t)sizeof(porta_xsum_f64_value)));
-    PORTA_CHECK(porta_view_f64_create1(&l->wire_v, "solver loop exact sums' wire",
-                                       TEA_LOOP_NSCAL * (int64_t)APP_SUM_WIRE));
-    l->st.exact = (porta_xsum_f64_value *)(void *)l->exact_v.data;
-    l->st.wire = l->wire_v.data;
-  }
-  return host_side(l, c->exec);
+  PORTA_CHECK(app_scalars_create(&l->sc, "solver loop scalars", c->exec, TEA_LOOP_NSCAL,
+                                 TEA_LOOP_NINTS, c->reproducible));
+  l->st.scal = l->sc.scal_v.data;
+  l->st.ints = l->sc.ints_v.data;
+  l->st.exact = app_scalars_to(&l->sc, 0).exact;
+  return PORTA_SUCCESS;
 }
 
 /** The recorded loop of this solver (again when it is another's, or its arguments changed). */
@@ -193,50 +139,26 @@ int tea_loop_state_of(tea_chunk *c, tea_loop_state *st) {
 
 /** The host side's scalars and integers as a state. */
 static tea_loop_state host_state(const struct tea_loop *l) {
-  const tea_loop_state h = {l->scal.data, l->ints.data, NULL, NULL};
+  const tea_loop_state h = {l->sc.scal.data, l->sc.ints.data, NULL};
   return h;
 }
 
 int tea_loop_read(tea_chunk *c, tea_loop_state *host) {
-  struct tea_loop *l = c->loop;
-  PORTA_CHECK(copy_on(c, PORTA_VIEW_ERASE(l->scal), PORTA_VIEW_ERASE(l->scal_v), false));
-  PORTA_CHECK(copy_on(c, PORTA_VIEW_ERASE(l->ints), PORTA_VIEW_ERASE(l->ints_v), true));
-  *host = host_state(l);
+  PORTA_CHECK(app_scalars_read(&c->loop->sc, c->exec));
+  *host = host_state(c->loop);
   return PORTA_SUCCESS;
 }
 
 tea_loop_state tea_loop_host(const tea_chunk *c) { return host_state(c->loop); }
 
-int tea_loop_write(tea_chunk *c) {
-  struct tea_loop *l = c->loop;
-  PORTA_CHECK(copy_on(c, PORTA_VIEW_ERASE(l->scal_v), PORTA_VIEW_ERASE(l->scal), false));
-  return copy_on(c, PORTA_VIEW_ERASE(l->ints_v), PORTA_VIEW_ERASE(l->ints), false);
-}
+int tea_loop_write(tea_chunk *c) { return app_scalars_write(&c->loop->sc, c->exec); }
 
 int tea_loop_sum(tea_chunk *c, int slot, int n) {
-  struct tea_loop *l = c->loop;
-  const tea_loop_state *st = &l->st;
   if (!tea_has_neighbours(c)) /* this rank's alone */
-    return st->exact ? app_sum_round_on(c->exec, &st->exact[slot], &st->scal[slot], n)
-                     : PORTA_SUCCESS;
-  struct tea_comm *m = c->comm;
-  if (m->queueing) { /* queued on the GPUs (the device communicator) */
-    if (st->exact)
-      return app_sum_finish_on(c->exec, m->device, m->d.nranks, &st->exact[slot], st->wire,
-                               &st->scal[slot], n);
-    return porta_device_comm_sum(m->device, c->exec, &st->scal[slot], n);
-  }
-  /* driven from the host: the values (packed accumulators) through host memory and MPI */
-  if (st->exact) {
-    PORTA_CHECK(app_sum_pack_on(c->exec, &st->exact[slot], st->wire, n));
-    PORTA_CHECK(copy_on(c, PORTA_VIEW_ERASE(l->wire), PORTA_VIEW_ERASE(l->wire_v), true));
-    PORTA_CHECK(app_sum_allreduce_wire(c->sum, l->wire.data, APP_SUM_WIRE * n));
-    PORTA_CHECK(copy_on(c, PORTA_VIEW_ERASE(l->wire_v), PORTA_VIEW_ERASE(l->wire), false));
-    return app_sum_unpack_on(c->exec, st->wire, &st->scal[slot], n, m->d.nranks);
-  }
-  PORTA_CHECK(copy_on(c, PORTA_VIEW_ERASE(l->scal), PORTA_VIEW_ERASE(l->scal_v), true));
-  PORTA_CHECK(app_sum_allreduce(c->sum, &l->scal.data[slot], n));
-  return copy_on(c, PORTA_VIEW_ERASE(l->scal_v), PORTA_VIEW_ERASE(l->scal), false);
+    return app_scalars_sum(&c->loop->sc, c->exec, c->sum, NULL, 1, slot, n);
+  const struct tea_comm *m = c->comm;
+  return app_scalars_sum(&c->loop->sc, c->exec, c->sum, m->queueing ? m->device : NULL, m->d.nranks,
+                         slot, n);
 }
 
 /** Run the loop from `start`, read its figures back once, and set the solve's state as the
