@@ -3,7 +3,8 @@
  *  reduced by an APP_SUM_KERNEL into two slots and merged by app_sum_allreduce, give the
  *  correctly rounded exact sum of all the terms on every rank and rank count: the bits of one
  *  porta_xsum_f64 over every term; so does the device loop's way (accumulators reduced into
- *  memory, packed, their wires summed as doubles, unpacked). The stack is filled with non-zero
+ *  memory, packed, their wires summed as doubles, unpacked), and a solver's scalars
+ *  (app_scalars.h) summed from the host, exact and plain. The stack is filled with non-zero
  * bytes before each merge, so a merged accumulator that reads anything it did not set shows up as a
  * wrong sum.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "app_common.h"
+#include "app_scalars.h"
 #include "app_sum.h"
 #include "app_sum_comm.h"
 
@@ -119,6 +121,51 @@ int main(int argc, char **argv) {
              "device way, rank %d of %d, slot %d: %.17g (%a), exact sum %.17g (%a)", rank, size, s,
              got[s], got[s], want[s], want[s]);
     EXPECT(isnan(got[2]), "device way, rank %d: a rank's Inf summed to %g, not NaN", rank, got[2]);
+  }
+  /* a solver's scalars (app_scalars.h), summed from the host over the ranks: exact, the exact
+     sums' bits; plain, app_sum_allreduce's of the same local sums; the integers and the other
+     doubles as the host side wrote them */
+  for (int exact = 0; exact < 2; ++exact) {
+    const porta_exec ex = porta_exec_default();
+    const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+    app_sum *plain = NULL;
+    APP_CHECK(app_sum_create(&plain, MPI_COMM_WORLD, 0, NULL));
+    app_scalars sc;
+    APP_CHECK(app_scalars_create(&sc, "test scalars", ex, 4, 2, exact));
+    sc.scal.data[0] = 7.5;
+    sc.ints.data[1] = 42 + rank;
+    APP_CHECK(app_scalars_write(&sc, ex));
+    double local[2];
+    for (int s = 0; s < 2; ++s) {
+      ts_args a = {lo, s};
+      EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a,
+                                 app_scalars_to(&sc, 1 + s)) == PORTA_SUCCESS,
+             "rank %d: %s", rank, porta_last_error_message());
+      if (!exact) {
+        EXPECT(APP_SUM_REDUCE(ts_sum, plain, "ts_sum", ex, porta_range(0, hi - lo), &a, s,
+                              &local[s]) == PORTA_SUCCESS,
+               "rank %d: %s", rank, porta_last_error_message());
+      }
+    }
+    if (!exact) APP_CHECK(app_sum_allreduce(plain, local, 2));
+    ts_dirty_stack();
+    EXPECT(app_scalars_sum(&sc, ex, exact ? sum : plain, NULL, size, 1, 2) == PORTA_SUCCESS, "%s",
+           porta_last_error_message());
+    APP_CHECK(app_scalars_read(&sc, ex));
+    for (int s = 0; s < 2; ++s) {
+      const double w = exact ? want[s] : local[s];
+      EXPECT(memcmp(&sc.scal.data[1 + s], &w, sizeof w) == 0,
+             "scalars (%s), rank %d of %d, slot %d: %.17g (%a), want %.17g (%a)",
+             exact ? "exact" : "plain", rank, size, s, sc.scal.data[1 + s], sc.scal.data[1 + s], w,
+             w);
+    }
+    EXPECT(sc.scal.data[0] == 7.5 && sc.scal.data[3] == 0.0 && sc.ints.data[0] == 0 &&
+               sc.ints.data[1] == 42 + rank,
+           "scalars (%s), rank %d: the others changed: %g %g %lld %lld", exact ? "exact" : "plain",
+           rank, sc.scal.data[0], sc.scal.data[3], (long long)sc.ints.data[0],
+           (long long)sc.ints.data[1]);
+    app_scalars_release(&sc);
+    app_sum_destroy(plain);
   }
   app_sum_destroy(sum);
   porta_finalize();
