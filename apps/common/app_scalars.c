@@ -6,35 +6,44 @@
 #include "app_sum_comm.h"
 #include "porta/exchange_device.h"
 
-/** The host side: the views themselves (retained) on a host back end, else views in the back
- *  end's staging space (pinned memory), which copies reach on an instance without a global
- *  fence. */
+/** The doubles and integers of `block` (nscal + nints doubles) as views of their own. */
+static int split(const porta_view_f64 *block, int nscal, int nints, porta_view_f64 *scal,
+                 porta_view_i64 *ints) {
+  porta_view_options o;
+  memset(&o, 0, sizeof o);
+  o.space = (porta_memory_space)block->m.space;
+  const int64_t ns = nscal, ni = nints;
+  PORTA_CHECK(porta_view_f64_wrap(scal, block->data, block->m.label, 1, &ns, &o));
+  return porta_view_i64_wrap(ints, (int64_t *)(void *)(block->data + nscal), block->m.label, 1, &ni,
+                             &o);
+}
+
+/** The host side: the views themselves on a host back end, else views in the back end's
+ *  staging space (pinned memory), which copies reach on an instance without a global fence. */
 static int host_side(app_scalars *a, porta_exec exec, int nscal, int nints) {
   const porta_exec_traits t = porta_exec_query(exec);
   if (!t.on_device) {
-    a->scal = a->scal_v;
-    a->ints = a->ints_v;
+    a->block = a->block_v;
     a->wire = a->wire_v;
-    porta_view_f64_retain(&a->scal);
-    porta_view_i64_retain(&a->ints);
+    porta_view_f64_retain(&a->block);
     if (a->wire.data) porta_view_f64_retain(&a->wire);
-    return PORTA_SUCCESS;
+  } else {
+    porta_view_options o;
+    memset(&o, 0, sizeof o);
+    o.space = t.staging_space;
+    const int64_t nb = (int64_t)nscal + nints, nw = nscal * (int64_t)APP_SUM_WIRE;
+    PORTA_CHECK(porta_view_f64_create(&a->block, "solver scalars (host)", 1, &nb, &o));
+    if (a->wire_v.data)
+      PORTA_CHECK(porta_view_f64_create(&a->wire, "solver sums' wire (host)", 1, &nw, &o));
   }
-  porta_view_options o;
-  memset(&o, 0, sizeof o);
-  o.space = t.staging_space;
-  const int64_t ns = nscal, ni = nints, nw = nscal * (int64_t)APP_SUM_WIRE;
-  PORTA_CHECK(porta_view_f64_create(&a->scal, "solver scalars (host)", 1, &ns, &o));
-  PORTA_CHECK(porta_view_i64_create(&a->ints, "solver counts (host)", 1, &ni, &o));
-  if (!a->wire_v.data) return PORTA_SUCCESS;
-  return porta_view_f64_create(&a->wire, "solver sums' wire (host)", 1, &nw, &o);
+  return split(&a->block, nscal, nints, &a->scal, &a->ints);
 }
 
 int app_scalars_create(app_scalars *a, const char *label, porta_exec exec, int nscal, int nints,
                        int exact) {
   memset(a, 0, sizeof *a);
-  PORTA_CHECK(porta_view_f64_create1(&a->scal_v, label, nscal));
-  PORTA_CHECK(porta_view_i64_create1(&a->ints_v, label, nints));
+  PORTA_CHECK(porta_view_f64_create1(&a->block_v, label, (int64_t)nscal + nints));
+  PORTA_CHECK(split(&a->block_v, nscal, nints, &a->scal_v, &a->ints_v));
   if (exact) {
     PORTA_CHECK(
         porta_view_u8_create1(&a->exact_v, label, nscal * (int64_t)sizeof(porta_xsum_f64_value)));
@@ -44,12 +53,11 @@ int app_scalars_create(app_scalars *a, const char *label, porta_exec exec, int n
 }
 
 void app_scalars_release(app_scalars *a) {
-  porta_view_f64 *f[] = {&a->scal_v, &a->wire_v, &a->scal, &a->wire};
+  porta_view_f64 *f[] = {&a->block_v, &a->wire_v, &a->block, &a->wire};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
     if (f[i]->data) porta_view_f64_release(f[i]);
-  if (a->ints_v.data) porta_view_i64_release(&a->ints_v);
-  if (a->ints.data) porta_view_i64_release(&a->ints);
   if (a->exact_v.data) porta_view_u8_release(&a->exact_v);
+  memset(a, 0, sizeof *a);
 }
 
 app_sum_to app_scalars_to(const app_scalars *a, int slot) {
@@ -68,13 +76,11 @@ static int copy_on(porta_exec exec, porta_view dst, porta_view src, int wait) {
 }
 
 int app_scalars_read(const app_scalars *a, porta_exec exec) {
-  PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->scal), PORTA_VIEW_ERASE(a->scal_v), 0));
-  return copy_on(exec, PORTA_VIEW_ERASE(a->ints), PORTA_VIEW_ERASE(a->ints_v), 1);
+  return copy_on(exec, PORTA_VIEW_ERASE(a->block), PORTA_VIEW_ERASE(a->block_v), 1);
 }
 
 int app_scalars_write(const app_scalars *a, porta_exec exec) {
-  PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->scal_v), PORTA_VIEW_ERASE(a->scal), 0));
-  return copy_on(exec, PORTA_VIEW_ERASE(a->ints_v), PORTA_VIEW_ERASE(a->ints), 0);
+  return copy_on(exec, PORTA_VIEW_ERASE(a->block_v), PORTA_VIEW_ERASE(a->block), 0);
 }
 
 int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,

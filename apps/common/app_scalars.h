@@ -13,15 +13,17 @@ PORTA_EXTERN_C_BEGIN
 
 struct porta_device_comm;
 
-/** nscal doubles and nints integers in memory of the solver's space, and their host side. */
+/** nscal doubles and nints integers in memory of the solver's space, and their host side. The
+ *  doubles and the integers are one allocation each side, so that a read is one copy. */
 typedef struct app_scalars {
   porta_view_f64 scal_v; /**< the doubles where kernels read and reduce into them */
-  porta_view_i64 ints_v;
+  porta_view_i64 ints_v; /**< the integers, after them in the same allocation */
   porta_view_u8 exact_v; /**< exact sums: an accumulator per double; else empty */
   porta_view_f64 wire_v; /**< ... and their scratch for the sum over the ranks */
   porta_view_f64 scal;   /**< the host side of scal_v, ints_v and wire_v */
   porta_view_i64 ints;
   porta_view_f64 wire;
+  porta_view_f64 block_v, block; /**< the allocations of scal_v and ints_v, scal and ints */
 } app_scalars;
 
 /** The views (zeroed) on exec's space and their host side; `exact`: with accumulators. */
