@@ -96,7 +96,7 @@ typedef struct tea_chunk {
   int cg_hist_cap;
   double *ch_alphas, *ch_betas; /**< host Chebyshev coefficients (grown as used) */
   int ch_cap;
-  struct tea_loop *loop; /**< the solver on the device, recorded at its first solve (tea_loop.h) */
+  struct tea_loop *loop; /**< the solver on the device, recorded at its first solve (tea_pass.h) */
 
   /* ---- reproducible mode (filled by tea_chunk_setup) ---- */
   bool reproducible; /**< global sums are exact (porta_xsum_f64): bitwise independent of the

@@ -239,23 +239,14 @@ int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha, app_sum_t
 /** p = src + beta p on `exec`. */
 int tea_k_cg_calc_p(tea_chunk *c, int src, const double *beta);
 /** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, p.w into pw (Di
- *  recomputed); r -= alpha w, r.r into rrn; then u += alpha p, p = r + beta p (alpha, beta as
- *  values: the host back ends' update, tea_loop.h). */
+ *  recomputed); r -= alpha w, r.r into rrn; then u += alpha p, p = r + beta p (tea_pass.h's
+ *  tea_k_cg_calc_up). */
 int tea_k_cg_calc_w_lean(tea_chunk *c, app_sum_to pw);
 int tea_k_cg_calc_r(tea_chunk *c, const double *alpha, app_sum_to rrn);
-int tea_k_cg_calc_up_values(tea_chunk *c, double alpha, double beta);
-/** The same update in two parts: the interior's edge, which the exchange of p sends, on
- *  `ring_exec`, and the cells inside it on c->exec, so that the exchange can run beside the
- *  inside's kernel (needs at least 3 x 3 cells). Neither part is waited for. */
-int tea_k_cg_calc_up_split_values(tea_chunk *c, porta_exec ring_exec, double alpha, double beta);
 
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */
 int tea_k_cheby_init(tea_chunk *c, tea_precon pc, double theta);
 int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta);
-/** The same iteration with the update split (tea_split): the residual everywhere, a fence, then
- *  the edge's update on `ring_exec` beside the inside's on c->exec (no block preconditioner). */
-int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
-                              double beta);
 
 /* ---- PPCG (tea_kernels_ppcg.c) ---- */
 /** The inner steps' kernels (the loop is tea_solve_ppcg.c's): sd = (z or r) / theta, rtemp = r,

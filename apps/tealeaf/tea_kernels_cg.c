@@ -4,7 +4,7 @@
  *  Kernel file (C++17 compatible). */
 #include <string.h>
 
-#include "tea_internal.h"
+#include "tea_pass.h"
 
 /* One argument struct per kernel family, each holding what its kernels read and write (the
  * preconditioner's variants are kernels of their own, not flags read in the loop). */
@@ -43,11 +43,17 @@ typedef struct {
   const double *alpha_at;
 } tea_cg_r_args;
 
-/** u += alpha p; p = r + beta p, whole or split into an edge and an inside. */
+/** u += alpha p; p = r + beta p, whole or split into an edge and an inside. alpha and beta
+ *  as in tea_cg_ur_args; fused (tea_k_cg_calc_up): beta = rrn / rro from the scalars in every
+ *  cell, and the test at cell (k0, j0), deciding through `loop`. */
 typedef struct {
   porta_view_f64 u, p, r;
   double alpha, beta;
-  tea_split sp; /**< the split update's edge and inside */
+  const double *alpha_at, *beta_at;
+  tea_loop_state st;
+  porta_loop_handle loop;
+  int64_t k0, j0;
+  tea_split sp;
 } tea_cg_up_args;
 
 static tea_cg_w_args tea_cg_w_make(tea_chunk *c) {
@@ -219,6 +225,46 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, const double *beta) {
                                     tea_policy(tea_box_interior(c, 0)), &a);
 }
 
+/* ---- the scalar steps of CG and PPCG: one-thread kernels (tea_pass.h) ---- */
+
+/* rro = rrn (the last iteration's r.r; the start's rro first); alpha = rro / pw */
+PORTA_FOR(tea_k_cg_loop_alpha_f, tea_loop_ctl_args, a, i) { tea_loop_cg_alpha(&a->st); }
+
+/* beta = rrn / rro; rro = rrn; the test on rrn (r.r for CG): whether another iteration runs
+   after this one's p update */
+PORTA_FOR(tea_k_cg_loop_test_f, tea_loop_ctl_args, a, i) {
+  porta_loop_decide(&a->loop, tea_loop_cg_beta_test(&a->st));
+}
+
+/* PPCG: rro = utemp.r; alpha = rro / pw */
+PORTA_FOR(tea_k_ppcg_loop_alpha_f, tea_loop_ctl_args, a, i) { tea_loop_ppcg_alpha(&a->st); }
+
+int tea_k_loop_cg_alpha(porta_exec exec, const tea_loop_state *st) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, NULL);
+  return PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec,
+                                    porta_range(0, 1), &a);
+}
+
+int tea_k_loop_cg_test(porta_exec exec, const tea_loop_state *st,
+                       const porta_loop_handle *decider) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
+  return PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
+                                    porta_range(0, 1), &a);
+}
+
+int tea_k_loop_ppcg_alpha(porta_exec exec, const tea_loop_state *st) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, NULL);
+  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_alpha", tea_k_ppcg_loop_alpha_f, exec,
+                                    porta_range(0, 1), &a);
+}
+
+int tea_k_loop_ppcg_test(porta_exec exec, const tea_loop_state *st,
+                         const porta_loop_handle *decider) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
+  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_test", tea_k_cg_loop_test_f, exec,
+                                    porta_range(0, 1), &a);
+}
+
 /* ---- lean CG iteration (no preconditioner, default mode; docs/tealeaf.md "CG data movement")
  * The reference streams Di and updates u in the r loop: 112 B/cell (120 with w's write-allocate).
  * Here Di is recomputed from Kx, Ky (tea_k_init_di's expression), and u's update moves to the p
@@ -267,35 +313,67 @@ int tea_k_cg_calc_r(tea_chunk *c, const double *alpha, app_sum_to rrn) {
                              tea_policy(tea_box_interior(c, 0)), &a, rrn);
 }
 
+/* u += alpha p; p = r + beta p */
 PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_up_args *a, int64_t k, int64_t j) {
-  tea_cg_up_cell(a->u, a->p, a->r, k, j, a->alpha, a->beta);
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, a->alpha_at ? PORTA_LDG(*a->alpha_at) : a->alpha,
+                 a->beta_at ? PORTA_LDG(*a->beta_at) : a->beta);
 }
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_up_args, a, k, j) { tea_cg_up(a, k, j); }
 
-TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_up_args, tea_cg_up, "tea_cg_calc_up",
-                  tea_k_cg_calc_up_f);
+/* beta = rrn / rro; u += alpha p; p = r + beta p; one thread: the test on r.r (rro becomes rrn
+   in the next iteration's alpha kernel, after every thread here has read it) */
+PORTA_INLINE_FUNCTION void tea_cg_up_test(const tea_cg_up_args *a, int64_t k, int64_t j) {
+  const double rrn = PORTA_LDG(a->st.scal[TEA_LOOP_RRN]);
+  const double beta = rrn / PORTA_LDG(a->st.scal[TEA_LOOP_RRO]);
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, PORTA_LDG(a->st.scal[TEA_LOOP_ALPHA]), beta);
+  if (k == a->k0 && j == a->j0) { /* beta kept for the host (CG's coefficient history) */
+    a->st.scal[TEA_LOOP_BETA] = beta;
+    porta_loop_decide(&a->loop, tea_loop_test(&a->st, rrn));
+  }
+}
 
-static tea_cg_up_args tea_cg_up_make(tea_chunk *c, double alpha, double beta) {
+PORTA_MDFOR2(tea_k_cg_calc_up_test_f, tea_cg_up_args, a, k, j) { tea_cg_up_test(a, k, j); }
+
+TEA_SPLIT_KERNELS(tea_k_cg_up_split, tea_cg_up_args, tea_cg_up, "tea_cg_calc_up",
+                  tea_k_cg_calc_up_f)
+TEA_SPLIT_KERNELS(tea_k_cg_up_test_split, tea_cg_up_args, tea_cg_up_test, "tea_cg_calc_up",
+                  tea_k_cg_calc_up_test_f)
+
+/** The update's arguments, after the test kernel unless fused (alpha and beta read here where
+ *  tea_scalars_by_value); the fused test at the interior's first cell. */
+static tea_cg_up_args tea_cg_up_make(tea_chunk *c, const tea_loop_state *st,
+                                     const porta_loop_handle *decider) {
+  const tea_box in = tea_box_interior(c, 0);
   tea_cg_up_args a;
+  memset(&a, 0, sizeof a);
   a.u = TEA_F(c, TEA_FIELD_U);
   a.p = TEA_F(c, TEA_FIELD_P);
   a.r = TEA_F(c, TEA_FIELD_R);
-  a.alpha = alpha;
-  a.beta = beta;
-  memset(&a.sp, 0, sizeof a.sp);
+  tea_scalar_arg(c->exec, &st->scal[TEA_LOOP_ALPHA], &a.alpha, &a.alpha_at);
+  tea_scalar_arg(c->exec, &st->scal[TEA_LOOP_BETA], &a.beta, &a.beta_at);
+  a.st = *st;
+  a.loop = *decider;
+  a.k0 = in.k0;
+  a.j0 = in.j0;
   return a;
 }
 
-int tea_k_cg_calc_up_split_values(tea_chunk *c, porta_exec ring_exec, double alpha, double beta) {
-  tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
-  return tea_k_cg_up_split_run(c, 1, ring_exec, &a);
+int tea_k_cg_calc_up(tea_chunk *c, const tea_loop_state *st, const porta_loop_handle *decider,
+                     bool fused) {
+  if (!fused) PORTA_CHECK(tea_k_loop_cg_test(c->exec, st, decider));
+  const tea_cg_up_args a = tea_cg_up_make(c, st, decider);
+  const porta_mdrange_policy all = tea_policy(tea_box_interior(c, 0));
+  return fused ? PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_test_f, c->exec, all,
+                                            &a)
+               : PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec, all, &a);
 }
 
-int tea_k_cg_calc_up_values(tea_chunk *c, double alpha, double beta) {
-  tea_cg_up_args a = tea_cg_up_make(c, alpha, beta);
-  return PORTA_PARALLEL_FOR_LABELED("tea_cg_calc_up", tea_k_cg_calc_up_f, c->exec,
-                                    tea_policy(tea_box_interior(c, 0)), &a);
+int tea_k_cg_calc_up_split(tea_chunk *c, porta_exec ring_exec, const tea_loop_state *st,
+                           const porta_loop_handle *decider, bool fused) {
+  tea_cg_up_args a = tea_cg_up_make(c, st, decider);
+  return fused ? tea_k_cg_up_test_split_run(c, 1, ring_exec, &a)
+               : tea_k_cg_up_split_run(c, 1, ring_exec, &a);
 }
 
 int tea_k_cg_calc_w(tea_chunk *c, app_sum_to pw) {

@@ -4,7 +4,7 @@
  *  Kernel file (C++17 compatible). */
 #include <string.h>
 
-#include "tea_loop.h"
+#include "tea_pass.h"
 
 /* Two kernel families (the residual's struct is tea_internal.h's), each with the struct of what
  * it reads and writes; the preconditioner's variants are kernels of their own
@@ -56,19 +56,19 @@ PORTA_FORCEINLINE_FUNCTION void tea_ch_iter_cell(const tea_ch_update_args *a, in
   tea_ch_iter_cell_ab(a, k, j, pc, a->alpha, a->beta);
 }
 
-/** Iteration BASE + slot of a recorded loop's pass (tea_loop.h): nothing past STOP; the
- *  coefficients of its count. */
+/** Iteration BASE + slot of a pass with its coefficients in memory (a GPU's): nothing past
+ *  STOP; the coefficients of its count from the tables. */
 typedef struct {
   tea_ch_update_args up;
   tea_resid_args resid;
   porta_view_f64 alphas, betas;
-  porta_view_i64 ints;
+  tea_loop_state st;
   int64_t slot;
+  tea_split sp; /**< the split update's edge and inside */
 } tea_ch_loop_args;
 
 PORTA_FORCEINLINE_FUNCTION bool tea_ch_loop_runs(const tea_ch_loop_args *a) {
-  return PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_BASE)) + a->slot <=
-         PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_STOP));
+  return PORTA_LDG(a->st.ints[TEA_LOOP_BASE]) + a->slot <= PORTA_LDG(a->st.ints[TEA_LOOP_STOP]);
 }
 
 PORTA_MDFOR2(tea_k_ch_resid_loop, tea_ch_loop_args, a, k, j) {
@@ -80,10 +80,7 @@ PORTA_MDFOR2(tea_k_ch_resid_loop, tea_ch_loop_args, a, k, j) {
 PORTA_FORCEINLINE_FUNCTION void tea_ch_loop_cell(const tea_ch_loop_args *a, int64_t k, int64_t j,
                                                  tea_precon pc) {
   if (!tea_ch_loop_runs(a)) return;
-  const int64_t n = PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_BASE)) + a->slot;
-  const int64_t steps = PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_STEPS0)) + n;
-  const int64_t ncoef = PORTA_LDG(PORTA_AT1(a->ints, TEA_LOOP_NCOEF));
-  const int64_t idx = steps < ncoef ? steps : ncoef - 1;
+  const int64_t idx = tea_cheby_coef(a->st.ints, PORTA_LDG(a->st.ints[TEA_LOOP_BASE]) + a->slot);
   tea_ch_iter_cell_ab(&a->up, k, j, pc, PORTA_LDG(PORTA_AT1(a->alphas, idx)),
                       PORTA_LDG(PORTA_AT1(a->betas, idx)));
 }
@@ -100,6 +97,10 @@ TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_none, tea_ch_update_args, tea_k_ch_iter_
                   "tea_cheby_update", tea_k_ch_iter_p_none);
 TEA_SPLIT_KERNELS(tea_k_ch_iter_p_split_diag, tea_ch_update_args, tea_k_ch_iter_p_diag_cell,
                   "tea_cheby_update", tea_k_ch_iter_p_diag);
+TEA_SPLIT_KERNELS(tea_k_ch_iter_loop_split_none, tea_ch_loop_args, tea_k_ch_iter_loop_none_cell,
+                  "tea_cheby_update", tea_k_ch_iter_loop_none);
+TEA_SPLIT_KERNELS(tea_k_ch_iter_loop_split_diag, tea_ch_loop_args, tea_k_ch_iter_loop_diag_cell,
+                  "tea_cheby_update", tea_k_ch_iter_loop_diag);
 
 static tea_ch_update_args tea_ch_update_make(tea_chunk *c, double alpha, double beta,
                                              double theta) {
@@ -139,35 +140,61 @@ int tea_k_cheby_iterate(tea_chunk *c, tea_precon pc, double alpha, double beta) 
   return tea_k_ch_iter_p_launch("tea_cheby_update", c->exec, in, pc, &a);
 }
 
-int tea_k_cheby_iterate_split(tea_chunk *c, tea_precon pc, porta_exec ring_exec, double alpha,
-                              double beta) {
-  if (pc == TEA_PRECON_JAC_BLOCK)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_iterate_split", "precon",
-                       "the block preconditioner's columns cross the edge: no split");
-  tea_resid_args ra = tea_resid_make(c);
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec,
-                                         tea_policy(tea_box_interior(c, 0)), &ra));
-  /* the residual reads u around every cell: all of it before any cell's u changes */
-  PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
-  tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
-  if (pc == TEA_PRECON_JAC_DIAG) return tea_k_ch_iter_p_split_diag_run(c, 1, ring_exec, &a);
-  return tea_k_ch_iter_p_split_none_run(c, 1, ring_exec, &a);
-}
-
-int tea_k_cheby_loop_update(tea_chunk *c, tea_precon pc, porta_view_f64 alphas,
-                            porta_view_f64 betas, porta_view_i64 ints, int64_t slot) {
+/** The pass's iteration with the coefficients in memory (tea_k_cheby_step on a GPU). */
+static int cheby_step_tables(tea_chunk *c, tea_precon pc, porta_view_f64 alphas,
+                             porta_view_f64 betas, const tea_loop_state *st, int64_t slot,
+                             const porta_exec *ring) {
   const porta_exec exec = c->exec;
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   tea_ch_loop_args a;
+  memset(&a, 0, sizeof a);
   a.up = tea_ch_update_make(c, 0.0, 0.0, 1.0);
   a.resid = tea_resid_make(c);
   a.alphas = alphas;
   a.betas = betas;
-  a.ints = ints;
+  a.st = *st;
   a.slot = slot;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid_loop, exec, in, &a));
-  /* z = M r: the host loop's block solve. Past the pass's stop r is unchanged, so it writes the
-     z that is there already. */
+  /* z = M r: the block solve. Past the pass's stop r is unchanged, so it writes the z that is
+     there already. */
   if (pc == TEA_PRECON_JAC_BLOCK) PORTA_CHECK(tea_k_precon(c, pc, TEA_FIELD_R, TEA_FIELD_Z));
-  return tea_k_ch_iter_loop_launch("tea_cheby_update", exec, in, pc, &a);
+  if (!ring) return tea_k_ch_iter_loop_launch("tea_cheby_update", exec, in, pc, &a);
+  /* the residual reads u around every cell: all of it before any cell's u changes */
+  PORTA_CHECK(porta_exec_fence(exec, "tea_cheby_resid"));
+  if (pc == TEA_PRECON_JAC_DIAG) return tea_k_ch_iter_loop_split_diag_run(c, 1, *ring, &a);
+  return tea_k_ch_iter_loop_split_none_run(c, 1, *ring, &a);
+}
+
+int tea_k_cheby_step(tea_chunk *c, tea_precon pc, porta_view_f64 alphas, porta_view_f64 betas,
+                     const tea_loop_state *st, int64_t slot, const porta_exec *ring) {
+  if (ring && pc == TEA_PRECON_JAC_BLOCK)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "tea_k_cheby_step", "precon",
+                       "the block preconditioner's columns cross the edge: no split");
+  if (!tea_scalars_by_value(c->exec))
+    return cheby_step_tables(c, pc, alphas, betas, st, slot, ring);
+  /* a host back end: the launcher reads the pass's integers and the host's coefficients */
+  const int64_t n = st->ints[TEA_LOOP_BASE] + slot;
+  if (n > st->ints[TEA_LOOP_STOP]) return PORTA_SUCCESS;
+  const int64_t idx = tea_cheby_coef(st->ints, n);
+  const double alpha = c->ch_alphas[idx], beta = c->ch_betas[idx];
+  if (!ring) return tea_k_cheby_iterate(c, pc, alpha, beta);
+  tea_resid_args ra = tea_resid_make(c);
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("tea_cheby_resid", tea_k_ch_resid, c->exec,
+                                         tea_policy(tea_box_interior(c, 0)), &ra));
+  PORTA_CHECK(porta_exec_fence(c->exec, "tea_cheby_resid"));
+  tea_ch_update_args a = tea_ch_update_make(c, alpha, beta, 1.0);
+  if (pc == TEA_PRECON_JAC_DIAG) return tea_k_ch_iter_p_split_diag_run(c, 1, *ring, &a);
+  return tea_k_ch_iter_p_split_none_run(c, 1, *ring, &a);
+}
+
+/* Chebyshev's tests of a pass's iterations that ran, and the next pass */
+PORTA_FOR(tea_k_cheby_loop_test_f, tea_loop_ctl_args, a, i) {
+  porta_loop_decide(&a->loop, tea_loop_cheby_test(&a->st));
+}
+
+int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,
+                          const porta_loop_handle *decider) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
+  return PORTA_PARALLEL_FOR_LABELED("tea_cheby_loop_test", tea_k_cheby_loop_test_f, exec,
+                                    porta_range(0, 1), &a);
 }

@@ -7,7 +7,7 @@
  *    (A v)(k,j) = Di v(k,j) - ry (Ky(k+1,j) v(k+1,j) + Ky(k,j) v(k-1,j))
  *                           - rx (Kx(k,j+1) v(k,j+1) + Kx(k,j) v(k,j-1))
  *  written in the reference's evaluation order so that the numbers match it. */
-#include "tea_internal.h"
+#include "tea_pass.h"
 
 /** u = u0 = energy1 * density. */
 typedef struct {
@@ -272,4 +272,13 @@ int tea_split_begin(tea_chunk *c, int width, const char *label, tea_split *sp) {
   tea_split_box(sp, tea_box_interior(c, 0), width);
   sp->k_contiguous = porta_stride(TEA_F(c, TEA_FIELD_U), 0) == 1; /* every field's layout */
   return PORTA_SUCCESS;
+}
+
+PORTA_FOR(tea_k_loop_start_f, tea_loop_ctl_args, a, i) { tea_loop_begin(&a->st, &a->start); }
+
+int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_start *start) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, NULL);
+  a.start = *start;
+  return PORTA_PARALLEL_FOR_LABELED("tea_loop_start", tea_k_loop_start_f, c->exec,
+                                    porta_range(0, 1), &a);
 }

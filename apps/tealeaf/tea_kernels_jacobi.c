@@ -3,7 +3,7 @@
  *  u = (u0 + rx(Kx(j+1) un(j+1) + Kx(j) un(j-1)) + ry(Ky(k+1) un(k+1) + Ky(k) un(k-1)))
  *      / (1 + rx(Kx(j) + Kx(j+1)) + ry(Ky(k) + Ky(k+1)))
  *  and error = sum |u - un| (an L1 norm, as the reference). Kernel file (C++17 compatible). */
-#include "tea_internal.h"
+#include "tea_pass.h"
 
 typedef struct {
   porta_view_f64 u, un, u0, kx, ky;
@@ -72,4 +72,17 @@ int tea_k_jacobi_update(tea_chunk *c, app_sum_to err) {
   tea_jac_args a = tea_jac_make(c);
   return APP_SUM_REDUCE_INTO(tea_k_jac_update, "tea_jacobi", exec,
                              tea_policy(tea_box_interior(c, 0)), &a, err);
+}
+
+/* the test on one scalar (Jacobi: the update's L1 norm) */
+PORTA_FOR(tea_k_loop_test_f, tea_loop_ctl_args, a, i) {
+  porta_loop_decide(&a->loop, tea_loop_test(&a->st, a->st.scal[a->slot]));
+}
+
+int tea_k_loop_test(porta_exec exec, const tea_loop_state *st, const porta_loop_handle *decider,
+                    int slot) {
+  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
+  a.slot = slot;
+  return PORTA_PARALLEL_FOR_LABELED("tea_jacobi_loop_test", tea_k_loop_test_f, exec,
+                                    porta_range(0, 1), &a);
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tea_loop.h"
+#include "tea_pass.h"
 
 /* U after the reference run of each test_problem (tealeaf.md sect. 1.9). */
 static const double tea_u_ref[7] = {0.0,

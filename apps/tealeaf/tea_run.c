@@ -7,7 +7,7 @@
 
 #include "tea_comm.h"
 #include "tea_deck.h"
-#include "tea_loop.h"
+#include "tea_pass.h"
 
 void tea_run_begin(tea_run *r, int *argc, char ***argv, const app_cli_spec *spec) {
   memset(r, 0, sizeof *r);

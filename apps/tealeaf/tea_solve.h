@@ -64,7 +64,7 @@ int tea_solve_ensure(double **p, double **q, int *cap, int64_t need, int64_t mos
 /** A failure for a global value the solve cannot go on with (NaN or infinity). */
 int tea_solve_not_finite(const char *what, int64_t n, double v, double initial_residual);
 /** The error of a solve whose residual outgrew TEA_DIVERGE_FACTOR times the initial one at
- *  iteration n (tea_loop.h): the same message in both sum modes. */
+ *  iteration n (tea_pass.h): the same message in both sum modes. */
 int tea_solve_diverged(const tea_solve *v, int64_t n);
 /** Exchange one field `depth` deep (reflecting the physical faces). */
 int tea_exchange1(tea_chunk *c, int field, int depth);

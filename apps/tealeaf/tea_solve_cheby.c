@@ -55,10 +55,41 @@ static int cheby_first(tea_solve *v, cheby_state *ch) {
   return PORTA_SUCCESS;
 }
 
+/** Iteration BASE + slot of the pass, if it runs, with u's exchange (from the host: beside the
+ *  update where the chunk has an instance for it). */
+static int cheby_iteration(tea_pass *p, int slot) {
+  tea_chunk *c = p->c;
+  const tea_precon pc = p->s->preconditioner;
+  porta_exec side;
+  if (pc != TEA_PRECON_JAC_BLOCK && tea_halo_beside(c, &side)) {
+    /* the edge's update and the exchange of u beside the inside's update (the physical faces
+       are reflected after it) */
+    const int u = TEA_FIELD_U;
+    PORTA_CHECK(tea_k_cheby_step(c, pc, p->alphas, p->betas, &p->st, slot, &side));
+    PORTA_CHECK(tea_halo_exchange_beside(c, &u, 1, 1));
+    return tea_reflect_boundaries(c, &u, 1, 1);
+  }
+  /* past the stop it exchanges u as it is (the same values) */
+  PORTA_CHECK(tea_k_cheby_step(c, pc, p->alphas, p->betas, &p->st, slot, NULL));
+  return tea_pass_exchange(p, TEA_FIELD_U, true);
+}
+
+/** NORM = r.r, summed, where the pass's test reads it (on a GPU, whose host does not read the
+ *  integers during a pass: every pass). */
+static int cheby_norm(tea_pass *p) {
+  const int64_t *ints = p->st.ints; /* the pass's start: its test changes them at its end */
+  if (tea_scalars_by_value(p->c->exec) &&
+      (ints[TEA_LOOP_STOP] != tea_cheby_end(ints[TEA_LOOP_BASE]) ||
+       ints[TEA_LOOP_STOP] < ints[TEA_LOOP_EST]))
+    return PORTA_SUCCESS;
+  PORTA_CHECK(tea_k_norm2_into(p->c, TEA_FIELD_R, tea_pass_to(p, TEA_LOOP_NORM)));
+  return tea_pass_sum(p, TEA_LOOP_NORM, 1);
+}
+
 int tea_cheby_pass(tea_pass *p) {
   for (int slot = 1; slot <= TEA_CHEBY_PASS; ++slot)
-    PORTA_CHECK(tea_pass_cheby_iteration(p, slot)); /* r = u0 - A u; p, u; u's exchange */
-  PORTA_CHECK(tea_pass_cheby_norm(p));              /* r.r where the test reads it */
+    PORTA_CHECK(cheby_iteration(p, slot)); /* r = u0 - A u; p, u; u's exchange */
+  PORTA_CHECK(cheby_norm(p));              /* r.r where the test reads it */
   return tea_k_loop_cheby_test(p->c->exec, &p->st, &p->decider); /* the pass's tests */
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tea_loop.h"
+#include "tea_pass.h"
 #include "tea_solve.h"
 
 int tea_exchange1(tea_chunk *c, int field, int depth) {

@@ -1,5 +1,5 @@
 /** @file tea_solve_loop.c
- *  The device loop (tea_loop.h): a solver's pass body (tea_pass.h) recorded once as a
+ *  The device loop (tea_pass.h): a solver's pass body (tea_pass.h) recorded once as a
  *  porta_loop whose test kernel decides whether another pass runs; per run a start kernel, one
  *  run and one read of the figures. The loop is recorded again if the body, the
  *  preconditioner, the operator's rx, ry, PPCG's constants or Chebyshev's coefficient table
@@ -17,7 +17,7 @@ struct tea_loop {
   tea_loop_state st;            /**< the views' memory */
   app_scalars sc;               /**< the scalars in the chunk's memory, and their host side */
   porta_view_f64 alphas, betas; /**< Chebyshev's coefficients (coef_cap each) */
-  int64_t coef_cap;
+  int64_t coef_cap, coef_have;  /**< their size, and how many hold the solve's */
   porta_loop *loop;
   tea_solver solver;  /**< the loop's body */
   tea_pass_body pass; /**< ... when it is a pass body (tea_pass.h) */
@@ -61,14 +61,12 @@ static int recorded_pass(porta_exec exec, void *ctx) {
   memset(&p, 0, sizeof p);
   p.c = c;
   p.s = l->s;
-  p.recorded = true;
   p.st = l->st;
   p.decider = porta_loop_decider();
   p.arg.theta = l->theta;
   p.arg.inner = l->inner;
   p.alphas = l->alphas;
   p.betas = l->betas;
-  p.ints = l->sc.ints_v;
   const porta_exec own = c->exec;
   c->exec = exec;
   const int rc = l->pass(&p);
@@ -197,30 +195,43 @@ tea_loop_start tea_solve_loop_start(const tea_solve *v, int64_t n0, const tea_pa
   return start;
 }
 
-/** Chebyshev's coefficients 0..ncoef-1 in device memory (the views grow: then *grown). */
-static int upload_coefs(tea_chunk *c, int64_t ncoef, double *theta, int64_t *have_coef,
-                        bool *grown) {
+int tea_solve_loop_coefs(tea_pass *p, int64_t need, bool fresh, bool *grown) {
+  tea_chunk *c = p->c;
+  const tea_pass_arg *arg = &p->arg;
+  PORTA_CHECK(state(c));
   struct tea_loop *l = c->loop;
-  PORTA_CHECK(tea_solve_ch_coefs(c, ncoef, ncoef, have_coef, theta));
-  *grown = ncoef > l->coef_cap;
-  if (*grown) {
+  *grown = false;
+  if (need > arg->ncoef) need = arg->ncoef;
+  PORTA_CHECK(tea_solve_ch_coefs(c, need, arg->ncoef, arg->have_coef, arg->ch_theta));
+  if (tea_scalars_by_value(c->exec)) return PORTA_SUCCESS; /* the launchers read the host's */
+  if (fresh) l->coef_have = 0; /* a solve's coefficients (its eigenvalues) */
+  if (need > l->coef_cap) {    /* the tables grow, doubling, to the solve's limit at most */
+    int64_t cap = 2 * l->coef_cap > 1024 ? 2 * l->coef_cap : 1024;
+    cap = cap < need ? need : cap > arg->ncoef ? arg->ncoef : cap;
     if (l->alphas.data) porta_view_f64_release(&l->alphas);
     if (l->betas.data) porta_view_f64_release(&l->betas);
-    l->coef_cap = 0;
-    PORTA_CHECK(porta_view_f64_create1(&l->alphas, "chebyshev alphas", ncoef));
-    PORTA_CHECK(porta_view_f64_create1(&l->betas, "chebyshev betas", ncoef));
-    l->coef_cap = ncoef;
+    l->coef_cap = l->coef_have = 0;
+    PORTA_CHECK(porta_view_f64_create1(&l->alphas, "chebyshev alphas", cap));
+    PORTA_CHECK(porta_view_f64_create1(&l->betas, "chebyshev betas", cap));
+    l->coef_cap = cap;
+    *grown = true;
   }
+  p->alphas = l->alphas;
+  p->betas = l->betas;
+  if (need <= l->coef_have) return PORTA_SUCCESS;
+  /* what the host has computed, up to the tables' size */
+  const int64_t n = *arg->have_coef < l->coef_cap ? *arg->have_coef : l->coef_cap;
   const porta_view_f64 *dst[2] = {&l->alphas, &l->betas};
   const double *src[2] = {c->ch_alphas, c->ch_betas};
   for (int t = 0; t < 2; ++t) {
     porta_mirror_f64 m;
     PORTA_CHECK(porta_view_f64_create_mirror_view(&m, dst[t]));
-    memcpy(m.data, src[t], (size_t)ncoef * sizeof(double));
+    memcpy(m.data, src[t], (size_t)n * sizeof(double));
     const int rc = porta_deep_copy(*dst[t], m);
     porta_mirror_f64_release(&m);
     PORTA_CHECK(rc);
   }
+  l->coef_have = n;
   return PORTA_SUCCESS;
 }
 
@@ -229,8 +240,13 @@ int tea_solve_loop_passes(tea_solve *v, tea_pass_body body, const char *label,
   tea_chunk *c = v->c;
   PORTA_CHECK(state(c));
   bool grown = false; /* Chebyshev's coefficients of the whole solve, computed once */
-  if (arg && arg->ncoef > 0)
-    PORTA_CHECK(upload_coefs(c, arg->ncoef, arg->ch_theta, arg->have_coef, &grown));
+  if (arg && arg->ncoef > 0) {
+    tea_pass p;
+    memset(&p, 0, sizeof p);
+    p.c = c;
+    p.arg = *arg;
+    PORTA_CHECK(tea_solve_loop_coefs(&p, arg->ncoef, true, &grown));
+  }
   PORTA_CHECK(ready(c, v->s, body, label, grown, arg ? arg->theta : 0.0, arg ? arg->inner : 0));
   const tea_loop_start start = tea_solve_loop_start(v, v->n - 1, arg);
   return run(v, &start, count);

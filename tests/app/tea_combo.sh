@@ -13,6 +13,7 @@
 #   reflective=1      run with reflective_boundary (the twin too): Kx, Ky not zeroed on the faces
 #   maxiters=N        run with tl_max_iters N (the twin too); the steps may stop at the limit, so
 #                     the report's PASSED is not asked for
+#   twinmaxiters=N    the twin runs with tl_max_iters N instead
 #   counts="a b ..."  printed per-step iteration counts must be exactly these
 #   twin=SOLVER:PRECON[:HALO]  run the same deck with that solver/preconditioner (and halo_depth)
 #                     too: the printed per-step counts must be equal and the final U equal within
@@ -36,7 +37,7 @@
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
-halo="" presteps="" reflective=0 maxiters="" counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
+halo="" presteps="" reflective=0 maxiters="" twin_maxiters="" counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
 converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect=""
 for kv in "$@"; do
   case $kv in
@@ -44,6 +45,7 @@ for kv in "$@"; do
   presteps=*) presteps=${kv#*=} ;;
   reflective=*) reflective=${kv#*=} ;;
   maxiters=*) maxiters=${kv#*=} ;;
+  twinmaxiters=*) twin_maxiters=${kv#*=} ;;
   counts=*) counts=${kv#*=} ;;
   twin=*) twin=${kv#*=} ;;
   twintol=*) twintol=${kv#*=} ;;
@@ -148,7 +150,10 @@ if [ -n "$twin" ]; then
   tp=${rest%%:*} th=""
   [ "$tp" != "$rest" ] && th=${rest#*:}
   tdeck=combo_$name.twin.in tlog=combo_$name.twin.log
+  run_maxiters=$maxiters
+  maxiters=${twin_maxiters:-$maxiters}
   write_deck "$tdeck" "$ts" "$tp" "$th"
+  maxiters=$run_maxiters
   run "$tdeck" "$tlog" "${twin_env:-$run_env}"
   [ $rc -eq 0 ] || { cat "$tlog"; fail "twin run ($ts, $tp${th:+, halo_depth $th}) exited with $rc"; }
   if [ -n "$twin_expect" ]; then
