@@ -219,8 +219,6 @@ static inline int tea_sum_check(const tea_chunk *c, const char *label) {
 int tea_k_init_common(tea_chunk *c, const tea_settings *s); /**< u,u0,Kx,Ky,Di,Mi,cp,bfp */
 int tea_k_residual(tea_chunk *c, double *rr); /**< r = u0 - A u; *rr = local sum r^2 (NULL: skip) */
 int tea_k_norm2(tea_chunk *c, int field, double *out); /**< local sum f^2 over the interior */
-/** tea_k_norm2 into `to` (app_sum.h: memory of `exec`'s space), no wait (a loop's body). */
-int tea_k_norm2_into(tea_chunk *c, int field, app_sum_to to);
 /** energy1 = u / density; *nonfinite = local count of cells where energy1 is not finite (a
  *  global-sum slot 0, for tea_allreduce_sum). */
 int tea_k_finalise(tea_chunk *c, double *nonfinite);

@@ -187,6 +187,26 @@ int tea_k_cheby_step(tea_chunk *c, tea_precon pc, porta_view_f64 alphas, porta_v
   return tea_k_ch_iter_p_split_none_run(c, 1, *ring, &a);
 }
 
+/** r.r where the pass's test reads it. */
+typedef struct {
+  porta_view_f64 r;
+  tea_loop_state st;
+} tea_ch_norm_args;
+
+APP_SUM_KERNEL_MD2(tea_k_ch_norm_r, tea_ch_norm_args, a, k, j) {
+  if (!tea_cheby_fresh(a->st.ints)) return 0.0;
+  const double r = PORTA_AT2(a->r, k, j);
+  return r * r;
+}
+
+int tea_k_cheby_norm(tea_chunk *c, const tea_loop_state *st, app_sum_to to) {
+  tea_ch_norm_args a;
+  a.r = TEA_F(c, TEA_FIELD_R);
+  a.st = *st;
+  return APP_SUM_REDUCE_INTO(tea_k_ch_norm_r, "tea_norm2", c->exec,
+                             tea_policy(tea_box_interior(c, 0)), &a, to);
+}
+
 /* Chebyshev's tests of a pass's iterations that ran, and the next pass */
 PORTA_FOR(tea_k_cheby_loop_test_f, tea_loop_ctl_args, a, i) {
   porta_loop_decide(&a->loop, tea_loop_cheby_test(&a->st));

@@ -234,14 +234,6 @@ int tea_k_norm2(tea_chunk *c, int field, double *out) {
                         tea_policy(tea_box_interior(c, 0)), &a, 0, out);
 }
 
-int tea_k_norm2_into(tea_chunk *c, int field, app_sum_to out) {
-  const porta_exec exec = c->exec;
-  tea_norm_args a;
-  a.x = TEA_F(c, field);
-  return APP_SUM_REDUCE_INTO(tea_k_norm2_r, "tea_norm2", exec, tea_policy(tea_box_interior(c, 0)),
-                             &a, out);
-}
-
 /** The finalise: energy1 = u / density. */
 typedef struct {
   porta_view_f64 energy1, u, density;

@@ -419,7 +419,9 @@ void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
           : s->solver == TEA_SOLVER_JACOBI ? "Jacobi"
           : s->solver == TEA_SOLVER_CHEBY  ? "Chebyshev"
                                            : "PPCG",
-          !tea_loop_wanted(c)      ? "from the host"
+          !tea_loop_wanted(c) ||
+                  (s->solver == TEA_SOLVER_CHEBY && s->max_iters >= TEA_LOOP_MAX_COEFS)
+              ? "from the host"
           : !tea_has_neighbours(c) ? "on the device (a recorded loop)"
           : !strcmp(tea_loop_transport(c), "gpu-peer")
               ? "on the device (a recorded loop; sums and exchanges straight between the GPUs)"

@@ -62,7 +62,7 @@ int tea_pass_test_now(tea_solve *v, double value) {
 int tea_pass_run(tea_solve *v, tea_pass_body body, const char *label, const tea_pass_arg *arg,
                  int *count) {
   if (v->n > v->last_iter) return PORTA_SUCCESS;
-  if (tea_loop_wanted(v->c) && (!arg || arg->ncoef <= TEA_LOOP_MAX_COEFS))
+  if (tea_loop_wanted(v->c) && (!arg || arg->ncoef <= 0 || v->s->max_iters < TEA_LOOP_MAX_COEFS))
     return tea_solve_loop_passes(v, body, label, arg, count);
   pass_now w;
   PORTA_CHECK(now_start(&w, v, arg));

@@ -67,7 +67,8 @@ enum {
  *  so a pass (n = 10 k + 1 .. 10 k + 10; the first after the switch from its iteration on)
  *  computes r.r once, in its last. */
 enum { TEA_CHEBY_PASS = 10 };
-/** Chebyshev's coefficient tables larger than this stay on the host (16 MiB of device memory). */
+/** Chebyshev's solves of up to this many iterations (tl_max_iters) are recorded: the loop holds
+ *  their coefficients in a table (16 MiB of device memory); larger ones run from the host. */
 #define TEA_LOOP_MAX_COEFS ((int64_t)1 << 20)
 /** TEA_LOOP_STATUS: still iterating (the limit ends it), converged, a residual not finite, or
  *  one beyond TEA_LOOP_HUGE (diverged). */
@@ -153,6 +154,13 @@ typedef struct tea_loop_start {
  *  (the iteration whose error the host loop recomputes, from the estimated count on). */
 PORTA_INLINE_FUNCTION int64_t tea_cheby_end(int64_t base) {
   return base - base % TEA_CHEBY_PASS + TEA_CHEBY_PASS;
+}
+
+/** Whether Chebyshev's pass computes r.r for its test: its stop is its end (the iteration whose
+ *  error the host loop recomputes), from the estimated count on. */
+PORTA_INLINE_FUNCTION bool tea_cheby_fresh(const int64_t *ints) {
+  const int64_t stop = ints[TEA_LOOP_STOP];
+  return stop == tea_cheby_end(ints[TEA_LOOP_BASE]) && stop >= ints[TEA_LOOP_EST];
 }
 
 /** The coefficient of Chebyshev's iteration n: of its count (STEPS0 + n), the last one past
@@ -273,6 +281,9 @@ int tea_k_loop_test(porta_exec exec, const tea_loop_state *st, const porta_loop_
 /** Chebyshev's test (tea_loop_cheby_test) in a one-thread kernel on `exec`. */
 int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,
                           const porta_loop_handle *decider);
+/** Chebyshev's NORM: r.r into `to` where the pass's test reads it (tea_cheby_fresh), else 0
+ *  (a GPU's kernel reads no r then). */
+int tea_k_cheby_norm(tea_chunk *c, const tea_loop_state *st, app_sum_to to);
 /** Iteration BASE + slot of a Chebyshev pass (tea_kernels_cheby.c), if it is not past STOP:
  *  r = u0 - A u, then p = alpha p + beta (M r), u += p with the coefficients of its count
  *  (jac_block: the block solve z = M r between the two). Its coefficients from the tables

@@ -74,15 +74,11 @@ static int cheby_iteration(tea_pass *p, int slot) {
   return tea_pass_exchange(p, TEA_FIELD_U, true);
 }
 
-/** NORM = r.r, summed, where the pass's test reads it (on a GPU, whose host does not read the
- *  integers during a pass: every pass). */
+/** NORM = r.r, summed, where the pass's test reads it: elsewhere a GPU's kernel reads no r and
+ *  sums 0, and a host back end, whose host reads the integers, skips the step. */
 static int cheby_norm(tea_pass *p) {
-  const int64_t *ints = p->st.ints; /* the pass's start: its test changes them at its end */
-  if (tea_scalars_by_value(p->c->exec) &&
-      (ints[TEA_LOOP_STOP] != tea_cheby_end(ints[TEA_LOOP_BASE]) ||
-       ints[TEA_LOOP_STOP] < ints[TEA_LOOP_EST]))
-    return PORTA_SUCCESS;
-  PORTA_CHECK(tea_k_norm2_into(p->c, TEA_FIELD_R, tea_pass_to(p, TEA_LOOP_NORM)));
+  if (tea_scalars_by_value(p->c->exec) && !tea_cheby_fresh(p->st.ints)) return PORTA_SUCCESS;
+  PORTA_CHECK(tea_k_cheby_norm(p->c, &p->st, tea_pass_to(p, TEA_LOOP_NORM)));
   return tea_pass_sum(p, TEA_LOOP_NORM, 1);
 }
 
