@@ -14,6 +14,8 @@
 #   maxiters=N        run with tl_max_iters N (the twin too); the steps may stop at the limit, so
 #                     the report's PASSED is not asked for
 #   twinmaxiters=N    the twin runs with tl_max_iters N instead
+#   twindigest=1      both runs write their results, and the digests of their fields (the run
+#                     summary's fields_digest) must be equal: the same bits
 #   counts="a b ..."  printed per-step iteration counts must be exactly these
 #   twin=SOLVER:PRECON[:HALO]  run the same deck with that solver/preconditioner (and halo_depth)
 #                     too: the printed per-step counts must be equal and the final U equal within
@@ -37,7 +39,7 @@
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
-halo="" presteps="" reflective=0 maxiters="" twin_maxiters="" counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
+halo="" presteps="" reflective=0 maxiters="" twin_maxiters="" twin_digest=0 counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
 converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect=""
 for kv in "$@"; do
   case $kv in
@@ -46,6 +48,7 @@ for kv in "$@"; do
   reflective=*) reflective=${kv#*=} ;;
   maxiters=*) maxiters=${kv#*=} ;;
   twinmaxiters=*) twin_maxiters=${kv#*=} ;;
+  twindigest=*) twin_digest=${kv#*=} ;;
   counts=*) counts=${kv#*=} ;;
   twin=*) twin=${kv#*=} ;;
   twintol=*) twintol=${kv#*=} ;;
@@ -82,13 +85,16 @@ write_deck() {
 }
 # run DECK LOG [VAR=VALUE]: TeaLeaf on NP ranks (with that environment); sets rc
 run() {
+  out="--no-h5"
+  [ "$twin_digest" = 1 ] && out="--out ${2%.log} --summary-json ${2%.log}.json"
   if [ -n "${3:-}" ]; then
-    env "$3" "$mpiexec" -n "$np" "$exe" --no-h5 "$1" >"$2" 2>&1
+    env "$3" "$mpiexec" -n "$np" "$exe" $out "$1" >"$2" 2>&1
   else
-    "$mpiexec" -n "$np" "$exe" --no-h5 "$1" >"$2" 2>&1
+    "$mpiexec" -n "$np" "$exe" $out "$1" >"$2" 2>&1
   fi
   rc=$?
 }
+digest() { grep -o '"fields_digest": *"[0-9a-f]*"' "${1%.log}.json" 2>/dev/null | grep -o '[0-9a-f]\{16\}'; }
 iters() { grep '^Iteration count' "$1" | awk '{printf "%s ", $3}'; }
 final_u() { grep ' step:' "$1" | tail -1 | awk '{print $7}'; }
 
@@ -170,6 +176,11 @@ if [ -n "$twin" ]; then
       diff "$log.exec" "$tlog.exec"
       fail "the 'Executed iterations' lines differ from the twin's"
     }
+  fi
+  if [ "$twin_digest" = 1 ]; then
+    d=$(digest "$log") td=$(digest "$tlog")
+    echo "fields digest $d, twin $td"
+    [ -n "$d" ] && [ "$d" = "$td" ] || fail "the fields' digests differ from the twin's (or are missing)"
   fi
   awk -v g="$(final_u "$log")" -v w="$(final_u "$tlog")" -v t="$twintol" 'BEGIN {
     printf "final U %s, twin %s\n", g, w

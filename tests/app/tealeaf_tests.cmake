@@ -206,11 +206,11 @@ foreach(pc none jac_diag jac_block)
 endforeach()
 # Chebyshev with tl_max_iters above the device loop's coefficient table (TEA_LOOP_MAX_COEFS):
 # its passes run from the host, their coefficients computed as they are needed (on a GPU, in
-# tables that grow in its memory), and give what a limit of 5000 gives
+# tables that grow in its memory), and give what a limit of 5000 gives, bit for bit
 porta_tea_combo(chebyshev.jac_diag.many_coefs chebyshev jac_diag RANKS 1 2
                 CHECKS presteps=5 cheby=1 converged=1 maxiters=2000000 twinexec=1
                        "expect=Chebyshev iterations: from the host" twin=chebyshev:jac_diag
-                       twinmaxiters=5000)
+                       twinmaxiters=5000 twindigest=1)
 # PPCG converges on tea_bm_1 in 2 or 3 iterations after its switch: on tea_bm_2 its first step
 # switches at n = 34 and reaches tl_max_iters 36 on the device (later steps switch at n = 2 and
 # converge); with jac_block too (a loop that ends after one iteration leaves no trace of the z
