@@ -228,42 +228,15 @@ int tea_k_cg_calc_p(tea_chunk *c, int src, const double *beta) {
 /* ---- the scalar steps of CG and PPCG: one-thread kernels (tea_pass.h) ---- */
 
 /* rro = rrn (the last iteration's r.r; the start's rro first); alpha = rro / pw */
-PORTA_FOR(tea_k_cg_loop_alpha_f, tea_loop_ctl_args, a, i) { tea_loop_cg_alpha(&a->st); }
-
+TEA_LOOP_KERNEL(tea_k_loop_cg_alpha, "tea_cg_loop_alpha", tea_loop_cg_alpha(&a->st))
 /* beta = rrn / rro; rro = rrn; the test on rrn (r.r for CG): whether another iteration runs
    after this one's p update */
-PORTA_FOR(tea_k_cg_loop_test_f, tea_loop_ctl_args, a, i) {
-  porta_loop_decide(&a->loop, tea_loop_cg_beta_test(&a->st));
-}
-
-/* PPCG: rro = utemp.r; alpha = rro / pw */
-PORTA_FOR(tea_k_ppcg_loop_alpha_f, tea_loop_ctl_args, a, i) { tea_loop_ppcg_alpha(&a->st); }
-
-int tea_k_loop_cg_alpha(porta_exec exec, const tea_loop_state *st) {
-  tea_loop_ctl_args a = tea_loop_ctl_of(st, NULL);
-  return PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_alpha", tea_k_cg_loop_alpha_f, exec,
-                                    porta_range(0, 1), &a);
-}
-
-int tea_k_loop_cg_test(porta_exec exec, const tea_loop_state *st,
-                       const porta_loop_handle *decider) {
-  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
-  return PORTA_PARALLEL_FOR_LABELED("tea_cg_loop_test", tea_k_cg_loop_test_f, exec,
-                                    porta_range(0, 1), &a);
-}
-
-int tea_k_loop_ppcg_alpha(porta_exec exec, const tea_loop_state *st) {
-  tea_loop_ctl_args a = tea_loop_ctl_of(st, NULL);
-  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_alpha", tea_k_ppcg_loop_alpha_f, exec,
-                                    porta_range(0, 1), &a);
-}
-
-int tea_k_loop_ppcg_test(porta_exec exec, const tea_loop_state *st,
-                         const porta_loop_handle *decider) {
-  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
-  return PORTA_PARALLEL_FOR_LABELED("tea_ppcg_loop_test", tea_k_cg_loop_test_f, exec,
-                                    porta_range(0, 1), &a);
-}
+TEA_LOOP_KERNEL(tea_k_loop_cg_test, "tea_cg_loop_test",
+                porta_loop_decide(&a->loop, tea_loop_cg_beta_test(&a->st)))
+/* PPCG: rro = utemp.r; alpha = rro / pw; and CG's test */
+TEA_LOOP_KERNEL(tea_k_loop_ppcg_alpha, "tea_ppcg_loop_alpha", tea_loop_ppcg_alpha(&a->st))
+TEA_LOOP_KERNEL(tea_k_loop_ppcg_test, "tea_ppcg_loop_test",
+                porta_loop_decide(&a->loop, tea_loop_cg_beta_test(&a->st)))
 
 /* ---- lean CG iteration (no preconditioner, default mode; docs/tealeaf.md "CG data movement")
  * The reference streams Di and updates u in the r loop: 112 B/cell (120 with w's write-allocate).

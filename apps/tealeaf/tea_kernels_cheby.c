@@ -208,13 +208,5 @@ int tea_k_cheby_norm(tea_chunk *c, const tea_loop_state *st, app_sum_to to) {
 }
 
 /* Chebyshev's tests of a pass's iterations that ran, and the next pass */
-PORTA_FOR(tea_k_cheby_loop_test_f, tea_loop_ctl_args, a, i) {
-  porta_loop_decide(&a->loop, tea_loop_cheby_test(&a->st));
-}
-
-int tea_k_loop_cheby_test(porta_exec exec, const tea_loop_state *st,
-                          const porta_loop_handle *decider) {
-  tea_loop_ctl_args a = tea_loop_ctl_of(st, decider);
-  return PORTA_PARALLEL_FOR_LABELED("tea_cheby_loop_test", tea_k_cheby_loop_test_f, exec,
-                                    porta_range(0, 1), &a);
-}
+TEA_LOOP_KERNEL(tea_k_loop_cheby_test, "tea_cheby_loop_test",
+                porta_loop_decide(&a->loop, tea_loop_cheby_test(&a->st)))

@@ -242,15 +242,27 @@ static inline tea_loop_ctl_args tea_loop_ctl_of(const tea_loop_state *st,
   return a;
 }
 
+/** A one-thread kernel NAME_f running the statement __VA_ARGS__ over `a` (a tea_loop_ctl_args),
+ *  and its launcher NAME(exec, st, decider) on `exec`, labelled LABEL (decider NULL where the
+ *  kernel does not decide): in the solvers' kernel files. */
+#define TEA_LOOP_KERNEL(NAME, LABEL, ...)                                                          \
+  PORTA_FOR(NAME##_f, tea_loop_ctl_args, a, i) { __VA_ARGS__; }                                    \
+  int NAME(porta_exec exec, const tea_loop_state *st, const porta_loop_handle *decider) {          \
+    tea_loop_ctl_args args = tea_loop_ctl_of(st, decider);                                         \
+    return PORTA_PARALLEL_FOR_LABELED(LABEL, NAME##_f, exec, porta_range(0, 1), &args);            \
+  }
+
 /** Start a run: its figures into device memory, the count and status zeroed, Chebyshev's first
  *  pass from n0 (a one-thread kernel, no wait). */
 int tea_k_loop_start(tea_chunk *c, const tea_loop_state *st, const tea_loop_start *start);
-/** CG's one-thread kernels on `exec` (tea_loop_cg_alpha; tea_loop_cg_beta_test deciding
- *  through `decider`, the recorded loop's). */
-int tea_k_loop_cg_alpha(porta_exec exec, const tea_loop_state *st);
+/** CG's one-thread kernels on `exec` (TEA_LOOP_KERNEL: tea_loop_cg_alpha, decider NULL;
+ *  tea_loop_cg_beta_test deciding through `decider`, the recorded loop's). */
+int tea_k_loop_cg_alpha(porta_exec exec, const tea_loop_state *st,
+                        const porta_loop_handle *decider);
 int tea_k_loop_cg_test(porta_exec exec, const tea_loop_state *st, const porta_loop_handle *decider);
 /** PPCG's one-thread kernels on `exec`: tea_loop_ppcg_alpha; and CG's test labelled PPCG's. */
-int tea_k_loop_ppcg_alpha(porta_exec exec, const tea_loop_state *st);
+int tea_k_loop_ppcg_alpha(porta_exec exec, const tea_loop_state *st,
+                          const porta_loop_handle *decider);
 int tea_k_loop_ppcg_test(porta_exec exec, const tea_loop_state *st,
                          const porta_loop_handle *decider);
 /** CG's lean update with alpha and beta from the scalars: u += alpha p, p = r + beta p, after

@@ -73,7 +73,7 @@ int tea_ppcg_pass(tea_pass *p) {
   /* w = A p; rstore = r; pw = p.w and rz = utemp.r (RZ next to PW: one reduction writes both) */
   PORTA_CHECK(tea_k_ppcg_calc_w_store(c, tea_pass_to(p, TEA_LOOP_PW)));
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 2));
-  PORTA_CHECK(tea_k_loop_ppcg_alpha(c->exec, &p->st)); /* rro = rz; alpha = rro / pw */
+  PORTA_CHECK(tea_k_loop_ppcg_alpha(c->exec, &p->st, NULL)); /* rro = rz; alpha = rro / pw */
   /* u += alpha p; r -= alpha w (z = M r) */
   PORTA_CHECK(tea_k_ppcg_calc_ur(c, p->s->preconditioner, &p->st.scal[TEA_LOOP_ALPHA]));
   PORTA_CHECK(ppcg_inner(c, p->s, p->arg.theta, p->arg.inner));      /* utemp */
