@@ -69,10 +69,9 @@ int tea_pass_run(tea_solve *v, tea_pass_body body, const char *label, const tea_
   for (bool fresh = true;; fresh = false) {
     const int64_t before = w.host.ints[TEA_LOOP_N];
     if (arg && arg->ncoef > 0) { /* Chebyshev's coefficients up to the pass's end */
-      bool grown;
       const int64_t *ints = w.host.ints;
       const int64_t last = tea_cheby_coef(ints, tea_cheby_end(ints[TEA_LOOP_BASE]));
-      PORTA_CHECK(tea_solve_loop_coefs(&w.p, last + 1, fresh, &grown));
+      PORTA_CHECK(tea_solve_loop_coefs(&w.p, last + 1, fresh));
     }
     PORTA_CHECK(body(&w.p));
     PORTA_CHECK(now_settle(&w, v));

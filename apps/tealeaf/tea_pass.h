@@ -67,8 +67,8 @@ enum {
  *  so a pass (n = 10 k + 1 .. 10 k + 10; the first after the switch from its iteration on)
  *  computes r.r once, in its last. */
 enum { TEA_CHEBY_PASS = 10 };
-/** Chebyshev's solves of up to this many iterations (tl_max_iters) are recorded: the loop holds
- *  their coefficients in a table (16 MiB of device memory); larger ones run from the host. */
+/** Chebyshev's solves of fewer than this many iterations (tl_max_iters) are recorded: the loop
+ * holds their coefficients in a table (16 MiB of device memory); larger ones run from the host. */
 #define TEA_LOOP_MAX_COEFS ((int64_t)1 << 20)
 /** TEA_LOOP_STATUS: still iterating (the limit ends it), converged, a residual not finite, or
  *  one beyond TEA_LOOP_HUGE (diverged). */
@@ -392,10 +392,10 @@ int tea_solve_loop_settle(tea_solve *v, const tea_loop_state *st, int64_t n0);
 int tea_solve_loop_passes(tea_solve *v, tea_pass_body body, const char *label,
                           const tea_pass_arg *arg, int *count);
 /** Chebyshev's coefficients 0 .. need - 1 (at most p->arg.ncoef) computed on the host and, on
- *  a GPU, in the tables p->alphas, p->betas in its memory (grown as needed, doubling; `fresh`:
- *  a solve's first call, whose coefficients the tables do not hold yet); *grown where the
- *  tables were made again (a recording's arguments changed). */
-int tea_solve_loop_coefs(tea_pass *p, int64_t need, bool fresh, bool *grown);
+ *  a GPU, in the tables p->alphas, p->betas in its memory (grown as needed, doubling, which
+ *  drops a recorded loop that read the old ones; `fresh`: a solve's first call, whose
+ *  coefficients the tables do not hold yet). */
+int tea_solve_loop_coefs(tea_pass *p, int64_t need, bool fresh);
 
 /** The CG iteration (tea_solve_cg.c): also Chebyshev's and PPCG's before their switch. */
 int tea_cg_pass(tea_pass *p);

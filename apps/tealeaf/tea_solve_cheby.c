@@ -60,6 +60,10 @@ static int cheby_first(tea_solve *v, cheby_state *ch) {
 static int cheby_iteration(tea_pass *p, int slot) {
   tea_chunk *c = p->c;
   const tea_precon pc = p->s->preconditioner;
+  /* past the stop nothing changes: a host back end, whose host reads the integers, skips the
+     exchange too (a GPU's pass exchanges u as it is) */
+  if (tea_scalars_by_value(c->exec) && p->st.ints[TEA_LOOP_BASE] + slot > p->st.ints[TEA_LOOP_STOP])
+    return PORTA_SUCCESS;
   porta_exec side;
   if (pc != TEA_PRECON_JAC_BLOCK && tea_halo_beside(c, &side)) {
     /* the edge's update and the exchange of u beside the inside's update (the physical faces
@@ -69,7 +73,6 @@ static int cheby_iteration(tea_pass *p, int slot) {
     PORTA_CHECK(tea_halo_exchange_beside(c, &u, 1, 1));
     return tea_reflect_boundaries(c, &u, 1, 1);
   }
-  /* past the stop it exchanges u as it is (the same values) */
   PORTA_CHECK(tea_k_cheby_step(c, pc, p->alphas, p->betas, &p->st, slot, NULL));
   return tea_pass_exchange(p, TEA_FIELD_U, true);
 }

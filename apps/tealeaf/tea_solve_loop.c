@@ -1,5 +1,5 @@
 /** @file tea_solve_loop.c
- *  The device loop (tea_pass.h): a solver's pass body (tea_pass.h) recorded once as a
+ *  The device loop: a solver's pass body (tea_pass.h) recorded once as a
  *  porta_loop whose test kernel decides whether another pass runs; per run a start kernel, one
  *  run and one read of the figures. The loop is recorded again if the body, the
  *  preconditioner, the operator's rx, ry, PPCG's constants or Chebyshev's coefficient table
@@ -90,11 +90,11 @@ static int state(tea_chunk *c) {
 
 /** The recorded loop of this solver (again when it is another's, or its arguments changed). */
 static int ready(tea_chunk *c, const tea_settings *s, tea_pass_body pass, const char *pass_label,
-                 bool tables_changed, double theta, int inner) {
+                 double theta, int inner) {
   struct tea_loop *l = c->loop;
   const tea_precon pc = s->solver == TEA_SOLVER_JACOBI ? TEA_PRECON_NONE : s->preconditioner;
   if (l->loop && l->solver == s->solver && l->pass == pass && l->pc == pc && l->rx == c->rx &&
-      l->ry == c->ry && l->theta == theta && l->inner == inner && !tables_changed)
+      l->ry == c->ry && l->theta == theta && l->inner == inner)
     return PORTA_SUCCESS;
   PORTA_CHECK(porta_loop_destroy(l->loop));
   l->loop = NULL;
@@ -195,12 +195,11 @@ tea_loop_start tea_solve_loop_start(const tea_solve *v, int64_t n0, const tea_pa
   return start;
 }
 
-int tea_solve_loop_coefs(tea_pass *p, int64_t need, bool fresh, bool *grown) {
+int tea_solve_loop_coefs(tea_pass *p, int64_t need, bool fresh) {
   tea_chunk *c = p->c;
   const tea_pass_arg *arg = &p->arg;
   PORTA_CHECK(state(c));
   struct tea_loop *l = c->loop;
-  *grown = false;
   if (need > arg->ncoef) need = arg->ncoef;
   PORTA_CHECK(tea_solve_ch_coefs(c, need, arg->ncoef, arg->have_coef, arg->ch_theta));
   if (tea_scalars_by_value(c->exec)) return PORTA_SUCCESS; /* the launchers read the host's */
@@ -214,7 +213,9 @@ int tea_solve_loop_coefs(tea_pass *p, int64_t need, bool fresh, bool *grown) {
     PORTA_CHECK(porta_view_f64_create1(&l->alphas, "chebyshev alphas", cap));
     PORTA_CHECK(porta_view_f64_create1(&l->betas, "chebyshev betas", cap));
     l->coef_cap = cap;
-    *grown = true;
+    /* a recorded loop read the tables released: recorded again when next wanted (ready) */
+    if (l->loop) PORTA_CHECK(porta_loop_destroy(l->loop));
+    l->loop = NULL;
   }
   p->alphas = l->alphas;
   p->betas = l->betas;
@@ -239,15 +240,14 @@ int tea_solve_loop_passes(tea_solve *v, tea_pass_body body, const char *label,
                           const tea_pass_arg *arg, int *count) {
   tea_chunk *c = v->c;
   PORTA_CHECK(state(c));
-  bool grown = false; /* Chebyshev's coefficients of the whole solve, computed once */
-  if (arg && arg->ncoef > 0) {
+  if (arg && arg->ncoef > 0) { /* Chebyshev's coefficients of the whole solve, computed once */
     tea_pass p;
     memset(&p, 0, sizeof p);
     p.c = c;
     p.arg = *arg;
-    PORTA_CHECK(tea_solve_loop_coefs(&p, arg->ncoef, true, &grown));
+    PORTA_CHECK(tea_solve_loop_coefs(&p, arg->ncoef, true));
   }
-  PORTA_CHECK(ready(c, v->s, body, label, grown, arg ? arg->theta : 0.0, arg ? arg->inner : 0));
+  PORTA_CHECK(ready(c, v->s, body, label, arg ? arg->theta : 0.0, arg ? arg->inner : 0));
   const tea_loop_start start = tea_solve_loop_start(v, v->n - 1, arg);
   return run(v, &start, count);
 }
