@@ -133,6 +133,14 @@ typedef struct {
 
 PORTA_MDREDUCE2(det_md_sum, mat_args, a, i, j, porta_sum_f64, acc) { *acc += PORTA_S2(a->u, i, j); }
 
+typedef struct {
+  porta_view_f64 u; /**< (rows, d1, d2 + 1): the box [0, rows) x [0, d1) x [1, d2 + 1) */
+} box3_args;
+
+PORTA_MDREDUCE3(det_md3_sum, box3_args, a, i, j, k, porta_sum_f64, acc) {
+  *acc += PORTA_S3(a->u, i, j, k);
+}
+
 /** League rank lr sums row lr + 1 (columns 2 .. cols + 1) across the team's threads. */
 PORTA_TEAM_REDUCE(det_team_sum, mat_args, a, t, porta_sum_f64, acc) {
   PORTA_TEAM_THREAD_RANGE(t, j, 0, a->cols) { *acc += PORTA_S2(a->u, t->league_rank + 1, j + 2); }
@@ -249,7 +257,8 @@ static void test_range_sum_and_dot(void) {
 }
 
 /** Box shapes (rows x cols) for the MD and team reductions: 1 .. ~1e6 points. */
-static const int64_t pt_shapes[][2] = {{1, 1}, {31, 1}, {1, 31}, {32, 64}, {3, 683}, {1009, 991}};
+static const int64_t pt_shapes[][2] = {{1, 1},   {31, 1},    {1, 31},    {32, 64},
+                                       {3, 683}, {40, 1100}, {1009, 991}};
 #define PT_NSHAPES ((int)(sizeof pt_shapes / sizeof pt_shapes[0]))
 
 /** Fill the (rows + 1) x (cols + 2) view: the box holds pt_x in row-major order, the rest NaN
@@ -282,6 +291,39 @@ static void test_mdreduce(void) {
       if (c == 0) first = got;
       check_bits("mdreduce vs serial", n, cfg[c].name, got, first);
       check_bits("mdreduce vs model", n, cfg[c].name, got, model);
+    }
+    PT_NEAR(first, pt_reference_sum(pt_x, NULL, n), 1e-12);
+    porta_view_f64_release(&a.u);
+  }
+  porta_set_deterministic(0);
+}
+
+/** Rank 3: a tile's lane sums 16 points of indices 1 and 2 flattened row-major, across rows of
+ *  index 2 where they are short (d2 = 45) and along them where they are long (d2 = 1100). */
+static void test_mdreduce3(void) {
+  static const int64_t shapes[][3] = {{1, 1, 1}, {35, 7, 45}, {33, 3, 1100}};
+  pt_config cfg[5];
+  const int nc = pt_configs(cfg);
+  porta_set_deterministic(1);
+  for (int s = 0; s < 3; ++s) {
+    const int64_t n0 = shapes[s][0], d1 = shapes[s][1], d2 = shapes[s][2], n = n0 * d1 * d2;
+    box3_args a;
+    PT_OK(porta_view_f64_create3(&a.u, "u3", n0, d1, d2 + 1));
+    PT_OK(porta_view_f64_fill(a.u, NAN));
+    for (int64_t i = 0; i < n0; ++i)
+      for (int64_t j = 0; j < d1; ++j)
+        for (int64_t k = 0; k < d2; ++k) PORTA_S3(a.u, i, j, k + 1) = pt_x[(i * d1 + j) * d2 + k];
+    const double model = pt_model_md(pt_x, n0, d1 * d2);
+    double first = 0;
+    for (int c = 0; c < nc; ++c) {
+      double got = -1;
+      pt_use(&cfg[c]);
+      const int64_t lo[3] = {0, 0, 1}, hi[3] = {n0, d1, d2 + 1};
+      PT_OK(porta_parallel_reduce_md("det_md3_sum", cfg[c].exec, porta_mdrange(3, lo, hi, NULL),
+                                     &det_md3_sum, &a, &got));
+      if (c == 0) first = got;
+      check_bits("mdreduce3 vs serial", n, cfg[c].name, got, first);
+      check_bits("mdreduce3 vs model", n, cfg[c].name, got, model);
     }
     PT_NEAR(first, pt_reference_sum(pt_x, NULL, n), 1e-12);
     porta_view_f64_release(&a.u);
@@ -365,6 +407,7 @@ int main(int argc, char **argv) {
   for (int64_t i = 0; i < PT_NMAX; ++i) pt_y[i] = pt_next_value();
   PT_RUN(test_range_sum_and_dot);
   PT_RUN(test_mdreduce);
+  PT_RUN(test_mdreduce3);
   PT_RUN(test_team_reduce);
   PT_RUN(test_nondeterministic_differs);
   PT_OK(porta_set_num_threads(threads));

@@ -60,27 +60,52 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
          ((rest + PORTA_DET_TILE_REST - 1) / PORTA_DET_TILE_REST);
 }
 
-/** Deterministic reduction of box BOX: the partials Q[C0 .. C1) of its tiles. */
-#define PORTA_HOST_MD_DET_CHUNKS_(NAME, A, BOX, C0, C1, Q)                                         \
-  for (int64_t c_ = (C0); c_ < (C1); ++c_) NAME##_porta_det_chunk_((A), (BOX), c_, &(Q)[c_]);
+/** The point after IX[0 .. RANK) in the row-major order of box P's indices 1 .. RANK-1 (index
+ *  0 stays). */
+#define PORTA_HOST_MD_NEXT_(P, RANK, IX)                                                           \
+  for (int r_ = (RANK)-1; r_ >= 1; --r_) {                                                         \
+    if (++(IX)[r_] < (P)->upper[r_] || r_ == 1) break;                                             \
+    (IX)[r_] = (P)->lower[r_];                                                                     \
+  }
 
-/** NAME_porta_det_chunk_: tile t of a box (backend/launch.h): lane l takes point l of the
- *  tile's block of index 0 and sums over the tile's points of the other indices in row-major
- *  order; the lanes are then combined by the halving tree. A lane past the box's end adds
- *  nothing. The tile's first point of the other indices is found once (two divisions a rank),
- *  not once a lane: a lane has only 16 points, and the divisions made the deterministic CG
- *  1.7x slower than the plain one on the host. */
+/** Strips (blocks of the other indices) a host lane runs through at once in a deterministic box
+ *  reduction: as many as 16 KB of its tiles' lane partials hold. */
+#define PORTA_HOST_DET_STRIPS_(T)                                                                  \
+  (65536 / (PORTA_DET_LANES * sizeof(T)) > 0 ? 65536 / (PORTA_DET_LANES * sizeof(T)) : 1)
+
+/** Deterministic reduction of box BOX of NC tiles (backend/launch.h): the partials of the
+ *  tiles visited C0-th to C1-th, each in its own place of Q (tile t: block t % nb0 of index 0,
+ *  strip t / nb0 of the other indices). They are visited a block of index 0 at a time, across
+ *  the strips, so that a host lane reads its row of the box in order. */
+#define PORTA_HOST_MD_DET_CHUNKS_(NAME, A, BOX, NC, C0, C1, Q)                                     \
+  {                                                                                                \
+    const int64_t nb0_ =                                                                           \
+        ((BOX)->upper[0] - (BOX)->lower[0] + PORTA_DET_LANES - 1) / PORTA_DET_LANES;               \
+    const int64_t ns_ = nb0_ > 0 ? (NC) / nb0_ : 1;                                                \
+    for (int64_t c_ = (C0); c_ < (C1);) {                                                          \
+      const int64_t s0_ = c_ % ns_, seg_ = PORTA_HOST_DET_STRIPS_(*(Q));                           \
+      int64_t s1_ = s0_ + seg_ < ns_ ? s0_ + seg_ : ns_;                                           \
+      if (s1_ - s0_ > (C1)-c_) s1_ = s0_ + ((C1)-c_);                                              \
+      NAME##_porta_det_strips_((A), (BOX), c_ / ns_, nb0_, s0_, s1_, (Q));                         \
+      c_ += s1_ - s0_;                                                                             \
+    }                                                                                              \
+  }
+
+/** NAME_porta_det_strips_: tiles (B, S0) .. (B, S1) of a box (backend/launch.h), at most
+ *  PORTA_HOST_DET_STRIPS_ of them. Lane l takes point l of index 0's block B and, strip by
+ *  strip, sums the strip's points of the other indices in row-major order (a lane runs
+ *  through its strips in one go, as a row is laid out); each tile's lanes are then combined by
+ *  the halving tree. A lane past the box's end adds nothing. The lane's first point is found
+ *  once (two divisions a rank), not once a tile. */
 #define PORTA_HOST_MD_CHUNK_(NAME, ARGS_T, RANK, R)                                                \
-  PORTA_UNUSED static void NAME##_porta_det_chunk_(const ARGS_T *a, const porta_mdrange_policy *p, \
-                                                   int64_t t, R##_value *out) {                    \
-    R##_value lane[PORTA_DET_LANES];                                                               \
+  PORTA_UNUSED static void NAME##_porta_det_strips_(                                               \
+      const ARGS_T *a, const porta_mdrange_policy *p, int64_t b, int64_t nb0, int64_t s0,          \
+      int64_t s1, R##_value *out) {                                                                \
+    R##_value lane[PORTA_HOST_DET_STRIPS_(R##_value)][PORTA_DET_LANES];                            \
     const int64_t n0_ = p->upper[0] - p->lower[0];                                                 \
-    const int64_t nb0_ = (n0_ + PORTA_DET_LANES - 1) / PORTA_DET_LANES;                            \
     const int64_t rest_ = porta_mdrange_size_(p) / n0_;                                            \
-    const int64_t q0_ = t / nb0_ * PORTA_DET_TILE_REST;                                            \
-    const int64_t q1_ = q0_ + PORTA_DET_TILE_REST < rest_ ? q0_ + PORTA_DET_TILE_REST : rest_;     \
-    const int64_t k0_ = p->lower[0] + t % nb0_ * PORTA_DET_LANES;                                  \
-    int64_t first_[RANK], rem_ = q0_;                                                              \
+    const int64_t k0_ = p->lower[0] + b * PORTA_DET_LANES;                                         \
+    int64_t first_[RANK], rem_ = s0 * PORTA_DET_TILE_REST;                                         \
     first_[0] = k0_;                                                                               \
     for (int r = (RANK)-1; r >= 1; --r) {                                                          \
       const int64_t ext_ = p->upper[r] - p->lower[r];                                              \
@@ -88,25 +113,42 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
       rem_ /= ext_;                                                                                \
     }                                                                                              \
     for (int l = 0; l < PORTA_DET_LANES; ++l) {                                                    \
-      R##_value v_;                                                                                \
-      R##_init(&v_);                                                                               \
-      if (k0_ + l < p->upper[0]) {                                                                 \
-        int64_t ix_[RANK];                                                                         \
-        for (int r = 0; r < (RANK); ++r) ix_[r] = first_[r];                                       \
-        ix_[0] = k0_ + l;                                                                          \
-        for (int64_t q_ = q0_; q_ < q1_; ++q_) {                                                   \
-          NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1]), &v_);                    \
-          for (int r = (RANK)-1; r >= 1; --r) {                                                    \
-            if (++ix_[r] < p->upper[r] || r == 1) break;                                           \
-            ix_[r] = p->lower[r];                                                                  \
+      int64_t ix_[RANK];                                                                           \
+      for (int r = 0; r < (RANK); ++r) ix_[r] = first_[r];                                         \
+      ix_[0] = k0_ + l;                                                                            \
+      const int in_ = k0_ + l < p->upper[0];                                                       \
+      for (int64_t s = s0; s < s1;) {                                                              \
+        R##_value v_;                                                                              \
+        R##_init(&v_);                                                                             \
+        if (in_ && (s + 1) * PORTA_DET_TILE_REST <= rest_ &&                                       \
+            ix_[(RANK)-1] + PORTA_DET_TILE_REST <= p->upper[(RANK)-1]) {                           \
+          /* a whole strip in one row of the last index */                                         \
+          for (int q_ = 0; q_ < PORTA_DET_TILE_REST; ++q_)                                         \
+            NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1] + q_), &v_);             \
+          ix_[(RANK)-1] += PORTA_DET_TILE_REST - 1;                                                \
+          PORTA_HOST_MD_NEXT_(p, RANK, ix_)                                                        \
+          lane[s - s0][l] = v_;                                                                    \
+          ++s;                                                                                     \
+          continue;                                                                                \
+        }                                                                                          \
+        if (in_) {                                                                                 \
+          const int64_t q1_ =                                                                      \
+              (s + 1) * PORTA_DET_TILE_REST < rest_ ? (s + 1) * PORTA_DET_TILE_REST : rest_;       \
+          for (int64_t q_ = s * PORTA_DET_TILE_REST; q_ < q1_; ++q_) {                             \
+            NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1]), &v_);                  \
+            PORTA_HOST_MD_NEXT_(p, RANK, ix_)                                                      \
           }                                                                                        \
         }                                                                                          \
+        lane[s - s0][l] = v_;                                                                      \
+        ++s;                                                                                       \
       }                                                                                            \
-      lane[l] = v_;                                                                                \
     }                                                                                              \
-    for (int s = PORTA_DET_LANES / 2; s > 0; s >>= 1)                                              \
-      for (int l = 0; l < s; ++l) R##_join(&lane[l], &lane[l + s]);                                \
-    *out = lane[0];                                                                                \
+    for (int64_t s = s0; s < s1; ++s) {                                                            \
+      R##_value *t_ = lane[s - s0];                                                                \
+      for (int w = PORTA_DET_LANES / 2; w > 0; w >>= 1)                                            \
+        for (int l = 0; l < w; ++l) R##_join(&t_[l], &t_[l + w]);                                  \
+      out[s * nb0 + b] = t_[0];                                                                    \
+    }                                                                                              \
   }
 
 #endif

@@ -36,7 +36,7 @@
     const ARGS_T a_ = *ap_;                                                                        \
     int64_t clo_, chi_;                                                                            \
     porta_partition_(0, nc_, omp_get_thread_num(), omp_get_num_threads(), &clo_, &chi_);           \
-    PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, clo_, chi_, q_)                                       \
+    PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, nc_, clo_, chi_, q_)                                  \
   }                                                                                                \
   static void NAME##_porta_openmp_part_(const ARGS_T *ap_, const porta_mdrange_policy *p_,         \
                                         char *slots_, size_t st_, int *used_) {                    \

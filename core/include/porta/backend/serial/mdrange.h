@@ -29,7 +29,7 @@
       const int64_t nc_ = porta_md_det_tiles_(p_);                                                 \
       R##_value *q_ = (R##_value *)porta_host_workspace_((size_t)nc_ * sizeof(R##_value));         \
       if (nc_ > 0 && !q_) return PORTA_ERROR_OUT_OF_MEMORY;                                        \
-      PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, 0, nc_, q_)                                         \
+      PORTA_HOST_MD_DET_CHUNKS_(NAME, &a_, p_, nc_, 0, nc_, q_)                                    \
       NAME##_porta_det_tree_(q_, nc_);                                                             \
       if (nc_ > 0) PORTA_HOST_ACC_SET_(R, acc_, q_[0], launch_)                                    \
     } else {                                                                                       \
