@@ -122,9 +122,15 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
         R##_init(&v_);                                                                             \
         if (in_ && (s + 1) * PORTA_DET_TILE_REST <= rest_ &&                                       \
             ix_[(RANK)-1] + PORTA_DET_TILE_REST <= p->upper[(RANK)-1]) {                           \
-          /* a whole strip in one row of the last index */                                         \
-          for (int q_ = 0; q_ < PORTA_DET_TILE_REST; ++q_)                                         \
-            NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1] + q_), &v_);             \
+          /* a whole strip in one row of the last index; a one-word accumulator (a sum, a          \
+             minimum) lives in a register, so the points' independence is the loop's */            \
+          if (sizeof(R##_value) <= sizeof(double)) {                                               \
+            PORTA_IVDEP for (int q_ = 0; q_ < PORTA_DET_TILE_REST; ++q_)                           \
+                NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1] + q_), &v_);         \
+          } else {                                                                                 \
+            for (int q_ = 0; q_ < PORTA_DET_TILE_REST; ++q_)                                       \
+              NAME##_porta_body_(a, PORTA_MD_ARGS_(RANK, ix_, ix_[(RANK)-1] + q_), &v_);           \
+          }                                                                                        \
           ix_[(RANK)-1] += PORTA_DET_TILE_REST - 1;                                                \
           PORTA_HOST_MD_NEXT_(p, RANK, ix_)                                                        \
           lane[s - s0][l] = v_;                                                                    \
