@@ -256,9 +256,10 @@ static void test_range_sum_and_dot(void) {
   porta_view_f64_release(&a.y);
 }
 
-/** Box shapes (rows x cols) for the MD and team reductions: 1 .. ~1e6 points. */
-static const int64_t pt_shapes[][2] = {{1, 1},   {31, 1},    {1, 31},    {32, 64},
-                                       {3, 683}, {40, 1100}, {1009, 991}};
+/** Box shapes (rows x cols) for the MD and team reductions: 1 .. ~1e6 points; the last two
+ *  have 18751 and 40000 tiles, so the GPU's tree of the tiles' partials runs every phase. */
+static const int64_t pt_shapes[][2] = {{1, 1},     {31, 1},     {1, 31},     {32, 64},   {3, 683},
+                                       {40, 1100}, {1009, 991}, {3, 300001}, {1, 640000}};
 #define PT_NSHAPES ((int)(sizeof pt_shapes / sizeof pt_shapes[0]))
 
 /** Fill the (rows + 1) x (cols + 2) view: the box holds pt_x in row-major order, the rest NaN

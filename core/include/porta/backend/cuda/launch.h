@@ -256,28 +256,87 @@ __device__ __forceinline__ void porta_cuda_det_lanes_(typename F::value *acc, in
   }
 }
 
-/** Deterministic tail: combine n chunk partials by the host's halving tree, in one block. */
+/** Deterministic tail: combine n chunk partials by the host's halving tree, in one block of
+ *  1024 threads. Strides of 1024 and more join two elements of one thread (their index mod
+ *  1024 is the thread's): no barrier. For values of up to 16 bytes, strides 16384 to 1024 run
+ *  in the thread's registers (one round of loads), the next in shared memory and the last five
+ *  in warp 0's shuffles: the tree in global memory was a chain of some 20 round trips to L2. */
 template <class F, class E>
 __global__ void porta_cuda_det_tree_k_(typename F::value *p, int64_t n, typename F::value *out,
                                        const E end) {
+  typedef typename F::value V;
+  const int tid = threadIdx.x;
   int64_t s = 1;
   while (s < n) s <<= 1;
-  /* a stride of blockDim.x or more joins two elements of the same thread (their index mod
-     blockDim.x is the thread's): no barrier until the strides fall below it */
-  for (s >>= 1; s >= (int64_t)blockDim.x; s >>= 1)
-    for (int64_t l = threadIdx.x; l < s; l += blockDim.x)
-      if (l + s < n) F::join(&p[l], &p[l + s]);
-  __syncthreads();
-  for (; s > 0; s >>= 1) {
-    if (threadIdx.x < s && threadIdx.x + s < n) F::join(&p[threadIdx.x], &p[threadIdx.x + s]);
+  if constexpr (sizeof(V) <= 16) {
+    for (s >>= 1; s > 16 * 1024; s >>= 1)
+      for (int64_t l = tid; l < s; l += 1024)
+        if (l + s < n) F::join(&p[l], &p[l + s]);
+    /* strides 16384 .. 1024 in registers: the thread's elements tid + 1024 m, m < 16 */
+    __shared__ V sh[1024];
+    if (s >= 1024) {
+      V r[16];
+      const int k = (int)(s / 1024);
+#pragma unroll
+      for (int m = 0; m < 16; ++m) {
+        const int64_t l = tid + 1024 * (int64_t)m;
+        if (m < k) {
+          if (l < n)
+            r[m] = p[l];
+          else
+            F::init(&r[m]);
+          if (l + s < n) F::join(&r[m], &p[l + s]);
+        }
+      }
+#pragma unroll
+      for (int h = 8; h >= 1; h >>= 1)
+#pragma unroll
+        for (int m = 0; m < 8; ++m)
+          if (h < k && m < h && tid + 1024 * (int64_t)(m + h) < n) F::join(&r[m], &r[m + h]);
+      s = 512;
+      if (tid < n) sh[tid] = r[0];
+    } else if (tid < n) {
+      sh[tid] = p[tid];
+    }
     __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    if (n > 0)
-      *out = p[0];
-    else
-      F::init(out);
-    porta_cuda_run_end_(end, out);
+    for (; s >= 32; s >>= 1) {
+      if (tid < s && tid + s < n) F::join(&sh[tid], &sh[tid + s]);
+      __syncthreads();
+    }
+    if (tid < 32) {
+      V v;
+      if (tid < n)
+        v = sh[tid];
+      else
+        F::init(&v);
+      for (; s > 0; s >>= 1) {
+        V o = porta_cuda_shfl_down_(v, (int)s, 32);
+        if (tid < s && tid + s < n) F::join(&v, &o);
+      }
+      if (tid == 0) {
+        if (n > 0)
+          *out = v;
+        else
+          F::init(out);
+        porta_cuda_run_end_(end, out);
+      }
+    }
+  } else {
+    for (s >>= 1; s >= (int64_t)blockDim.x; s >>= 1)
+      for (int64_t l = tid; l < s; l += blockDim.x)
+        if (l + s < n) F::join(&p[l], &p[l + s]);
+    __syncthreads();
+    for (; s > 0; s >>= 1) {
+      if (tid < s && tid + s < n) F::join(&p[tid], &p[tid + s]);
+      __syncthreads();
+    }
+    if (tid == 0) {
+      if (n > 0)
+        *out = p[0];
+      else
+        F::init(out);
+      porta_cuda_run_end_(end, out);
+    }
   }
 }
 

@@ -150,23 +150,47 @@ __global__ void porta_cuda_mdreduce_det_k_(const typename F::args_type_ a, porta
   const int lane = threadIdx.x & 31;
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
   for (int64_t t = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; t < nc; t += warps) {
-    const int64_t q0 = t / nb0 * PORTA_DET_TILE_REST;
+    /* the tile's place by 32-bit divisions where the tiles allow (a 64-bit one is a hundred
+       instructions, a lane's 16 points a few tens) */
+    int64_t ts, tb;
+    if (nc <= (int64_t)UINT32_MAX) {
+      const uint32_t t32 = (uint32_t)t, nb32 = (uint32_t)nb0;
+      ts = t32 / nb32;
+      tb = t32 - (uint32_t)ts * nb32;
+    } else {
+      ts = t / nb0;
+      tb = t - ts * nb0;
+    }
+    const int64_t q0 = ts * PORTA_DET_TILE_REST;
     const int64_t q1 = q0 + PORTA_DET_TILE_REST < rest ? q0 + PORTA_DET_TILE_REST : rest;
     typename F::value acc;
     F::init(&acc);
-    int64_t ix[Rank], rem = q0;
-    ix[0] = p.lower[0] + t % nb0 * PORTA_DET_LANES + lane;
+    int64_t ix[Rank];
+    ix[0] = p.lower[0] + tb * PORTA_DET_LANES + lane;
     if (ix[0] < p.upper[0]) {
-      for (int r = Rank - 1; r >= 1; --r) {
-        const int64_t ex = p.upper[r] - p.lower[r];
-        ix[r] = p.lower[r] + rem % ex;
-        rem /= ex;
-      }
-      for (int64_t q = q0; q < q1; ++q) {
-        porta_cuda_md_call_<F>(&a, ix, std::make_index_sequence<Rank>(), &acc);
+      if constexpr (Rank == 2) {
+        /* index 1 is the tile's rest: a whole strip unrolled, so that its loads need not wait
+           for the previous point's addition */
+        const int64_t j0 = p.lower[1] + q0;
+        if (q1 - q0 == PORTA_DET_TILE_REST) {
+#pragma unroll
+          for (int q = 0; q < PORTA_DET_TILE_REST; ++q) F::body(&a, ix[0], j0 + q, &acc);
+        } else {
+          for (int64_t j = j0; j < p.lower[1] + q1; ++j) F::body(&a, ix[0], j, &acc);
+        }
+      } else {
+        int64_t rem = q0;
         for (int r = Rank - 1; r >= 1; --r) {
-          if (++ix[r] < p.upper[r] || r == 1) break;
-          ix[r] = p.lower[r];
+          const int64_t ex = p.upper[r] - p.lower[r];
+          ix[r] = p.lower[r] + rem % ex;
+          rem /= ex;
+        }
+        for (int64_t q = q0; q < q1; ++q) {
+          porta_cuda_md_call_<F>(&a, ix, std::make_index_sequence<Rank>(), &acc);
+          for (int r = Rank - 1; r >= 1; --r) {
+            if (++ix[r] < p.upper[r] || r == 1) break;
+            ix[r] = p.lower[r];
+          }
         }
       }
     }
@@ -245,10 +269,15 @@ static int porta_cuda_mdreduce_(const porta_launch *L, const typename F::args_ty
       const int64_t n0 = p->upper[0] - p->lower[0];
       V *q = (V *)porta_cuda_workspace_((size_t)(nc > 0 ? nc : 1) * sizeof(V));
       if (!q) return PORTA_ERROR_OUT_OF_MEMORY;
+      /* a warp a tile, on no more blocks than are resident (each warp then takes several) */
+      static int resident = 0;
       if (nc > 0)
         porta_cuda_mdreduce_det_k_<F, Rank>
-            <<<porta_cuda_grid_(nc, PORTA_CUDA_BLOCK / 32), PORTA_CUDA_BLOCK, 0, st>>>(
-                a, *p, (n0 + PORTA_DET_LANES - 1) / PORTA_DET_LANES, n / n0, nc, q);
+            <<<porta_cuda_reduce_grid_(nc * (PORTA_CUDA_BLOCK * 4 / (PORTA_CUDA_BLOCK / 32)),
+                                       (const void *)porta_cuda_mdreduce_det_k_<F, Rank>,
+                                       &resident),
+               PORTA_CUDA_BLOCK, 0, st>>>(a, *p, (n0 + PORTA_DET_LANES - 1) / PORTA_DET_LANES,
+                                          n / n0, nc, q);
       porta_cuda_det_tree_k_<F><<<1, 1024, 0, st>>>(q, nc, out, porta_cuda_end_of_(L));
       return porta_cuda_finish_reduce_<F>(L, out, result);
     }
