@@ -272,6 +272,25 @@ static void pt_fill_box(mat_args *a, int64_t rows, int64_t cols) {
     for (int64_t j = 0; j < cols; ++j) PORTA_S2(a->u, i + 1, j + 2) = pt_x[i * cols + j];
 }
 
+/** The box reduction K over box P on every configuration: the same bits as the first (the
+ *  serial back end) and as the order's model; close to the compensated sum of its N values. */
+static void pt_check_box(const char *what, const pt_config *cfg, int nc, int64_t n, double model,
+                         porta_mdrange_policy p, const porta_kernel *k, const void *args) {
+  char vs_serial[64], vs_model[64];
+  snprintf(vs_serial, sizeof vs_serial, "%s vs serial", what);
+  snprintf(vs_model, sizeof vs_model, "%s vs model", what);
+  double first = 0;
+  for (int c = 0; c < nc; ++c) {
+    double got = -1;
+    pt_use(&cfg[c]);
+    PT_OK(porta_parallel_reduce_md(what, cfg[c].exec, p, k, args, &got));
+    if (c == 0) first = got;
+    check_bits(vs_serial, n, cfg[c].name, got, first);
+    check_bits(vs_model, n, cfg[c].name, got, model);
+  }
+  PT_NEAR(first, pt_reference_sum(pt_x, NULL, n), 1e-12);
+}
+
 static void test_mdreduce(void) {
   pt_config cfg[5];
   const int nc = pt_configs(cfg);
@@ -281,19 +300,9 @@ static void test_mdreduce(void) {
     mat_args a;
     pt_fill_box(&a, rows, cols);
     /* a box is cut into tiles (backend/launch.h) */
-    const double model = pt_model_md(pt_x, rows, cols);
-    double first = 0;
-    for (int c = 0; c < nc; ++c) {
-      double got = -1;
-      pt_use(&cfg[c]);
-      PT_OK(porta_parallel_reduce_md("det_md_sum", cfg[c].exec,
-                                     porta_mdrange2(1, rows + 1, 2, cols + 2), &det_md_sum, &a,
-                                     &got));
-      if (c == 0) first = got;
-      check_bits("mdreduce vs serial", n, cfg[c].name, got, first);
-      check_bits("mdreduce vs model", n, cfg[c].name, got, model);
-    }
-    PT_NEAR(first, pt_reference_sum(pt_x, NULL, n), 1e-12);
+    const int64_t lo[2] = {1, 2}, hi[2] = {rows + 1, cols + 2};
+    pt_check_box("mdreduce", cfg, nc, n, pt_model_md(pt_x, rows, cols),
+                 porta_mdrange(2, lo, hi, NULL), &det_md_sum, &a);
     porta_view_f64_release(&a.u);
   }
   porta_set_deterministic(0);
@@ -314,19 +323,9 @@ static void test_mdreduce3(void) {
     for (int64_t i = 0; i < n0; ++i)
       for (int64_t j = 0; j < d1; ++j)
         for (int64_t k = 0; k < d2; ++k) PORTA_S3(a.u, i, j, k + 1) = pt_x[(i * d1 + j) * d2 + k];
-    const double model = pt_model_md(pt_x, n0, d1 * d2);
-    double first = 0;
-    for (int c = 0; c < nc; ++c) {
-      double got = -1;
-      pt_use(&cfg[c]);
-      const int64_t lo[3] = {0, 0, 1}, hi[3] = {n0, d1, d2 + 1};
-      PT_OK(porta_parallel_reduce_md("det_md3_sum", cfg[c].exec, porta_mdrange(3, lo, hi, NULL),
-                                     &det_md3_sum, &a, &got));
-      if (c == 0) first = got;
-      check_bits("mdreduce3 vs serial", n, cfg[c].name, got, first);
-      check_bits("mdreduce3 vs model", n, cfg[c].name, got, model);
-    }
-    PT_NEAR(first, pt_reference_sum(pt_x, NULL, n), 1e-12);
+    const int64_t lo[3] = {0, 0, 1}, hi[3] = {n0, d1, d2 + 1};
+    pt_check_box("mdreduce3", cfg, nc, n, pt_model_md(pt_x, n0, d1 * d2),
+                 porta_mdrange(3, lo, hi, NULL), &det_md3_sum, &a);
     porta_view_f64_release(&a.u);
   }
   porta_set_deterministic(0);
