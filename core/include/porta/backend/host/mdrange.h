@@ -69,7 +69,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
   }
 
 /** Strips (blocks of the other indices) a host lane runs through at once in a deterministic box
- *  reduction: as many as 16 KB of its tiles' lane partials hold. */
+ *  reduction: as many as 64 KB of its tiles' lane partials hold (a row of 4096 doubles). */
 #define PORTA_HOST_DET_STRIPS_(T)                                                                  \
   (65536 / (PORTA_DET_LANES * sizeof(T)) > 0 ? 65536 / (PORTA_DET_LANES * sizeof(T)) : 1)
 
@@ -117,7 +117,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
       for (int r = 0; r < (RANK); ++r) ix_[r] = first_[r];                                         \
       ix_[0] = k0_ + l;                                                                            \
       const int in_ = k0_ + l < p->upper[0];                                                       \
-      for (int64_t s = s0; s < s1;) {                                                              \
+      for (int64_t s = s0; s < s1; ++s) {                                                          \
         R##_value v_;                                                                              \
         R##_init(&v_);                                                                             \
         if (in_ && (s + 1) * PORTA_DET_TILE_REST <= rest_ &&                                       \
@@ -133,11 +133,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
           }                                                                                        \
           ix_[(RANK)-1] += PORTA_DET_TILE_REST - 1;                                                \
           PORTA_HOST_MD_NEXT_(p, RANK, ix_)                                                        \
-          lane[s - s0][l] = v_;                                                                    \
-          ++s;                                                                                     \
-          continue;                                                                                \
-        }                                                                                          \
-        if (in_) {                                                                                 \
+        } else if (in_) {                                                                          \
           const int64_t q1_ =                                                                      \
               (s + 1) * PORTA_DET_TILE_REST < rest_ ? (s + 1) * PORTA_DET_TILE_REST : rest_;       \
           for (int64_t q_ = s * PORTA_DET_TILE_REST; q_ < q1_; ++q_) {                             \
@@ -146,7 +142,6 @@ PORTA_FORCEINLINE_FUNCTION int64_t porta_md_det_tiles_(const porta_mdrange_polic
           }                                                                                        \
         }                                                                                          \
         lane[s - s0][l] = v_;                                                                      \
-        ++s;                                                                                       \
       }                                                                                            \
     }                                                                                              \
     for (int64_t s = s0; s < s1; ++s) {                                                            \
