@@ -1,5 +1,6 @@
 /** @file app_scalars.c
  *  A solver's scalars in its space's memory and their host side (app_scalars.h). Host code. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "app_scalars.h"
@@ -31,7 +32,7 @@ static int host_side(app_scalars *a, porta_exec exec, int nscal, int nints) {
     porta_view_options o;
     memset(&o, 0, sizeof o);
     o.space = t.staging_space;
-    const int64_t nb = (int64_t)nscal + nints, nw = nscal * (int64_t)APP_SUM_WIRE;
+    const int64_t nb = (int64_t)nscal + nints, nw = 2 * nscal * (int64_t)APP_SUM_WIRE;
     PORTA_CHECK(porta_view_f64_create(&a->block, "solver scalars (host)", 1, &nb, &o));
     if (a->wire_v.data)
       PORTA_CHECK(porta_view_f64_create(&a->wire, "solver sums' wire (host)", 1, &nw, &o));
@@ -47,7 +48,12 @@ int app_scalars_create(app_scalars *a, const char *label, porta_exec exec, int n
   if (exact) {
     PORTA_CHECK(
         porta_view_u8_create1(&a->exact_v, label, nscal * (int64_t)sizeof(porta_xsum_f64_value)));
-    PORTA_CHECK(porta_view_f64_create1(&a->wire_v, label, nscal * (int64_t)APP_SUM_WIRE));
+    PORTA_CHECK(porta_view_f64_create1(&a->wire_v, label, 2 * nscal * (int64_t)APP_SUM_WIRE));
+    PORTA_CHECK(porta_view_i32_create1(&a->again_v, label, 1));
+    a->rerun = (app_sum_rerun *)calloc((size_t)nscal, sizeof *a->rerun);
+    if (!a->rerun)
+      return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_scalars_create", label,
+                         "no memory for %d exact sums' records", nscal);
   }
   return host_side(a, exec, nscal, nints);
 }
@@ -57,6 +63,8 @@ void app_scalars_release(app_scalars *a) {
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
     if (f[i]->data) porta_view_f64_release(f[i]);
   if (a->exact_v.data) porta_view_u8_release(&a->exact_v);
+  if (a->again_v.data) porta_view_i32_release(&a->again_v);
+  free(a->rerun);
   memset(a, 0, sizeof *a);
 }
 
@@ -64,6 +72,7 @@ app_sum_to app_scalars_to(const app_scalars *a, int slot) {
   app_sum_to to;
   to.value = &a->scal_v.data[slot];
   to.exact = a->exact_v.data ? (porta_xsum_f64_value *)(void *)a->exact_v.data + slot : NULL;
+  to.rerun = a->rerun ? a->rerun + slot : NULL;
   return to;
 }
 
@@ -83,24 +92,64 @@ int app_scalars_write(const app_scalars *a, porta_exec exec) {
   return copy_on(exec, PORTA_VIEW_ERASE(a->block_v), PORTA_VIEW_ERASE(a->block), 0);
 }
 
+/** The n values of `wire` (`words` doubles each) summed over the ranks through the host side
+ *  by MPI (the launches before it done first). */
+static int wire_by_host(const app_scalars *a, porta_exec exec, app_sum *sum, int words) {
+  PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->wire), PORTA_VIEW_ERASE(a->wire_v), 1));
+  PORTA_CHECK(app_sum_allreduce_wire(sum, a->wire.data, words));
+  return copy_on(exec, PORTA_VIEW_ERASE(a->wire_v), PORTA_VIEW_ERASE(a->wire), 0);
+}
+
+/** An exact set's second pass (app_scalars_sum's porta_exec_if). */
+typedef struct {
+  const app_scalars *a;
+  app_sum *sum;
+  struct porta_device_comm *queued;
+  int nranks, slot, n;
+} second_ctx;
+
+static int second_pass(porta_exec exec, void *ctx) {
+  const second_ctx *c = (const second_ctx *)ctx;
+  const app_sum_to to = app_scalars_to(c->a, c->slot);
+  for (int k = 0; k < c->n; ++k) { /* the terms again, exactly, on the space given */
+    const app_sum_rerun *r = &to.rerun[k];
+    if (!r->run)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_scalars_sum", "sum",
+                         "exact sum %d of %d has no record of its terms", c->slot + k, c->n);
+    PORTA_CHECK(r->run(r, exec, &to.exact[k], 1));
+  }
+  if (c->nranks < 2) return app_sum_round_on(exec, to.exact, to.value, c->n);
+  if (c->queued)
+    return app_sum_finish_on(exec, c->queued, c->nranks, to.exact, c->a->wire_v.data, to.value,
+                             c->n);
+  PORTA_CHECK(app_sum_pack_on(exec, to.exact, c->a->wire_v.data, c->n));
+  PORTA_CHECK(wire_by_host(c->a, exec, c->sum, APP_SUM_WIRE * c->n));
+  return app_sum_unpack_on(exec, c->a->wire_v.data, to.value, c->n, c->nranks);
+}
+
 int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
                     struct porta_device_comm *queued, int nranks, int slot, int n) {
   const app_sum_to to = app_scalars_to(a, slot);
-  if (nranks < 2) /* this rank's alone */
-    return to.exact ? app_sum_round_on(exec, to.exact, to.value, n) : PORTA_SUCCESS;
-  if (queued) { /* queued on the GPUs (the device communicator) */
-    if (to.exact)
-      return app_sum_finish_on(exec, queued, nranks, to.exact, a->wire_v.data, to.value, n);
-    return porta_device_comm_sum(queued, exec, to.value, n);
+  if (to.exact) { /* the first passes, then a second where they do not decide */
+    const int force = app_sum_second_pass_forced();
+    int32_t *again = a->again_v.data;
+    double *wire = a->wire_v.data;
+    if (nranks < 2) {
+      PORTA_CHECK(app_sum_decide_on(exec, to.exact, to.value, again, n, force));
+    } else {
+      PORTA_CHECK(app_sum_pack_dd_on(exec, to.exact, wire, n));
+      if (queued)
+        PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, 2 * APP_SUM_WIRE * n));
+      else
+        PORTA_CHECK(wire_by_host(a, exec, sum, 2 * APP_SUM_WIRE * n));
+      PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, again, n, nranks, force));
+    }
+    second_ctx c = {a, sum, queued, nranks, slot, n};
+    return porta_exec_if(exec, again, second_pass, &c);
   }
-  /* driven from the host: the values (packed accumulators) through host memory and MPI */
-  if (to.exact) {
-    PORTA_CHECK(app_sum_pack_on(exec, to.exact, a->wire_v.data, n));
-    PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->wire), PORTA_VIEW_ERASE(a->wire_v), 1));
-    PORTA_CHECK(app_sum_allreduce_wire(sum, a->wire.data, APP_SUM_WIRE * n));
-    PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->wire_v), PORTA_VIEW_ERASE(a->wire), 0));
-    return app_sum_unpack_on(exec, a->wire_v.data, to.value, n, nranks);
-  }
+  if (nranks < 2) return PORTA_SUCCESS; /* this rank's alone */
+  if (queued) return porta_device_comm_sum(queued, exec, to.value, n);
+  /* driven from the host: the values through host memory and MPI */
   PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->scal), PORTA_VIEW_ERASE(a->scal_v), 1));
   PORTA_CHECK(app_sum_allreduce(sum, &a->scal.data[slot], n));
   return copy_on(exec, PORTA_VIEW_ERASE(a->scal_v), PORTA_VIEW_ERASE(a->scal), 0);

@@ -16,11 +16,13 @@ struct porta_device_comm;
 /** nscal doubles and nints integers in memory of the solver's space, and their host side. The
  *  doubles and the integers are one allocation each side, so that a read is one copy. */
 typedef struct app_scalars {
-  porta_view_f64 scal_v; /**< the doubles where kernels read and reduce into them */
-  porta_view_i64 ints_v; /**< the integers, after them in the same allocation */
-  porta_view_u8 exact_v; /**< exact sums: an accumulator per double; else empty */
-  porta_view_f64 wire_v; /**< ... and their scratch for the sum over the ranks */
-  porta_view_f64 scal;   /**< the host side of scal_v, ints_v and wire_v */
+  porta_view_f64 scal_v;  /**< the doubles where kernels read and reduce into them */
+  porta_view_i64 ints_v;  /**< the integers, after them in the same allocation */
+  porta_view_u8 exact_v;  /**< exact sums: an accumulator per double; else empty */
+  porta_view_f64 wire_v;  /**< ... their scratch for the sum over the ranks, */
+  porta_view_i32 again_v; /**< ... whether a set of them takes its second pass, */
+  app_sum_rerun *rerun;   /**< ... and the records of those second passes (host memory) */
+  porta_view_f64 scal;    /**< the host side of scal_v, ints_v and wire_v */
   porta_view_i64 ints;
   porta_view_f64 wire;
   porta_view_f64 block_v, block; /**< the allocations of scal_v and ints_v, scal and ints */
@@ -43,7 +45,9 @@ int app_scalars_write(const app_scalars *a, porta_exec exec);
 /** The reductions into doubles [slot, slot + n) summed over `nranks` ranks: on one, this rank's
  *  (exact ones rounded); with `queued` (a device communicator, while a loop records) queued on
  *  the GPUs; else by MPI through the host side (exact sums as packed limbs:
- *  app_sum_allreduce_wire). The same bits every way. */
+ *  app_sum_allreduce_wire). The same bits every way. Exact sums: their first passes decided
+ *  where their bounds do, and where not, a second pass of all n (porta_exec_if: on a GPU a
+ *  conditional step of the device loop, not taken at all on almost every pass). */
 int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
                     struct porta_device_comm *queued, int nranks, int slot, int n);
 

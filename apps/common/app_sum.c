@@ -1,5 +1,6 @@
 /** @file app_sum.c
  *  Plain and exact global sums (see app_sum.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,16 +10,37 @@
 struct app_sum {
   MPI_Comm comm; /**< MPI_COMM_NULL: a single process */
   int exact;
-  int pending; /**< exact mode: slots 0..pending-1 hold this set's accumulators */
-  porta_xsum_f64_value acc[APP_SUM_MAX_SLOTS];
+  int pending; /**< exact mode: slots 0..pending-1 hold this set's sums */
+  porta_ddsum_f64_value dd[APP_SUM_MAX_SLOTS]; /**< the first passes */
+  porta_xsum_f64_value acc[APP_SUM_MAX_SLOTS]; /**< the second passes, where they ran */
+  int second[APP_SUM_MAX_SLOTS];               /**< 1: acc holds the slot's exact sum */
+  double local[APP_SUM_MAX_SLOTS];             /**< this rank's sums, as claimed */
+  app_sum_rerun *rerun;                        /**< APP_SUM_MAX_SLOTS records */
   app_timers *timers;
   int t_reduce;
   int64_t count;
 };
 
+/** -1: not read yet from the environment (APP_SUMS_SECOND_PASS). */
+static int force_second = -1;
+
+void app_sum_force_second_pass(int force) { force_second = force != 0; }
+
+int app_sum_second_pass_forced(void) {
+  if (force_second < 0) {
+    const char *e = getenv("APP_SUMS_SECOND_PASS");
+    force_second = e && strcmp(e, "1") == 0;
+  }
+  return force_second;
+}
+
 int app_sum_create(app_sum **out, MPI_Comm comm, int exact, app_timers *timers) {
   app_sum *s = (app_sum *)calloc(1, sizeof *s);
-  if (!s) return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_sum_create", "sum", "calloc failed");
+  if (s) s->rerun = (app_sum_rerun *)calloc(APP_SUM_MAX_SLOTS, sizeof *s->rerun);
+  if (!s || !s->rerun) {
+    free(s);
+    return porta_error(PORTA_ERROR_OUT_OF_MEMORY, "app_sum_create", "sum", "calloc failed");
+  }
   s->comm = comm;
   s->exact = exact != 0;
   s->timers = timers;
@@ -27,36 +49,90 @@ int app_sum_create(app_sum **out, MPI_Comm comm, int exact, app_timers *timers) 
   return PORTA_SUCCESS;
 }
 
-void app_sum_destroy(app_sum *s) { free(s); }
+void app_sum_destroy(app_sum *s) {
+  if (s) free(s->rerun);
+  free(s);
+}
 int app_sum_is_exact(const app_sum *s) { return s->exact; }
 int64_t app_sum_count(const app_sum *s) { return s->count; }
 
-/** Exact mode: claim slot `slot` (in order; 0 starts a new set). */
-static int claim_slot(app_sum *s, const char *label, int slot) {
+porta_ddsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot,
+                                      app_sum_rerun **rerun) {
   if (slot == 0) s->pending = 0;
-  if (slot != s->pending || slot >= APP_SUM_MAX_SLOTS)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "APP_SUM_REDUCE", label,
-                       "exact accumulator slot %d out of order (%d pending, at most %d)", slot,
-                       s->pending, APP_SUM_MAX_SLOTS);
+  if (slot != s->pending || slot >= APP_SUM_MAX_SLOTS) {
+    porta_error(PORTA_ERROR_INVALID_ARGUMENT, "APP_SUM_REDUCE", label,
+                "exact accumulator slot %d out of order (%d pending, at most %d)", slot, s->pending,
+                APP_SUM_MAX_SLOTS);
+    return NULL;
+  }
+  s->second[slot] = 0;
+  *rerun = &s->rerun[slot];
+  return &s->dd[slot];
+}
+
+/** Slot `slot`'s second pass (once): its terms again, exactly, into acc[slot]. */
+static int second_pass(app_sum *s, int slot) {
+  if (s->second[slot]) return PORTA_SUCCESS;
+  const app_sum_rerun *r = &s->rerun[slot];
+  porta_xsum_f64_init(&s->acc[slot]);
+  PORTA_CHECK(r->run(r, r->exec, &s->acc[slot], 0));
+  s->second[slot] = 1;
   return PORTA_SUCCESS;
 }
 
-porta_xsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot) {
-  return claim_slot(s, label, slot) == PORTA_SUCCESS ? &s->acc[slot] : NULL;
-}
-
-void app_sum_claimed_(app_sum *s, int slot, double *local) {
+int app_sum_claimed_(app_sum *s, int slot, double *local) {
   s->pending = slot + 1;
-  *local = porta_xsum_f64_round(&s->acc[slot]);
+  double r = 0.0;
+  if (app_sum_second_pass_forced() || !porta_ddsum_f64_round(&s->dd[slot], &r)) {
+    const int rc = second_pass(s, slot);
+    if (rc != PORTA_SUCCESS) {
+      s->pending = 0;
+      return rc;
+    }
+    r = porta_xsum_f64_round(&s->acc[slot]);
+  }
+  s->local[slot] = *local = r;
+  return PORTA_SUCCESS;
 }
 
-/** Exact mode: merge the accumulators of slots 0..n-1 over the ranks and round. Each is
- *  normalised (limbs in [0, 2^32), the top one small), so the integer MPI_SUM of up to 2^31
- *  ranks' limbs cannot overflow and does not depend on MPI's reduction order. The status bits
- *  travel as counts in one extra word per value (20 bits per flag). */
+/** v's limbs (normalised) and its status bits as counts (20 bits a flag) into W words. */
+static void put_value(porta_xsum_f64_value v, int64_t *w) {
+  porta_xsum_f64_normalize(&v);
+  memcpy(w, v.limb, sizeof v.limb);
+  w[PORTA_XSUM_LIMBS] = (int64_t)((v.flags & PORTA_XSUM_INEXACT) != 0) +
+                        ((int64_t)((v.flags & PORTA_XSUM_OVERFLOW) != 0) << 20) +
+                        ((int64_t)((v.flags & PORTA_XSUM_NONFINITE) != 0) << 40);
+}
+
+/** The sum of `nranks` values put_value wrote, added word by word. */
+static porta_xsum_f64_value get_value(const int64_t *w, int nranks) {
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
+  memcpy(v.limb, w, sizeof v.limb);
+  const int64_t f = w[PORTA_XSUM_LIMBS];
+  v.flags = ((f & 0xFFFFF) ? PORTA_XSUM_INEXACT : 0) |
+            (((f >> 20) & 0xFFFFF) ? PORTA_XSUM_OVERFLOW : 0) |
+            ((f >> 40) ? PORTA_XSUM_NONFINITE : 0);
+  v.count = nranks; /* each limb holds at most nranks normalised digits */
+  return v;
+}
+
+static int mpi_sum(app_sum *s, int64_t *buf, int count) {
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, buf, count, MPI_INT64_T, MPI_SUM, s->comm);
+  if (rc != MPI_SUCCESS)
+    return porta_error(PORTA_ERROR_BACKEND, "app_sum_allreduce", "sum",
+                       "MPI reduction of %d exact words failed (%d)", count, rc);
+  return PORTA_SUCCESS;
+}
+
+/** Exact mode over the ranks. First the slots' first passes: each rank's hi + lo and its bound
+ *  as normalised limbs (a slot whose second pass ran: its exact sum, bound 0), added by one
+ *  MPI_SUM on MPI_INT64_T (exact, so MPI's order does not matter; every rank gets the same
+ *  words, so all decide alike). Where the summed bound decides the rounding, that is the sum;
+ *  the other slots take their second pass on every rank and a second MPI_SUM of their limbs. */
 static int allreduce_exact(app_sum *s, double *values, int n) {
   enum { W = PORTA_XSUM_LIMBS + 1 };
-  int64_t buf[APP_SUM_MAX_SLOTS * W];
+  int64_t buf[APP_SUM_MAX_SLOTS * 2 * W];
   if (s->pending != n || n < 1 || n > APP_SUM_MAX_SLOTS) {
     int pending = s->pending;
     s->pending = 0;
@@ -64,41 +140,67 @@ static int allreduce_exact(app_sum *s, double *values, int n) {
                        "reproducible mode: %d values to sum but %d exact accumulators pending", n,
                        pending);
   }
-  for (int i = 0; i < n; ++i) {
-    porta_xsum_f64_value v = s->acc[i];
-    const double local = porta_xsum_f64_round(&v);
-    if (memcmp(&local, &values[i], sizeof local) != 0) { /* a stale accumulator: refuse */
+  for (int i = 0; i < n; ++i)
+    if (memcmp(&s->local[i], &values[i], sizeof values[i]) != 0) { /* a stale sum: refuse */
       s->pending = 0;
       return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_sum_allreduce", "sum",
                          "reproducible mode: value %d (%.17g) is not the pending exact "
-                         "accumulator's (%.17g): its kernel did not use porta_xsum_f64",
-                         i, values[i], local);
+                         "accumulator's (%.17g): its kernel did not use the exact sum",
+                         i, values[i], s->local[i]);
     }
-    porta_xsum_f64_normalize(&v);
-    memcpy(&buf[i * W], v.limb, sizeof v.limb);
-    buf[i * W + PORTA_XSUM_LIMBS] = (int64_t)((v.flags & PORTA_XSUM_INEXACT) != 0) +
-                                    ((int64_t)((v.flags & PORTA_XSUM_OVERFLOW) != 0) << 20) +
-                                    ((int64_t)((v.flags & PORTA_XSUM_NONFINITE) != 0) << 40);
-  }
-  int nranks = 1, rc = MPI_SUCCESS;
-  if (s->comm != MPI_COMM_NULL) {
-    MPI_Comm_size(s->comm, &nranks);
-    rc = MPI_Allreduce(MPI_IN_PLACE, buf, n * W, MPI_INT64_T, MPI_SUM, s->comm);
-  }
   s->pending = 0;
-  if (rc != MPI_SUCCESS)
-    return porta_error(PORTA_ERROR_BACKEND, "app_sum_allreduce", "sum",
-                       "MPI reduction of %d exact accumulators failed (%d)", n, rc);
+  if (s->comm == MPI_COMM_NULL) return PORTA_SUCCESS; /* the local sums are the sums */
+  int nranks = 1;
+  MPI_Comm_size(s->comm, &nranks);
   for (int i = 0; i < n; ++i) {
-    porta_xsum_f64_value v;
-    porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
-    memcpy(v.limb, &buf[i * W], sizeof v.limb);
-    const int64_t f = buf[i * W + PORTA_XSUM_LIMBS];
-    v.flags = ((f & 0xFFFFF) ? PORTA_XSUM_INEXACT : 0) |
-              (((f >> 20) & 0xFFFFF) ? PORTA_XSUM_OVERFLOW : 0) |
-              ((f >> 40) ? PORTA_XSUM_NONFINITE : 0);
-    v.count = nranks; /* each limb holds at most nranks normalised digits */
-    values[i] = porta_xsum_f64_round(&v);
+    porta_xsum_f64_value v, b;
+    porta_xsum_f64_init(&b);
+    double bound = 0.0;
+    if (s->second[i]) {
+      v = s->acc[i];
+    } else {
+      porta_xsum_f64_init(&v);
+      bound = porta_ddsum_f64_bound(&s->dd[i]);
+      if (bound < 0.0 || app_sum_second_pass_forced())
+        v.flags |= PORTA_XSUM_OVERFLOW; /* no bound: the second pass, on every rank */
+      else {
+        porta_xsum_f64_add(&v, s->dd[i].hi);
+        porta_xsum_f64_add(&v, s->dd[i].lo);
+        porta_xsum_f64_add(&b, bound > 0.0 ? 2.0 * bound : 0.0); /* twice: hi, lo truncated */
+      }
+    }
+    put_value(v, &buf[2 * W * i]);
+    put_value(b, &buf[2 * W * i + W]);
+  }
+  PORTA_CHECK(mpi_sum(s, buf, 2 * W * n));
+  int again[APP_SUM_MAX_SLOTS], nagain = 0;
+  for (int i = 0; i < n; ++i) {
+    const porta_xsum_f64_value v = get_value(&buf[2 * W * i], nranks);
+    porta_xsum_f64_value b = get_value(&buf[2 * W * i + W], nranks);
+    double lo = NAN, hi = NAN;
+    if (!(v.flags & (PORTA_XSUM_OVERFLOW | PORTA_XSUM_NONFINITE))) {
+      porta_xsum_f64_value t = v;
+      porta_xsum_f64_join(&t, &b);
+      hi = porta_xsum_f64_round(&t);
+      for (int k = 0; k < PORTA_XSUM_LIMBS; ++k) b.limb[k] = -b.limb[k];
+      t = v;
+      porta_xsum_f64_join(&t, &b);
+      lo = porta_xsum_f64_round(&t);
+    }
+    if (!isnan(lo) && memcmp(&lo, &hi, sizeof lo) == 0)
+      values[i] = lo;
+    else
+      again[nagain++] = i;
+  }
+  if (nagain == 0) return PORTA_SUCCESS;
+  for (int k = 0; k < nagain; ++k) { /* the same slots on every rank */
+    PORTA_CHECK(second_pass(s, again[k]));
+    put_value(s->acc[again[k]], &buf[W * k]);
+  }
+  PORTA_CHECK(mpi_sum(s, buf, W * nagain));
+  for (int k = 0; k < nagain; ++k) {
+    const porta_xsum_f64_value v = get_value(&buf[W * k], nranks);
+    values[again[k]] = porta_xsum_f64_round(&v);
   }
   return PORTA_SUCCESS;
 }

@@ -3,11 +3,19 @@
  *
  *  Plain mode sums each rank's terms with a double reducer and the ranks' partial sums with
  *  MPI_Allreduce: fast, but the last bits depend on the rank count, the thread count and the
- *  back end. Exact mode (--sums exact, and --reproducible) accumulates the terms in porta_xsum_f64
- *  superaccumulators (porta/xsum.h), adds their integer limbs over the ranks with MPI_SUM
- *  (exact, so MPI's order does not matter) and rounds once: every global sum is then the
+ *  back end. Exact mode (--sums exact, and --reproducible) gives every global sum as the
  *  correctly rounded sum of its terms, a function of the terms alone, and so are the answers
- *  computed from it.
+ *  computed from it. It takes two passes at most:
+ *  - the first sums the terms as a double-double with a bound on its error (porta_ddsum_f64,
+ *    porta/ddsum.h: about what a plain sum costs); the ranks' sums and bounds travel as integer
+ *    limbs (exact in any order), and where the bound decides the rounding, that is the sum;
+ *  - where it does not (an exact tie, a sum that cancels to nothing, a term out of range: about
+ *    never for a solver's dot products), the terms are summed again in porta_xsum_f64
+ *    superaccumulators (porta/xsum.h), whose integer limbs are added over the ranks with MPI_SUM
+ *    and rounded once.
+ *  Both give the bits of the exact sum. The second pass reads the terms again, after the first
+ *  pass's kernel wrote what it writes: a kernel that updates what its terms read (r -= a w;
+ *  r.r) says so with APP_SUM_KERNEL_MD2_UPDATING and gives the term as the arrays now hold it.
  *
  *  A reduction is written once, as a term function; APP_SUM_KERNEL generates both kernels
  *  from it, so no app carries twin kernels:
@@ -26,23 +34,53 @@
 #ifndef APP_SUM_H
 #define APP_SUM_H
 
+#include <string.h>
+
 #include "porta/porta.h"
 
 PORTA_EXTERN_C_BEGIN
 
 /** Most sums that travel in one allreduce. */
 #define APP_SUM_MAX_SLOTS 8
+/** Largest arguments struct of an APP_SUM kernel (a second pass keeps a copy). */
+#define APP_SUM_ARGS_MAX 4096
 
 /** A run's summation state (opaque; app_sum_comm.h creates it). */
 typedef struct app_sum app_sum;
 
 /** Non-zero in exact mode. */
 int app_sum_is_exact(const app_sum *s);
-/** Exact mode, for APP_SUM_REDUCE: the accumulator of slot `slot`, claimed in order (0 starts
- *  a new set), or NULL with the failure recorded when the slot is out of order. */
-porta_xsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot);
-/** Exact mode, for APP_SUM_REDUCE: slot `slot` holds its sum; *local = that sum rounded. */
-void app_sum_claimed_(app_sum *s, int slot, double *local);
+/** How an exact sum's second pass reads its terms again (APP_SUM_KERNEL's launchers fill it):
+ *  the kernel of the terms into an exact accumulator, over the first pass's policy with a copy
+ *  of its arguments. */
+typedef struct app_sum_rerun {
+  /** The terms into *acc: in memory of exec's space without a wait (into), or on the host. */
+  int (*run)(const struct app_sum_rerun *r, porta_exec exec, porta_xsum_f64_value *acc, int into);
+  const char *label;
+  porta_exec exec;
+  porta_range_policy range; /**< the policy of a range kernel, */
+  porta_mdrange_policy box; /**< or of a box kernel */
+  union {
+    double d;
+    int64_t i;
+    void *p;
+    unsigned char bytes[APP_SUM_ARGS_MAX];
+  } args;
+} app_sum_rerun;
+
+/** Exact mode, for APP_SUM_REDUCE: the first pass's accumulator of slot `slot`, claimed in order
+ *  (0 starts a new set), and *rerun its second pass's record to fill; NULL with the failure
+ *  recorded when the slot is out of order. */
+porta_ddsum_f64_value *app_sum_claim_(app_sum *s, const char *label, int slot,
+                                      app_sum_rerun **rerun);
+/** Exact mode, for APP_SUM_REDUCE: slot `slot` holds its first pass; *local = this rank's exact
+ *  sum (the second pass run at once where the first does not decide it). */
+int app_sum_claimed_(app_sum *s, int slot, double *local);
+/** Force the second pass on every exact sum (1) or leave it to the bound (0), for tests: the
+ *  environment's APP_SUMS_SECOND_PASS=1 sets it at start. */
+void app_sum_force_second_pass(int force);
+/** Whether exact sums take their second pass every time (app_sum_force_second_pass). */
+int app_sum_second_pass_forced(void);
 /** Sum `values[0..n)` over the ranks in place. In exact mode the values must be the local sums
  *  just left by APP_SUM_REDUCE in slots 0..n-1 (checked: a mismatch is an error, so a kernel
  *  that bypassed the exact accumulator cannot go unnoticed). */
@@ -64,15 +102,38 @@ PORTA_EXTERN_C_END
 /** Where a reduction into memory (APP_SUM_REDUCE_INTO) leaves its sum, in memory of the
  *  launch's space: the double `value` (plain mode), or with `exact` set the accumulator there
  *  (exact mode), which app_sum_finish_on (app_sum_comm.h) then sums over the ranks and rounds
- *  into `value`. */
+ *  into `value`. The first pass's double-double (porta_ddsum_f64_value) lands in the same
+ *  memory (app_sum_dd_of), and its second pass's record in *rerun (host memory). */
 typedef struct app_sum_to {
   double *value;
   porta_xsum_f64_value *exact; /**< NULL: plain mode */
+  app_sum_rerun *rerun;        /**< exact mode: the second pass's record */
 } app_sum_to;
+
+/** The first pass's accumulator in an exact accumulator's memory (the second pass, where it
+ *  runs, overwrites it). */
+PORTA_FORCEINLINE_FUNCTION porta_ddsum_f64_value *app_sum_dd_of(porta_xsum_f64_value *acc) {
+  return (porta_ddsum_f64_value *)(void *)acc;
+}
+
+PORTA_FORCEINLINE_FUNCTION const porta_ddsum_f64_value *
+app_sum_dd_of_c(const porta_xsum_f64_value *acc) {
+  return (const porta_ddsum_f64_value *)(const void *)acc;
+}
+
+/** The next slot's place after `to` (its value, accumulator and record). */
+static inline app_sum_to app_sum_to_next(app_sum_to to) {
+  app_sum_to n;
+  n.value = to.value + 1;
+  n.exact = to.exact ? to.exact + 1 : NULL;
+  n.rerun = to.rerun ? to.rerun + 1 : NULL;
+  return n;
+}
 
 /** Doubles a value travels as between the ranks in app_sum_finish_on: its limbs, the top one
  *  in two halves, and its three status flags (each a small integer, so a sum of them over up to
- *  2^21 ranks is exact in any order). */
+ *  2^21 ranks is exact in any order). A first pass travels as two such values (the sum and its
+ *  bound). */
 #define APP_SUM_WIRE (PORTA_XSUM_LIMBS + 4)
 
 PORTA_EXTERN_C_BEGIN
@@ -83,6 +144,18 @@ int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *v
 int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n);
 /** ... values[i] = the sum of `nranks` packed accumulators added by wire, rounded. */
 int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n, int nranks);
+/** First passes (in the accumulators' memory, app_sum_dd_of), one rank: values[i] = acc[i]'s
+ *  first pass rounded where its bound decides it; *again = 1 where one does not (or `force`),
+ *  else 0. */
+int app_sum_decide_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values,
+                      int32_t *again, int n, int force);
+/** First passes, several ranks: acc[i]'s first pass, its sum and bound, packed into
+ *  wire[2 APP_SUM_WIRE i ..]. */
+int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n);
+/** ... the ranks' packed first passes added by wire: values[i] their exact rounding where the
+ *  summed bound decides it; *again = 1 where one does not (or `force`), else 0. */
+int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values, int32_t *again, int n,
+                         int nranks, int force);
 PORTA_EXTERN_C_END
 
 /** NAME's kernel into TO (an app_sum_to: its plain kernel into TO.value, or its exact one into
@@ -97,9 +170,26 @@ PORTA_EXTERN_C_END
  *  slots touched. Typed as APP_SUM_REDUCE. */
 #define APP_SUM_RUN(NAME, LABEL, EXEC, POLICY, ARGS) NAME##_run_((LABEL), (EXEC), (POLICY), (ARGS))
 
-/* The typed launchers of an app_sum kernel NAME over POLICY_T (APP_SUM_REDUCE and APP_SUM_RUN
- * call them). */
-#define APP_SUM_LAUNCHER_(NAME, ARGS_T, POLICY_T)                                                  \
+/* The typed launchers of an app_sum kernel NAME over POLICY_T (whose policy is the record's
+ * MEMBER: range or box); RECHECK is the exact kernel of its second pass (APP_SUM_REDUCE and
+ * APP_SUM_RUN call them). */
+#define APP_SUM_LAUNCHER_(NAME, ARGS_T, POLICY_T, MEMBER, RECHECK)                                 \
+  typedef char NAME##_args_fit_[sizeof(ARGS_T) <= APP_SUM_ARGS_MAX ? 1 : -1];                      \
+  static PORTA_UNUSED int NAME##_rerun_(const app_sum_rerun *r, porta_exec exec,                   \
+                                        porta_xsum_f64_value *acc, int into) {                     \
+    const ARGS_T *a = (const ARGS_T *)(const void *)r->args.bytes;                                 \
+    if (into)                                                                                      \
+      return PORTA_PARALLEL_REDUCE_INTO_LABELED(r->label, RECHECK, exec, r->MEMBER, a, acc);       \
+    return PORTA_PARALLEL_REDUCE_LABELED(r->label, RECHECK, exec, r->MEMBER, a, acc);              \
+  }                                                                                                \
+  static inline PORTA_UNUSED void NAME##_record_(                                                  \
+      app_sum_rerun *r, const char *label, porta_exec exec, POLICY_T p, const ARGS_T *args) {      \
+    r->run = NAME##_rerun_;                                                                        \
+    r->label = label;                                                                              \
+    r->exec = exec;                                                                                \
+    r->MEMBER = p;                                                                                 \
+    memcpy(r->args.bytes, args, sizeof *args);                                                     \
+  }                                                                                                \
   static inline PORTA_UNUSED int NAME##_reduce_(app_sum *s, const char *label, porta_exec exec,    \
                                                 POLICY_T p, const ARGS_T *args, int slot,          \
                                                 double *local) {                                   \
@@ -107,11 +197,12 @@ PORTA_EXTERN_C_END
       *local = 0.0;                                                                                \
       return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_plain_, exec, p, args, local);            \
     }                                                                                              \
-    porta_xsum_f64_value *acc = app_sum_claim_(s, label, slot);                                    \
-    if (!acc) return PORTA_ERROR_INVALID_ARGUMENT;                                                 \
-    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_exact_, exec, p, args, acc));          \
-    app_sum_claimed_(s, slot, local);                                                              \
-    return PORTA_SUCCESS;                                                                          \
+    app_sum_rerun *r = NULL;                                                                       \
+    porta_ddsum_f64_value *dd = app_sum_claim_(s, label, slot, &r);                                \
+    if (!dd) return PORTA_ERROR_INVALID_ARGUMENT;                                                  \
+    NAME##_record_(r, label, exec, p, args);                                                       \
+    PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_, exec, p, args, dd));              \
+    return app_sum_claimed_(s, slot, local);                                                       \
   }                                                                                                \
   static inline PORTA_UNUSED int NAME##_run_(const char *label, porta_exec exec, POLICY_T p,       \
                                              const ARGS_T *args) {                                 \
@@ -120,37 +211,91 @@ PORTA_EXTERN_C_END
   }                                                                                                \
   static inline PORTA_UNUSED int NAME##_into_(const char *label, porta_exec exec, POLICY_T p,      \
                                               const ARGS_T *args, app_sum_to to) {                 \
-    if (to.exact)                                                                                  \
-      return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_exact_, exec, p, args, to.exact);    \
-    return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_plain_, exec, p, args, to.value);      \
+    if (!to.exact)                                                                                 \
+      return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_plain_, exec, p, args, to.value);    \
+    if (!to.rerun)                                                                                 \
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "APP_SUM_REDUCE_INTO", label,               \
+                         "an exact sum without a record of its second pass (app_sum_to.rerun)");   \
+    NAME##_record_(to.rerun, label, exec, p, args);                                                \
+    return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_, exec, p, args,                    \
+                                              app_sum_dd_of(to.exact));                            \
   }
 
-/** Define reduction `NAME` (its plain and exact kernels, with their typed launchers for
- *  APP_SUM_REDUCE, APP_SUM_REDUCE_INTO and APP_SUM_RUN) over a range from a term function
- *  `double body(const ARGS_T *A, int64_t I)`; the braces that follow are its body. */
-#define APP_SUM_KERNEL(NAME, ARGS_T, A, I)                                                         \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
+/* The kernels of an app_sum reduction from its term function NAME##_term_: plain, first pass
+ * (double-double) and exact. */
+#define APP_SUM_KERNELS_(NAME, ARGS_T)                                                             \
   PORTA_REDUCE(NAME##_plain_, ARGS_T, a_, i_, porta_sum_f64, acc_) {                               \
     *acc_ += NAME##_term_(a_, i_);                                                                 \
   }                                                                                                \
+  PORTA_REDUCE(NAME##_dd_, ARGS_T, a_, i_, porta_ddsum_f64, acc_) {                                \
+    porta_ddsum_f64_add(acc_, NAME##_term_(a_, i_));                                               \
+  }
+#define APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                         \
+  PORTA_MDREDUCE2(NAME##_plain_, ARGS_T, a_, i0_, i1_, porta_sum_f64, acc_) {                      \
+    *acc_ += NAME##_term_(a_, i0_, i1_);                                                           \
+  }                                                                                                \
+  PORTA_MDREDUCE2(NAME##_dd_, ARGS_T, a_, i0_, i1_, porta_ddsum_f64, acc_) {                       \
+    porta_ddsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                         \
+  }
+
+/** Define reduction `NAME` (its plain, first-pass and exact kernels, with their typed launchers
+ *  for APP_SUM_REDUCE, APP_SUM_REDUCE_INTO and APP_SUM_RUN) over a range from a term function
+ *  `double body(const ARGS_T *A, int64_t I)`; the braces that follow are its body. The exact
+ *  sum's second pass runs the body again: it must give the same term when run twice (it may
+ *  write, as w = A p; p.w does, but not update what it reads: see APP_SUM_KERNEL_MD2_UPDATING). */
+#define APP_SUM_KERNEL(NAME, ARGS_T, A, I)                                                         \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
+  APP_SUM_KERNELS_(NAME, ARGS_T)                                                                   \
   PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
     porta_xsum_f64_add(acc_, NAME##_term_(a_, i_));                                                \
   }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy)                                              \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_)                        \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I PORTA_UNUSED)
 
 /** The same over a rank-2 box: `double body(const ARGS_T *A, int64_t I0, int64_t I1)`. */
 #define APP_SUM_KERNEL_MD2(NAME, ARGS_T, A, I0, I1)                                                \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I0, int64_t I1);         \
-  PORTA_MDREDUCE2(NAME##_plain_, ARGS_T, a_, i0_, i1_, porta_sum_f64, acc_) {                      \
-    *acc_ += NAME##_term_(a_, i0_, i1_);                                                           \
-  }                                                                                                \
+  APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                               \
   PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
     porta_xsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                          \
   }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy)                                            \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_)                        \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+
+/** A reduction over a rank-2 box whose body updates what its term reads (u += a p; r -= a w;
+ *  the term r.r): its exact sum's second pass sums the term as the arrays hold it after the
+ *  first, from the function `NAME##_again(const ARGS_T *, int64_t, int64_t)` that the app
+ *  defines before it (APP_SUM_AGAIN_MD2). It must give the first pass's terms bit for bit. */
+#define APP_SUM_KERNEL_MD2_UPDATING(NAME, ARGS_T, A, I0, I1)                                       \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I0, int64_t I1);         \
+  APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                               \
+  PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
+    porta_xsum_f64_add(acc_, NAME##_again(a_, i0_, i1_));                                          \
+  }                                                                                                \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_)                        \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+
+/** The term of an APP_SUM_KERNEL_MD2_UPDATING reduction NAME as the arrays hold it after its
+ *  first pass; the braces that follow are its body. */
+#define APP_SUM_AGAIN_MD2(NAME, ARGS_T, A, I0, I1)                                                 \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_again(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+
+/** The same over a range (APP_SUM_AGAIN for its term). */
+#define APP_SUM_KERNEL_UPDATING(NAME, ARGS_T, A, I)                                                \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
+  APP_SUM_KERNELS_(NAME, ARGS_T)                                                                   \
+  PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
+    porta_xsum_f64_add(acc_, NAME##_again(a_, i_));                                                \
+  }                                                                                                \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_)                        \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I PORTA_UNUSED)
+#define APP_SUM_AGAIN(NAME, ARGS_T, A, I)                                                          \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_again(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I PORTA_UNUSED)
 
 #endif /* APP_SUM_H */

@@ -5,17 +5,24 @@
  *  Kernel file (C++17 compatible). */
 #include "app_sum.h"
 
-/** What the three kernels read and write (each uses its part). */
+/** What the kernels read and write (each uses its part). */
 typedef struct {
   const porta_xsum_f64_value *acc;
   const double *wire_in;
   double *wire, *values;
-  int nranks;
+  int32_t *again;
+  int nranks, n, force;
 } finish_args;
 
 static finish_args finish_make(const porta_xsum_f64_value *acc, const double *wire_in, double *wire,
                                double *values, int nranks) {
-  const finish_args a = {acc, wire_in, wire, values, nranks};
+  finish_args a;
+  memset(&a, 0, sizeof a);
+  a.acc = acc;
+  a.wire_in = wire_in;
+  a.wire = wire;
+  a.values = values;
+  a.nranks = nranks;
   return a;
 }
 
@@ -28,10 +35,8 @@ int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *v
 
 /* limbs 0 .. L-2 in [0, 2^32) after normalising, the top one signed below 2^61 in magnitude:
    it travels as its low 32 bits and the rest, so every double is an integer below 2^32 */
-PORTA_FOR(app_sum_k_pack, finish_args, a, i) {
-  porta_xsum_f64_value v = a->acc[i];
+PORTA_INLINE_FUNCTION void app_sum_put_(porta_xsum_f64_value v, double *w) {
   porta_xsum_f64_normalize(&v);
-  double *w = a->wire + APP_SUM_WIRE * i;
   for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) w[l] = (double)v.limb[l];
   const int64_t top = v.limb[PORTA_XSUM_LIMBS - 1];
   const int64_t low = (int64_t)((uint64_t)top & 0xFFFFFFFFull);
@@ -42,13 +47,8 @@ PORTA_FOR(app_sum_k_pack, finish_args, a, i) {
   w[PORTA_XSUM_LIMBS + 3] = (v.flags & PORTA_XSUM_NONFINITE) ? 1.0 : 0.0;
 }
 
-int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n) {
-  const finish_args a = finish_make(acc, NULL, wire, NULL, 1);
-  return PORTA_PARALLEL_FOR_LABELED("app_sum_pack", app_sum_k_pack, exec, porta_range(0, n), &a);
-}
-
-PORTA_FOR(app_sum_k_unpack, finish_args, a, i) {
-  const double *w = a->wire_in + APP_SUM_WIRE * i;
+/** The sum of `nranks` values app_sum_put_ wrote, added word by word. */
+PORTA_INLINE_FUNCTION porta_xsum_f64_value app_sum_get_(const double *w, int nranks) {
   porta_xsum_f64_value v;
   porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
   for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) v.limb[l] = (int64_t)w[l];
@@ -57,7 +57,21 @@ PORTA_FOR(app_sum_k_unpack, finish_args, a, i) {
   v.flags = (w[PORTA_XSUM_LIMBS + 1] != 0.0 ? PORTA_XSUM_INEXACT : 0) |
             (w[PORTA_XSUM_LIMBS + 2] != 0.0 ? PORTA_XSUM_OVERFLOW : 0) |
             (w[PORTA_XSUM_LIMBS + 3] != 0.0 ? PORTA_XSUM_NONFINITE : 0);
-  v.count = a->nranks; /* each limb holds at most nranks normalised digits */
+  v.count = nranks; /* each limb holds at most nranks normalised digits */
+  return v;
+}
+
+PORTA_FOR(app_sum_k_pack, finish_args, a, i) {
+  app_sum_put_(a->acc[i], a->wire + APP_SUM_WIRE * i);
+}
+
+int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n) {
+  const finish_args a = finish_make(acc, NULL, wire, NULL, 1);
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_pack", app_sum_k_pack, exec, porta_range(0, n), &a);
+}
+
+PORTA_FOR(app_sum_k_unpack, finish_args, a, i) {
+  const porta_xsum_f64_value v = app_sum_get_(a->wire_in + APP_SUM_WIRE * i, a->nranks);
   a->values[i] = porta_xsum_f64_round(&v);
 }
 
@@ -65,4 +79,91 @@ int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n
   const finish_args a = finish_make(NULL, wire, NULL, values, nranks);
   return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack", app_sum_k_unpack, exec, porta_range(0, n),
                                     &a);
+}
+
+/* ---- first passes (double-double sums with their bounds) ---- */
+
+/** One thread for the n sums (so one writer of *again). */
+PORTA_FOR(app_sum_k_decide, finish_args, a, i) {
+  (void)i;
+  int32_t again = 0;
+  for (int k = 0; k < a->n; ++k) {
+    double r;
+    if (!a->force && porta_ddsum_f64_round(app_sum_dd_of_c(&a->acc[k]), &r))
+      a->values[k] = r;
+    else
+      again = 1;
+  }
+  *a->again = again;
+}
+
+int app_sum_decide_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values,
+                      int32_t *again, int n, int force) {
+  finish_args a = finish_make(acc, NULL, NULL, values, 1);
+  a.again = again;
+  a.n = n;
+  a.force = force;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_decide", app_sum_k_decide, exec, porta_range(0, 1),
+                                    &a);
+}
+
+/* a rank's hi + lo (its bits below the exact sum's window dropped) and twice its bound (which
+   covers those bits), or a value flagged OVERFLOW where no bound serves */
+PORTA_FOR(app_sum_k_pack_dd, finish_args, a, i) {
+  const porta_ddsum_f64_value d = *app_sum_dd_of_c(&a->acc[i]);
+  porta_xsum_f64_value v, b;
+  porta_xsum_f64_init(&v);
+  porta_xsum_f64_init(&b);
+  const double bound = porta_ddsum_f64_bound(&d);
+  if (bound < 0.0) {
+    v.flags |= PORTA_XSUM_OVERFLOW;
+  } else {
+    porta_xsum_f64_add(&v, d.hi);
+    porta_xsum_f64_add(&v, d.lo);
+    porta_xsum_f64_add(&b, 2.0 * bound);
+  }
+  app_sum_put_(v, a->wire + 2 * APP_SUM_WIRE * i);
+  app_sum_put_(b, a->wire + 2 * APP_SUM_WIRE * i + APP_SUM_WIRE);
+}
+
+int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n) {
+  finish_args a = finish_make(acc, NULL, wire, NULL, 1);
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_pack_dd", app_sum_k_pack_dd, exec, porta_range(0, n),
+                                    &a);
+}
+
+/** One thread: each sum V and bound B of the ranks, V's rounding where V - B and V + B round
+ *  alike (the exact sum lies between them, and rounding is monotone). */
+PORTA_FOR(app_sum_k_unpack_dd, finish_args, a, i) {
+  (void)i;
+  int32_t again = 0;
+  for (int k = 0; k < a->n; ++k) {
+    const double *w = a->wire_in + 2 * APP_SUM_WIRE * k;
+    const porta_xsum_f64_value v = app_sum_get_(w, a->nranks);
+    porta_xsum_f64_value b = app_sum_get_(w + APP_SUM_WIRE, a->nranks);
+    int decided = 0;
+    if (!a->force && !(v.flags & (PORTA_XSUM_OVERFLOW | PORTA_XSUM_NONFINITE))) {
+      porta_xsum_f64_value t = v;
+      porta_xsum_f64_join(&t, &b);
+      const double hi = porta_xsum_f64_round(&t);
+      for (int l = 0; l < PORTA_XSUM_LIMBS; ++l) b.limb[l] = -b.limb[l];
+      t = v;
+      porta_xsum_f64_join(&t, &b);
+      const double lo = porta_xsum_f64_round(&t);
+      decided = lo == hi && !(lo == 0.0 && (1.0 / lo) != (1.0 / hi)); /* the same bits */
+      if (decided) a->values[k] = lo;
+    }
+    again |= !decided;
+  }
+  *a->again = again;
+}
+
+int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values, int32_t *again, int n,
+                         int nranks, int force) {
+  finish_args a = finish_make(NULL, wire, NULL, values, nranks);
+  a.again = again;
+  a.n = n;
+  a.force = force;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack_dd", app_sum_k_unpack_dd, exec,
+                                    porta_range(0, 1), &a);
 }

@@ -277,7 +277,11 @@ PORTA_FORCEINLINE_FUNCTION double minife_update_term(const update_args *a, int64
   PORTA_AT1(a->r, i) = r;
   return r * r;
 }
-APP_SUM_KERNEL(minife_k_update, update_args, a, i) { return minife_update_term(a, i); }
+/* an exact sum's second pass: r.r as r is now */
+APP_SUM_AGAIN(minife_k_update, update_args, a, i) {
+  return PORTA_AT1(a->r, i) * PORTA_AT1(a->r, i);
+}
+APP_SUM_KERNEL_UPDATING(minife_k_update, update_args, a, i) { return minife_update_term(a, i); }
 
 /* p = r + beta p (the reference's waxpby(1, r, beta, p, p); beta = 0 at the first iteration) */
 PORTA_FOR(minife_k_p_update, p_update_args, a, i) {

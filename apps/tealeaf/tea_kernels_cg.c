@@ -123,8 +123,12 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_r, tea_cg_w_args, a, k, j) {
   return w * PORTA_AT2(a->p, k, j);
 }
 
-/* u += a p; r -= a w; rrn += r.r */
-APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
+/* u += a p; r -= a w; rrn += r.r (an exact sum's second pass: r.r as r is now) */
+APP_SUM_AGAIN_MD2(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
+  const double r = PORTA_AT2(a->r, k, j);
+  return r * r;
+}
+APP_SUM_KERNEL_MD2_UPDATING(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
   const double alpha = TEA_CG_UR_ALPHA(a);
   PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
   double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
@@ -132,8 +136,11 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_none, tea_cg_ur_args, a, k, j) {
   return r * r;
 }
 
-/* u += a p; r -= a w; z = Mi r; rrn += r.z */
-APP_SUM_KERNEL_MD2(tea_k_cg_calc_ur_diag, tea_cg_ur_args, a, k, j) {
+/* u += a p; r -= a w; z = Mi r; rrn += r.z (again: r.z as they are now) */
+APP_SUM_AGAIN_MD2(tea_k_cg_calc_ur_diag, tea_cg_ur_args, a, k, j) {
+  return PORTA_AT2(a->r, k, j) * PORTA_AT2(a->z, k, j);
+}
+APP_SUM_KERNEL_MD2_UPDATING(tea_k_cg_calc_ur_diag, tea_cg_ur_args, a, k, j) {
   const double alpha = TEA_CG_UR_ALPHA(a);
   PORTA_AT2(a->u, k, j) += alpha * PORTA_AT2(a->p, k, j);
   double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
@@ -268,8 +275,12 @@ APP_SUM_KERNEL_MD2(tea_k_cg_calc_w_lean_r, tea_cg_w_args, a, k, j) {
   return w * PORTA_AT2(a->p, k, j);
 }
 
-/* r -= a w; rrn += r.r */
-APP_SUM_KERNEL_MD2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j) {
+/* r -= a w; rrn += r.r (again: r.r as r is now) */
+APP_SUM_AGAIN_MD2(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j) {
+  const double r = PORTA_AT2(a->r, k, j);
+  return r * r;
+}
+APP_SUM_KERNEL_MD2_UPDATING(tea_k_cg_calc_r_r, tea_cg_r_args, a, k, j) {
   const double alpha = TEA_CG_UR_ALPHA(a);
   const double r = PORTA_AT2(a->r, k, j) - alpha * PORTA_AT2(a->w, k, j);
   PORTA_AT2(a->r, k, j) = r;

@@ -207,9 +207,7 @@ int tea_k_ppcg_calc_w_store(tea_chunk *c, app_sum_to pw_rz) {
   tea_pp_outer_args a = tea_pp_outer_make(c);
   const porta_mdrange_policy in = tea_policy(tea_box_interior(c, 0));
   if (pw_rz.exact) { /* two exact sums, as the host loop's */
-    app_sum_to rz = pw_rz;
-    rz.value = pw_rz.value + 1;
-    rz.exact = pw_rz.exact + 1;
+    const app_sum_to rz = app_sum_to_next(pw_rz);
     PORTA_CHECK(APP_SUM_REDUCE_INTO(tea_k_pp_calc_w, "tea_ppcg_calc_w", exec, in, &a, pw_rz));
     return APP_SUM_REDUCE_INTO(tea_k_pp_rz, "tea_ppcg_calc_rz", exec, in, &a, rz);
   }

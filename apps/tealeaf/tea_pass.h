@@ -92,6 +92,7 @@ typedef struct tea_loop_state {
   /** with exact sums (--reproducible): a reduction into scalar s lands in exact[s], and its sum
    *  rounds it into scal[s] (tea_loop_sum); else NULL */
   porta_xsum_f64_value *exact;
+  app_sum_rerun *rerun; /**< ... and their second passes' records (host memory) */
 } tea_loop_state;
 
 /** The end of an iteration (the convergence test, written once: a one-thread kernel on the
@@ -361,6 +362,7 @@ static inline app_sum_to tea_pass_to(const tea_pass *p, int slot) {
   app_sum_to to;
   to.value = &p->st.scal[slot];
   to.exact = p->st.exact ? &p->st.exact[slot] : NULL;
+  to.rerun = p->st.rerun ? &p->st.rerun[slot] : NULL;
   return to;
 }
 

@@ -85,6 +85,7 @@ static int state(tea_chunk *c) {
   l->st.scal = l->sc.scal_v.data;
   l->st.ints = l->sc.ints_v.data;
   l->st.exact = app_scalars_to(&l->sc, 0).exact;
+  l->st.rerun = app_scalars_to(&l->sc, 0).rerun;
   return PORTA_SUCCESS;
 }
 
@@ -137,7 +138,7 @@ int tea_loop_state_of(tea_chunk *c, tea_loop_state *st) {
 
 /** The host side's scalars and integers as a state. */
 static tea_loop_state host_state(const struct tea_loop *l) {
-  const tea_loop_state h = {l->sc.scal.data, l->sc.ints.data, NULL};
+  const tea_loop_state h = {l->sc.scal.data, l->sc.ints.data, NULL, NULL};
   return h;
 }
 

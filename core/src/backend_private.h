@@ -115,6 +115,10 @@ typedef struct porta_backend_ops {
   /** Record loop->body once (porta_loop_call_body_) into loop->impl. NULL: the back end runs
    *  the body on every pass (its launches complete before they return). */
   int (*loop_record)(struct porta_loop *loop);
+  /** porta_exec_if on this back end (capturing: while a loop records; else the host decides).
+   *  NULL: the host reads the flag (launches complete before they return). */
+  int (*exec_if)(porta_exec exec, const int32_t *flag, int (*body)(porta_exec, void *), void *ctx,
+                 int capturing);
   /** Queue a run of a recorded loop on loop->exec. */
   int (*loop_run)(struct porta_loop *loop);
   /** The passes of the last run (waits for it). */

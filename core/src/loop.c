@@ -106,6 +106,28 @@ porta_loop_handle porta_loop_decider(void) {
   return l->handle;
 }
 
+int porta_exec_if(porta_exec exec, const int32_t *flag, porta_loop_body body, void *ctx) {
+  static const char op[] = "porta_exec_if";
+  if (!flag || !body)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, porta_state_.recording,
+                       "no flag or no body given");
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
+  if (!ops)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "the %s back end is not available",
+                       porta_backend_name(exec.backend));
+  if (porta_state_.recording) { /* a body's step: on the body's space */
+    const porta_exec r = porta_state_.recording_exec;
+    if (exec.backend != r.backend || exec.instance != r.instance)
+      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, porta_state_.recording,
+                         "inside loop '%s': a conditional step on %s instance %d, not on the "
+                         "body's space",
+                         porta_state_.recording, porta_backend_name(exec.backend), exec.instance);
+  }
+  if (ops->exec_if) return ops->exec_if(exec, flag, body, ctx, porta_state_.capturing);
+  /* the host back ends: the launches before are done, the flag in host memory */
+  return *(const volatile int32_t *)flag ? body(exec, ctx) : PORTA_SUCCESS;
+}
+
 int porta_loop_run(porta_loop *loop) {
   static const char op[] = "porta_loop_run";
   if (!loop) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no loop given");

@@ -4,7 +4,10 @@
  *  correctly rounded exact sum of all the terms on every rank and rank count: the bits of one
  *  porta_xsum_f64 over every term; so does the device loop's way (accumulators reduced into
  *  memory, packed, their wires summed as doubles, unpacked), and a solver's scalars
- *  (app_scalars.h) summed from the host, exact and plain. The stack is filled with non-zero
+ *  (app_scalars.h) summed from the host, exact and plain. Each exact way runs with the first
+ *  pass deciding where its bound does and with the second pass forced on every sum; a third
+ *  sum is an exact tie (1 + 2^-53 over the ranks), which the first pass never decides, so its
+ *  second pass runs either way. The stack is filled with non-zero
  * bytes before each merge, so a merged accumulator that reads anything it did not set shows up as a
  * wrong sum.
  */
@@ -23,7 +26,7 @@
 
 typedef struct ts_args {
   int64_t offset; /**< this rank's first global index */
-  int square;     /**< slot 1: the terms' squares */
+  int square;     /**< 1: the terms' squares; 2: 1 and 2^-53 at the ends, zeros between */
 } ts_args;
 
 /** Term i of the global sum: magnitudes from 2^-30 to 2^10 of both signs, cancelling (a sum
@@ -35,7 +38,9 @@ PORTA_INLINE_FUNCTION double ts_term(int64_t i) {
 }
 
 APP_SUM_KERNEL(ts_sum, ts_args, a, i) {
-  const double t = ts_term(a->offset + i);
+  const int64_t g = a->offset + i;
+  if (a->square == 2) return g == 0 ? 1.0 : (g == TS_N - 1 ? ldexp(1.0, -53) : 0.0);
+  const double t = ts_term(g);
   return a->square ? t * t : t;
 }
 
@@ -58,115 +63,126 @@ int main(int argc, char **argv) {
       porta_xsum_f64_add(&all[s], s ? t * t : t);
     }
   }
-  const double want[2] = {porta_xsum_f64_round(&all[0]), porta_xsum_f64_round(&all[1])};
+  const double want[3] = {porta_xsum_f64_round(&all[0]), porta_xsum_f64_round(&all[1]), 1.0};
   app_sum *sum = NULL;
   APP_CHECK(app_sum_create(&sum, MPI_COMM_WORLD, 1, NULL));
-  for (int round = 0; round < 3; ++round) {
-    const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
-    double got[2];
-    for (int s = 0; s < 2; ++s) {
-      ts_args a = {lo, s};
-      EXPECT(APP_SUM_REDUCE(ts_sum, sum, "ts_sum", porta_exec_default(), porta_range(0, hi - lo),
-                            &a, s, &got[s]) == PORTA_SUCCESS,
-             "rank %d: %s", rank, porta_last_error_message());
-    }
-    ts_dirty_stack();
-    EXPECT(app_sum_allreduce(sum, got, 2) == PORTA_SUCCESS, "rank %d: %s", rank,
-           porta_last_error_message());
-    for (int s = 0; s < 2; ++s)
-      EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
-             "rank %d of %d, slot %d: merged %.17g (%a), exact sum %.17g (%a)", rank, size, s,
-             got[s], got[s], want[s], want[s]);
-  }
-  /* the device loop's way (app_sum_finish_on's pieces, on this back end): the accumulators
-     left in memory by APP_SUM_REDUCE_INTO, packed, their wires added over the ranks as doubles
-     (as a device communicator does, in its own order), unpacked and rounded: the same bits; a
-     rank's Inf in a third slot travels as its flag and rounds to NaN */
-  {
-    const porta_exec ex = porta_exec_default();
-    const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
-    porta_xsum_f64_value acc[3];
-    double wire[3 * APP_SUM_WIRE], got[3], local[2];
-    for (int s = 0; s < 2; ++s) {
-      ts_args a = {lo, s};
-      app_sum_to to = {&got[s], &acc[s]};
-      EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a, to) ==
-                 PORTA_SUCCESS,
-             "rank %d: %s", rank, porta_last_error_message());
-    }
-    porta_xsum_f64_init(&acc[2]);
-    porta_xsum_f64_add(&acc[2], rank == size - 1 ? INFINITY : 1.0);
-    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
-    /* one rank's sums rounded where they are: this rank's exact partial sums */
-    EXPECT(app_sum_finish_on(ex, NULL, 1, acc, wire, local, 2) == PORTA_SUCCESS, "%s",
-           porta_last_error_message());
-    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
-    for (int s = 0; s < 2; ++s) {
-      const double mine = porta_xsum_f64_round(&acc[s]);
-      EXPECT(memcmp(&local[s], &mine, sizeof mine) == 0, "rank %d slot %d: rounded %.17g, %.17g",
-             rank, s, local[s], mine);
-    }
-    EXPECT(app_sum_pack_on(ex, acc, wire, 3) == PORTA_SUCCESS, "%s", porta_last_error_message());
-    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
-    APP_CHECK(MPI_Allreduce(MPI_IN_PLACE, wire, 3 * APP_SUM_WIRE, MPI_DOUBLE, MPI_SUM,
-                            MPI_COMM_WORLD) == MPI_SUCCESS
-                  ? PORTA_SUCCESS
-                  : PORTA_ERROR_BACKEND);
-    ts_dirty_stack();
-    EXPECT(app_sum_unpack_on(ex, wire, got, 3, size) == PORTA_SUCCESS, "%s",
-           porta_last_error_message());
-    APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
-    for (int s = 0; s < 2; ++s)
-      EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
-             "device way, rank %d of %d, slot %d: %.17g (%a), exact sum %.17g (%a)", rank, size, s,
-             got[s], got[s], want[s], want[s]);
-    EXPECT(isnan(got[2]), "device way, rank %d: a rank's Inf summed to %g, not NaN", rank, got[2]);
-  }
-  /* a solver's scalars (app_scalars.h), summed from the host over the ranks: exact, the exact
-     sums' bits; plain, app_sum_allreduce's of the same local sums; the integers and the other
-     doubles as the host side wrote them */
-  for (int exact = 0; exact < 2; ++exact) {
-    const porta_exec ex = porta_exec_default();
-    const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
-    app_sum *plain = NULL;
-    APP_CHECK(app_sum_create(&plain, MPI_COMM_WORLD, 0, NULL));
-    app_scalars sc;
-    APP_CHECK(app_scalars_create(&sc, "test scalars", ex, 4, 2, exact));
-    sc.scal.data[0] = 7.5;
-    sc.ints.data[1] = 42 + rank;
-    APP_CHECK(app_scalars_write(&sc, ex));
-    double local[2];
-    for (int s = 0; s < 2; ++s) {
-      ts_args a = {lo, s};
-      EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a,
-                                 app_scalars_to(&sc, 1 + s)) == PORTA_SUCCESS,
-             "rank %d: %s", rank, porta_last_error_message());
-      if (!exact) {
-        EXPECT(APP_SUM_REDUCE(ts_sum, plain, "ts_sum", ex, porta_range(0, hi - lo), &a, s,
-                              &local[s]) == PORTA_SUCCESS,
+  for (int force = 0; force < 2; ++force) {
+    app_sum_force_second_pass(force);
+    for (int round = 0; round < 3; ++round) {
+      const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+      double got[3];
+      for (int s = 0; s < 3; ++s) {
+        ts_args a = {lo, s};
+        EXPECT(APP_SUM_REDUCE(ts_sum, sum, "ts_sum", porta_exec_default(), porta_range(0, hi - lo),
+                              &a, s, &got[s]) == PORTA_SUCCESS,
                "rank %d: %s", rank, porta_last_error_message());
       }
+      ts_dirty_stack();
+      EXPECT(app_sum_allreduce(sum, got, 3) == PORTA_SUCCESS, "rank %d: %s", rank,
+             porta_last_error_message());
+      for (int s = 0; s < 3; ++s)
+        EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
+               "rank %d of %d, slot %d (second pass %s): merged %.17g (%a), exact sum %.17g (%a)",
+               rank, size, s, force ? "forced" : "where needed", got[s], got[s], want[s], want[s]);
     }
-    if (!exact) APP_CHECK(app_sum_allreduce(plain, local, 2));
-    ts_dirty_stack();
-    EXPECT(app_scalars_sum(&sc, ex, exact ? sum : plain, NULL, size, 1, 2) == PORTA_SUCCESS, "%s",
-           porta_last_error_message());
-    APP_CHECK(app_scalars_read(&sc, ex));
-    for (int s = 0; s < 2; ++s) {
-      const double w = exact ? want[s] : local[s];
-      EXPECT(memcmp(&sc.scal.data[1 + s], &w, sizeof w) == 0,
-             "scalars (%s), rank %d of %d, slot %d: %.17g (%a), want %.17g (%a)",
-             exact ? "exact" : "plain", rank, size, s, sc.scal.data[1 + s], sc.scal.data[1 + s], w,
-             w);
+    /* the device loop's way (app_sum_finish_on's pieces, on this back end): the accumulators
+       left in memory by APP_SUM_REDUCE_INTO, packed, their wires added over the ranks as doubles
+       (as a device communicator does, in its own order), unpacked and rounded: the same bits; a
+       rank's Inf in a third slot travels as its flag and rounds to NaN */
+    {
+      const porta_exec ex = porta_exec_default();
+      const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+      porta_xsum_f64_value acc[3];
+      app_sum_rerun rerun;
+      double wire[3 * APP_SUM_WIRE], got[3], local[2];
+      for (int s = 0; s < 2; ++s) { /* a first pass, then its record's second pass */
+        ts_args a = {lo, s};
+        app_sum_to to = {&got[s], &acc[s], &rerun};
+        EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a, to) ==
+                   PORTA_SUCCESS,
+               "rank %d: %s", rank, porta_last_error_message());
+        a.square = 7; /* the record holds its own copy of the arguments */
+        porta_xsum_f64_init(&acc[s]);
+        EXPECT(rerun.run(&rerun, ex, &acc[s], 1) == PORTA_SUCCESS, "rank %d: %s", rank,
+               porta_last_error_message());
+      }
+      porta_xsum_f64_init(&acc[2]);
+      porta_xsum_f64_add(&acc[2], rank == size - 1 ? INFINITY : 1.0);
+      APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+      /* one rank's sums rounded where they are: this rank's exact partial sums */
+      EXPECT(app_sum_finish_on(ex, NULL, 1, acc, wire, local, 2) == PORTA_SUCCESS, "%s",
+             porta_last_error_message());
+      APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+      for (int s = 0; s < 2; ++s) {
+        const double mine = porta_xsum_f64_round(&acc[s]);
+        EXPECT(memcmp(&local[s], &mine, sizeof mine) == 0, "rank %d slot %d: rounded %.17g, %.17g",
+               rank, s, local[s], mine);
+      }
+      EXPECT(app_sum_pack_on(ex, acc, wire, 3) == PORTA_SUCCESS, "%s", porta_last_error_message());
+      APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+      APP_CHECK(MPI_Allreduce(MPI_IN_PLACE, wire, 3 * APP_SUM_WIRE, MPI_DOUBLE, MPI_SUM,
+                              MPI_COMM_WORLD) == MPI_SUCCESS
+                    ? PORTA_SUCCESS
+                    : PORTA_ERROR_BACKEND);
+      ts_dirty_stack();
+      EXPECT(app_sum_unpack_on(ex, wire, got, 3, size) == PORTA_SUCCESS, "%s",
+             porta_last_error_message());
+      APP_CHECK(porta_exec_fence(ex, "test_app_sum"));
+      for (int s = 0; s < 2; ++s)
+        EXPECT(memcmp(&got[s], &want[s], sizeof(double)) == 0,
+               "device way, rank %d of %d, slot %d: %.17g (%a), exact sum %.17g (%a)", rank, size,
+               s, got[s], got[s], want[s], want[s]);
+      EXPECT(isnan(got[2]), "device way, rank %d: a rank's Inf summed to %g, not NaN", rank,
+             got[2]);
     }
-    EXPECT(sc.scal.data[0] == 7.5 && sc.scal.data[3] == 0.0 && sc.ints.data[0] == 0 &&
-               sc.ints.data[1] == 42 + rank,
-           "scalars (%s), rank %d: the others changed: %g %g %lld %lld", exact ? "exact" : "plain",
-           rank, sc.scal.data[0], sc.scal.data[3], (long long)sc.ints.data[0],
-           (long long)sc.ints.data[1]);
-    app_scalars_release(&sc);
-    app_sum_destroy(plain);
+    /* a solver's scalars (app_scalars.h), summed from the host over the ranks: exact, the exact
+       sums' bits; plain, app_sum_allreduce's of the same local sums; the integers and the other
+       doubles as the host side wrote them */
+    for (int exact = 0; exact < 2; ++exact) {
+      app_sum_force_second_pass(force);
+      const porta_exec ex = porta_exec_default();
+      const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+      app_sum *plain = NULL;
+      APP_CHECK(app_sum_create(&plain, MPI_COMM_WORLD, 0, NULL));
+      app_scalars sc;
+      APP_CHECK(app_scalars_create(&sc, "test scalars", ex, 5, 2, exact));
+      sc.scal.data[0] = 7.5;
+      sc.ints.data[1] = 42 + rank;
+      APP_CHECK(app_scalars_write(&sc, ex));
+      double local[3];
+      for (int s = 0; s < 3; ++s) {
+        ts_args a = {lo, s};
+        EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a,
+                                   app_scalars_to(&sc, 1 + s)) == PORTA_SUCCESS,
+               "rank %d: %s", rank, porta_last_error_message());
+        if (!exact) {
+          EXPECT(APP_SUM_REDUCE(ts_sum, plain, "ts_sum", ex, porta_range(0, hi - lo), &a, s,
+                                &local[s]) == PORTA_SUCCESS,
+                 "rank %d: %s", rank, porta_last_error_message());
+        }
+      }
+      if (!exact) APP_CHECK(app_sum_allreduce(plain, local, 3));
+      ts_dirty_stack();
+      EXPECT(app_scalars_sum(&sc, ex, exact ? sum : plain, NULL, size, 1, 3) == PORTA_SUCCESS, "%s",
+             porta_last_error_message());
+      APP_CHECK(app_scalars_read(&sc, ex));
+      for (int s = 0; s < 3; ++s) {
+        const double w = exact ? want[s] : local[s];
+        EXPECT(memcmp(&sc.scal.data[1 + s], &w, sizeof w) == 0,
+               "scalars (%s), rank %d of %d, slot %d: %.17g (%a), want %.17g (%a)",
+               exact ? "exact" : "plain", rank, size, s, sc.scal.data[1 + s], sc.scal.data[1 + s],
+               w, w);
+      }
+      EXPECT(sc.scal.data[0] == 7.5 && sc.scal.data[4] == 0.0 && sc.ints.data[0] == 0 &&
+                 sc.ints.data[1] == 42 + rank,
+             "scalars (%s), rank %d: the others changed: %g %g %lld %lld",
+             exact ? "exact" : "plain", rank, sc.scal.data[0], sc.scal.data[4],
+             (long long)sc.ints.data[0], (long long)sc.ints.data[1]);
+      app_scalars_release(&sc);
+      app_sum_destroy(plain);
+    }
   }
+  app_sum_force_second_pass(0);
   app_sum_destroy(sum);
   porta_finalize();
   app_mpi_finalize();

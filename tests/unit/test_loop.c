@@ -600,6 +600,75 @@ static void test_fork_join(void) {
   PT_OK(porta_exec_destroy_instance(f.other));
 }
 
+/** The conditional step's test: ints[0] passes, ints[1] the flag, ints[2] the steps taken. */
+typedef struct {
+  porta_view_i32 ints;
+  grow_args g;
+  porta_view_f64 sums;
+} when_args;
+
+/** One thread: count the pass, and take the step on every third one. */
+PORTA_FOR(when_flag_k, when_args, a, i) {
+  (void)i;
+  const int32_t n = PORTA_AT1(a->ints, 0) += 1;
+  PORTA_AT1(a->ints, 1) = n % 3 == 0;
+}
+PORTA_FOR(when_count_k, when_args, a, i) {
+  (void)i;
+  PORTA_AT1(a->ints, 2) += 1;
+}
+
+/** The step: count it, and sum x into sums[0] (a reduction into memory inside the step). */
+static int when_step(porta_exec exec, void *ctx) {
+  when_args *w = (when_args *)ctx;
+  PORTA_CHECK(PORTA_PARALLEL_FOR(when_count_k, exec, porta_range(0, 1), w));
+  return PORTA_PARALLEL_REDUCE_INTO(sum_k, exec, porta_range(0, N), &w->g, &PORTA_AT1(w->sums, 0));
+}
+
+static int when_pass(porta_exec exec, void *ctx) {
+  when_args *w = (when_args *)ctx;
+  PORTA_CHECK(PORTA_PARALLEL_FOR(when_flag_k, exec, porta_range(0, 1), w));
+  return porta_exec_if(exec, &PORTA_AT1(w->ints, 1), when_step, w);
+}
+
+/* porta_exec_if: inside a recorded loop the step runs on the passes whose flag is set (and its
+   reduction lands); outside a loop the host decides; a missing body is an error */
+static void test_exec_if(void) {
+  const porta_exec ex = porta_exec_default();
+  when_args w;
+  PT_OK(porta_view_i32_create1(&w.ints, "ints", 3));
+  PT_OK(porta_view_f64_create1(&w.g.x, "x", N));
+  PT_OK(porta_view_f64_create1(&w.sums, "sums", 1));
+  PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &w.g));
+  double want = 0.0;
+  PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &w.g, &want));
+  porta_loop *loop = NULL;
+  PT_OK(porta_loop_create("when", ex, when_pass, &w, NULL, 0, &loop));
+  PT_OK(porta_fence("set-up"));
+  for (int run = 1; run <= 7; ++run) {
+    PT_OK(porta_loop_run(loop));
+    PT_OK(porta_fence("run"));
+    PT_EQ_I64(w.ints.data[0], run);
+    PT_EQ_I64(w.ints.data[2], run / 3);
+    PT_EQ_I64(w.sums.data[0] == (run >= 3 ? want : 0.0), 1);
+  }
+  PT_OK(porta_loop_destroy(loop));
+  /* outside a loop */
+  w.ints.data[1] = 0;
+  PT_OK(porta_exec_if(ex, &w.ints.data[1], when_step, &w));
+  PT_OK(porta_fence("if"));
+  PT_EQ_I64(w.ints.data[2], 2);
+  w.ints.data[1] = 1;
+  PT_OK(porta_exec_if(ex, &w.ints.data[1], when_step, &w));
+  PT_OK(porta_fence("if"));
+  PT_EQ_I64(w.ints.data[2], 3);
+  PT_CHECK(porta_exec_if(ex, &w.ints.data[1], NULL, &w) == PORTA_ERROR_INVALID_ARGUMENT);
+  PT_MSG_HAS("no flag or no body");
+  porta_view_i32_release(&w.ints);
+  porta_view_f64_release(&w.g.x);
+  porta_view_f64_release(&w.sums);
+}
+
 int main(int argc, char **argv) {
   PT_BEGIN(argc, argv);
   PT_RUN(test_loop_matches_host_loop);
@@ -610,5 +679,6 @@ int main(int argc, char **argv) {
   PT_RUN(test_reduce_end);
   PT_RUN(test_body_errors);
   PT_RUN(test_fork_join);
+  PT_RUN(test_exec_if);
   PT_END();
 }

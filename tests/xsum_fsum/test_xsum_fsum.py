@@ -11,6 +11,9 @@ and its status bits, after checking that every order and split they try agrees. 
 - the default window: math.fsum of the terms with their bits below 2^-304 dropped (toward
   zero), flagged INEXACT where any was; NaN flagged OVERFLOW where a term reaches 2^336;
 - Inf and NaN terms: NaN flagged NONFINITE in both, as the accumulator always reported them.
+The programs also sum each case by the double-double sum (porta/ddsum.h), which must give the
+same bits wherever its error bound decides the rounding: it must decide the random sums and
+ten 0.1s, and never an exact tie, an Inf or a NaN.
 Cases: cancellation (1e300 + 1 - 1e300, pairs +-x around a small rest, alternating series),
 terms from 1e-300 to 1e300 of both signs, subnormals alone and beside normal numbers, ties to
 even, sums that pass 2^1023 on the way, and random sums of 1 to 100000 terms.
@@ -43,8 +46,12 @@ def run(tool, terms, tmp):
     p = subprocess.run([tool, path], capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         raise AssertionError(f"{tool} failed ({p.returncode}): {p.stdout}{p.stderr}")
-    value, status = p.stdout.split()
+    value, status, certified = p.stdout.split()
+    CERTIFIED[0] = int(certified)
     return float.fromhex(value) if "nan" not in value else math.nan, int(status)
+
+
+CERTIFIED = [0]  # of the last run: how many double-double ways decided the rounding
 
 
 def truncated(t):
@@ -72,6 +79,10 @@ def check(name, terms, default_tool, full_tool, tmp, failures):
         failures.append(f"{name} (whole range): got {got!r} status {status}, "
                         f"want {want!r} status {want_status}")
     got, status = run(default_tool, terms, tmp)
+    must = name.startswith("random") or name == "ten 0.1s"
+    never = "tie to even" in name or not finite
+    if (must and CERTIFIED[0] != 3) or (never and CERTIFIED[0] != 0):
+        failures.append(f"{name}: the double-double sum decided {CERTIFIED[0]} of 3 ways")
     if not finite:
         want, flags = math.nan, NONFINITE
     elif any(abs(t) >= 2.0 ** MAX_EXP for t in terms):

@@ -3,10 +3,13 @@
  *  (hexadecimal floats keep every bit; inf and nan too), for test_xsum_fsum.py to compare with
  *  Python's math.fsum. The terms are summed in several orders and splits: forward, backward,
  *  in 7 uneven parts joined in a scrambled order, and in pairs normalised and merged limb by
- *  limb as an MPI sum merges ranks. Every way must give the same bits and status; the program
- *  prints "%a STATUS" once (status: the PORTA_XSUM_* bits), or names the disagreement and
- *  exits 1. Built with the default window (xsum_terms) and with the whole double range
- *  (xsum_terms_full: PORTA_XSUM_MIN_EXP -1074, 66 limbs). */
+ *  limb as an MPI sum merges ranks. Every way must give the same bits and status. The
+ *  double-double sum (porta/ddsum.h) sums them forward, backward and in the 7 parts too; where
+ *  its bound decides the rounding, it must give those bits. The program prints
+ *  "%a STATUS CERTIFIED" once (status: the PORTA_XSUM_* bits; certified: how many of the three
+ *  double-double ways decided), or names the disagreement and exits 1. Built with the default
+ * window (xsum_terms) and with the whole double range (xsum_terms_full: PORTA_XSUM_MIN_EXP -1074,
+ * 66 limbs). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +71,25 @@ static xt_result xt_merged(const double *x, long n) {
   return xt_finish(&all);
 }
 
+/** The double-double sum forward, backward (way 0, 1) or in the 7 parts (way 2); 1 and its
+ *  rounding in *out where the bound decides it. */
+static int xt_dd(const double *x, long n, int way, double *out) {
+  porta_ddsum_f64_value v;
+  porta_ddsum_f64_init(&v);
+  if (way < 2) {
+    for (long i = 0; i < n; ++i) porta_ddsum_f64_add(&v, x[way ? n - 1 - i : i]);
+  } else {
+    enum { P = 7 };
+    porta_ddsum_f64_value part[P];
+    for (int p = 0; p < P; ++p) {
+      porta_ddsum_f64_init(&part[p]);
+      for (long i = p * n / P; i < (p + 1) * n / P; ++i) porta_ddsum_f64_add(&part[p], x[i]);
+    }
+    for (int p = 0; p < P; ++p) porta_ddsum_f64_join(&v, &part[(3 * p + 5) % P]);
+  }
+  return porta_ddsum_f64_round(&v, out);
+}
+
 static int xt_same(xt_result a, xt_result b) {
   return memcmp(&a.value, &b.value, sizeof a.value) == 0 && a.status == b.status;
 }
@@ -114,7 +136,19 @@ int main(int argc, char **argv) {
              other[k].status, want.value, want.status);
       return 1;
     }
-  printf("%a %d\n", want.value, want.status);
+  int certified = 0;
+  for (int way = 0; way < 3; ++way) {
+    double dd;
+    if (!xt_dd(x, n, way, &dd)) continue;
+    ++certified;
+    if (memcmp(&dd, &want.value, sizeof dd) != 0 ||
+        (want.status & (PORTA_XSUM_OVERFLOW | PORTA_XSUM_NONFINITE))) {
+      printf("DISAGREE double-double way %d: %a, exact %a status %d\n", way, dd, want.value,
+             want.status);
+      return 1;
+    }
+  }
+  printf("%a %d %d\n", want.value, want.status, certified);
   free(x);
   return 0;
 }

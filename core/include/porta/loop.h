@@ -89,6 +89,14 @@ PORTA_API int porta_loop_create_deciding(const char *label, porta_exec exec, por
  *  an error recorded, elsewhere). */
 PORTA_API porta_loop_handle porta_loop_decider(void);
 
+/** Run `body`'s launches on `exec` only if the int32 at `flag` (memory of exec's space) is
+ *  non-zero once the launches queued on exec before them are done: a rare step (an exact sum's
+ *  second pass) that costs nothing when it is not taken. Inside a loop's body recorded on a GPU
+ *  the choice is a conditional node of the graph, made on the device at every pass, and body
+ *  is recorded into it (its launches on the space it is given, as a loop's body). Elsewhere the
+ *  host reads the flag, after a wait for exec on a GPU (then body runs or not at once). */
+PORTA_API int porta_exec_if(porta_exec exec, const int32_t *flag, porta_loop_body body, void *ctx);
+
 /** Run the loop: passes until *repeat is 0 after one (or max_passes). Asynchronous on a GPU
  *  (fence `exec` before reading its results on the host); complete on return on the host. */
 PORTA_API int porta_loop_run(porta_loop *loop);

@@ -13,6 +13,7 @@
 #include "porta/policy.h"
 #include "porta/reducer.h"
 #include "porta/xsum.h"
+#include "porta/ddsum.h"
 #include "porta/atomic.h"
 #include "porta/profiling.h"
 #include "porta/team.h"

@@ -76,6 +76,7 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .ipc_close = porta_cuda_ipc_close_,
     .loop_record = porta_cuda_loop_record_,
     .loop_run = porta_cuda_loop_run_,
+    .exec_if = porta_cuda_exec_if_,
     .loop_passes = porta_cuda_loop_passes_,
     .loop_release = porta_cuda_loop_release_,
 };

@@ -160,6 +160,92 @@ extern "C" int porta_cuda_loop_record_(porta_loop *l) {
   return PORTA_SUCCESS;
 }
 
+#if PORTA_CUDA_HAS_LOOPS
+/** Before a conditional step: its node runs when *flag is non-zero. */
+__global__ void porta_cuda_if_set_k_(cudaGraphConditionalHandle h, const int32_t *flag) {
+  cudaGraphSetConditional(h, *flag != 0 ? 1u : 0u);
+}
+#endif
+
+static int if_fail(cudaError_t e, const char *what) {
+  (void)cudaGetLastError();
+  return porta_error(PORTA_ERROR_BACKEND, "porta_exec_if", porta_state_.recording,
+                     "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+#define IF_TRY(call, what)                                                                         \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) return if_fail(e_, what);                                               \
+  } while (0)
+
+#if PORTA_CUDA_HAS_LOOPS
+/** The body recorded into the conditional node's graph from a stream of its own, the recording
+ *  guard pointed at that stream's instance meanwhile. */
+static int record_if_body(cudaGraph_t g, porta_exec exec, int (*body)(porta_exec, void *),
+                          void *ctx) {
+  int inst = 0;
+  PORTA_CHECK(porta_cuda_instance_create_(PORTA_PRIORITY_NORMAL, &inst));
+  const cudaStream_t s2 = (cudaStream_t)porta_cuda_stream_(inst);
+  cudaError_t e = cudaStreamBeginCaptureToGraph(s2, g, NULL, NULL, 0, cudaStreamCaptureModeRelaxed);
+  int rc = e == cudaSuccess ? PORTA_SUCCESS : if_fail(e, "the conditional step's recording");
+  if (rc == PORTA_SUCCESS) {
+    porta_exec on = exec;
+    on.instance = inst;
+    const porta_exec outer = porta_state_.recording_exec;
+    porta_state_.recording_exec = on;
+    rc = body(on, ctx);
+    porta_state_.recording_exec = outer;
+    cudaGraph_t got = NULL;
+    e = cudaStreamEndCapture(s2, &got);
+    if (rc == PORTA_SUCCESS && e != cudaSuccess)
+      rc = if_fail(e, "the conditional step's recording (a call a graph cannot hold?)");
+  }
+  (void)porta_cuda_instance_destroy_(inst);
+  return rc;
+}
+#endif
+
+/** porta_exec_if: while a loop records, a one-thread kernel sets a conditional handle from the
+ *  flag and an "if" node runs the body's graph; otherwise the host waits and reads the flag. */
+extern "C" int porta_cuda_exec_if_(porta_exec exec, const int32_t *flag,
+                                   int (*body)(porta_exec, void *), void *ctx, int capturing) {
+  const cudaStream_t cs = (cudaStream_t)porta_cuda_stream_(exec.instance);
+  if (!capturing) {
+    PORTA_CHECK(porta_cuda_sync_(exec.instance, "porta_exec_if"));
+    int32_t v = 0;
+    IF_TRY(cudaMemcpy(&v, flag, sizeof v, cudaMemcpyDefault), "reading the flag");
+    return v ? body(exec, ctx) : PORTA_SUCCESS;
+  }
+#if PORTA_CUDA_HAS_LOOPS
+  cudaStreamCaptureStatus st;
+  cudaGraph_t g = NULL;
+  const cudaGraphNode_t *deps = NULL;
+  const cudaGraphEdgeData *edges = NULL;
+  size_t nd = 0;
+  IF_TRY(cudaStreamGetCaptureInfo(cs, &st, NULL, &g, &deps, &edges, &nd), "the recording's state");
+  cudaGraphConditionalHandle h;
+  IF_TRY(cudaGraphConditionalHandleCreate(&h, g, 0, 0), "a conditional handle");
+  porta_cuda_if_set_k_<<<1, 1, 0, cs>>>(h, flag);
+  IF_TRY(cudaGetLastError(), "the flag's kernel");
+  IF_TRY(cudaStreamGetCaptureInfo(cs, &st, NULL, &g, &deps, &edges, &nd), "the recording's state");
+  cudaGraphNodeParams p = {}; /* every field zero */
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = h;
+  p.conditional.type = cudaGraphCondTypeIf;
+  p.conditional.size = 1;
+  cudaGraphNode_t node;
+  IF_TRY(cudaGraphAddNode(&node, g, deps, edges, nd, &p), "the conditional node");
+  IF_TRY(cudaStreamUpdateCaptureDependencies(cs, &node, NULL, 1, cudaStreamSetCaptureDependencies),
+         "the recording's dependencies");
+  return record_if_body(p.conditional.phGraph_out[0], exec, body, ctx);
+#else
+  (void)cs;
+  return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_if", porta_state_.recording,
+                     "a conditional step in a recording needs CUDA 12.4 or later");
+#endif
+}
+
 extern "C" int porta_cuda_loop_run_(porta_loop *l) {
   cuda_loop *c = (cuda_loop *)l->impl;
   const cudaStream_t st = (cudaStream_t)porta_cuda_stream_(l->exec.instance);

@@ -1,0 +1,132 @@
+/** @file ddsum.h
+ *  porta_ddsum_f64: a double-double sum that carries a bound on its own error, usable as a
+ *  reducer, and a test of whether that bound decides the exact sum's rounding.
+ *
+ *  The exact sum (porta_xsum_f64, xsum.h) costs each term a cascade of error-free additions
+ *  ending in a test, or, on a CPU, a split into integer limbs. This one costs each term a
+ *  TwoSum, two additions and a maximum, with no branch: a term x goes into hi by TwoSum, the
+ *  error e into lo by an ordinary addition (lo = fl(lo + e)), whose rounding error is at most
+ *  2^-53 |lo| afterwards, and |lo| into err. Then
+ *
+ *      |(sum of the terms) - (hi + lo)|  <=  2^-53 err (1 + 2^-20)
+ *
+ *  whatever the order of the additions and joins. porta_ddsum_f64_round() returns the exact
+ *  sum's rounding (ties to even) when every value within that bound (widened by the exact
+ *  sum's truncation of tiny terms, xsum.h) rounds to one double, the same bits as
+ *  porta_xsum_f64_round() of the same terms; otherwise it says so, and the caller sums the
+ *  terms again exactly. For a dot product of n terms spread over threads a few hundred long
+ *  the bound is some 2^-95 of the sum, so the test fails about once in 2^40 sums; it always
+ *  fails for a sum of magnitude below 2^(PORTA_XSUM_MIN_EXP + 120) (other than an exact zero of
+ *  zero terms), for a non-finite or huge term (|x| >= 2^PORTA_XSUM_MAX_EXP), where the exact sum
+ *  reports a status, and in the host's Serial and OpenMP loops on rows long enough that one
+ *  thread's chain of additions widens the bound past the test.
+ *
+ *  The terms must be the ones the exact sum would be given: nothing may fuse a term's last
+ *  multiplication into the addition (C11's ISO mode does not contract; on CUDA the additions
+ *  here are __dadd_rn, which never contract). */
+#ifndef PORTA_DDSUM_H
+#define PORTA_DDSUM_H
+
+#include "porta/xsum.h"
+
+/** The accumulator: an approximation hi + lo of the sum, the sum of |lo| after each of its
+ *  roundings (err), and the largest |term| (amax). */
+typedef struct porta_ddsum_f64_value {
+  double hi, lo, err, amax;
+} porta_ddsum_f64_value;
+
+#if PORTA_DEVICE_PASS
+#define PORTA_DDSUM_ADD_(a, b) __dadd_rn((a), (b))
+#define PORTA_DDSUM_SUB_(a, b) __dsub_rn((a), (b))
+#else
+#define PORTA_DDSUM_ADD_(a, b) ((a) + (b))
+#define PORTA_DDSUM_SUB_(a, b) ((a) - (b))
+#endif
+
+PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_init(porta_ddsum_f64_value *v) {
+  v->hi = v->lo = v->err = v->amax = 0.0;
+}
+
+/** lo += e, and its rounding counted in err. */
+PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_lo_(porta_ddsum_f64_value *v, double e) {
+  v->lo = PORTA_DDSUM_ADD_(v->lo, e);
+  v->err = PORTA_DDSUM_ADD_(v->err, fabs(v->lo));
+}
+
+/** hi + e' = hi + x exactly (TwoSum, no branch); e' goes into lo. */
+PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_add(porta_ddsum_f64_value *v, double x) {
+  const double a = v->hi;
+  const double t = PORTA_DDSUM_ADD_(a, x), bb = PORTA_DDSUM_SUB_(t, a);
+  const double e =
+      PORTA_DDSUM_ADD_(PORTA_DDSUM_SUB_(a, PORTA_DDSUM_SUB_(t, bb)), PORTA_DDSUM_SUB_(x, bb));
+  v->hi = t;
+  porta_ddsum_f64_lo_(v, e);
+  /* NaN-blind, but a NaN term makes hi NaN */
+  v->amax = fabs(x) > v->amax ? fabs(x) : v->amax;
+}
+
+/** d += s. */
+PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_join(porta_ddsum_f64_value *d,
+                                                     const porta_ddsum_f64_value *s) {
+  const double a = d->hi, b = s->hi;
+  const double t = PORTA_DDSUM_ADD_(a, b), bb = PORTA_DDSUM_SUB_(t, a);
+  const double e =
+      PORTA_DDSUM_ADD_(PORTA_DDSUM_SUB_(a, PORTA_DDSUM_SUB_(t, bb)), PORTA_DDSUM_SUB_(b, bb));
+  d->hi = t;
+  d->err = PORTA_DDSUM_ADD_(d->err, s->err);
+  porta_ddsum_f64_lo_(d, s->lo);
+  porta_ddsum_f64_lo_(d, e);
+  d->amax = s->amax > d->amax ? s->amax : d->amax;
+}
+
+/** Bound on |exact - (hi + lo)| beyond 2^-53 err: what the exact sum's truncation of terms
+ *  below its window may drop (under 2^PORTA_XSUM_MIN_EXP a term, for fewer than 2^62 terms),
+ *  and the rounding of err itself (the factor 1 + 2^-20, for fewer than 2^32 additions to a
+ *  thread's err along any path). */
+#define PORTA_DDSUM_SLACK_EXP_ (PORTA_XSUM_MIN_EXP + 62)
+
+/** The double next to a finite non-zero s, above it (dir 1) or below it (-1). */
+PORTA_FORCEINLINE_FUNCTION double porta_ddsum_next_(double s, int dir) {
+  uint64_t bits;
+  memcpy(&bits, &s, sizeof bits);
+  bits += (s > 0.0) == (dir > 0) ? 1 : (uint64_t)-1; /* away from zero, or towards it */
+  double n;
+  memcpy(&n, &bits, sizeof n);
+  return n;
+}
+
+/** A bound on |(the exact sum of v's terms, as porta_xsum_f64 takes them) - (hi + lo)|, or -1
+ *  where none serves: a non-finite or huge term or sum (the exact sum reports a status there).
+ *  0 for a sum of zeros alone. */
+PORTA_INLINE_FUNCTION double porta_ddsum_f64_bound(const porta_ddsum_f64_value *v) {
+  if (v->amax == 0.0 && v->hi == 0.0 && v->lo == 0.0) return 0.0; /* zeros (or no term) */
+  const double top = porta_xsum_pow2_(PORTA_XSUM_MAX_EXP < 1000 ? PORTA_XSUM_MAX_EXP - 8 : 1000);
+  if (!(v->amax < top) || !(fabs(v->hi) < top) || !(v->err < top)) return -1.0;
+  return v->err * (porta_xsum_pow2_(-53) * (1.0 + porta_xsum_pow2_(-20))) +
+         porta_xsum_pow2_(PORTA_DDSUM_SLACK_EXP_);
+}
+
+/** The exact sum's rounding, if v's bound decides it: *out = the bits porta_xsum_f64_round()
+ *  gives for the same terms, and 1. Otherwise 0 (*out untouched): sum the terms exactly. */
+PORTA_INLINE_FUNCTION int porta_ddsum_f64_round(const porta_ddsum_f64_value *v, double *out) {
+  const double bound = porta_ddsum_f64_bound(v);
+  if (bound == 0.0) {
+    *out = 0.0; /* an exact zero is +0.0 */
+    return 1;
+  }
+  if (bound < 0.0) return 0;
+  /* s + e = hi + lo exactly; the exact sum is s + e + d with |d| <= bound */
+  const double s = v->hi + v->lo, bb = s - v->hi;
+  const double e = (v->hi - (s - bb)) + (v->lo - bb);
+  if (s == 0.0) return 0;
+  /* half the gaps to s's neighbours (powers of two: exact) */
+  const double up = (porta_ddsum_next_(s, 1) - s) * 0.5, down = (s - porta_ddsum_next_(s, -1)) * 0.5;
+  /* s + e + d rounds to s when -down < e + d < up for every |d| <= bound; the differences are
+     rounded, so leave them a margin of 2^-40 */
+  const double margin = 1.0 - porta_xsum_pow2_(-40);
+  if (!(bound < (up - e) * margin) || !(bound < (down + e) * margin)) return 0;
+  *out = s;
+  return 1;
+}
+
+#endif /* PORTA_DDSUM_H */
