@@ -132,20 +132,21 @@ int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
   const app_sum_to to = app_scalars_to(a, slot);
   if (to.exact) { /* the first passes, then a second where they do not decide */
     const int force = app_sum_second_pass_forced();
-    int32_t *again = a->again_v.data;
+    porta_cond again;
+    PORTA_CHECK(porta_exec_cond(exec, a->again_v.data, &again));
     double *wire = a->wire_v.data;
     if (nranks < 2) {
-      PORTA_CHECK(app_sum_decide_on(exec, to.exact, to.value, again, n, force));
+      PORTA_CHECK(app_sum_decide_on(exec, to.exact, to.value, &again, n, force));
     } else {
       PORTA_CHECK(app_sum_pack_dd_on(exec, to.exact, wire, n));
       if (queued)
         PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, 2 * APP_SUM_WIRE * n));
       else
         PORTA_CHECK(wire_by_host(a, exec, sum, 2 * APP_SUM_WIRE * n));
-      PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, again, n, nranks, force));
+      PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, &again, n, nranks, force));
     }
     second_ctx c = {a, sum, queued, nranks, slot, n};
-    return porta_exec_if(exec, again, second_pass, &c);
+    return porta_exec_if_cond(exec, &again, second_pass, &c);
   }
   if (nranks < 2) return PORTA_SUCCESS; /* this rank's alone */
   if (queued) return porta_device_comm_sum(queued, exec, to.value, n);

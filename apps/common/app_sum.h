@@ -145,17 +145,17 @@ int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wi
 /** ... values[i] = the sum of `nranks` packed accumulators added by wire, rounded. */
 int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n, int nranks);
 /** First passes (in the accumulators' memory, app_sum_dd_of), one rank: values[i] = acc[i]'s
- *  first pass rounded where its bound decides it; *again = 1 where one does not (or `force`),
- *  else 0. */
+ *  first pass rounded where its bound decides it; `again` set (porta_cond_set) where one does
+ *  not (or `force`), else cleared. */
 int app_sum_decide_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values,
-                      int32_t *again, int n, int force);
+                      const porta_cond *again, int n, int force);
 /** First passes, several ranks: acc[i]'s first pass, its sum and bound, packed into
  *  wire[2 APP_SUM_WIRE i ..]. */
 int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n);
 /** ... the ranks' packed first passes added by wire: values[i] their exact rounding where the
- *  summed bound decides it; *again = 1 where one does not (or `force`), else 0. */
-int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values, int32_t *again, int n,
-                         int nranks, int force);
+ *  summed bound decides it; `again` set where one does not (or `force`), else cleared. */
+int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values,
+                         const porta_cond *again, int n, int nranks, int force);
 PORTA_EXTERN_C_END
 
 /** NAME's kernel into TO (an app_sum_to: its plain kernel into TO.value, or its exact one into

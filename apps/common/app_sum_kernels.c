@@ -10,7 +10,7 @@ typedef struct {
   const porta_xsum_f64_value *acc;
   const double *wire_in;
   double *wire, *values;
-  int32_t *again;
+  porta_cond cond; /**< set: whether the second pass runs */
   int nranks, n, force;
 } finish_args;
 
@@ -94,13 +94,13 @@ PORTA_FOR(app_sum_k_decide, finish_args, a, i) {
     else
       again = 1;
   }
-  *a->again = again;
+  porta_cond_set(&a->cond, again);
 }
 
 int app_sum_decide_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values,
-                      int32_t *again, int n, int force) {
+                      const porta_cond *again, int n, int force) {
   finish_args a = finish_make(acc, NULL, NULL, values, 1);
-  a.again = again;
+  a.cond = *again;
   a.n = n;
   a.force = force;
   return PORTA_PARALLEL_FOR_LABELED("app_sum_decide", app_sum_k_decide, exec, porta_range(0, 1),
@@ -155,13 +155,13 @@ PORTA_FOR(app_sum_k_unpack_dd, finish_args, a, i) {
     }
     again |= !decided;
   }
-  *a->again = again;
+  porta_cond_set(&a->cond, again);
 }
 
-int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values, int32_t *again, int n,
-                         int nranks, int force) {
+int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values,
+                         const porta_cond *again, int n, int nranks, int force) {
   finish_args a = finish_make(NULL, wire, NULL, values, nranks);
-  a.again = again;
+  a.cond = *again;
   a.n = n;
   a.force = force;
   return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack_dd", app_sum_k_unpack_dd, exec,

@@ -119,6 +119,11 @@ typedef struct porta_backend_ops {
    *  NULL: the host reads the flag (launches complete before they return). */
   int (*exec_if)(porta_exec exec, const int32_t *flag, int (*body)(porta_exec, void *), void *ctx,
                  int capturing);
+  /** porta_exec_cond's handle while a loop records (*handle 0 otherwise), and porta_exec_if_cond
+   *  on it. NULL: no handles (the host reads the flag). */
+  int (*exec_cond)(porta_exec exec, unsigned long long *handle);
+  int (*exec_if_cond)(porta_exec exec, unsigned long long handle, const int32_t *flag,
+                      int (*body)(porta_exec, void *), void *ctx, int capturing);
   /** Queue a run of a recorded loop on loop->exec. */
   int (*loop_run)(struct porta_loop *loop);
   /** The passes of the last run (waits for it). */

@@ -128,6 +128,33 @@ int porta_exec_if(porta_exec exec, const int32_t *flag, porta_loop_body body, vo
   return *(const volatile int32_t *)flag ? body(exec, ctx) : PORTA_SUCCESS;
 }
 
+int porta_exec_cond(porta_exec exec, int32_t *flag, porta_cond *cond) {
+  if (!flag || !cond)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_cond", porta_state_.recording,
+                       "no flag or no condition given");
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
+  if (!ops)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_cond", NULL,
+                       "the %s back end is not available", porta_backend_name(exec.backend));
+  cond->flag = flag;
+  cond->handle = 0;
+  return ops->exec_cond && porta_state_.capturing ? ops->exec_cond(exec, &cond->handle)
+                                                  : PORTA_SUCCESS;
+}
+
+int porta_exec_if_cond(porta_exec exec, const porta_cond *cond, porta_loop_body body, void *ctx) {
+  if (!cond || !cond->flag)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_if_cond", porta_state_.recording,
+                       "no condition given (porta_exec_cond)");
+  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
+  if (!cond->handle || !ops || !ops->exec_if_cond)
+    return porta_exec_if(exec, cond->flag, body, ctx);
+  if (!body)
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_if_cond", porta_state_.recording,
+                       "no body given");
+  return ops->exec_if_cond(exec, cond->handle, cond->flag, body, ctx, porta_state_.capturing);
+}
+
 int porta_loop_run(porta_loop *loop) {
   static const char op[] = "porta_loop_run";
   if (!loop) return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, NULL, "no loop given");

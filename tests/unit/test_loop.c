@@ -631,8 +631,32 @@ static int when_pass(porta_exec exec, void *ctx) {
   return porta_exec_if(exec, &PORTA_AT1(w->ints, 1), when_step, w);
 }
 
-/* porta_exec_if: inside a recorded loop the step runs on the passes whose flag is set (and its
-   reduction lands); outside a loop the host decides; a missing body is an error */
+/** The same decided by the kernel itself (porta_cond_set). */
+typedef struct {
+  when_args *w;
+  porta_view_i32 ints;
+  porta_cond cond;
+} cond_args;
+
+PORTA_FOR(when_cond_k, cond_args, a, i) {
+  (void)i;
+  const int32_t n = PORTA_AT1(a->ints, 0) += 1;
+  porta_cond_set(&a->cond, n % 3 == 0);
+}
+
+static int when_cond_pass(porta_exec exec, void *ctx) {
+  when_args *w = (when_args *)ctx;
+  cond_args c;
+  c.w = w;
+  c.ints = w->ints;
+  PORTA_CHECK(porta_exec_cond(exec, &PORTA_AT1(w->ints, 1), &c.cond));
+  PORTA_CHECK(PORTA_PARALLEL_FOR(when_cond_k, exec, porta_range(0, 1), &c));
+  return porta_exec_if_cond(exec, &c.cond, when_step, w);
+}
+
+/* porta_exec_if (and porta_exec_if_cond, decided by a kernel): inside a recorded loop the step
+   runs on the passes whose flag is set (and its reduction lands); outside a loop the host
+   decides; a missing body is an error */
 static void test_exec_if(void) {
   const porta_exec ex = porta_exec_default();
   when_args w;
@@ -642,17 +666,22 @@ static void test_exec_if(void) {
   PT_OK(PORTA_PARALLEL_FOR(reset_k, ex, porta_range(0, N), &w.g));
   double want = 0.0;
   PT_OK(PORTA_PARALLEL_REDUCE(sum_k, ex, porta_range(0, N), &w.g, &want));
-  porta_loop *loop = NULL;
-  PT_OK(porta_loop_create("when", ex, when_pass, &w, NULL, 0, &loop));
-  PT_OK(porta_fence("set-up"));
-  for (int run = 1; run <= 7; ++run) {
-    PT_OK(porta_loop_run(loop));
-    PT_OK(porta_fence("run"));
-    PT_EQ_I64(w.ints.data[0], run);
-    PT_EQ_I64(w.ints.data[2], run / 3);
-    PT_EQ_I64(w.sums.data[0] == (run >= 3 ? want : 0.0), 1);
+  for (int by_kernel = 0; by_kernel < 2; ++by_kernel) { /* porta_exec_if, porta_exec_if_cond */
+    porta_loop *loop = NULL;
+    w.ints.data[0] = w.ints.data[2] = 0;
+    w.sums.data[0] = 0.0;
+    PT_OK(
+        porta_loop_create("when", ex, by_kernel ? when_cond_pass : when_pass, &w, NULL, 0, &loop));
+    PT_OK(porta_fence("set-up"));
+    for (int run = 1; run <= 7; ++run) {
+      PT_OK(porta_loop_run(loop));
+      PT_OK(porta_fence("run"));
+      PT_EQ_I64(w.ints.data[0], run);
+      PT_EQ_I64(w.ints.data[2], run / 3);
+      PT_EQ_I64(w.sums.data[0] == (run >= 3 ? want : 0.0), 1);
+    }
+    PT_OK(porta_loop_destroy(loop));
   }
-  PT_OK(porta_loop_destroy(loop));
   /* outside a loop */
   w.ints.data[1] = 0;
   PT_OK(porta_exec_if(ex, &w.ints.data[1], when_step, &w));

@@ -97,6 +97,20 @@ PORTA_API porta_loop_handle porta_loop_decider(void);
  *  host reads the flag, after a wait for exec on a GPU (then body runs or not at once). */
 PORTA_API int porta_exec_if(porta_exec exec, const int32_t *flag, porta_loop_body body, void *ctx);
 
+/** The condition of a conditional step that a kernel decides itself (porta_cond_set, one thread,
+ *  before the step), saving porta_exec_if's own one-thread kernel: `flag` an int32 in exec's
+ *  memory, and inside a loop recorded on a GPU the graph's conditional handle. */
+typedef struct porta_cond {
+  unsigned long long handle; /**< the CUDA graph's conditional handle (0: none) */
+  int32_t *flag;             /**< what porta_cond_set wrote (memory of exec's space) */
+} porta_cond;
+/** A condition for the next conditional step on exec (porta_exec_if_cond), to pass to the
+ *  kernel that decides it. */
+PORTA_API int porta_exec_cond(porta_exec exec, int32_t *flag, porta_cond *cond);
+/** porta_exec_if on a condition a kernel set with porta_cond_set. */
+PORTA_API int porta_exec_if_cond(porta_exec exec, const porta_cond *cond, porta_loop_body body,
+                                 void *ctx);
+
 /** Run the loop: passes until *repeat is 0 after one (or max_passes). Asynchronous on a GPU
  *  (fence `exec` before reading its results on the host); complete on return on the host. */
 PORTA_API int porta_loop_run(porta_loop *loop);
@@ -115,6 +129,13 @@ PORTA_EXTERN_C_END
 #ifndef PORTA_LOOP_SET_CONDITION_
 #define PORTA_LOOP_SET_CONDITION_(cond, v) ((void)(cond), (void)(v))
 #endif
+
+/** In a kernel, from one thread, before the conditional step of `c` (porta_exec_if_cond): the
+ *  step runs when v is non-zero. */
+PORTA_INLINE_FUNCTION void porta_cond_set(const porta_cond *c, int v) {
+  *c->flag = v != 0;
+  if (c->handle) PORTA_LOOP_SET_CONDITION_(c->handle, v);
+}
 
 /** In a kernel of a deciding loop's body, from one thread once per pass: count the pass, and
  *  run another when `repeat` is non-zero and max_passes allows it. */

@@ -77,6 +77,8 @@ const porta_backend_ops porta_cuda_backend_ops_ = {
     .loop_record = porta_cuda_loop_record_,
     .loop_run = porta_cuda_loop_run_,
     .exec_if = porta_cuda_exec_if_,
+    .exec_cond = porta_cuda_exec_cond_,
+    .exec_if_cond = porta_cuda_exec_if_cond_,
     .loop_passes = porta_cuda_loop_passes_,
     .loop_release = porta_cuda_loop_release_,
 };

@@ -31,6 +31,9 @@ void porta_cuda_ipc_close_(void *ptr);
 struct porta_loop;
 int porta_cuda_loop_record_(struct porta_loop *loop);
 int porta_cuda_loop_run_(struct porta_loop *loop);
+int porta_cuda_exec_cond_(porta_exec exec, unsigned long long *handle);
+int porta_cuda_exec_if_cond_(porta_exec exec, unsigned long long handle, const int32_t *flag,
+                             int (*body)(porta_exec, void *), void *ctx, int capturing);
 int porta_cuda_exec_if_(porta_exec exec, const int32_t *flag, int (*body)(porta_exec, void *),
                         void *ctx, int capturing);
 int porta_cuda_loop_passes_(struct porta_loop *loop, int64_t *passes);

@@ -206,6 +206,10 @@ static int record_if_body(cudaGraph_t g, porta_exec exec, int (*body)(porta_exec
 }
 #endif
 
+extern "C" int porta_cuda_exec_if_cond_(porta_exec exec, unsigned long long handle,
+                                        const int32_t *flag, int (*body)(porta_exec, void *),
+                                        void *ctx, int capturing);
+
 /** porta_exec_if: while a loop records, a one-thread kernel sets a conditional handle from the
  *  flag and an "if" node runs the body's graph; otherwise the host waits and reads the flag. */
 extern "C" int porta_cuda_exec_if_(porta_exec exec, const int32_t *flag,
@@ -228,10 +232,49 @@ extern "C" int porta_cuda_exec_if_(porta_exec exec, const int32_t *flag,
   IF_TRY(cudaGraphConditionalHandleCreate(&h, g, 0, 0), "a conditional handle");
   porta_cuda_if_set_k_<<<1, 1, 0, cs>>>(h, flag);
   IF_TRY(cudaGetLastError(), "the flag's kernel");
+  return porta_cuda_exec_if_cond_(exec, h, flag, body, ctx, capturing);
+#else
+  (void)cs;
+  return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_if", porta_state_.recording,
+                     "a conditional step in a recording needs CUDA 12.4 or later");
+#endif
+}
+
+/** porta_exec_cond while a loop records: a handle of the graph being recorded. */
+extern "C" int porta_cuda_exec_cond_(porta_exec exec, unsigned long long *handle) {
+#if PORTA_CUDA_HAS_LOOPS
+  const cudaStream_t cs = (cudaStream_t)porta_cuda_stream_(exec.instance);
+  cudaStreamCaptureStatus st;
+  cudaGraph_t g = NULL;
+  IF_TRY(cudaStreamGetCaptureInfo(cs, &st, NULL, &g, NULL, NULL, NULL), "the recording's state");
+  cudaGraphConditionalHandle h;
+  IF_TRY(cudaGraphConditionalHandleCreate(&h, g, 0, 0), "a conditional handle");
+  *handle = (unsigned long long)h;
+  return PORTA_SUCCESS;
+#else
+  (void)exec;
+  *handle = 0;
+  return PORTA_SUCCESS;
+#endif
+}
+
+/** The "if" node on handle h (set by a kernel before it) and its body's recording; not
+ *  capturing, the host reads the flag. */
+extern "C" int porta_cuda_exec_if_cond_(porta_exec exec, unsigned long long handle,
+                                        const int32_t *flag, int (*body)(porta_exec, void *),
+                                        void *ctx, int capturing) {
+  if (!capturing) return porta_cuda_exec_if_(exec, flag, body, ctx, 0);
+#if PORTA_CUDA_HAS_LOOPS
+  const cudaStream_t cs = (cudaStream_t)porta_cuda_stream_(exec.instance);
+  cudaStreamCaptureStatus st;
+  cudaGraph_t g = NULL;
+  const cudaGraphNode_t *deps = NULL;
+  const cudaGraphEdgeData *edges = NULL;
+  size_t nd = 0;
   IF_TRY(cudaStreamGetCaptureInfo(cs, &st, NULL, &g, &deps, &edges, &nd), "the recording's state");
   cudaGraphNodeParams p = {}; /* every field zero */
   p.type = cudaGraphNodeTypeConditional;
-  p.conditional.handle = h;
+  p.conditional.handle = (cudaGraphConditionalHandle)handle;
   p.conditional.type = cudaGraphCondTypeIf;
   p.conditional.size = 1;
   cudaGraphNode_t node;
@@ -240,7 +283,7 @@ extern "C" int porta_cuda_exec_if_(porta_exec exec, const int32_t *flag,
          "the recording's dependencies");
   return record_if_body(p.conditional.phGraph_out[0], exec, body, ctx);
 #else
-  (void)cs;
+  (void)exec, (void)handle, (void)flag, (void)body, (void)ctx;
   return porta_error(PORTA_ERROR_UNSUPPORTED, "porta_exec_if", porta_state_.recording,
                      "a conditional step in a recording needs CUDA 12.4 or later");
 #endif
