@@ -118,7 +118,6 @@ static int second_pass(porta_exec exec, void *ctx) {
                          "exact sum %d of %d has no record of its terms", c->slot + k, c->n);
     PORTA_CHECK(r->run(r, exec, &to.exact[k], 1));
   }
-  if (c->nranks < 2) return app_sum_round_on(exec, to.exact, to.value, c->n);
   if (c->queued)
     return app_sum_finish_on(exec, c->queued, c->nranks, to.exact, c->a->wire_v.data, to.value,
                              c->n);
@@ -132,19 +131,25 @@ int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
   const app_sum_to to = app_scalars_to(a, slot);
   if (to.exact) { /* the first passes, then a second where they do not decide */
     const int force = app_sum_second_pass_forced();
+    if (nranks < 2) { /* each decided, or summed again, by a kernel of its own */
+      for (int k = 0; k < n; ++k) {
+        const app_sum_rerun *r = &to.rerun[k];
+        if (!r->settle)
+          return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "app_scalars_sum", "sum",
+                             "exact sum %d has no record of its terms", slot + k);
+        PORTA_CHECK(r->settle(r, exec, &to.exact[k], &to.value[k], force));
+      }
+      return PORTA_SUCCESS;
+    }
     porta_cond again;
     PORTA_CHECK(porta_exec_cond(exec, a->again_v.data, &again));
     double *wire = a->wire_v.data;
-    if (nranks < 2) {
-      PORTA_CHECK(app_sum_decide_on(exec, to.exact, to.value, &again, n, force));
-    } else {
-      PORTA_CHECK(app_sum_pack_dd_on(exec, to.exact, wire, n));
-      if (queued)
-        PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, 2 * APP_SUM_WIRE * n));
-      else
-        PORTA_CHECK(wire_by_host(a, exec, sum, 2 * APP_SUM_WIRE * n));
-      PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, &again, n, nranks, force));
-    }
+    PORTA_CHECK(app_sum_pack_dd_on(exec, to.exact, wire, n));
+    if (queued)
+      PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, 2 * APP_SUM_WIRE * n));
+    else
+      PORTA_CHECK(wire_by_host(a, exec, sum, 2 * APP_SUM_WIRE * n));
+    PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, &again, n, nranks, force));
     second_ctx c = {a, sum, queued, nranks, slot, n};
     return porta_exec_if_cond(exec, &again, second_pass, &c);
   }

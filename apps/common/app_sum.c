@@ -34,6 +34,24 @@ int app_sum_second_pass_forced(void) {
   return force_second;
 }
 
+/** The settle kernel's scratch for a team of `size`: its flag and an accumulator a thread. */
+static size_t settle_scratch(int size) {
+  return porta_scratch_size(sizeof(int32_t)) +
+         porta_scratch_size((size_t)size * sizeof(porta_xsum_f64_value));
+}
+
+porta_team_policy app_sum_settle_policy(porta_exec exec) {
+  enum { MOST = 64 };
+  porta_team_policy p = porta_team_policy_make(1, MOST, 1);
+  p = porta_team_scratch_request(p, 0, settle_scratch(MOST), 0);
+  const int fit = porta_team_size_max(exec, p);
+  if (fit > 0 && fit < MOST) {
+    p = porta_team_policy_make(1, fit, 1);
+    p = porta_team_scratch_request(p, 0, settle_scratch(fit), 0);
+  }
+  return p;
+}
+
 int app_sum_create(app_sum **out, MPI_Comm comm, int exact, app_timers *timers) {
   app_sum *s = (app_sum *)calloc(1, sizeof *s);
   if (s) s->rerun = (app_sum_rerun *)calloc(APP_SUM_MAX_SLOTS, sizeof *s->rerun);

@@ -56,6 +56,10 @@ int app_sum_is_exact(const app_sum *s);
 typedef struct app_sum_rerun {
   /** The terms into *acc: in memory of exec's space without a wait (into), or on the host. */
   int (*run)(const struct app_sum_rerun *r, porta_exec exec, porta_xsum_f64_value *acc, int into);
+  /** One rank: *value = acc's first pass rounded where its bound decides it (one thread), else
+   *  (or `force`) the terms again, exactly, by one team of threads: no conditional step. */
+  int (*settle)(const struct app_sum_rerun *r, porta_exec exec, const porta_xsum_f64_value *acc,
+                double *value, int force);
   const char *label;
   porta_exec exec;
   porta_range_policy range; /**< the policy of a range kernel, */
@@ -144,12 +148,8 @@ int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *v
 int app_sum_pack_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n);
 /** ... values[i] = the sum of `nranks` packed accumulators added by wire, rounded. */
 int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n, int nranks);
-/** First passes (in the accumulators' memory, app_sum_dd_of), one rank: values[i] = acc[i]'s
- *  first pass rounded where its bound decides it; `again` set (porta_cond_set) where one does
- *  not (or `force`), else cleared. */
-int app_sum_decide_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values,
-                      const porta_cond *again, int n, int force);
-/** First passes, several ranks: acc[i]'s first pass, its sum and bound, packed into
+/** First passes (in the accumulators' memory, app_sum_dd_of), several ranks: acc[i]'s first
+ *  pass, its sum and bound, packed into
  *  wire[2 APP_SUM_WIRE i ..]. */
 int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n);
 /** ... the ranks' packed first passes added by wire: values[i] their exact rounding where the
@@ -170,11 +170,80 @@ PORTA_EXTERN_C_END
  *  slots touched. Typed as APP_SUM_REDUCE. */
 #define APP_SUM_RUN(NAME, LABEL, EXEC, POLICY, ARGS) NAME##_run_((LABEL), (EXEC), (POLICY), (ARGS))
 
+PORTA_EXTERN_C_BEGIN
+/** The team of an exact sum's settle kernel (app_sum_rerun.settle) on exec: one, of up to 64
+ *  threads, with level-0 scratch for an accumulator each. */
+porta_team_policy app_sum_settle_policy(porta_exec exec);
+PORTA_EXTERN_C_END
+
+/* Point I (an int64_t, 0 .. count) of a range or a rank-2 box P as the term's index arguments. */
+#define APP_SUM_POINT_range_(P, I) (P).begin + (I)
+#define APP_SUM_POINT_box_(P, I)                                                                   \
+  (P).lower[0] + (I) / ((P).upper[1] - (P).lower[1]),                                              \
+      (P).lower[1] + (I) % ((P).upper[1] - (P).lower[1])
+PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_range_(porta_range_policy p) {
+  return p.end > p.begin ? p.end - p.begin : 0;
+}
+PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
+  return p.upper[0] > p.lower[0] && p.upper[1] > p.lower[1]
+             ? (p.upper[0] - p.lower[0]) * (p.upper[1] - p.lower[1])
+             : 0;
+}
+
+/* The settle kernel of NAME (app_sum_rerun.settle): thread 0 decides the first pass; where it
+ * cannot, each thread of the team adds every team_size-th term (TERM, the second pass's) into
+ * an accumulator of its own in the scratch and thread 0 joins them and rounds. */
+#define APP_SUM_SETTLE_(NAME, ARGS_T, POLICY_T, MEMBER, TERM)                                      \
+  typedef struct NAME##_settle_args_ {                                                             \
+    ARGS_T a;                                                                                      \
+    POLICY_T p;                                                                                    \
+    const porta_xsum_f64_value *acc;                                                               \
+    double *value;                                                                                 \
+    int force;                                                                                     \
+  } NAME##_settle_args_;                                                                           \
+  PORTA_TEAM_FOR(NAME##_settle_k_, NAME##_settle_args_, s_, t_) {                                  \
+    int32_t *decided = (int32_t *)porta_team_scratch(t_, 0, sizeof(int32_t));         \
+    porta_xsum_f64_value *part = (porta_xsum_f64_value *)porta_team_scratch(                       \
+        t_, 0, (size_t)t_->team_size * sizeof(porta_xsum_f64_value));                              \
+    if (t_->team_rank == 0 && t_->vector_lane == 0) {                                              \
+      double r_ = 0.0;                                                                             \
+      *decided = !s_->force && porta_ddsum_f64_round(app_sum_dd_of_c(s_->acc), &r_);               \
+      if (*decided) *s_->value = r_;                                                               \
+    }                                                                                              \
+    porta_team_barrier(t_);                                                                        \
+    if (*decided) return;                                                                          \
+    porta_xsum_f64_value mine_;                                                                    \
+    porta_xsum_f64_init(&mine_);                                                                   \
+    const int64_t n_ = app_sum_points_##MEMBER##_(s_->p);                                          \
+    if (t_->vector_lane == 0)                                                                      \
+      for (int64_t i_ = t_->team_rank; i_ < n_; i_ += t_->team_size)                               \
+        porta_xsum_f64_add(&mine_, TERM(&s_->a, APP_SUM_POINT_##MEMBER##_(s_->p, i_)));            \
+    if (t_->vector_lane == 0) part[t_->team_rank] = mine_;                                         \
+    porta_team_barrier(t_);                                                                        \
+    if (t_->team_rank == 0 && t_->vector_lane == 0) {                                              \
+      for (int k_ = 1; k_ < t_->team_size; ++k_) porta_xsum_f64_join(&part[0], &part[k_]);         \
+      *s_->value = porta_xsum_f64_round(&part[0]);                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static PORTA_UNUSED int NAME##_settle_(const app_sum_rerun *r, porta_exec exec,                  \
+                                         const porta_xsum_f64_value *acc, double *value,           \
+                                         int force) {                                              \
+    NAME##_settle_args_ s;                                                                         \
+    memcpy(&s.a, r->args.bytes, sizeof s.a);                                                       \
+    s.p = r->MEMBER;                                                                               \
+    s.acc = acc;                                                                                   \
+    s.value = value;                                                                               \
+    s.force = force;                                                                               \
+    return PORTA_PARALLEL_FOR_LABELED("app_sum_settle", NAME##_settle_k_, exec,                    \
+                                      app_sum_settle_policy(exec), &s);                            \
+  }
+
 /* The typed launchers of an app_sum kernel NAME over POLICY_T (whose policy is the record's
- * MEMBER: range or box); RECHECK is the exact kernel of its second pass (APP_SUM_REDUCE and
- * APP_SUM_RUN call them). */
-#define APP_SUM_LAUNCHER_(NAME, ARGS_T, POLICY_T, MEMBER, RECHECK)                                 \
+ * MEMBER: range or box); RECHECK is the exact kernel of its second pass and TERM its term
+ * (APP_SUM_REDUCE and APP_SUM_RUN call them). */
+#define APP_SUM_LAUNCHER_(NAME, ARGS_T, POLICY_T, MEMBER, RECHECK, TERM)                           \
   typedef char NAME##_args_fit_[sizeof(ARGS_T) <= APP_SUM_ARGS_MAX ? 1 : -1];                      \
+  APP_SUM_SETTLE_(NAME, ARGS_T, POLICY_T, MEMBER, TERM)                                            \
   static PORTA_UNUSED int NAME##_rerun_(const app_sum_rerun *r, porta_exec exec,                   \
                                         porta_xsum_f64_value *acc, int into) {                     \
     const ARGS_T *a = (const ARGS_T *)(const void *)r->args.bytes;                                 \
@@ -185,6 +254,7 @@ PORTA_EXTERN_C_END
   static inline PORTA_UNUSED void NAME##_record_(                                                  \
       app_sum_rerun *r, const char *label, porta_exec exec, POLICY_T p, const ARGS_T *args) {      \
     r->run = NAME##_rerun_;                                                                        \
+    r->settle = NAME##_settle_;                                                                    \
     r->label = label;                                                                              \
     r->exec = exec;                                                                                \
     r->MEMBER = p;                                                                                 \
@@ -249,7 +319,7 @@ PORTA_EXTERN_C_END
   PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
     porta_xsum_f64_add(acc_, NAME##_term_(a_, i_));                                                \
   }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_)                        \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_, NAME##_term_)          \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I PORTA_UNUSED)
 
@@ -260,7 +330,7 @@ PORTA_EXTERN_C_END
   PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
     porta_xsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                          \
   }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_)                        \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_, NAME##_term_)          \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
 
@@ -274,7 +344,7 @@ PORTA_EXTERN_C_END
   PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
     porta_xsum_f64_add(acc_, NAME##_again(a_, i0_, i1_));                                          \
   }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_)                        \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_, NAME##_again)          \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
 
@@ -291,7 +361,7 @@ PORTA_EXTERN_C_END
   PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
     porta_xsum_f64_add(acc_, NAME##_again(a_, i_));                                                \
   }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_)                        \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_, NAME##_again)          \
   PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I PORTA_UNUSED)
 #define APP_SUM_AGAIN(NAME, ARGS_T, A, I)                                                          \

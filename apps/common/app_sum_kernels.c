@@ -83,30 +83,6 @@ int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n
 
 /* ---- first passes (double-double sums with their bounds) ---- */
 
-/** One thread for the n sums (so one writer of *again). */
-PORTA_FOR(app_sum_k_decide, finish_args, a, i) {
-  (void)i;
-  int32_t again = 0;
-  for (int k = 0; k < a->n; ++k) {
-    double r;
-    if (!a->force && porta_ddsum_f64_round(app_sum_dd_of_c(&a->acc[k]), &r))
-      a->values[k] = r;
-    else
-      again = 1;
-  }
-  porta_cond_set(&a->cond, again);
-}
-
-int app_sum_decide_on(porta_exec exec, const porta_xsum_f64_value *acc, double *values,
-                      const porta_cond *again, int n, int force) {
-  finish_args a = finish_make(acc, NULL, NULL, values, 1);
-  a.cond = *again;
-  a.n = n;
-  a.force = force;
-  return PORTA_PARALLEL_FOR_LABELED("app_sum_decide", app_sum_k_decide, exec, porta_range(0, 1),
-                                    &a);
-}
-
 /* a rank's hi + lo (its bits below the exact sum's window dropped) and twice its bound (which
    covers those bits), or a value flagged OVERFLOW where no bound serves */
 PORTA_FOR(app_sum_k_pack_dd, finish_args, a, i) {
