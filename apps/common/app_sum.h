@@ -202,7 +202,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     int force;                                                                                     \
   } NAME##_settle_args_;                                                                           \
   PORTA_TEAM_FOR(NAME##_settle_k_, NAME##_settle_args_, s_, t_) {                                  \
-    int32_t *decided = (int32_t *)porta_team_scratch(t_, 0, sizeof(int32_t));         \
+    int32_t *decided = (int32_t *)porta_team_scratch(t_, 0, sizeof(int32_t));                      \
     porta_xsum_f64_value *part = (porta_xsum_f64_value *)porta_team_scratch(                       \
         t_, 0, (size_t)t_->team_size * sizeof(porta_xsum_f64_value));                              \
     if (t_->team_rank == 0 && t_->vector_lane == 0) {                                              \
@@ -308,45 +308,45 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     porta_ddsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                         \
   }
 
+/* An app_sum reduction over a range whose second pass sums AGAIN's terms. */
+#define APP_SUM_KERNEL_WITH_(NAME, ARGS_T, A, I, AGAIN)                                            \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
+  APP_SUM_KERNELS_(NAME, ARGS_T)                                                                   \
+  PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
+    porta_xsum_f64_add(acc_, AGAIN(a_, i_));                                                       \
+  }                                                                                                \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_, AGAIN)                 \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I PORTA_UNUSED)
+
+/* ... over a rank-2 box. */
+#define APP_SUM_KERNEL_MD2_WITH_(NAME, ARGS_T, A, I0, I1, AGAIN)                                   \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I0, int64_t I1);         \
+  APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                               \
+  PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
+    porta_xsum_f64_add(acc_, AGAIN(a_, i0_, i1_));                                                 \
+  }                                                                                                \
+  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_, AGAIN)                 \
+  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
+                                                 int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+
 /** Define reduction `NAME` (its plain, first-pass and exact kernels, with their typed launchers
  *  for APP_SUM_REDUCE, APP_SUM_REDUCE_INTO and APP_SUM_RUN) over a range from a term function
  *  `double body(const ARGS_T *A, int64_t I)`; the braces that follow are its body. The exact
  *  sum's second pass runs the body again: it must give the same term when run twice (it may
  *  write, as w = A p; p.w does, but not update what it reads: see APP_SUM_KERNEL_MD2_UPDATING). */
-#define APP_SUM_KERNEL(NAME, ARGS_T, A, I)                                                         \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
-  APP_SUM_KERNELS_(NAME, ARGS_T)                                                                   \
-  PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
-    porta_xsum_f64_add(acc_, NAME##_term_(a_, i_));                                                \
-  }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_, NAME##_term_)          \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
-                                                 int64_t I PORTA_UNUSED)
+#define APP_SUM_KERNEL(NAME, ARGS_T, A, I) APP_SUM_KERNEL_WITH_(NAME, ARGS_T, A, I, NAME##_term_)
 
 /** The same over a rank-2 box: `double body(const ARGS_T *A, int64_t I0, int64_t I1)`. */
 #define APP_SUM_KERNEL_MD2(NAME, ARGS_T, A, I0, I1)                                                \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I0, int64_t I1);         \
-  APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                               \
-  PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
-    porta_xsum_f64_add(acc_, NAME##_term_(a_, i0_, i1_));                                          \
-  }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_, NAME##_term_)          \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
-                                                 int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+  APP_SUM_KERNEL_MD2_WITH_(NAME, ARGS_T, A, I0, I1, NAME##_term_)
 
 /** A reduction over a rank-2 box whose body updates what its term reads (u += a p; r -= a w;
  *  the term r.r): its exact sum's second pass sums the term as the arrays hold it after the
  *  first, from the function `NAME##_again(const ARGS_T *, int64_t, int64_t)` that the app
  *  defines before it (APP_SUM_AGAIN_MD2). It must give the first pass's terms bit for bit. */
 #define APP_SUM_KERNEL_MD2_UPDATING(NAME, ARGS_T, A, I0, I1)                                       \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I0, int64_t I1);         \
-  APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                               \
-  PORTA_MDREDUCE2(NAME##_exact_, ARGS_T, a_, i0_, i1_, porta_xsum_f64, acc_) {                     \
-    porta_xsum_f64_add(acc_, NAME##_again(a_, i0_, i1_));                                          \
-  }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_mdrange_policy, box, NAME##_exact_, NAME##_again)          \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
-                                                 int64_t I0 PORTA_UNUSED, int64_t I1 PORTA_UNUSED)
+  APP_SUM_KERNEL_MD2_WITH_(NAME, ARGS_T, A, I0, I1, NAME##_again)
 
 /** The term of an APP_SUM_KERNEL_MD2_UPDATING reduction NAME as the arrays hold it after its
  *  first pass; the braces that follow are its body. */
@@ -356,14 +356,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
 
 /** The same over a range (APP_SUM_AGAIN for its term). */
 #define APP_SUM_KERNEL_UPDATING(NAME, ARGS_T, A, I)                                                \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A, int64_t I);                      \
-  APP_SUM_KERNELS_(NAME, ARGS_T)                                                                   \
-  PORTA_REDUCE(NAME##_exact_, ARGS_T, a_, i_, porta_xsum_f64, acc_) {                              \
-    porta_xsum_f64_add(acc_, NAME##_again(a_, i_));                                                \
-  }                                                                                                \
-  APP_SUM_LAUNCHER_(NAME, ARGS_T, porta_range_policy, range, NAME##_exact_, NAME##_again)          \
-  PORTA_FORCEINLINE_FUNCTION double NAME##_term_(const ARGS_T *A PORTA_UNUSED,                     \
-                                                 int64_t I PORTA_UNUSED)
+  APP_SUM_KERNEL_WITH_(NAME, ARGS_T, A, I, NAME##_again)
 #define APP_SUM_AGAIN(NAME, ARGS_T, A, I)                                                          \
   PORTA_FORCEINLINE_FUNCTION double NAME##_again(const ARGS_T *A PORTA_UNUSED,                     \
                                                  int64_t I PORTA_UNUSED)

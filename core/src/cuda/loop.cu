@@ -209,6 +209,7 @@ static int record_if_body(cudaGraph_t g, porta_exec exec, int (*body)(porta_exec
 extern "C" int porta_cuda_exec_if_cond_(porta_exec exec, unsigned long long handle,
                                         const int32_t *flag, int (*body)(porta_exec, void *),
                                         void *ctx, int capturing);
+extern "C" int porta_cuda_exec_cond_(porta_exec exec, unsigned long long *handle);
 
 /** porta_exec_if: while a loop records, a one-thread kernel sets a conditional handle from the
  *  flag and an "if" node runs the body's graph; otherwise the host waits and reads the flag. */
@@ -222,15 +223,9 @@ extern "C" int porta_cuda_exec_if_(porta_exec exec, const int32_t *flag,
     return v ? body(exec, ctx) : PORTA_SUCCESS;
   }
 #if PORTA_CUDA_HAS_LOOPS
-  cudaStreamCaptureStatus st;
-  cudaGraph_t g = NULL;
-  const cudaGraphNode_t *deps = NULL;
-  const cudaGraphEdgeData *edges = NULL;
-  size_t nd = 0;
-  IF_TRY(cudaStreamGetCaptureInfo(cs, &st, NULL, &g, &deps, &edges, &nd), "the recording's state");
-  cudaGraphConditionalHandle h;
-  IF_TRY(cudaGraphConditionalHandleCreate(&h, g, 0, 0), "a conditional handle");
-  porta_cuda_if_set_k_<<<1, 1, 0, cs>>>(h, flag);
+  unsigned long long h = 0;
+  PORTA_CHECK(porta_cuda_exec_cond_(exec, &h));
+  porta_cuda_if_set_k_<<<1, 1, 0, cs>>>((cudaGraphConditionalHandle)h, flag);
   IF_TRY(cudaGetLastError(), "the flag's kernel");
   return porta_cuda_exec_if_cond_(exec, h, flag, body, ctx, capturing);
 #else
