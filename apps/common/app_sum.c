@@ -1,6 +1,5 @@
 /** @file app_sum.c
  *  Plain and exact global sums (see app_sum.h). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,43 +171,21 @@ static int allreduce_exact(app_sum *s, double *values, int n) {
   MPI_Comm_size(s->comm, &nranks);
   for (int i = 0; i < n; ++i) {
     porta_xsum_f64_value v, b;
-    porta_xsum_f64_init(&b);
-    double bound = 0.0;
-    if (s->second[i]) {
+    porta_ddsum_f64_to_limbs(&s->dd[i], &v, &b);
+    if (s->second[i]) { /* its exact sum, bound 0 */
       v = s->acc[i];
-    } else {
-      porta_xsum_f64_init(&v);
-      bound = porta_ddsum_f64_bound(&s->dd[i]);
-      if (bound < 0.0 || app_sum_second_pass_forced())
-        v.flags |= PORTA_XSUM_OVERFLOW; /* no bound: the second pass, on every rank */
-      else {
-        porta_xsum_f64_add(&v, s->dd[i].hi);
-        porta_xsum_f64_add(&v, s->dd[i].lo);
-        porta_xsum_f64_add(&b, bound > 0.0 ? 2.0 * bound : 0.0); /* twice: hi, lo truncated */
-      }
+      porta_xsum_f64_init(&b);
     }
     put_value(v, &buf[2 * W * i]);
     put_value(b, &buf[2 * W * i + W]);
   }
   PORTA_CHECK(mpi_sum(s, buf, 2 * W * n));
+  const int force = app_sum_second_pass_forced();
   int again[APP_SUM_MAX_SLOTS], nagain = 0;
   for (int i = 0; i < n; ++i) {
     const porta_xsum_f64_value v = get_value(&buf[2 * W * i], nranks);
-    porta_xsum_f64_value b = get_value(&buf[2 * W * i + W], nranks);
-    double lo = NAN, hi = NAN;
-    if (!(v.flags & (PORTA_XSUM_OVERFLOW | PORTA_XSUM_NONFINITE))) {
-      porta_xsum_f64_value t = v;
-      porta_xsum_f64_join(&t, &b);
-      hi = porta_xsum_f64_round(&t);
-      for (int k = 0; k < PORTA_XSUM_LIMBS; ++k) b.limb[k] = -b.limb[k];
-      t = v;
-      porta_xsum_f64_join(&t, &b);
-      lo = porta_xsum_f64_round(&t);
-    }
-    if (!isnan(lo) && memcmp(&lo, &hi, sizeof lo) == 0)
-      values[i] = lo;
-    else
-      again[nagain++] = i;
+    const porta_xsum_f64_value b = get_value(&buf[2 * W * i + W], nranks);
+    if (force || !porta_xsum_f64_round_within(&v, &b, &values[i])) again[nagain++] = i;
   }
   if (nagain == 0) return PORTA_SUCCESS;
   for (int k = 0; k < nagain; ++k) { /* the same slots on every rank */

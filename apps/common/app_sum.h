@@ -17,8 +17,8 @@
  *  pass's kernel wrote what it writes: a kernel that updates what its terms read (r -= a w;
  *  r.r) says so with APP_SUM_KERNEL_MD2_UPDATING and gives the term as the arrays now hold it.
  *
- *  A reduction is written once, as a term function; APP_SUM_KERNEL generates both kernels
- *  from it, so no app carries twin kernels:
+ *  A reduction is written once, as a term function; APP_SUM_KERNEL generates its kernels (plain,
+ *  first and second pass) from it, so no app carries twin kernels:
  *  @code
  *  APP_SUM_KERNEL(dot_rr, my_args, a, i) { return PORTA_AT1(a->r, i) * PORTA_AT1(a->r, i); }
  *  ...

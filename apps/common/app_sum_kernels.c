@@ -83,21 +83,10 @@ int app_sum_unpack_on(porta_exec exec, const double *wire, double *values, int n
 
 /* ---- first passes (double-double sums with their bounds) ---- */
 
-/* a rank's hi + lo (its bits below the exact sum's window dropped) and twice its bound (which
-   covers those bits), or a value flagged OVERFLOW where no bound serves */
+/* a rank's first pass as its sum and bound in limbs (porta_ddsum_f64_to_limbs) */
 PORTA_FOR(app_sum_k_pack_dd, finish_args, a, i) {
-  const porta_ddsum_f64_value d = *app_sum_dd_of_c(&a->acc[i]);
   porta_xsum_f64_value v, b;
-  porta_xsum_f64_init(&v);
-  porta_xsum_f64_init(&b);
-  const double bound = porta_ddsum_f64_bound(&d);
-  if (bound < 0.0) {
-    v.flags |= PORTA_XSUM_OVERFLOW;
-  } else {
-    porta_xsum_f64_add(&v, d.hi);
-    porta_xsum_f64_add(&v, d.lo);
-    porta_xsum_f64_add(&b, 2.0 * bound);
-  }
+  porta_ddsum_f64_to_limbs(app_sum_dd_of_c(&a->acc[i]), &v, &b);
   app_sum_put_(v, a->wire + 2 * APP_SUM_WIRE * i);
   app_sum_put_(b, a->wire + 2 * APP_SUM_WIRE * i + APP_SUM_WIRE);
 }
@@ -108,28 +97,16 @@ int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double 
                                     &a);
 }
 
-/** One thread: each sum V and bound B of the ranks, V's rounding where V - B and V + B round
- *  alike (the exact sum lies between them, and rounding is monotone). */
+/** One thread: each sum of the ranks rounded where its bound decides it
+ *  (porta_xsum_f64_round_within). */
 PORTA_FOR(app_sum_k_unpack_dd, finish_args, a, i) {
   (void)i;
   int32_t again = 0;
   for (int k = 0; k < a->n; ++k) {
     const double *w = a->wire_in + 2 * APP_SUM_WIRE * k;
     const porta_xsum_f64_value v = app_sum_get_(w, a->nranks);
-    porta_xsum_f64_value b = app_sum_get_(w + APP_SUM_WIRE, a->nranks);
-    int decided = 0;
-    if (!a->force && !(v.flags & (PORTA_XSUM_OVERFLOW | PORTA_XSUM_NONFINITE))) {
-      porta_xsum_f64_value t = v;
-      porta_xsum_f64_join(&t, &b);
-      const double hi = porta_xsum_f64_round(&t);
-      for (int l = 0; l < PORTA_XSUM_LIMBS; ++l) b.limb[l] = -b.limb[l];
-      t = v;
-      porta_xsum_f64_join(&t, &b);
-      const double lo = porta_xsum_f64_round(&t);
-      decided = lo == hi && !(lo == 0.0 && (1.0 / lo) != (1.0 / hi)); /* the same bits */
-      if (decided) a->values[k] = lo;
-    }
-    again |= !decided;
+    const porta_xsum_f64_value b = app_sum_get_(w + APP_SUM_WIRE, a->nranks);
+    again |= a->force || !porta_xsum_f64_round_within(&v, &b, &a->values[k]);
   }
   porta_cond_set(&a->cond, again);
 }

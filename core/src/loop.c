@@ -106,23 +106,29 @@ porta_loop_handle porta_loop_decider(void) {
   return l->handle;
 }
 
-int porta_exec_if(porta_exec exec, const int32_t *flag, porta_loop_body body, void *ctx) {
-  static const char op[] = "porta_exec_if";
+/** A conditional step's checks (op: the caller): a flag and a body, a usable back end, and
+ *  inside a loop's body the body's space. */
+static int check_step(const char *op, porta_exec exec, const int32_t *flag, porta_loop_body body,
+                      const porta_backend_ops **ops) {
   if (!flag || !body)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, porta_state_.recording,
                        "no flag or no body given");
-  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
-  if (!ops)
+  *ops = porta_backend_usable_of_(exec.backend);
+  if (!*ops)
     return porta_error(PORTA_ERROR_UNSUPPORTED, op, NULL, "the %s back end is not available",
                        porta_backend_name(exec.backend));
-  if (porta_state_.recording) { /* a body's step: on the body's space */
-    const porta_exec r = porta_state_.recording_exec;
-    if (exec.backend != r.backend || exec.instance != r.instance)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, porta_state_.recording,
-                         "inside loop '%s': a conditional step on %s instance %d, not on the "
-                         "body's space",
-                         porta_state_.recording, porta_backend_name(exec.backend), exec.instance);
-  }
+  const porta_exec r = porta_state_.recording_exec;
+  if (porta_state_.recording && (exec.backend != r.backend || exec.instance != r.instance))
+    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, op, porta_state_.recording,
+                       "inside loop '%s': a conditional step on %s instance %d, not on the "
+                       "body's space",
+                       porta_state_.recording, porta_backend_name(exec.backend), exec.instance);
+  return PORTA_SUCCESS;
+}
+
+int porta_exec_if(porta_exec exec, const int32_t *flag, porta_loop_body body, void *ctx) {
+  const porta_backend_ops *ops = NULL;
+  PORTA_CHECK(check_step("porta_exec_if", exec, flag, body, &ops));
   if (ops->exec_if) return ops->exec_if(exec, flag, body, ctx, porta_state_.capturing);
   /* the host back ends: the launches before are done, the flag in host memory */
   return *(const volatile int32_t *)flag ? body(exec, ctx) : PORTA_SUCCESS;
@@ -143,15 +149,12 @@ int porta_exec_cond(porta_exec exec, int32_t *flag, porta_cond *cond) {
 }
 
 int porta_exec_if_cond(porta_exec exec, const porta_cond *cond, porta_loop_body body, void *ctx) {
-  if (!cond || !cond->flag)
+  if (!cond)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_if_cond", porta_state_.recording,
                        "no condition given (porta_exec_cond)");
-  const porta_backend_ops *ops = porta_backend_usable_of_(exec.backend);
-  if (!cond->handle || !ops || !ops->exec_if_cond)
-    return porta_exec_if(exec, cond->flag, body, ctx);
-  if (!body)
-    return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "porta_exec_if_cond", porta_state_.recording,
-                       "no body given");
+  if (!cond->handle) return porta_exec_if(exec, cond->flag, body, ctx);
+  const porta_backend_ops *ops = NULL;
+  PORTA_CHECK(check_step("porta_exec_if_cond", exec, cond->flag, body, &ops));
   return ops->exec_if_cond(exec, cond->handle, cond->flag, body, ctx, porta_state_.capturing);
 }
 

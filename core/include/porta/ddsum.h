@@ -47,6 +47,14 @@ PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_init(porta_ddsum_f64_value *v) {
   v->hi = v->lo = v->err = v->amax = 0.0;
 }
 
+/** TwoSum (Knuth), with additions that never contract: *s = fl(a + b), returns the e with
+ *  a + b = *s + e exactly. */
+PORTA_FORCEINLINE_FUNCTION double porta_ddsum_two_sum_(double a, double b, double *s) {
+  const double t = PORTA_DDSUM_ADD_(a, b), bb = PORTA_DDSUM_SUB_(t, a);
+  *s = t;
+  return PORTA_DDSUM_ADD_(PORTA_DDSUM_SUB_(a, PORTA_DDSUM_SUB_(t, bb)), PORTA_DDSUM_SUB_(b, bb));
+}
+
 /** lo += e, and its rounding counted in err. */
 PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_lo_(porta_ddsum_f64_value *v, double e) {
   v->lo = PORTA_DDSUM_ADD_(v->lo, e);
@@ -55,12 +63,7 @@ PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_lo_(porta_ddsum_f64_value *v, do
 
 /** hi + e' = hi + x exactly (TwoSum, no branch); e' goes into lo. */
 PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_add(porta_ddsum_f64_value *v, double x) {
-  const double a = v->hi;
-  const double t = PORTA_DDSUM_ADD_(a, x), bb = PORTA_DDSUM_SUB_(t, a);
-  const double e =
-      PORTA_DDSUM_ADD_(PORTA_DDSUM_SUB_(a, PORTA_DDSUM_SUB_(t, bb)), PORTA_DDSUM_SUB_(x, bb));
-  v->hi = t;
-  porta_ddsum_f64_lo_(v, e);
+  porta_ddsum_f64_lo_(v, porta_ddsum_two_sum_(v->hi, x, &v->hi));
   /* NaN-blind, but a NaN term makes hi NaN */
   v->amax = fabs(x) > v->amax ? fabs(x) : v->amax;
 }
@@ -68,11 +71,7 @@ PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_add(porta_ddsum_f64_value *v, do
 /** d += s. */
 PORTA_FORCEINLINE_FUNCTION void porta_ddsum_f64_join(porta_ddsum_f64_value *d,
                                                      const porta_ddsum_f64_value *s) {
-  const double a = d->hi, b = s->hi;
-  const double t = PORTA_DDSUM_ADD_(a, b), bb = PORTA_DDSUM_SUB_(t, a);
-  const double e =
-      PORTA_DDSUM_ADD_(PORTA_DDSUM_SUB_(a, PORTA_DDSUM_SUB_(t, bb)), PORTA_DDSUM_SUB_(b, bb));
-  d->hi = t;
+  const double e = porta_ddsum_two_sum_(d->hi, s->hi, &d->hi);
   d->err = PORTA_DDSUM_ADD_(d->err, s->err);
   porta_ddsum_f64_lo_(d, s->lo);
   porta_ddsum_f64_lo_(d, e);
@@ -116,16 +115,60 @@ PORTA_INLINE_FUNCTION int porta_ddsum_f64_round(const porta_ddsum_f64_value *v, 
   }
   if (bound < 0.0) return 0;
   /* s + e = hi + lo exactly; the exact sum is s + e + d with |d| <= bound */
-  const double s = v->hi + v->lo, bb = s - v->hi;
-  const double e = (v->hi - (s - bb)) + (v->lo - bb);
+  double s;
+  const double e = porta_ddsum_two_sum_(v->hi, v->lo, &s);
   if (s == 0.0) return 0;
   /* half the gaps to s's neighbours (powers of two: exact) */
-  const double up = (porta_ddsum_next_(s, 1) - s) * 0.5, down = (s - porta_ddsum_next_(s, -1)) * 0.5;
+  const double up = (porta_ddsum_next_(s, 1) - s) * 0.5,
+               down = (s - porta_ddsum_next_(s, -1)) * 0.5;
   /* s + e + d rounds to s when -down < e + d < up for every |d| <= bound; the differences are
      rounded, so leave them a margin of 2^-40 */
   const double margin = 1.0 - porta_xsum_pow2_(-40);
   if (!(bound < (up - e) * margin) || !(bound < (down + e) * margin)) return 0;
   *out = s;
+  return 1;
+}
+
+/* ---- over several ranks: sums and bounds as limbs, added exactly in any order ---- */
+
+/** v's hi + lo into *sum and twice its bound into *bound (exact sums, for limbs that travel
+ *  between ranks: twice, since hi's and lo's bits below the exact sum's window are dropped
+ *  there, under the bound's slack); where no bound serves, *sum flagged PORTA_XSUM_OVERFLOW, so
+ *  that the ranks' sum of them decides nothing. */
+PORTA_INLINE_FUNCTION void porta_ddsum_f64_to_limbs(const porta_ddsum_f64_value *v,
+                                                    porta_xsum_f64_value *sum,
+                                                    porta_xsum_f64_value *bound) {
+  porta_xsum_f64_init(sum);
+  porta_xsum_f64_init(bound);
+  const double b = porta_ddsum_f64_bound(v);
+  if (b < 0.0) {
+    sum->flags |= PORTA_XSUM_OVERFLOW;
+    return;
+  }
+  porta_xsum_f64_add(sum, v->hi);
+  porta_xsum_f64_add(sum, v->lo);
+  porta_xsum_f64_add(bound, 2.0 * b);
+}
+
+/** The rounding of every value within `bound` of `sum` (the ranks' porta_ddsum_f64_to_limbs
+ *  added up), if it is one double: then *out = it and 1; else (or a status set on sum) 0. The
+ *  exact sum lies between sum - bound and sum + bound, and rounding is monotone. */
+PORTA_INLINE_FUNCTION int porta_xsum_f64_round_within(const porta_xsum_f64_value *sum,
+                                                      const porta_xsum_f64_value *bound,
+                                                      double *out) {
+  if (sum->flags & (PORTA_XSUM_OVERFLOW | PORTA_XSUM_NONFINITE)) return 0;
+  porta_xsum_f64_value t = *sum, b = *bound;
+  porta_xsum_f64_join(&t, &b);
+  const double hi = porta_xsum_f64_round(&t);
+  for (int k = 0; k < PORTA_XSUM_LIMBS; ++k) b.limb[k] = -b.limb[k];
+  t = *sum;
+  porta_xsum_f64_join(&t, &b);
+  const double lo = porta_xsum_f64_round(&t);
+  uint64_t lo_bits, hi_bits;
+  memcpy(&lo_bits, &lo, sizeof lo);
+  memcpy(&hi_bits, &hi, sizeof hi);
+  if (isnan(lo) || lo_bits != hi_bits) return 0;
+  *out = lo;
   return 1;
 }
 
