@@ -14,12 +14,12 @@
  *  sum's rounding (ties to even) when every value within that bound (widened by the exact
  *  sum's truncation of tiny terms, xsum.h) rounds to one double, the same bits as
  *  porta_xsum_f64_round() of the same terms; otherwise it says so, and the caller sums the
- *  terms again exactly. For a dot product of n terms spread over threads a few hundred long
- *  the bound is some 2^-95 of the sum, so the test fails about once in 2^40 sums; it always
- *  fails for a sum of magnitude below 2^(PORTA_XSUM_MIN_EXP + 120) (other than an exact zero of
- *  zero terms), for a non-finite or huge term (|x| >= 2^PORTA_XSUM_MAX_EXP), where the exact sum
- *  reports a status, and in the host's Serial and OpenMP loops on rows long enough that one
- *  thread's chain of additions widens the bound past the test.
+ *  terms again exactly. The bound grows with the length of a thread's chain of additions
+ *  (estimated, not counted: some 2^-95 of a dot product's sum for chains a few hundred long, so
+ *  the test would fail about once in 2^40 sums; wider on the host, one chain a thread). It
+ *  always fails for an exact tie, for a sum of magnitude below about
+ *  2^(PORTA_XSUM_MIN_EXP + 115) other than an exact zero of zero terms, and for a non-finite or
+ *  huge term (|x| >= 2^PORTA_XSUM_MAX_EXP), where the exact sum reports a status.
  *
  *  The terms must be the ones the exact sum would be given: nothing may fuse a term's last
  *  multiplication into the addition (C11's ISO mode does not contract; on CUDA the additions
