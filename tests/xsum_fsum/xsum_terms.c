@@ -4,9 +4,9 @@
  *  Python's math.fsum. The terms are summed in several orders and splits: forward, backward,
  *  in 7 uneven parts joined in a scrambled order, and in pairs normalised and merged limb by
  *  limb as an MPI sum merges ranks. Every way must give the same bits and status. The
- *  double-double sum (porta/ddsum.h) sums them forward, backward and in the 7 parts too; where
- *  its bound decides the rounding, it must give those bits. The program prints
- *  "%a STATUS CERTIFIED" once (status: the PORTA_XSUM_* bits; certified: how many of the three
+ *  double-double sum (porta/ddsum.h) sums them forward, backward, in the 7 parts and in
+ *  lanes; where its bound decides the rounding, it must give those bits. The program prints
+ *  "%a STATUS CERTIFIED" once (status: the PORTA_XSUM_* bits; certified: how many of the four
  *  double-double ways decided), or names the disagreement and exits 1. Built with the default
  * window (xsum_terms) and with the whole double range (xsum_terms_full: PORTA_XSUM_MIN_EXP -1074,
  * 66 limbs). */
@@ -71,12 +71,23 @@ static xt_result xt_merged(const double *x, long n) {
   return xt_finish(&all);
 }
 
-/** The double-double sum forward, backward (way 0, 1) or in the 7 parts (way 2); 1 and its
- *  rounding in *out where the bound decides it. */
+/** The double-double sum forward, backward (way 0, 1), in the 7 parts (way 2) or in lanes
+ *  (way 3: term i into lane i mod PORTA_DDSUM_LANES, as a host's first pass adds a row); 1 and
+ *  its rounding in *out where the bound decides it. */
 static int xt_dd(const double *x, long n, int way, double *out) {
   porta_ddsum_f64_value v;
   porta_ddsum_f64_init(&v);
-  if (way < 2) {
+  if (way == 3) {
+    porta_ddsum_f64_lanes l;
+    porta_ddsum_f64_lanes_init(&l);
+    long i = 0;
+    for (; i + PORTA_DDSUM_LANES <= n; i += PORTA_DDSUM_LANES) {
+      PORTA_SIMD()
+      for (int j = 0; j < PORTA_DDSUM_LANES; ++j) porta_ddsum_f64_lanes_add(&l, j, x[i + j]);
+    }
+    for (int j = 0; i < n; ++i, ++j) porta_ddsum_f64_lanes_add(&l, j, x[i]);
+    porta_ddsum_f64_lanes_join(&v, &l);
+  } else if (way < 2) {
     for (long i = 0; i < n; ++i) porta_ddsum_f64_add(&v, x[way ? n - 1 - i : i]);
   } else {
     enum { P = 7 };
@@ -137,7 +148,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   int certified = 0;
-  for (int way = 0; way < 3; ++way) {
+  for (int way = 0; way < 4; ++way) {
     double dd;
     if (!xt_dd(x, n, way, &dd)) continue;
     ++certified;
