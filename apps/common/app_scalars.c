@@ -160,12 +160,24 @@ int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
     porta_cond again;
     PORTA_CHECK(porta_exec_cond(exec, a->again_v.data, &again));
     double *wire = a->wire_v.data;
-    PORTA_CHECK(app_sum_pack_dd_on(exec, to.exact, wire, n));
-    if (queued)
-      PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, 2 * APP_SUM_WIRE * n));
-    else
-      PORTA_CHECK(wire_by_host(a, exec, sum, 2 * APP_SUM_WIRE * n));
-    PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, &again, n, nranks, force));
+    if (PORTA_DDSUM_WORDS * nranks <= 2 * APP_SUM_WIRE && !app_sum_gathers_by_limbs()) {
+      /* every rank's first pass gathered by the sum: 3 doubles a rank (6 on 2 ranks: a sum
+         the peer transport takes in one kernel), else 48 limbs a sum */
+      const int words = PORTA_DDSUM_WORDS * nranks * n;
+      PORTA_CHECK(app_sum_pack_words_on(exec, to.exact, wire, n, app_sum_rank(sum), nranks));
+      if (queued)
+        PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, words));
+      else
+        PORTA_CHECK(wire_by_host(a, exec, sum, words));
+      PORTA_CHECK(app_sum_unpack_words_on(exec, wire, to.value, &again, n, nranks, force));
+    } else {
+      PORTA_CHECK(app_sum_pack_dd_on(exec, to.exact, wire, n));
+      if (queued)
+        PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, 2 * APP_SUM_WIRE * n));
+      else
+        PORTA_CHECK(wire_by_host(a, exec, sum, 2 * APP_SUM_WIRE * n));
+      PORTA_CHECK(app_sum_unpack_dd_on(exec, wire, to.value, &again, n, nranks, force));
+    }
     second_ctx c = {a, sum, queued, nranks, slot, n};
     return porta_exec_if_cond(exec, &again, second_pass, &c);
   }

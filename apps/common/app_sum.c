@@ -70,6 +70,25 @@ void app_sum_destroy(app_sum *s) {
   if (s) free(s->rerun);
   free(s);
 }
+/** -1: not read yet from the environment (APP_SUMS_WIRE). */
+static int wire_limbs = -1;
+
+void app_sum_gather_by_limbs(int limbs) { wire_limbs = limbs != 0; }
+
+int app_sum_gathers_by_limbs(void) {
+  if (wire_limbs < 0) {
+    const char *e = getenv("APP_SUMS_WIRE");
+    wire_limbs = e && strcmp(e, "limbs") == 0;
+  }
+  return wire_limbs;
+}
+
+int app_sum_rank(const app_sum *s) {
+  int rank = 0;
+  if (s && s->comm != MPI_COMM_NULL) MPI_Comm_rank(s->comm, &rank);
+  return rank;
+}
+
 int app_sum_is_exact(const app_sum *s) { return s->exact; }
 int64_t app_sum_count(const app_sum *s) { return s->count; }
 

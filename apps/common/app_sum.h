@@ -89,6 +89,15 @@ int app_sum_second_pass_forced(void);
  *  just left by APP_SUM_REDUCE in slots 0..n-1 (checked: a mismatch is an error, so a kernel
  *  that bypassed the exact accumulator cannot go unnoticed). */
 int app_sum_allreduce(app_sum *s, double *values, int n);
+/** A device loop's first passes over several ranks travel as each rank's words in a place of
+ *  its own (porta_ddsum_f64_to_words: 3 doubles a rank), or with `limbs` set as limbs (48
+ *  doubles, what more than 16 ranks take), for tests: the environment's APP_SUMS_WIRE=limbs
+ *  sets it at start. */
+void app_sum_gather_by_limbs(int limbs);
+/** Whether they travel as limbs (app_sum_gather_by_limbs). */
+int app_sum_gathers_by_limbs(void);
+/** This process's rank in the sums' communicator (0 for a single process). */
+int app_sum_rank(const app_sum *s);
 /** Allreduces done so far (for the run report). */
 int64_t app_sum_count(const app_sum *s);
 void app_sum_destroy(app_sum *s);
@@ -156,6 +165,15 @@ int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double 
  *  summed bound decides it; `again` set where one does not (or `force`), else cleared. */
 int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values,
                          const porta_cond *again, int n, int nranks, int force);
+/** First passes over several ranks, gathered by the sum that follows: acc[i]'s first pass as
+ *  PORTA_DDSUM_WORDS doubles (porta_ddsum_f64_to_words) at rank `rank`'s place of
+ *  wire[PORTA_DDSUM_WORDS nranks i ..], zeros at the other ranks' places. */
+int app_sum_pack_words_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n,
+                          int rank, int nranks);
+/** ... after the sum: values[i] the exact rounding where the gathered bounds decide it
+ *  (porta_ddsum_f64_round_words); `again` set where they do not (or `force`), else cleared. */
+int app_sum_unpack_words_on(porta_exec exec, const double *wire, double *values,
+                            const porta_cond *again, int n, int nranks, int force);
 PORTA_EXTERN_C_END
 
 /** NAME's kernel into TO (an app_sum_to: its plain kernel into TO.value, or its exact one into

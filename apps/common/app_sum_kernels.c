@@ -11,7 +11,7 @@ typedef struct {
   const double *wire_in;
   double *wire, *values;
   porta_cond cond; /**< set: whether the second pass runs */
-  int nranks, n, force;
+  int nranks, n, force, rank;
 } finish_args;
 
 static finish_args finish_make(const porta_xsum_f64_value *acc, const double *wire_in, double *wire,
@@ -118,5 +118,46 @@ int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values,
   a.n = n;
   a.force = force;
   return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack_dd", app_sum_k_unpack_dd, exec,
+                                    porta_range(0, 1), &a);
+}
+
+/* ---- first passes gathered by a sum (porta_ddsum_f64_to_words) ---- */
+
+/* word c of rank q's place for sum k: this rank's words, zeros elsewhere */
+PORTA_FOR(app_sum_k_pack_words, finish_args, a, i) {
+  const int64_t per = (int64_t)PORTA_DDSUM_WORDS * a->nranks;
+  const int64_t k = i / per, q = i % per / PORTA_DDSUM_WORDS, c = i % PORTA_DDSUM_WORDS;
+  double w[PORTA_DDSUM_WORDS];
+  porta_ddsum_f64_to_words(app_sum_dd_of_c(&a->acc[k]), w);
+  a->wire[i] = q == a->rank ? w[c] : 0.0;
+}
+
+int app_sum_pack_words_on(porta_exec exec, const porta_xsum_f64_value *acc, double *wire, int n,
+                          int rank, int nranks) {
+  finish_args a = finish_make(acc, NULL, wire, NULL, nranks);
+  a.rank = rank;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_pack_words", app_sum_k_pack_words, exec,
+                                    porta_range(0, (int64_t)n * nranks * PORTA_DDSUM_WORDS), &a);
+}
+
+/** One thread: each sum's gathered words rounded where their bounds decide it
+ *  (porta_ddsum_f64_round_words). */
+PORTA_FOR(app_sum_k_unpack_words, finish_args, a, i) {
+  (void)i;
+  int32_t again = 0;
+  for (int k = 0; k < a->n; ++k)
+    again |= a->force ||
+             !porta_ddsum_f64_round_words(a->wire_in + (int64_t)PORTA_DDSUM_WORDS * a->nranks * k,
+                                          a->nranks, &a->values[k]);
+  porta_cond_set(&a->cond, again);
+}
+
+int app_sum_unpack_words_on(porta_exec exec, const double *wire, double *values,
+                            const porta_cond *again, int n, int nranks, int force) {
+  finish_args a = finish_make(NULL, wire, NULL, values, nranks);
+  a.cond = *again;
+  a.n = n;
+  a.force = force;
+  return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack_words", app_sum_k_unpack_words, exec,
                                     porta_range(0, 1), &a);
 }

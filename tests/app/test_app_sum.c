@@ -4,7 +4,8 @@
  *  correctly rounded exact sum of all the terms on every rank and rank count: the bits of one
  *  porta_xsum_f64 over every term; so does the device loop's way (accumulators reduced into
  *  memory, packed, their wires summed as doubles, unpacked), and a solver's scalars
- *  (app_scalars.h) summed from the host, exact and plain. Each exact way runs with the first
+ *  (app_scalars.h) summed from the host, plain and exact, the ranks' first passes gathered as
+ *  words and as limbs. Each exact way runs with the first
  *  pass deciding where its bound does and with the second pass forced on every sum; a third
  *  sum is an exact tie (1 + 2^-53 over the ranks), which the first pass never decides, so its
  *  second pass runs either way. The stack is filled with non-zero
@@ -138,8 +139,9 @@ int main(int argc, char **argv) {
     /* a solver's scalars (app_scalars.h), summed from the host over the ranks: exact, the exact
        sums' bits; plain, app_sum_allreduce's of the same local sums; the integers and the other
        doubles as the host side wrote them */
-    for (int exact = 0; exact < 2; ++exact) {
+    for (int exact = 0; exact < 3; ++exact) { /* plain, exact by words, exact by limbs */
       app_sum_force_second_pass(force);
+      app_sum_gather_by_limbs(exact == 2);
       const porta_exec ex = porta_exec_default();
       const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
       app_sum *plain = NULL;
@@ -170,8 +172,10 @@ int main(int argc, char **argv) {
         const double w = exact ? want[s] : local[s];
         EXPECT(memcmp(&sc.scal.data[1 + s], &w, sizeof w) == 0,
                "scalars (%s), rank %d of %d, slot %d: %.17g (%a), want %.17g (%a)",
-               exact ? "exact" : "plain", rank, size, s, sc.scal.data[1 + s], sc.scal.data[1 + s],
-               w, w);
+               exact == 2 ? "exact, limbs"
+               : exact    ? "exact"
+                          : "plain",
+               rank, size, s, sc.scal.data[1 + s], sc.scal.data[1 + s], w, w);
       }
       EXPECT(sc.scal.data[0] == 7.5 && sc.scal.data[4] == 0.0 && sc.ints.data[0] == 0 &&
                  sc.ints.data[1] == 42 + rank,
@@ -183,6 +187,7 @@ int main(int argc, char **argv) {
     }
   }
   app_sum_force_second_pass(0);
+  app_sum_gather_by_limbs(0);
   app_sum_destroy(sum);
   porta_finalize();
   app_mpi_finalize();

@@ -4,12 +4,12 @@
  *  Python's math.fsum. The terms are summed in several orders and splits: forward, backward,
  *  in 7 uneven parts joined in a scrambled order, and in pairs normalised and merged limb by
  *  limb as an MPI sum merges ranks. Every way must give the same bits and status. The
- *  double-double sum (porta/ddsum.h) sums them forward, backward, in the 7 parts and in
- *  lanes; where its bound decides the rounding, it must give those bits. The program prints
- *  "%a STATUS CERTIFIED" once (status: the PORTA_XSUM_* bits; certified: how many of the four
- *  double-double ways decided), or names the disagreement and exits 1. Built with the default
- * window (xsum_terms) and with the whole double range (xsum_terms_full: PORTA_XSUM_MIN_EXP -1074,
- * 66 limbs). */
+ *  double-double sum (porta/ddsum.h) sums them forward, backward, in the 7 parts, in lanes and
+ *  as 7 ranks' gathered words; where its bound decides the rounding, it must give those bits.
+ *  The program prints "%a STATUS CERTIFIED" once (status: the PORTA_XSUM_* bits; certified: how
+ *  many of the five double-double ways decided), or names the disagreement and exits 1. Built
+ *  with the default window (xsum_terms) and with the whole double range (xsum_terms_full:
+ *  PORTA_XSUM_MIN_EXP -1074, 66 limbs). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,8 +71,9 @@ static xt_result xt_merged(const double *x, long n) {
   return xt_finish(&all);
 }
 
-/** The double-double sum forward, backward (way 0, 1), in the 7 parts (way 2) or in lanes
- *  (way 3: term i into lane i mod PORTA_DDSUM_LANES, as a host's first pass adds a row); 1 and
+/** The double-double sum forward, backward (way 0, 1), in the 7 parts (way 2), in lanes
+ *  (way 3: term i into lane i mod PORTA_DDSUM_LANES, as a host's first pass adds a row) or in
+ *  the 7 parts as 7 ranks' words gathered (way 4, as a device loop's sum over the ranks); 1 and
  *  its rounding in *out where the bound decides it. */
 static int xt_dd(const double *x, long n, int way, double *out) {
   porta_ddsum_f64_value v;
@@ -87,6 +88,16 @@ static int xt_dd(const double *x, long n, int way, double *out) {
     }
     for (int j = 0; i < n; ++i, ++j) porta_ddsum_f64_lanes_add(&l, j, x[i]);
     porta_ddsum_f64_lanes_join(&v, &l);
+  } else if (way == 4) { /* the 7 parts as 7 ranks' words, gathered by a sum */
+    enum { P = 7 };
+    double w[PORTA_DDSUM_WORDS * P];
+    for (int p = 0; p < P; ++p) {
+      porta_ddsum_f64_value part;
+      porta_ddsum_f64_init(&part);
+      for (long i = p * n / P; i < (p + 1) * n / P; ++i) porta_ddsum_f64_add(&part, x[i]);
+      porta_ddsum_f64_to_words(&part, w + PORTA_DDSUM_WORDS * p);
+    }
+    return porta_ddsum_f64_round_words(w, P, out);
   } else if (way < 2) {
     for (long i = 0; i < n; ++i) porta_ddsum_f64_add(&v, x[way ? n - 1 - i : i]);
   } else {
@@ -148,7 +159,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   int certified = 0;
-  for (int way = 0; way < 4; ++way) {
+  for (int way = 0; way < 5; ++way) {
     double dd;
     if (!xt_dd(x, n, way, &dd)) continue;
     ++certified;

@@ -149,6 +149,22 @@ PORTA_INLINE_FUNCTION double porta_ddsum_f64_bound(const porta_ddsum_f64_value *
          porta_xsum_pow2_(PORTA_DDSUM_SLACK_EXP_);
 }
 
+/** The rounding of every value within `bound` of s + e (s = fl(s + e)), if it is one double:
+ *  *out = s and 1; else 0 (also for s = 0: the sign of a sum that cancels is the exact sum's
+ *  to say). */
+PORTA_INLINE_FUNCTION int porta_ddsum_round_near_(double s, double e, double bound, double *out) {
+  if (s == 0.0 || !(bound >= 0.0)) return 0;
+  /* half the gaps to s's neighbours (powers of two: exact) */
+  const double up = (porta_ddsum_next_(s, 1) - s) * 0.5,
+               down = (s - porta_ddsum_next_(s, -1)) * 0.5;
+  /* s + e + d rounds to s when -down < e + d < up for every |d| <= bound; the differences are
+     rounded, so leave them a margin of 2^-40 */
+  const double margin = 1.0 - porta_xsum_pow2_(-40);
+  if (!(bound < (up - e) * margin) || !(bound < (down + e) * margin)) return 0;
+  *out = s;
+  return 1;
+}
+
 /** The exact sum's rounding, if v's bound decides it: *out = the bits porta_xsum_f64_round()
  *  gives for the same terms, and 1. Otherwise 0 (*out untouched): sum the terms exactly. */
 PORTA_INLINE_FUNCTION int porta_ddsum_f64_round(const porta_ddsum_f64_value *v, double *out) {
@@ -161,16 +177,50 @@ PORTA_INLINE_FUNCTION int porta_ddsum_f64_round(const porta_ddsum_f64_value *v, 
   /* s + e = hi + lo exactly; the exact sum is s + e + d with |d| <= bound */
   double s;
   const double e = porta_ddsum_two_sum_(v->hi, v->lo, &s);
-  if (s == 0.0) return 0;
-  /* half the gaps to s's neighbours (powers of two: exact) */
-  const double up = (porta_ddsum_next_(s, 1) - s) * 0.5,
-               down = (s - porta_ddsum_next_(s, -1)) * 0.5;
-  /* s + e + d rounds to s when -down < e + d < up for every |d| <= bound; the differences are
-     rounded, so leave them a margin of 2^-40 */
-  const double margin = 1.0 - porta_xsum_pow2_(-40);
-  if (!(bound < (up - e) * margin) || !(bound < (down + e) * margin)) return 0;
-  *out = s;
-  return 1;
+  return porta_ddsum_round_near_(s, e, bound, out);
+}
+
+/* ---- over several ranks: every rank's first pass gathered by a sum ---- */
+
+/** Doubles a rank's first pass travels as in porta_ddsum_f64_to_words. */
+#define PORTA_DDSUM_WORDS 3
+
+/** v as PORTA_DDSUM_WORDS doubles, hi, lo and a bound on |(the exact sum of v's terms) -
+ *  (hi + lo)| (+Inf where none serves), for a sum over the ranks that gathers them: each rank
+ *  writes its words at a place of its own in a buffer of zeros, so that the sum, in whatever
+ *  order, leaves every rank's words in every rank's buffer exactly (x + 0 = x). */
+PORTA_INLINE_FUNCTION void porta_ddsum_f64_to_words(const porta_ddsum_f64_value *v, double *w) {
+  const double b = porta_ddsum_f64_bound(v);
+  w[0] = b < 0.0 ? 0.0 : v->hi;
+  w[1] = b < 0.0 ? 0.0 : v->lo;
+  w[2] = b < 0.0 ? (double)INFINITY : b;
+}
+
+/** The rounding of the exact sum of every rank's terms, from the words of `nranks` ranks
+ *  (rank q's at w[PORTA_DDSUM_WORDS q ..]), if their bounds decide it: *out and 1; else 0.
+ *  Every rank reads the same words in the same order, so every rank decides alike. */
+PORTA_INLINE_FUNCTION int porta_ddsum_f64_round_words(const double *w, int nranks, double *out) {
+  porta_ddsum_f64_value d; /* the ranks' hi + lo, with the bound of this sum's own roundings */
+  porta_ddsum_f64_init(&d);
+  double b = 0.0;
+  for (int q = 0; q < nranks; ++q) {
+    const double *x = w + PORTA_DDSUM_WORDS * q;
+    if (!(x[2] < (double)INFINITY)) return 0;
+    porta_ddsum_f64_add(&d, x[0]);
+    porta_ddsum_f64_add(&d, x[1]);
+    b = PORTA_DDSUM_ADD_(b, x[2]);
+  }
+  const double bd = porta_ddsum_f64_bound(&d);
+  if (bd < 0.0) return 0;
+  if (bd == 0.0 && b == 0.0) { /* zeros alone on every rank */
+    *out = 0.0;
+    return 1;
+  }
+  /* the ranks' bounds and d's, b's roundings (under nranks 2^-53 of it) allowed for */
+  const double bound = (bd + b) * (1.0 + (double)(nranks + 2) * porta_xsum_pow2_(-52));
+  double s;
+  const double e = porta_ddsum_two_sum_(d.hi, d.lo, &s);
+  return porta_ddsum_round_near_(s, e, bound, out);
 }
 
 /* ---- over several ranks: sums and bounds as limbs, added exactly in any order ---- */
