@@ -20,17 +20,22 @@ struct app_sum {
   int64_t count;
 };
 
+/** *flag, read from the environment's `name` (set when it is `on`) the first time (-1). */
+static int env_switch(int *flag, const char *name, const char *on) {
+  if (*flag < 0) {
+    const char *e = getenv(name);
+    *flag = e && strcmp(e, on) == 0;
+  }
+  return *flag;
+}
+
 /** -1: not read yet from the environment (APP_SUMS_SECOND_PASS). */
 static int force_second = -1;
 
 void app_sum_force_second_pass(int force) { force_second = force != 0; }
 
 int app_sum_second_pass_forced(void) {
-  if (force_second < 0) {
-    const char *e = getenv("APP_SUMS_SECOND_PASS");
-    force_second = e && strcmp(e, "1") == 0;
-  }
-  return force_second;
+  return env_switch(&force_second, "APP_SUMS_SECOND_PASS", "1");
 }
 
 /** The settle kernel's scratch for a team of `size`: its flag and an accumulator a thread. */
@@ -70,18 +75,13 @@ void app_sum_destroy(app_sum *s) {
   if (s) free(s->rerun);
   free(s);
 }
+
 /** -1: not read yet from the environment (APP_SUMS_WIRE). */
 static int wire_limbs = -1;
 
 void app_sum_gather_by_limbs(int limbs) { wire_limbs = limbs != 0; }
 
-int app_sum_gathers_by_limbs(void) {
-  if (wire_limbs < 0) {
-    const char *e = getenv("APP_SUMS_WIRE");
-    wire_limbs = e && strcmp(e, "limbs") == 0;
-  }
-  return wire_limbs;
-}
+int app_sum_gathers_by_limbs(void) { return env_switch(&wire_limbs, "APP_SUMS_WIRE", "limbs"); }
 
 int app_sum_rank(const app_sum *s) {
   int rank = 0;

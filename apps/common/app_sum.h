@@ -308,13 +308,12 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     return NAME##_first_(label, exec, p, args, app_sum_dd_of(to.exact), 1);                        \
   }
 
-/* The first pass of a box on a host back end: a point of its launch is a row of the box,
- * computed APP_SUM_HOST_BLOCK terms at a time into a buffer, as vectorised as the plain
- * kernel's loop, and added in porta_ddsum_f64_lanes. Summed a term at a time into one
- * double-double, the chain of dependent additions kept the whole loop scalar (TeaLeaf's calc_w
- * took 1.6x its plain time). A range needs none of this: the host's range loop already runs
- * PORTA_DET_LANES accumulators side by side (backend/host/range.h), and a stretch of rows each
- * a sparse row's product (miniFE's matvec) ran 1.5x slower through a buffer. */
+/* The first pass on a host back end: a point of its launch is a row of the box (or
+ * APP_SUM_HOST_RANGE_ROW points of a range), whose terms go into porta_ddsum_f64_lanes in an
+ * `omp simd` loop over the lanes, so that the term's arithmetic is vectorised as in the plain
+ * kernel's loop. Added a term at a time into one double-double, the chain of dependent
+ * additions kept the whole loop scalar (TeaLeaf's calc_w took 1.6x its plain time). */
+#define APP_SUM_HOST_RANGE_ROW 4096
 #define APP_SUM_HOST_TERMS_(ACC, LO, HI, K, TERM)                                                  \
   {                                                                                                \
     porta_ddsum_f64_lanes l_;                                                                      \
@@ -334,9 +333,26 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     porta_ddsum_f64_lanes_join((ACC), &l_);                                                        \
   }
 
+/* NAME##_first_: the first pass of NAME over P (a POLICY_T) into *DD (memory of exec's space,
+ * without a wait with INTO): NAME##_dd_ on a device, else NAME##_dd_rows_ over ROWS. */
+#define APP_SUM_FIRST_(NAME, ARGS_T, POLICY_T, ROWS)                                               \
+  static PORTA_UNUSED int NAME##_first_(const char *label, porta_exec exec, POLICY_T p,            \
+                                        const ARGS_T *args, porta_ddsum_f64_value *dd, int into) { \
+    if (porta_exec_query(exec).on_device) {                                                        \
+      if (into) return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_, exec, p, args, dd);   \
+      return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_, exec, p, args, dd);                  \
+    }                                                                                              \
+    NAME##_rows_args_ h;                                                                           \
+    memcpy(&h.a, args, sizeof h.a);                                                                \
+    h.p = p;                                                                                       \
+    const porta_range_policy rows = ROWS;                                                          \
+    if (into)                                                                                      \
+      return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_rows_, exec, rows, &h, dd);       \
+    return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_rows_, exec, rows, &h, dd);              \
+  }
+
 /* The kernels of an app_sum reduction from its term function NAME##_term_: plain, first pass
- * (double-double) and exact; NAME##_first_ launches the first pass into *DD (in memory of
- * exec's space, without a wait, with INTO). */
+ * (double-double: on a device NAME##_dd_, on a host by rows, NAME##_dd_rows_) and exact. */
 #define APP_SUM_KERNELS_(NAME, ARGS_T)                                                             \
   PORTA_REDUCE(NAME##_plain_, ARGS_T, a_, i_, porta_sum_f64, acc_) {                               \
     *acc_ += NAME##_term_(a_, i_);                                                                 \
@@ -354,22 +370,9 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
         h_->p.end - lo_ < APP_SUM_HOST_RANGE_ROW ? h_->p.end : lo_ + APP_SUM_HOST_RANGE_ROW;       \
     APP_SUM_HOST_TERMS_(acc_, lo_, hi_, i_, NAME##_term_(&h_->a, i_))                              \
   }                                                                                                \
-  static PORTA_UNUSED int NAME##_first_(const char *label, porta_exec exec, porta_range_policy p,  \
-                                        const ARGS_T *args, porta_ddsum_f64_value *dd, int into) { \
-    if (porta_exec_query(exec).on_device) {                                                        \
-      if (into) return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_, exec, p, args, dd);   \
-      return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_, exec, p, args, dd);                  \
-    }                                                                                              \
-    NAME##_rows_args_ h;                                                                           \
-    memcpy(&h.a, args, sizeof h.a);                                                                \
-    h.p = p;                                                                                       \
-    const porta_range_policy rows = porta_range(                                                   \
-        0, (app_sum_points_range_(p) + APP_SUM_HOST_RANGE_ROW - 1) / APP_SUM_HOST_RANGE_ROW);      \
-    if (into)                                                                                      \
-      return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_rows_, exec, rows, &h, dd);       \
-    return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_rows_, exec, rows, &h, dd);              \
-  }
-#define APP_SUM_HOST_RANGE_ROW 4096
+  APP_SUM_FIRST_(NAME, ARGS_T, porta_range_policy,                                                 \
+                 porta_range(0, (app_sum_points_range_(p) + APP_SUM_HOST_RANGE_ROW - 1) /          \
+                                    APP_SUM_HOST_RANGE_ROW))
 #define APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                         \
   PORTA_MDREDUCE2(NAME##_plain_, ARGS_T, a_, i0_, i1_, porta_sum_f64, acc_) {                      \
     *acc_ += NAME##_term_(a_, i0_, i1_);                                                           \
@@ -382,24 +385,11 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     porta_mdrange_policy p;                                                                        \
   } NAME##_rows_args_;                                                                             \
   PORTA_REDUCE(NAME##_dd_rows_, NAME##_rows_args_, h_, i0_, porta_ddsum_f64, acc_) {               \
-    APP_SUM_HOST_TERMS_(acc_, h_->p.lower[1], h_->p.upper[1], i1_, NAME##_term_(&h_->a, i0_, i1_)) \
+    const int64_t lo_ = h_->p.lower[1], hi_ = h_->p.upper[1];                                      \
+    APP_SUM_HOST_TERMS_(acc_, lo_, hi_, i1_, NAME##_term_(&h_->a, i0_, i1_))                       \
   }                                                                                                \
-  static PORTA_UNUSED int NAME##_first_(const char *label, porta_exec exec,                        \
-                                        porta_mdrange_policy p, const ARGS_T *args,                \
-                                        porta_ddsum_f64_value *dd, int into) {                     \
-    if (porta_exec_query(exec).on_device) {                                                        \
-      if (into) return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_, exec, p, args, dd);   \
-      return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_, exec, p, args, dd);                  \
-    }                                                                                              \
-    NAME##_rows_args_ h;                                                                           \
-    memcpy(&h.a, args, sizeof h.a);                                                                \
-    h.p = p;                                                                                       \
-    const porta_range_policy rows =                                                                \
-        porta_range(p.lower[0], p.upper[1] > p.lower[1] ? p.upper[0] : p.lower[0]);                \
-    if (into)                                                                                      \
-      return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_rows_, exec, rows, &h, dd);       \
-    return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_rows_, exec, rows, &h, dd);              \
-  }
+  APP_SUM_FIRST_(NAME, ARGS_T, porta_mdrange_policy,                                               \
+                 porta_range(p.lower[0], p.upper[1] > p.lower[1] ? p.upper[0] : p.lower[0]))
 
 /* An app_sum reduction over a range whose second pass sums AGAIN's terms. */
 #define APP_SUM_KERNEL_WITH_(NAME, ARGS_T, A, I, AGAIN)                                            \

@@ -11,7 +11,7 @@ typedef struct {
   const double *wire_in;
   double *wire, *values;
   porta_cond cond; /**< set: whether the second pass runs */
-  int nranks, n, force, rank;
+  int nranks, n, force, rank, words;
 } finish_args;
 
 static finish_args finish_make(const porta_xsum_f64_value *acc, const double *wire_in, double *wire,
@@ -97,28 +97,42 @@ int app_sum_pack_dd_on(porta_exec exec, const porta_xsum_f64_value *acc, double 
                                     &a);
 }
 
-/** One thread: each sum of the ranks rounded where its bound decides it
- *  (porta_xsum_f64_round_within). */
+/** One thread: each sum of the ranks rounded where its bound decides it, from limbs
+ *  (porta_xsum_f64_round_within) or from the gathered words (porta_ddsum_f64_round_words); the
+ *  condition set where one does not (or force). */
 PORTA_FOR(app_sum_k_unpack_dd, finish_args, a, i) {
   (void)i;
   int32_t again = 0;
   for (int k = 0; k < a->n; ++k) {
-    const double *w = a->wire_in + 2 * APP_SUM_WIRE * k;
-    const porta_xsum_f64_value v = app_sum_get_(w, a->nranks);
-    const porta_xsum_f64_value b = app_sum_get_(w + APP_SUM_WIRE, a->nranks);
-    again |= a->force || !porta_xsum_f64_round_within(&v, &b, &a->values[k]);
+    int decided;
+    if (a->words) {
+      decided = porta_ddsum_f64_round_words(a->wire_in + (int64_t)PORTA_DDSUM_WORDS * a->nranks * k,
+                                            a->nranks, &a->values[k]);
+    } else {
+      const double *w = a->wire_in + 2 * APP_SUM_WIRE * k;
+      const porta_xsum_f64_value v = app_sum_get_(w, a->nranks);
+      const porta_xsum_f64_value b = app_sum_get_(w + APP_SUM_WIRE, a->nranks);
+      decided = porta_xsum_f64_round_within(&v, &b, &a->values[k]);
+    }
+    again |= a->force || !decided;
   }
   porta_cond_set(&a->cond, again);
 }
 
-int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values,
-                         const porta_cond *again, int n, int nranks, int force) {
+static int unpack_first(porta_exec exec, const double *wire, double *values,
+                        const porta_cond *again, int n, int nranks, int force, int words) {
   finish_args a = finish_make(NULL, wire, NULL, values, nranks);
   a.cond = *again;
   a.n = n;
   a.force = force;
+  a.words = words;
   return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack_dd", app_sum_k_unpack_dd, exec,
                                     porta_range(0, 1), &a);
+}
+
+int app_sum_unpack_dd_on(porta_exec exec, const double *wire, double *values,
+                         const porta_cond *again, int n, int nranks, int force) {
+  return unpack_first(exec, wire, values, again, n, nranks, force, 0);
 }
 
 /* ---- first passes gathered by a sum (porta_ddsum_f64_to_words) ---- */
@@ -140,24 +154,7 @@ int app_sum_pack_words_on(porta_exec exec, const porta_xsum_f64_value *acc, doub
                                     porta_range(0, (int64_t)n * nranks * PORTA_DDSUM_WORDS), &a);
 }
 
-/** One thread: each sum's gathered words rounded where their bounds decide it
- *  (porta_ddsum_f64_round_words). */
-PORTA_FOR(app_sum_k_unpack_words, finish_args, a, i) {
-  (void)i;
-  int32_t again = 0;
-  for (int k = 0; k < a->n; ++k)
-    again |= a->force ||
-             !porta_ddsum_f64_round_words(a->wire_in + (int64_t)PORTA_DDSUM_WORDS * a->nranks * k,
-                                          a->nranks, &a->values[k]);
-  porta_cond_set(&a->cond, again);
-}
-
 int app_sum_unpack_words_on(porta_exec exec, const double *wire, double *values,
                             const porta_cond *again, int n, int nranks, int force) {
-  finish_args a = finish_make(NULL, wire, NULL, values, nranks);
-  a.cond = *again;
-  a.n = n;
-  a.force = force;
-  return PORTA_PARALLEL_FOR_LABELED("app_sum_unpack_words", app_sum_k_unpack_words, exec,
-                                    porta_range(0, 1), &a);
+  return unpack_first(exec, wire, values, again, n, nranks, force, 1);
 }
