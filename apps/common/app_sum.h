@@ -334,11 +334,12 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
   }
 
 /* NAME##_first_: the first pass of NAME over P (a POLICY_T) into *DD (memory of exec's space,
- * without a wait with INTO): NAME##_dd_ on a device, else NAME##_dd_rows_ over ROWS. */
-#define APP_SUM_FIRST_(NAME, ARGS_T, POLICY_T, ROWS)                                               \
+ * without a wait with INTO): NAME##_dd_ on a device, else NAME##_dd_rows_ over ROWS; a policy
+ * that is not VALID goes to NAME##_dd_ too, whose launch names what is wrong with it. */
+#define APP_SUM_FIRST_(NAME, ARGS_T, POLICY_T, VALID, ROWS)                                        \
   static PORTA_UNUSED int NAME##_first_(const char *label, porta_exec exec, POLICY_T p,            \
                                         const ARGS_T *args, porta_ddsum_f64_value *dd, int into) { \
-    if (porta_exec_query(exec).on_device) {                                                        \
+    if (porta_exec_query(exec).on_device || !(VALID)) {                                            \
       if (into) return PORTA_PARALLEL_REDUCE_INTO_LABELED(label, NAME##_dd_, exec, p, args, dd);   \
       return PORTA_PARALLEL_REDUCE_LABELED(label, NAME##_dd_, exec, p, args, dd);                  \
     }                                                                                              \
@@ -370,9 +371,12 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
         h_->p.end - lo_ < APP_SUM_HOST_RANGE_ROW ? h_->p.end : lo_ + APP_SUM_HOST_RANGE_ROW;       \
     APP_SUM_HOST_TERMS_(acc_, lo_, hi_, i_, NAME##_term_(&h_->a, i_))                              \
   }                                                                                                \
-  APP_SUM_FIRST_(NAME, ARGS_T, porta_range_policy,                                                 \
-                 porta_range(0, (app_sum_points_range_(p) + APP_SUM_HOST_RANGE_ROW - 1) /          \
-                                    APP_SUM_HOST_RANGE_ROW))
+  APP_SUM_FIRST_(                                                                                  \
+      NAME, ARGS_T, porta_range_policy,                                                            \
+      p.begin <= p.end && p.chunk >= 0 &&                                                          \
+          (p.schedule == PORTA_SCHEDULE_STATIC || p.schedule == PORTA_SCHEDULE_DYNAMIC),           \
+      porta_range(0, (app_sum_points_range_(p) + APP_SUM_HOST_RANGE_ROW - 1) /                     \
+                         APP_SUM_HOST_RANGE_ROW))
 #define APP_SUM_KERNELS_MD2_(NAME, ARGS_T)                                                         \
   PORTA_MDREDUCE2(NAME##_plain_, ARGS_T, a_, i0_, i1_, porta_sum_f64, acc_) {                      \
     *acc_ += NAME##_term_(a_, i0_, i1_);                                                           \
@@ -389,6 +393,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     APP_SUM_HOST_TERMS_(acc_, lo_, hi_, i1_, NAME##_term_(&h_->a, i0_, i1_))                       \
   }                                                                                                \
   APP_SUM_FIRST_(NAME, ARGS_T, porta_mdrange_policy,                                               \
+                 p.rank == 2 && p.lower[0] <= p.upper[0] && p.lower[1] <= p.upper[1],              \
                  porta_range(p.lower[0], p.upper[1] > p.lower[1] ? p.upper[0] : p.lower[0]))
 
 /* An app_sum reduction over a range whose second pass sums AGAIN's terms. */

@@ -188,6 +188,16 @@ int main(int argc, char **argv) {
   }
   app_sum_force_second_pass(0);
   app_sum_gather_by_limbs(0);
+  { /* a range the launch refuses is refused by the host's first pass too, not summed as empty */
+    porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+    ts_args a = {0, 0};
+    double v = 1.0;
+    const int rc =
+        APP_SUM_REDUCE(ts_sum, sum, "ts_sum", porta_exec_default(), porta_range(5, 2), &a, 0, &v);
+    EXPECT(rc == PORTA_ERROR_INVALID_ARGUMENT && v == 1.0,
+           "rank %d: an exact sum over the range [5, 2) gave %d (%s), value %g", rank, rc,
+           porta_last_error_message(), v);
+  }
   app_sum_destroy(sum);
   porta_finalize();
   app_mpi_finalize();
