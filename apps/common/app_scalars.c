@@ -92,8 +92,8 @@ int app_scalars_write(const app_scalars *a, porta_exec exec) {
   return copy_on(exec, PORTA_VIEW_ERASE(a->block_v), PORTA_VIEW_ERASE(a->block), 0);
 }
 
-/** The n values of `wire` (`words` doubles each) summed over the ranks through the host side
- *  by MPI (the launches before it done first). */
+/** The first `words` doubles of `wire` summed over the ranks through the host side by MPI (the
+ *  launches before it done first). */
 static int wire_by_host(const app_scalars *a, porta_exec exec, app_sum *sum, int words) {
   PORTA_CHECK(copy_on(exec, PORTA_VIEW_ERASE(a->wire), PORTA_VIEW_ERASE(a->wire_v), 1));
   PORTA_CHECK(app_sum_allreduce_wire(sum, a->wire.data, words));
@@ -144,7 +144,8 @@ int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
   if (to.exact) { /* the first passes, then a second where they do not decide */
     const int force = app_sum_second_pass_forced();
     if (nranks < 2) { /* each decided, or summed again, by a kernel of its own */
-      const int on_host = !porta_exec_query(exec).on_device;
+      /* a body run from the host on every pass, each launch done when it returns: read here */
+      const int on_host = !porta_exec_query(exec).on_device && !porta_loop_records(exec);
       for (int k = 0; k < n; ++k) {
         const app_sum_rerun *r = &to.rerun[k];
         if (!r->settle)
@@ -160,11 +161,13 @@ int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
     porta_cond again;
     PORTA_CHECK(porta_exec_cond(exec, a->again_v.data, &again));
     double *wire = a->wire_v.data;
-    if (PORTA_DDSUM_WORDS * nranks <= 2 * APP_SUM_WIRE && !app_sum_gathers_by_limbs()) {
-      /* every rank's first pass gathered by the sum: 3 doubles a rank (6 on 2 ranks: a sum
-         the peer transport takes in one kernel), else 48 limbs a sum */
+    const int rank = app_sum_rank(sum);
+    if (PORTA_DDSUM_WORDS * nranks <= 2 * APP_SUM_WIRE && app_sum_ranks(sum) == nranks &&
+        rank < nranks && !app_sum_gathers_by_limbs()) {
+      /* every rank's first pass gathered by the sum, at its rank's place: 3 doubles a rank (6
+         on 2 ranks: a sum the peer transport takes in one kernel), else the limbs */
       const int words = PORTA_DDSUM_WORDS * nranks * n;
-      PORTA_CHECK(app_sum_pack_words_on(exec, to.exact, wire, n, app_sum_rank(sum), nranks));
+      PORTA_CHECK(app_sum_pack_words_on(exec, to.exact, wire, n, rank, nranks));
       if (queued)
         PORTA_CHECK(porta_device_comm_sum(queued, exec, wire, words));
       else

@@ -89,6 +89,12 @@ int app_sum_rank(const app_sum *s) {
   return rank;
 }
 
+int app_sum_ranks(const app_sum *s) {
+  int size = 1;
+  if (s && s->comm != MPI_COMM_NULL) MPI_Comm_size(s->comm, &size);
+  return size;
+}
+
 int app_sum_is_exact(const app_sum *s) { return s->exact; }
 int64_t app_sum_count(const app_sum *s) { return s->count; }
 

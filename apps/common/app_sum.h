@@ -7,8 +7,9 @@
  *  correctly rounded sum of its terms, a function of the terms alone, and so are the answers
  *  computed from it. It takes two passes at most:
  *  - the first sums the terms as a double-double with a bound on its error (porta_ddsum_f64,
- *    porta/ddsum.h: about what a plain sum costs); the ranks' sums and bounds travel as integer
- *    limbs (exact in any order), and where the bound decides the rounding, that is the sum;
+ *    porta/ddsum.h: about what a plain sum costs); the ranks' sums and bounds travel exactly in
+ *    any order (as integer limbs, or in a device loop as each rank's words at a place of its
+ *    own, porta_ddsum_f64_to_words), and where the bound decides the rounding, that is the sum;
  *  - where it does not (an exact tie, a sum that cancels to nothing, a term out of range: about
  *    never for a solver's dot products), the terms are summed again in porta_xsum_f64
  *    superaccumulators (porta/xsum.h), whose integer limbs are added over the ranks with MPI_SUM
@@ -90,14 +91,17 @@ int app_sum_second_pass_forced(void);
  *  that bypassed the exact accumulator cannot go unnoticed). */
 int app_sum_allreduce(app_sum *s, double *values, int n);
 /** A device loop's first passes over several ranks travel as each rank's words in a place of
- *  its own (porta_ddsum_f64_to_words: 3 doubles a rank), or with `limbs` set as limbs (48
- *  doubles, what more than 16 ranks take), for tests: the environment's APP_SUMS_WIRE=limbs
- *  sets it at start. */
+ *  its own (porta_ddsum_f64_to_words: 3 doubles a rank), or with `limbs` set as limbs
+ *  (2 APP_SUM_WIRE doubles a sum, what more ranks than fit take: 16 with the default window),
+ *  for tests: the environment's APP_SUMS_WIRE=limbs sets it at start. Every rank must choose
+ *  alike (the sums' lengths differ). */
 void app_sum_gather_by_limbs(int limbs);
 /** Whether they travel as limbs (app_sum_gather_by_limbs). */
 int app_sum_gathers_by_limbs(void);
 /** This process's rank in the sums' communicator (0 for a single process). */
 int app_sum_rank(const app_sum *s);
+/** The ranks of the sums' communicator (1 for a single process). */
+int app_sum_ranks(const app_sum *s);
 /** Allreduces done so far (for the run report). */
 int64_t app_sum_count(const app_sum *s);
 void app_sum_destroy(app_sum *s);
@@ -313,7 +317,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
  * `omp simd` loop over the lanes, so that the term's arithmetic is vectorised as in the plain
  * kernel's loop. Added a term at a time into one double-double, the chain of dependent
  * additions kept the whole loop scalar (TeaLeaf's calc_w took 1.6x its plain time). */
-#define APP_SUM_HOST_RANGE_ROW 4096
+#define APP_SUM_HOST_RANGE_ROW 1024
 #define APP_SUM_HOST_TERMS_(ACC, LO, HI, K, TERM)                                                  \
   {                                                                                                \
     porta_ddsum_f64_lanes l_;                                                                      \

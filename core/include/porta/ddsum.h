@@ -16,7 +16,8 @@
  *  porta_xsum_f64_round() of the same terms; otherwise it says so, and the caller sums the
  *  terms again exactly. The bound grows with the length of a thread's chain of additions
  *  (estimated, not counted: some 2^-95 of a dot product's sum for chains a few hundred long, so
- *  the test would fail about once in 2^40 sums; wider on the host, one chain a thread). It
+ *  the test would fail about once in 2^40 sums; on the host a chain is a lane's share of a row,
+ *  porta_ddsum_f64_lanes). It
  *  always fails for an exact tie, for a sum of magnitude below about
  *  2^(PORTA_XSUM_MIN_EXP + 115) other than an exact zero of zero terms, and for a non-finite or
  *  huge term (|x| >= 2^PORTA_XSUM_MAX_EXP), where the exact sum reports a status.
