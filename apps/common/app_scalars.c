@@ -154,16 +154,28 @@ int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
         if (on_host) /* the same, without a launch (a few us each on OpenMP) */
           PORTA_CHECK(settle_here(r, exec, &to.exact[k], &to.value[k], force));
         else
-          PORTA_CHECK(r->settle(r, exec, &to.exact[k], &to.value[k], force));
+          PORTA_CHECK(r->settle(r, exec, &to.exact[k], &to.value[k], force, NULL));
       }
       return PORTA_SUCCESS;
+    }
+    const int rank = app_sum_rank(sum);
+    const int by_words =
+        app_sum_ranks(sum) == nranks && rank < nranks && !app_sum_gathers_by_limbs();
+    if (n == 1 && queued && by_words && to.rerun[0].settle) {
+      /* a transport a kernel reaches (the peer one): the settle kernel gathers the ranks'
+         words and decides, or adds their exact sums' limbs, itself: one kernel, no
+         conditional step (the same bits as below) */
+      porta_reduce_end ranks;
+      memset(&ranks, 0, sizeof ranks);
+      int fused = 0;
+      PORTA_CHECK(porta_device_comm_end_sum(queued, &ranks, &fused));
+      if (fused && ranks.nranks == nranks)
+        return to.rerun[0].settle(&to.rerun[0], exec, &to.exact[0], &to.value[0], force, &ranks);
     }
     porta_cond again;
     PORTA_CHECK(porta_exec_cond(exec, a->again_v.data, &again));
     double *wire = a->wire_v.data;
-    const int rank = app_sum_rank(sum);
-    if (PORTA_DDSUM_WORDS * nranks <= 2 * APP_SUM_WIRE && app_sum_ranks(sum) == nranks &&
-        rank < nranks && !app_sum_gathers_by_limbs()) {
+    if (PORTA_DDSUM_WORDS * nranks <= 2 * APP_SUM_WIRE && by_words) {
       /* every rank's first pass gathered by the sum, at its rank's place: 3 doubles a rank (6
          on 2 ranks: a sum the peer transport takes in one kernel), else the limbs */
       const int words = PORTA_DDSUM_WORDS * nranks * n;

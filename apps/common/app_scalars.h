@@ -47,7 +47,9 @@ int app_scalars_write(const app_scalars *a, porta_exec exec);
  *  the GPUs; else by MPI through the host side (exact sums as packed limbs:
  *  app_sum_allreduce_wire). The same bits every way. Exact sums: their first passes decided
  *  where their bounds do, and where not, a second pass of all n (porta_exec_if: on a GPU a
- *  conditional step of the device loop, not taken at all on almost every pass). */
+ *  conditional step of the device loop, not taken at all on almost every pass); one sum (n 1)
+ *  on a transport a kernel reaches (the peer one) is its settle kernel's alone, the ranks'
+ *  first passes gathered and the second pass's limbs added by that kernel. */
 int app_scalars_sum(const app_scalars *a, porta_exec exec, app_sum *sum,
                     struct porta_device_comm *queued, int nranks, int slot, int n);
 

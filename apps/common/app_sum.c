@@ -56,6 +56,21 @@ porta_team_policy app_sum_settle_policy(porta_exec exec) {
   return p;
 }
 
+int app_sum_settle_ranks_(porta_exec exec, const porta_reduce_end *ranks, porta_reduce_end *out) {
+  memset(out, 0, sizeof *out);
+  if (!ranks || ranks->nranks < 2) return PORTA_SUCCESS;
+  if (!porta_exec_query(exec).on_device || ranks->nranks > PORTA_REDUCE_END_RANKS)
+    return porta_error(PORTA_ERROR_UNSUPPORTED, "app_sum_settle", "sum",
+                       "a settle kernel sums over %d ranks only on a GPU back end (here %s, at "
+                       "most %d ranks)",
+                       ranks->nranks, porta_backend_name(exec.backend), PORTA_REDUCE_END_RANKS);
+  out->nranks = ranks->nranks;
+  out->rank = ranks->rank;
+  out->runs = ranks->runs;
+  memcpy(out->inbox, ranks->inbox, sizeof out->inbox);
+  return PORTA_SUCCESS;
+}
+
 int app_sum_create(app_sum **out, MPI_Comm comm, int exact, app_timers *timers) {
   app_sum *s = (app_sum *)calloc(1, sizeof *s);
   if (s) s->rerun = (app_sum_rerun *)calloc(APP_SUM_MAX_SLOTS, sizeof *s->rerun);

@@ -57,10 +57,13 @@ int app_sum_is_exact(const app_sum *s);
 typedef struct app_sum_rerun {
   /** The terms into *acc: in memory of exec's space without a wait (into), or on the host. */
   int (*run)(const struct app_sum_rerun *r, porta_exec exec, porta_xsum_f64_value *acc, int into);
-  /** One rank: *value = acc's first pass rounded where its bound decides it (one thread), else
-   *  (or `force`) the terms again, exactly, by one team of threads: no conditional step. */
+  /** *value = acc's first pass rounded where its bound decides it (one thread), else (or
+   *  `force`) the terms again, exactly, by one team of threads: no conditional step. Over the
+   *  ranks of `ranks` where it holds a cross-rank sum (a GPU's peer transport,
+   *  porta_device_comm_end_sum; NULL or none: this rank's alone), their first passes gathered
+   *  and their exact sums' limbs added by that kernel itself. */
   int (*settle)(const struct app_sum_rerun *r, porta_exec exec, const porta_xsum_f64_value *acc,
-                double *value, int force);
+                double *value, int force, const porta_reduce_end *ranks);
   const char *label;
   porta_exec exec;
   porta_range_policy range; /**< the policy of a range kernel, */
@@ -147,12 +150,6 @@ static inline app_sum_to app_sum_to_next(app_sum_to to) {
   return n;
 }
 
-/** Doubles a value travels as between the ranks in app_sum_finish_on: its limbs, the top one
- *  in two halves, and its three status flags (each a small integer, so a sum of them over up to
- *  2^21 ranks is exact in any order). A first pass travels as two such values (the sum and its
- *  bound). */
-#define APP_SUM_WIRE (PORTA_XSUM_LIMBS + 4)
-
 PORTA_EXTERN_C_BEGIN
 /** Exact mode, device side (app_sum_kernels.c): values[i] = accumulator acc[i] rounded, for i
  *  in [0, n), queued on exec (memory of its space). */
@@ -212,6 +209,75 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
              : 0;
 }
 
+/** Doubles a value travels as between the ranks in app_sum_finish_on: its limbs, the top one
+ *  in two halves, and its three status flags (each a small integer, so a sum of them over up to
+ *  2^21 ranks is exact in any order). A first pass travels as two such values (the sum and its
+ *  bound). */
+#define APP_SUM_WIRE (PORTA_XSUM_LIMBS + 4)
+
+/* v normalised into w[0 .. APP_SUM_WIRE): limbs 0 .. L-2 in [0, 2^32) after normalising, the
+   top one signed below 2^61 in magnitude travels as its low 32 bits and the rest, so every
+   double is an integer below 2^32 */
+PORTA_INLINE_FUNCTION void app_sum_put_(porta_xsum_f64_value v, double *w) {
+  porta_xsum_f64_normalize(&v);
+  for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) w[l] = (double)v.limb[l];
+  const int64_t top = v.limb[PORTA_XSUM_LIMBS - 1];
+  const int64_t low = (int64_t)((uint64_t)top & 0xFFFFFFFFull);
+  w[PORTA_XSUM_LIMBS - 1] = (double)low;
+  w[PORTA_XSUM_LIMBS] = (double)((top - low) / ((int64_t)1 << 32)); /* exact: a multiple */
+  w[PORTA_XSUM_LIMBS + 1] = (v.flags & PORTA_XSUM_INEXACT) ? 1.0 : 0.0;
+  w[PORTA_XSUM_LIMBS + 2] = (v.flags & PORTA_XSUM_OVERFLOW) ? 1.0 : 0.0;
+  w[PORTA_XSUM_LIMBS + 3] = (v.flags & PORTA_XSUM_NONFINITE) ? 1.0 : 0.0;
+}
+
+/** The sum of `nranks` values app_sum_put_ wrote, added word by word. */
+PORTA_INLINE_FUNCTION porta_xsum_f64_value app_sum_get_(const double *w, int nranks) {
+  porta_xsum_f64_value v;
+  porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
+  for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) v.limb[l] = (int64_t)w[l];
+  v.limb[PORTA_XSUM_LIMBS - 1] =
+      (int64_t)w[PORTA_XSUM_LIMBS - 1] + (int64_t)w[PORTA_XSUM_LIMBS] * ((int64_t)1 << 32);
+  v.flags = (w[PORTA_XSUM_LIMBS + 1] != 0.0 ? PORTA_XSUM_INEXACT : 0) |
+            (w[PORTA_XSUM_LIMBS + 2] != 0.0 ? PORTA_XSUM_OVERFLOW : 0) |
+            (w[PORTA_XSUM_LIMBS + 3] != 0.0 ? PORTA_XSUM_NONFINITE : 0);
+  v.count = nranks; /* each limb holds at most nranks normalised digits */
+  return v;
+}
+
+/* A settle kernel's decision (one thread): dd's rounding where its bound decides it; over the
+   ranks of `ranks` (nranks > 1) every rank's words gathered first (always, so every rank runs
+   the same sums) and decided together, as porta_ddsum_f64_round_words does after a sum. */
+PORTA_INLINE_FUNCTION int app_sum_settle_first_(const porta_ddsum_f64_value *dd,
+                                                const porta_reduce_end *ranks, int force,
+                                                double *out) {
+  if (ranks->nranks < 2) return !force && porta_ddsum_f64_round(dd, out);
+  double mine[PORTA_DDSUM_WORDS], all[PORTA_DDSUM_WORDS * PORTA_REDUCE_END_RANKS];
+  porta_ddsum_f64_to_words(dd, mine);
+  return porta_reduce_end_gather(ranks, mine, PORTA_DDSUM_WORDS, all) && !force &&
+         porta_ddsum_f64_round_words(all, ranks->nranks, out);
+}
+
+/* A settle kernel's exact sum (one thread): acc rounded, over the ranks of `ranks` after its
+   limbs are added over them (PORTA_CROSS_SUM_SLOTS doubles a sum), as app_sum_finish_on. */
+PORTA_INLINE_FUNCTION double app_sum_settle_exact_(const porta_xsum_f64_value *acc,
+                                                   const porta_reduce_end *ranks) {
+  if (ranks->nranks < 2) return porta_xsum_f64_round(acc);
+  double w[APP_SUM_WIRE];
+  app_sum_put_(*acc, w);
+  for (int j = 0; j < APP_SUM_WIRE; j += PORTA_CROSS_SUM_SLOTS)
+    porta_reduce_end_sum(ranks, w + j,
+                         APP_SUM_WIRE - j < PORTA_CROSS_SUM_SLOTS ? APP_SUM_WIRE - j
+                                                                  : PORTA_CROSS_SUM_SLOTS);
+  const porta_xsum_f64_value v = app_sum_get_(w, ranks->nranks);
+  return porta_xsum_f64_round(&v);
+}
+
+PORTA_EXTERN_C_BEGIN
+/** A settle kernel's ranks (*out, zeroed where `ranks` is NULL or holds none): refused on a
+ *  host back end, whose kernels cannot sum over the ranks themselves. */
+int app_sum_settle_ranks_(porta_exec exec, const porta_reduce_end *ranks, porta_reduce_end *out);
+PORTA_EXTERN_C_END
+
 /* The settle kernel of NAME (app_sum_rerun.settle): thread 0 decides the first pass; where it
  * cannot, each thread of the team adds every team_size-th term (TERM, the second pass's) into
  * an accumulator of its own in the scratch and thread 0 joins them and rounds. */
@@ -222,6 +288,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     const porta_xsum_f64_value *acc;                                                               \
     double *value;                                                                                 \
     int force;                                                                                     \
+    porta_reduce_end ranks;                                                                        \
   } NAME##_settle_args_;                                                                           \
   PORTA_TEAM_FOR(NAME##_settle_k_, NAME##_settle_args_, s_, t_) {                                  \
     int32_t *decided = (int32_t *)porta_team_scratch(t_, 0, sizeof(int32_t));                      \
@@ -229,7 +296,7 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
         t_, 0, (size_t)t_->team_size * sizeof(porta_xsum_f64_value));                              \
     if (t_->team_rank == 0 && t_->vector_lane == 0) {                                              \
       double r_ = 0.0;                                                                             \
-      *decided = !s_->force && porta_ddsum_f64_round(app_sum_dd_of_c(s_->acc), &r_);               \
+      *decided = app_sum_settle_first_(app_sum_dd_of_c(s_->acc), &s_->ranks, s_->force, &r_);      \
       if (*decided) *s_->value = r_;                                                               \
     }                                                                                              \
     porta_team_barrier(t_);                                                                        \
@@ -244,18 +311,19 @@ PORTA_FORCEINLINE_FUNCTION int64_t app_sum_points_box_(porta_mdrange_policy p) {
     porta_team_barrier(t_);                                                                        \
     if (t_->team_rank == 0 && t_->vector_lane == 0) {                                              \
       for (int k_ = 1; k_ < t_->team_size; ++k_) porta_xsum_f64_join(&part[0], &part[k_]);         \
-      *s_->value = porta_xsum_f64_round(&part[0]);                                                 \
+      *s_->value = app_sum_settle_exact_(&part[0], &s_->ranks);                                    \
     }                                                                                              \
   }                                                                                                \
   static PORTA_UNUSED int NAME##_settle_(const app_sum_rerun *r, porta_exec exec,                  \
                                          const porta_xsum_f64_value *acc, double *value,           \
-                                         int force) {                                              \
+                                         int force, const porta_reduce_end *ranks) {               \
     NAME##_settle_args_ s;                                                                         \
     memcpy(&s.a, r->args.bytes, sizeof s.a);                                                       \
     s.p = r->MEMBER;                                                                               \
     s.acc = acc;                                                                                   \
     s.value = value;                                                                               \
     s.force = force;                                                                               \
+    PORTA_CHECK(app_sum_settle_ranks_(exec, ranks, &s.ranks));                                     \
     return PORTA_PARALLEL_FOR_LABELED("app_sum_settle", NAME##_settle_k_, exec,                    \
                                       app_sum_settle_policy(exec), &s);                            \
   }

@@ -33,34 +33,6 @@ int app_sum_round_on(porta_exec exec, const porta_xsum_f64_value *acc, double *v
   return PORTA_PARALLEL_FOR_LABELED("app_sum_round", app_sum_k_round, exec, porta_range(0, n), &a);
 }
 
-/* limbs 0 .. L-2 in [0, 2^32) after normalising, the top one signed below 2^61 in magnitude:
-   it travels as its low 32 bits and the rest, so every double is an integer below 2^32 */
-PORTA_INLINE_FUNCTION void app_sum_put_(porta_xsum_f64_value v, double *w) {
-  porta_xsum_f64_normalize(&v);
-  for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) w[l] = (double)v.limb[l];
-  const int64_t top = v.limb[PORTA_XSUM_LIMBS - 1];
-  const int64_t low = (int64_t)((uint64_t)top & 0xFFFFFFFFull);
-  w[PORTA_XSUM_LIMBS - 1] = (double)low;
-  w[PORTA_XSUM_LIMBS] = (double)((top - low) / ((int64_t)1 << 32)); /* exact: a multiple */
-  w[PORTA_XSUM_LIMBS + 1] = (v.flags & PORTA_XSUM_INEXACT) ? 1.0 : 0.0;
-  w[PORTA_XSUM_LIMBS + 2] = (v.flags & PORTA_XSUM_OVERFLOW) ? 1.0 : 0.0;
-  w[PORTA_XSUM_LIMBS + 3] = (v.flags & PORTA_XSUM_NONFINITE) ? 1.0 : 0.0;
-}
-
-/** The sum of `nranks` values app_sum_put_ wrote, added word by word. */
-PORTA_INLINE_FUNCTION porta_xsum_f64_value app_sum_get_(const double *w, int nranks) {
-  porta_xsum_f64_value v;
-  porta_xsum_f64_init(&v); /* an empty expansion: round reads it */
-  for (int l = 0; l < PORTA_XSUM_LIMBS - 1; ++l) v.limb[l] = (int64_t)w[l];
-  v.limb[PORTA_XSUM_LIMBS - 1] =
-      (int64_t)w[PORTA_XSUM_LIMBS - 1] + (int64_t)w[PORTA_XSUM_LIMBS] * ((int64_t)1 << 32);
-  v.flags = (w[PORTA_XSUM_LIMBS + 1] != 0.0 ? PORTA_XSUM_INEXACT : 0) |
-            (w[PORTA_XSUM_LIMBS + 2] != 0.0 ? PORTA_XSUM_OVERFLOW : 0) |
-            (w[PORTA_XSUM_LIMBS + 3] != 0.0 ? PORTA_XSUM_NONFINITE : 0);
-  v.count = nranks; /* each limb holds at most nranks normalised digits */
-  return v;
-}
-
 PORTA_FOR(app_sum_k_pack, finish_args, a, i) {
   app_sum_put_(a->acc[i], a->wire + APP_SUM_WIRE * i);
 }

@@ -20,6 +20,7 @@
 #include "app_scalars.h"
 #include "app_sum.h"
 #include "app_sum_comm.h"
+#include "porta/exchange_device.h"
 
 #include "app_expect.h"
 
@@ -51,6 +52,57 @@ static __attribute__((noinline)) void ts_dirty_stack(void) {
   for (size_t k = 0; k < sizeof junk; ++k) junk[k] = 0x3f;
 }
 
+/** On GPUs (PORTA_BACKEND=cuda, a GPU a rank): a solver's scalars summed by a device
+ *  communicator, one sum at a time (on the peer transport the settle kernel gathers the ranks'
+ *  words and decides, or adds the limbs of its own second pass, itself) and three at a time
+ *  (packed words, a queued sum and a conditional step), each deciding and forced, words and
+ *  limbs: every way the exact sums' bits on every rank. 77: no such communicator here. */
+static int device_sums(const double *want) {
+  const int rank = app_mpi_rank(), size = app_mpi_size();
+  const porta_exec ex = porta_exec_default();
+  porta_device_comm *dc = NULL;
+  if (porta_device_comm_create(MPI_COMM_WORLD, ex, &dc) != PORTA_SUCCESS) {
+    if (rank == 0) printf("skipped: %s\n", porta_last_error_message());
+    return 77;
+  }
+  if (rank == 0) printf("device communicator: %s\n", porta_device_comm_transport(dc));
+  app_sum *sum = NULL;
+  APP_CHECK(app_sum_create(&sum, MPI_COMM_WORLD, 1, NULL));
+  const int64_t lo = TS_N * rank / size, hi = TS_N * (rank + 1) / size;
+  for (int way = 0; way < 8; ++way) { /* force x limbs x one at a time or three */
+    const int force = way & 1, limbs = way >> 1 & 1, set = way >> 2 ? 3 : 1;
+    app_sum_force_second_pass(force);
+    app_sum_gather_by_limbs(limbs);
+    app_scalars sc;
+    APP_CHECK(app_scalars_create(&sc, "test scalars", ex, 5, 2, 1));
+    for (int s = 0; s < 3; ++s) {
+      ts_args a = {lo, s};
+      EXPECT(APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", ex, porta_range(0, hi - lo), &a,
+                                 app_scalars_to(&sc, 1 + s)) == PORTA_SUCCESS,
+             "rank %d: %s", rank, porta_last_error_message());
+      if (set == 1)
+        EXPECT(app_scalars_sum(&sc, ex, sum, dc, size, 1 + s, 1) == PORTA_SUCCESS, "%s",
+               porta_last_error_message());
+    }
+    if (set == 3)
+      EXPECT(app_scalars_sum(&sc, ex, sum, dc, size, 1, 3) == PORTA_SUCCESS, "%s",
+             porta_last_error_message());
+    APP_CHECK(app_scalars_read(&sc, ex));
+    for (int s = 0; s < 3; ++s)
+      EXPECT(memcmp(&sc.scal.data[1 + s], &want[s], sizeof want[s]) == 0,
+             "device sums (%d at a time, %s, %s), rank %d of %d, slot %d: %.17g (%a), want %.17g "
+             "(%a)",
+             set, limbs ? "limbs" : "words", force ? "forced" : "deciding", rank, size, s,
+             sc.scal.data[1 + s], sc.scal.data[1 + s], want[s], want[s]);
+    app_scalars_release(&sc);
+  }
+  app_sum_force_second_pass(0);
+  app_sum_gather_by_limbs(0);
+  app_sum_destroy(sum);
+  porta_device_comm_destroy(dc);
+  return fails != 0;
+}
+
 int main(int argc, char **argv) {
   app_mpi_init(&argc, &argv, "test_app_sum");
   APP_CHECK(porta_initialize(&argc, &argv));
@@ -65,6 +117,12 @@ int main(int argc, char **argv) {
     }
   }
   const double want[3] = {porta_xsum_f64_round(&all[0]), porta_xsum_f64_round(&all[1]), 1.0};
+  if (porta_exec_query(porta_exec_default()).on_device) { /* the rest reads host memory */
+    const int rc = device_sums(want);
+    porta_finalize();
+    app_mpi_finalize();
+    return rc;
+  }
   app_sum *sum = NULL;
   APP_CHECK(app_sum_create(&sum, MPI_COMM_WORLD, 1, NULL));
   for (int force = 0; force < 2; ++force) {
@@ -188,6 +246,31 @@ int main(int argc, char **argv) {
   }
   app_sum_force_second_pass(0);
   app_sum_gather_by_limbs(0);
+  { /* a settle kernel over several ranks on a host back end: refused, naming the back end */
+    porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
+    ts_args a = {0, 0};
+    porta_xsum_f64_value acc;
+    app_sum_rerun rerun;
+    double v = 2.0;
+    app_sum_to to = {&v, &acc, &rerun};
+    APP_CHECK(
+        APP_SUM_REDUCE_INTO(ts_sum, "ts_sum", porta_exec_default(), porta_range(0, 10), &a, to));
+    porta_reduce_end ranks;
+    memset(&ranks, 0, sizeof ranks);
+    ranks.nranks = 2;
+    const int rc = rerun.settle(&rerun, porta_exec_default(), &acc, &v, 0, &ranks);
+    EXPECT(rc == PORTA_ERROR_UNSUPPORTED && strstr(porta_last_error_message(), "GPU") && v == 2.0,
+           "rank %d: a settle kernel over 2 ranks on the host gave %d (%s), value %g", rank, rc,
+           porta_last_error_message(), v);
+    ranks.nranks = 1; /* one rank: this rank's exact sum */
+    EXPECT(rerun.settle(&rerun, porta_exec_default(), &acc, &v, 0, &ranks) == PORTA_SUCCESS,
+           "rank %d: %s", rank, porta_last_error_message());
+    porta_xsum_f64_value ten;
+    porta_xsum_f64_init(&ten);
+    for (int64_t i = 0; i < 10; ++i) porta_xsum_f64_add(&ten, ts_term(i));
+    const double w = porta_xsum_f64_round(&ten);
+    EXPECT(memcmp(&v, &w, sizeof w) == 0, "rank %d: settled %.17g, exact %.17g", rank, v, w);
+  }
   { /* a range the launch refuses is refused by the host's first pass too, not summed as empty */
     porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL);
     ts_args a = {0, 0};

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "exchange_peer.h"
-#include "porta/backend/cuda/reduce_end.h"
+#include "porta/reduce_end.h" /* and the back end's side, porta/backend/cuda/reduce_end.h */
 #include "porta/error.h"
 
 namespace {

@@ -71,4 +71,40 @@ PORTA_API int porta_exec_end_next_reduction(porta_exec exec, const porta_reduce_
 
 PORTA_EXTERN_C_END
 
+/* The device back end's side: its reductions' ends and the sums over the ranks a kernel may
+   run itself (its hooks, porta/backend/<device>/device.h); none on the host back ends. */
+#ifdef PORTA_DEVICE_REDUCE_END_H
+#include PORTA_DEVICE_REDUCE_END_H
+#endif
+
+/** In a kernel on a GPU, from one thread, on every rank of the cross-rank sum `e` holds
+ *  (porta_device_comm_end_sum filled it), in the same order as the sums queued beside it:
+ *  values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over the ranks in place, the
+ *  same bits as porta_device_comm_sum's. Returns 1; 0, with nothing done, where the back end
+ *  runs no such sum (the host back ends, and a host pass). */
+PORTA_INLINE_FUNCTION int porta_reduce_end_sum(const porta_reduce_end *e, double *values,
+                                               int count) {
+#ifdef PORTA_CROSS_SUM_
+  PORTA_CROSS_SUM_(e, values, count);
+  return 1;
+#else
+  (void)e, (void)values, (void)count;
+  return 0;
+#endif
+}
+
+/** The same, gathering instead of adding: every rank's mine[0 .. count - 1] into
+ *  all[count q ..] for rank q (count <= PORTA_CROSS_SUM_SLOTS, all of e->nranks count doubles):
+ *  every rank gets the same doubles. */
+PORTA_INLINE_FUNCTION int porta_reduce_end_gather(const porta_reduce_end *e, const double *mine,
+                                                  int count, double *all) {
+#ifdef PORTA_CROSS_GATHER_
+  PORTA_CROSS_GATHER_(e, mine, count, all);
+  return 1;
+#else
+  (void)e, (void)mine, (void)count, (void)all;
+  return 0;
+#endif
+}
+
 #endif /* PORTA_REDUCE_END_H */

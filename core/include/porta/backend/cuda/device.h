@@ -24,6 +24,7 @@
 #define PORTA_DEVICE_ATOMIC_LOCK_H "porta/backend/cuda/atomic_lock.h"
 #define PORTA_DEVICE_VIEW_ACCESS_H "porta/backend/cuda/view_access.h"
 #define PORTA_DEVICE_LOOP_H "porta/backend/cuda/loop.h"
+#define PORTA_DEVICE_REDUCE_END_H "porta/backend/cuda/reduce_end.h"
 
 #include "porta/backend/cuda/device_team.h"
 #endif

@@ -18,7 +18,7 @@
 
 #include <utility>
 
-#include "porta/backend/cuda/reduce_end.h"
+#include "porta/reduce_end.h" /* and the back end's side, porta/backend/cuda/reduce_end.h */
 #include "porta/backend/cuda/runtime.h"
 #include "porta/backend/cuda/warp.h"
 #include "porta/backend/cuda/xsum.h"

@@ -1,12 +1,17 @@
 /** @file backend/cuda/reduce_end.h
  *  A reduction's end on the GPU (porta/reduce_end.h), run by one thread of the reduction's last
  *  block once the value is final; and the cross-rank sum it may hold, which the exchange
- *  library's sum kernel runs too (the same code, so the same bits either way). */
+ *  library's sum kernel and a kernel's own sums over the ranks (porta_reduce_end_sum and
+ *  _gather) run too (the same code, so the same bits every way). Reached through
+ *  porta/reduce_end.h (PORTA_DEVICE_REDUCE_END_H, the back end's hooks). */
 #ifndef PORTA_BACKEND_CUDA_REDUCE_END_H
 #define PORTA_BACKEND_CUDA_REDUCE_END_H
 
+#ifndef PORTA_REDUCE_END_H
+#error "include porta/reduce_end.h, which reaches this file through its hook"
+#endif
+
 #if defined(__CUDACC__)
-#include "porta/reduce_end.h"
 
 __device__ __forceinline__ unsigned long long
 porta_cuda_load_volatile_(const unsigned long long *p) {
@@ -51,16 +56,14 @@ __device__ inline unsigned long long porta_cuda_load_tagged_(const unsigned long
   return (hi << 32) | (lo & 0xffffffffull);
 }
 
-/** values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over `nranks` ranks, one
- *  thread: written into every rank's inbox (buffer run % 2, this rank's slots), then every
- *  rank's values awaited here and added as ((x1 + x2) + ...) + x0 (on two ranks x1 + x0: a + b
- *  on both, as MPI's) back into values; `*runs` counts the sums. Each double travels as two
- *  64-bit words of (its half, the run's low 32 bits), stored whole, so a reader that sees the
- *  run in both has the value: no fence and no flag of its own (NCCL's LL protocol). */
-__device__ inline void porta_cuda_cross_sum_(unsigned char *const *inbox, int nranks, int rank,
-                                             unsigned long long *runs, double *values, int count) {
+/** Run `run`'s values[0 .. count - 1] written into every rank's inbox (buffer run % 2, this
+ *  rank's slots). Each double travels as two 64-bit words of (its half, the run's low 32
+ *  bits), stored whole, so a reader that sees the run in both has the value: no fence and no
+ *  flag of its own (NCCL's LL protocol). */
+__device__ inline void porta_cuda_cross_post_(unsigned char *const *inbox, int nranks, int rank,
+                                              unsigned long long run, const double *values,
+                                              int count) {
   typedef unsigned long long u64;
-  const u64 run = porta_cuda_load_volatile_(runs) + 1;
   const u64 tag = porta_cuda_run_tag_(run);
   const long long words = (long long)nranks * PORTA_CROSS_SUM_SLOTS * 2; /* per buffer */
   for (int r = 0; r < nranks; ++r) {
@@ -68,21 +71,60 @@ __device__ inline void porta_cuda_cross_sum_(unsigned char *const *inbox, int nr
     for (int i = 0; i < count; ++i)
       porta_cuda_store_tagged_(&dst[2 * i], (u64)__double_as_longlong(values[i]), tag);
   }
-  const u64 *in = (const u64 *)inbox[rank] + (run & 1) * words;
-  const u64 start = porta_cuda_now_ns_();
-  /* term i of rank q, once both its words carry this run */
-  auto term = [&](int q, int i) {
-    const u64 *w = in + ((long long)q * PORTA_CROSS_SUM_SLOTS + i) * 2;
-    return __longlong_as_double((long long)porta_cuda_load_tagged_(w, tag, start));
-  };
+}
+
+/** Value i of rank q in run `run`, from this rank's inbox, once it has come. */
+__device__ inline double porta_cuda_cross_term_(unsigned char *const *inbox, int nranks, int rank,
+                                                unsigned long long run, int q, int i,
+                                                unsigned long long start) {
+  typedef unsigned long long u64;
+  const long long words = (long long)nranks * PORTA_CROSS_SUM_SLOTS * 2;
+  const u64 *w =
+      (const u64 *)inbox[rank] + (run & 1) * words + ((long long)q * PORTA_CROSS_SUM_SLOTS + i) * 2;
+  return __longlong_as_double(
+      (long long)porta_cuda_load_tagged_(w, porta_cuda_run_tag_(run), start));
+}
+
+/** values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over `nranks` ranks, one
+ *  thread: posted to every rank (porta_cuda_cross_post_), then every rank's values awaited here
+ *  and added as ((x1 + x2) + ...) + x0 (on two ranks x1 + x0: a + b on both, as MPI's) back
+ *  into values; `*runs` counts the sums. */
+__device__ inline void porta_cuda_cross_sum_(unsigned char *const *inbox, int nranks, int rank,
+                                             unsigned long long *runs, double *values, int count) {
+  const unsigned long long run = porta_cuda_load_volatile_(runs) + 1;
+  porta_cuda_cross_post_(inbox, nranks, rank, run, values, count);
+  const unsigned long long start = porta_cuda_now_ns_();
   for (int i = 0; i < count; ++i) {
-    double s = term(nranks > 1 ? 1 : 0, i);
-    for (int r = 2; r < nranks; ++r) s += term(r, i);
-    if (nranks > 1) s += term(0, i);
+    double s = porta_cuda_cross_term_(inbox, nranks, rank, run, nranks > 1 ? 1 : 0, i, start);
+    for (int r = 2; r < nranks; ++r)
+      s += porta_cuda_cross_term_(inbox, nranks, rank, run, r, i, start);
+    if (nranks > 1) s += porta_cuda_cross_term_(inbox, nranks, rank, run, 0, i, start);
     values[i] = s;
   }
   porta_cuda_store_volatile_(runs, run);
 }
+
+/** Every rank's mine[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) into all[count q ..] for
+ *  rank q, one thread; one run of the same counter as the sums (so it may follow them). */
+__device__ inline void porta_cuda_cross_gather_(unsigned char *const *inbox, int nranks, int rank,
+                                                unsigned long long *runs, const double *mine,
+                                                int count, double *all) {
+  const unsigned long long run = porta_cuda_load_volatile_(runs) + 1;
+  porta_cuda_cross_post_(inbox, nranks, rank, run, mine, count);
+  const unsigned long long start = porta_cuda_now_ns_();
+  for (int q = 0; q < nranks; ++q)
+    for (int i = 0; i < count; ++i)
+      all[q * count + i] = porta_cuda_cross_term_(inbox, nranks, rank, run, q, i, start);
+  porta_cuda_store_volatile_(runs, run);
+}
+
+#if defined(__CUDA_ARCH__)
+/* The hooks of porta/reduce_end.h's kernel-side sums (the device pass only). */
+#define PORTA_CROSS_SUM_(e, values, count)                                                         \
+  porta_cuda_cross_sum_((e)->inbox, (e)->nranks, (e)->rank, (e)->runs, (values), (count))
+#define PORTA_CROSS_GATHER_(e, mine, count, all)                                                   \
+  porta_cuda_cross_gather_((e)->inbox, (e)->nranks, (e)->rank, (e)->runs, (mine), (count), (all))
+#endif
 
 /** The end `e` of a reduction whose final value is at `value` (one thread, after writing it). */
 __device__ inline void porta_cuda_reduce_end_(const porta_reduce_end &e, void *value) {
