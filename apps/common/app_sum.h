@@ -253,6 +253,7 @@ PORTA_INLINE_FUNCTION int app_sum_settle_first_(const porta_ddsum_f64_value *dd,
   if (ranks->nranks < 2) return !force && porta_ddsum_f64_round(dd, out);
   double mine[PORTA_DDSUM_WORDS], all[PORTA_DDSUM_WORDS * PORTA_REDUCE_END_RANKS];
   porta_ddsum_f64_to_words(dd, mine);
+  /* no gather (a back end without the sums): undecided, and app_sum_settle_exact_ says NaN */
   return porta_reduce_end_gather(ranks, mine, PORTA_DDSUM_WORDS, all) && !force &&
          porta_ddsum_f64_round_words(all, ranks->nranks, out);
 }
@@ -264,10 +265,12 @@ PORTA_INLINE_FUNCTION double app_sum_settle_exact_(const porta_xsum_f64_value *a
   if (ranks->nranks < 2) return porta_xsum_f64_round(acc);
   double w[APP_SUM_WIRE];
   app_sum_put_(*acc, w);
+  int summed = 1; /* else this rank's alone: NaN, never a wrong number */
   for (int j = 0; j < APP_SUM_WIRE; j += PORTA_CROSS_SUM_SLOTS)
-    porta_reduce_end_sum(ranks, w + j,
-                         APP_SUM_WIRE - j < PORTA_CROSS_SUM_SLOTS ? APP_SUM_WIRE - j
-                                                                  : PORTA_CROSS_SUM_SLOTS);
+    summed &= porta_reduce_end_sum(
+        ranks, w + j,
+        APP_SUM_WIRE - j < PORTA_CROSS_SUM_SLOTS ? APP_SUM_WIRE - j : PORTA_CROSS_SUM_SLOTS);
+  if (!summed) return (double)NAN;
   const porta_xsum_f64_value v = app_sum_get_(w, ranks->nranks);
   return porta_xsum_f64_round(&v);
 }
@@ -290,6 +293,8 @@ PORTA_EXTERN_C_END
     int force;                                                                                     \
     porta_reduce_end ranks;                                                                        \
   } NAME##_settle_args_;                                                                           \
+  /* CUDA 12.1's kernel parameters, sm_70 on */                                                    \
+  typedef char NAME##_settle_fits_[sizeof(NAME##_settle_args_) <= 32764 ? 1 : -1];                 \
   PORTA_TEAM_FOR(NAME##_settle_k_, NAME##_settle_args_, s_, t_) {                                  \
     int32_t *decided = (int32_t *)porta_team_scratch(t_, 0, sizeof(int32_t));                      \
     porta_xsum_f64_value *part = (porta_xsum_f64_value *)porta_team_scratch(                       \

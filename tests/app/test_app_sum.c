@@ -56,7 +56,8 @@ static __attribute__((noinline)) void ts_dirty_stack(void) {
  *  communicator, one sum at a time (on the peer transport the settle kernel gathers the ranks'
  *  words and decides, or adds the limbs of its own second pass, itself) and three at a time
  *  (packed words, a queued sum and a conditional step), each deciding and forced, words and
- *  limbs: every way the exact sums' bits on every rank. 77: no such communicator here. */
+ *  limbs: every way the exact sums' bits on every rank, and (PORTA_PROFILE=1) on 2 ranks or
+ *  more the kernels that say which way ran. 77: no such communicator here. */
 static int device_sums(const double *want) {
   const int rank = app_mpi_rank(), size = app_mpi_size();
   const porta_exec ex = porta_exec_default();
@@ -98,6 +99,18 @@ static int device_sums(const double *want) {
   }
   app_sum_force_second_pass(0);
   app_sum_gather_by_limbs(0);
+  if (size > 1 && porta_profiling_table_enabled()) { /* which way ran (PORTA_PROFILE=1) */
+    const int peer = !strcmp(porta_device_comm_transport(dc), "gpu-peer");
+    int64_t settles = 0, packs = 0;
+    porta_set_error_mode(PORTA_ERROR_MODE_RETURN, NULL, NULL); /* a label never run: 0 */
+    (void)porta_profile_table_entry("app_sum_settle", &settles, NULL);
+    (void)porta_profile_table_entry("app_sum_pack_words", &packs, NULL);
+    /* peer: the 6 single sums by words settle by themselves, the 2 sets of 3 pack; NCCL: all 8
+       by words pack */
+    EXPECT(settles == (peer ? 6 : 0) && packs == (peer ? 2 : 8),
+           "rank %d, %s: %lld settle kernels and %lld packs of words", rank,
+           porta_device_comm_transport(dc), (long long)settles, (long long)packs);
+  }
   app_sum_destroy(sum);
   porta_device_comm_destroy(dc);
   return fails != 0;

@@ -81,10 +81,14 @@ PORTA_EXTERN_C_END
  *  (porta_device_comm_end_sum filled it), in the same order as the sums queued beside it:
  *  values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over the ranks in place, the
  *  same bits as porta_device_comm_sum's. Returns 1; 0, with nothing done, where the back end
- *  runs no such sum (the host back ends, and a host pass). */
+ *  runs no such sum (the host back ends, and a host pass), `e` holds none (nranks 0) or count
+ *  is out of range. */
 PORTA_INLINE_FUNCTION int porta_reduce_end_sum(const porta_reduce_end *e, double *values,
                                                int count) {
 #ifdef PORTA_CROSS_SUM_
+  if (e->nranks < 1 || e->nranks > PORTA_REDUCE_END_RANKS || count < 0 ||
+      count > PORTA_CROSS_SUM_SLOTS)
+    return 0;
   PORTA_CROSS_SUM_(e, values, count);
   return 1;
 #else
@@ -99,6 +103,9 @@ PORTA_INLINE_FUNCTION int porta_reduce_end_sum(const porta_reduce_end *e, double
 PORTA_INLINE_FUNCTION int porta_reduce_end_gather(const porta_reduce_end *e, const double *mine,
                                                   int count, double *all) {
 #ifdef PORTA_CROSS_GATHER_
+  if (e->nranks < 1 || e->nranks > PORTA_REDUCE_END_RANKS || count < 0 ||
+      count > PORTA_CROSS_SUM_SLOTS)
+    return 0;
   PORTA_CROSS_GATHER_(e, mine, count, all);
   return 1;
 #else
