@@ -184,10 +184,16 @@ PORTA_INLINE_FUNCTION int nb_before(const list_args *a, int64_t j, int64_t k) {
   return 0;
 }
 
-/* the sort: the slots of bin b in atom order (bins hold a few atoms; the fill's atomics left
-   them in any order) */
+/** Most atoms a bin is ordered with (one thread orders a bin by insertion, in a time of its
+ *  count squared: bins of a few atoms, the default 5/6 of a unit cell holds about 2, not a
+ *  coarse --neigh_bins). */
+#define MINIMD_BIN_ORDER_MOST 64
+
+/* the slots of bin b in atom order (the fill's atomics left them in any order), where it holds
+   at most MINIMD_BIN_ORDER_MOST atoms */
 PORTA_FOR(minimd_k_bin_order, sort_args, a, b) {
   const int64_t s0 = PORTA_AT1(a->binstart, b), s1 = PORTA_AT1(a->binstart, b + 1);
+  if (s1 - s0 > MINIMD_BIN_ORDER_MOST) return;
   for (int64_t s = s0 + 1; s < s1; ++s) {
     const int32_t i = PORTA_AT1(a->binatom, s);
     const minimd_vec3 xi = PORTA_AT1(a->binx, s);
@@ -408,7 +414,10 @@ void minimd_neighbor_bin_host(const minimd *m, const double *x, int64_t n, int64
 }
 
 /** Atoms 0 .. nall - 1 into the bins: counted, the bins' starts scanned, then each atom's
- *  position and index into a slot of its bin (the binned copies grown as needed). */
+ *  position and index into a slot of its bin (the binned copies grown as needed), and each bin
+ *  of up to MINIMD_BIN_ORDER_MOST atoms put in atom order. The fill's atomics leave a bin's
+ *  atoms in any order on several threads, and the lists read the bins in slot order: ordered,
+ *  a list is the same on every run and thread count, and so is the force summed along it. */
 static int bin_atoms(minimd *m, int64_t nall) {
   minimd_neighbor *nb = &m->neigh;
   if (nb->binned_cap < nall || !nb->binx.data) { /* the binned copies, as long as the atoms */
@@ -445,8 +454,15 @@ static int bin_atoms(minimd *m, int64_t nall) {
                        "neighbour skin allows, or its position is not finite)");
   PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minimd_bin_start", minimd_k_bin_start, m->exec,
                                           porta_range(0, a->mbins + 1), a, NULL));
-  return PORTA_PARALLEL_FOR_LABELED("minimd_bin_fill", minimd_k_bin_fill, m->exec,
-                                    porta_range(0, a->nall), a);
+  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_bin_fill", minimd_k_bin_fill, m->exec,
+                                         porta_range(0, a->nall), a));
+  sort_args o;
+  memset(&o, 0, sizeof o);
+  o.binx = nb->binx;
+  o.binstart = nb->binstart;
+  o.binatom = nb->binatom;
+  return PORTA_PARALLEL_FOR_LABELED("minimd_bin_order", minimd_k_bin_order, m->exec,
+                                    porta_range(0, nb->mbins), &o);
 }
 
 int minimd_sort_reserve(minimd *m, int64_t n) {
@@ -484,14 +500,11 @@ int minimd_sort_device(minimd *m) {
   a.sortv = nb->sortv;
   a.sorttype = nb->sorttype;
   a.sortid = nb->sortid;
-  /* one thread orders each bin's slots by insertion, in a time of its count squared: bins of
-     a few atoms (the default 5/6 of a unit cell holds about 2), not a coarse --neigh_bins */
+  /* where a bin was left unordered, the atoms stay as they are */
   int32_t most = 0;
   PORTA_CHECK(PORTA_PARALLEL_REDUCE_LABELED("minimd_fullest_bin", minimd_k_fullest_bin, m->exec,
                                             porta_range(0, nb->mbins), &a, &most));
-  if (most > 64) return PORTA_SUCCESS; /* fuller bins: the order stays as it is */
-  PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_bin_order", minimd_k_bin_order, m->exec,
-                                         porta_range(0, nb->mbins), &a));
+  if (most > MINIMD_BIN_ORDER_MOST) return PORTA_SUCCESS;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_gather", minimd_k_sort_gather, m->exec,
                                          porta_range(0, at->nlocal), &a));
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minimd_sort_store", minimd_k_sort_store, m->exec,

@@ -171,6 +171,12 @@ if(PORTA_H5DIFF_EXECUTABLE)
                       "${PORTA_H5DIFF_EXECUTABLE}" ${_cross} -i "${_mdin}/in.lj.miniMD"
                       -nx 12 -ny 6 -nz 6 -n 60
               ENVIRONMENT "MINIMD_OVERLAP=1")
+  # the default mode (LJ): the same bits with 1 and 3 threads and on every run (the bins in
+  # atom order before the lists are built)
+  porta_app_test(minimd.default.lj.threads 3 TIMEOUT 300
+              COMMAND "${PORTA_APP_TEST_DIR}/minimd_threads.sh" "${_mpi}" $<TARGET_FILE:minimd>
+                      "${PORTA_H5DIFF_EXECUTABLE}" -i "${_mdin}/in.lj.miniMD" -s 5 -n 40
+              ENVIRONMENT "PORTA_BACKEND=openmp")
 else()
   message(STATUS "  tests/app: h5diff not found, minimd.reproducible is skipped")
 endif()
