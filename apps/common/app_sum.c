@@ -64,10 +64,8 @@ int app_sum_settle_ranks_(porta_exec exec, const porta_reduce_end *ranks, porta_
                        "a settle kernel sums over %d ranks only on a GPU back end (here %s, at "
                        "most %d ranks)",
                        ranks->nranks, porta_backend_name(exec.backend), PORTA_REDUCE_END_RANKS);
-  out->nranks = ranks->nranks;
-  out->rank = ranks->rank;
-  out->runs = ranks->runs;
-  memcpy(out->inbox, ranks->inbox, sizeof out->inbox);
+  *out = *ranks;
+  out->nsteps = 0; /* its sum alone */
   return PORTA_SUCCESS;
 }
 

@@ -259,18 +259,14 @@ PORTA_INLINE_FUNCTION int app_sum_settle_first_(const porta_ddsum_f64_value *dd,
 }
 
 /* A settle kernel's exact sum (one thread): acc rounded, over the ranks of `ranks` after its
-   limbs are added over them (PORTA_CROSS_SUM_SLOTS doubles a sum), as app_sum_finish_on. */
+   limbs are added over them, as app_sum_finish_on. */
 PORTA_INLINE_FUNCTION double app_sum_settle_exact_(const porta_xsum_f64_value *acc,
                                                    const porta_reduce_end *ranks) {
   if (ranks->nranks < 2) return porta_xsum_f64_round(acc);
   double w[APP_SUM_WIRE];
   app_sum_put_(*acc, w);
-  int summed = 1; /* else this rank's alone: NaN, never a wrong number */
-  for (int j = 0; j < APP_SUM_WIRE; j += PORTA_CROSS_SUM_SLOTS)
-    summed &= porta_reduce_end_sum(
-        ranks, w + j,
-        APP_SUM_WIRE - j < PORTA_CROSS_SUM_SLOTS ? APP_SUM_WIRE - j : PORTA_CROSS_SUM_SLOTS);
-  if (!summed) return (double)NAN;
+  /* not summed: this rank's alone, so NaN, never a wrong number */
+  if (!porta_reduce_end_sum(ranks, w, APP_SUM_WIRE)) return (double)NAN;
   const porta_xsum_f64_value v = app_sum_get_(w, ranks->nranks);
   return porta_xsum_f64_round(&v);
 }

@@ -77,19 +77,24 @@ PORTA_EXTERN_C_END
 #include PORTA_DEVICE_REDUCE_END_H
 #endif
 
+/* Whether `e` holds a cross-rank sum a kernel can run. */
+PORTA_INLINE_FUNCTION int porta_reduce_end_holds_(const porta_reduce_end *e) {
+  return e->nranks >= 1 && e->nranks <= PORTA_REDUCE_END_RANKS;
+}
+
 /** In a kernel on a GPU, from one thread, on every rank of the cross-rank sum `e` holds
  *  (porta_device_comm_end_sum filled it), in the same order as the sums queued beside it:
- *  values[0 .. count - 1] (count <= PORTA_CROSS_SUM_SLOTS) summed over the ranks in place, the
- *  same bits as porta_device_comm_sum's. Returns 1; 0, with nothing done, where the back end
- *  runs no such sum (the host back ends, and a host pass), `e` holds none (nranks 0) or count
- *  is out of range. */
+ *  values[0 .. count - 1] summed over the ranks in place, PORTA_CROSS_SUM_SLOTS values a run
+ *  of the sums' counter, the same bits as porta_device_comm_sum's. Returns 1; 0, with nothing
+ *  done, where the back end runs no such sum (the host back ends, and a host pass) or `e`
+ *  holds none (nranks 0). */
 PORTA_INLINE_FUNCTION int porta_reduce_end_sum(const porta_reduce_end *e, double *values,
                                                int count) {
 #ifdef PORTA_CROSS_SUM_
-  if (e->nranks < 1 || e->nranks > PORTA_REDUCE_END_RANKS || count < 0 ||
-      count > PORTA_CROSS_SUM_SLOTS)
-    return 0;
-  PORTA_CROSS_SUM_(e, values, count);
+  if (!porta_reduce_end_holds_(e)) return 0;
+  for (int j = 0; j < count; j += PORTA_CROSS_SUM_SLOTS)
+    PORTA_CROSS_SUM_(e, values + j,
+                     count - j < PORTA_CROSS_SUM_SLOTS ? count - j : PORTA_CROSS_SUM_SLOTS);
   return 1;
 #else
   (void)e, (void)values, (void)count;
@@ -99,13 +104,11 @@ PORTA_INLINE_FUNCTION int porta_reduce_end_sum(const porta_reduce_end *e, double
 
 /** The same, gathering instead of adding: every rank's mine[0 .. count - 1] into
  *  all[count q ..] for rank q (count <= PORTA_CROSS_SUM_SLOTS, all of e->nranks count doubles):
- *  every rank gets the same doubles. */
+ *  every rank gets the same doubles. 0 also for a count beyond the slots. */
 PORTA_INLINE_FUNCTION int porta_reduce_end_gather(const porta_reduce_end *e, const double *mine,
                                                   int count, double *all) {
 #ifdef PORTA_CROSS_GATHER_
-  if (e->nranks < 1 || e->nranks > PORTA_REDUCE_END_RANKS || count < 0 ||
-      count > PORTA_CROSS_SUM_SLOTS)
-    return 0;
+  if (!porta_reduce_end_holds_(e) || count < 0 || count > PORTA_CROSS_SUM_SLOTS) return 0;
   PORTA_CROSS_GATHER_(e, mine, count, all);
   return 1;
 #else
