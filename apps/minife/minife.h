@@ -24,7 +24,7 @@ typedef struct minife_params {
   int verify_solution;   /**< 1: the reference's check at the centre points */
   int mv_overlap;        /**< mv_overlap_comm_comp: halo exchange behind interior rows */
   int source_free;       /**< Q = 0: the analytic solution is exact; error over every node */
-  int matvec_lanes;      /**< vector lanes per matrix row; -1: the back end's default */
+  int matvec_slice;      /**< rows a slice of the matrix's storage; -1: the back end's default */
   char name[128];        /**< added to the YAML file's name */
 } minife_params;
 
@@ -50,12 +50,19 @@ typedef struct minife_mesh {
  *  global one. */
 void minife_owned_nodes(const minife_box *b, const int64_t elems[3], int64_t nlo[3], int64_t n[3]);
 
-/** The CSR matrix of the owned rows, local columns: owned nodes are 0..nrows-1 (z, y, x order),
+/** The matrix of the owned rows, local columns: owned nodes are 0..nrows-1 (z, y, x order),
  *  external nodes nrows.. (grouped by owning rank, each group in global node order). Columns
- *  of a row are in global node order, which does not depend on the decomposition. */
+ *  of a row are in global node order, which does not depend on the decomposition.
+ *  Stored sliced (SELL): rows in slices of 2^slice_shift, a slice's entries column by column,
+ *  each column as wide as its longest row; entry j of row r at minife_entry (minife_kernels.h).
+ *  A slice of one row (the host's) is CSR; of 32 (a GPU's), a warp's rows read their j-th
+ *  entries from one run of memory, and each row is still summed by one thread in CSR order. */
 typedef struct minife_matrix {
   int64_t nrows, ncols, nnz;
-  porta_view_i32 row_ptr; /**< nrows + 1 */
+  int64_t stored;           /**< entries stored: nnz and the slices' padding */
+  int slice_shift;          /**< rows a slice: 2^slice_shift */
+  porta_view_i32 row_ptr;   /**< nrows + 1: the rows' lengths summed */
+  porta_view_i32 slice_ptr; /**< each slice's first entry, nslices + 1 (row_ptr itself for CSR) */
   porta_view_i32 cols;
   porta_view_f64 vals;
   porta_view_i32 interior_rows, boundary_rows; /**< rows without / with external columns */
@@ -72,9 +79,6 @@ typedef struct minife {
   app_sum *sum;
   struct porta_exchange *halo;    /**< external columns of p */
   double source;                  /**< Q */
-  int matvec_lanes;               /**< vector lanes per row in the matvec (0: a thread per row) */
-  int matvec_team_size;           /**< threads per team of the vector-lane matvec (0: not yet) */
-  int staged_team_size;           /**< threads per team of the staged matvec (0: not yet) */
   app_scalars cg_scalars;         /**< CG's doubles and integers (minife_cg.c) */
   porta_view_f64 cg_history;      /**< ||r|| at the top of iteration k, [k] */
   struct minife_cg_loop *cg_loop; /**< CG on the device, recorded at its first solve */

@@ -23,7 +23,7 @@ typedef struct hex8_point {
 
 typedef struct {
   minife_grid g;
-  porta_view_i32 row_ptr;
+  minife_entries at;
   porta_view_f64 vals, b;
   int64_t e0[3];    /**< first element of this colour, per dimension (then every other) */
   double source;    /**< Q */
@@ -118,10 +118,10 @@ PORTA_MDFOR3(minife_k_assemble, assemble_args, a, kz, ky, kx) {
       continue; /* not an owned row */
     const minife_node nd = minife_node_at(&a->g, lx, ly, lz);
     const int64_t row = (lz * a->g.n[1] + ly) * a->g.n[0] + lx;
-    const int64_t base = PORTA_AT1(a->row_ptr, row);
+    const int64_t base = minife_row_start(&a->at, row), step = minife_row_step(&a->at);
     for (int j = 0; j < 8; ++j) {
       const int64_t pos =
-          base + minife_stencil_pos(&nd, ox[j] - ox[i], oy[j] - oy[i], oz[j] - oz[i]);
+          base + step * minife_stencil_pos(&nd, ox[j] - ox[i], oy[j] - oy[i], oz[j] - oz[i]);
       PORTA_AT1(a->vals, pos) += K[8 * i + j];
     }
     PORTA_AT1(a->b, row) += f[i];
@@ -138,10 +138,10 @@ int minife_assemble(minife *m) {
   zero_args z;
   z.v = m->A.vals;
   PORTA_CHECK(PORTA_PARALLEL_FOR_LABELED("minife_zero", minife_k_zero, m->exec,
-                                         porta_range(0, m->A.nnz), &z));
+                                         porta_range(0, m->A.stored), &z));
   assemble_args a;
   a.g = minife_grid_make(&m->mesh);
-  a.row_ptr = m->A.row_ptr;
+  a.at = minife_entries_of(&m->A);
   a.vals = m->A.vals;
   a.b = m->b;
   a.source = m->source;

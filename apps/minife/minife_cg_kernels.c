@@ -1,6 +1,6 @@
 /** @file minife_cg_kernels.c
  *  The kernels of miniFE's CG (minife_cg.c's iteration runs them): the top of an iteration
- *  (beta, ||r||) with p = r + beta p, CSR matvec (all rows, fused with the sum of p.Ap, or a
+ *  (beta, ||r||) with p = r + beta p, the matvec (all rows, fused with the sum of p.Ap, or a
  *  list of rows), dot, waxpby, alpha and the x / r update fused with the sum of r.r, the end.
  *  Sums land in memory of the launch's space (app_sum_to); the caller adds them over the ranks.
  *  Scalars are read from there too, so the same kernels run from the host and recorded.
@@ -13,11 +13,11 @@
 
 /* One argument struct per kernel family, each holding what its kernels read and write. */
 
-/** y = A x (A in CSR: row_ptr, cols, vals), over every row or the rows of a list. */
+/** y = A x (A in minife_matrix's sliced storage), over every row or the rows of a list. */
 typedef struct {
-  porta_view_i32 row_ptr, cols, rows;
+  minife_entries at;
+  porta_view_i32 cols, rows;
   porta_view_f64 vals, x, y;
-  int64_t nrows, rows_per_team; /**< team kernels: rows in all, rows per team */
 } matvec_args;
 
 /** The sum of x.y. */
@@ -37,12 +37,52 @@ typedef struct {
   const double *alpha;
 } update_args;
 
-PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
+/** Entries a row's sum on a GPU loads before it adds them: a third of an interior row. */
+#ifndef MINIFE_ROW_LOADS
+#define MINIFE_ROW_LOADS 9
+#endif
+
+/* The sum of vals[k] x[cols[k]] for k = k0, k0 + step, ... < k1, added in that order. On a GPU,
+   MINIFE_ROW_LOADS entries are loaded before they are added, so that a thread keeps that many
+   loads in flight: one at a time, a row's dependent loads (column, then x) left the GPU
+   waiting (the sliced matvec at n = 200 on an H200: 1.07 ms, 3 at a time 1.00, 9 at a time 0.82,
+   27 1.31). On a CPU that batching took 17 % longer than the plain loop. */
+PORTA_FORCEINLINE_FUNCTION double minife_entries_times(const matvec_args *a, int64_t k0, int64_t k1,
+                                                       int64_t step) {
   double sum = 0.0;
-  const int64_t k1 = PORTA_AT1(a->row_ptr, r + 1);
-  for (int64_t k = PORTA_AT1(a->row_ptr, r); k < k1; ++k)
+#if PORTA_DEVICE_PASS
+  for (int64_t k = k0; k < k1; k += MINIFE_ROW_LOADS * step) {
+    double v[MINIFE_ROW_LOADS], xv[MINIFE_ROW_LOADS];
+    int32_t c[MINIFE_ROW_LOADS];
+    for (int u = 0; u < MINIFE_ROW_LOADS; ++u) {
+      const int64_t ku = k + u * step;
+      c[u] = ku < k1 ? PORTA_AT1(a->cols, ku) : 0;
+      v[u] = ku < k1 ? PORTA_AT1(a->vals, ku) : 0.0;
+    }
+    for (int u = 0; u < MINIFE_ROW_LOADS; ++u) xv[u] = PORTA_AT1(a->x, c[u]);
+    for (int u = 0; u < MINIFE_ROW_LOADS; ++u)
+      if (k + u * step < k1) sum += v[u] * xv[u];
+  }
+#else
+  for (int64_t k = k0; k < k1; k += step)
     sum += PORTA_AT1(a->vals, k) * PORTA_AT1(a->x, PORTA_AT1(a->cols, k));
+#endif
   return sum;
+}
+
+/* Row r of A times x, its entries added in CSR order whatever the slice: the same bits on
+   every back end. With a GPU's slices of 32 rows, a warp's 32 rows read their j-th values and
+   columns from one run of 256 and 128 bytes. */
+PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
+  const int64_t step = minife_row_step(&a->at), k0 = minife_row_start(&a->at, r);
+  return minife_entries_times(a, k0, k0 + step * minife_row_len(&a->at, r), step);
+}
+
+/* The same in CSR (one-row slices, the host's): the entries between two row pointers. The
+   host's exact first pass adds rows in vector lanes, where the sliced form's extra index took
+   17 % longer. */
+PORTA_FORCEINLINE_FUNCTION double minife_row_times_csr(const matvec_args *a, int64_t r) {
+  return minife_entries_times(a, PORTA_AT1(a->at.row_ptr, r), PORTA_AT1(a->at.row_ptr, r + 1), 1);
 }
 
 /* y = A x over the rows of a list */
@@ -51,80 +91,17 @@ PORTA_FOR(minife_k_matvec_rows, matvec_args, a, i) {
   PORTA_AT1(a->y, r) = minife_row_times(a, r);
 }
 
-/* y = A x over every row, and the sum of y.x */
+/* y = A x over every row, and the sum of y.x: sliced (a GPU's) or CSR */
 APP_SUM_KERNEL(minife_k_matvec_dot, matvec_args, a, r) {
   const double y = minife_row_times(a, r);
   PORTA_AT1(a->y, r) = y;
   return y * PORTA_AT1(a->x, r);
 }
 
-/* The same with vector lanes (GPU): a team takes rows_per_team rows, each of its threads a
- * row, the thread's vector lanes split the row's nonzeros. The lanes' partial sums meet in a
- * tree, so a row's sum is not the one-thread order: used in default mode only. Row i is i
- * (minife_k_matvec_team) or rows[i] (minife_k_matvec_team_rows). */
-PORTA_FORCEINLINE_FUNCTION void minife_matvec_lanes(const matvec_args *a, porta_team *team,
-                                                    int use_rows) {
-  const int64_t r0 = team->league_rank * a->rows_per_team;
-  const int64_t r1 = r0 + a->rows_per_team < a->nrows ? r0 + a->rows_per_team : a->nrows;
-  PORTA_TEAM_THREAD_RANGE(team, i, r0, r1) {
-    const int64_t r = use_rows ? (int64_t)PORTA_AT1(a->rows, i) : i;
-    double sum;
-    PORTA_THREAD_VECTOR_REDUCE(team, k, PORTA_AT1(a->row_ptr, r), PORTA_AT1(a->row_ptr, r + 1),
-                               porta_sum_f64, sum) {
-      sum += PORTA_AT1(a->vals, k) * PORTA_AT1(a->x, PORTA_AT1(a->cols, k));
-    }
-    PORTA_SINGLE_PER_THREAD(team) { PORTA_AT1(a->y, r) = sum; }
-  }
-}
-
-PORTA_TEAM_FOR(minife_k_matvec_team, matvec_args, a, team) { minife_matvec_lanes(a, team, 0); }
-
-PORTA_TEAM_FOR(minife_k_matvec_team_rows, matvec_args, a, team) { minife_matvec_lanes(a, team, 1); }
-
-/** Nonzeros a lane of the staged matvec loads before it stores them. */
-#define MINIFE_STAGED_LOADS 8
-
-/* y = A x over every row, each row summed in minife_row_times's order, a team's rows staged in
- * team scratch (exact sums on a GPU): the team's lanes copy the values of its rows and the x
- * entries they multiply, a nonzero a lane in turn, so that the global reads coalesce; then a
- * lane sums a row from the scratch, as one thread reading global memory would. On one H200 at
- * n = 200 the matvec took 0.96 ms against the fused kernel's 1.43 (a thread a row from global
- * memory; the vector lanes' own 0.80); 32, 64 and 128 rows a team, a lane each, gave exact CG
- * 1.29, 1.25 and 1.27 ms an iteration; fewer lanes than rows took longer (design-notes). */
-PORTA_TEAM_FOR(minife_k_matvec_staged, matvec_args, a, team) {
-  const int64_t r0 = team->league_rank * a->rows_per_team;
-  const int64_t r1 = r0 + a->rows_per_team < a->nrows ? r0 + a->rows_per_team : a->nrows;
-  const int64_t k0 = PORTA_AT1(a->row_ptr, r0), k1 = PORTA_AT1(a->row_ptr, r1);
-  const size_t bytes = (size_t)a->rows_per_team * MINIFE_ROW_MAX * sizeof(double);
-  double *vals = (double *)porta_team_scratch(team, 0, bytes);
-  double *xs = (double *)porta_team_scratch(team, 0, bytes);
-  /* every lane's loads first, MINIFE_STAGED_LOADS at a time, then its stores: a store to the
-     scratch between two loads would hold the second back (the compiler cannot tell them apart) */
-  const int64_t lanes = (int64_t)team->team_size * team->vector_length;
-  const int64_t me = (int64_t)team->team_rank * team->vector_length + team->vector_lane;
-  for (int64_t k = k0 + me; k < k1; k += MINIFE_STAGED_LOADS * lanes) {
-    double v[MINIFE_STAGED_LOADS], xv[MINIFE_STAGED_LOADS];
-    for (int u = 0; u < MINIFE_STAGED_LOADS; ++u) {
-      const int64_t ku = k + u * lanes;
-      v[u] = ku < k1 ? PORTA_AT1(a->vals, ku) : 0.0;
-      xv[u] = ku < k1 ? PORTA_AT1(a->x, PORTA_AT1(a->cols, ku)) : 0.0;
-    }
-    for (int u = 0; u < MINIFE_STAGED_LOADS; ++u) {
-      const int64_t ku = k + u * lanes;
-      if (ku < k1) {
-        vals[ku - k0] = v[u];
-        xs[ku - k0] = xv[u];
-      }
-    }
-  }
-  porta_team_barrier(team);
-  /* a row a lane (not a thread: its lanes would repeat its sum) */
-  for (int64_t r = r0 + me; r < r1; r += lanes) {
-    double sum = 0.0;
-    const int64_t j1 = PORTA_AT1(a->row_ptr, r + 1) - k0;
-    for (int64_t j = PORTA_AT1(a->row_ptr, r) - k0; j < j1; ++j) sum += vals[j] * xs[j];
-    PORTA_AT1(a->y, r) = sum;
-  }
+APP_SUM_KERNEL(minife_k_matvec_dot_csr, matvec_args, a, r) {
+  const double y = minife_row_times_csr(a, r);
+  PORTA_AT1(a->y, r) = y;
+  return y * PORTA_AT1(a->x, r);
 }
 
 APP_SUM_KERNEL(minife_k_dot, dot_args, a, i) { return PORTA_AT1(a->x, i) * PORTA_AT1(a->y, i); }
@@ -143,7 +120,7 @@ PORTA_FOR(minife_k_waxpby, waxpby_args, a, i) {
 static matvec_args matvec_make(const minife *m, porta_view_f64 x, porta_view_f64 y) {
   matvec_args a;
   memset(&a, 0, sizeof a);
-  a.row_ptr = m->A.row_ptr;
+  a.at = minife_entries_of(&m->A);
   a.cols = m->A.cols;
   a.vals = m->A.vals;
   a.x = x;
@@ -151,89 +128,19 @@ static matvec_args matvec_make(const minife *m, porta_view_f64 x, porta_view_f64
   return a;
 }
 
-/** Threads of a vector-lane matvec team on the GPU. On an H100 at n=200 with 4 lanes a row,
- *  1024 threads (256 rows) a team ran CG at 1.32 ms per iteration, 256 threads at 1.41 ms. */
-#define MINIFE_TEAM_THREADS 1024
-
-/** Teams of `rows` rows that cover n rows (at least one). */
-static int64_t teams_for(int64_t n, int64_t rows) { return n > 0 ? (n + rows - 1) / rows : 1; }
-
-/** Team policy for the vector-lane matvec over n rows: MINIFE_TEAM_THREADS / lanes rows a
- *  team, a thread a row on the GPU; on the host as many threads as a team may have. */
-static porta_team_policy lanes_policy(const minife *m, matvec_args *a, int64_t n) {
-  const int vl = m->matvec_lanes, rows = MINIFE_TEAM_THREADS / vl;
-  a->nrows = n;
-  a->rows_per_team = rows;
-  porta_team_policy p = porta_team_policy_make(teams_for(n, rows), rows, vl);
-  minife *mm = (minife *)m;
-  if (mm->matvec_team_size == 0) { /* host teams: at most the thread count (asked once) */
-    const int most = porta_team_size_max(m->exec, p);
-    mm->matvec_team_size = most > 0 && most < rows ? most : rows;
-  }
-  p.team_size = mm->matvec_team_size;
-  return p;
-}
-
-/** Rows a team of the staged matvec takes, as many threads (a row a lane, so a team of 4-lane
- *  threads sums its rows on its first quarter; all its lanes copy). */
-#define MINIFE_STAGED_ROWS 64
-
-/** Team policy for the staged matvec over every row: its scratch holds a team's values and x
- *  entries; on the host as many threads as a team may have. */
-static porta_team_policy staged_policy(minife *m, porta_exec exec, matvec_args *a) {
-  const int64_t n = m->A.nrows, rows = MINIFE_STAGED_ROWS;
-  const size_t bytes = porta_scratch_size((size_t)rows * MINIFE_ROW_MAX * sizeof(double));
-  a->nrows = n;
-  a->rows_per_team = rows;
-  porta_team_policy p = porta_team_policy_make(teams_for(n, rows), (int)rows, m->matvec_lanes);
-  p = porta_team_scratch_request(p, 0, 2 * bytes, 0);
-  if (m->staged_team_size == 0) { /* at most what the back end allows (asked once) */
-    const int most = porta_team_size_max(exec, p);
-    m->staged_team_size = most > 0 && most < p.team_size ? most : p.team_size;
-  }
-  p.team_size = m->staged_team_size;
-  return p;
-}
-
-/** How y = A x with its dot runs: one range kernel, a thread a row, fused with the dot
- *  (the host); or a team kernel and the dot as a pass of its own (GPU, `matvec_lanes` > 0): with
- *  ordinary sums the rows split over vector lanes, with exact ones staged, so that each row keeps
- *  the one-thread order (the host loop and the device loop choose alike: the same bits). */
-typedef enum { MATVEC_FUSED, MATVEC_LANES, MATVEC_STAGED } matvec_form;
-
-static matvec_form matvec_form_of(const minife *m) {
-  if (m->matvec_lanes <= 0) return MATVEC_FUSED;
-  return app_sum_is_exact(m->sum) ? MATVEC_STAGED : MATVEC_LANES;
-}
-
-/** y = A x as a team kernel (form MATVEC_LANES or MATVEC_STAGED). */
-static int matvec_team(minife *m, porta_exec exec, matvec_form form, matvec_args *a) {
-  if (form == MATVEC_STAGED)
-    return PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_staged, exec,
-                                      staged_policy(m, exec, a), a);
-  return PORTA_PARALLEL_FOR_LABELED("minife_matvec", minife_k_matvec_team, exec,
-                                    lanes_policy(m, a, m->A.nrows), a);
-}
-
 int minife_op_matvec_dot(minife *m, porta_exec exec, app_sum_to to) {
   matvec_args a = matvec_make(m, m->p, m->Ap);
-  const matvec_form form = matvec_form_of(m);
-  if (form == MATVEC_FUSED)
-    return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec,
+  if (m->A.slice_shift == 0)
+    return APP_SUM_REDUCE_INTO(minife_k_matvec_dot_csr, "minife_matvec_dot", exec,
                                porta_range(0, m->A.nrows), &a, to);
-  /* the matvec, then p.Ap as a pass of its own. A team reduction here cost more than the
-     separate dot on an H100 (n=200, vector lanes: 1.54 ms against 1.10 + 0.06 ms). */
-  PORTA_CHECK(matvec_team(m, exec, form, &a));
-  return minife_op_dot(m, exec, m->Ap, m->p, to);
+  return APP_SUM_REDUCE_INTO(minife_k_matvec_dot, "minife_matvec_dot", exec,
+                             porta_range(0, m->A.nrows), &a, to);
 }
 
 int minife_op_matvec_rows(minife *m, porta_view_i32 rows, int64_t nrows, porta_view_f64 x,
                           porta_view_f64 y) {
   matvec_args a = matvec_make(m, x, y);
   a.rows = rows;
-  if (matvec_form_of(m) == MATVEC_LANES)
-    return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_team_rows, m->exec,
-                                      lanes_policy(m, &a, nrows), &a);
   return PORTA_PARALLEL_FOR_LABELED("minife_matvec_rows", minife_k_matvec_rows, m->exec,
                                     porta_range(0, nrows), &a);
 }

@@ -11,7 +11,7 @@
 
 typedef struct {
   minife_grid g;
-  porta_view_i32 row_ptr;
+  minife_entries at;
   porta_view_f64 vals, b;
   double value;
 } dirichlet_args;
@@ -26,10 +26,11 @@ PORTA_INLINE_FUNCTION int minife_on_faces(const minife_grid *g, double value, in
 
 PORTA_FOR(minife_k_dirichlet, dirichlet_args, a, r) {
   const minife_node nd = minife_row_node(&a->g, r);
-  const int64_t b0 = PORTA_AT1(a->row_ptr, r), b1 = PORTA_AT1(a->row_ptr, r + 1);
+  const int64_t b0 = minife_row_start(&a->at, r), step = minife_row_step(&a->at);
+  const int64_t b1 = b0 + step * minife_row_len(&a->at, r);
   if (minife_on_faces(&a->g, a->value, nd.x[0], nd.x[1], nd.x[2])) {
-    for (int64_t k = b0; k < b1; ++k) PORTA_AT1(a->vals, k) = 0.0;
-    PORTA_AT1(a->vals, b0 + minife_stencil_pos(&nd, 0, 0, 0)) = 1.0;
+    for (int64_t k = b0; k < b1; k += step) PORTA_AT1(a->vals, k) = 0.0;
+    PORTA_AT1(a->vals, b0 + step * minife_stencil_pos(&nd, 0, 0, 0)) = 1.0;
     PORTA_AT1(a->b, r) = a->value;
     return;
   }
@@ -37,7 +38,7 @@ PORTA_FOR(minife_k_dirichlet, dirichlet_args, a, r) {
   int64_t k = b0;
   for (int dz = nd.lo[2]; dz <= nd.hi[2]; ++dz)
     for (int dy = nd.lo[1]; dy <= nd.hi[1]; ++dy)
-      for (int dx = nd.lo[0]; dx <= nd.hi[0]; ++dx, ++k)
+      for (int dx = nd.lo[0]; dx <= nd.hi[0]; ++dx, k += step)
         if (minife_on_faces(&a->g, a->value, nd.x[0] + dx, nd.x[1] + dy, nd.x[2] + dz)) {
           sum += PORTA_AT1(a->vals, k);
           PORTA_AT1(a->vals, k) = 0.0;
@@ -48,7 +49,7 @@ PORTA_FOR(minife_k_dirichlet, dirichlet_args, a, r) {
 int minife_dirichlet(minife *m, double value) {
   dirichlet_args a;
   a.g = minife_grid_make(&m->mesh);
-  a.row_ptr = m->A.row_ptr;
+  a.at = minife_entries_of(&m->A);
   a.vals = m->A.vals;
   a.b = m->b;
   a.value = value;
@@ -59,7 +60,8 @@ int minife_dirichlet(minife *m, double value) {
 /* ---- interior and boundary rows (mv_overlap_comm_comp) ---- */
 
 typedef struct {
-  porta_view_i32 row_ptr, cols, list;
+  minife_entries at;
+  porta_view_i32 cols, list;
   int64_t nrows;
 } split_args;
 
@@ -67,8 +69,9 @@ typedef struct {
 PORTA_FORCEINLINE_FUNCTION void minife_split_row(const split_args *a, int64_t r, int64_t *upd,
                                                  int final, int boundary) {
   int external = 0;
-  for (int64_t k = PORTA_AT1(a->row_ptr, r); k < PORTA_AT1(a->row_ptr, r + 1); ++k)
-    external |= PORTA_AT1(a->cols, k) >= a->nrows;
+  const int64_t k0 = minife_row_start(&a->at, r), step = minife_row_step(&a->at);
+  const int64_t k1 = k0 + step * minife_row_len(&a->at, r);
+  for (int64_t k = k0; k < k1; k += step) external |= PORTA_AT1(a->cols, k) >= a->nrows;
   if (external == boundary) {
     if (final) PORTA_AT1(a->list, *upd) = (int32_t)r;
     *upd += 1;
@@ -84,7 +87,7 @@ PORTA_SCAN(minife_k_split_boundary, split_args, a, r, porta_sum_i64, upd, final)
 
 int minife_split_rows(minife *m) {
   split_args a;
-  a.row_ptr = m->A.row_ptr;
+  a.at = minife_entries_of(&m->A);
   a.cols = m->A.cols;
   a.nrows = m->A.nrows;
   int64_t count[2] = {0, 0};

@@ -6,9 +6,6 @@
 
 #include "minife.h"
 
-/** Nonzeros a row has at most: its node's 3 x 3 x 3 stencil (minife_structure.c). */
-#define MINIFE_ROW_MAX 27
-
 /** The owned node box and the global node counts, for kernels. */
 typedef struct minife_grid {
   int64_t nodes[3]; /**< global nodes per dimension */
@@ -59,6 +56,34 @@ PORTA_INLINE_FUNCTION minife_node minife_row_node(const minife_grid *g, int64_t 
 /** Position in the row of node `nd` of its neighbour at offset (dx, dy, dz). */
 PORTA_INLINE_FUNCTION int64_t minife_stencil_pos(const minife_node *nd, int dx, int dy, int dz) {
   return ((int64_t)(dz - nd->lo[2]) * nd->c[1] + (dy - nd->lo[1])) * nd->c[0] + (dx - nd->lo[0]);
+}
+
+/** Where a kernel finds the matrix's entries (minife_matrix's sliced storage), by value. */
+typedef struct minife_entries {
+  porta_view_i32 row_ptr, slice_ptr;
+  int64_t shift; /**< rows a slice: 2^shift */
+} minife_entries;
+
+static inline minife_entries minife_entries_of(const minife_matrix *A) {
+  minife_entries e;
+  e.row_ptr = A->row_ptr;
+  e.slice_ptr = A->slice_ptr;
+  e.shift = A->slice_shift;
+  return e;
+}
+
+/** Row r's length. */
+PORTA_INLINE_FUNCTION int64_t minife_row_len(const minife_entries *e, int64_t r) {
+  return (int64_t)PORTA_AT1(e->row_ptr, r + 1) - PORTA_AT1(e->row_ptr, r);
+}
+
+/** Where row r's first entry is stored; its entry j is `minife_row_step(e)` x j further on. */
+PORTA_INLINE_FUNCTION int64_t minife_row_start(const minife_entries *e, int64_t r) {
+  return PORTA_AT1(e->slice_ptr, r >> e->shift) + (r & (((int64_t)1 << e->shift) - 1));
+}
+
+PORTA_INLINE_FUNCTION int64_t minife_row_step(const minife_entries *e) {
+  return (int64_t)1 << e->shift;
 }
 
 #endif /* MINIFE_KERNELS_H */

@@ -39,14 +39,14 @@ static int set_flag(void *user, const char *key, const char *v) {
   return PORTA_SUCCESS;
 }
 
-static int set_lanes(void *user, const char *key, const char *v) {
+static int set_slice(void *user, const char *key, const char *v) {
   minife_params *p = (minife_params *)user;
   int64_t x = 0;
-  PORTA_CHECK(parse_int(key, v, 0, 32, &x));
-  if (x != 0 && (x & (x - 1)) != 0)
+  PORTA_CHECK(parse_int(key, v, 1, 1024, &x));
+  if ((x & (x - 1)) != 0)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife", key,
-                       "%s: %lld is not 0 or a power of two up to 32", key, (long long)x);
-  p->matvec_lanes = (int)x;
+                       "%s: %lld is not a power of two from 1 to 1024", key, (long long)x);
+  p->matvec_slice = (int)x;
   return PORTA_SUCCESS;
 }
 
@@ -97,11 +97,11 @@ static const app_cli_option minife_options[] = {
      "error over every node",
      set_flag, NULL, 0},
     {"name", "TEXT", "added to the YAML file's name", set_name, NULL, 0},
-    {"matvec_lanes", "L",
-     "vector lanes per matrix row in the matvec: 0 = one thread a row (default on the host), "
-     "2..32 (default 4 on a GPU); with exact sums (--sums exact or --reproducible) the lanes "
-     "copy a team's rows into scratch and each row is summed by one lane, in one thread's order",
-     set_lanes, NULL, 0},
+    {"matvec_slice", "S",
+     "rows a slice of the matrix's storage, a power of two up to 1024: 1 = CSR (default on the "
+     "host), 32 on a GPU (a warp's rows read their entries together); each row is summed in "
+     "the same order whatever the slice, so the bits do not change",
+     set_slice, NULL, 0},
     {"numthreads", "N", "accepted for the reference's command lines; use --porta-threads",
      set_ignored, NULL, 0},
 };
@@ -109,7 +109,7 @@ static const app_cli_option minife_options[] = {
 void minife_params_defaults(minife_params *p) {
   memset(p, 0, sizeof *p);
   p->nx = p->ny = p->nz = 10;
-  p->matvec_lanes = -1;
+  p->matvec_slice = -1;
 }
 
 /* miniFE's environment switch (read in minife_cg_loop.c) */

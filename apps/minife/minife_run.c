@@ -52,9 +52,10 @@ void minife_run_begin(minife_run *r, int *argc, char ***argv) {
   minife_params_finish(&m->prm);
   m->exec = porta_exec_default();
   m->source = m->prm.source_free ? 0.0 : 1.0;
-  m->matvec_lanes = m->prm.matvec_lanes >= 0              ? m->prm.matvec_lanes
-                    : porta_exec_query(m->exec).on_device ? 4
-                                                          : 0;
+  const int slice = m->prm.matvec_slice > 0               ? m->prm.matvec_slice
+                    : porta_exec_query(m->exec).on_device ? 32
+                                                          : 1;
+  while ((1 << m->A.slice_shift) < slice) ++m->A.slice_shift;
   MPI_Barrier(MPI_COMM_WORLD);
   r->t_start = porta_wtime();
   stamp_date(&r->rep);
@@ -85,14 +86,6 @@ static void build_structure(minife_run *r) {
   A->ncols = A->nrows + nexternal;
   /* exact: minife_check_sizes kept it below 2^31 */
   A->nnz = (int64_t)minife_stencil_nnz(m->mesh.nlo, m->mesh.n, m->mesh.nodes);
-  /* uninitialised: the kernels write every entry (vals is zeroed by the assembly's own kernel,
-     in parallel, so the pages are first touched by the threads that use them) */
-  porta_view_options opt = {porta_exec_memory_space(m->exec), PORTA_LAYOUT_DEFAULT,
-                            PORTA_VIEW_UNINITIALIZED, NULL};
-  const int64_t nr = A->nrows + 1, nz = A->nnz > 0 ? A->nnz : 1;
-  APP_CHECK(porta_view_i32_create(&A->row_ptr, "row_ptr", 1, &nr, &opt));
-  APP_CHECK(porta_view_i32_create(&A->cols, "cols", 1, &nz, &opt));
-  APP_CHECK(porta_view_f64_create(&A->vals, "vals", 1, &nz, &opt));
   APP_CHECK(minife_structure(m, column_map));
   porta_view_i32_release(&column_map);
   APP_CHECK(porta_fence("minife_structure"));
@@ -272,6 +265,7 @@ int minife_run_finish(minife_run *r) {
   porta_view_f64_release(&m->p);
   porta_view_f64_release(&m->Ap);
   porta_view_i32_release(&m->A.row_ptr);
+  porta_view_i32_release(&m->A.slice_ptr);
   porta_view_i32_release(&m->A.cols);
   porta_view_f64_release(&m->A.vals);
   porta_view_i32_release(&m->A.interior_rows);

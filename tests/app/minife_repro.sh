@@ -1,8 +1,8 @@
 #!/bin/sh
 # miniFE --reproducible: the solution and the residual history must be bitwise identical
 # (h5diff without tolerance) on 1, 2 and 4 ranks, 1 and 2 threads, the Serial back end, with
-# mv_overlap_comm_comp=1, with load_imbalance and with the matvec's lanes (matvec_lanes=L: the
-# staged matvec of exact sums); the iteration count too.
+# mv_overlap_comm_comp=1, with load_imbalance and with the matrix stored in slices
+# (matvec_slice=S, a GPU's storage); the iteration count too.
 # MINIFE_REPRO_CUDA=1 adds CUDA runs on 1 and 2 ranks.
 # CROSS = 0 (a CUDA build with FMA contraction, not configured with PORTA_ENABLE_REPRODUCIBLE):
 # when the default back end is CUDA (PORTA_BACKEND=cuda, or unset on a machine with a GPU), the
@@ -43,8 +43,8 @@ ref_iters=$(iters miniFE.*.P1.*.yaml)
 rm -f miniFE.*.yaml
 echo "reference: 1 rank, 1 thread: $ref_iters iterations, $(grep 'Final Resid' ref.log)"
 cfgs="2:1:: 4:1:: 1:2:: 2:2:: 4:2:: 1:1:serial: 2:1::mv_overlap_comm_comp=1 4:1::mv_overlap_comm_comp=1 3:1::load_imbalance=20"
-# the staged matvec (a GPU's default with exact sums) on the host back ends, lanes 4 and 32
-cfgs="$cfgs 1:2:openmp:matvec_lanes=4 3:2:openmp:matvec_lanes=32 1:1:serial:matvec_lanes=4"
+# the sliced storage (a GPU's default) on the host back ends, slices of 4 and 32 rows
+cfgs="$cfgs 1:2:openmp:matvec_slice=4 3:2:openmp:matvec_slice=32 1:1:serial:matvec_slice=4"
 [ "${MINIFE_REPRO_CUDA:-0}" = 1 ] && cfgs="$cfgs 1:1:cuda: 2:1:cuda:"
 for cfg in $cfgs; do
   np=${cfg%%:*} rest=${cfg#*:}
