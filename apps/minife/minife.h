@@ -24,7 +24,7 @@ typedef struct minife_params {
   int verify_solution;   /**< 1: the reference's check at the centre points */
   int mv_overlap;        /**< mv_overlap_comm_comp: halo exchange behind interior rows */
   int source_free;       /**< Q = 0: the analytic solution is exact; error over every node */
-  int matvec_slice;      /**< rows a slice of the matrix's storage; -1: the back end's default */
+  int matvec_slice;      /**< rows a slice of the matrix's storage, 1 or 32; -1: the back end's */
   char name[128];        /**< added to the YAML file's name */
 } minife_params;
 
@@ -50,11 +50,15 @@ typedef struct minife_mesh {
  *  global one. */
 void minife_owned_nodes(const minife_box *b, const int64_t elems[3], int64_t nlo[3], int64_t n[3]);
 
+/** Rows a slice of the matrix's storage on a GPU: 2^5, a warp (matvec_slice=32). */
+#define MINIFE_SLICE_SHIFT 5
+
 /** The matrix of the owned rows, local columns: owned nodes are 0..nrows-1 (z, y, x order),
  *  external nodes nrows.. (grouped by owning rank, each group in global node order). Columns
  *  of a row are in global node order, which does not depend on the decomposition.
  *  Stored sliced (SELL): rows in slices of 2^slice_shift, a slice's entries column by column,
- *  each column as wide as its longest row; entry j of row r at minife_entry (minife_kernels.h).
+ *  each column as long as its longest row; entry j of row r at minife_row_start + j x
+ *  minife_row_step (minife_kernels.h).
  *  A slice of one row (the host's) is CSR; of 32 (a GPU's), a warp's rows read their j-th
  *  entries from one run of memory, and each row is still summed by one thread in CSR order. */
 typedef struct minife_matrix {

@@ -42,10 +42,11 @@ static int set_flag(void *user, const char *key, const char *v) {
 static int set_slice(void *user, const char *key, const char *v) {
   minife_params *p = (minife_params *)user;
   int64_t x = 0;
-  PORTA_CHECK(parse_int(key, v, 1, 1024, &x));
-  if ((x & (x - 1)) != 0)
+  PORTA_CHECK(parse_int(key, v, 1, 32, &x));
+  if (x != 1 && x != 32)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife", key,
-                       "%s: %lld is not a power of two from 1 to 1024", key, (long long)x);
+                       "%s: %lld is neither 1 (CSR) nor 32 (slices of a warp's rows)", key,
+                       (long long)x);
   p->matvec_slice = (int)x;
   return PORTA_SUCCESS;
 }
@@ -97,10 +98,10 @@ static const app_cli_option minife_options[] = {
      "error over every node",
      set_flag, NULL, 0},
     {"name", "TEXT", "added to the YAML file's name", set_name, NULL, 0},
-    {"matvec_slice", "S",
-     "rows a slice of the matrix's storage, a power of two up to 1024: 1 = CSR (default on the "
-     "host), 32 on a GPU (a warp's rows read their entries together); each row is summed in "
-     "the same order whatever the slice, so the bits do not change",
+    {"matvec_slice", "1|32",
+     "rows a slice of the matrix's storage: 1 = CSR (default on the host), 32 (default on a "
+     "GPU: a warp's rows read their entries together); each row is summed in the same order "
+     "either way, so the bits do not change",
      set_slice, NULL, 0},
     {"numthreads", "N", "accepted for the reference's command lines; use --porta-threads",
      set_ignored, NULL, 0},

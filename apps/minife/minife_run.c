@@ -52,10 +52,9 @@ void minife_run_begin(minife_run *r, int *argc, char ***argv) {
   minife_params_finish(&m->prm);
   m->exec = porta_exec_default();
   m->source = m->prm.source_free ? 0.0 : 1.0;
-  const int slice = m->prm.matvec_slice > 0               ? m->prm.matvec_slice
-                    : porta_exec_query(m->exec).on_device ? 32
-                                                          : 1;
-  while ((1 << m->A.slice_shift) < slice) ++m->A.slice_shift;
+  const int sliced =
+      m->prm.matvec_slice > 0 ? m->prm.matvec_slice > 1 : porta_exec_query(m->exec).on_device;
+  m->A.slice_shift = sliced ? MINIFE_SLICE_SHIFT : 0;
   MPI_Barrier(MPI_COMM_WORLD);
   r->t_start = porta_wtime();
   stamp_date(&r->rep);

@@ -57,7 +57,7 @@ mutate() {
                    "1 1.5 1.0|2 1 0.5 0.5 0.5|500 1e308 500 1e-2 4.95|29.5 63.55", keys, "|")
       else
         nk = split("nx=3|ny=1|nz=2|load_imbalance=50|mv_overlap_comm_comp=1|" \
-                   "verify_solution=1|source_free=1|matvec_slice=8|name=a|-nx|--ny|nz:4", keys, "|")
+                   "verify_solution=1|source_free=1|matvec_slice=32|name=a|-nx|--ny|nz:4", keys, "|")
     }
     { line[++n] = $0 }
     END {

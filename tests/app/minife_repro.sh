@@ -43,8 +43,8 @@ ref_iters=$(iters miniFE.*.P1.*.yaml)
 rm -f miniFE.*.yaml
 echo "reference: 1 rank, 1 thread: $ref_iters iterations, $(grep 'Final Resid' ref.log)"
 cfgs="2:1:: 4:1:: 1:2:: 2:2:: 4:2:: 1:1:serial: 2:1::mv_overlap_comm_comp=1 4:1::mv_overlap_comm_comp=1 3:1::load_imbalance=20"
-# the sliced storage (a GPU's default) on the host back ends, slices of 4 and 32 rows
-cfgs="$cfgs 1:2:openmp:matvec_slice=4 3:2:openmp:matvec_slice=32 1:1:serial:matvec_slice=4"
+# the sliced storage (a GPU's default) on the host back ends
+cfgs="$cfgs 1:2:openmp:matvec_slice=32 3:2:openmp:matvec_slice=32 1:1:serial:matvec_slice=32"
 [ "${MINIFE_REPRO_CUDA:-0}" = 1 ] && cfgs="$cfgs 1:1:cuda: 2:1:cuda:"
 for cfg in $cfgs; do
   np=${cfg%%:*} rest=${cfg#*:}
