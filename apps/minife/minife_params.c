@@ -101,7 +101,7 @@ static const app_cli_option minife_options[] = {
     {"matvec_slice", "1|32",
      "rows a slice of the matrix's storage: 1 = CSR (default on the host), 32 (default on a "
      "GPU: a warp's rows read their entries together); each row is summed in the same order "
-     "either way, so the bits do not change",
+     "either way, so exact and deterministic sums give the same bits",
      set_slice, NULL, 0},
     {"numthreads", "N", "accepted for the reference's command lines; use --porta-threads",
      set_ignored, NULL, 0},

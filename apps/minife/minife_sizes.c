@@ -1,6 +1,7 @@
 /** @file minife_sizes.c
  *  The sizes a miniFE run can take: 32-bit local indices, and the memory of each rank's node or
  *  device, checked before anything large is allocated. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,8 +26,13 @@ void minife_check_sizes(const minife *m) {
   for (int q = 0; q < mesh->nranks; ++q) {
     int64_t lo[3], n[3];
     minife_owned_nodes(&mesh->boxes[q], mesh->elems, lo, n);
-    const double nnz = minife_stencil_nnz(lo, n, mesh->nodes);
     const double rows = (double)n[0] * (double)n[1] * (double)n[2];
+    double nnz = minife_stencil_nnz(lo, n, mesh->nodes);
+    if (m->A.slice_shift > 0) { /* the slices' padding: at most 27 entries a row of a slice */
+      const double slice = (double)(1 << m->A.slice_shift);
+      const double padded = 27.0 * slice * ceil(rows / slice);
+      if (padded > nnz) nnz = padded;
+    }
     if (nnz > worst_nnz) worst_nnz = nnz;
     if (rows > worst_rows) worst_rows = rows;
   }

@@ -6,6 +6,8 @@
  *  the slice pointers (minife_matrix's sliced storage), then each row writes its columns
  *  through the map from the extended node box to local columns.
  *  Kernel file (C11 and C++17). */
+#include <string.h>
+
 #include "minife_kernels.h"
 
 typedef struct {
@@ -63,6 +65,7 @@ int minife_structure(minife *m, porta_view_i32 column_map) {
   const int64_t nr = A->nrows + 1;
   PORTA_CHECK(porta_view_i32_create(&A->row_ptr, "row_ptr", 1, &nr, &opt));
   structure_args a;
+  memset(&a, 0, sizeof a);
   a.g = minife_grid_make(&m->mesh);
   a.at.row_ptr = A->row_ptr;
   a.at.shift = A->slice_shift;

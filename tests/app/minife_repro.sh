@@ -43,15 +43,19 @@ ref_iters=$(iters miniFE.*.P1.*.yaml)
 rm -f miniFE.*.yaml
 echo "reference: 1 rank, 1 thread: $ref_iters iterations, $(grep 'Final Resid' ref.log)"
 cfgs="2:1:: 4:1:: 1:2:: 2:2:: 4:2:: 1:1:serial: 2:1::mv_overlap_comm_comp=1 4:1::mv_overlap_comm_comp=1 3:1::load_imbalance=20"
-# the sliced storage (a GPU's default) on the host back ends
+# the sliced storage (a GPU's default) on the host back ends: alone, with the overlap's row
+# lists, the imbalance's uneven boxes and the deterministic mode's matvec of its own (extra
+# arguments joined by commas)
 cfgs="$cfgs 1:2:openmp:matvec_slice=32 3:2:openmp:matvec_slice=32 1:1:serial:matvec_slice=32"
+cfgs="$cfgs 2:1::matvec_slice=32,mv_overlap_comm_comp=1 3:1::matvec_slice=32,load_imbalance=20"
+cfgs="$cfgs 2:2:openmp:matvec_slice=32,--porta-deterministic"
 [ "${MINIFE_REPRO_CUDA:-0}" = 1 ] && cfgs="$cfgs 1:1:cuda: 2:1:cuda:"
 for cfg in $cfgs; do
   np=${cfg%%:*} rest=${cfg#*:}
   t=${rest%%:*} rest=${rest#*:}
   be=${rest%%:*} extra=${rest#*:}
-  name=np${np}_t${t}${be:+_$be}${extra:+_$(echo "$extra" | tr '=' '_')}
-  run "$name" "$np" "$t" "$be" "$@" $extra
+  name=np${np}_t${t}${be:+_$be}${extra:+_$(echo "$extra" | sed 's/--//g; s/[=,]/_/g')}
+  run "$name" "$np" "$t" "$be" "$@" $(echo "$extra" | tr ',' ' ')
   it=$(iters miniFE.*.yaml)
   rm -f miniFE.*.yaml
   if "$h5diff" ref.h5 "$name.h5" /solution /solution >"$name.diff" 2>&1 &&
