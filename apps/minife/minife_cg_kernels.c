@@ -45,8 +45,9 @@ typedef struct {
 /* The sum of vals[k] x[cols[k]] for k = k0, k0 + step, ... < k1, added in that order. On a GPU,
    MINIFE_ROW_LOADS entries are loaded before they are added, so that a thread keeps that many
    loads in flight: one at a time, a row's dependent loads (column, then x) left the GPU
-   waiting (the sliced matvec at n = 200 on an H200: 1.07 ms, 3 at a time 1.00, 9 at a time 0.82,
-   27 1.31). On a CPU that batching took 17 % longer than the plain loop. */
+   waiting (the matvec with p.Ap at n = 200 on an H200, the slice still a variable: 1.07 ms, 3
+   at a time 1.00, 9 at a time 0.82, 27 1.31). On a CPU that batching took 17 % longer than the
+   plain loop. */
 PORTA_FORCEINLINE_FUNCTION double minife_entries_times(const matvec_args *a, int64_t k0, int64_t k1,
                                                        int64_t step) {
   double sum = 0.0;
@@ -73,8 +74,8 @@ PORTA_FORCEINLINE_FUNCTION double minife_entries_times(const matvec_args *a, int
 /* Row r of A times x, its entries added in CSR order whatever the slice: the same bits on
    every back end. In slices of 32 rows (MINIFE_SLICE_SHIFT), a GPU's, a warp's 32 rows read
    their j-th values and columns from one run of 256 and 128 bytes. The slice is a constant
-   here: as a variable its index arithmetic took the exact first pass from 64 registers to 72
-   (3 blocks an SM instead of 4). */
+   here: as a variable its index arithmetic took 64 registers (the exact first pass 72) where
+   the constant takes 31 (40), 4 blocks an SM (3) instead of 8 (6): 0.82 ms against 0.76. */
 PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
   const int64_t step = (int64_t)1 << MINIFE_SLICE_SHIFT;
   const int64_t k0 = PORTA_AT1(a->at.slice_ptr, r >> MINIFE_SLICE_SHIFT) + (r & (step - 1));
