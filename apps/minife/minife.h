@@ -57,8 +57,8 @@ void minife_owned_nodes(const minife_box *b, const int64_t elems[3], int64_t nlo
  *  external nodes nrows.. (grouped by owning rank, each group in global node order). Columns
  *  of a row are in global node order, which does not depend on the decomposition.
  *  Stored sliced (SELL): rows in slices of 2^slice_shift, a slice's entries column by column,
- *  each column as long as its longest row; entry j of row r at minife_row_start + j x
- *  minife_row_step (minife_kernels.h).
+ *  each column as long as its longest row; entry j of row r at k0 + j step of its
+ *  minife_row_span (minife_kernels.h).
  *  A slice of one row (the host's) is CSR; of 32 (a GPU's), a warp's rows read their j-th
  *  entries from one run of memory, and each row is still summed by one thread in CSR order. */
 typedef struct minife_matrix {

@@ -118,10 +118,10 @@ PORTA_MDFOR3(minife_k_assemble, assemble_args, a, kz, ky, kx) {
       continue; /* not an owned row */
     const minife_node nd = minife_node_at(&a->g, lx, ly, lz);
     const int64_t row = (lz * a->g.n[1] + ly) * a->g.n[0] + lx;
-    const int64_t base = minife_row_start(&a->at, row), step = minife_row_step(&a->at);
+    const minife_span sp = minife_row_span(&a->at, a->at.shift, row);
     for (int j = 0; j < 8; ++j) {
       const int64_t pos =
-          base + step * minife_stencil_pos(&nd, ox[j] - ox[i], oy[j] - oy[i], oz[j] - oz[i]);
+          sp.k0 + sp.step * minife_stencil_pos(&nd, ox[j] - ox[i], oy[j] - oy[i], oz[j] - oz[i]);
       PORTA_AT1(a->vals, pos) += K[8 * i + j];
     }
     PORTA_AT1(a->b, row) += f[i];

@@ -42,14 +42,14 @@ typedef struct {
 #define MINIFE_ROW_LOADS 9
 #endif
 
-/* The sum of vals[k] x[cols[k]] for k = k0, k0 + step, ... < k1, added in that order. On a GPU,
-   MINIFE_ROW_LOADS entries are loaded before they are added, so that a thread keeps that many
+/* The sum of vals[k] x[cols[k]] over a row's span (k0, k0 + step, ... < k1), in that order. On a
+   GPU, MINIFE_ROW_LOADS entries are loaded before they are added, so that a thread keeps that many
    loads in flight: one at a time, a row's dependent loads (column, then x) left the GPU
    waiting (the matvec with p.Ap at n = 200 on an H200, the slice still a variable: 1.07 ms, 3
    at a time 1.00, 9 at a time 0.82, 27 1.31). On a CPU that batching took 17 % longer than the
    plain loop. */
-PORTA_FORCEINLINE_FUNCTION double minife_entries_times(const matvec_args *a, int64_t k0, int64_t k1,
-                                                       int64_t step) {
+PORTA_FORCEINLINE_FUNCTION double minife_entries_times(const matvec_args *a, minife_span sp) {
+  const int64_t k0 = sp.k0, k1 = sp.k1, step = sp.step;
   double sum = 0.0;
 #if PORTA_DEVICE_PASS
   for (int64_t k = k0; k < k1; k += MINIFE_ROW_LOADS * step) {
@@ -77,23 +77,21 @@ PORTA_FORCEINLINE_FUNCTION double minife_entries_times(const matvec_args *a, int
    here: as a variable its index arithmetic took 64 registers (the exact first pass 72) where
    the constant takes 31 (40), 4 blocks an SM (3) instead of 8 (6): 0.82 ms against 0.76. */
 PORTA_FORCEINLINE_FUNCTION double minife_row_times(const matvec_args *a, int64_t r) {
-  const int64_t step = (int64_t)1 << MINIFE_SLICE_SHIFT;
-  const int64_t k0 = PORTA_AT1(a->at.slice_ptr, r >> MINIFE_SLICE_SHIFT) + (r & (step - 1));
-  return minife_entries_times(a, k0, k0 + step * minife_row_len(&a->at, r), step);
+  return minife_entries_times(a, minife_row_span(&a->at, MINIFE_SLICE_SHIFT, r));
 }
 
 /* The same in CSR (one-row slices, the host's): the entries between two row pointers. The
    host's exact first pass adds rows in vector lanes, where the sliced form's extra index took
    17 % longer. */
 PORTA_FORCEINLINE_FUNCTION double minife_row_times_csr(const matvec_args *a, int64_t r) {
-  return minife_entries_times(a, PORTA_AT1(a->at.row_ptr, r), PORTA_AT1(a->at.row_ptr, r + 1), 1);
+  const minife_span sp = {PORTA_AT1(a->at.row_ptr, r), PORTA_AT1(a->at.row_ptr, r + 1), 1};
+  return minife_entries_times(a, sp);
 }
 
 /* y = A x over the rows of a list (overlapping the exchange, driven from the host): any slice */
 PORTA_FOR(minife_k_matvec_rows, matvec_args, a, i) {
-  const int64_t r = PORTA_AT1(a->rows, i), step = minife_row_step(&a->at);
-  const int64_t k0 = minife_row_start(&a->at, r);
-  PORTA_AT1(a->y, r) = minife_entries_times(a, k0, k0 + step * minife_row_len(&a->at, r), step);
+  const int64_t r = PORTA_AT1(a->rows, i);
+  PORTA_AT1(a->y, r) = minife_entries_times(a, minife_row_span(&a->at, a->at.shift, r));
 }
 
 /* y = A x over every row, sliced (deterministic reductions on a GPU: below) */

@@ -26,19 +26,18 @@ PORTA_INLINE_FUNCTION int minife_on_faces(const minife_grid *g, double value, in
 
 PORTA_FOR(minife_k_dirichlet, dirichlet_args, a, r) {
   const minife_node nd = minife_row_node(&a->g, r);
-  const int64_t b0 = minife_row_start(&a->at, r), step = minife_row_step(&a->at);
-  const int64_t b1 = b0 + step * minife_row_len(&a->at, r);
+  const minife_span sp = minife_row_span(&a->at, a->at.shift, r);
   if (minife_on_faces(&a->g, a->value, nd.x[0], nd.x[1], nd.x[2])) {
-    for (int64_t k = b0; k < b1; k += step) PORTA_AT1(a->vals, k) = 0.0;
-    PORTA_AT1(a->vals, b0 + step * minife_stencil_pos(&nd, 0, 0, 0)) = 1.0;
+    for (int64_t k = sp.k0; k < sp.k1; k += sp.step) PORTA_AT1(a->vals, k) = 0.0;
+    PORTA_AT1(a->vals, sp.k0 + sp.step * minife_stencil_pos(&nd, 0, 0, 0)) = 1.0;
     PORTA_AT1(a->b, r) = a->value;
     return;
   }
   double sum = 0.0;
-  int64_t k = b0;
+  int64_t k = sp.k0;
   for (int dz = nd.lo[2]; dz <= nd.hi[2]; ++dz)
     for (int dy = nd.lo[1]; dy <= nd.hi[1]; ++dy)
-      for (int dx = nd.lo[0]; dx <= nd.hi[0]; ++dx, k += step)
+      for (int dx = nd.lo[0]; dx <= nd.hi[0]; ++dx, k += sp.step)
         if (minife_on_faces(&a->g, a->value, nd.x[0] + dx, nd.x[1] + dy, nd.x[2] + dz)) {
           sum += PORTA_AT1(a->vals, k);
           PORTA_AT1(a->vals, k) = 0.0;
@@ -69,9 +68,8 @@ typedef struct {
 PORTA_FORCEINLINE_FUNCTION void minife_split_row(const split_args *a, int64_t r, int64_t *upd,
                                                  int final, int boundary) {
   int external = 0;
-  const int64_t k0 = minife_row_start(&a->at, r), step = minife_row_step(&a->at);
-  const int64_t k1 = k0 + step * minife_row_len(&a->at, r);
-  for (int64_t k = k0; k < k1; k += step) external |= PORTA_AT1(a->cols, k) >= a->nrows;
+  const minife_span sp = minife_row_span(&a->at, a->at.shift, r);
+  for (int64_t k = sp.k0; k < sp.k1; k += sp.step) external |= PORTA_AT1(a->cols, k) >= a->nrows;
   if (external == boundary) {
     if (final) PORTA_AT1(a->list, *upd) = (int32_t)r;
     *upd += 1;

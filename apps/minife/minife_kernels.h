@@ -72,18 +72,20 @@ static inline minife_entries minife_entries_of(const minife_matrix *A) {
   return e;
 }
 
-/** Row r's length. */
-PORTA_INLINE_FUNCTION int64_t minife_row_len(const minife_entries *e, int64_t r) {
-  return (int64_t)PORTA_AT1(e->row_ptr, r + 1) - PORTA_AT1(e->row_ptr, r);
-}
+/** Where row r's entries are stored: k0, k0 + step, ... below k1 (entry j at k0 + j step). */
+typedef struct minife_span {
+  int64_t k0, k1, step;
+} minife_span;
 
-/** Where row r's first entry is stored; its entry j is `minife_row_step(e)` x j further on. */
-PORTA_INLINE_FUNCTION int64_t minife_row_start(const minife_entries *e, int64_t r) {
-  return PORTA_AT1(e->slice_ptr, r >> e->shift) + (r & (((int64_t)1 << e->shift) - 1));
-}
-
-PORTA_INLINE_FUNCTION int64_t minife_row_step(const minife_entries *e) {
-  return (int64_t)1 << e->shift;
+/** Row r's span in slices of 2^shift rows: e->shift, or the constant a kernel knows it to be
+ *  (MINIFE_SLICE_SHIFT: the index arithmetic then takes fewer registers). */
+PORTA_INLINE_FUNCTION minife_span minife_row_span(const minife_entries *e, int64_t shift,
+                                                  int64_t r) {
+  minife_span s;
+  s.step = (int64_t)1 << shift;
+  s.k0 = PORTA_AT1(e->slice_ptr, r >> shift) + (r & (s.step - 1));
+  s.k1 = s.k0 + s.step * ((int64_t)PORTA_AT1(e->row_ptr, r + 1) - PORTA_AT1(e->row_ptr, r));
+  return s;
 }
 
 #endif /* MINIFE_KERNELS_H */

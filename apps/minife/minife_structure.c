@@ -44,12 +44,12 @@ PORTA_SCAN(minife_k_slice_ptr, structure_args, a, s, porta_sum_i64, upd, final) 
 
 PORTA_FOR(minife_k_columns, structure_args, a, r) {
   minife_node nd = minife_row_node(&a->g, r);
-  int64_t pos = minife_row_start(&a->at, r);
-  const int64_t step = minife_row_step(&a->at);
+  const minife_span sp = minife_row_span(&a->at, a->at.shift, r);
+  int64_t pos = sp.k0;
   const int64_t ex = a->g.n[0] + 2, ey = a->g.n[1] + 2;
   for (int dz = nd.lo[2]; dz <= nd.hi[2]; ++dz)
     for (int dy = nd.lo[1]; dy <= nd.hi[1]; ++dy)
-      for (int dx = nd.lo[0]; dx <= nd.hi[0]; ++dx, pos += step) {
+      for (int dx = nd.lo[0]; dx <= nd.hi[0]; ++dx, pos += sp.step) {
         /* place in the extended box (one node layer around the owned ones) */
         const int64_t e = ((nd.l[2] + 1 + dz) * ey + (nd.l[1] + 1 + dy)) * ex + nd.l[0] + 1 + dx;
         PORTA_AT1(a->cols, pos) = PORTA_AT1(a->column_map, e);
@@ -85,13 +85,9 @@ int minife_structure(minife *m, porta_view_i32 column_map) {
     const int64_t ns = nslices + 1;
     PORTA_CHECK(porta_view_i32_create(&A->slice_ptr, "slice_ptr", 1, &ns, &opt));
     a.at.slice_ptr = A->slice_ptr;
+    /* below 2^31: minife_check_sizes counted the padding a slice can hold */
     PORTA_CHECK(PORTA_PARALLEL_SCAN_LABELED("minife_slice_ptr", minife_k_slice_ptr, m->exec,
                                             porta_range(0, nslices), &a, &A->stored));
-    if (A->stored > INT32_MAX)
-      return porta_error(PORTA_ERROR_INVALID_ARGUMENT, "minife_structure", "matvec_slice",
-                         "slices of %d rows store %lld entries, more than the 32-bit local index "
-                         "type allows; use more ranks or matvec_slice=1",
-                         1 << A->slice_shift, (long long)A->stored);
   }
   const int64_t nz = A->stored > 0 ? A->stored : 1;
   PORTA_CHECK(porta_view_f64_create(&A->vals, "vals", 1, &nz, &opt));
