@@ -106,6 +106,9 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
   agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD));
   agree(app_env_agree_porta(&settings, MPI_COMM_WORLD));
   agree(app_cli_parse(*argc, *argv, spec, cli));
+  /* the default sums of this run: over several GPUs each exact sum costs a kernel boundary */
+  const int several_gpus = porta_exec_query(porta_exec_default()).on_device && app_mpi_size() > 1;
+  cli->exact_sums = app_cli_exact_sums(cli, spec, several_gpus);
   agree(same_arguments(*argc, *argv));
   if (cli->summary_json[0]) {
     /* the summary must not replace the run's deck or its results */

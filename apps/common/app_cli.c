@@ -222,8 +222,22 @@ int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli)
   if (cli->reproducible && sums == 0)
     return porta_error(PORTA_ERROR_INVALID_ARGUMENT, cli_op, "--sums ordinary",
                        "--reproducible needs exact sums: drop one of the two");
-  cli->exact_sums = cli->reproducible || (sums < 0 ? spec->exact_sums_by_default != 0 : sums);
+  cli->sums_given = cli->reproducible ? 1 : sums;
+  cli->exact_sums = app_cli_exact_sums(cli, spec, 0);
   return cli->no_h5 ? PORTA_SUCCESS : output_fits(cli);
+}
+
+int app_cli_exact_sums(const app_cli *cli, const app_cli_spec *spec, int several_gpus) {
+  if (cli->sums_given >= 0) return cli->sums_given;
+  if (spec->sums_by_default == APP_SUMS_EXACT_BUT_GPUS) return !several_gpus;
+  return spec->sums_by_default == APP_SUMS_EXACT;
+}
+
+/* The default's words in --help. */
+static const char *sums_default_name(app_sums_default d) {
+  if (d == APP_SUMS_EXACT_BUT_GPUS)
+    return "exact;\n                            ordinary on several GPUs";
+  return d == APP_SUMS_EXACT ? "exact" : "ordinary";
 }
 
 void app_cli_usage(FILE *out, const app_cli_spec *spec) {
@@ -243,7 +257,7 @@ void app_cli_usage(FILE *out, const app_cli_spec *spec) {
           "                            order) or ordinary (default here: %s)\n"
           "  --help, -h                this text\n\n",
           app_owns_o(spec) ? "         " : ", -o NAME", spec->default_output,
-          spec->exact_sums_by_default ? "exact" : "ordinary");
+          sums_default_name(spec->sums_by_default));
   if (spec->noptions > 0) {
     int width = 24;
     for (int k = 0; k < spec->noptions; ++k) {

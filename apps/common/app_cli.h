@@ -49,6 +49,15 @@ typedef struct app_cli_option {
 } app_cli_option;
 
 /** What an app's command line looks like. */
+/** An app's global sums without --sums or --reproducible (app_cli_spec.sums_by_default). */
+typedef enum app_sums_default {
+  APP_SUMS_ORDINARY = 0, /**< ordinary */
+  APP_SUMS_EXACT = 1,    /**< exact */
+  /** exact, but ordinary where the run's ranks are on several GPUs: there each exact sum is a
+   *  kernel boundary more (5-7 % of a CG iteration on two H200s) */
+  APP_SUMS_EXACT_BUT_GPUS = 2
+} app_sums_default;
+
 typedef struct app_cli_spec {
   const char *program;        /**< "tealeaf" */
   const char *description;    /**< first line of the usage text */
@@ -61,18 +70,21 @@ typedef struct app_cli_spec {
   void *user;                /**< passed to every option's set() */
   const app_env_switch *env; /**< the app's environment switches, checked at start-up */
   int nenv;
-  /** The app's sums without --sums or --reproducible: exact (1) where they cost at most 5 % of
-   *  a run on its shipped decks, ordinary (0) where exact ones cost more (docs/design-notes.md,
+  /** The app's sums without --sums or --reproducible: exact where they cost at most 5 % of a
+   *  run on its shipped decks, ordinary where exact ones cost more (docs/design-notes.md,
    *  "Which app sums exactly by default"). */
-  int exact_sums_by_default;
+  app_sums_default sums_by_default;
 } app_cli_spec;
 
 typedef struct app_cli {
+  int sums_given;    /**< --sums exact (1) or ordinary (0), or --reproducible (1); -1: neither */
   const char *input; /**< deck path (spec->default_input unless given; NULL without takes_input) */
   int input_given;   /**< the deck was named on the command line */
   char output[APP_PATH_MAX]; /**< output base name without ".h5" */
   int reproducible;
-  int exact_sums; /**< the global sums are exact: --reproducible, --sums exact, or the default */
+  /** The global sums are exact: --reproducible, --sums exact, or the default (app_cli_parse
+   *  takes the default of a run on one GPU or none; app_begin that of the run it starts). */
+  int exact_sums;
   int help;
   int no_h5;
   char summary_json[APP_PATH_MAX]; /**< --summary-json FILE ("": none) */
@@ -85,6 +97,10 @@ typedef struct app_cli {
  * (PORTA_ERROR_INVALID_ARGUMENT, or what a set() returned) with a message naming the option in
  * porta_last_error_message(). */
 int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli);
+
+/** Whether `cli`'s sums are exact: as --reproducible or --sums say, else as spec's default says
+ *  for a run whose ranks are (several_gpus non-zero) or are not on several GPUs. */
+int app_cli_exact_sums(const app_cli *cli, const app_cli_spec *spec, int several_gpus);
 
 /** Print the usage text: the description, the common options, the app's options (key, value
  *  name, help) and Porta's options (porta_help_text()). */

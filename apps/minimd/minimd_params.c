@@ -168,7 +168,7 @@ app_cli_spec minimd_cli_spec(minimd_cli *c) {
   s.env = minimd_env;
   s.nenv = (int)(sizeof minimd_env / sizeof minimd_env[0]);
   /* the thermo sums (3 a thermo step) and the velocity set-up cost well under 1 % exact */
-  s.exact_sums_by_default = 1;
+  s.sums_by_default = APP_SUMS_EXACT;
   return s;
 }
 

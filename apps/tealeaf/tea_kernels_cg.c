@@ -29,7 +29,7 @@ typedef struct {
 } tea_cg_ur_args;
 
 /** The update's alpha (tea_cg_ur_args). */
-#define TEA_CG_UR_ALPHA(a) ((a)->alpha_at ? *(a)->alpha_at : (a)->alpha)
+#define TEA_CG_UR_ALPHA(a) TEA_KERNEL_SCALAR(a, alpha)
 
 /** The sum of r.z. */
 typedef struct {
@@ -218,7 +218,7 @@ typedef struct {
 } tea_p_args;
 
 PORTA_MDFOR2(tea_k_cg_calc_p_f, tea_p_args, a, k, j) {
-  const double beta = a->beta_at ? PORTA_LDG(*a->beta_at) : a->beta;
+  const double beta = TEA_KERNEL_SCALAR(a, beta);
   PORTA_AT2(a->p, k, j) = PORTA_AT2(a->src, k, j) + beta * PORTA_AT2(a->p, k, j);
 }
 
@@ -299,8 +299,7 @@ int tea_k_cg_calc_r(tea_chunk *c, const double *alpha, app_sum_to rrn) {
 
 /* u += alpha p; p = r + beta p */
 PORTA_INLINE_FUNCTION void tea_cg_up(const tea_cg_up_args *a, int64_t k, int64_t j) {
-  tea_cg_up_cell(a->u, a->p, a->r, k, j, a->alpha_at ? PORTA_LDG(*a->alpha_at) : a->alpha,
-                 a->beta_at ? PORTA_LDG(*a->beta_at) : a->beta);
+  tea_cg_up_cell(a->u, a->p, a->r, k, j, TEA_KERNEL_SCALAR(a, alpha), TEA_KERNEL_SCALAR(a, beta));
 }
 
 PORTA_MDFOR2(tea_k_cg_calc_up_f, tea_cg_up_args, a, k, j) { tea_cg_up(a, k, j); }

@@ -31,7 +31,7 @@ static const app_cli_spec tea_cli = {
     .env = tea_env,
     .nenv = (int)(sizeof tea_env / sizeof tea_env[0]),
     /* exact sums cost 1.37x (1 H100) to 1.72x (4) a CG iteration: --sums exact asks for them */
-    .exact_sums_by_default = 0};
+    .sums_by_default = APP_SUMS_EXACT_BUT_GPUS};
 
 int main(int argc, char **argv) {
   static tea_run r; /* large (the report's summary): not on the stack */

@@ -410,7 +410,7 @@ void tea_summary_make(app_summary *s, const tea_settings *set, const char *deck_
 
 void tea_print_exchange_notes(FILE *out, tea_chunk *c, const tea_settings *s) {
   porta_exec side;
-  if (!s->reproducible && s->preconditioner == TEA_PRECON_NONE && s->solver != TEA_SOLVER_JACOBI)
+  if (s->preconditioner == TEA_PRECON_NONE && s->solver != TEA_SOLVER_JACOBI)
     fprintf(out, "# CG exchange of p: %s\n",
             tea_halo_beside(c, &side) && c->faces_zeroed ? "beside the update (second instance)"
                                                          : "after the update");

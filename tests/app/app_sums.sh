@@ -1,8 +1,9 @@
 #!/bin/sh
-# --sums exact|ordinary and each app's default (app_cli.h): miniMD sums exactly by default, TeaLeaf
-# and miniFE ordinarily; every run's summary names its sums; miniMD's default thermo table is
-# bitwise --sums exact's, and --sums ordinary's differs from it (so the comparison can see a
-# difference); TeaLeaf's and miniFE's --sums exact are their --reproducible, bit for bit.
+# --sums exact|ordinary and each app's default (app_cli.h): every app sums exactly by default here
+# (TeaLeaf and miniFE would sum ordinarily over several GPUs, which this test has not); every
+# run's summary names its sums; miniMD's default thermo table is bitwise --sums exact's, and
+# --sums ordinary's differs from it (so the comparison can see a difference); TeaLeaf's and
+# miniFE's defaults are their --sums exact and their --reproducible, bit for bit.
 #   app_sums.sh MPIEXEC H5DIFF TEALEAF MINIFE MINIMD INPUTS_DIR
 set -u
 mpiexec=$1 h5diff=$2 tealeaf=$3 minife=$4 minimd=$5 inputs=$6
@@ -54,21 +55,29 @@ done
 [ "$differ" = 1 ] || bad "miniMD's ordinary sums gave the exact sums' thermo table, bit for bit"
 echo "minimd: default = --sums exact (thermo every step, 2 ranks); --sums ordinary differs"
 
-# TeaLeaf and miniFE: ordinary by default; --sums exact is --reproducible
+# TeaLeaf and miniFE: exact by default (on one GPU or none); the default is --sums exact and
+# --reproducible, bit for bit; --sums ordinary is said to be ordinary
 run tea_default "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in"
 run tea_exact "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --sums exact
 run tea_repro "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --reproducible
-sums_is tea_default ordinary
+run tea_ordinary "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --sums ordinary
+sums_is tea_default exact
 sums_is tea_exact exact
-grep -q '"reproducible": true' tea_exact.json || bad "tealeaf --sums exact: not reported reproducible"
+sums_is tea_ordinary ordinary
+grep -q '"reproducible": true' tea_default.json || bad "tealeaf's default: not reported reproducible"
+grep -q '"reproducible": false' tea_ordinary.json || bad "tealeaf --sums ordinary: reported reproducible"
+same tea_default tea_exact /fields/u /fields/energy
 same tea_exact tea_repro /fields/u /fields/energy
 run fe_default "$minife" --nx 12
 run fe_exact "$minife" --nx 12 --sums=exact
 run fe_repro "$minife" --nx 12 --reproducible
-sums_is fe_default ordinary
+run fe_ordinary "$minife" --nx 12 --sums=ordinary
+sums_is fe_default exact
 sums_is fe_exact exact
+sums_is fe_ordinary ordinary
+same fe_default fe_exact /solution /cg/residual_history
 same fe_exact fe_repro /solution /cg/residual_history
-echo "tealeaf, minife: ordinary by default; --sums exact = --reproducible"
+echo "tealeaf, minife: exact by default = --sums exact = --reproducible; --sums ordinary named"
 
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"

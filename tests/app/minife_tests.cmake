@@ -83,7 +83,7 @@ if(PORTA_H5DIFF_EXECUTABLE)
   # --porta-deterministic without exact sums: CSR and slices of 32 (the GPU's storage, whose
   # matvec is then a kernel of its own and p.Ap a dot) give the same bits, 2 ranks x 2 threads
   porta_app_test(minife.slice.deterministic 2 TIMEOUT 300
-              COMMAND sh -c "export OMP_NUM_THREADS=2 PORTA_NUM_THREADS=2 && \"$0\" -n 2 \"$1\" nx=14 ny=11 nz=17 --porta-deterministic matvec_slice=1 --out mfdet1 > mfdet1.log 2>&1 && \"$0\" -n 2 \"$1\" nx=14 ny=11 nz=17 --porta-deterministic matvec_slice=32 --out mfdet32 > mfdet32.log 2>&1 && \"$2\" mfdet1.h5 mfdet32.h5 /solution /solution && \"$2\" mfdet1.h5 mfdet32.h5 /cg/residual_history /cg/residual_history"
+              COMMAND sh -c "export OMP_NUM_THREADS=2 PORTA_NUM_THREADS=2 && \"$0\" -n 2 \"$1\" nx=14 ny=11 nz=17 --sums ordinary --porta-deterministic matvec_slice=1 --out mfdet1 > mfdet1.log 2>&1 && \"$0\" -n 2 \"$1\" nx=14 ny=11 nz=17 --sums ordinary --porta-deterministic matvec_slice=32 --out mfdet32 > mfdet32.log 2>&1 && \"$2\" mfdet1.h5 mfdet32.h5 /solution /solution && \"$2\" mfdet1.h5 mfdet32.h5 /cg/residual_history /cg/residual_history"
                       "${_mpi}" $<TARGET_FILE:minife> "${PORTA_H5DIFF_EXECUTABLE}")
   # CG's iterations as a recorded loop (on a GPU by default; MINIFE_DEVICE_LOOP=1 takes it on
   # the host back ends too) against the host's loop: the same bits. n=10 converges; n=30x30x30

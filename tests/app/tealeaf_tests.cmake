@@ -7,14 +7,14 @@ set(PORTA_TEALEAF_REFERENCE_OUTPUTS "${PROJECT_SOURCE_DIR}/inputs/tealeaf/refere
     CACHE PATH "Directory with the reference TeaLeaf .out files")
 set(_mpi "${MPIEXEC_EXECUTABLE}")
 
-#   tea_reference_test(NAME BM NP ENV)   run tea_bm_BM on NP ranks with the extra environment ENV
-# (a list) and compare with the reference's output: per-step iteration counts equal, the final
-# U within 1e-10 relative.
+#   tea_reference_test(NAME BM NP ENV [ARGS...])   run tea_bm_BM on NP ranks with the extra
+# environment ENV (a list) and the app's ARGS, and compare with the reference's output: per-step
+# iteration counts equal, the final U within 1e-10 relative.
 function(tea_reference_test name bm np env)
   add_test(NAME ${name}
            COMMAND "${PORTA_APP_TEST_DIR}/tea_run_compare.sh" "${_mpi}" ${np}
                    $<TARGET_FILE:tealeaf> "${_ref}/tea_bm_${bm}.in"
-                   "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_${bm}.out" 1e-10 --no-h5
+                   "${PORTA_TEALEAF_REFERENCE_OUTPUTS}/tea_bm_${bm}.out" 1e-10 --no-h5 ${ARGN}
            WORKING_DIRECTORY "${PORTA_APP_TEST_BIN}")
   set_tests_properties(${name} PROPERTIES LABELS "app;mpi" TIMEOUT 300 PROCESSORS ${np}
                        ENVIRONMENT "${PORTA_APP_MPI_ENV};${env}")
@@ -71,10 +71,12 @@ tea_reference_test(tealeaf.bm2.cg.loop.fused.serial.np1 2 1
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_LOOP_FUSE=1;TEA_EXPECT_LINE=CG iterations: on the device")
 tea_reference_test(tealeaf.bm2.cg.fused.serial.np1 2 1
                    "PORTA_BACKEND=serial;TEA_LOOP_FUSE=1;TEA_EXPECT_LINE=CG iterations: from the host")
-# deterministic reductions: alpha is their reduction's end too (core/src/reduce_end.c), on the
-# back end the caller's environment gives (CUDA's deterministic tree kernel under PORTA_BACKEND=cuda)
+# deterministic reductions, with ordinary sums (exact ones are no core reduction): alpha is their
+# reduction's end too (core/src/reduce_end.c), on the back end the caller's environment gives
+# (CUDA's deterministic tree kernel under PORTA_BACKEND=cuda)
 tea_reference_test(tealeaf.bm1.cg.loop.deterministic.np1 1 1
-                   "PORTA_DETERMINISTIC=1;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device")
+                   "PORTA_DETERMINISTIC=1;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: on the device"
+                   --sums ordinary)
 tea_reference_test(tealeaf.bm2.cg.loop.np2 2 2
                    "PORTA_BACKEND=serial;TEA_DEVICE_LOOP=1;TEA_EXPECT_LINE=CG iterations: from the host")
 if(PORTA_ENABLE_OPENMP)

@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
     EXPECT(run(0, &cli, both) == PORTA_SUCCESS && cli.exact_sums, "--reproducible --sums=exact");
     EXPECT(run(0, &cli, last) == PORTA_SUCCESS && !cli.exact_sums, "the last --sums wins");
     app_cli_spec exact_app = spec_for(0);
-    exact_app.exact_sums_by_default = 1;
+    exact_app.sums_by_default = APP_SUMS_EXACT;
     char *argv1[] = {(char *)"testapp", NULL},
          *argv2[] = {(char *)"testapp", (char *)"--sums=ordinary", NULL};
     EXPECT(app_cli_parse(1, argv1, &exact_app, &cli) == PORTA_SUCCESS && cli.exact_sums,
@@ -183,6 +183,30 @@ int main(int argc, char **argv) {
     char *text = usage_text(&exact_app);
     EXPECT(strstr(text, "--sums exact|ordinary") && strstr(text, "(default here: exact)"),
            "--sums and the app's default in the usage text");
+    free(text);
+    /* exact but over several GPUs: the run's default follows where its ranks are */
+    app_cli_spec gpus_app = spec_for(0);
+    gpus_app.sums_by_default = APP_SUMS_EXACT_BUT_GPUS;
+    EXPECT(app_cli_parse(1, argv1, &gpus_app, &cli) == PORTA_SUCCESS && cli.exact_sums &&
+               app_cli_exact_sums(&cli, &gpus_app, 0) && !app_cli_exact_sums(&cli, &gpus_app, 1),
+           "exact by default, ordinary by default over several GPUs");
+    EXPECT(app_cli_parse(2, argv2, &gpus_app, &cli) == PORTA_SUCCESS &&
+               !app_cli_exact_sums(&cli, &gpus_app, 0),
+           "--sums=ordinary overrides the default on one GPU or none");
+    char *argv3[] = {(char *)"testapp", (char *)"--sums", (char *)"exact", NULL},
+         *argv4[] = {(char *)"testapp", (char *)"--reproducible", NULL};
+    EXPECT(app_cli_parse(3, argv3, &gpus_app, &cli) == PORTA_SUCCESS &&
+               app_cli_exact_sums(&cli, &gpus_app, 1),
+           "--sums exact holds over several GPUs");
+    EXPECT(app_cli_parse(2, argv4, &gpus_app, &cli) == PORTA_SUCCESS &&
+               app_cli_exact_sums(&cli, &gpus_app, 1),
+           "--reproducible holds over several GPUs");
+    EXPECT(app_cli_parse(1, argv1, &exact_app, &cli) == PORTA_SUCCESS &&
+               app_cli_exact_sums(&cli, &exact_app, 1),
+           "an exact default holds over several GPUs");
+    text = usage_text(&gpus_app);
+    EXPECT(strstr(text, "(default here: exact;") && strstr(text, "ordinary on several GPUs)"),
+           "the default over several GPUs in the usage text");
     free(text);
     const char *bad[] = {"--sums=fast", NULL}, *bare[] = {"--sums", NULL},
                *clash[] = {"--sums", "ordinary", "--reproducible", NULL};

@@ -68,7 +68,8 @@ RUNS = {
 }
 # results whose captions once read "within 0% of", "()" and "(... (...))"
 CAPTION_RUNS = {
-    "tealeaf": [os.path.join(root, "tests", "app", "decks", "bom.in")],  # test_problem 1, exact
+    # test_problem 1's expected value to the last digit, with ordinary sums
+    "tealeaf": [os.path.join(root, "tests", "app", "decks", "bom.in"), "--sums", "ordinary"],
     "minimd": ["-i", os.path.join(root, "inputs", "minimd", "in.lj.miniMD"), "-s", "3", "-n", "0"],
 }
 
