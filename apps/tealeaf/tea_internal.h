@@ -236,16 +236,15 @@ int tea_k_cg_init(tea_chunk *c, tea_precon pc, double *rro); /**< p = r or M r; 
 /** u += alpha p; r -= alpha w (z = M r with a preconditioner) on `exec`, no sum (PPCG). The
  *  scalars alpha, beta of these kernels are in memory of `exec`'s space (tea_scalar_arg). */
 int tea_k_ppcg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha);
-/** w = A p, p.w into pw; u += alpha p, r -= alpha w (z = M r), r.r or r.z into rrn (app_sum.h:
- *  memory of `exec`'s space), no wait. */
+/** w = A p, p.w into pw (Di recomputed from Kx, Ky: 32 B/cell); the sums into memory of
+ *  `exec`'s space (app_sum.h), no wait. Every CG iteration's. */
 int tea_k_cg_calc_w(tea_chunk *c, app_sum_to pw);
+/** With a preconditioner: u += alpha p, r -= alpha w, z = M r, r.z into rrn, no wait. */
 int tea_k_cg_calc_ur(tea_chunk *c, tea_precon pc, const double *alpha, app_sum_to rrn);
 /** p = src + beta p on `exec`. */
 int tea_k_cg_calc_p(tea_chunk *c, int src, const double *beta);
-/** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): w = A p, p.w into pw (Di
- *  recomputed); r -= alpha w, r.r into rrn; then u += alpha p, p = r + beta p (tea_pass.h's
- *  tea_k_cg_calc_up). */
-int tea_k_cg_calc_w_lean(tea_chunk *c, app_sum_to pw);
+/** Lean unpreconditioned CG iteration, 96 B/cell (tea_kernels_cg.c): tea_k_cg_calc_w; r -=
+ *  alpha w, r.r into rrn; then u += alpha p, p = r + beta p (tea_pass.h's tea_k_cg_calc_up). */
 int tea_k_cg_calc_r(tea_chunk *c, const double *alpha, app_sum_to rrn);
 
 /* ---- Chebyshev (tea_kernels_cheby.c) ---- */

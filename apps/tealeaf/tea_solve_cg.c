@@ -35,7 +35,7 @@ int tea_cg_pass(tea_pass *p) {
      needs z; its iterates are the reference kernels' bits where nothing contracts */
   const bool lean = pc == TEA_PRECON_NONE;
   const app_sum_to pw = tea_pass_to(p, TEA_LOOP_PW), rrn = tea_pass_to(p, TEA_LOOP_RRN);
-  PORTA_CHECK(lean ? tea_k_cg_calc_w_lean(c, pw) : tea_k_cg_calc_w(c, pw)); /* w = A p; p.w */
+  PORTA_CHECK(tea_k_cg_calc_w(c, pw)); /* w = A p (Di recomputed); p.w */
   PORTA_CHECK(tea_pass_sum(p, TEA_LOOP_PW, 1));
   PORTA_CHECK(tea_k_loop_cg_alpha(c->exec, &p->st, NULL)); /* alpha = rro / pw */
   /* r -= alpha w (and u, z); rrn = r.r (r.z) */
