@@ -13,6 +13,7 @@ An -O0 build is several times slower than -O3 here, far beyond the noise of one 
   test_bench_compare.py SCRIPTS_DIR BUILD_DIR
 Exit 77 (skipped) where the sources are not a git checkout.
 """
+import json
 import os
 import re
 import subprocess
@@ -117,6 +118,23 @@ r, row = compare(slow, f"--tree={other}")
 expect(r.returncode == 1, f"OTHER against SLOW: exit {r.returncode}, expected 1")
 expect("answers differ: /fields/u" in r.stdout, "OTHER against SLOW: answers not said to differ")
 expect("slower than" not in r.stdout, "OTHER (-O3) against SLOW (-O0) called slower")
+
+# --sums=KIND: both builds' runs take those sums (and say so in their summaries)
+sums_out = tempfile.mkdtemp(prefix="bench_compare_sums_")
+r, row = compare(slow, "--sums=ordinary", f"--out={sums_out}")
+expect(r.returncode == 0 and "--sums ordinary" in r.stdout,
+       f"--sums=ordinary: exit {r.returncode}, expected 0 and the table's title naming the sums")
+kinds = set()
+for d, _, files in os.walk(sums_out):
+    for f in files:
+        if f.endswith(".json"):
+            with open(os.path.join(d, f)) as g:
+                kinds.add(json.load(g).get("sums"))
+expect(kinds == {"ordinary"}, f"--sums=ordinary: the runs' summaries say {kinds}")
+r = subprocess.run([os.path.join(scripts, "bench-compare"), slow, "--sums=fast"] + common,
+                   capture_output=True, text=True, env=env, timeout=900)
+expect(r.returncode == 2 and "--sums takes exact or ordinary, not 'fast'" in r.stderr,
+       f"--sums=fast: exit {r.returncode}, stderr {r.stderr.strip()!r}")
 
 # MPIEXEC_FLAGS reach mpirun: an option it does not know fails the run, named
 env["MPIEXEC_FLAGS"] = "--porta-no-such-mpirun-option"
