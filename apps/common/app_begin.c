@@ -106,9 +106,12 @@ void app_begin(int *argc, char ***argv, const app_cli_spec *spec, app_cli *cli) 
   agree(rc ? rc : app_env_agree(app_env_common, app_env_ncommon, MPI_COMM_WORLD));
   agree(app_env_agree_porta(&settings, MPI_COMM_WORLD));
   agree(app_cli_parse(*argc, *argv, spec, cli));
-  /* the default sums of this run: over several GPUs each exact sum costs a kernel boundary */
-  const int several_gpus = porta_exec_query(porta_exec_default()).on_device && app_mpi_size() > 1;
-  cli->exact_sums = app_cli_exact_sums(cli, spec, several_gpus);
+  /* the default sums of this run, the same on every rank (a rank left without a GPU takes a
+     host back end): with several ranks on GPUs each exact sum costs a kernel boundary */
+  int on_device = porta_exec_query(porta_exec_default()).on_device != 0, any_device = 0;
+  if (MPI_Allreduce(&on_device, &any_device, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    app_fatal("MPI_Allreduce failed while the ranks chose their sums");
+  cli->exact_sums = app_cli_exact_sums(cli, spec, any_device && app_mpi_size() > 1);
   agree(same_arguments(*argc, *argv));
   if (cli->summary_json[0]) {
     /* the summary must not replace the run's deck or its results */

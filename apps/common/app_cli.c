@@ -205,6 +205,7 @@ static int parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli, 
 
 int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli) {
   memset(cli, 0, sizeof *cli);
+  cli->sums_given = -1;
   cli->input = spec->takes_input ? spec->default_input : NULL;
   PORTA_CHECK(set_output(cli, spec->default_output));
   if (spec->noptions < 0 || (spec->noptions > 0 && !spec->options))
@@ -236,7 +237,7 @@ int app_cli_exact_sums(const app_cli *cli, const app_cli_spec *spec, int several
 /* The default's words in --help. */
 static const char *sums_default_name(app_sums_default d) {
   if (d == APP_SUMS_EXACT_BUT_GPUS)
-    return "exact;\n                            ordinary on several GPUs";
+    return "exact;\n                            ordinary with several ranks on GPUs";
   return d == APP_SUMS_EXACT ? "exact" : "ordinary";
 }
 

@@ -53,7 +53,8 @@ typedef struct app_cli_option {
 typedef enum app_sums_default {
   APP_SUMS_ORDINARY = 0, /**< ordinary */
   APP_SUMS_EXACT = 1,    /**< exact */
-  /** exact, but ordinary where the run's ranks are on several GPUs: there each exact sum is a
+  /** exact, but ordinary where the run has several ranks on GPUs (a device back end and more
+   *  than one rank; two ranks sharing a GPU too): there each exact sum is a
    *  kernel boundary more (5-7 % of a CG iteration on two H200s) */
   APP_SUMS_EXACT_BUT_GPUS = 2
 } app_sums_default;
@@ -99,7 +100,7 @@ typedef struct app_cli {
 int app_cli_parse(int argc, char **argv, const app_cli_spec *spec, app_cli *cli);
 
 /** Whether `cli`'s sums are exact: as --reproducible or --sums say, else as spec's default says
- *  for a run whose ranks are (several_gpus non-zero) or are not on several GPUs. */
+ *  for a run that has (several_gpus non-zero) or has not several ranks on GPUs. */
 int app_cli_exact_sums(const app_cli *cli, const app_cli_spec *spec, int several_gpus);
 
 /** Print the usage text: the description, the common options, the app's options (key, value

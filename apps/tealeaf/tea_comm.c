@@ -231,9 +231,10 @@ static void tea_split_blocks(const tea_settings *s, porta_decomp *d) {
   const int64_t blocks = (s->y_cells + TEA_JAC_BLOCK - 1) / TEA_JAC_BLOCK;
   if (blocks < d->dims[1])
     app_exit_all(APP_EXIT_BAD_INPUT,
-                 "exact sums (--sums exact or --reproducible) with tl_preconditioner_type "
-                 "jac_block: y_cells=%lld makes %lld "
-                 "blocks of %d rows, fewer than the %d ranks along y",
+                 "exact sums (the default except with several ranks on GPUs, --sums exact or "
+                 "--reproducible) with tl_preconditioner_type jac_block: y_cells=%lld makes %lld "
+                 "blocks of %d rows, fewer than the %d ranks along y (--sums ordinary lifts "
+                 "this)",
                  (long long)s->y_cells, (long long)blocks, TEA_JAC_BLOCK, d->dims[1]);
   int64_t first = 0, count = 0;
   porta_split(blocks, d->dims[1], d->coords[1], &first, &count);

@@ -9,8 +9,8 @@ Each time step solves the implicit system A u = u0 (u = energy x density) by CG,
 energy = u / density. It prints what the C app prints for the same deck (the iteration count
 and the conduction error of each step, the field summaries), then one line for benchmarks:
 `iterations=N solve_seconds=S ms_per_iteration=M` (CG iterations executed, and the time of the
-steps, the kernels' compilation excluded). On the host its numbers are the C app's to the last
-bit on the same back end and thread count: the kernels evaluate the same expressions in the
+steps, the kernels' compilation excluded). On the host its numbers are the C app's with
+`--sums ordinary` to the last bit on the same back end and thread count: the kernels evaluate the same expressions in the
 same order, fused the same way (tea_kernels_cg.c's "lean" iteration, 3 kernels and 2 global
 sums per iteration), and Porta's reductions sum in the same order for both.
 

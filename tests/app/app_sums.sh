@@ -55,12 +55,13 @@ done
 [ "$differ" = 1 ] || bad "miniMD's ordinary sums gave the exact sums' thermo table, bit for bit"
 echo "minimd: default = --sums exact (thermo every step, 2 ranks); --sums ordinary differs"
 
-# TeaLeaf and miniFE: exact by default (on one GPU or none); the default is --sums exact and
+# TeaLeaf and miniFE on the Serial back end: exact by default (ordinary only with several ranks
+# on GPUs, app_common.cli); the default is --sums exact and
 # --reproducible, bit for bit; --sums ordinary is said to be ordinary
-run tea_default "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in"
-run tea_exact "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --sums exact
-run tea_repro "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --reproducible
-run tea_ordinary "$tealeaf" --in "$inputs/tealeaf/tea_bm_1.in" --sums ordinary
+run tea_default "$tealeaf" --porta-backend=serial --in "$inputs/tealeaf/tea_bm_1.in"
+run tea_exact "$tealeaf" --porta-backend=serial --in "$inputs/tealeaf/tea_bm_1.in" --sums exact
+run tea_repro "$tealeaf" --porta-backend=serial --in "$inputs/tealeaf/tea_bm_1.in" --reproducible
+run tea_ordinary "$tealeaf" --porta-backend=serial --in "$inputs/tealeaf/tea_bm_1.in" --sums ordinary
 sums_is tea_default exact
 sums_is tea_exact exact
 sums_is tea_ordinary ordinary
@@ -68,10 +69,10 @@ grep -q '"reproducible": true' tea_default.json || bad "tealeaf's default: not r
 grep -q '"reproducible": false' tea_ordinary.json || bad "tealeaf --sums ordinary: reported reproducible"
 same tea_default tea_exact /fields/u /fields/energy
 same tea_exact tea_repro /fields/u /fields/energy
-run fe_default "$minife" --nx 12
-run fe_exact "$minife" --nx 12 --sums=exact
-run fe_repro "$minife" --nx 12 --reproducible
-run fe_ordinary "$minife" --nx 12 --sums=ordinary
+run fe_default "$minife" --porta-backend=serial --nx 12
+run fe_exact "$minife" --porta-backend=serial --nx 12 --sums=exact
+run fe_repro "$minife" --porta-backend=serial --nx 12 --reproducible
+run fe_ordinary "$minife" --porta-backend=serial --nx 12 --sums=ordinary
 sums_is fe_default exact
 sums_is fe_exact exact
 sums_is fe_ordinary ordinary

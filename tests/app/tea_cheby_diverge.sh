@@ -1,6 +1,6 @@
 #!/bin/sh
 # A Chebyshev solve that diverges (tests/app/decks/cheby_diverge.in: a poor eigenvalue estimate)
-# stops with one message in the user's words and exit status 1, the same in the default mode,
+# stops with one message in the user's words and exit status 1, the same with ordinary sums,
 # with --reproducible and from the recorded loop (TEA_DEVICE_LOOP=1); the same deck stopped by
 # tl_max_iters before the residual has grown far still ends NOT CONVERGED with exit status 0.
 #   tea_cheby_diverge.sh MPIEXEC NP TEALEAF DECK
@@ -11,11 +11,11 @@ cd "$work" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 first=
-for mode in default reproducible loop; do
+for mode in ordinary reproducible loop; do
   case $mode in
-  default) set -- ;;
+  ordinary) set -- --sums ordinary ;;
   reproducible) set -- --reproducible ;;
-  loop) set -- ;;
+  loop) set -- --sums ordinary ;;
   esac
   if [ $mode = loop ]; then
     TEA_DEVICE_LOOP=1 "$mpiexec" -n "$np" "$exe" --no-h5 "$@" "$deck" >$mode.log 2>&1
@@ -35,11 +35,11 @@ for mode in default reproducible loop; do
   grep -q "error: .*overflow double" $mode.log && fail "$mode: 'overflow double precision' said"
   grep -q "iterations .*NOT CONVERGED" $mode.log && fail "$mode: NOT CONVERGED printed"
   [ -z "$first" ] && first=$line
-  [ "$line" = "$first" ] || fail "$mode: another message than the default mode's"
+  [ "$line" = "$first" ] || fail "$mode: another message than the ordinary sums'"
 done
 echo "--- stopped by tl_max_iters=20 before it has grown far: NOT CONVERGED, as before"
 sed 's/^tl_max_iters=500/tl_max_iters=20/' "$deck" >short.in
-for m in "" --reproducible; do
+for m in "--sums ordinary" --reproducible; do
   "$mpiexec" -n "$np" "$exe" --no-h5 $m short.in >short.log 2>&1
   rc=$?
   [ $rc -eq 0 ] || { cat short.log; fail "tl_max_iters=20 $m: exit status $rc, not 0"; }

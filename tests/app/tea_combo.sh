@@ -36,11 +36,12 @@
 #   twinexpect=TEXT   the twin's report must have a line containing TEXT
 #   expect=TEXT       the report must have a line containing TEXT (the path a run took)
 #   reject=PATTERN    the deck must be refused: non-zero exit and a message matching PATTERN
+#   sums=KIND         run with --sums KIND (the twin too): exact or ordinary
 set -u
 mpiexec=$1 np=$2 exe=$3 base=$4 name=$5 solver=$6 precon=$7
 shift 7
 halo="" presteps="" reflective=0 maxiters="" twin_maxiters="" twin_digest=0 counts="" twin="" twintol=0 twinexec=0 cg="" cheby=0 inner="" fixed_point=0
-converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect=""
+converged=0 reject="" steps=10 run_env="" twin_env="" expect="" twin_expect="" sums=""
 for kv in "$@"; do
   case $kv in
   halo=*) halo=${kv#*=} ;;
@@ -64,6 +65,7 @@ for kv in "$@"; do
   twinenv=*) twin_env=${kv#*=} ;;
   expect=*) expect=${kv#*=} ;;
   twinexpect=*) twin_expect=${kv#*=} ;;
+  sums=*) sums=${kv#*=} ;;
   *) echo "tea_combo.sh: unknown check '$kv'"; exit 2 ;;
   esac
 done
@@ -87,6 +89,7 @@ write_deck() {
 run() {
   out="--no-h5"
   [ "$twin_digest" = 1 ] && out="--out ${2%.log} --summary-json ${2%.log}.json"
+  [ -n "$sums" ] && out="$out --sums $sums"
   if [ -n "${3:-}" ]; then
     env "$3" "$mpiexec" -n "$np" "$exe" $out "$1" >"$2" 2>&1
   else

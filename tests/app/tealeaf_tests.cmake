@@ -166,6 +166,22 @@ foreach(pc none jac_diag jac_block)
   porta_tea_combo(ppcg.${pc}.presteps1 ppcg ${pc} RANKS 1 2
                   CHECKS presteps=1 inner=12 converged=1 "cg=1 0 0 0 0 0 0 0 0 0")
 endforeach()
+# The same with ordinary sums (exact ones are the default on the host): every solver with and
+# without jac_diag, and the recorded CG loop against the host's
+foreach(pc none jac_diag)
+  set(_counts "counts=${_combo_cg_counts_${pc}}")
+  porta_tea_combo(cg.${pc}.ordinary cg ${pc} RANKS 1 2 CHECKS sums=ordinary "${_counts}" converged=1)
+  porta_tea_combo(chebyshev.${pc}.presteps5.ordinary chebyshev ${pc} RANKS 1 2
+                  CHECKS sums=ordinary presteps=5 cheby=1 converged=1 "cg=4 4 4 4 4 4 4 4 4 4")
+  porta_tea_combo(ppcg.${pc}.presteps5.ordinary ppcg ${pc} RANKS 1 2
+                  CHECKS sums=ordinary presteps=5 inner=12 converged=1 "cg=4 1 1 1 1 1 1 1 1 1")
+  porta_tea_combo(jacobi.${pc}.ordinary jacobi ${pc} RANKS 1 2
+                  CHECKS sums=ordinary fixed_point=1 converged=1)
+endforeach()
+porta_tea_combo(cg.none.loop.ordinary cg none RANKS 1
+                CHECKS sums=ordinary "counts=${_combo_ten}" converged=1 twinexec=1
+                       env=TEA_DEVICE_LOOP=1 "expect=CG iterations: on the device" twin=cg:none
+                       twinenv=TEA_DEVICE_LOOP=0 "twinexpect=CG iterations: from the host")
 # The solvers' recorded loops against the host's loops (TEA_DEVICE_LOOP=1 / 0): the same
 # counts (printed and executed) and the same printed digits of U every step, with the loop on
 # the host back end; and with tl_max_iters small enough that every step stops at the limit

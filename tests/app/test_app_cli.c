@@ -205,7 +205,8 @@ int main(int argc, char **argv) {
                app_cli_exact_sums(&cli, &exact_app, 1),
            "an exact default holds over several GPUs");
     text = usage_text(&gpus_app);
-    EXPECT(strstr(text, "(default here: exact;") && strstr(text, "ordinary on several GPUs)"),
+    EXPECT(strstr(text, "(default here: exact;") &&
+               strstr(text, "ordinary with several ranks on GPUs)"),
            "the default over several GPUs in the usage text");
     free(text);
     const char *bad[] = {"--sums=fast", NULL}, *bare[] = {"--sums", NULL},

@@ -25,7 +25,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 
 COUNTS = {1: [10] * 10, 2: [228, 242, 244, 238, 231, 222, 215, 208, 202, 197]}
 
-# U after steps 0..10 as the C app prints it (default mode, not --reproducible): one rank on
+# U after steps 0..10 as the C app prints it with ordinary sums (--sums ordinary): one rank on
 # Serial (OpenMP on 1 thread sums in the same order), on OpenMP with 2 threads, and 2 ranks.
 U = {
     (1, "serial"): "0.84265000000000015E+02 0.93660688598300510E+02 0.10252405034508163E+03 "
@@ -131,8 +131,8 @@ def test_tealeaf_cg_equals_c(bm, how, tmp_path):
     app = c_app()
     if app is None:
         return  # the recorded figures were checked
-    c_out = run([app, "--no-h5", "--porta-backend=" + backend, "--porta-threads=%d" % threads,
-                 str(deck)], ranks, backend, threads, tmp_path)
+    c_out = run([app, "--no-h5", "--sums", "ordinary", "--porta-backend=" + backend,
+                 "--porta-threads=%d" % threads, str(deck)], ranks, backend, threads, tmp_path)
     same_figures(figures(c_out), got,
                  same_rounding=not (os.environ.get("PORTA_TEALEAF") or built_with_cuda(app)))
 
@@ -186,7 +186,8 @@ def test_tealeaf_cg_on_cuda(bm, ranks, tmp_path):
     assert u == pytest.approx(want, rel=5e-12, abs=0)
     app = c_app()
     if app is not None:
-        c_out = run([app, "--no-h5", "--porta-backend=cuda", str(deck)], ranks, "cuda", 1, tmp_path)
+        c_out = run([app, "--no-h5", "--sums", "ordinary", "--porta-backend=cuda", str(deck)], ranks,
+                    "cuda", 1, tmp_path)
         # the C app's CG runs as a recorded loop on the GPU, whose sums take other grids
         same_figures(figures(c_out), got, same_rounding=False)
 
