@@ -522,7 +522,7 @@ endforeach()
 
 # Reproducible mode (--reproducible): CG, PPCG and Jacobi on an odd-sized deck give bitwise
 # identical /fields and /steps (h5diff, no tolerance) on 1, 2, 4 ranks x 1, 2 threads and the
-# serial back end; the script also reports how far default mode drifts between rank counts.
+# serial back end; the script also reports how far ordinary sums drift between rank counts.
 find_program(PORTA_H5DIFF_EXECUTABLE NAMES h5diff h5diff.openmpi DOC "HDF5's h5diff")
 if(PORTA_H5DIFF_EXECUTABLE)
   foreach(solver cg ppcg jacobi)
