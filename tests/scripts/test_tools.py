@@ -163,14 +163,20 @@ elif case == "scaling":
     out = tempfile.mkdtemp(prefix="scaling_")
     env = dict(os.environ, BUILD_DIR=build, NO_BUILD="1")
     r = subprocess.run([os.path.join(scripts, "scaling"), "minife", "--weak", "--ranks=2",
-                        "--size=8", "--reps=1", f"--out={out}", "--model"], capture_output=True,
-                       text=True, env=env)
+                        "--size=8", "--reps=1", f"--out={out}", "--model", "--sums=ordinary"],
+                       capture_output=True, text=True, env=env)
     print(r.stderr)
     expect(r.returncode == 0, f"exit {r.returncode}")
     with open(os.path.join(out, "minife-weak.csv")) as f:
         rows = list(csv.DictReader(f))
     expect([int(x["ranks"]) for x in rows] == [1, 2], "ranks 1 (added) and 2")
-    expect([x["sums"] for x in rows] == ["exact"] * 2, f"sums {[x['sums'] for x in rows]}")
+    expect([x["sums"] for x in rows] == ["ordinary"] * 2,
+           f"--sums=ordinary: sums {[x['sums'] for x in rows]}")
+    for bad, said in ((["--sums=fast"], "--sums takes exact or ordinary, not 'fast'"),
+                      (["--sums=ordinary", "--reproducible"], "--reproducible needs exact sums")):
+        b = subprocess.run([os.path.join(scripts, "scaling"), "minife", "--weak", "--ranks=2",
+                            f"--out={out}"] + bad, capture_output=True, text=True, env=env)
+        expect(b.returncode == 2 and said in b.stderr, f"{bad}: exit {b.returncode}, {b.stderr!r}")
     expect(rows[0]["size"].startswith("8x8x8 elements, 729 rows"), f"size {rows[0]['size']}")
     expect(rows[1]["size"].startswith("16x8x8 elements, 1377 rows"), f"size {rows[1]['size']}")
     t = [float(x["time_per_iteration_s"]) for x in rows]
