@@ -48,7 +48,6 @@ typedef struct app_cli_option {
   int flag;          /**< takes no value: given, its set() receives "1" */
 } app_cli_option;
 
-/** What an app's command line looks like. */
 /** An app's global sums without --sums or --reproducible (app_cli_spec.sums_by_default). */
 typedef enum app_sums_default {
   APP_SUMS_ORDINARY = 0, /**< ordinary */
@@ -59,6 +58,7 @@ typedef enum app_sums_default {
   APP_SUMS_EXACT_BUT_GPUS = 2
 } app_sums_default;
 
+/** What an app's command line looks like. */
 typedef struct app_cli_spec {
   const char *program;        /**< "tealeaf" */
   const char *description;    /**< first line of the usage text */
